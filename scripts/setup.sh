@@ -1,0 +1,19 @@
+#!/bin/bash
+# Installs what ccsim needs from Debian (only what is missing), then configures and builds in Release.
+# Usage: scripts/setup.sh            (as root on Debian 12; sudo is used when not root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
+      python3 python3-matplotlib graphviz libbenchmark-dev time)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)"

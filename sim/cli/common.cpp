@@ -1,0 +1,78 @@
+#include "sim/cli/common.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::cli {
+
+std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,
+                                bool one_based) {
+  std::string norm = text;
+  for (auto& c : norm)
+    if (c == ',' || c == '-' || c == '\t') c = ' ';
+  std::stringstream ss(norm);
+  std::string item;
+  std::vector<int> out;
+  std::set<int> seen;
+  while (ss >> item) {
+    int g = 0;
+    try {
+      std::size_t used = 0;
+      g = std::stoi(item, &used);
+      if (used != item.size()) throw 0;
+    } catch (...) {
+      fail("{}: '{}' is not a GPU number", flag, item);
+    }
+    if (one_based) --g;
+    if (g < 0 || g >= t.num_gpus())
+      fail("{}: GPU {} does not exist ({} has GPUs {}..{})", flag, one_based ? g + 1 : g, t.name, one_based ? 1 : 0,
+           t.num_gpus() - (one_based ? 0 : 1));
+    if (!seen.insert(g).second) fail("{}: GPU {} appears twice (a ring must be a permutation)", flag, one_based ? g + 1 : g);
+    out.push_back(g);
+  }
+  if (out.empty()) fail("{}: empty GPU list", flag);
+  return out;
+}
+
+std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
+                                              const topology::Topology& t, bool one_based) {
+  std::vector<std::vector<int>> rings;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, '|')) rings.push_back(parse_gpu_list(part, flag, t, one_based));
+  if (rings.empty()) fail("{}: no ring given", flag);
+  for (const auto& r : rings) {
+    if (r.size() != rings.front().size()) fail("{}: rings visit different numbers of GPUs", flag);
+    if (std::set<int>(r.begin(), r.end()) != std::set<int>(rings.front().begin(), rings.front().end()))
+      fail("{}: every ring must visit the same GPUs", flag);
+  }
+  return rings;
+}
+
+void write_output(const std::string& path, const std::string& content) {
+  if (path.empty() || path == "-") {
+    std::cout << content << std::flush;
+    return;
+  }
+  const std::string tmp = path + ".ccsim-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) fail("{}: cannot open for writing", path);
+    out << content;
+    if (!out.flush()) fail("{}: write failed", path);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail("{}: cannot write: {}", path, ec.message());
+  }
+}
+
+} // namespace ccsim::cli

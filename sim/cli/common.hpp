@@ -1,0 +1,20 @@
+// Helpers shared by the subcommands: GPU lists, ring lists, atomic output.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::cli {
+
+// "0,3,2,1" or "0 3 2 1" -> GPU indices (0-based after applying one_based); checks range and duplicates.
+std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,
+                                bool one_based);
+// "0 3 2 1|0 1 3 2" -> several rings, each checked as above.
+std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
+                                              const topology::Topology& t, bool one_based);
+// Writes `content` to `path` via a temporary file and rename, so a failed run never leaves half a file.
+// "-" or "" means stdout.
+void write_output(const std::string& path, const std::string& content);
+
+} // namespace ccsim::cli

@@ -1,0 +1,59 @@
+// ccsim: parse the command line, run one command, print its result. No logic lives here.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/cli/run_options.hpp"
+#include "sim/cli/topo_command.hpp"
+#include "sim/core/error.hpp"
+#include "sim/schedule/registry.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace {
+
+std::string catalogue() {
+  using namespace ccsim;
+  std::string s = "\nCollectives and algorithms (--op / --algo):\n";
+  for (auto op : schedule::kAllOps) {
+    std::string names;
+    for (const auto& a : schedule::all_algorithms())
+      if (a.op == op) names += (names.empty() ? "" : ", ") + a.name;
+    s += fmt::format("  {:<14} {}\n", schedule::to_string(op), names.empty() ? "(none yet)" : names);
+  }
+  s += "\nShipped topologies (--topo NAME):\n  ";
+  std::string line;
+  for (const auto& n : topology::shipped_topologies()) line += n + " ";
+  s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n";
+  s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
+  return s;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};
+  app.footer(catalogue());
+  app.require_subcommand(0, 1);
+  ccsim::cli::RunOptions run;
+  ccsim::cli::add_run_options(app, run);
+  ccsim::cli::add_topo_command(app);
+  try {
+    app.parse(argc, argv);
+    if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);
+    return 0;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ccsim: " << e.what() << " (see ccsim --help)\n";
+    return 2;
+  } catch (const ccsim::Error& e) {
+    std::cerr << "ccsim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ccsim: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

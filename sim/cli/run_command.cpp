@@ -1,0 +1,134 @@
+#include <numeric>
+#include <sstream>
+
+#include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/schedule/dump.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/routing.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+
+void add_placement_options(CLI::App& app, RunOptions& o) {
+  app.add_option("-t,--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
+      ->capture_default_str();
+  app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5)");
+  app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
+  app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
+  app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
+  app.add_option("--model", o.model, "Network model: fifo (alpha-beta with link queues), store_forward")
+      ->capture_default_str();
+  app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
+      ->capture_default_str();
+  app.add_option("--reduce-bw", o.reduce_bw, "Reduction speed per GPU (gamma = 1/this), e.g. 500GB/s; default free");
+}
+
+void add_run_options(CLI::App& app, RunOptions& o) {
+  add_placement_options(app, o);
+  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall")
+      ->capture_default_str();
+  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below)")->capture_default_str();
+  app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
+  app.add_option("-e,--maxbytes", o.maxbytes, "Largest size")->capture_default_str();
+  app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this between rows")->capture_default_str();
+  app.add_option("-i,--stepbytes", o.stepbytes, "Add this many bytes between rows instead of multiplying");
+  app.add_option("-d,--datatype", o.datatype, "Element type (nccl-tests names)")->capture_default_str();
+  app.add_option("-o,--redop", o.redop, "Reduction: sum prod max min avg")->capture_default_str();
+  app.add_option("-r,--root", o.root, "Root rank for broadcast/reduce/gather/scatter")->capture_default_str();
+  app.add_option("--chunk-size", o.chunk_size, "Pipeline segment for chain/tree algorithms (e.g. 1M)");
+  app.add_option("--dims", o.dims, "Grid for hierarchical algorithms, e.g. 4x2 (default: near-square)");
+  app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
+  app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
+  app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
+}
+
+metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
+  metrics::RunConfig c;
+  auto op = schedule::op_from(o.op);
+  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall)", o.op);
+  c.op = *op;
+  c.algo = o.algo;
+  schedule::require_algorithm(c.op, c.algo);
+  auto dt = metrics::datatype_from(o.datatype);
+  if (!dt) fail("-d/--datatype: unknown type '{}' ({})", o.datatype, metrics::datatype_names());
+  c.dtype = *dt;
+  static const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
+  if (std::find(std::begin(kOps), std::end(kOps), o.redop) == std::end(kOps))
+    fail("-o/--redop: unknown reduction '{}' (sum, prod, max, min, avg)", o.redop);
+  c.redop = o.redop;
+
+  const int given = !o.gpus.empty() + !o.ring.empty() + !o.rings.empty();
+  if (given > 1) fail("--gpus, --ring and --rings each set the rank order; give only one");
+  if (!o.rings.empty()) c.placements = parse_ring_list(o.rings, "--rings", topo, o.one_based);
+  else if (!o.ring.empty()) c.placements = {parse_gpu_list(o.ring, "--ring", topo, o.one_based)};
+  else if (!o.gpus.empty()) c.placements = {parse_gpu_list(o.gpus, "--gpus", topo, o.one_based)};
+  else if (schedule::require_algorithm(c.op, c.algo).ring_like) {
+    // No order given: pack rings onto the direct links as NCCL's search does (one per channel).
+    c.placements = topology::pack_rings(topo, {}).rings;
+  } else {
+    std::vector<int> all(static_cast<std::size_t>(topo.num_gpus()));
+    std::iota(all.begin(), all.end(), 0);
+    c.placements = {all};
+  }
+  if (!o.gpus.empty() && schedule::require_algorithm(c.op, c.algo).ring_like)
+    c.placements = topology::pack_rings(topo, c.placements.front()).rings;
+  const int p = metrics::ranks_of(c);
+  if (o.root < 0 || o.root >= p) fail("-r/--root: rank {} does not exist (ranks 0..{})", o.root, p - 1);
+  c.root = o.root;
+  c.model.network = o.model;
+  c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
+  if (!o.reduce_bw.empty()) c.model.reduce_bw = parse_bandwidth(o.reduce_bw, "--reduce-bw");
+  if (!o.chunk_size.empty()) {
+    c.segment_bytes = parse_size(o.chunk_size, "--chunk-size");
+    if (c.segment_bytes < c.dtype.size) fail("--chunk-size: must be at least one element ({} B)", c.dtype.size);
+  }
+  if (!o.dims.empty()) {
+    c.dims = topology::parse_dims(o.dims, "--dims");
+    long prod = 1;
+    for (int d : c.dims) prod *= d;
+    if (prod != p) fail("--dims: {} does not multiply to the {} ranks", o.dims, p);
+  }
+  return c;
+}
+
+int run_command(const RunOptions& o) {
+  const auto topo = topology::resolve_topology(o.topo);
+  const auto cfg = make_run_config(o, topo);
+  const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
+  const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
+  if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
+  const auto fmt_kind = report::format_from(o.format);
+  topology::Router router(topo);
+  if (!o.dump_schedule.empty()) {
+    const auto plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), lo, cfg.dtype.size);
+    schedule::CollArgs args{cfg.op, metrics::ranks_of(cfg), plan.count, cfg.root, cfg.segment_bytes / cfg.dtype.size, cfg.dims};
+    const auto sched = schedule::require_algorithm(cfg.op, cfg.algo).make(args);
+    write_output(o.output, schedule::dump_schedule(*sched, o.dump_schedule, cfg.dtype.size));
+    return 0;
+  }
+  std::vector<metrics::Row> rows;
+  for (Bytes s : metrics::size_series(lo, hi, o.stepfactor, step)) rows.push_back(metrics::simulate(topo, router, cfg, s));
+  report::RunHeader h;
+  h.topology = topo.name;
+  h.topology_origin = topo.origin;
+  h.algo = cfg.algo;
+  h.model = cfg.model.network;
+  h.redop = cfg.redop;
+  h.dtype = cfg.dtype.name;
+  h.op = cfg.op;
+  h.ranks = metrics::ranks_of(cfg);
+  h.root = cfg.root;
+  h.placements = cfg.placements;
+  h.min_bytes = lo;
+  h.max_bytes = hi;
+  h.factor = o.stepfactor;
+  std::ostringstream out;
+  report::write(out, fmt_kind, h, rows);
+  write_output(o.output, out.str());
+  return 0;
+}
+
+} // namespace ccsim::cli

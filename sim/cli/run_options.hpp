@@ -1,0 +1,43 @@
+// The main command's flags (nccl-tests names where they overlap) and turning them into a RunConfig.
+// Other subcommands (compare, rings, explain) reuse the topology/placement/model part.
+#pragma once
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/report/report.hpp"
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::cli {
+
+struct RunOptions {
+  std::string topo = "dgx1";
+  std::string op = "allreduce";
+  std::string algo = "ring";
+  std::string minbytes = "8", maxbytes = "128M", stepbytes;
+  double stepfactor = 2;
+  std::string datatype = "float", redop = "sum";
+  int root = 0;
+  std::string gpus, ring, rings;
+  bool one_based = false;
+  std::string format = "table";
+  std::string output;
+  std::string model = "fifo";
+  std::string sw_alpha = "0us";
+  std::string reduce_bw;
+  std::string chunk_size;
+  std::string dims;
+  std::string dump_schedule;
+};
+
+// Flags that pick the machine and the placement (shared with compare/rings/explain).
+void add_placement_options(CLI::App& app, RunOptions& o);
+// Everything the main command takes.
+void add_run_options(CLI::App& app, RunOptions& o);
+
+// Validates and resolves the options; throws Error with a one-line message naming the flag.
+metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo);
+int run_command(const RunOptions& o);
+
+} // namespace ccsim::cli

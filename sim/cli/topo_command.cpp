@@ -1,0 +1,105 @@
+#include "sim/cli/topo_command.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/common.hpp"
+#include "sim/core/error.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/routing.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct TopoOptions {
+  std::string name = "dgx1";
+  int max_pairs_gpus = 64;
+  // gen
+  std::string kind, dims, bw = "100GB/s", alpha = "1us", output;
+  int ranks = 8;
+};
+
+std::string route_text(const topology::Topology& t, std::span<const topology::ChannelId> r) {
+  std::string s = t.nodes[static_cast<std::size_t>(t.channel_from(r.front()))].name;
+  for (auto c : r) s += " -> " + t.nodes[static_cast<std::size_t>(t.channel_to(c))].name;
+  return s;
+}
+
+std::string show(const TopoOptions& o) {
+  const auto t = topology::resolve_topology(o.name);
+  std::string out = fmt::format("topology {} ({})\n{}\n\n", t.name, t.origin, t.description);
+  out += fmt::format("nodes ({}):\n", t.nodes.size());
+  for (const auto& n : t.nodes)
+    out += n.gpu >= 0 ? fmt::format("  {:<12} gpu {}\n", n.name, n.gpu) : fmt::format("  {:<12} {}\n", n.name, topology::to_string(n.kind));
+  out += fmt::format("\nlinks ({}), full duplex, bandwidth per direction:\n", t.links.size());
+  for (const auto& l : t.links)
+    out += fmt::format("  {:<10} - {:<10} {:<8} x{} {:>10}  latency {:<8}  source: {}\n", t.nodes[static_cast<std::size_t>(l.a)].name,
+                       t.nodes[static_cast<std::size_t>(l.b)].name, topology::to_string(l.type), l.lanes,
+                       format_bandwidth(l.capacity()), format_duration(l.latency), l.source.empty() ? "-" : l.source);
+  if (t.num_gpus() > o.max_pairs_gpus) {
+    out += fmt::format("\n({} GPUs: GPU-pair routes not listed; raise --max-gpus to see them)\n", t.num_gpus());
+    return out;
+  }
+  out += "\nroutes between GPUs (widest path, then lowest latency):\n";
+  topology::Router router(t);
+  for (int a = 0; a < t.num_gpus(); ++a)
+    for (int b = 0; b < t.num_gpus(); ++b) {
+      if (a == b) continue;
+      const auto r = router.route(t.gpu_node(a), t.gpu_node(b));
+      const auto info = router.info(r);
+      std::string kinds;
+      for (auto c : r) kinds += (kinds.empty() ? "" : "+") + std::string(topology::to_string(t.link_of(c).type));
+      out += fmt::format("  gpu {} -> gpu {}: {} hop(s), bottleneck {}, latency {}  [{}]  {}\n", a, b, info.hops,
+                         format_bandwidth(info.bottleneck), format_duration(info.latency), kinds, route_text(t, r));
+    }
+  return out;
+}
+
+std::string generate(const TopoOptions& o) {
+  const Bandwidth bw = parse_bandwidth(o.bw, "--bw");
+  const Time alpha = parse_duration(o.alpha, "--alpha");
+  topology::Topology t;
+  if (o.kind == "torus") {
+    if (o.dims.empty()) fail("topo gen torus: --dims is required (e.g. 4x4x4)");
+    t = topology::make_torus(topology::parse_dims(o.dims, "--dims"), bw, alpha);
+  } else if (o.kind == "crossbar") {
+    t = topology::make_crossbar(o.ranks, bw, alpha);
+  } else {
+    fail("topo gen: unknown generator '{}' (torus, crossbar)", o.kind);
+  }
+  return topology::topology_to_json(t).dump(1) + "\n";
+}
+
+} // namespace
+
+void add_topo_command(CLI::App& app) {
+  auto opts = std::make_shared<TopoOptions>();
+  auto* topo = app.add_subcommand("topo", "Inspect or generate topologies");
+  topo->require_subcommand(1);
+  auto* show_cmd = topo->add_subcommand("show", "Print nodes, links, and the route and bottleneck of every GPU pair");
+  show_cmd->add_option("name", opts->name, "Topology file, shipped name, or generator spec")->required();
+  show_cmd->add_option("--max-gpus", opts->max_pairs_gpus, "List GPU-pair routes only up to this many GPUs");
+  show_cmd->callback([opts] { write_output("", show(*opts)); });
+
+  auto* gen = topo->add_subcommand("gen", "Generate a topology file: torus or crossbar");
+  gen->add_option("kind", opts->kind, "torus | crossbar")->required();
+  gen->add_option("--dims", opts->dims, "Torus extents, e.g. 4x4x4");
+  gen->add_option("--ranks", opts->ranks, "Crossbar: number of GPUs");
+  gen->add_option("--bw", opts->bw, "Bandwidth per link per direction")->capture_default_str();
+  gen->add_option("--alpha", opts->alpha, "Latency per hop (torus) or end to end (crossbar)")->capture_default_str();
+  gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
+  gen->callback([opts] { write_output(opts->output, generate(*opts)); });
+
+  auto* list = topo->add_subcommand("list", "List shipped topologies");
+  list->callback([] {
+    std::string out;
+    for (const auto& n : topology::shipped_topologies()) {
+      const auto t = topology::resolve_topology(n);
+      out += fmt::format("{:<16} {:>3} GPUs  {}\n", n, t.num_gpus(), t.description.substr(0, t.description.find('.')));
+    }
+    write_output("", out);
+  });
+}
+
+} // namespace ccsim::cli

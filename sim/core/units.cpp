@@ -1,0 +1,111 @@
+#include "sim/core/units.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim {
+namespace {
+
+struct NumberAndUnit {
+  double value;
+  std::string unit; // lower-cased, spaces removed
+};
+
+NumberAndUnit split(std::string_view text, std::string_view what) {
+  std::string s;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  if (s.empty()) fail("{}: empty value", what);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    fail("{}: '{}' is not a number", what, text);
+  }
+  if (!std::isfinite(v)) fail("{}: '{}' is not a finite number", what, text);
+  std::string unit = s.substr(used);
+  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return {v, unit};
+}
+
+} // namespace
+
+Bandwidth parse_bandwidth(std::string_view text, std::string_view what) {
+  auto [v, unit] = split(text, what);
+  double scale = 0;
+  if (unit.empty() || unit == "b/s" || unit == "bps") scale = 1;  // bare numbers are bytes/s
+  else if (unit == "kb/s") scale = 1e3;
+  else if (unit == "mb/s") scale = 1e6;
+  else if (unit == "gb/s") scale = 1e9;
+  else if (unit == "tb/s") scale = 1e12;
+  else if (unit == "gbps" || unit == "gbit/s") scale = 1e9 / 8;  // network speeds are bits
+  else if (unit == "mbps" || unit == "mbit/s") scale = 1e6 / 8;
+  else if (unit == "tbps" || unit == "tbit/s") scale = 1e12 / 8;
+  else fail("{}: unknown bandwidth unit in '{}' (use GB/s, MB/s, Gbps, or bytes/s)", what, text);
+  // GB/s with an upper-case B means bytes; "Gb/s" is ambiguous after lower-casing, so the raw text decides.
+  if (unit == "gb/s" && text.find("Gb/s") != std::string_view::npos) scale = 1e9 / 8;
+  const double bps = v * scale;
+  if (!(bps >= 1)) fail("{}: bandwidth must be positive, got '{}'", what, text);
+  if (bps > 1e16) fail("{}: bandwidth '{}' is absurdly large", what, text);
+  return static_cast<Bandwidth>(std::llround(bps));
+}
+
+Time parse_duration(std::string_view text, std::string_view what) {
+  auto [v, unit] = split(text, what);
+  double ps = 0;
+  if (unit == "ps") ps = v;
+  else if (unit == "ns") ps = v * 1e3;
+  else if (unit == "us" || unit == "µs") ps = v * 1e6;
+  else if (unit == "ms") ps = v * 1e9;
+  else if (unit == "s") ps = v * 1e12;
+  else fail("{}: '{}' needs a time unit (ps, ns, us, ms, s)", what, text);
+  if (v < 0) fail("{}: time must not be negative, got '{}'", what, text);
+  if (ps > 1e18) fail("{}: time '{}' is absurdly large", what, text);
+  return static_cast<Time>(std::llround(ps));
+}
+
+Bytes parse_size(std::string_view text, std::string_view what) {
+  auto [v, unit] = split(text, what);
+  double scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  else if (unit == "k" || unit == "kib" || unit == "kb") scale = 1024.0;
+  else if (unit == "m" || unit == "mib" || unit == "mb") scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gib" || unit == "gb") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "t" || unit == "tib" || unit == "tb") scale = 1024.0 * 1024 * 1024 * 1024;
+  else fail("{}: unknown size unit in '{}' (use B, K, M, G)", what, text);
+  if (v < 0) fail("{}: size must not be negative, got '{}'", what, text);
+  const double b = v * scale;
+  if (b > 1.2e15) fail("{}: size '{}' is absurdly large (limit 1 PiB)", what, text);
+  if (b != std::floor(b)) fail("{}: size '{}' is not a whole number of bytes", what, text);
+  return static_cast<Bytes>(b);
+}
+
+std::string format_bandwidth(Bandwidth bw) {
+  if (bw >= 1'000'000'000) return fmt::format("{:g} GB/s", bw / 1e9);
+  if (bw >= 1'000'000) return fmt::format("{:g} MB/s", bw / 1e6);
+  return fmt::format("{} B/s", bw);
+}
+
+std::string format_duration(Time t) {
+  if (t >= kPsPerSec) return fmt::format("{:g} s", to_sec(t));
+  if (t >= 1'000'000'000) return fmt::format("{:g} ms", t / 1e9);
+  if (t >= kPsPerUs) return fmt::format("{:g} us", to_us(t));
+  if (t >= kPsPerNs) return fmt::format("{:g} ns", t / 1e3);
+  return fmt::format("{} ps", t);
+}
+
+std::string format_size(Bytes b) {
+  constexpr Bytes K = 1024, M = K * K, G = M * K;
+  if (b >= G && b % G == 0) return fmt::format("{} GiB", b / G);
+  if (b >= M && b % M == 0) return fmt::format("{} MiB", b / M);
+  if (b >= K && b % K == 0) return fmt::format("{} KiB", b / K);
+  return fmt::format("{} B", b);
+}
+
+} // namespace ccsim

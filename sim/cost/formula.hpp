@@ -1,0 +1,49 @@
+// Closed-form alpha-beta-gamma costs, one per (op, algorithm): the single source of truth used by
+// `explain`, the tests and the docs. A formula is the list of messages on the schedule's critical
+// path, so it can be printed symbolically (a*alpha + b*n*beta + c*n*gamma) and evaluated to the
+// picosecond with the same rounding the engine uses (ceil per message, see core/units.hpp).
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/schedule/collective.hpp"
+
+namespace ccsim::cost {
+
+// `messages` back-to-back rounds, each moving `bytes` and reducing `reduce_bytes` at the receiver.
+struct Term {
+  std::uint64_t messages = 0;
+  Bytes bytes = 0;
+  Bytes reduce_bytes = 0;
+  std::string what; // "reduce-scatter", "allgather", ...
+};
+
+struct Formula {
+  std::vector<Term> terms;
+  // Symbolic coefficients in p and n (n = the op's size convention, reference §0).
+  std::string alpha, beta, gamma; // e.g. "2(p-1)", "2(p-1)/p", "(p-1)/p"
+  std::string note;               // e.g. "non-power-of-two p: ranks beyond 2^floor(lg p) fold in first"
+};
+
+struct Params {
+  Time alpha = 0;        // per message
+  Bandwidth bw = 1;      // bytes/s
+  Bandwidth reduce_bw = 0; // 0: gamma = 0
+};
+
+Time evaluate(const Formula& f, const Params& c);
+// Coefficients as numbers for a given p and n: alpha count, bytes/n moved, bytes/n reduced.
+struct Coefficients {
+  double alpha = 0, beta = 0, gamma = 0;
+};
+Coefficients coefficients(const Formula& f, Bytes n);
+
+using FormulaFn = std::function<Formula(const schedule::CollArgs&, Bytes elt_size)>;
+// The formula of (op, algorithm name), or nullopt when none is registered.
+std::optional<Formula> formula_for(schedule::Op op, const std::string& algo, const schedule::CollArgs& a, Bytes elt);
+bool has_formula(schedule::Op op, const std::string& algo);
+
+} // namespace ccsim::cost

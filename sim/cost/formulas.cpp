@@ -1,0 +1,50 @@
+// The formula table. Each entry mirrors its schedule in sim/schedule/algorithms/ step for step;
+// tests/unit/cost checks every registered algorithm has one and that the engine reproduces it.
+#include <map>
+#include <utility>
+
+#include "sim/cost/formula.hpp"
+
+namespace ccsim::cost {
+namespace {
+
+using schedule::Op;
+using Key = std::pair<Op, std::string>;
+
+Bytes ceil_div(Bytes a, Bytes b) { return (a + b - 1) / b; }
+
+// Ring: p-1 rounds per pass, each moving the largest block (uneven splits give the first blocks one more element).
+Formula ring_allreduce(const schedule::CollArgs& a, Bytes elt) {
+  const auto p = static_cast<std::uint64_t>(a.ranks);
+  const Bytes blk = ceil_div(a.count, p) * elt;
+  return {{{p - 1, blk, blk, "reduce-scatter"}, {p - 1, blk, 0, "allgather"}}, "2(p-1)", "2(p-1)/p", "(p-1)/p", ""};
+}
+Formula ring_allgather(const schedule::CollArgs& a, Bytes elt) {
+  const auto p = static_cast<std::uint64_t>(a.ranks);
+  return {{{p - 1, a.count * elt, 0, "allgather"}}, "p-1", "(p-1)/p", "0", ""};
+}
+Formula ring_reduce_scatter(const schedule::CollArgs& a, Bytes elt) {
+  const auto p = static_cast<std::uint64_t>(a.ranks);
+  return {{{p - 1, a.count * elt, a.count * elt, "reduce-scatter"}}, "p-1", "(p-1)/p", "(p-1)/p", ""};
+}
+
+const std::map<Key, FormulaFn>& table() {
+  static const std::map<Key, FormulaFn> t = {
+      {{Op::AllReduce, "ring"}, ring_allreduce},
+      {{Op::AllGather, "ring"}, ring_allgather},
+      {{Op::ReduceScatter, "ring"}, ring_reduce_scatter},
+  };
+  return t;
+}
+
+} // namespace
+
+std::optional<Formula> formula_for(Op op, const std::string& algo, const schedule::CollArgs& a, Bytes elt) {
+  auto it = table().find({op, algo});
+  if (it == table().end()) return std::nullopt;
+  return it->second(a, elt);
+}
+
+bool has_formula(Op op, const std::string& algo) { return table().count({op, algo}) > 0; }
+
+} // namespace ccsim::cost

@@ -1,0 +1,191 @@
+// The event loop. A rank begins a step by posting its sends (the network model returns their
+// arrival times) and its receives; the step ends when its last send has arrived and its last
+// receive is in, plus the time to reduce the received bytes; the next step begins at once.
+// Messages that arrive before their receive is posted wait (eager delivery, as in the alpha-beta model).
+#include "sim/engine/engine.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::engine {
+
+enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2 };
+
+struct Engine::RankState {
+  std::uint32_t job = 0;
+  int rank = 0;
+  int step = -1;
+  int pending = 0;        // sends not yet arrived + receives not yet in
+  bool done = false;
+  Bytes reduce_bytes = 0; // received with reduction during this step
+  Time step_begin = 0;
+  std::vector<std::uint32_t> waiting; // senders whose message this step still waits for
+  std::vector<std::uint32_t> early;   // senders whose message came before its receive was posted
+};
+
+class Engine::Sink final : public ArrivalSink {
+ public:
+  explicit Sink(EventQueue& q) : q_(q) {}
+  void schedule_model_event(Time at, std::uint32_t a, std::uint32_t b) override { q_.push(at, kModel, a, b); }
+
+ private:
+  EventQueue& q_;
+};
+
+Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params)
+    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)) {}
+
+Engine::~Engine() = default;
+
+RunResult Engine::run(std::span<const Job> jobs) {
+  jobs_ = jobs;
+  net_->reset(topo_);
+  queue_.clear();
+  transfers_ = 0;
+  job_base_.clear();
+  std::uint32_t total = 0;
+  for (const auto& j : jobs) {
+    if (static_cast<int>(j.node_of_rank.size()) != j.schedule->args().ranks)
+      fail("engine: job places {} ranks but its schedule has {}", j.node_of_rank.size(), j.schedule->args().ranks);
+    job_base_.push_back(total);
+    total += static_cast<std::uint32_t>(j.node_of_rank.size());
+  }
+  ranks_.assign(total, RankState{});
+  for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
+    for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r) {
+      ranks_[job_base_[ji] + r].job = ji;
+      ranks_[job_base_[ji] + r].rank = static_cast<int>(r);
+    }
+  // Every rank begins at its job's start time.
+  for (std::uint32_t g = 0; g < total; ++g) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
+
+  Sink sink(queue_);
+  std::uint64_t events = 0;
+  while (!queue_.empty()) {
+    const Event e = queue_.pop();
+    ++events;
+    switch (e.kind) {
+      case kArrival: deliver(e.a, e.b, e.time); break;
+      case kStepDone: start_steps(e.a, e.time); break;
+      case kModel:
+        arrived_.clear();
+        net_->on_model_event(e.time, e.a, e.b, sink, arrived_);
+        for (std::uint64_t tok : arrived_)
+          deliver(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
+        break;
+    }
+  }
+
+  RunResult res;
+  res.job_finish.assign(jobs.size(), 0);
+  for (const auto& rs : ranks_) {
+    if (!rs.done)
+      fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", rs.job, rs.rank,
+           rs.step, rs.pending);
+    if (!rs.early.empty())
+      fail("schedule error: job {} rank {} got a message from rank {} that it never receives", rs.job, rs.rank,
+           ranks_[rs.early.front()].rank);
+    res.job_finish[rs.job] = std::max(res.job_finish[rs.job], rs.step_begin);
+  }
+  for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
+  res.events = events;
+  res.transfers = transfers_;
+  res.channels = net_->stats();
+  return res;
+}
+
+// Begin the rank's next steps until one has something to wait for (or the rank is done).
+void Engine::start_steps(std::uint32_t g, Time now) {
+  while (begin_step(g, now)) {
+  }
+}
+
+// Returns true when the step just begun completed on the spot (nothing to wait for).
+bool Engine::begin_step(std::uint32_t g, Time now) {
+  RankState& rs = ranks_[g];
+  if (rs.step >= 0)
+    for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
+  ++rs.step;
+  rs.step_begin = now;
+  rs.reduce_bytes = 0;
+  const Job& job = jobs_[rs.job];
+  if (!job.schedule->step(rs.rank, rs.step, actions_)) {
+    rs.done = true;
+    return false;
+  }
+  const int p = job.schedule->args().ranks;
+  const std::uint32_t base = job_base_[rs.job];
+  for (const auto& a : actions_) {
+    if (a.kind == schedule::Action::Kind::Copy) continue;
+    if (a.peer < 0 || a.peer >= p || a.peer == rs.rank)
+      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, rs.step, a.peer, p - 1);
+    const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
+    if (a.kind == schedule::Action::Kind::Send) {
+      post_send(g, a, now);
+      ++rs.pending;
+      continue;
+    }
+    if (a.kind == schedule::Action::Kind::RecvReduce) rs.reduce_bytes += a.len * job.elt_size;
+    auto it = std::find(rs.early.begin(), rs.early.end(), peer);
+    if (it != rs.early.end()) {
+      rs.early.erase(it);
+    } else {
+      rs.waiting.push_back(peer);
+      ++rs.pending;
+    }
+  }
+  if (rs.pending > 0) return false;
+  if (rs.reduce_bytes > 0 && params_.reduce_bw > 0) {
+    complete_step(g, now);
+    return false;
+  }
+  return true;
+}
+
+void Engine::post_send(std::uint32_t g, const schedule::Action& a, Time now) {
+  const RankState& rs = ranks_[g];
+  const Job& job = jobs_[rs.job];
+  const std::uint32_t dst = job_base_[rs.job] + static_cast<std::uint32_t>(a.peer);
+  const auto route = router_.route(job.node_of_rank[static_cast<std::size_t>(rs.rank)],
+                                   job.node_of_rank[static_cast<std::size_t>(a.peer)]);
+  const Bytes bytes = a.len * job.elt_size;
+  const std::uint64_t token = (static_cast<std::uint64_t>(g) << 32) | dst;
+  Sink sink(queue_);
+  const Time arrive = net_->post(token, route, bytes, now, sink);
+  ++transfers_;
+  if (arrive != kNever) queue_.push(arrive, kArrival, g, dst);
+  if (!observers_.empty()) {
+    const TransferRecord rec{static_cast<int>(rs.job), rs.rank, a.peer, rs.step, bytes, now, net_->last_start(),
+                             arrive, route};
+    for (auto* o : observers_) o->on_transfer(rec);
+  }
+}
+
+// The step's last message is in: charge the reduction (if any), then move on.
+void Engine::complete_step(std::uint32_t g, Time now) {
+  RankState& rs = ranks_[g];
+  if (rs.reduce_bytes > 0 && params_.reduce_bw > 0) {
+    const Time end = now + transfer_time(rs.reduce_bytes, params_.reduce_bw);
+    for (auto* o : observers_) o->on_reduce(static_cast<int>(rs.job), rs.rank, rs.step, now, end, rs.reduce_bytes);
+    queue_.push(end, kStepDone, g, 0);
+    return;
+  }
+  start_steps(g, now);
+}
+
+void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
+  // The sender's send is complete.
+  if (--ranks_[src].pending == 0) complete_step(src, now);
+  // The receiver takes it if its current step waits for it, else keeps it for a later step.
+  RankState& rd = ranks_[dst];
+  auto it = std::find(rd.waiting.begin(), rd.waiting.end(), src);
+  if (it != rd.waiting.end()) {
+    rd.waiting.erase(it);
+    if (--rd.pending == 0) complete_step(dst, now);
+  } else {
+    rd.early.push_back(src);
+  }
+}
+
+} // namespace ccsim::engine

@@ -1,0 +1,57 @@
+// How a transfer's bytes cross the links of its route. The engine owns ranks and steps; a network
+// model owns link state and decides arrival times. Models are chosen by name (--model).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::engine {
+
+using topology::ChannelId;
+
+// Per directed channel: what it carried and for how long it was busy.
+struct ChannelStats {
+  std::vector<Bytes> bytes;
+  std::vector<Time> busy;
+};
+
+// Lets a model report arrivals that it only knows later (flow models re-plan on every change).
+class ArrivalSink {
+ public:
+  virtual ~ArrivalSink() = default;
+  virtual void schedule_model_event(Time at, std::uint32_t a, std::uint32_t b) = 0;
+};
+
+class NetworkModel {
+ public:
+  virtual ~NetworkModel() = default;
+  virtual std::string name() const = 0;
+  virtual void reset(const topology::Topology& t) = 0;
+  // A transfer identified by `token` is posted at `now`. Returns its arrival time, or kNever when the
+  // model will deliver it later through on_model_event.
+  virtual Time post(std::uint64_t token, std::span<const ChannelId> route, Bytes bytes, Time now, ArrivalSink& sink) = 0;
+  // A model event the model scheduled through the sink fired; returns tokens that arrived now.
+  virtual void on_model_event(Time now, std::uint32_t a, std::uint32_t b, ArrivalSink& sink,
+                              std::vector<std::uint64_t>& arrived) {
+    (void)now, (void)a, (void)b, (void)sink, (void)arrived;
+  }
+  virtual const ChannelStats& stats() const = 0;
+  // Start time of the last posted transfer's first byte (for observers); equals `now` when uncontended.
+  virtual Time last_start() const = 0;
+};
+
+struct ModelParams {
+  std::string network = "fifo";   // fifo | store_forward | flow
+  Time alpha_sw = 0;              // software start-up cost added to every message (on top of link latency)
+  Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
+};
+
+std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw);
+std::vector<std::pair<std::string, std::string>> network_models(); // (name, description)
+
+} // namespace ccsim::engine

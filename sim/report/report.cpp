@@ -1,0 +1,88 @@
+#include "sim/report/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::report {
+using schedule::Op;
+
+Format format_from(const std::string& s) {
+  if (s == "table") return Format::Table;
+  if (s == "csv") return Format::Csv;
+  if (s == "json") return Format::Json;
+  fail("--format: unknown format '{}' (table, csv, json)", s);
+}
+
+namespace {
+
+std::string redop_of(const RunHeader& h) { return schedule::reduces(h.op) ? h.redop : "none"; }
+int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
+
+void write_table(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
+  fmt::print(out, "# ccsim prediction: {} ({} equivalent), algorithm {}, model {}\n", schedule::to_string(h.op),
+             schedule::nccl_test_name(h.op), h.algo, h.model);
+  fmt::print(out, "# topology {} ({}), {} ranks\n", h.topology, h.topology_origin, h.ranks);
+  for (std::size_t i = 0; i < h.placements.size(); ++i)
+    fmt::print(out, "# {} {}: GPUs {}\n", h.placements.size() > 1 ? "ring" : "rank order", i,
+               fmt::join(h.placements[i], " "));
+  fmt::print(out, "# algbw = size / time (GB = 1e9 B); busbw = algbw * {}\n", metrics::busbw_factor_text(h.op));
+  fmt::print(out, "#\n");
+  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size", "count", "type", "redop", "root",
+             "time", "algbw", "busbw");
+  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "", "", "(us)",
+             "(GB/s)", "(GB/s)");
+  for (const auto& r : rows)
+    fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}\n", r.plan.size, r.plan.count,
+               h.dtype, redop_of(h), root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps);
+}
+
+void write_csv(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
+  fmt::print(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps\n");
+  for (const auto& r : rows)
+    fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h), root_of(h),
+               to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps);
+}
+
+void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
+  nlohmann::ordered_json j;
+  j["tool"] = "ccsim";
+  j["op"] = schedule::to_string(h.op);
+  j["algo"] = h.algo;
+  j["model"] = h.model;
+  j["topology"] = h.topology;
+  j["topology_origin"] = h.topology_origin;
+  j["ranks"] = h.ranks;
+  j["placements"] = h.placements;
+  j["datatype"] = h.dtype;
+  j["redop"] = redop_of(h);
+  j["root"] = root_of(h);
+  j["minbytes"] = h.min_bytes;
+  j["maxbytes"] = h.max_bytes;
+  j["stepfactor"] = h.factor;
+  j["busbw_factor"] = metrics::busbw_factor_text(h.op);
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const auto& r : rows)
+    j["rows"].push_back({{"size", r.plan.size},
+                         {"count", r.plan.count},
+                         {"time_us", to_us(r.time)},
+                         {"time_ps", r.time},
+                         {"algbw_GBps", r.bw.algbw_GBps},
+                         {"busbw_GBps", r.bw.busbw_GBps}});
+  out << j.dump(2) << "\n";
+}
+
+} // namespace
+
+void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows) {
+  switch (f) {
+    case Format::Table: write_table(out, h, rows); break;
+    case Format::Csv: write_csv(out, h, rows); break;
+    case Format::Json: write_json(out, h, rows); break;
+  }
+}
+
+} // namespace ccsim::report

@@ -1,0 +1,25 @@
+// Printing a sweep: a table shaped like nccl-tests' output, CSV, or JSON with stable keys.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/sweep.hpp"
+
+namespace ccsim::report {
+
+struct RunHeader {
+  std::string topology, topology_origin, algo, model, redop, dtype;
+  schedule::Op op = schedule::Op::AllReduce;
+  int ranks = 0, root = 0;
+  std::vector<std::vector<int>> placements;
+  Bytes min_bytes = 0, max_bytes = 0;
+  double factor = 2;
+};
+
+enum class Format { Table, Csv, Json };
+Format format_from(const std::string& s); // throws Error
+
+void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows);
+
+} // namespace ccsim::report

@@ -1,0 +1,46 @@
+// The collectives ccsim knows, their arguments, and where each rank's data lives in its buffer.
+// Sizes follow nccl-tests' "count" (reference §2): per-rank vector for allreduce/broadcast/reduce,
+// per-rank block for allgather/reducescatter/gather/scatter, per-peer block for alltoall.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ccsim::schedule {
+
+enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll };
+inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast,
+                                 Op::Reduce,    Op::Gather,    Op::Scatter,       Op::AllToAll};
+
+std::string_view to_string(Op op);          // "allreduce"
+std::string_view nccl_test_name(Op op);     // "all_reduce_perf"
+std::optional<Op> op_from(std::string_view s); // accepts "allreduce", "all_reduce", "AllReduce"
+bool has_root(Op op);
+bool reduces(Op op);
+
+struct CollArgs {
+  Op op = Op::AllReduce;
+  int ranks = 1;
+  std::uint64_t count = 0;   // elements, in nccl-tests' sense (see above)
+  int root = 0;
+  std::uint64_t segment = 0; // pipelining segment in elements for chain/tree algorithms; 0 = algorithm default
+  std::vector<int> dims;     // grid shape for hierarchical (2D torus) algorithms; empty = near-square
+};
+
+// Elements one rank's vector holds for the op's definition (before any algorithm scratch):
+// allreduce/broadcast/reduce: count; allgather/reducescatter/gather/scatter: ranks*count;
+// alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them).
+std::uint64_t op_buffer_elems(const CollArgs& a);
+
+// Even split of `n` elements into `parts` blocks; the first n % parts blocks get one more element.
+struct Block {
+  std::uint64_t off, len;
+};
+inline Block split_block(std::uint64_t n, std::uint64_t parts, std::uint64_t i) {
+  const std::uint64_t base = n / parts, extra = n % parts;
+  return {i * base + (i < extra ? i : extra), base + (i < extra ? 1 : 0)};
+}
+
+} // namespace ccsim::schedule

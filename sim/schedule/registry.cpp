@@ -1,0 +1,39 @@
+#include "sim/schedule/registry.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::schedule {
+
+const std::vector<AlgorithmInfo>& all_algorithms() {
+  static const std::vector<AlgorithmInfo> table = [] {
+    std::vector<AlgorithmInfo> t;
+    add_ring_algorithms(t);
+    return t;
+  }();
+  return table;
+}
+
+const AlgorithmInfo* find_algorithm(Op op, const std::string& name) {
+  for (const auto& a : all_algorithms())
+    if (a.op == op && a.name == name) return &a;
+  return nullptr;
+}
+
+const AlgorithmInfo& require_algorithm(Op op, const std::string& name) {
+  if (const auto* a = find_algorithm(op, name)) return *a;
+  std::string have;
+  for (const auto& a : all_algorithms())
+    if (a.op == op) have += (have.empty() ? "" : ", ") + a.name;
+  fail("--algo: no algorithm '{}' for {} (available for {}: {})", name, to_string(op), to_string(op), have);
+}
+
+std::vector<std::string> algorithm_names() {
+  std::set<std::string> names;
+  for (const auto& a : all_algorithms()) names.insert(a.name);
+  return {names.begin(), names.end()};
+}
+
+} // namespace ccsim::schedule

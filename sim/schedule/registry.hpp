@@ -1,0 +1,31 @@
+// The catalogue of (op, algorithm) pairs: one entry per schedule the engine can replay.
+// Listed explicitly in registry.cpp so `ccsim --help` and the tests see the same table.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/schedule/schedule.hpp"
+
+namespace ccsim::schedule {
+
+struct AlgorithmInfo {
+  std::string name; // as typed after --algo, e.g. "ring"
+  Op op;
+  std::string summary; // one line for --help and explain
+  std::function<std::unique_ptr<Schedule>(const CollArgs&)> make;
+  // Placement hint: true when consecutive ranks talk most (ring, chain), so a ring order is meaningful.
+  bool ring_like = false;
+};
+
+const std::vector<AlgorithmInfo>& all_algorithms();
+const AlgorithmInfo* find_algorithm(Op op, const std::string& name);
+// Throws Error listing what exists when (op, name) does not.
+const AlgorithmInfo& require_algorithm(Op op, const std::string& name);
+std::vector<std::string> algorithm_names(); // distinct names, sorted
+
+// Each algorithm file contributes its entries.
+void add_ring_algorithms(std::vector<AlgorithmInfo>& out);
+
+} // namespace ccsim::schedule

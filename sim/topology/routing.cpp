@@ -1,0 +1,288 @@
+#include "sim/topology/routing.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <boost/property_map/function_property_map.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::topology {
+
+namespace {
+std::uint64_t key(int a, int b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); }
+} // namespace
+
+// One directed Boost edge per channel; the edge property is the channel id.
+struct Router::Graph {
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                  boost::property<boost::edge_index_t, ChannelId>>;
+  G g;
+  explicit Graph(const Topology& t) : g(t.nodes.size()) {
+    for (std::size_t i = 0; i < t.links.size(); ++i) {
+      const auto& l = t.links[i];
+      boost::add_edge(static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b),
+                      Topology::channel(static_cast<int>(i), false), g);
+      boost::add_edge(static_cast<std::size_t>(l.b), static_cast<std::size_t>(l.a),
+                      Topology::channel(static_cast<int>(i), true), g);
+    }
+  }
+};
+
+Router::Router(const Topology& t) : topo_(t) {
+  incident_.resize(t.nodes.size());
+  for (std::size_t li = 0; li < t.links.size(); ++li) {
+    incident_[static_cast<std::size_t>(t.links[li].a)].push_back(static_cast<int>(li));
+    incident_[static_cast<std::size_t>(t.links[li].b)].push_back(static_cast<int>(li));
+  }
+  for (const auto& ro : t.route_overrides) {
+    std::vector<ChannelId> chans;
+    for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
+      const int a = ro.path[i], b = ro.path[i + 1];
+      // The widest link between consecutive nodes of an explicit path.
+      int best = -1;
+      for (std::size_t li = 0; li < t.links.size(); ++li) {
+        const auto& l = t.links[li];
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+          if (best < 0 || l.capacity() > t.links[static_cast<std::size_t>(best)].capacity()) best = static_cast<int>(li);
+      }
+      if (best < 0)
+        fail("{}: route override: no link between '{}' and '{}'", t.origin, t.nodes[static_cast<std::size_t>(a)].name,
+             t.nodes[static_cast<std::size_t>(b)].name);
+      chans.push_back(Topology::channel(best, t.links[static_cast<std::size_t>(best)].a != a));
+    }
+    overrides_[key(ro.src, ro.dst)] = std::move(chans);
+  }
+  if (t.structure.kind == Structure::Kind::Crossbar) {
+    gpu_uplink_.assign(t.nodes.size(), -1);
+    for (std::size_t li = 0; li < t.links.size(); ++li) {
+      const auto& l = t.links[li];
+      for (int end : {l.a, l.b})
+        if (t.nodes[static_cast<std::size_t>(end)].kind == NodeKind::Gpu) {
+          if (gpu_uplink_[static_cast<std::size_t>(end)] >= 0) fail("{}: crossbar GPU '{}' has more than one link", t.origin, t.nodes[static_cast<std::size_t>(end)].name);
+          gpu_uplink_[static_cast<std::size_t>(end)] = static_cast<int>(li);
+        }
+    }
+    for (int g = 0; g < t.num_gpus(); ++g)
+      if (gpu_uplink_[static_cast<std::size_t>(t.gpu_node(g))] < 0) fail("{}: crossbar GPU {} has no link", t.origin, g);
+  } else if (t.structure.kind == Structure::Kind::Torus) {
+    const auto& dims = t.structure.dims;
+    const int D = static_cast<int>(dims.size());
+    long total = 1;
+    for (int d : dims) total *= d;
+    if (D == 0 || total != t.num_gpus()) fail("{}: torus dims do not match the {} GPUs", t.origin, t.num_gpus());
+    torus_link_.assign(static_cast<std::size_t>(t.num_gpus()) * 2 * static_cast<std::size_t>(D), UINT32_MAX);
+    // Identify each link by the coordinate difference of its two GPUs.
+    std::vector<int> stride(static_cast<std::size_t>(D), 1);
+    for (int d = D - 2; d >= 0; --d) stride[static_cast<std::size_t>(d)] = stride[static_cast<std::size_t>(d) + 1] * dims[static_cast<std::size_t>(d) + 1];
+    for (std::size_t li = 0; li < t.links.size(); ++li) {
+      const auto& l = t.links[li];
+      const int ga = t.nodes[static_cast<std::size_t>(l.a)].gpu, gb = t.nodes[static_cast<std::size_t>(l.b)].gpu;
+      if (ga < 0 || gb < 0) fail("{}: torus links must join GPUs", t.origin);
+      for (int d = 0; d < D; ++d) {
+        const int sd = stride[static_cast<std::size_t>(d)], n = dims[static_cast<std::size_t>(d)];
+        const int ca = (ga / sd) % n, cb = (gb / sd) % n;
+        if (ga - ca * sd != gb - cb * sd) continue; // differ in another coordinate too
+        if ((ca + 1) % n == cb) {
+          torus_link_[static_cast<std::size_t>(ga) * 2 * D + 2 * d] = Topology::channel(static_cast<int>(li), false);
+          torus_link_[static_cast<std::size_t>(gb) * 2 * D + 2 * d + 1] = Topology::channel(static_cast<int>(li), true);
+        }
+        if ((cb + 1) % n == ca) { // both hold when n == 2: the single link serves + and -
+          torus_link_[static_cast<std::size_t>(gb) * 2 * D + 2 * d] = Topology::channel(static_cast<int>(li), true);
+          torus_link_[static_cast<std::size_t>(ga) * 2 * D + 2 * d + 1] = Topology::channel(static_cast<int>(li), false);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < torus_link_.size(); ++i)
+      if (torus_link_[i] == UINT32_MAX && dims[(i / 2) % static_cast<std::size_t>(D)] > 1)
+        fail("{}: torus is missing a neighbour link of GPU {}", t.origin, i / (2 * static_cast<std::size_t>(D)));
+  }
+}
+
+Router::~Router() = default;
+
+std::span<const ChannelId> Router::route(int src, int dst) {
+  if (src == dst) return {};
+  if (!overrides_.empty()) {
+    auto it = overrides_.find(key(src, dst));
+    if (it != overrides_.end()) return it->second;
+  }
+  const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
+  if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
+    crossbar_route(src, dst);
+    return scratch_;
+  }
+  if (gpus && topo_.structure.kind == Structure::Kind::Torus) {
+    torus_route(src, dst);
+    return scratch_;
+  }
+  return graph_route(src, dst);
+}
+
+void Router::crossbar_route(int src, int dst) {
+  const int up = gpu_uplink_[static_cast<std::size_t>(src)], down = gpu_uplink_[static_cast<std::size_t>(dst)];
+  scratch_.clear();
+  scratch_.push_back(Topology::channel(up, topo_.links[static_cast<std::size_t>(up)].a != src));
+  scratch_.push_back(Topology::channel(down, topo_.links[static_cast<std::size_t>(down)].b != dst));
+}
+
+// Dimension-order routing, shortest way round each ring (ties go the + way).
+void Router::torus_route(int src, int dst) {
+  scratch_.clear();
+  const auto& dims = topo_.structure.dims;
+  const int D = static_cast<int>(dims.size());
+  int cur = topo_.nodes[static_cast<std::size_t>(src)].gpu;
+  const int target = topo_.nodes[static_cast<std::size_t>(dst)].gpu;
+  int stride = 1;
+  for (int d = D - 1; d >= 0; --d) {
+    const int n = dims[static_cast<std::size_t>(d)];
+    const int c = (cur / stride) % n, tc = (target / stride) % n;
+    const int fwd = ((tc - c) % n + n) % n;
+    const bool plus = fwd <= n - fwd;
+    for (int s = 0; s < (plus ? fwd : n - fwd); ++s) {
+      const ChannelId ch = torus_link_[static_cast<std::size_t>(cur) * 2 * D + 2 * d + (plus ? 0 : 1)];
+      scratch_.push_back(ch);
+      cur = topo_.nodes[static_cast<std::size_t>(topo_.channel_to(ch))].gpu;
+    }
+    stride *= n;
+  }
+}
+
+std::span<const ChannelId> Router::graph_route(int src, int dst) {
+  if (!graph_) {
+    graph_ = std::make_unique<Graph>(topo_);
+    computed_.assign(topo_.nodes.size(), false);
+  }
+  if (!computed_[static_cast<std::size_t>(src)]) compute_from(src);
+  if (topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0) {
+    auto pit = gpu_pairs_.find(key(src, dst));
+    if (pit == gpu_pairs_.end()) pit = gpu_pairs_.emplace(key(src, dst), gpu_pair_route(src, dst)).first;
+    if (!pit->second.empty()) return pit->second;
+  }
+  auto it = cache_.find(key(src, dst));
+  if (it == cache_.end())
+    fail("{}: no route from '{}' to '{}'", topo_.origin, topo_.nodes[static_cast<std::size_t>(src)].name,
+         topo_.nodes[static_cast<std::size_t>(dst)].name);
+  return it->second;
+}
+
+// Two passes per source: the widest-path bottleneck to every node, then, per distinct bottleneck value,
+// a latency-then-hops shortest path restricted to channels at least that wide. (A single lexicographic
+// Dijkstra would be wrong: (bottleneck, latency) pairs do not combine monotonically.)
+void Router::compute_from(int src) {
+  using G = Graph::G;
+  const G& g = graph_->g;
+  const std::size_t n = boost::num_vertices(g);
+  auto chan = boost::get(boost::edge_index, g);
+  auto capacity = [&](const G::edge_descriptor& e) { return topo_.link_of(chan[e]).capacity(); };
+
+  // GPUs do not forward in hardware: a generic route may start at a GPU but not pass through one.
+  auto may_leave = [&](std::size_t v) { return static_cast<int>(v) == src || topo_.nodes[v].gpu < 0; };
+  std::vector<Bandwidth> width(n, 0);
+  std::vector<std::size_t> pred(n);
+  {
+    std::function<bool(const G::edge_descriptor&)> leaves = [&](const G::edge_descriptor& e) { return may_leave(boost::source(e, g)); };
+    boost::filtered_graph<G, std::function<bool(const G::edge_descriptor&)>> ng(g, leaves);
+    auto wmap = boost::make_function_property_map<G::edge_descriptor>(capacity);
+    boost::dijkstra_shortest_paths(
+        ng, static_cast<std::size_t>(src),
+        boost::predecessor_map(pred.data())
+            .distance_map(width.data())
+            .weight_map(wmap)
+            .distance_compare(std::greater<Bandwidth>())
+            .distance_combine([](Bandwidth a, Bandwidth b) { return std::min(a, b); })
+            .distance_inf(Bandwidth{0})
+            .distance_zero(std::numeric_limits<Bandwidth>::max()));
+  }
+  std::set<Bandwidth> levels;
+  for (std::size_t v = 0; v < n; ++v)
+    if (static_cast<int>(v) != src && width[v] > 0) levels.insert(width[v]);
+  for (Bandwidth level : levels) {
+    auto wide_enough = [&](const G::edge_descriptor& e) { return capacity(e) >= level && may_leave(boost::source(e, g)); };
+    boost::filtered_graph<G, std::function<bool(const G::edge_descriptor&)>> fg(g, wide_enough);
+    // Latency in ps, scaled so one extra hop breaks ties between equal-latency paths.
+    auto cost = boost::make_function_property_map<G::edge_descriptor>(
+        [&](const G::edge_descriptor& e) { return topo_.link_of(chan[e]).latency * 4096 + 1; });
+    std::vector<Time> dist(n);
+    std::vector<std::size_t> p(n);
+    boost::dijkstra_shortest_paths(fg, static_cast<std::size_t>(src),
+                                   boost::predecessor_map(p.data()).distance_map(dist.data()).weight_map(cost));
+    for (std::size_t v = 0; v < n; ++v) {
+      if (width[v] != level || static_cast<int>(v) == src) continue;
+      std::vector<ChannelId> path;
+      for (std::size_t cur = v; cur != static_cast<std::size_t>(src); cur = p[cur]) {
+        // The widest qualifying channel from p[cur] to cur (parallel links are merged by lanes, but
+        // a file may still list two links between a pair).
+        ChannelId best = UINT32_MAX;
+        for (auto [ei, ee] = boost::out_edges(p[cur], g); ei != ee; ++ei)
+          if (boost::target(*ei, g) == cur && capacity(*ei) >= level &&
+              (best == UINT32_MAX || topo_.link_of(chan[*ei]).latency < topo_.link_of(best).latency))
+            best = chan[*ei];
+        path.push_back(best);
+      }
+      std::reverse(path.begin(), path.end());
+      cache_[key(src, static_cast<int>(v))] = std::move(path);
+    }
+  }
+  computed_[static_cast<std::size_t>(src)] = true;
+}
+
+// Best direct link between two nodes (widest, then lowest latency), as a channel from a to b.
+std::optional<ChannelId> Router::direct(int a, int b) const {
+  std::optional<ChannelId> best;
+  for (int li : incident_[static_cast<std::size_t>(a)]) {
+    const auto& l = topo_.links[static_cast<std::size_t>(li)];
+    if (l.a != b && l.b != b) continue;
+    const ChannelId c = Topology::channel(li, l.a != a);
+    if (!best || l.capacity() > topo_.link_of(*best).capacity() ||
+        (l.capacity() == topo_.link_of(*best).capacity() && l.latency < topo_.link_of(*best).latency))
+      best = c;
+  }
+  return best;
+}
+
+// GPU to GPU, as NCCL does it: a direct link if there is one (P2P over NVLink); otherwise the better
+// of the generic route (PCIe, CPU, NIC, switches) and a two-link route through one intermediate GPU
+// (NCCL's "NVB" path): widest first, then lowest latency, then fewest hops.
+std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
+  if (auto d = direct(src, dst)) return {*d};
+  std::vector<ChannelId> best;
+  RouteInfo best_info;
+  auto consider = [&](std::vector<ChannelId> r) {
+    const RouteInfo ri = info(r);
+    if (best.empty() || ri.bottleneck > best_info.bottleneck ||
+        (ri.bottleneck == best_info.bottleneck &&
+         (ri.latency < best_info.latency || (ri.latency == best_info.latency && ri.hops < best_info.hops)))) {
+      best = std::move(r);
+      best_info = ri;
+    }
+  };
+  if (auto it = cache_.find(key(src, dst)); it != cache_.end()) consider(it->second);
+  for (int li : incident_[static_cast<std::size_t>(src)]) {
+    const auto& l = topo_.links[static_cast<std::size_t>(li)];
+    const int k = l.a == src ? l.b : l.a;
+    if (topo_.nodes[static_cast<std::size_t>(k)].gpu < 0 || k == dst) continue;
+    auto first = direct(src, k), second = direct(k, dst);
+    if (first && second && *first == Topology::channel(li, l.a != src)) consider({*first, *second});
+  }
+  return best;
+}
+
+RouteInfo Router::info(std::span<const ChannelId> r) const {
+  RouteInfo ri;
+  ri.bottleneck = r.empty() ? 0 : std::numeric_limits<Bandwidth>::max();
+  for (ChannelId c : r) {
+    const auto& l = topo_.link_of(c);
+    ri.bottleneck = std::min(ri.bottleneck, l.capacity());
+    ri.latency += l.latency;
+    ++ri.hops;
+  }
+  return ri;
+}
+
+} // namespace ccsim::topology

@@ -1,0 +1,60 @@
+// Routes between nodes, as lists of directed channels.
+// General graphs: the widest path (highest bottleneck bandwidth), then the lowest summed latency,
+// then the fewest hops, computed with Boost.Graph and cached per source. GPUs do not forward in
+// hardware, so generic routes never pass through one; between two GPUs a direct link wins, else the
+// better of the generic route and a route through one intermediate GPU (NCCL's NVB path). Crossbars and tori route on
+// demand (up/down, dimension order) so a million-GPU crossbar needs no route table. Explicit
+// overrides from the topology file win over both.
+#pragma once
+#include <memory>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::topology {
+
+struct RouteInfo {
+  Bandwidth bottleneck = 0; // min channel capacity along the route
+  Time latency = 0;         // summed link latency
+  int hops = 0;
+};
+
+class Router {
+ public:
+  explicit Router(const Topology& t);
+  ~Router();
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  // Channels from node `src` to node `dst` (empty when equal). The span stays valid until the next call.
+  // Throws Error when dst cannot be reached from src.
+  std::span<const ChannelId> route(int src, int dst);
+  RouteInfo info(std::span<const ChannelId> r) const;
+  const Topology& topology() const { return topo_; }
+
+ private:
+  void crossbar_route(int src, int dst);
+  void torus_route(int src, int dst);
+  std::span<const ChannelId> graph_route(int src, int dst);
+  void compute_from(int src);
+  std::optional<ChannelId> direct(int a, int b) const;
+  std::vector<ChannelId> gpu_pair_route(int src, int dst);
+
+  const Topology& topo_;
+  std::vector<ChannelId> scratch_;
+  std::vector<int> gpu_uplink_;   // crossbar: link id of each GPU node's single link (-1 if not a GPU)
+  std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
+  std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
+  // General graphs: routes cached per (src, dst) node pair.
+  std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;
+  std::vector<bool> computed_;
+  std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
+  std::vector<std::vector<int>> incident_; // links at each node
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+};
+
+} // namespace ccsim::topology

@@ -1,0 +1,114 @@
+#include "sim/topology/topology.hpp"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::topology {
+namespace {
+
+constexpr std::array<std::pair<NodeKind, std::string_view>, 6> kNodeKinds{{
+    {NodeKind::Gpu, "gpu"},
+    {NodeKind::NvSwitch, "nvswitch"},
+    {NodeKind::PcieSwitch, "pcie_switch"},
+    {NodeKind::Cpu, "cpu"},
+    {NodeKind::Nic, "nic"},
+    {NodeKind::NetSwitch, "net_switch"},
+}};
+
+constexpr std::array<std::pair<LinkType, std::string_view>, 15> kLinkTypes{{
+    {LinkType::NvLink1, "nvlink1"}, {LinkType::NvLink2, "nvlink2"}, {LinkType::NvLink3, "nvlink3"},
+    {LinkType::NvLink4, "nvlink4"}, {LinkType::NvLink5, "nvlink5"}, {LinkType::Pcie3, "pcie3"},
+    {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Qpi, "qpi"},
+    {LinkType::Upi, "upi"},         {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
+    {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Ideal, "ideal"},
+}};
+
+} // namespace
+
+std::string_view to_string(NodeKind k) {
+  for (auto& [kind, name] : kNodeKinds)
+    if (kind == k) return name;
+  return "?";
+}
+std::string_view to_string(LinkType t) {
+  for (auto& [type, name] : kLinkTypes)
+    if (type == t) return name;
+  return "?";
+}
+std::optional<NodeKind> node_kind_from(std::string_view s) {
+  for (auto& [kind, name] : kNodeKinds)
+    if (name == s) return kind;
+  return std::nullopt;
+}
+std::optional<LinkType> link_type_from(std::string_view s) {
+  for (auto& [type, name] : kLinkTypes)
+    if (name == s) return type;
+  return std::nullopt;
+}
+bool is_nvlink(LinkType t) { return t >= LinkType::NvLink1 && t <= LinkType::NvLink5; }
+bool is_network(LinkType t) { return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet; }
+
+int Topology::add_node(std::string node_name, NodeKind kind) {
+  Node n{std::move(node_name), kind, -1};
+  if (kind == NodeKind::Gpu) {
+    n.gpu = static_cast<int>(gpu_nodes_.size());
+    gpu_nodes_.push_back(static_cast<int>(nodes.size()));
+  }
+  nodes.push_back(std::move(n));
+  return static_cast<int>(nodes.size()) - 1;
+}
+
+int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes, std::string source) {
+  links.push_back(Link{a, b, type, bw, latency, lanes, std::move(source)});
+  return static_cast<int>(links.size()) - 1;
+}
+
+std::optional<int> Topology::find_node(std::string_view node_name) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == node_name) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+std::string Topology::channel_name(ChannelId c) const {
+  return fmt::format("{}->{}", nodes[static_cast<std::size_t>(channel_from(c))].name,
+                     nodes[static_cast<std::size_t>(channel_to(c))].name);
+}
+
+void Topology::validate() const {
+  const std::string& where = origin.empty() ? name : origin;
+  if (gpu_nodes_.empty()) fail("{}: topology has no GPU", where);
+  const int n = static_cast<int>(nodes.size());
+  for (const auto& l : links) {
+    if (l.a < 0 || l.a >= n || l.b < 0 || l.b >= n) fail("{}: link refers to a node that does not exist", where);
+    if (l.a == l.b) fail("{}: link from '{}' to itself", where, nodes[static_cast<std::size_t>(l.a)].name);
+    if (l.bw == 0) fail("{}: link {}-{} has zero bandwidth", where, nodes[static_cast<std::size_t>(l.a)].name,
+                        nodes[static_cast<std::size_t>(l.b)].name);
+    if (l.lanes < 1) fail("{}: link {}-{} has {} lanes (need >= 1)", where, nodes[static_cast<std::size_t>(l.a)].name,
+                          nodes[static_cast<std::size_t>(l.b)].name, l.lanes);
+  }
+  // Every GPU must reach every other: a breadth-first walk over the links from the first GPU.
+  std::vector<std::vector<int>> adj(nodes.size());
+  for (const auto& l : links) {
+    adj[static_cast<std::size_t>(l.a)].push_back(l.b);
+    adj[static_cast<std::size_t>(l.b)].push_back(l.a);
+  }
+  std::vector<bool> seen(nodes.size(), false);
+  std::vector<int> todo{gpu_nodes_.front()};
+  seen[static_cast<std::size_t>(gpu_nodes_.front())] = true;
+  while (!todo.empty()) {
+    const int v = todo.back();
+    todo.pop_back();
+    for (int w : adj[static_cast<std::size_t>(v)])
+      if (!seen[static_cast<std::size_t>(w)]) seen[static_cast<std::size_t>(w)] = true, todo.push_back(w);
+  }
+  for (int g : gpu_nodes_)
+    if (!seen[static_cast<std::size_t>(g)])
+      fail("{}: GPU '{}' is not connected to '{}'", where, nodes[static_cast<std::size_t>(g)].name,
+           nodes[static_cast<std::size_t>(gpu_nodes_.front())].name);
+}
+
+} // namespace ccsim::topology

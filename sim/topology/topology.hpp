@@ -1,0 +1,88 @@
+// The machine as a graph: nodes (GPUs, switches, CPUs, NICs) and full-duplex links.
+// Each link has two directed channels (2*i: a->b, 2*i+1: b->a); channels are what the engine
+// schedules on, so "a link shared by two transfers in the same direction" is one queue.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace ccsim::topology {
+
+enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
+
+// Link technologies; "ideal" is the textbook uniform link used by generated test machines.
+enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Qpi, Upi, Ib, Roce, Efa,
+                      Ethernet, Ideal };
+
+std::string_view to_string(NodeKind k);
+std::string_view to_string(LinkType t);
+std::optional<NodeKind> node_kind_from(std::string_view s);
+std::optional<LinkType> link_type_from(std::string_view s);
+bool is_nvlink(LinkType t);
+bool is_network(LinkType t);
+
+struct Node {
+  std::string name;
+  NodeKind kind = NodeKind::Gpu;
+  int gpu = -1; // GPU index (0..G-1) for GPUs, -1 otherwise
+};
+
+struct Link {
+  int a = 0, b = 0; // node ids
+  LinkType type = LinkType::Ideal;
+  Bandwidth bw = 0;  // per direction, per lane
+  Time latency = 0;  // alpha of one traversal
+  int lanes = 1;     // bonded links (e.g. NV2 = 2 NVLinks between a pair)
+  std::string source; // where the numbers come from
+  Bandwidth capacity() const { return bw * static_cast<Bandwidth>(lanes); }
+};
+
+using ChannelId = std::uint32_t; // directed link: 2*link + (0: a->b, 1: b->a)
+
+// Regular shapes let the router compute routes on demand instead of storing all pairs.
+struct Structure {
+  enum class Kind { General, Crossbar, Torus } kind = Kind::General;
+  std::vector<int> dims; // torus extents, GPU g has row-major coordinates over dims
+};
+
+class Topology {
+ public:
+  std::string name;
+  std::string description;
+  std::string origin; // file it was loaded from, or "generated"
+  std::vector<Node> nodes;
+  std::vector<Link> links;
+  Structure structure;
+  // Explicit route overrides: (src node, dst node) -> node path including both ends.
+  struct RouteOverride {
+    int src, dst;
+    std::vector<int> path;
+  };
+  std::vector<RouteOverride> route_overrides;
+
+  int add_node(std::string name, NodeKind kind);
+  int add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes = 1, std::string source = {});
+
+  int num_gpus() const { return static_cast<int>(gpu_nodes_.size()); }
+  int gpu_node(int gpu) const { return gpu_nodes_.at(static_cast<std::size_t>(gpu)); }
+  std::optional<int> find_node(std::string_view name) const;
+  std::size_t num_channels() const { return links.size() * 2; }
+
+  static ChannelId channel(int link, bool reverse) { return static_cast<ChannelId>(2 * link + (reverse ? 1 : 0)); }
+  const Link& link_of(ChannelId c) const { return links[c / 2]; }
+  int channel_from(ChannelId c) const { return c % 2 ? links[c / 2].b : links[c / 2].a; }
+  int channel_to(ChannelId c) const { return c % 2 ? links[c / 2].a : links[c / 2].b; }
+  std::string channel_name(ChannelId c) const;
+
+  // Checks the invariants every loader and generator must meet; throws Error naming `origin`.
+  void validate() const;
+
+ private:
+  std::vector<int> gpu_nodes_;
+};
+
+} // namespace ccsim::topology

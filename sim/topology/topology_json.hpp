@@ -1,0 +1,23 @@
+// Topology files (topologies/*.json): reading, writing, and finding shipped presets by name.
+// The schema is documented in topologies/README.md.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::topology {
+
+Topology load_topology_file(const std::string& path);
+Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json topology_to_json(const Topology& t);
+
+// `spec` is a file path, a shipped preset name ("dgx1", "hgx-a100"), or a generator
+// spec understood by generators.hpp ("crossbar:ranks=8,bw=25GB/s,alpha=1us"). Throws Error.
+Topology resolve_topology(const std::string& spec);
+std::vector<std::string> shipped_topologies(); // preset names, aliases included
+std::string topologies_dir();
+
+} // namespace ccsim::topology

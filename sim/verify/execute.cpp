@@ -1,0 +1,205 @@
+#include "sim/verify/execute.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::verify {
+using schedule::Action;
+using schedule::Op;
+
+namespace {
+
+constexpr std::int64_t kGarbage = -7777777; // what a rank holds where the op gives it no input
+
+std::int64_t apply(RedOp op, std::int64_t a, std::int64_t b) {
+  switch (op) {
+    case RedOp::Sum: return a + b;
+    case RedOp::Prod: return a * b;
+    case RedOp::Min: return std::min(a, b);
+    case RedOp::Max: return std::max(a, b);
+  }
+  return 0;
+}
+
+// Small values so that a product over 17 ranks stays exact; varied so a wrong block shows.
+std::int64_t input(RedOp op, int rank, std::uint64_t idx) {
+  const auto h = static_cast<std::int64_t>((static_cast<std::uint64_t>(rank) * 2654435761u + idx * 40503u) % 1000);
+  if (op == RedOp::Prod) return 1 + (h % 2);
+  return h + 1000 * rank;
+}
+
+struct RankRun {
+  int step = 0;
+  bool posted = false, done = false;
+  std::vector<Action> acts;
+  std::vector<std::vector<std::int64_t>> copy_src; // snapshots for copies
+};
+
+void check_range(const schedule::Schedule& s, int rank, int step, std::uint64_t off, std::uint64_t len) {
+  if (off + len > s.buffer_elems() || off + len < off)
+    fail("schedule error: rank {} step {} touches [{}, {}) beyond its buffer of {} elements", rank, step, off, off + len,
+         s.buffer_elems());
+}
+
+} // namespace
+
+void execute(const schedule::Schedule& s, Buffers& buf, RedOp op) {
+  const int p = s.args().ranks;
+  std::vector<RankRun> run(static_cast<std::size_t>(p));
+  std::map<std::pair<int, int>, std::deque<std::vector<std::int64_t>>> wire; // (src, dst) -> payloads in order
+  int finished = 0;
+  for (bool progress = true; progress && finished < p;) {
+    progress = false;
+    for (int r = 0; r < p; ++r) {
+      auto& rr = run[static_cast<std::size_t>(r)];
+      if (rr.done) continue;
+      auto& b = buf[static_cast<std::size_t>(r)];
+      if (!rr.posted) {
+        if (!s.step(r, rr.step, rr.acts)) {
+          rr.done = true;
+          ++finished;
+          progress = true;
+          continue;
+        }
+        rr.copy_src.clear();
+        for (const auto& a : rr.acts) {
+          check_range(s, r, rr.step, a.off, a.len);
+          if (a.kind == Action::Kind::Send) {
+            if (a.peer < 0 || a.peer >= p || a.peer == r) fail("schedule error: rank {} sends to rank {}", r, a.peer);
+            wire[{r, a.peer}].emplace_back(b.begin() + static_cast<long>(a.off), b.begin() + static_cast<long>(a.off + a.len));
+          } else if (a.kind == Action::Kind::Copy) {
+            check_range(s, r, rr.step, a.src_off, a.len);
+            rr.copy_src.emplace_back(b.begin() + static_cast<long>(a.src_off), b.begin() + static_cast<long>(a.src_off + a.len));
+          }
+        }
+        rr.posted = true;
+        progress = true;
+      }
+      // Can every receive of this step be matched?
+      std::map<int, std::size_t> need;
+      for (const auto& a : rr.acts)
+        if (a.kind == Action::Kind::Recv || a.kind == Action::Kind::RecvReduce) ++need[a.peer];
+      bool ready = true;
+      for (auto& [src, k] : need) ready = ready && wire[{src, r}].size() >= k;
+      if (!ready) continue;
+      std::size_t ci = 0;
+      for (const auto& a : rr.acts) {
+        if (a.kind == Action::Kind::Recv || a.kind == Action::Kind::RecvReduce) {
+          auto& q = wire[{a.peer, r}];
+          auto payload = std::move(q.front());
+          q.pop_front();
+          if (payload.size() != a.len)
+            fail("schedule error: rank {} step {} receives {} elements from rank {}, which sent {}", r, rr.step, a.len,
+                 a.peer, payload.size());
+          for (std::uint64_t i = 0; i < a.len; ++i) {
+            auto& dst = b[a.off + i];
+            dst = a.kind == Action::Kind::Recv ? payload[i] : apply(op, dst, payload[i]);
+          }
+        }
+      }
+      for (const auto& a : rr.acts)
+        if (a.kind == Action::Kind::Copy) std::copy(rr.copy_src[ci].begin(), rr.copy_src[ci].end(), b.begin() + static_cast<long>(a.off)), ++ci;
+      rr.posted = false;
+      ++rr.step;
+      progress = true;
+    }
+  }
+  if (finished < p) {
+    for (int r = 0; r < p; ++r)
+      if (!run[static_cast<std::size_t>(r)].done) fail("schedule deadlock: rank {} stuck at step {}", r, run[static_cast<std::size_t>(r)].step);
+  }
+  for (auto& [k, q] : wire)
+    if (!q.empty()) fail("schedule error: {} message(s) from rank {} to rank {} never received", q.size(), k.first, k.second);
+}
+
+std::string check(const schedule::Schedule& s, RedOp op) {
+  const auto& a = s.args();
+  const int p = a.ranks;
+  const std::uint64_t c = a.count, pc = static_cast<std::uint64_t>(p) * c;
+  Buffers buf(static_cast<std::size_t>(p), std::vector<std::int64_t>(s.buffer_elems(), kGarbage));
+  // Inputs, laid out as schedule/collective.hpp describes.
+  for (int r = 0; r < p; ++r) {
+    auto& b = buf[static_cast<std::size_t>(r)];
+    const auto ur = static_cast<std::uint64_t>(r);
+    switch (a.op) {
+      case Op::AllReduce:
+      case Op::Reduce:
+        for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i);
+        break;
+      case Op::Broadcast:
+        if (r == a.root)
+          for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i);
+        break;
+      case Op::ReduceScatter:
+        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+        break;
+      case Op::AllGather:
+      case Op::Gather:
+        for (std::uint64_t i = 0; i < c; ++i) b[ur * c + i] = input(op, r, ur * c + i);
+        break;
+      case Op::Scatter:
+        if (r == a.root)
+          for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+        break;
+      case Op::AllToAll:
+        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+        break;
+    }
+  }
+  execute(s, buf, op);
+  auto reduced = [&](std::uint64_t idx) {
+    std::int64_t v = input(op, 0, idx);
+    for (int q = 1; q < p; ++q) v = apply(op, v, input(op, q, idx));
+    return v;
+  };
+  auto expect = [&](int r, std::uint64_t idx, std::int64_t want) -> std::string {
+    const auto got = buf[static_cast<std::size_t>(r)][idx];
+    if (got == want) return "";
+    return fmt::format("{} p={} count={}: rank {} element {} is {}, expected {}", schedule::to_string(a.op), p, c, r, idx,
+                       got, want);
+  };
+  for (int r = 0; r < p; ++r) {
+    const auto ur = static_cast<std::uint64_t>(r);
+    std::string err;
+    switch (a.op) {
+      case Op::AllReduce:
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, reduced(i));
+        break;
+      case Op::Reduce:
+        if (r == a.root)
+          for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, reduced(i));
+        break;
+      case Op::Broadcast:
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, input(op, a.root, i));
+        break;
+      case Op::ReduceScatter:
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, reduced(ur * c + i));
+        break;
+      case Op::AllGather:
+        for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i));
+        break;
+      case Op::Gather:
+        if (r == a.root)
+          for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i));
+        break;
+      case Op::Scatter:
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, input(op, a.root, ur * c + i));
+        break;
+      case Op::AllToAll:
+        // Block q of rank r's output is block r of rank q's input.
+        for (std::uint64_t q = 0; q < static_cast<std::uint64_t>(p) && err.empty(); ++q)
+          for (std::uint64_t i = 0; i < c && err.empty(); ++i)
+            err = expect(r, pc + q * c + i, input(op, static_cast<int>(q), ur * c + i));
+        break;
+    }
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+} // namespace ccsim::verify

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Every bad input must give exactly one line on stderr that names the file or flag, exit status 2,
+# nothing on stdout, and no output file. Cases: tests/data/bad/*.json (topologies, with the expected
+# message fragment in their "expect" field) and the command lines below.
+set -u
+ccsim="$1"; dir="$2"
+fails=0; n=0
+check() { # expected-fragment, then the command's arguments
+  local want="$1"; shift
+  n=$((n+1))
+  local out err rc
+  out=$(mktemp); err=$(mktemp)
+  timeout 20 "$ccsim" "$@" >"$out" 2>"$err"; rc=$?
+  local lines; lines=$(wc -l <"$err")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$out" ] || ! grep -qF -- "$want" "$err"; then
+    echo "FAIL: ccsim $* -> rc=$rc, stderr lines=$lines, stdout bytes=$(wc -c <"$out"), want '$want'"; sed 's/^/  | /' "$err"
+    fails=$((fails+1))
+  fi
+  rm -f "$out" "$err"
+}
+for f in "$dir"/*.json; do
+  want=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1])).get('expect',''))" "$f" 2>/dev/null)
+  [ -z "$want" ] && want=$(basename "$f")
+  check "$want" --topo "$f" -e 1K
+done
+check "--op" --op allsum
+check "no algorithm 'tree' for allgather" --op allgather --algo tree
+check "--algo" --algo nosuch
+check "appears twice" --ring 0,1,1,2,3,4,5,6
+check "does not exist" --ring 0,1,2,3,4,5,6,9
+check "does not exist" --gpus 0,1,99
+check "-b/--minbytes" -b -5
+check "larger than" -b 1M -e 1K
+check "unknown size unit" -e 12Q
+check "1 TiB" -e 4T
+check "--stepfactor" -f 1
+check "--datatype" -d float128
+check "--redop" -o xor
+check "--root" --op broadcast -r 9
+check "--format" --format xml
+check "neither a file nor a shipped topology" --topo nosuchmachine
+check "--topo" --topo "torus:dims=4xq"
+check "bandwidth" --topo "crossbar:ranks=4,bw=-5GB/s"
+check "--model" --model quantum
+check "--chunk-size" --op broadcast --chunk-size 0
+check "--dims" --dims 3x3
+out=$(mktemp -d)
+check "cannot open" --output "$out/no/such/dir/x.txt"
+[ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }
+rm -rf "$out"
+echo "bad inputs: $((n-fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
