@@ -30,6 +30,7 @@ Row simulate(const topology::Topology& topo, topology::Router& router, const Run
     args.root = cfg.root;
     args.segment = cfg.segment_bytes / cfg.dtype.size;
     args.dims = cfg.dims;
+    args.elt_size = cfg.dtype.size;
     schedules.push_back(algo.make(args));
     engine::Job job;
     job.schedule = schedules.back().get();
