@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 
 namespace ccsim::schedule {
@@ -23,7 +24,9 @@ namespace {
 
 class Chain final : public Schedule {
  public:
-  explicit Chain(const CollArgs& a) : Schedule(a), seg_(chain_segments(a)) {}
+  explicit Chain(const CollArgs& a) : Schedule(a), seg_(chain_segments(a)) {
+    if (seg_.count > (1u << 30)) fail("ring {}: {} segments is too many; use a larger --chunk-size", to_string(a.op), seg_.count);
+  }
 
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();

@@ -1,5 +1,6 @@
 // Pipelined chain ("ring") broadcast and reduce: data, structure, and engine time == formula.
 #include "crossbar_run.hpp"
+#include "sim/core/error.hpp"
 
 using namespace ccsim;
 using namespace ccsim::testing;
@@ -68,4 +69,9 @@ TEST_CASE("ring broadcast: no message waits for a link") {
   crossbar_timing("ring", args_of(Op::Broadcast, 7, 5000, 3, 512), 0, kAlpha, kBw, &w);
   CHECK(w.transfers == 6 * 10);
   CHECK(w.queued == 0);
+}
+
+TEST_CASE("a chain with more segments than steps can count is refused") {
+  const auto a = args_of(Op::Broadcast, 4, (std::uint64_t{1} << 31) + 1, 0, 1);
+  CHECK_THROWS_AS(schedule::require_algorithm(Op::Broadcast, "ring").make(a), Error);
 }
