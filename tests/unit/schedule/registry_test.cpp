@@ -23,3 +23,7 @@ TEST_CASE("with one rank every algorithm takes no time and moves nothing") {
     CHECK(verify::check(*s, verify::RedOp::Sum) == "");
   }
 }
+
+TEST_CASE("every registered algorithm: engine time equals its formula on the crossbar") {
+  for (const auto& info : schedule::all_algorithms()) check_formula_exact(info.op, info.name, {1, 1003, 100'003});
+}
