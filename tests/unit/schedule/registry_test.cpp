@@ -27,3 +27,15 @@ TEST_CASE("with one rank every algorithm takes no time and moves nothing") {
 TEST_CASE("every registered algorithm: engine time equals its formula on the crossbar") {
   for (const auto& info : schedule::all_algorithms()) check_formula_exact(info.op, info.name, {1, 1003, 100'003});
 }
+
+TEST_CASE("every registered algorithm numbers each rank's steps from 0 without gaps") {
+  std::vector<schedule::Action> acts;
+  for (const auto& info : schedule::all_algorithms())
+    for (int p : {2, 5, 8, 13})
+      for (int r = 0; r < p; ++r) {
+        const auto s = info.make(args_of(info.op, p, 3 * p + 2, p - 1, 4));
+        const int n = steps_of(*s, r);
+        INFO(schedule::to_string(info.op), " ", info.name, " p=", p, " rank ", r);
+        for (int later = n + 1; later < n + 4; ++later) CHECK_FALSE(s->step(r, later, acts));
+      }
+}
