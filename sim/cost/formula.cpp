@@ -4,23 +4,28 @@
 
 namespace ccsim::cost {
 
-namespace {
-Time path_time(const std::vector<Term>& terms, const Params& c) {
-  Time t = 0;
+Breakdown breakdown(const std::vector<Term>& terms, const Params& c) {
+  Breakdown b;
   for (const auto& term : terms) {
-    Time one = term.transfers > 0 ? c.alpha + static_cast<Time>(term.transfers) * transfer_time(term.bytes, c.bw) : 0;
-    if (c.reduce_bw > 0 && term.reduce_bytes > 0) one += transfer_time(term.reduce_bytes, c.reduce_bw);
-    t += static_cast<Time>(term.messages) * one;
+    const auto m = static_cast<Time>(term.messages);
+    if (term.transfers > 0) {
+      b.latency += m * c.alpha;
+      b.bandwidth += m * static_cast<Time>(term.transfers) * transfer_time(term.bytes, c.bw);
+    }
+    if (c.reduce_bw > 0 && term.reduce_bytes > 0) b.reduction += m * transfer_time(term.reduce_bytes, c.reduce_bw);
   }
-  return t;
+  return b;
 }
-} // namespace
 
-Time evaluate(const Formula& f, const Params& c) {
-  Time t = path_time(f.terms, c);
-  for (const auto& alt : f.alternatives) t = std::max(t, path_time(alt, c));
-  return t;
+const std::vector<Term>& critical_path(const Formula& f, const Params& c) {
+  const std::vector<Term>* best = &f.terms;
+  Time t = breakdown(f.terms, c).total();
+  for (const auto& alt : f.alternatives)
+    if (const Time a = breakdown(alt, c).total(); a > t) t = a, best = &alt;
+  return *best;
 }
+
+Time evaluate(const Formula& f, const Params& c) { return breakdown(critical_path(f, c), c).total(); }
 
 Coefficients coefficients(const Formula& f, Bytes n) {
   Coefficients k;

@@ -41,7 +41,16 @@ struct Params {
   Bandwidth reduce_bw = 0; // 0: gamma = 0
 };
 
+// The formula's time: the longest of its paths, each a sum of rounds.
 Time evaluate(const Formula& f, const Params& c);
+// One path's time split into its alpha, beta and gamma parts (what `explain` prints).
+struct Breakdown {
+  Time latency = 0, bandwidth = 0, reduction = 0;
+  Time total() const { return latency + bandwidth + reduction; }
+};
+Breakdown breakdown(const std::vector<Term>& terms, const Params& c);
+// The path that sets the time under `c` (the main terms unless an alternative is longer).
+const std::vector<Term>& critical_path(const Formula& f, const Params& c);
 // Coefficients of `terms` (the main path) as numbers for a given p and n: alpha count, bytes/n moved, bytes/n reduced.
 struct Coefficients {
   double alpha = 0, beta = 0, gamma = 0;
