@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sim/cost/formula.hpp"
+#include "sim/cost/formulas_algos2.hpp"
 
 namespace ccsim::cost {
 namespace {
@@ -33,6 +34,13 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllReduce, "ring"}, ring_allreduce},
       {{Op::AllGather, "ring"}, ring_allgather},
       {{Op::ReduceScatter, "ring"}, ring_reduce_scatter},
+      {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
+      {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
+      {{Op::AllReduce, "halving_doubling"}, halving_doubling_allreduce},
+      {{Op::ReduceScatter, "halving_doubling"}, halving_doubling_reduce_scatter},
+      {{Op::AllGather, "bruck"}, bruck_allgather},
+      {{Op::AllToAll, "bruck"}, bruck_alltoall},
+      {{Op::AllReduce, "torus2d"}, torus2d_allreduce},
   };
   return t;
 }

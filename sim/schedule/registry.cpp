@@ -11,6 +11,10 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
   static const std::vector<AlgorithmInfo> table = [] {
     std::vector<AlgorithmInfo> t;
     add_ring_algorithms(t);
+    add_recursive_doubling_algorithms(t);
+    add_halving_doubling_algorithms(t);
+    add_bruck_algorithms(t);
+    add_torus2d_algorithms(t);
     return t;
   }();
   return table;
