@@ -41,6 +41,7 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllGather, "bruck"}, bruck_allgather},
       {{Op::AllToAll, "bruck"}, bruck_alltoall},
       {{Op::AllReduce, "torus2d"}, torus2d_allreduce},
+      {{Op::AllReduce, "double_binary_tree"}, double_binary_tree_allreduce},
   };
   return t;
 }

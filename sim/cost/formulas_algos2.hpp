@@ -11,6 +11,7 @@ Formula halving_doubling_allreduce(const schedule::CollArgs& a, Bytes elt);
 Formula halving_doubling_reduce_scatter(const schedule::CollArgs& a, Bytes elt);
 Formula bruck_allgather(const schedule::CollArgs& a, Bytes elt);
 Formula bruck_alltoall(const schedule::CollArgs& a, Bytes elt);
+Formula double_binary_tree_allreduce(const schedule::CollArgs& a, Bytes elt);
 Formula torus2d_allreduce(const schedule::CollArgs& a, Bytes elt);
 
 } // namespace ccsim::cost
