@@ -4,6 +4,7 @@
 // double_binary_tree.hpp). The tick plan there lets every rank send at most one segment and receive
 // at most one per step, so the two trees share each rank's link without queueing behind each other.
 #include <algorithm>
+#include <array>
 
 #include "sim/schedule/algorithms/double_binary_tree.hpp"
 #include "sim/schedule/registry.hpp"
@@ -42,33 +43,50 @@ class DoubleBinaryTreeAllReduce final : public Schedule {
     const long j = (t - first) / 2;
     return j < static_cast<long>(st_.segments(tree)) ? j : -1;
   }
-  // Ticks where rank r acts, counted up to tick `upto`: each of its edges contributes two runs of
-  // ticks of one parity; runs of equal parity may overlap (a send and a receive in one tick).
-  long active_upto(int r, long upto) const {
-    std::vector<std::pair<long, long>> runs[2]; // per parity: [first, last] tick
+  // Ticks where rank r acts: each of its edges gives two runs of ticks of one parity (reduce and
+  // broadcast); runs of equal parity may overlap (a send and a receive in one tick), so merge them.
+  struct Runs {
+    std::array<std::pair<long, long>, 16> run; // [first, last], same parity, disjoint
+    std::size_t n = 0;
+  };
+  Runs runs_of(int r) const {
+    std::array<std::pair<long, long>, 8> by[2];
+    std::size_t nb[2] = {0, 0};
     for (int id : st_.edges_of(r)) {
       const DbtEdge& e = st_.edges()[static_cast<std::size_t>(id)];
       const auto k = static_cast<long>(st_.segments(e.tree));
-      if (k == 0) continue;
-      for (long first : {e.up, e.down}) runs[first % 2].push_back({first, std::min(first + 2 * (k - 1), upto - ((upto - first) % 2 + 2) % 2)});
+      if (k > 0)
+        for (long first : {e.up, e.down}) by[first % 2][nb[first % 2]++] = {first, first + 2 * (k - 1)};
     }
-    long n = 0;
-    for (auto& rs : runs) {
-      std::sort(rs.begin(), rs.end());
-      long covered = -2; // last tick counted in this parity (none yet)
-      for (auto [a, b] : rs) {
-        a = std::max(a, covered + 2);
-        if (b >= a) n += (b - a) / 2 + 1, covered = b;
+    Runs out;
+    for (int q = 0; q < 2; ++q) {
+      std::sort(by[q].begin(), by[q].begin() + static_cast<long>(nb[q]));
+      for (std::size_t i = 0; i < nb[q]; ++i) {
+        auto [a, b] = by[q][i];
+        if (out.n > 0 && out.run[out.n - 1].first % 2 == q && a <= out.run[out.n - 1].second + 2)
+          out.run[out.n - 1].second = std::max(out.run[out.n - 1].second, b);
+        else
+          out.run[out.n++] = {a, b};
       }
+    }
+    return out;
+  }
+  static long active_upto(const Runs& rs, long upto) { // ticks <= upto where the rank acts
+    long n = 0;
+    for (std::size_t i = 0; i < rs.n; ++i) {
+      const auto [a, b] = rs.run[i];
+      const long last = std::min(b, upto - ((upto - a) % 2 + 2) % 2);
+      if (last >= a) n += (last - a) / 2 + 1;
     }
     return n;
   }
   long tick_of(int r, int s) const { // the s-th tick (from 0) where rank r acts, or -1
-    long lo = 0, hi = st_.ticks() - 1;
-    if (hi < 0 || active_upto(r, hi) <= s) return -1;
+    const Runs rs = runs_of(r);
+    long lo = s, hi = st_.ticks() - 1; // at most one step per tick
+    if (hi < lo || active_upto(rs, hi) <= s) return -1;
     while (lo < hi) {
       const long mid = (lo + hi) / 2;
-      if (active_upto(r, mid) > s) hi = mid;
+      if (active_upto(rs, mid) > s) hi = mid;
       else lo = mid + 1;
     }
     return lo;

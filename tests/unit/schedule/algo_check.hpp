@@ -76,3 +76,14 @@ inline std::vector<std::uint64_t> counts_for(int p) {
 inline constexpr int kTimedRanks[] = {2, 3, 4, 5, 7, 8, 13, 16};
 
 } // namespace algo_check
+
+namespace algo_check {
+// Number of steps rank 0 takes (bounded, so a schedule that never ends fails instead of hanging).
+inline int steps_of_rank0(const ccsim::schedule::CollArgs& a, const std::string& algo) {
+  auto s = ccsim::schedule::require_algorithm(a.op, algo).make(a);
+  std::vector<ccsim::schedule::Action> acts;
+  int n = 0;
+  while (n < 1000 && s->step(0, n, acts)) ++n;
+  return n;
+}
+} // namespace algo_check

@@ -32,3 +32,9 @@ TEST_CASE("bruck takes ceil(lg p) rounds, the last moving p - 2^floor(lg p) bloc
   // alltoall p = 5: positions with bit 0 set {1,3}, bit 1 {2,3}, bit 2 {4}.
   CHECK(simulate(args(Op::AllToAll, 5, 100), "bruck", m) == 3 * m.alpha + (2 + 2 + 1) * 16'000);
 }
+
+TEST_CASE("bruck on one rank: allgather has no steps, alltoall one local copy") {
+  CHECK(steps_of_rank0(args(Op::AllGather, 1, 5), "bruck") == 0);
+  CHECK(steps_of_rank0(args(Op::AllToAll, 1, 5), "bruck") == 1);
+  CHECK(simulate(args(Op::AllToAll, 1, 5), "bruck", machines()[0]) == 0);
+}

@@ -59,3 +59,7 @@ TEST_CASE("double_binary_tree: engine time equals the tick plan at p = 2") {
         CHECK(simulate(a, "double_binary_tree", m) == predict(a, "double_binary_tree", m));
       }
 }
+
+TEST_CASE("double_binary_tree on one rank has no steps") {
+  CHECK(steps_of_rank0(args(Op::AllReduce, 1, 9), "double_binary_tree") == 0);
+}

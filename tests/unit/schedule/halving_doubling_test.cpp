@@ -53,3 +53,9 @@ TEST_CASE("halving_doubling allreduce at p = 2^k is 2 lg p a + 2(p-1)/p nb + (p-
     CHECK(simulate(args(Op::ReduceScatter, p, count / static_cast<std::uint64_t>(p)), "halving_doubling", m) == rs);
   }
 }
+
+TEST_CASE("halving_doubling on one rank has no steps") {
+  CHECK(steps_of_rank0(args(Op::AllReduce, 1, 9), "halving_doubling") == 0);
+  CHECK(steps_of_rank0(args(Op::ReduceScatter, 1, 9), "halving_doubling") == 0);
+  CHECK(steps_of_rank0(args(Op::AllReduce, 8, 9), "halving_doubling") == 6); // lg p halving + lg p doubling
+}
