@@ -66,6 +66,12 @@ inline const std::vector<Machine>& machines() {
   return m;
 }
 
+// Corners: alpha below one element's time, and a slow link with a huge alpha.
+inline const std::vector<Machine>& extreme_machines() {
+  static const std::vector<Machine> m = {{2, 1'000'000'000'000, 0}, {100'000'000, 1'000'000'000, 7'000'000'000}};
+  return m;
+}
+
 inline std::vector<std::uint64_t> counts_for(int p) {
   std::vector<std::uint64_t> c = {1, 3 * static_cast<std::uint64_t>(p) + 2, 1000 * static_cast<std::uint64_t>(p) + 7,
                                   65536 * static_cast<std::uint64_t>(p), 333331};

@@ -18,7 +18,8 @@ TEST_CASE("bruck: engine time equals the formula on the crossbar") {
   for (Op op : {Op::AllGather, Op::AllToAll})
     for (int p : kTimedRanks)
       for (auto count : counts_for(p))
-        for (const auto& m : machines()) {
+        for (const auto& machine_set : {machines(), extreme_machines()})
+        for (const auto& m : machine_set) {
           const auto a = args(op, p, count);
           INFO("op " << ccsim::schedule::to_string(op) << " p " << p << " count " << count);
           CHECK(simulate(a, "bruck", m) == predict(a, "bruck", m));

@@ -21,7 +21,8 @@ TEST_CASE("recursive_doubling: engine time equals the formula on the crossbar") 
   for (Op op : {Op::AllReduce, Op::AllGather})
     for (int p : kTimedRanks)
       for (auto count : counts_for(p))
-        for (const auto& m : machines()) {
+        for (const auto& machine_set : {machines(), extreme_machines()})
+        for (const auto& m : machine_set) {
           const auto a = args(op, p, count);
           INFO("op " << ccsim::schedule::to_string(op) << " p " << p << " count " << count << " reduce_bw " << m.reduce_bw);
           CHECK(simulate(a, "recursive_doubling", m) == predict(a, "recursive_doubling", m));
