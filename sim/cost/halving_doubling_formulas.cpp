@@ -1,8 +1,11 @@
 // Mirrors sim/schedule/algorithms/halving_doubling.cpp round for round. Blocks from split_block are
 // largest first, and rank 0 keeps (and reduces) the lower half in every halving round and sends it in
 // every doubling round, so its rounds are the largest; when p is not a power of two it is also a fold
-// receiver, so it starts last. Its chain is the critical path when partners start rounds together
-// (always at p = 2^k; see kFoldNote for the other p).
+// receiver, so it starts last. Its chain is the critical path when partners start each round together:
+// at p = 2^k with equal blocks (count divisible by p). With uneven blocks, ranks that kept a smaller
+// half finish a round one element's worth earlier, the doubling rounds pair ranks so desynchronised,
+// and the engine can differ from this sum by a few element times (a max, which a sum cannot express).
+// For other p see kFoldNote.
 #include "sim/cost/formulas_algos2.hpp"
 #include "sim/schedule/algorithms/pof2_fold.hpp"
 
@@ -13,7 +16,7 @@ const char* kFoldNote =
     "non-power-of-two p: the first 2r ranks fold into p' = 2^floor(lg p) (r = p - p'), halving runs over p' groups, "
     "and each extra rank gets its result back at the end. Survivors that skip the fold post their first messages "
     "early, so partners are out of step: the engine matches this sum exactly for allreduce with count divisible by "
-    "p' and r >= p'/4; otherwise it can be shorter (reduce-scatter: a fold receiver's first message queues right "
+    "p' and r >= p'/4; uneven counts differ by a few element times; otherwise it can be shorter (reduce-scatter: a fold receiver's first message queues right "
     "behind the fold) or, for r < p'/4 and alpha in a narrow band, longer";
 }
 
