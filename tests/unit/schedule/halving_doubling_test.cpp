@@ -16,10 +16,10 @@ TEST_CASE("halving_doubling allreduce and reduce-scatter are correct for every p
         }
 }
 
-// Exact where partners start every round together: equal blocks (reduce-scatter at p = 2^k, allreduce with
-// count divisible by p'), and for p not a
-// power of two, allreduce with p'/4 <= r (the folded-in ranks then sync every survivor within two
-// rounds). Elsewhere ranks drift apart (see the formula's notes) and the time is a max, not a sum.
+// Exact where partners start every round together: equal blocks (reduce-scatter at p = 2^k, allreduce
+// with count divisible by p'), and for p not a power of two, allreduce with p'/4 <= r (the folded-in
+// ranks then sync every survivor within two rounds). Elsewhere ranks drift apart (see the formula's
+// notes) and the time is a max, not a sum.
 TEST_CASE("halving_doubling: engine time equals the formula on the crossbar") {
   for (Op op : {Op::AllReduce, Op::ReduceScatter})
     for (int p : kTimedRanks) {
