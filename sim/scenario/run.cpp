@@ -22,7 +22,7 @@ Report run_scenario(const Scenario& s, const std::string& topology_override) {
       for (const auto& dt : s.grad_dtypes)
         for (int p : s.degrees) {
           StepSimulator sim(s, topo, st, dt, p);
-          StepRow row{topo.name, st, dt, p, sim.run(), make_buckets(s, dt.size).size(), s.total_params() * dt.size};
+          StepRow row{topo.name, st, dt, p, sim.run(), make_buckets(s, dt.size).size(), s.total_params() * dt.size, 0, 0, 0, 0, 0, {}};
           const double step_s = to_sec(row.result.step);
           row.samples_per_s = static_cast<double>(p) * static_cast<double>(s.batch_per_gpu) / step_s;
           row.speedup = p * to_sec(row.result.compute) / step_s;

@@ -192,7 +192,7 @@ void derive_times(const Reader& r, const json& model, const json& c, Scenario& s
     // Kaplan et al.: a transformer's forward pass costs ~2 FLOPs per parameter per token (6 with backward).
     const double tokens = static_cast<double>(r.count(c["tokens_per_sample"], "compute.tokens_per_sample"));
     fps = 2.0 * P * tokens;
-    how = fmt::format("2 x {:.4g} params x {:g} tokens = {:.4g} FLOP/sample", P, tokens, fps);
+    how = fmt::format("{:.4g} FLOP/sample (2 x {:.4g} params x {:g} tokens)", fps, P, tokens);
   }
   const double fwd_s = static_cast<double>(s.batch_per_gpu) * fps / (dev * util);
   const Time fwd = static_cast<Time>(std::llround(fwd_s * kPsPerSec));

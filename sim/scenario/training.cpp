@@ -46,14 +46,20 @@ ModeResult run_mode(SyncMode mode, int staleness, const std::vector<std::vector<
   std::vector<Time> finish(static_cast<std::size_t>(P), 0);
   double idle = 0;
   if (mode == SyncMode::Sync) {
-    // One barrier per iteration: everyone's iteration lasts as long as the slowest worker's step.
+    // One barrier per iteration: the next iteration starts when the slowest worker's step is done.
+    // Waiting is counted before an iteration starts (as in the ssp/async recurrence below), so after
+    // the last iteration each worker simply finishes its own step.
     Time t = 0;
-    for (const auto& row : factors) {
+    for (int k = 0; k < K; ++k) {
+      const auto& row = factors[static_cast<std::size_t>(k)];
       const Time slowest = step_time(*std::max_element(row.begin(), row.end()));
-      for (double f : row) idle += static_cast<double>(slowest - step_time(f));
+      for (int i = 0; i < P; ++i) {
+        const Time own = step_time(row[static_cast<std::size_t>(i)]);
+        if (k + 1 < K) idle += static_cast<double>(slowest - own);
+        else finish[static_cast<std::size_t>(i)] = t + own;
+      }
       t += slowest;
     }
-    std::fill(finish.begin(), finish.end(), t);
   } else {
     // end[i][k]; worker i starts k at max(its own previous end, every worker's end of k - s - 1).
     const long s = mode == SyncMode::Async ? K : staleness;

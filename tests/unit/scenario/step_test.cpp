@@ -45,7 +45,7 @@ TEST_CASE("buckets fill in reverse layer order, hold every parameter, and get re
   }
   CHECK(total == s.total_params());
   CHECK(b.size() == 3); // 15 M floats in buckets of 6.55 M
-XX
+  // The first bucket (6.55 M > 2 x 3 M) closes inside the third layer from the end: 5 ms forward + 3 x 2 ms.
   CHECK(b.front().ready == 11 * 1'000'000'000LL);
   CHECK(b.back().ready == s.forward_time() + s.backward_time());
 }

@@ -64,6 +64,8 @@ TEST_CASE("ssp with s = 0 is sync; larger s and async wait less for stragglers")
   const auto async = scenario::run_mode(SyncMode::Async, 0, f, toy_step, 1);
   CHECK(ssp0.makespan == sync.makespan);
   CHECK(ssp0.idle_fraction == doctest::Approx(sync.idle_fraction));
+  CHECK(ssp0.samples_per_s == doctest::Approx(sync.samples_per_s));
+  CHECK(ssp0.mean_iteration == doctest::Approx(sync.mean_iteration));
   CHECK(ssp0.max_lead == 0);
   // The straggler effect: sync's step follows the slowest of 8 workers each iteration.
   CHECK(sync.slowdown > 1.1);
