@@ -74,11 +74,11 @@ std::string render_table(const Report& r) {
   out += fmt::format("# buckets of {} in reverse layer order; algorithm {}; overlap {}; network model {}\n",
                      format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model.network);
   out += "# step = max(compute, last exchange); exposed = step - compute; speedup = n * T_1 / T_n with T_1 = compute\n";
-  out += fmt::format("#{:>9} {:>10} {:>6} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
+  out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
                      "topology", "strategy", "dtype", "gpus", "buckets", "step_ms", "compute_ms", "comm_ms", "exposed_ms",
                      "samples/s", "speedup", "eff%", "state_GB", "epoch", "algorithms");
   for (const auto& row : r.steps)
-    out += fmt::format(" {:>9} {:>10} {:>6} {:>4} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>8.2f} {:>6.1f} {:>9.2f} {:>10}  {}\n",
+    out += fmt::format(" {:>11} {:>10} {:>8} {:>4} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>8.2f} {:>6.1f} {:>9.2f} {:>10}  {}\n",
                        row.topology, to_string(row.strategy), row.dtype.name, row.gpus, row.gpus > 1 ? row.buckets : 0,
                        ms(row.result.step), ms(row.result.compute), ms(row.result.comm_busy), ms(row.result.exposed()),
                        row.samples_per_s, row.speedup, 100 * row.efficiency, row.state_bytes / 1e9, epoch_text(row.epoch_s),
@@ -90,10 +90,10 @@ std::string render_table(const Report& r) {
                      std::count(t.modes.begin(), t.modes.end(), SyncMode::Ssp) ? fmt::format(", ssp staleness {}", t.staleness) : "");
   out += "# iter = mean over workers of own finish / iterations; idle = waiting for other workers; slowdown = iter / step without variation;\n";
   out += "# lead = most iterations a worker ran ahead of the slowest\n";
-  out += fmt::format("#{:>9} {:>10} {:>6} {:>4} {:>6} {:>10} {:>10} {:>11} {:>7} {:>9} {:>5}\n", "topology", "strategy", "dtype", "gpus",
+  out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>6} {:>10} {:>10} {:>11} {:>7} {:>9} {:>5}\n", "topology", "strategy", "dtype", "gpus",
                      "mode", "step_ms", "iter_ms", "samples/s", "idle%", "slowdown", "lead");
   for (const auto& row : r.training)
-    out += fmt::format(" {:>9} {:>10} {:>6} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>11.1f} {:>7.2f} {:>9.3f} {:>5}\n", row.topology,
+    out += fmt::format(" {:>11} {:>10} {:>8} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>11.1f} {:>7.2f} {:>9.3f} {:>5}\n", row.topology,
                        to_string(row.strategy), row.dtype.name, row.gpus,
                        row.mode.mode == SyncMode::Ssp ? fmt::format("ssp{}", row.mode.staleness) : std::string(to_string(row.mode.mode)),
                        ms(row.nominal_step), row.mode.mean_iteration * 1e3, row.mode.samples_per_s, 100 * row.mode.idle_fraction,
