@@ -49,7 +49,7 @@ double ms(Time t) { return to_sec(t) * 1e3; }
 
 std::string algos_text(const std::map<std::string, int>& a) {
   std::string s;
-  for (const auto& [name, n] : a) s += fmt::format("{}{}x{}", s.empty() ? "" : ",", name, n);
+  for (const auto& [name, n] : a) s += fmt::format("{}{}:{}", s.empty() ? "" : ",", name, n);
   return s.empty() ? "-" : s;
 }
 
@@ -76,7 +76,7 @@ std::string render_table(const Report& r) {
   out += "# step = max(compute, last exchange); exposed = step - compute; speedup = n * T_1 / T_n with T_1 = compute\n";
   out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
                      "topology", "strategy", "dtype", "gpus", "buckets", "step_ms", "compute_ms", "comm_ms", "exposed_ms",
-                     "samples/s", "speedup", "eff%", "state_GB", "epoch", "algorithms");
+                     "samples/s", "speedup", "eff%", "state_GB", "epoch", "exchanges");
   for (const auto& row : r.steps)
     out += fmt::format(" {:>11} {:>10} {:>8} {:>4} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>8.2f} {:>6.1f} {:>9.2f} {:>10}  {}\n",
                        row.topology, to_string(row.strategy), row.dtype.name, row.gpus, row.gpus > 1 ? row.buckets : 0,
