@@ -42,6 +42,7 @@ bad ps_cpu_without_cpu     "ps_cpu needs a CPU node"
 bad fractional_params      "model.params must be a positive whole number"
 bad bad_bucket_size        "bucket_size"
 check "cannot open" "$dir/no_such_file.json"
+check "--bucket-size" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 0
 check "--format" "$dir/../../../scenarios/lm300m_dgx1.json" --format xml
 echo "bad scenarios: $((n-fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
