@@ -178,3 +178,22 @@ TEST_CASE("run_scenario: speedup and efficiency follow from the step times; auto
   CHECK(to_sec(s.forward_time()) == doctest::Approx(4 * 2 * 2e8 * 512 / (125e12 * 0.3)).epsilon(1e-9));
   CHECK(s.backward_time() == doctest::Approx(2.0 * static_cast<double>(s.forward_time())).epsilon(1e-9));
 }
+
+TEST_CASE("auto is never slower than ring, and ZeRO shards the model state") {
+  auto topo = topology::resolve_topology("dgx1");
+  auto ring = make(timed_model(6, 3'000'000, "0.1ms", "0.2ms"), "dgx1", {{"bucket_size", "4M"}});
+  auto aut = make(timed_model(6, 3'000'000, "0.1ms", "0.2ms"), "dgx1", {{"bucket_size", "4M"}, {"algorithm", "auto"}});
+  for (int p : {2, 3, 8}) {
+    CAPTURE(p);
+    const auto r = scenario::StepSimulator(ring, topo, scenario::Strategy::AllReduce, kFloat, p).run();
+    const auto a = scenario::StepSimulator(aut, topo, scenario::Strategy::AllReduce, kFloat, p).run();
+    CHECK(a.step <= r.step);
+    CHECK(a.comm_busy <= r.comm_busy);
+  }
+  const double ar = scenario::state_bytes_per_gpu(ring, scenario::Strategy::AllReduce, 2, 8);
+  const double z = scenario::state_bytes_per_gpu(ring, scenario::Strategy::Zero, 2, 8);
+  const double P = static_cast<double>(ring.total_params());
+  CHECK(ar == doctest::Approx(P * (2 + 2 + 12)));        // ZeRO paper: 16 bytes per parameter
+  CHECK(z == doctest::Approx(P * 2 + P * (2 + 12) / 8)); // stage 2: gradients and optimizer sharded
+  CHECK(scenario::state_bytes_per_gpu(ring, scenario::Strategy::Zero, 2, 1) == doctest::Approx(ar));
+}
