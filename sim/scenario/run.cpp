@@ -16,7 +16,9 @@ Report run_scenario(const Scenario& s, const std::string& topology_override) {
     try {
       topo = topology::resolve_topology(spec);
     } catch (const Error& e) {
-      fail("scenario {}: topology: {}", s.origin, e.what());
+      std::string msg = e.what();
+      if (msg.rfind("--topo", 0) == 0) msg = msg.substr(msg.find(' ') + 1); // the flag is not what the user typed
+      fail("scenario {}: topology: {}", s.origin, msg);
     }
     for (auto st : s.strategies)
       for (const auto& dt : s.grad_dtypes)

@@ -96,7 +96,7 @@ class Reader {
     return j.get<std::string>();
   }
   Time duration(const json& j, const std::string& key) const {
-    const Time t = parse_duration(string(j, key), origin_ + ": " + key);
+    const Time t = parse_duration(string(j, key), "scenario " + origin_ + ": " + key);
     if (t < 0) bad("{} must not be negative", key);
     return t;
   }
@@ -272,7 +272,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
   if (s.degrees.back() > 65536) r.bad("degrees: {} is more than 65536", s.degrees.back());
 
   if (j.contains("bucket_size")) {
-    s.bucket_bytes = parse_size(r.string(j["bucket_size"], "bucket_size"), origin + ": bucket_size");
+    s.bucket_bytes = parse_size(r.string(j["bucket_size"], "bucket_size"), "scenario " + origin + ": bucket_size");
     if (s.bucket_bytes == 0) r.bad("bucket_size must be positive");
   }
   for (const auto& name : j.contains("grad_dtype") ? r.strings(j["grad_dtype"], "grad_dtype") : std::vector<std::string>{"float"}) {
@@ -302,7 +302,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
       if (!known) r.bad("network.model: unknown '{}' (fifo, store_forward)", s.model.network);
     }
     if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
-    if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), origin + ": network.reduce_bw");
+    if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
   }
 
   if (j.contains("training")) {
