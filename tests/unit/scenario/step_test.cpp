@@ -197,3 +197,19 @@ TEST_CASE("auto is never slower than ring, and ZeRO shards the model state") {
   CHECK(z == doctest::Approx(P * 2 + P * (2 + 12) / 8)); // stage 2: gradients and optimizer sharded
   CHECK(scenario::state_bytes_per_gpu(ring, scenario::Strategy::Zero, 2, 1) == doctest::Approx(ar));
 }
+
+TEST_CASE("a CPU server is reached over PCIe: two GPUs behind one switch share its uplink both ways") {
+  // DGX-1: GPUs 0 and 1 sit on pcie_sw0, whose one PCIe Gen3 link (15.75 GB/s) leads to cpu0. One bucket of
+  // B bytes: both pushes cross that link (2B), then both pulls (2B): 4B / 15.75 GB/s plus latencies.
+  auto topo = topology::resolve_topology("dgx1");
+  auto s = make(timed_model(1, 1'000'000, "0us", "0us"), "dgx1");
+  const auto r = scenario::StepSimulator(s, topo, scenario::Strategy::PsCpu, kFloat, 2).run();
+  REQUIRE(r.items.size() == 1);
+  const double expect = 4 * 4e6 / 15.75e9;
+  CHECK(to_sec(r.step) >= expect);
+  CHECK(to_sec(r.step) < expect + 10e-6); // a few link latencies, no more
+  // The same bucket with GPU0 as server crosses one NVLink (25 GB/s) each way: B/25 + B/25.
+  const auto g = scenario::StepSimulator(s, topo, scenario::Strategy::PsGpu0, kFloat, 2).run();
+  CHECK(to_sec(g.step) >= 2 * 4e6 / 25e9);
+  CHECK(to_sec(g.step) < 2 * 4e6 / 25e9 + 10e-6);
+}
