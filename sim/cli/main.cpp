@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/explain_command.hpp"
+#include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/scenario_command.hpp"
 #include "sim/cli/topo_command.hpp"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   ccsim::cli::add_topo_command(app);
   ccsim::cli::add_explain_command(app);
   ccsim::cli::add_scenario_command(app);
+  ccsim::cli::add_rings_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);
