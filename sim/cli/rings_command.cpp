@@ -101,7 +101,8 @@ class Progress {
 };
 
 struct Context {
-  topology::Topology topo;
+  std::unique_ptr<topology::Topology> owned; // router and hop table point into it, so it must not move
+  const topology::Topology& topo() const { return *owned; }
   std::unique_ptr<topology::Router> router;
   std::unique_ptr<topology::HopTable> hops;
   metrics::RunConfig base;
@@ -113,16 +114,16 @@ struct Context {
 
 Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Context c;
-  c.topo = topology::resolve_topology(o.run.topo);
-  c.router = std::make_unique<topology::Router>(c.topo);
+  c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
+  c.router = std::make_unique<topology::Router>(c.topo());
   RunOptions ro = o.run;
   ro.gpus.clear();
   ro.algo = "ring";
   ro.root = 0;
-  c.base = make_run_config(ro, c.topo);
+  c.base = make_run_config(ro, c.topo());
   c.size = parse_size(o.size, "--size");
   if (c.size == 0) fail("--size: must be positive");
-  c.hops = std::make_unique<topology::HopTable>(c.topo, *c.router, gpus);
+  c.hops = std::make_unique<topology::HopTable>(c.topo(), *c.router, gpus);
   if (c.hops->size() < 2) fail("rings: needs at least 2 GPUs");
   if (o.top < 1) fail("--top: must be at least 1");
   if (o.exhaustive_max < 3 || o.exhaustive_max > 14) fail("--exhaustive-max: {} is out of range (3..14)", o.exhaustive_max);
@@ -133,17 +134,17 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Progress progress;
   so.progress = progress.callback();
   c.found = topology::search_rings(*c.hops, so);
-  c.ranked = metrics::rank_candidates(c.topo, *c.router, *c.hops, c.base, c.size, c.found);
+  c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
   if (c.hops->size() <= 16)
     c.nvlink_rings = static_cast<int>(
-        topology::hamiltonian_cycles(c.topo, c.hops->gpus(), [](const topology::Link& l) { return topology::is_nvlink(l.type); }, 1000).size());
+        topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link& l) { return topology::is_nvlink(l.type); }, 1000).size());
   else
     c.nvlink_rings = -1;
   return c;
 }
 
 std::string header(const Context& c) {
-  return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}\n", c.topo.name, c.topo.origin, join(c.hops->gpus()),
+  return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}\n", c.topo().name, c.topo().origin, join(c.hops->gpus()),
                      schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model.network);
 }
 
@@ -177,7 +178,7 @@ int run_rings(RingsOptions& o) {
   const int p = h.size();
   std::ostringstream out;
   nlohmann::json j;
-  j["topology"] = c.topo.name;
+  j["topology"] = c.topo().name;
   j["gpus"] = h.gpus();
   j["op"] = schedule::to_string(c.base.op);
   j["size"] = c.size;
@@ -188,7 +189,7 @@ int run_rings(RingsOptions& o) {
 
   if (!explain_ring.empty()) {
     // Why this order is slow or fast, hop by hop, against the best ring.
-    const auto mine = metrics::simulate_rings(c.topo, *c.router, h, c.base, c.size, {explain_ring});
+    const auto mine = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, {explain_ring});
     const auto share = hop_sharing(h, explain_ring, {explain_ring});
     const Bandwidth best_min = [&] {
       Bandwidth m = std::numeric_limits<Bandwidth>::max();
@@ -210,7 +211,7 @@ int run_rings(RingsOptions& o) {
       out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(hop), gbps(eff), format_duration(hop.latency),
                          share[static_cast<std::size_t>(k)] > 1 ? fmt::format("x{}", share[static_cast<std::size_t>(k)]) : "");
       if (!hop.direct || !hop.nvlink_only) routed.push_back(name + " (" + hop_text(hop) + ")");
-      else if (c.topo.link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
+      else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
       else single.push_back(name);
       if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
       ja.push_back({{"from", a}, {"to", b}, {"link", hop.kind}, {"via", hop.via}, {"effective_GBps", gbps(eff)},
@@ -269,7 +270,7 @@ int run_rings(RingsOptions& o) {
     const auto set = topology::choose_ring_set(h, pool, o.channels, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
     std::vector<std::vector<int>> rings;
     for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
-    const auto sim = metrics::simulate_rings(c.topo, *c.router, h, c.base, c.size, rings);
+    const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
     out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", o.channels,
                        o.channels, pool.size());
     auto js = nlohmann::json::array();
@@ -288,7 +289,7 @@ int run_rings(RingsOptions& o) {
 
   // Every schedule of the op, on the given order and on the best ring's order.
   std::vector<std::vector<int>> placements{h.gpus(), best.rings[0]};
-  const auto sched = metrics::compare_schedules(c.topo, *c.router, c.base, c.size, placements);
+  const auto sched = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements);
   out << fmt::format("\n# every {} schedule, rank order = the GPUs as given or the best ring, whichever is faster:\n",
                      schedule::to_string(c.base.op));
   auto jsch = nlohmann::json::array();

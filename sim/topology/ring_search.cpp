@@ -353,7 +353,7 @@ class Exhaustive {
   void dfs() {
     const int cur = path_.back();
     const int depth = static_cast<int>(path_.size());
-    if (o_.progress && (++visits_ & ((1u << 20) - 1)) == 0 && n_ > 2) {
+    if (o_.progress && (++visits_ & ((1u << 20) - 1)) == 0 && depth >= 2) {
       const double a = path_[1] - 1, b = depth > 2 ? static_cast<double>(path_[2]) / n_ : 0;
       o_.progress((a + b) / (n_ - 1));
     }
