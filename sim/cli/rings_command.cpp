@@ -41,6 +41,14 @@ std::string join(const std::vector<int>& v, const char* sep = " ") {
 
 std::string hop_text(const topology::HopRoute& h) { return h.via.empty() ? h.kind : h.kind + " via " + h.via; }
 
+// As hop_text, flagging an intermediate GPU outside the allocation: the hop borrows another job's GPU links.
+std::string hop_text(const topology::HopTable& t, const topology::HopRoute& h) {
+  std::string s = hop_text(h);
+  for (int g : h.via_gpus)
+    if (t.local_of(g) < 0) s += fmt::format(" (gpu{} not chosen)", g);
+  return s;
+}
+
 double gbps(Bandwidth b) { return static_cast<double>(b) / 1e9; }
 
 // Per hop of `ring` (GPU order): the most hops of `all` that share one of its channels.
@@ -63,7 +71,7 @@ std::string limiting_text(const topology::HopTable& h, const topology::RingScore
   const auto& hop = h.at(s.limiting_from, s.limiting_to);
   const auto& t = h.topology();
   return fmt::format("{}->{} {} ({:.4g} GB/s link, {} hop(s) on {})", h.gpus()[static_cast<std::size_t>(s.limiting_from)],
-                     h.gpus()[static_cast<std::size_t>(s.limiting_to)], hop_text(hop), gbps(t.link_of(s.limiting_channel).capacity()),
+                     h.gpus()[static_cast<std::size_t>(s.limiting_to)], hop_text(h, hop), gbps(t.link_of(s.limiting_channel).capacity()),
                      s.limiting_load, t.channel_name(s.limiting_channel));
 }
 
@@ -109,7 +117,7 @@ struct Context {
   Bytes size = 0;
   topology::RingSearchResult found;
   std::vector<metrics::RankedRing> ranked;
-  int nvlink_rings = 0; // undirected Hamiltonian cycles over NVLink only (capped)
+  int direct_rings = 0; // undirected Hamiltonian cycles over direct GPU-GPU links only (capped; -1: not counted)
 };
 
 Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
@@ -136,10 +144,10 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   c.found = topology::search_rings(*c.hops, so);
   c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
   if (c.hops->size() <= 16)
-    c.nvlink_rings = static_cast<int>(
-        topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link& l) { return topology::is_nvlink(l.type); }, 1000).size());
+    c.direct_rings = static_cast<int>(
+        topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link&) { return true; }, 1000).size());
   else
-    c.nvlink_rings = -1;
+    c.direct_rings = -1;
   return c;
 }
 
@@ -184,7 +192,7 @@ int run_rings(RingsOptions& o) {
   j["size"] = c.size;
   j["search"] = {{"exhaustive", c.found.exhaustive}, {"method", c.found.method}, {"distinct_rings", c.found.distinct_rings},
                  {"scored", c.found.scored}, {"simulated", c.ranked.size()}};
-  if (c.nvlink_rings >= 0) j["nvlink_only_rings"] = c.nvlink_rings;
+  if (c.direct_rings >= 0) j["direct_link_rings"] = c.direct_rings;
   const auto& best = c.ranked.front();
 
   if (!explain_ring.empty()) {
@@ -208,9 +216,9 @@ int run_rings(RingsOptions& o) {
       const auto& hop = h.at(h.local_of(a), h.local_of(b));
       const std::string name = fmt::format("{}->{}", a, b);
       const Bandwidth eff = hop.bottleneck / static_cast<Bandwidth>(share[static_cast<std::size_t>(k)]);
-      out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(hop), gbps(eff), format_duration(hop.latency),
+      out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(h, hop), gbps(eff), format_duration(hop.latency),
                          share[static_cast<std::size_t>(k)] > 1 ? fmt::format("x{}", share[static_cast<std::size_t>(k)]) : "");
-      if (!hop.direct || !hop.nvlink_only) routed.push_back(name + " (" + hop_text(hop) + ")");
+      if (!hop.direct || !hop.nvlink_only) routed.push_back(name + " (" + hop_text(h, hop) + ")");
       else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
       else single.push_back(name);
       if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
@@ -246,8 +254,8 @@ int run_rings(RingsOptions& o) {
 
   out << header(c);
   out << fmt::format("# search: {}; {} complete rings scored by the bound, best {} simulated\n", c.found.method, c.found.scored, c.ranked.size());
-  if (c.nvlink_rings == 0) out << "# no ring over direct NVLinks exists for these GPUs: every ring has a routed hop\n";
-  else if (c.nvlink_rings > 0) out << fmt::format("# rings over direct NVLinks only: {}{} (undirected)\n", c.nvlink_rings, c.nvlink_rings >= 1000 ? "+" : "");
+  if (c.direct_rings == 0) out << "# no ring over direct GPU-GPU links exists for these GPUs: every ring has a routed hop\n";
+  else if (c.direct_rings > 0) out << fmt::format("# rings over direct GPU-GPU links only: {}{} (undirected)\n", c.direct_rings, c.direct_rings >= 1000 ? "+" : "");
   out << fmt::format("# {:>4} {:>12} {:>12}  {:<24} {}\n", "rank", "time(us)", "busbw(GB/s)", "ring (0-based)", "bottleneck");
   auto jr = nlohmann::json::array();
   for (std::size_t i = 0; i < c.ranked.size() && static_cast<int>(i) < o.top; ++i) {
@@ -257,7 +265,7 @@ int run_rings(RingsOptions& o) {
     std::string hops;
     for (int k = 0; k < p; ++k) {
       const int a = r.rings[0][static_cast<std::size_t>(k)], b = r.rings[0][static_cast<std::size_t>((k + 1) % p)];
-      hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h.at(h.local_of(a), h.local_of(b))));
+      hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h, h.at(h.local_of(a), h.local_of(b))));
     }
     out << "         hops: " << hops << "\n";
     jr.push_back({{"rank", i + 1}, {"ring", r.rings[0]}, {"time_us", to_us(r.row.time)}, {"busbw_GBps", r.row.bw.busbw_GBps},

@@ -154,7 +154,7 @@ HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
   h.bottleneck = info.bottleneck;
   h.latency = info.latency;
   h.direct = h.channels.size() == 1;
-  bool all_nv = !h.channels.empty(), net = false, qpi = false, upi = false, pcie = false;
+  bool all_nv = !h.channels.empty(), net = false, qpi = false, upi = false, pcie = false, nvswitch = false;
   std::string nv;
   for (std::size_t k = 0; k < h.channels.size(); ++k) {
     const auto& l = t.link_of(h.channels[k]);
@@ -164,12 +164,16 @@ HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
     qpi |= l.type == LinkType::Qpi;
     upi |= l.type == LinkType::Upi;
     pcie |= l.type == LinkType::Pcie3 || l.type == LinkType::Pcie4 || l.type == LinkType::Pcie5;
-    if (k + 1 < h.channels.size())
-      h.via += (h.via.empty() ? "" : " ") + t.nodes[static_cast<std::size_t>(t.channel_to(h.channels[k]))].name;
+    if (k + 1 < h.channels.size()) {
+      const auto& mid = t.nodes[static_cast<std::size_t>(t.channel_to(h.channels[k]))];
+      h.via += (h.via.empty() ? "" : " ") + mid.name;
+      if (mid.gpu >= 0) h.via_gpus.push_back(mid.gpu);
+      nvswitch |= mid.kind == NodeKind::NvSwitch;
+    }
   }
   h.nvlink_only = all_nv;
   // The slowest technology names the hop: the network, then the socket link, then PCIe.
-  h.kind = net ? "NET" : qpi ? "QPI" : upi ? "UPI" : all_nv ? nv : pcie ? "PCIe" : "link";
+  h.kind = net ? "NET" : qpi ? "QPI" : upi ? "UPI" : all_nv ? (nvswitch ? "NVSwitch" : nv) : pcie ? "PCIe" : "link";
   return h;
 }
 

@@ -34,8 +34,9 @@ struct HopRoute {
   Time latency = 0;
   bool direct = false;      // one link, no intermediate node
   bool nvlink_only = false; // every link NVLink (direct or through GPUs)
-  std::string kind;         // "NVLink x2", "NVLink", "NVLink x2+NVLink", "PCIe", "QPI", "NET", "link"
+  std::string kind;         // "NVLink x2", "NVLink", "NVLink x2+NVLink", "NVSwitch", "PCIe", "QPI", "NET", "link"
   std::string via;          // intermediate nodes, e.g. "gpu4" or "pcie_sw0 cpu0 cpu1 pcie_sw2"; empty if direct
+  std::vector<int> via_gpus; // GPU indices among the intermediate nodes (NCCL's NVB path)
 };
 HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b);
 

@@ -23,10 +23,10 @@ diff <(grep -v '^Ring' "$tmp/e0") <(grep -v '^Ring' "$tmp/e1") >/dev/null || fai
 
 "$ccsim" rings --topo dgx1 --channels 6 --top 1 >"$tmp/ch" || fail "channels exited $?"
 grep -q '^  link-disjoint' "$tmp/ch" || fail "6 channels on dgx1 should be link-disjoint"
-[ "$(grep -c 'channel ' "$tmp/ch")" -eq 6 ] || fail "expected 6 channel lines"
+[ "$(grep -c '^  channel ' "$tmp/ch")" -eq 6 ] || fail "expected 6 channel lines"
 
 "$ccsim" rings --topo dgx1 --gpus 0,1,4,6 --format json >"$tmp/j" || fail "json exited $?"
-grep -q '"nvlink_only_rings": 0' "$tmp/j" || fail "0,1,4,6 should have no NVLink ring"
+grep -q '"direct_link_rings": 0' "$tmp/j" || fail "0,1,4,6 should have no direct-link ring"
 grep -q '"schedules"' "$tmp/j" || fail "json has no schedule comparison"
 
 "$ccsim" --topo dgx1 --algo ring --op allreduce --rings "0 3 2 1 5 6 7 4|0 1 3 7 5 4 6 2" -b 128M -e 128M >"$tmp/run" ||

@@ -332,8 +332,12 @@ TEST_CASE("the ring NCCL 2.4.8 logged on a p3dn (DGX-1V) node, ranked among all 
   // 2-node ring) has none, so as a one-node ring it routes through a GPU and a single NVLink limits it.
   for (std::size_t k = 0; k + 1 < ring.size(); ++k) CHECK(r.hops->at(ring[k], ring[k + 1]).direct);
   CHECK(!r.hops->at(7, 0).direct);
-  CHECK(pos > 0);
-  CHECK(r.ranked[pos].row.time > r.ranked[0].row.time);
-  MESSAGE("NCCL's p3dn ring ranks " << pos + 1 << " of 2520, busbw " << r.ranked[pos].row.bw.busbw_GBps << " vs best "
-                                    << r.ranked[0].row.bw.busbw_GBps);
+  const Time mine = r.ranked[pos].row.time;
+  const auto faster = std::count_if(r.ranked.begin(), r.ranked.end(), [&](const auto& x) { return x.row.time < mine; });
+  const auto tied = std::count_if(r.ranked.begin(), r.ranked.end(), [&](const auto& x) { return x.row.time == mine; });
+  CHECK(faster >= 1); // at least the doubled ring
+  CHECK(same_ring(r.ranked[0].rings[0], {0, 3, 2, 1, 5, 6, 7, 4}));
+  CHECK(mine > r.ranked[0].row.time);
+  MESSAGE("NCCL's p3dn ring: " << faster << " rings faster, " << tied << " tied (busbw " << r.ranked[pos].row.bw.busbw_GBps
+                               << " vs best " << r.ranked[0].row.bw.busbw_GBps << ")");
 }
