@@ -218,7 +218,7 @@ int run_rings(RingsOptions& o) {
       const Bandwidth eff = hop.bottleneck / static_cast<Bandwidth>(share[static_cast<std::size_t>(k)]);
       out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(h, hop), gbps(eff), format_duration(hop.latency),
                          share[static_cast<std::size_t>(k)] > 1 ? fmt::format("x{}", share[static_cast<std::size_t>(k)]) : "");
-      if (!hop.direct || !hop.nvlink_only) routed.push_back(name + " (" + hop_text(h, hop) + ")");
+      if (!hop.direct) routed.push_back(name + " (" + hop_text(h, hop) + ")");
       else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
       else single.push_back(name);
       if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
@@ -230,17 +230,25 @@ int run_rings(RingsOptions& o) {
       for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
       return v.empty() ? std::string("none") : s;
     };
-    out << fmt::format("  doubled or wider direct NVLink hops: {}\n", list(doubled));
-    out << fmt::format("  single direct NVLink hops: {}\n", list(single));
-    out << fmt::format("  hops off direct NVLink: {}\n", list(routed));
+    out << fmt::format("  direct hops on 2+ lanes (NVLink x2 and wider): {}\n", list(doubled));
+    out << fmt::format("  direct single-lane hops: {}\n", list(single));
+    out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list(routed));
     out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
     out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
     out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
                        best.row.bw.busbw_GBps, limiting_text(h, best.bound));
+    auto max_latency = [&](const std::vector<int>& r) {
+      Time m = 0;
+      for (int k = 0; k < p; ++k) m = std::max(m, h.at(h.local_of(r[static_cast<std::size_t>(k)]), h.local_of(r[static_cast<std::size_t>((k + 1) % p)])).latency);
+      return m;
+    };
     if (best.row.time < mine.row.time) {
       out << fmt::format("  The best order is {:.2f}x faster. Hops of the given order slower than every hop of the best ring "
                          "(its slowest carries {:.4g} GB/s): {}.\n",
                          static_cast<double>(mine.row.time) / static_cast<double>(best.row.time), gbps(best_min), list(slower));
+      // Same bandwidth: then the per-step latency (routed hops cross more links) is what differs.
+      out << fmt::format("  Slowest hop latency: {} here, {} in the best ring ({} steps pay it).\n", format_duration(max_latency(explain_ring)),
+                         format_duration(max_latency(best.rings[0])), c.base.op == schedule::Op::AllReduce ? 2 * (p - 1) : p - 1);
     } else {
       out << "  The given order is as fast as the best ring found.\n";
     }
