@@ -532,7 +532,9 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
     const int starts = std::min(n, 8);
     for (int s = 0; s < starts; ++s) seeds.push_back(nearest_neighbour(h, s * n / starts, o.step_bytes));
     std::vector<std::vector<int>> seen;
-    for (auto& r : seeds) {
+    for (std::size_t si = 0; si < seeds.size(); ++si) {
+      if (o.progress) o.progress(static_cast<double>(si) / static_cast<double>(seeds.size()));
+      auto& r = seeds[si];
       const RingScore raw = sc.best_direction(r, o.step_bytes, false);
       auto key = canonical(r);
       if (std::find(seen.begin(), seen.end(), key) == seen.end()) {

@@ -81,7 +81,7 @@ struct RingSearchOptions {
   int keep = 32;                          // best distinct rings returned
   int exhaustive_max = 12;                // up to this many GPUs every ring is examined
   long bounded_work = 20'000'000;         // work units for the bounded search beyond that
-  std::function<void(double)> progress;   // fraction done (exhaustive search only)
+  std::function<void(double)> progress;   // fraction done, for a progress line
 };
 
 struct RingCandidate {
