@@ -341,3 +341,22 @@ TEST_CASE("the ring NCCL 2.4.8 logged on a p3dn (DGX-1V) node, ranked among all 
   MESSAGE("NCCL's p3dn ring: " << faster << " rings faster, " << tied << " tied (busbw " << r.ranked[pos].row.bw.busbw_GBps
                                << " vs best " << r.ranked[0].row.bw.busbw_GBps << ")");
 }
+
+TEST_CASE("two DGX-1V nodes: NCCL's p3dn chain is as fast as any ring, the network limits it") {
+  auto r = rank(cluster_of(topology::resolve_topology("dgx1-v100"), 2, 12'500'000'000ULL), {}, 128ULL << 20, 8);
+  CHECK(!r.found.exhaustive);
+  const std::vector<int> nccl{0, 1, 3, 2, 6, 4, 5, 7, 8, 9, 11, 10, 14, 12, 13, 15};
+  const std::vector<int> doubled{0, 3, 2, 1, 5, 6, 7, 4, 8, 11, 10, 9, 13, 14, 15, 12};
+  const auto a = metrics::simulate_rings(r.topo(), *r.router, *r.hops, allreduce(), 128ULL << 20, {nccl});
+  const auto b = metrics::simulate_rings(r.topo(), *r.router, *r.hops, allreduce(), 128ULL << 20, {doubled});
+  const auto& best = r.ranked.front();
+  // The busiest channel of NCCL's ring is a network link, and neither a doubled-NVLink chain nor the search does better.
+  CHECK(topology::is_network(r.topo().link_of(a.bound.limiting_channel).type));
+  CHECK(static_cast<double>(a.row.time) <= 1.01 * static_cast<double>(b.row.time));
+  CHECK(static_cast<double>(a.row.time) <= 1.01 * static_cast<double>(best.row.time));
+  int net = 0;
+  for (std::size_t k = 0; k < 16; ++k) net += r.hops->at(best.rings[0][k], best.rings[0][(k + 1) % 16]).kind == "NET";
+  CHECK(net == 2);
+  MESSAGE("2 nodes: NCCL chain " << a.row.bw.busbw_GBps << " GB/s, doubled chain " << b.row.bw.busbw_GBps << ", best found "
+                                  << best.row.bw.busbw_GBps);
+}
