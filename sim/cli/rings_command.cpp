@@ -124,6 +124,8 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
   c.router = std::make_unique<topology::Router>(c.topo());
+  if (auto op = schedule::op_from(o.run.op); op && !schedule::find_algorithm(*op, "ring"))
+    fail("--op: no ring algorithm is registered for {}, so there is no ring to rank", o.run.op);
   RunOptions ro = o.run;
   ro.gpus.clear();
   ro.algo = "ring";
@@ -143,7 +145,7 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   so.progress = progress.callback();
   c.found = topology::search_rings(*c.hops, so);
   c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
-  if (c.hops->size() <= 16)
+  if (c.hops->size() >= 3 && c.hops->size() <= 16)
     c.direct_rings = static_cast<int>(
         topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link&) { return true; }, 1000).size());
   else
