@@ -255,6 +255,9 @@ TEST_CASE("fragmented DGX-1V allocations: subsets without an NVLink ring, the be
     if (topology::hamiltonian_cycles(t, g, nvlink, 1).empty()) broken.push_back(g);
   }
   CHECK(std::find(broken.begin(), broken.end(), std::vector<int>{0, 1, 4, 6}) != broken.end());
+  // docs/choosing-a-ring.md quotes these counts: 62 of 70 four-GPU and 32 of 56 five-GPU subsets.
+  CHECK(std::count_if(broken.begin(), broken.end(), [](const auto& g) { return g.size() == 4; }) == 62);
+  CHECK(std::count_if(broken.begin(), broken.end(), [](const auto& g) { return g.size() == 5; }) == 32);
   // A 4-GPU set containing one of the 6 NVLink faces of the cube has a ring; most others do not.
   CHECK(!broken.empty());
   CHECK(std::find(broken.begin(), broken.end(), std::vector<int>{0, 1, 2, 3}) == broken.end());
