@@ -285,6 +285,14 @@ TEST_CASE("fragmented DGX-1V allocations: subsets without an NVLink ring, the be
   const auto ring = std::find_if(sched.begin(), sched.end(), [](const auto& s) { return s.algo == "ring"; });
   REQUIRE(ring != sched.end());
   CHECK(ring->row.time == r.ranked.front().row.time); // the ring schedule on the best order is the best ring
+  // Recursive halving-doubling (when registered) sends the big first half over 0-4 (doubled) and 1-6 (two
+  // doubled links via gpu5) and only a quarter over the single links: 2n/50 GB/s against the ring's 1.5n/25.
+  if (schedule::find_algorithm(schedule::Op::AllReduce, "halving_doubling")) {
+    const auto hd = std::find_if(sched.begin(), sched.end(), [](const auto& s) { return s.algo == "halving_doubling"; });
+    REQUIRE(hd != sched.end());
+    CHECK(hd->row.time < ring->row.time);
+    CHECK(hd->row.bw.busbw_GBps == doctest::Approx(1.5 * ring->row.bw.busbw_GBps).epsilon(0.01));
+  }
 }
 
 TEST_CASE("D2L's two rings are the doubled and the single ring under one relabelling") {
