@@ -251,8 +251,10 @@ int run_rings(RingsOptions& o) {
       // Same bandwidth: then the per-step latency (routed hops cross more links) is what differs.
       out << fmt::format("  Slowest hop latency: {} here, {} in the best ring ({} steps pay it).\n", format_duration(max_latency(explain_ring)),
                          format_duration(max_latency(best.rings[0])), c.base.op == schedule::Op::AllReduce ? 2 * (p - 1) : p - 1);
-    } else {
+    } else if (mine.row.time == best.row.time) {
       out << "  The given order is as fast as the best ring found.\n";
+    } else {
+      out << "  The given order is faster than every ring the search simulated.\n";
     }
     j["explain"] = {{"ring", explain_ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
                     {"limiting", limiting_text(h, mine.bound)}};
