@@ -196,7 +196,8 @@ json topology_to_json(const Topology& t) {
                {"type", to_string(l.type)},
                {"bw", format_bandwidth(l.bw)},
                {"latency", format_duration(l.latency)}};
-    if (l.bw % 1000 != 0) lj["bw"] = l.bw; // keep odd values exact
+    // "{:g}" keeps 6 digits: write the plain number of bytes/s when the text would not read back exactly.
+    if (parse_bandwidth(format_bandwidth(l.bw), "bw") != l.bw) lj["bw"] = l.bw;
     lj["latency"] = fmt::format("{}ps", l.latency);
     if (l.lanes != 1) lj["lanes"] = l.lanes;
     if (!l.source.empty()) lj["source"] = l.source;
