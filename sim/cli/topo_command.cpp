@@ -97,7 +97,7 @@ std::string generate(const TopoOptions& o) {
     std::string spec = fmt::format("cluster:nodes={},node={},nics={},fabric={},kind={},leaf_ports={},oversub={}", o.nodes,
                                    o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
-    return topology::topology_to_json(topology::generate_from_spec(spec)).dump(1) + "\n";
+    return topology::topology_to_text(topology::generate_from_spec(spec));
   }
   const Bandwidth bw = parse_bandwidth(o.bw, "--bw");
   const Time alpha = parse_duration(o.alpha.empty() ? "1us" : o.alpha, "--alpha");
@@ -110,7 +110,7 @@ std::string generate(const TopoOptions& o) {
   } else {
     fail("topo gen: unknown generator '{}' (torus, crossbar, cluster)", o.kind);
   }
-  return topology::topology_to_json(t).dump(1) + "\n";
+  return topology::topology_to_text(t);
 }
 
 } // namespace

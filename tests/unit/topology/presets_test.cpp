@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/topology/generators.hpp"
 #include "sim/topology/topology_json.hpp"
 
 using namespace ccsim;
@@ -96,4 +97,18 @@ TEST_CASE("loaded links carry a source and sane numbers") {
       CHECK(l.latency <= 20 * kPsPerUs);
     }
   }
+}
+
+TEST_CASE("the streamed text form is the same document as the JSON tree") {
+  std::vector<Topology> ts;
+  for (const auto& name : shipped_topologies()) ts.push_back(resolve_topology(name));
+  ts.push_back(generate_from_spec("torus:dims=3x4,bw=12345678901,alpha=1us"));
+  ts.push_back(generate_from_spec("crossbar:ranks=5"));
+  ts.push_back(generate_from_spec("cluster:nodes=2,node=dgx1-v100,nics=4x100G,fabric=fattree,leaf_ports=4"));
+  for (const auto& t : ts) {
+    CAPTURE(t.name);
+    CHECK(nlohmann::json::parse(topology_to_text(t)) == topology_to_json(t));
+  }
+  // An odd bandwidth survives exactly (6-digit "{:g}" text would not).
+  CHECK(topology_from_json(nlohmann::json::parse(topology_to_text(ts[ts.size() - 3])), "t").links[0].bw == 12345678901u);
 }
