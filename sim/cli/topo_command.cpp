@@ -34,19 +34,21 @@ std::string dot_colour(topology::LinkType t) {
   return "#7f7f7f";
 }
 
+
 std::string dot(const topology::Topology& t) {
-  auto q = [](const std::string& s) {
-    std::string o = "\"";
-    for (char c : s) o += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    return o + "\"";
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("/") : c == '\n' ? std::string(" ") : std::string(1, c);
+    return o;
   };
+  auto q = [&](const std::string& s) { return "\"" + esc(s) + "\""; };
   std::string out = fmt::format("graph {} {{\n  // {}\n  // colours: nvlink green, pcie blue, qpi/upi/xgmi purple, "
                                 "network orange, ideal grey; pen width = lanes\n  graph [overlap=false];\n",
-                                q(t.name), t.description);
+                                q(t.name), esc(t.description));
   for (const auto& n : t.nodes)
     out += n.gpu >= 0 ? fmt::format("  {} [shape=box, style=filled, fillcolor=\"#d9f2b4\"];\n", q(n.name))
-                      : fmt::format("  {} [shape=ellipse, label={}];\n", q(n.name),
-                                    q(n.name + "\\n" + std::string(topology::to_string(n.kind))));
+                      : fmt::format("  {} [shape=ellipse, label=\"{}\\n{}\"];\n", q(n.name), esc(n.name),
+                                    topology::to_string(n.kind));
   for (const auto& l : t.links)
     out += fmt::format("  {} -- {} [color=\"{}\", penwidth={}, label={}, tooltip={}];\n",
                        q(t.nodes[static_cast<std::size_t>(l.a)].name), q(t.nodes[static_cast<std::size_t>(l.b)].name),
