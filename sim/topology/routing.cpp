@@ -57,7 +57,7 @@ struct Router::Tree {
   std::size_t bytes() const { return width.size() * sizeof(Bandwidth) + pred.size() * width.size() * sizeof(std::uint32_t); }
 };
 
-Router::Router(const Topology& t) : topo_(t) {
+Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budget_(tree_budget) {
   incident_.resize(t.nodes.size());
   for (std::size_t li = 0; li < t.links.size(); ++li) {
     incident_[static_cast<std::size_t>(t.links[li].a)].push_back(static_cast<int>(li));
@@ -218,9 +218,8 @@ Router::Tree& Router::tree_for(int src) {
                                      .distance_inf(Bandwidth{0})
                                      .distance_zero(std::numeric_limits<Bandwidth>::max()));
   // Bounded memory: drop the oldest trees (their requested routes stay cached).
-  constexpr std::size_t kBudget = 256u << 20;
   tree_bytes_ += tree->bytes();
-  while (tree_bytes_ > kBudget && !tree_order_.empty()) {
+  while (tree_bytes_ > tree_budget_ && !tree_order_.empty()) {
     auto old = trees_.find(tree_order_.front());
     tree_bytes_ -= old->second->bytes();
     trees_.erase(old);

@@ -25,7 +25,8 @@ struct RouteInfo {
 
 class Router {
  public:
-  explicit Router(const Topology& t);
+  // `tree_budget`: bytes of per-source route trees kept for general graphs (older ones are recomputed if needed).
+  explicit Router(const Topology& t, std::size_t tree_budget = std::size_t{256} << 20);
   ~Router();
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
@@ -55,7 +56,7 @@ class Router {
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;
   std::unordered_map<int, std::unique_ptr<Tree>> trees_;
   std::deque<int> tree_order_;
-  std::size_t tree_bytes_ = 0;
+  std::size_t tree_bytes_ = 0, tree_budget_;
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
   std::vector<std::vector<int>> incident_; // links at each node
   struct Graph;

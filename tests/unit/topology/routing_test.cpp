@@ -193,3 +193,24 @@ TEST_CASE("torus generator: JSON round trip and a 64x64x64 torus in bounded time
   CHECK(r.route(big.gpu_node(0), big.gpu_node(262143)).size() == 3); // one step back on every ring
   CHECK(big.find_node("gpu262143") == big.gpu_node(262143));
 }
+
+TEST_CASE("route trees evicted under a tiny memory budget give the same routes") {
+  const Topology t = generate_from_spec("cluster:nodes=3,node=dgx1-v100,nics=4x100G,fabric=fattree,leaf_ports=4");
+  Router roomy(t), tight(t, 1); // 1 byte: every new tree evicts all older ones
+  for (int round = 0; round < 2; ++round) // the second round hits cached pairs and recomputed trees
+    for (int a = 0; a < t.num_gpus(); a += 3)
+      for (int b = 0; b < t.num_gpus(); b += 2) {
+        if (a == b) continue;
+        const auto x = roomy.route(t.gpu_node(a), t.gpu_node(b));
+        const std::vector<ChannelId> want(x.begin(), x.end());
+        const auto y = tight.route(t.gpu_node(a), t.gpu_node(b));
+        CHECK(std::vector<ChannelId>(y.begin(), y.end()) == want);
+      }
+  // Non-GPU endpoints use the same trees.
+  const int leaf = *t.find_node("leaf0"), nic = *t.find_node("n2.nic3");
+  const auto x = roomy.route(leaf, nic);
+  const auto want = std::vector<ChannelId>(x.begin(), x.end());
+  const auto y = tight.route(leaf, nic);
+  CHECK(std::vector<ChannelId>(y.begin(), y.end()) == want);
+  CHECK(want.size() >= 3); // leaf0 -> spine -> leaf -> n2.nic3
+}
