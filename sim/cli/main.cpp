@@ -27,7 +27,8 @@ std::string catalogue() {
   s += "\nShipped topologies (--topo NAME):\n  ";
   std::string line;
   for (const auto& n : topology::shipped_topologies()) line += n + " ";
-  s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n";
+  s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n"
+               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa]\n";
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
   return s;
 }
