@@ -48,7 +48,7 @@ class FifoNetwork final : public NetworkModel {
       bw = std::min(bw, capacity_[c]);
       lat += latency_[c];
     }
-    const Time dur = transfer_time(bytes, bw);
+    const Time dur = duration(bytes, bw);
     for (ChannelId c : route) {
       free_at_[c] = start + dur;
       stats_.busy[c] += dur;
@@ -63,7 +63,7 @@ class FifoNetwork final : public NetworkModel {
     bool first = true;
     for (ChannelId c : route) {
       const Time start = std::max(t, free_at_[c]);
-      const Time dur = transfer_time(bytes, capacity_[c]);
+      const Time dur = duration(bytes, capacity_[c]);
       if (first) last_start_ = start, first = false;
       free_at_[c] = start + dur;
       stats_.busy[c] += dur;
@@ -73,7 +73,20 @@ class FifoNetwork final : public NetworkModel {
     return t + alpha_sw_;
   }
 
+  // transfer_time divides 128-bit numbers; collectives send the same size over and over, so remember the last.
+  Time duration(Bytes bytes, Bandwidth bw) {
+    if (bytes != memo_bytes_ || bw != memo_bw_) {
+      memo_bytes_ = bytes;
+      memo_bw_ = bw;
+      memo_dur_ = transfer_time(bytes, bw);
+    }
+    return memo_dur_;
+  }
+
   bool store_forward_;
+  Bytes memo_bytes_ = 0;
+  Bandwidth memo_bw_ = 0;
+  Time memo_dur_ = 0;
   Time alpha_sw_;
   const topology::Topology* topo_ = nullptr;
   std::vector<Time> free_at_;
@@ -87,12 +100,14 @@ class FifoNetwork final : public NetworkModel {
 
 std::vector<std::pair<std::string, std::string>> network_models() {
   return {{"fifo", "alpha-beta, cut-through; each directed link serves messages in FIFO order (default)"},
-          {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth"}};
+          {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth"},
+          {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)"}};
 }
 
 std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw) {
   if (name == "fifo" || name == "alpha_beta") return std::make_unique<FifoNetwork>(false, alpha_sw);
   if (name == "store_forward") return std::make_unique<FifoNetwork>(true, alpha_sw);
+  if (name == "flow") return make_flow_network(alpha_sw);
   std::string have;
   for (auto& [n, d] : network_models()) have += (have.empty() ? "" : ", ") + n;
   fail("--model: unknown network model '{}' (available: {})", name, have);

@@ -70,6 +70,15 @@ Router::Router(const Topology& t) : topo_(t) {
     }
     for (int g = 0; g < t.num_gpus(); ++g)
       if (gpu_uplink_[static_cast<std::size_t>(t.gpu_node(g))] < 0) fail("{}: crossbar GPU {} has no link", t.origin, g);
+    // The channels of each GPU's link towards the switch and back, so a route is two loads.
+    crossbar_up_.assign(t.nodes.size(), kNoChannel);
+    crossbar_down_.assign(t.nodes.size(), kNoChannel);
+    for (std::size_t v = 0; v < t.nodes.size(); ++v)
+      if (const int li = gpu_uplink_[v]; li >= 0) {
+        const bool a_side = t.links[static_cast<std::size_t>(li)].a == static_cast<int>(v);
+        crossbar_up_[v] = Topology::channel(li, !a_side);
+        crossbar_down_[v] = Topology::channel(li, a_side);
+      }
   } else if (t.structure.kind == Structure::Kind::Torus) {
     const auto& dims = t.structure.dims;
     const int D = static_cast<int>(dims.size());
@@ -112,23 +121,19 @@ std::span<const ChannelId> Router::route(int src, int dst) {
     auto it = overrides_.find(key(src, dst));
     if (it != overrides_.end()) return it->second;
   }
-  const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
-  if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
-    crossbar_route(src, dst);
-    return scratch_;
+  if (!crossbar_up_.empty()) { // crossbar, GPU to GPU: up to the switch, down to the peer
+    const ChannelId up = crossbar_up_[static_cast<std::size_t>(src)], down = crossbar_down_[static_cast<std::size_t>(dst)];
+    if (up != kNoChannel && down != kNoChannel) {
+      pair_ = {up, down};
+      return pair_;
+    }
   }
+  const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
   if (gpus && topo_.structure.kind == Structure::Kind::Torus) {
     torus_route(src, dst);
     return scratch_;
   }
   return graph_route(src, dst);
-}
-
-void Router::crossbar_route(int src, int dst) {
-  const int up = gpu_uplink_[static_cast<std::size_t>(src)], down = gpu_uplink_[static_cast<std::size_t>(dst)];
-  scratch_.clear();
-  scratch_.push_back(Topology::channel(up, topo_.links[static_cast<std::size_t>(up)].a != src));
-  scratch_.push_back(Topology::channel(down, topo_.links[static_cast<std::size_t>(down)].b != dst));
 }
 
 // Dimension-order routing, shortest way round each ring (ties go the + way).

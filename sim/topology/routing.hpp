@@ -6,6 +6,8 @@
 // demand (up/down, dimension order) so a million-GPU crossbar needs no route table. Explicit
 // overrides from the topology file win over both.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,7 +38,6 @@ class Router {
   const Topology& topology() const { return topo_; }
 
  private:
-  void crossbar_route(int src, int dst);
   void torus_route(int src, int dst);
   std::span<const ChannelId> graph_route(int src, int dst);
   void compute_from(int src);
@@ -46,6 +47,9 @@ class Router {
   const Topology& topo_;
   std::vector<ChannelId> scratch_;
   std::vector<int> gpu_uplink_;   // crossbar: link id of each GPU node's single link (-1 if not a GPU)
+  static constexpr ChannelId kNoChannel = UINT32_MAX;
+  std::vector<ChannelId> crossbar_up_, crossbar_down_; // crossbar: each GPU node's channel to / from the switch
+  std::array<ChannelId, 2> pair_{};                    // the last crossbar route
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per (src, dst) node pair.
