@@ -2,19 +2,21 @@
 # ccsim speed and scale benchmarks, side by side with SimGrid SMPI (trace replay, the "pure alpha-beta"
 # options of shared/peers/simgrid/README.md) on the same platform and algorithm, in one run.
 #
-#   scripts/bench.sh                 default set (~5-10 min on 2 busy cores): ring allreduce 64 MiB on a
-#                                    flat crossbar at p = 64..1024 vs SimGrid, a contended fat tree
-#                                    (--model flow and fifo vs SimGrid), optional algorithms, scaling to
-#                                    p = 8192, the DGX-1 sweep
-#   scripts/bench.sh --big           adds SimGrid at p = 2048 (~75 s), ours at p = 16384, 1M-rank bcast
+#   scripts/bench.sh                 default set (~3 min idle, ~10 min on 2 busy cores): ring allreduce
+#                                    64 MiB on a flat crossbar at p = 64..1024 vs SimGrid, a contended fat
+#                                    tree (--model flow and fifo vs SimGrid), optional algorithms, scaling
+#                                    to p = 4096, the DGX-1 sweep
+#   scripts/bench.sh --big           adds SimGrid at p = 2048 (~75 s idle), ours at p = 8192 and 16384,
+#                                    1M-rank bcast
 #   scripts/bench.sh --no-simgrid    ours only
-#   options: --timeout S (per SimGrid run, default 120; 400 with --big)  --out DIR (default build/bench)
+#   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
 #   env: BCAST_ALGO (default binomial), RDB_ALGO (default rdb): ccsim names of binomial broadcast and
 #        recursive-doubling allreduce; rows are skipped (and say so) when this build lacks them.
 #
 # Prints markdown tables; also writes DIR/results.md, DIR/scaling.csv and DIR/scaling.png (matplotlib).
-# Wall times come from /usr/bin/time (whole process, setup included) unless marked "engine".
+# Wall times are whole processes (setup included) unless marked "engine"; CPU = user+sys from /usr/bin/time
+# (CPU ratios are the steadier number when other jobs share the cores). Peak RSS from /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -n "$TIMEOUT" ] || { [ $BIG = 1 ] && TIMEOUT=400 || TIMEOUT=120; }
+[ -n "$TIMEOUT" ] || { [ $BIG = 1 ] && TIMEOUT=600 || TIMEOUT=300; }
 BCAST_ALGO=${BCAST_ALGO:-binomial}
 RDB_ALGO=${RDB_ALGO:-rdb}
 mkdir -p "$OUT"
@@ -97,13 +99,17 @@ EOF
   echo "$xml"
 }
 
-# measure OUTFILE CMD... : runs CMD under timeout and /usr/bin/time; sets WALL (s), RSS (MiB), RC.
+# measure OUTFILE CMD... : runs CMD under timeout and /usr/bin/time; sets WALL (s, from the ns clock),
+# CPU (user+sys s), RSS (peak, MiB), RC.
 measure() {
-  local of=$1 tf=$WORK/time.$$
+  local of=$1 tf=$WORK/time.$$ t0 t1
   shift
   RC=0
-  /usr/bin/time -f "%e %M" -o "$tf" timeout "$TIMEOUT" "$@" >"$of" 2>&1 || RC=$?
-  read -r WALL RSS < <(tail -1 "$tf" | awk '{ printf "%s %.1f\n", $1, $2 / 1024 }')
+  t0=$(date +%s.%N)
+  /usr/bin/time -f "%U %S %M" -o "$tf" timeout "$TIMEOUT" "$@" >"$of" 2>&1 || RC=$?
+  t1=$(date +%s.%N)
+  read -r CPU RSS < <(tail -1 "$tf" | awk '{ printf "%.3f %.1f\n", $1 + $2, $3 / 1024 }')
+  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
   rm -f "$tf"
 }
 
@@ -134,7 +140,7 @@ EOF
   mapfile -t opts < <(sg_opts)
   measure "$WORK/sg.out" smpirun -np "$p" -platform "$xml" -hostfile "$hosts" -no-privatize "${opts[@]}" \
     "--cfg=smpi/$op:$alg" -replay "$idx"
-  SG_RC=$RC SG_WALL=$WALL SG_RSS=$RSS
+  SG_RC=$RC SG_WALL=$WALL SG_RSS=$RSS SG_CPU=$CPU
   SG_T=$(sed -n 's/^SIMCLOCK=\([0-9.e+-]*\) Simulation time.*/\1/p' "$WORK/sg.out" | tail -1)
   if [ -z "$SG_T" ]; then
     SG_T=nan
@@ -148,7 +154,7 @@ our_run() {
   [ -n "$gpus" ] && extra=(--gpus "$gpus")
   measure "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" \
     --header 16 --repeat "$REPEAT" "${extra[@]}"
-  OUR_RC=$RC OUR_WALL=$WALL OUR_RSS=$RSS
+  OUR_RC=$RC OUR_WALL=$WALL OUR_RSS=$RSS OUR_CPU=$CPU
   OUR_LINE=$(grep '^bench ' "$WORK/ours.out" || true)
   if [ -z "$OUR_LINE" ]; then OUR_ERR=$(tail -1 "$WORK/ours.out"); return 1; fi
   kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$OUR_LINE"; }
@@ -156,35 +162,36 @@ our_run() {
 }
 
 row() { # workload p model -> one markdown row from OUR_* and SG_*
-  python3 - "$@" "$OUR_T" "$OUR_WALL" "$OUR_RUN" "$OUR_EVS" "$OUR_RSS" "${SG_T:-skip}" "${SG_WALL:-}" "${SG_RSS:-}" <<'EOF'
+  python3 - "$@" "$OUR_T" "$OUR_WALL" "$OUR_RUN" "$OUR_EVS" "$OUR_RSS" "${SG_T:-skip}" "${SG_WALL:-}" "${SG_RSS:-}" "$OUR_CPU" "${SG_CPU:-}" <<'EOF'
 import sys
-w, p, model, ot, ow, orun, evs, orss, st, sw, srss = sys.argv[1:]
+w, p, model, ot, ow, orun, evs, orss, st, sw, srss, oc, sc = sys.argv[1:]
 def f(x, fmt):
     try: return fmt.format(float(x))
     except ValueError: return x
-agree = ratio = "-"
+agree = ratio = cratio = "-"
 try:
     agree = f"{abs(float(ot) - float(st)) / float(st):.1e}"
     ratio = f"{float(sw) / float(ow):.0f}x"
+    cratio = f"{float(sc) / max(float(oc), 0.01):.0f}x"
 except (ValueError, ZeroDivisionError):
     pass
 print(f"| {w} | {p} | {model} | {f(ot, '{:.6e}')} | {f(st, '{:.6e}')} | {agree} | {f(ow, '{:.2f}')} | "
       f"{f(orun, '{:.3f}')} | {f(evs, '{:.3g}')} | {f(orss, '{:.0f}')} | {f(sw, '{:.2f}') if sw else '-'} | "
-      f"{f(srss, '{:.0f}') if srss else '-'} | {ratio} |")
+      f"{f(srss, '{:.0f}') if srss else '-'} | {ratio} | {cratio} |")
 EOF
 }
 
 header() {
   say ""
-  say "| workload | p | model | ccsim sim time (s) | SimGrid sim time (s) | rel. diff | ccsim wall (s) | ccsim engine (s) | events/s | ccsim RSS (MiB) | SimGrid wall (s) | SimGrid RSS (MiB) | SimGrid/ccsim wall |"
-  say "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  say "| workload | p | model | ccsim sim time (s) | SimGrid sim time (s) | rel. diff | ccsim wall (s) | ccsim engine (s) | events/s | ccsim RSS (MiB) | SimGrid wall (s) | SimGrid RSS (MiB) | SimGrid/ccsim wall | SimGrid/ccsim CPU |"
+  say "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 compare() { # KIND P OP(ours) ALGO SMPIOP SMPIALG BYTES MODEL [FT ORDER TOPO GPUS]
   local kind=$1 p=$2 op=$3 algo=$4 sop=$5 salg=$6 bytes=$7 model=$8 ft=${9:-} order=${10:-id} topo=${11:-} gpus=${12:-}
   [ -n "$topo" ] || topo="crossbar:ranks=$p,bw=$OUR_BW,alpha=1us"
   if ! our_run "$topo" "$op" "$algo" "$bytes" "$model" "$gpus"; then
-    say "| $op $algo ($kind) | $p | $model | ccsim: ${OUR_ERR} | | | | | | | | | |"
+    say "| $op $algo ($kind) | $p | $model | ${OUR_ERR} | | | | | | | | | | |"
     return
   fi
   SG_T=skip SG_WALL="" SG_RSS=""
@@ -240,19 +247,20 @@ done
 say ""
 say "## Scaling of ccsim alone: ring allreduce 64 MiB, flat crossbar, event by event"
 say ""
-say "| p | transfers | events | ccsim wall (s) | engine (s) | events/s | peak RSS (MiB) |"
-say "|---|---|---|---|---|---|---|"
+say "| p | transfers | events | ccsim wall (s) | engine wall (s) | engine CPU (s) | events/s (wall) | events/s (CPU) | peak RSS (MiB) |"
+say "|---|---|---|---|---|---|---|---|---|"
 CSV=$OUT/scaling.csv
-echo "p,transfers,events,wall_s,run_s,events_per_s,rss_mib" >"$CSV"
-ps=(256 512 1024 2048 4096 8192)
-[ $BIG = 1 ] && ps+=(16384)
+echo "p,transfers,events,wall_s,run_s,run_cpu_s,events_per_s,events_per_cpu_s,rss_mib" >"$CSV"
+ps=(256 512 1024 2048 4096)
+[ $BIG = 1 ] && ps+=(8192 16384)
 for p in "${ps[@]}"; do
   if our_run "crossbar:ranks=$p,bw=$OUR_BW,alpha=1us" allreduce ring $N fifo; then
     tr=$(sed -n 's/.* transfers=\([^ ]*\).*/\1/p' <<<"$OUR_LINE")
-    echo "$p,$tr,$OUR_EV,$OUR_WALL,$OUR_RUN,$OUR_EVS,$OUR_RSS" >>"$CSV"
-    say "| $p | $tr | $OUR_EV | $OUR_WALL | $OUR_RUN | $OUR_EVS | $OUR_RSS |"
+    rc=$(sed -n 's/.* run_cpu_s=\([^ ]*\).*/\1/p' <<<"$OUR_LINE") ec=$(sed -n 's/.* events_per_cpu_s=\([^ ]*\).*/\1/p' <<<"$OUR_LINE")
+    echo "$p,$tr,$OUR_EV,$OUR_WALL,$OUR_RUN,$rc,$OUR_EVS,$ec,$OUR_RSS" >>"$CSV"
+    say "| $p | $tr | $OUR_EV | $OUR_WALL | $OUR_RUN | $rc | $OUR_EVS | $ec | $OUR_RSS |"
   else
-    say "| $p | ccsim: $OUR_ERR | | | | | |"
+    say "| $p | $OUR_ERR | | | | | | | |"
   fi
 done
 python3 - "$CSV" "$OUT/scaling.png" <<'EOF' | tee -a "$RESULTS"
@@ -265,10 +273,10 @@ def slope(ys):
     xs = [math.log(x) for x in p]; ys = [math.log(max(y, 1e-9)) for y in ys]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-run = [float(r["run_s"]) for r in rows]; rss = [float(r["rss_mib"]) for r in rows]
+run = [float(r["run_cpu_s"]) for r in rows]; rss = [float(r["rss_mib"]) for r in rows]
 wall = [float(r["wall_s"]) for r in rows]
 big = [r for r in rows if float(r["p"]) >= 2048] or rows
-print(f"\nLog-log slopes over p = {rows[0]['p']}..{rows[-1]['p']}: engine time ~ p^{slope(run):.2f}, "
+print(f"\nLog-log slopes over p = {rows[0]['p']}..{rows[-1]['p']}: engine CPU time ~ p^{slope(run):.2f}, "
       f"process wall ~ p^{slope(wall):.2f}, peak RSS ~ p^{slope(rss):.2f} "
       f"(work = 2p(p-1) transfers ~ p^2; state ~ p).")
 try:
@@ -276,7 +284,7 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog(p, run, "o-", label="engine wall (s)")
+    ax.loglog(p, run, "o-", label="engine CPU (s)")
     ax.loglog(p, wall, "s-", label="process wall (s)")
     ax.loglog(p, [r / 1024 for r in rss], "^-", label="peak RSS (GiB)")
     ax.loglog(p, [run[-1] * (x / p[-1]) ** 2 for x in p], "k:", label="~p^2")
@@ -290,23 +298,23 @@ EOF
 say ""
 say "## Large runs"
 say ""
-say "| workload | p | ccsim wall (s) | engine (s) | events/s | peak RSS (MiB) | sim time (s) |"
-say "|---|---|---|---|---|---|---|"
+say "| workload | p | ccsim wall (s) | ccsim CPU (s) | engine wall (s) | events | events/s (wall) | peak RSS (MiB) | sim time (s) |"
+say "|---|---|---|---|---|---|---|---|---|"
 big_row() {
-  if our_run "$@"; then say "| $2 $3 | $(sed -n 's/.* ranks=\([^ ]*\).*/\1/p' <<<"$OUR_LINE") | $OUR_WALL | $OUR_RUN | $OUR_EVS | $OUR_RSS | $OUR_T |"
-  else say "| $2 $3 | - | ccsim: $OUR_ERR | | | | |"; fi
+  if our_run "$@"; then say "| $2 $3 | $(sed -n 's/.* ranks=\([^ ]*\).*/\1/p' <<<"$OUR_LINE") | $OUR_WALL | $OUR_CPU | $OUR_RUN | $OUR_EV | $OUR_EVS | $OUR_RSS | $OUR_T |"
+  else say "| $2 $3 | - | $OUR_ERR | | | | | | |"; fi
 }
 if [ $BIG = 1 ]; then
   big_row "crossbar:ranks=16384,bw=$OUR_BW,alpha=1us" allreduce ring $N fifo
   big_row "crossbar:ranks=1048576,bw=$OUR_BW,alpha=1us" broadcast "$BCAST_ALGO" $N fifo
 else
-  say "| (ring allreduce p=16384 and broadcast p=1048576 run with --big) | | | | | | |"
+  say "| (ring allreduce p=16384 and broadcast p=1048576 run with --big) | | | | | | | | |"
 fi
 
 say ""
 say "## DGX-1 sweep, 8 B to 8 GiB (31 sizes), whole process"
 measure "$WORK/dgx.out" "$CCSIM" --topo dgx1 -b 8 -e 8G
 say ""
-say "\`build/ccsim --topo dgx1 -b 8 -e 8G\`: wall $WALL s, peak RSS $RSS MiB, rc $RC, $(grep -c '^ *[0-9]' "$WORK/dgx.out") rows."
+say "\`build/ccsim --topo dgx1 -b 8 -e 8G\`: wall $WALL s, CPU $CPU s, peak RSS $RSS MiB, rc $RC, $(grep -c '^ *[0-9]' "$WORK/dgx.out") rows."
 say ""
 say "Results: $RESULTS"

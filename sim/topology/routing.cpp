@@ -79,6 +79,7 @@ Router::Router(const Topology& t) : topo_(t) {
         crossbar_up_[v] = Topology::channel(li, !a_side);
         crossbar_down_[v] = Topology::channel(li, a_side);
       }
+    crossbar_fast_ = overrides_.empty();
   } else if (t.structure.kind == Structure::Kind::Torus) {
     const auto& dims = t.structure.dims;
     const int D = static_cast<int>(dims.size());
@@ -115,20 +116,17 @@ Router::Router(const Topology& t) : topo_(t) {
 
 Router::~Router() = default;
 
-std::span<const ChannelId> Router::route(int src, int dst) {
+std::span<const ChannelId> Router::route_general(int src, int dst) {
   if (src == dst) return {};
   if (!overrides_.empty()) {
     auto it = overrides_.find(key(src, dst));
     if (it != overrides_.end()) return it->second;
   }
-  if (!crossbar_up_.empty()) { // crossbar, GPU to GPU: up to the switch, down to the peer
-    const ChannelId up = crossbar_up_[static_cast<std::size_t>(src)], down = crossbar_down_[static_cast<std::size_t>(dst)];
-    if (up != kNoChannel && down != kNoChannel) {
-      pair_ = {up, down};
-      return pair_;
-    }
-  }
   const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
+  if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
+    pair_ = {crossbar_up_[static_cast<std::size_t>(src)], crossbar_down_[static_cast<std::size_t>(dst)]};
+    return pair_;
+  }
   if (gpus && topo_.structure.kind == Structure::Kind::Torus) {
     torus_route(src, dst);
     return scratch_;

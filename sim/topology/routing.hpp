@@ -33,11 +33,21 @@ class Router {
 
   // Channels from node `src` to node `dst` (empty when equal). The span stays valid until the next call.
   // Throws Error when dst cannot be reached from src.
-  std::span<const ChannelId> route(int src, int dst);
+  std::span<const ChannelId> route(int src, int dst) {
+    if (crossbar_fast_ && src != dst) { // crossbar, GPU to GPU: up to the switch, down to the peer
+      const ChannelId up = crossbar_up_[static_cast<std::size_t>(src)], down = crossbar_down_[static_cast<std::size_t>(dst)];
+      if (up != kNoChannel && down != kNoChannel) {
+        pair_ = {up, down};
+        return pair_;
+      }
+    }
+    return route_general(src, dst);
+  }
   RouteInfo info(std::span<const ChannelId> r) const;
   const Topology& topology() const { return topo_; }
 
  private:
+  std::span<const ChannelId> route_general(int src, int dst);
   void torus_route(int src, int dst);
   std::span<const ChannelId> graph_route(int src, int dst);
   void compute_from(int src);
@@ -50,6 +60,7 @@ class Router {
   static constexpr ChannelId kNoChannel = UINT32_MAX;
   std::vector<ChannelId> crossbar_up_, crossbar_down_; // crossbar: each GPU node's channel to / from the switch
   std::array<ChannelId, 2> pair_{};                    // the last crossbar route
+  bool crossbar_fast_ = false;                         // crossbar without route overrides
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per (src, dst) node pair.
