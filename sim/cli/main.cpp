@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/bench_command.hpp"
+#include "sim/cli/explain_command.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/topo_command.hpp"
 #include "sim/core/error.hpp"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   ccsim::cli::add_run_options(app, run);
   ccsim::cli::add_topo_command(app);
   ccsim::cli::add_bench_command(app);
+  ccsim::cli::add_explain_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);

@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "sim/cost/family_formulas.hpp"
 #include "sim/cost/formula.hpp"
 
 namespace ccsim::cost {
@@ -33,6 +34,16 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllReduce, "ring"}, ring_allreduce},
       {{Op::AllGather, "ring"}, ring_allgather},
       {{Op::ReduceScatter, "ring"}, ring_reduce_scatter},
+      {{Op::Broadcast, "ring"}, chain_broadcast},
+      {{Op::Reduce, "ring"}, chain_reduce},
+      {{Op::Broadcast, "binomial"}, binomial_broadcast},
+      {{Op::Reduce, "binomial"}, binomial_reduce},
+      {{Op::Gather, "binomial"}, binomial_gather},
+      {{Op::Scatter, "binomial"}, binomial_scatter},
+      {{Op::AllReduce, "reduce_bcast"}, reduce_bcast_allreduce},
+      {{Op::AllReduce, "ps"}, ps_allreduce},
+      {{Op::AllToAll, "pairwise"}, pairwise_alltoall},
+      {{Op::AllToAll, "direct"}, direct_alltoall},
   };
   return t;
 }

@@ -11,6 +11,10 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
   static const std::vector<AlgorithmInfo> table = [] {
     std::vector<AlgorithmInfo> t;
     add_ring_algorithms(t);
+    add_chain_algorithms(t);
+    add_binomial_algorithms(t);
+    add_ps_algorithms(t);
+    add_alltoall_algorithms(t);
     return t;
   }();
   return table;

@@ -27,5 +27,9 @@ std::vector<std::string> algorithm_names(); // distinct names, sorted
 
 // Each algorithm file contributes its entries.
 void add_ring_algorithms(std::vector<AlgorithmInfo>& out);
+void add_chain_algorithms(std::vector<AlgorithmInfo>& out);
+void add_binomial_algorithms(std::vector<AlgorithmInfo>& out);
+void add_ps_algorithms(std::vector<AlgorithmInfo>& out);
+void add_alltoall_algorithms(std::vector<AlgorithmInfo>& out);
 
 } // namespace ccsim::schedule
