@@ -131,6 +131,7 @@ EOF
   case $op in
     allreduce) act="allreduce $bytes 0" ;;
     bcast) act="bcast $bytes 0" ;;
+    alltoall) act="alltoall $((bytes / p)) $((bytes / p))" ;;
   esac
   trace=$WORK/$op-$p-$bytes.txt
   idx=$WORK/$op-$p-$bytes.idx
@@ -219,6 +220,15 @@ for p in 64 1024; do compare flat $p broadcast "$BCAST_ALGO" bcast binomial_tree
 for p in 64 1024; do compare flat $p allreduce "$RDB_ALGO" allreduce rdb 1048576 fifo; done
 
 say ""
+say "## Contention: all-to-all posting every send at once (ccsim direct, SMPI basic_linear), flat crossbar, 1 MiB"
+say "(every rank's link carries p-1 flows each way: max-min gives each B/(p-1); fifo queues them instead)"
+header
+for p in 16 64; do
+  compare flat $p alltoall direct alltoall basic_linear 1048576 flow
+  compare flat $p alltoall direct alltoall - 1048576 fifo
+done
+
+say ""
 say "## Contention: ring allreduce on a 4:1 oversubscribed two-level fat tree, ranks strided over leaves"
 say "(SimGrid FAT_TREE 2;k,L;1,1;1,1: L leaves of k hosts, one uplink per leaf; every ring neighbour is on"
 say "another leaf, so each leaf uplink carries k flows each way. SimGrid shares max-min; ccsim --model flow"
@@ -263,7 +273,9 @@ for p in "${ps[@]}"; do
     say "| $p | $OUR_ERR | | | | | | | |"
   fi
 done
-python3 - "$CSV" "$OUT/scaling.png" <<'EOF' | tee -a "$RESULTS"
+PLOTPY=python3 # Debian's python3-matplotlib belongs to /usr/bin/python3, which may not be first on PATH
+python3 -c "import matplotlib" 2>/dev/null || { /usr/bin/python3 -c "import matplotlib" 2>/dev/null && PLOTPY=/usr/bin/python3; }
+"$PLOTPY" - "$CSV" "$OUT/scaling.png" <<'EOF' | tee -a "$RESULTS"
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 if len(rows) < 2:

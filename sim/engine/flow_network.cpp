@@ -9,10 +9,10 @@
 // Exact and deterministic: remaining work is an integer (bytes x ps-per-second, 128-bit), rates are whole
 // bytes/s (shares rounded down), finish times round up to the next ps. Rates only change when a flow
 // starts or ends, and only for the flows connected to it through shared channels (its component),
-// so independent flows (a ring on a crossbar) cost O(route) each. A flow's predicted finish is a model
-// event tagged with a generation number; re-planning bumps it, and stale events are ignored.
+// so independent flows (a ring on a crossbar) cost O(route) each; starts and finishes at one instant are
+// re-planned together. A flow's predicted finish is a model event tagged with a generation number;
+// re-planning bumps it, and stale events are ignored.
 #include <algorithm>
-#include <queue>
 
 #include "sim/engine/network.hpp"
 
@@ -37,6 +37,8 @@ class FlowNetwork final : public NetworkModel {
     stats_.busy.assign(n, 0);
     flows_.clear();
     free_.clear();
+    dirty_.clear();
+    replan_pending_ = false;
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -72,15 +74,27 @@ class FlowNetwork final : public NetworkModel {
     return kNever;
   }
 
+  // Starts and finishes only mark their channels; one re-plan event, queued behind everything already due
+  // at this instant, then shares the union once (p flows starting together cost one re-plan, not p).
   void on_model_event(Time now, std::uint32_t id, std::uint32_t b, ArrivalSink& sink,
                       std::vector<std::uint64_t>& arrived) override {
+    if (id == kReplan) {
+      replan_pending_ = false;
+      replan(dirty_, now, sink, arrived);
+      dirty_.clear();
+      return;
+    }
     Flow& f = flows_[id];
     if (!f.live || (b >> 1) != (f.gen & kGenMask)) return; // re-planned or finished since
     if (b & 1) { // latency over: start moving bytes
       f.active = true;
       for (ChannelId c : f.route) join(c, id, now);
     }
-    replan(f.route, now, sink, arrived);
+    dirty_.insert(dirty_.end(), f.route.begin(), f.route.end());
+    if (!replan_pending_) {
+      replan_pending_ = true;
+      sink.schedule_model_event(now, kReplan, 0);
+    }
   }
 
   const ChannelStats& stats() const override { return stats_; }
@@ -88,6 +102,7 @@ class FlowNetwork final : public NetworkModel {
 
  private:
   static constexpr std::uint32_t kGenMask = 0x7fffffff;
+  static constexpr std::uint32_t kReplan = UINT32_MAX; // model event id of the deferred re-plan
   struct Flow {
     std::uint64_t token = 0;
     std::vector<ChannelId> route;
@@ -107,6 +122,12 @@ class FlowNetwork final : public NetworkModel {
     Bandwidth left = 0;     // progressive filling: capacity not yet given out
     std::uint32_t unfixed = 0;
     std::uint32_t stamp = 0; // component search
+  };
+
+  struct Cand { // a channel's share when it was last changed: left / n
+    Bandwidth left;
+    std::uint32_t n;
+    ChannelId c;
   };
 
   static std::uint32_t tag(const Flow& f, bool activate) { return ((f.gen & kGenMask) << 1) | (activate ? 1u : 0u); }
@@ -181,27 +202,30 @@ class FlowNetwork final : public NetworkModel {
   // Progressive filling over the component. Bottlenecks are taken in order of (share, channel id), so
   // the rates do not depend on the order the flows were posted in.
   void share() {
-    struct Cand {
-      Bandwidth left;
-      std::uint32_t n;
-      ChannelId c;
-    };
-    // a before b when a's share left/n is smaller (cross-multiplied exactly), then by channel id.
+    for (std::uint32_t id : comp_flows_) flows_[id].fixed = false;
+    if (comp_flows_.size() == 1) { // alone: the route's narrowest channel
+      Flow& f = flows_[comp_flows_[0]];
+      f.rate = chans_[f.route[0]].capacity;
+      for (ChannelId c : f.route) f.rate = std::min(f.rate, chans_[c].capacity);
+      return;
+    }
+    // `later(a, b)`: a's share left/n is larger (cross-multiplied exactly), or equal with a larger id.
     auto later = [](const Cand& a, const Cand& b) {
       const Work l = static_cast<Work>(a.left) * b.n, r = static_cast<Work>(b.left) * a.n;
       return l != r ? l > r : a.c > b.c;
     };
-    std::priority_queue<Cand, std::vector<Cand>, decltype(later)> heap(later);
+    heap_.clear();
     for (ChannelId c : comp_chans_) {
       Chan& ch = chans_[c];
       ch.left = ch.capacity;
       ch.unfixed = static_cast<std::uint32_t>(ch.flows.size());
-      if (ch.unfixed > 0) heap.push({ch.left, ch.unfixed, c});
+      if (ch.unfixed > 0) heap_.push_back({ch.left, ch.unfixed, c});
     }
-    for (std::uint32_t id : comp_flows_) flows_[id].fixed = false;
-    while (!heap.empty()) {
-      const Cand top = heap.top();
-      heap.pop();
+    std::make_heap(heap_.begin(), heap_.end(), later);
+    while (!heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      const Cand top = heap_.back();
+      heap_.pop_back();
       Chan& ch = chans_[top.c];
       if (ch.unfixed != top.n || ch.left != top.left || ch.unfixed == 0) continue; // outdated entry
       const Bandwidth rate = std::max<Bandwidth>(ch.left / ch.unfixed, 1);
@@ -214,7 +238,10 @@ class FlowNetwork final : public NetworkModel {
           Chan& o = chans_[c];
           o.left = o.left > rate ? o.left - rate : 0;
           --o.unfixed;
-          if (c != top.c && o.unfixed > 0) heap.push({o.left, o.unfixed, c});
+          if (c != top.c && o.unfixed > 0) {
+            heap_.push_back({o.left, o.unfixed, c});
+            std::push_heap(heap_.begin(), heap_.end(), later);
+          }
         }
       }
     }
@@ -226,6 +253,9 @@ class FlowNetwork final : public NetworkModel {
   std::vector<Chan> chans_;
   std::vector<ChannelId> comp_chans_;
   std::vector<std::uint32_t> comp_flows_, done_;
+  std::vector<Cand> heap_;
+  std::vector<ChannelId> dirty_; // channels whose flows changed since the last re-plan
+  bool replan_pending_ = false;
   std::uint32_t epoch_ = 0;
   ChannelStats stats_;
   Time last_start_ = 0;
