@@ -11,7 +11,8 @@
 // starts or ends, and only for the flows connected to it through shared channels (its component),
 // so independent flows (a ring on a crossbar) cost O(route) each; starts and finishes at one instant are
 // re-planned together. A flow's predicted finish is a model event tagged with a generation number;
-// re-planning bumps it, and stale events are ignored.
+// re-planning bumps it, and stale events are ignored. Observers see a transfer when it is posted, before
+// its arrival is known: under this model TransferRecord::arrive is kNever and start is the post time.
 #include <algorithm>
 
 #include "sim/engine/network.hpp"
