@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "sim/cli/bench_command.hpp"
 #include "sim/cli/explain_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   ccsim::cli::RunOptions run;
   ccsim::cli::add_run_options(app, run);
   ccsim::cli::add_topo_command(app);
+  ccsim::cli::add_bench_command(app);
   ccsim::cli::add_explain_command(app);
   ccsim::cli::add_scenario_command(app);
   ccsim::cli::add_rings_command(app);

@@ -19,7 +19,7 @@ void add_placement_options(CLI::App& app, RunOptions& o) {
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
-  app.add_option("--model", o.model, "Network model: fifo (alpha-beta with link queues), store_forward")
+  app.add_option("--model", o.model, "Network model: fifo (alpha-beta with link queues), store_forward, flow (max-min sharing)")
       ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
       ->capture_default_str();

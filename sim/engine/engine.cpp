@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/small_list.hpp"
 
 namespace ccsim::engine {
 
@@ -20,8 +21,8 @@ struct Engine::RankState {
   bool done = false;
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
-  std::vector<std::uint32_t> waiting; // senders whose message this step still waits for
-  std::vector<std::uint32_t> early;   // senders whose message came before its receive was posted
+  SmallList<2> waiting; // senders whose message this step still waits for
+  SmallList<2> early;   // senders whose message came before its receive was posted
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -127,10 +128,7 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
       continue;
     }
     if (a.kind == schedule::Action::Kind::RecvReduce) rs.reduce_bytes += a.len * job.elt_size;
-    auto it = std::find(rs.early.begin(), rs.early.end(), peer);
-    if (it != rs.early.end()) {
-      rs.early.erase(it);
-    } else {
+    if (!rs.early.erase(peer)) {
       rs.waiting.push_back(peer);
       ++rs.pending;
     }
@@ -149,7 +147,7 @@ void Engine::post_send(std::uint32_t g, const schedule::Action& a, Time now) {
   const std::uint32_t dst = job_base_[rs.job] + static_cast<std::uint32_t>(a.peer);
   const auto route = router_.route(job.node_of_rank[static_cast<std::size_t>(rs.rank)],
                                    job.node_of_rank[static_cast<std::size_t>(a.peer)]);
-  const Bytes bytes = a.len * job.elt_size;
+  const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
   const std::uint64_t token = (static_cast<std::uint64_t>(g) << 32) | dst;
   Sink sink(queue_);
   const Time arrive = net_->post(token, route, bytes, now, sink);
@@ -179,9 +177,7 @@ void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
   if (--ranks_[src].pending == 0) complete_step(src, now);
   // The receiver takes it if its current step waits for it, else keeps it for a later step.
   RankState& rd = ranks_[dst];
-  auto it = std::find(rd.waiting.begin(), rd.waiting.end(), src);
-  if (it != rd.waiting.end()) {
-    rd.waiting.erase(it);
+  if (rd.waiting.erase(src)) {
     if (--rd.pending == 0) complete_step(dst, now);
   } else {
     rd.early.push_back(src);

@@ -18,16 +18,11 @@ class FifoNetwork final : public NetworkModel {
   std::string name() const override { return store_forward_ ? "store_forward" : "fifo"; }
 
   void reset(const topology::Topology& t) override {
-    topo_ = &t;
     const std::size_t n = t.num_channels();
-    free_at_.assign(n, 0);
-    stats_.bytes.assign(n, 0);
-    stats_.busy.assign(n, 0);
-    capacity_.resize(n);
-    latency_.resize(n);
+    chans_.assign(n, Chan{});
     for (std::size_t c = 0; c < n; ++c) {
-      capacity_[c] = t.links[c / 2].capacity();
-      latency_[c] = t.links[c / 2].latency;
+      chans_[c].capacity = t.links[c / 2].capacity();
+      chans_[c].latency = t.links[c / 2].latency;
     }
   }
 
@@ -36,23 +31,42 @@ class FifoNetwork final : public NetworkModel {
     return store_forward_ ? hop_by_hop(route, bytes, now) : cut_through(route, bytes, now);
   }
 
-  const ChannelStats& stats() const override { return stats_; }
+  const ChannelStats& stats() const override {
+    stats_.bytes.resize(chans_.size());
+    stats_.busy.resize(chans_.size());
+    for (std::size_t c = 0; c < chans_.size(); ++c) {
+      stats_.bytes[c] = chans_[c].bytes;
+      stats_.busy[c] = chans_[c].busy;
+    }
+    return stats_;
+  }
   Time last_start() const override { return last_start_; }
 
  private:
+  // Everything the model keeps per directed channel, together (one cache line per hop).
+  struct Chan {
+    Time free_at = 0;
+    Bandwidth capacity = 0;
+    Time latency = 0;
+    Time busy = 0;
+    Bytes bytes = 0;
+  };
+
   Time cut_through(std::span<const ChannelId> route, Bytes bytes, Time now) {
     Time start = now, lat = 0;
-    Bandwidth bw = capacity_[route[0]];
+    Bandwidth bw = chans_[route[0]].capacity;
     for (ChannelId c : route) {
-      start = std::max(start, free_at_[c]);
-      bw = std::min(bw, capacity_[c]);
-      lat += latency_[c];
+      const Chan& ch = chans_[c];
+      start = std::max(start, ch.free_at);
+      bw = std::min(bw, ch.capacity);
+      lat += ch.latency;
     }
-    const Time dur = transfer_time(bytes, bw);
+    const Time dur = duration(bytes, bw);
     for (ChannelId c : route) {
-      free_at_[c] = start + dur;
-      stats_.busy[c] += dur;
-      stats_.bytes[c] += bytes;
+      Chan& ch = chans_[c];
+      ch.free_at = start + dur;
+      ch.busy += dur;
+      ch.bytes += bytes;
     }
     last_start_ = start;
     return start + dur + lat + alpha_sw_;
@@ -62,24 +76,35 @@ class FifoNetwork final : public NetworkModel {
     Time t = now;
     bool first = true;
     for (ChannelId c : route) {
-      const Time start = std::max(t, free_at_[c]);
-      const Time dur = transfer_time(bytes, capacity_[c]);
+      Chan& ch = chans_[c];
+      const Time start = std::max(t, ch.free_at);
+      const Time dur = duration(bytes, ch.capacity);
       if (first) last_start_ = start, first = false;
-      free_at_[c] = start + dur;
-      stats_.busy[c] += dur;
-      stats_.bytes[c] += bytes;
-      t = start + dur + latency_[c];
+      ch.free_at = start + dur;
+      ch.busy += dur;
+      ch.bytes += bytes;
+      t = start + dur + ch.latency;
     }
     return t + alpha_sw_;
   }
 
+  // transfer_time divides 128-bit numbers; collectives send the same size over and over, so remember the last.
+  Time duration(Bytes bytes, Bandwidth bw) {
+    if (bytes != memo_bytes_ || bw != memo_bw_) {
+      memo_bytes_ = bytes;
+      memo_bw_ = bw;
+      memo_dur_ = transfer_time(bytes, bw);
+    }
+    return memo_dur_;
+  }
+
   bool store_forward_;
+  Bytes memo_bytes_ = 0;
+  Bandwidth memo_bw_ = 0;
+  Time memo_dur_ = 0;
   Time alpha_sw_;
-  const topology::Topology* topo_ = nullptr;
-  std::vector<Time> free_at_;
-  std::vector<Bandwidth> capacity_;
-  std::vector<Time> latency_;
-  ChannelStats stats_;
+  std::vector<Chan> chans_;
+  mutable ChannelStats stats_; // filled from chans_ when asked
   Time last_start_ = 0;
 };
 
@@ -87,12 +112,14 @@ class FifoNetwork final : public NetworkModel {
 
 std::vector<std::pair<std::string, std::string>> network_models() {
   return {{"fifo", "alpha-beta, cut-through; each directed link serves messages in FIFO order (default)"},
-          {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth"}};
+          {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth"},
+          {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)"}};
 }
 
 std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw) {
   if (name == "fifo" || name == "alpha_beta") return std::make_unique<FifoNetwork>(false, alpha_sw);
   if (name == "store_forward") return std::make_unique<FifoNetwork>(true, alpha_sw);
+  if (name == "flow") return make_flow_network(alpha_sw);
   std::string have;
   for (auto& [n, d] : network_models()) have += (have.empty() ? "" : ", ") + n;
   fail("--model: unknown network model '{}' (available: {})", name, have);

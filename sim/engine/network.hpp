@@ -49,9 +49,11 @@ struct ModelParams {
   std::string network = "fifo";   // fifo | store_forward | flow
   Time alpha_sw = 0;              // software start-up cost added to every message (on top of link latency)
   Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
+  Bytes header_bytes = 0;         // added to every message on the wire (SimGrid SMPI sends a 16-byte envelope)
 };
 
 std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw);
 std::vector<std::pair<std::string, std::string>> network_models(); // (name, description)
+std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw); // --model flow (flow_network.cpp)
 
 } // namespace ccsim::engine

@@ -93,6 +93,16 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
     }
     for (int g = 0; g < t.num_gpus(); ++g)
       if (gpu_uplink_[static_cast<std::size_t>(t.gpu_node(g))] < 0) fail("{}: crossbar GPU {} has no link", t.origin, g);
+    // The channels of each GPU's link towards the switch and back, so a route is two loads.
+    crossbar_up_.assign(t.nodes.size(), kNoChannel);
+    crossbar_down_.assign(t.nodes.size(), kNoChannel);
+    for (std::size_t v = 0; v < t.nodes.size(); ++v)
+      if (const int li = gpu_uplink_[v]; li >= 0) {
+        const bool a_side = t.links[static_cast<std::size_t>(li)].a == static_cast<int>(v);
+        crossbar_up_[v] = Topology::channel(li, !a_side);
+        crossbar_down_[v] = Topology::channel(li, a_side);
+      }
+    crossbar_fast_ = overrides_.empty();
   } else if (t.structure.kind == Structure::Kind::Torus) {
     const auto& dims = t.structure.dims;
     const int D = static_cast<int>(dims.size());
@@ -129,7 +139,7 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
 
 Router::~Router() = default;
 
-std::span<const ChannelId> Router::route(int src, int dst) {
+std::span<const ChannelId> Router::route_general(int src, int dst) {
   if (src == dst) return {};
   if (!overrides_.empty()) {
     auto it = overrides_.find(key(src, dst));
@@ -137,21 +147,14 @@ std::span<const ChannelId> Router::route(int src, int dst) {
   }
   const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
   if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
-    crossbar_route(src, dst);
-    return scratch_;
+    pair_ = {crossbar_up_[static_cast<std::size_t>(src)], crossbar_down_[static_cast<std::size_t>(dst)]};
+    return pair_;
   }
   if (gpus && topo_.structure.kind == Structure::Kind::Torus) {
     torus_route(src, dst);
     return scratch_;
   }
   return graph_route(src, dst);
-}
-
-void Router::crossbar_route(int src, int dst) {
-  const int up = gpu_uplink_[static_cast<std::size_t>(src)], down = gpu_uplink_[static_cast<std::size_t>(dst)];
-  scratch_.clear();
-  scratch_.push_back(Topology::channel(up, topo_.links[static_cast<std::size_t>(up)].a != src));
-  scratch_.push_back(Topology::channel(down, topo_.links[static_cast<std::size_t>(down)].b != dst));
 }
 
 // Dimension-order routing, shortest way round each ring (ties go the + way).

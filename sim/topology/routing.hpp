@@ -6,6 +6,8 @@
 // demand (up/down, dimension order) so a million-GPU crossbar needs no route table. Explicit
 // overrides from the topology file win over both.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -33,12 +35,21 @@ class Router {
 
   // Channels from node `src` to node `dst` (empty when equal). The span stays valid until the next call.
   // Throws Error when dst cannot be reached from src.
-  std::span<const ChannelId> route(int src, int dst);
+  std::span<const ChannelId> route(int src, int dst) {
+    if (crossbar_fast_ && src != dst) { // crossbar, GPU to GPU: up to the switch, down to the peer
+      const ChannelId up = crossbar_up_[static_cast<std::size_t>(src)], down = crossbar_down_[static_cast<std::size_t>(dst)];
+      if (up != kNoChannel && down != kNoChannel) {
+        pair_ = {up, down};
+        return pair_;
+      }
+    }
+    return route_general(src, dst);
+  }
   RouteInfo info(std::span<const ChannelId> r) const;
   const Topology& topology() const { return topo_; }
 
  private:
-  void crossbar_route(int src, int dst);
+  std::span<const ChannelId> route_general(int src, int dst);
   void torus_route(int src, int dst);
   std::span<const ChannelId> graph_route(int src, int dst);
   struct Tree;
@@ -50,6 +61,10 @@ class Router {
   const Topology& topo_;
   std::vector<ChannelId> scratch_;
   std::vector<int> gpu_uplink_;   // crossbar: link id of each GPU node's single link (-1 if not a GPU)
+  static constexpr ChannelId kNoChannel = UINT32_MAX;
+  std::vector<ChannelId> crossbar_up_, crossbar_down_; // crossbar: each GPU node's channel to / from the switch
+  std::array<ChannelId, 2> pair_{};                    // the last crossbar route
+  bool crossbar_fast_ = false;                         // crossbar without route overrides
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per requested (src, dst) node pair; per-source trees under a memory budget.

@@ -8,7 +8,7 @@
 using namespace ccsim;
 
 TEST_CASE("ring allreduce on a crossbar matches 2(p-1)(alpha + n/p beta)") {
-  for (int p : {2, 3, 8}) {
+  for (int p : {2, 3, 8, 37, 256}) {
     const Time alpha = 2 * kPsPerUs;
     const Bandwidth bw = 25'000'000'000;
     auto topo = topology::make_crossbar(p, bw, alpha);

@@ -1,0 +1,159 @@
+// The flow model (--model flow): latency as a pure delay, then max-min fair sharing of each directed link.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sim/engine/engine.hpp"
+#include "sim/metrics/sweep.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/routing.hpp"
+
+using namespace ccsim;
+using namespace ccsim::engine;
+
+namespace {
+
+constexpr Bandwidth kBw = 10'000'000'000; // 10 GB/s per direction
+constexpr Time kAlpha = 2 * kPsPerUs;     // end to end on the crossbar (two links of 1 us)
+
+// One step: every sender i in `senders` sends bytes[i] (in 1-byte elements) to `dst`; `dst` posts its
+// receives in `recv_order`. Lets a test choose who competes and in which order things are posted.
+class Incast final : public schedule::Schedule {
+ public:
+  Incast(int ranks, int dst, std::vector<int> senders, std::vector<std::uint64_t> bytes, std::vector<int> recv_order)
+      : Schedule(args(ranks)), dst_(dst), senders_(std::move(senders)), bytes_(std::move(bytes)),
+        order_(std::move(recv_order)) {}
+  bool step(int r, int s, std::vector<schedule::Action>& out) const override {
+    out.clear();
+    if (s > 0) return false;
+    for (std::size_t i = 0; i < senders_.size(); ++i)
+      if (senders_[i] == r) schedule::send(out, dst_, {0, bytes_[i]});
+    if (r == dst_)
+      for (int src : order_) {
+        const auto i = static_cast<std::size_t>(std::find(senders_.begin(), senders_.end(), src) - senders_.begin());
+        schedule::recv(out, src, {0, bytes_[i]});
+      }
+    return true;
+  }
+
+ private:
+  static schedule::CollArgs args(int ranks) {
+    schedule::CollArgs a;
+    a.ranks = ranks;
+    a.elt_size = 1;
+    return a;
+  }
+  int dst_;
+  std::vector<int> senders_;
+  std::vector<std::uint64_t> bytes_;
+  std::vector<int> order_;
+};
+
+// Records when each rank's step 0 ends (= when its last message was in, for a receiver: the last arrival).
+struct StepEnds final : Observer {
+  std::map<int, Time> end;
+  void on_step(int, int rank, int step, Time, Time e) override {
+    if (step == 0) end[rank] = e;
+  }
+};
+
+std::map<int, Time> run_incast(int ranks, int dst, std::vector<int> senders, std::vector<std::uint64_t> bytes,
+                               std::vector<int> order, Time* makespan = nullptr) {
+  auto topo = topology::make_crossbar(ranks, kBw, kAlpha);
+  topology::Router router(topo);
+  ModelParams mp;
+  mp.network = "flow";
+  Engine eng(topo, router, mp);
+  StepEnds obs;
+  eng.add_observer(&obs);
+  Incast sched(ranks, dst, std::move(senders), std::move(bytes), std::move(order));
+  Job job;
+  job.schedule = &sched;
+  job.elt_size = 1;
+  for (int g = 0; g < ranks; ++g) job.node_of_rank.push_back(topo.gpu_node(g));
+  const auto res = eng.run(std::span<const Job>(&job, 1));
+  if (makespan) *makespan = res.makespan;
+  return obs.end;
+}
+
+} // namespace
+
+TEST_CASE("flow: an uncontended message costs alpha + n/B exactly") {
+  for (std::uint64_t n : {1ull, 1000ull, 4096ull, 12345677ull, 64ull << 20}) {
+    Time t = 0;
+    auto end = run_incast(2, 1, {0}, {n}, {0}, &t);
+    CHECK(t == kAlpha + transfer_time(n, kBw));
+    CHECK(end.at(0) == t); // the sender is done when its message is in
+  }
+}
+
+TEST_CASE("flow: two flows into one link get half each") {
+  const std::uint64_t n = 1'000'000;
+  Time t = 0;
+  auto end = run_incast(3, 2, {0, 1}, {n, n}, {0, 1}, &t);
+  CHECK(t == kAlpha + transfer_time(n, kBw / 2));
+  CHECK(end.at(0) == t);
+  CHECK(end.at(1) == t);
+}
+
+TEST_CASE("flow: the short flow leaves and the long one speeds up") {
+  const std::uint64_t n = 1'000'000; // n/(B/2) = 200 us, then n more at B = 100 us
+  auto end = run_incast(3, 2, {0, 1}, {n, 2 * n}, {0, 1});
+  CHECK(end.at(0) == kAlpha + transfer_time(n, kBw / 2));
+  CHECK(end.at(1) == kAlpha + transfer_time(n, kBw / 2) + transfer_time(n, kBw));
+}
+
+TEST_CASE("flow: many-to-one incast shares the receiver's link k ways") {
+  for (int k : {4, 10, 50}) {
+    std::vector<int> senders;
+    for (int i = 1; i <= k; ++i) senders.push_back(i);
+    const std::uint64_t n = 1 << 20;
+    Time t = 0;
+    run_incast(k + 1, 0, senders, std::vector<std::uint64_t>(static_cast<std::size_t>(k), n), senders, &t);
+    CHECK(t == kAlpha + transfer_time(n, kBw / static_cast<Bandwidth>(k)));
+    // The link is never idle: the same bytes as k messages one after the other.
+    CHECK(t >= kAlpha + transfer_time(n * static_cast<std::uint64_t>(k), kBw));
+    CHECK(t <= kAlpha + transfer_time(n * static_cast<std::uint64_t>(k), kBw) + k);
+  }
+}
+
+TEST_CASE("flow: results do not depend on the order transfers are posted in") {
+  const std::vector<std::uint64_t> sizes = {3'000'000, 1'000'000, 7'000'001, 2'500'000, 1'000'000};
+  std::vector<int> senders = {1, 2, 3, 4, 5};
+  auto a = run_incast(6, 0, senders, sizes, senders);
+  std::vector<int> rev(senders.rbegin(), senders.rend());
+  auto b = run_incast(6, 0, senders, sizes, rev);
+  // Same flows, listed (and so posted and started) in reverse rank order.
+  std::vector<int> senders2 = rev;
+  std::vector<std::uint64_t> sizes2(sizes.rbegin(), sizes.rend());
+  auto c = run_incast(6, 0, senders2, sizes2, senders);
+  CHECK(a == b);
+  CHECK(a == c);
+  // Max-min: the two 1 MB flows finish first and together, the 7 MB flow last at alpha + total/B.
+  CHECK(a.at(2) == a.at(5));
+  CHECK(a.at(2) < a.at(4));
+  CHECK(a.at(4) < a.at(1));
+  CHECK(a.at(1) < a.at(3));
+  Bytes total = 0;
+  for (auto s : sizes) total += s;
+  CHECK(a.at(3) >= kAlpha + transfer_time(total, kBw));
+  CHECK(a.at(3) <= kAlpha + transfer_time(total, kBw) + 5);
+}
+
+TEST_CASE("flow: ring allreduce on a crossbar equals the fifo model and the closed form") {
+  for (int p : {2, 5, 16}) {
+    auto topo = topology::make_crossbar(p, kBw, kAlpha);
+    topology::Router router(topo);
+    metrics::RunConfig cfg;
+    cfg.placements = {{}};
+    for (int g = 0; g < p; ++g) cfg.placements[0].push_back(g);
+    const Bytes n = 1024 * 1024 * static_cast<Bytes>(p) * 4;
+    cfg.model.network = "fifo";
+    const auto fifo = metrics::simulate(topo, router, cfg, n);
+    cfg.model.network = "flow";
+    const auto flow = metrics::simulate(topo, router, cfg, n);
+    CHECK(flow.time == fifo.time);
+    CHECK(flow.time == 2 * (p - 1) * (kAlpha + transfer_time(n / static_cast<Bytes>(p), kBw)));
+  }
+}
