@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Bus bandwidth against message size for several ccsim runs on one chart, as PNG and SVG.
 
 Each input is a file written by `ccsim ... --format json` (or `--format csv`), optionally prefixed

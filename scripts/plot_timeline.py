@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """A Gantt picture of a ccsim --timeline trace, drawn locally (no browser): one row per GPU showing
 its sends, and one row per directed link showing which message held it, coloured by ring. Writes PNG
 and SVG. Needs Debian's python3-matplotlib.
@@ -62,14 +62,16 @@ def main():
     cmap = plt.get_cmap("tab10")
     fig_h = 1.2 + 0.28 * len(rows)
     fig, ax = plt.subplots(figsize=(11, fig_h), dpi=110)
-    jobs = set()
-    for y, (_, _, slices) in enumerate(rows):
+    jobs = sorted({job for _, _, slices in rows for _, _, job in slices})
+    lane = {j: i for i, j in enumerate(jobs)}
+    for y, (kind, _, slices) in enumerate(rows):
         for ts, dur, job in slices:
-            jobs.add(job)
-            # Sends of one step overlap; a thin edge keeps them apart.
-            ax.broken_barh([(ts, dur)], (y - 0.4, 0.8), facecolors=cmap(job % 10), edgecolor="white", linewidth=0.3)
+            # A GPU sends on every ring at once: one thin lane per ring so they do not hide each other.
+            h = 0.8 / len(jobs) if kind == "GPU" else 0.8
+            y0 = y - 0.4 + (lane[job] * h if kind == "GPU" else 0)
+            ax.broken_barh([(ts, dur)], (y0, h), facecolors=cmap(job % 10), edgecolor="white", linewidth=0.3)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{label} (sends)" if kind == "GPU" else label for kind, label, _ in rows], fontsize=8)
+    ax.set_yticklabels([f"{label} sends" + (" (one lane per ring)" if len(jobs) > 1 and i == 0 else "") if kind == "GPU" else label for i, (kind, label, _) in enumerate(rows)], fontsize=8)
     ax.invert_yaxis()
     if busiest:
         ax.axhline(len(gpus) - 0.5, color="black", linewidth=0.8)
@@ -78,7 +80,7 @@ def main():
     title = f"{meta.get('op', '')} {meta.get('algo', '')} on {meta.get('topology', '')}, {meta.get('size_bytes', '?')} B, model {meta.get('model', '')}"
     ax.set_title(title + (f"  (busiest {len(busiest)} of {len(link_rows)} links)" if len(link_rows) > len(busiest) else ""))
     if len(jobs) > 1:
-        ax.legend(handles=[Patch(color=cmap(j % 10), label=f"ring {j}") for j in sorted(jobs)], loc="upper left",
+        ax.legend(handles=[Patch(color=cmap(j % 10), label=f"ring {j}") for j in jobs], loc="upper left",
                   bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()

@@ -23,7 +23,7 @@ struct LinkUse {
 struct LinkReport {
   TimelineMeta meta;
   std::vector<LinkUse> links;          // channels that carried bytes, busiest first
-  std::vector<ChannelId> bottlenecks;  // the busiest channel(s): equal busy time
+  std::vector<ChannelId> bottlenecks;  // the busiest channel(s), within 0.1% of the most busy time
   std::optional<CriticalPath> path;
   std::string path_note;               // why there is no critical path, when there is none
 };

@@ -2,6 +2,8 @@
 // the message that held the link, and the link report names the busiest links.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "sim/metrics/sweep.hpp"
 #include "sim/observe/link_report.hpp"
 #include "sim/topology/generators.hpp"
@@ -54,7 +56,7 @@ void check_tiles(const Walked& w) {
 TEST_CASE("uncontended ring: the path is 2(p-1) messages back to back, alpha + n/p/B each") {
   const Time alpha = 2 * kPsPerUs;
   const Bandwidth bw = 10'000'000'000ULL;
-  auto topo = topology::make_crossbar(4, bw, alpha / 2); // up + down link: alpha per message
+  auto topo = topology::make_crossbar(4, bw, alpha); // alpha per message (split over the up and down link)
   const Bytes n = 4 << 20;
   auto w = walk(topo, config({{0, 1, 2, 3}}), n);
   check_tiles(w);
@@ -76,11 +78,10 @@ TEST_CASE("uncontended ring: the path is 2(p-1) messages back to back, alpha + n
   }
 }
 
-TEST_CASE("two rings on the same links: the later ring's path queues behind the earlier ring's messages") {
+TEST_CASE("two rings on the same links: the path queues behind the other ring's messages") {
   auto topo = topology::make_crossbar(4, 10'000'000'000ULL, 0);
   auto w = walk(topo, config({{0, 1, 2, 3}, {0, 1, 2, 3}}), 8 << 20);
   check_tiles(w);
-  CHECK(w.path.job == 1);
   CHECK(w.path.queued > 0);
   bool saw = false;
   for (const auto& s : w.path.segments)
@@ -88,8 +89,7 @@ TEST_CASE("two rings on the same links: the later ring's path queues behind the 
       saw = true;
       const auto& holder = w.rec.transfers[static_cast<std::size_t>(s.transfer)];
       const auto& waiter = w.rec.transfers[static_cast<std::size_t>(s.waiting)];
-      CHECK(holder.job == 0);
-      CHECK(waiter.job == 1);
+      CHECK(holder.job != waiter.job); // each ring alone never contends with itself here
       CHECK(waiter.start == s.end); // the waiter started when the holder let go of the link
       CHECK(waiter.post < waiter.start);
     }
@@ -127,7 +127,10 @@ TEST_CASE("DGX-1: the link report names the busiest links and its path ends at t
   REQUIRE(!rep.bottlenecks.empty());
   Time most = 0;
   for (auto b : row.result.channels.busy) most = std::max(most, b);
-  for (auto c : rep.bottlenecks) CHECK(row.result.channels.busy[c] == most);
+  CHECK(row.result.channels.busy[rep.bottlenecks.front()] == most);
+  for (auto c : rep.bottlenecks) CHECK(row.result.channels.busy[c] * 1000 >= most * 999);
+  for (const auto& l : rep.links)
+    if (l.busy * 1000 < most * 999) CHECK(std::find(rep.bottlenecks.begin(), rep.bottlenecks.end(), l.channel) == rep.bottlenecks.end());
   for (const auto& l : rep.links) {
     CHECK(l.busy_pct <= 100.0);
     CHECK(l.busy_pct > 0.0);

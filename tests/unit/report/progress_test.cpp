@@ -1,6 +1,7 @@
 // The progress bar: its text, and that it writes nothing unless enabled and slow enough to matter.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
