@@ -15,7 +15,7 @@ namespace ccsim::cli {
 class Inspector {
  public:
   // At most this many transfers are recorded (about 100 B each, and a few hundred B of trace each).
-  static constexpr std::size_t kMaxRecorded = 500'000;
+  static constexpr std::size_t kMaxRecorded = 250'000;
 
   // Validates the flags (throws Error naming the flag); inactive when neither --timeline nor --links.
   Inspector(const RunOptions& o, const topology::Topology& topo, const metrics::RunConfig& cfg, const std::vector<Bytes>& sizes,

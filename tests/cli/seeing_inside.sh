@@ -46,10 +46,10 @@ expect_error "too many to draw" --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b
 [ ! -e "$tmp/big.json" ] && ok || bad "a refused timeline leaves no file"
 
 # Progress: nothing on stderr when it is not a terminal; a bar (erased at the end) when it is.
-"$ccsim" --topo crossbar:ranks=256,bw=25GB/s,alpha=1us -b 8K -e 256M >/dev/null 2>"$tmp/err" \
+"$ccsim" --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b 1M -e 1G >/dev/null 2>"$tmp/err" \
   && [ ! -s "$tmp/err" ] && ok || bad "progress bar written to a pipe"
 if command -v script >/dev/null; then
-  script -qec "'$ccsim' --topo crossbar:ranks=256,bw=25GB/s,alpha=1us -b 8K -e 256M >/dev/null" "$tmp/tty" >/dev/null 2>&1
+  script -qec "'$ccsim' --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b 1M -e 1G >/dev/null" "$tmp/tty" >/dev/null 2>&1
   grep -q 'sizes' "$tmp/tty" && grep -q $'\r\033\[K' "$tmp/tty" && ok || bad "no progress bar on a terminal"
 else
   echo "skipped: no 'script' command to give ccsim a terminal"
