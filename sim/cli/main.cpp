@@ -6,6 +6,7 @@
 
 #include "sim/cli/explain_command.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/scenario_command.hpp"
 #include "sim/cli/topo_command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   ccsim::cli::add_run_options(app, run);
   ccsim::cli::add_topo_command(app);
   ccsim::cli::add_explain_command(app);
+  ccsim::cli::add_scenario_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);

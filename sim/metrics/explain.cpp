@@ -140,7 +140,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   if (multi)
     e.note += fmt::format("{}{} rings run at once, each carrying n/{}: the terms below are one ring's (bandwidth term / {})",
                           e.note.empty() ? "" : "; ", rings, rings, rings);
-  for (const auto& t : f->terms) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes});
+  for (const auto& t : f->terms) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
   e.schedule_words = describe(*algo.make(args), s.elt_size);
 
   // Simulate: on the ideal crossbar with the given numbers, or on the topology.
@@ -184,11 +184,14 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
       e.links_used.push_back(fmt::format("{}: {} directed link(s), e.g. {}{}", k, names.size(), list, names.size() > 4 ? ", ..." : ""));
     }
   }
-  for (const auto& t : f->terms) {
-    e.latency_term += static_cast<Time>(t.messages) * e.params.alpha;
-    e.bandwidth_term += static_cast<Time>(t.messages) * transfer_time(t.bytes, e.params.bw);
-    if (e.params.reduce_bw > 0) e.gamma_term += static_cast<Time>(t.messages) * transfer_time(t.reduce_bytes, e.params.reduce_bw);
+  const auto& path = cost::critical_path(*f, e.params);
+  if (&path != &f->terms) {
+    e.note += std::string(e.note.empty() ? "" : "; ") + "at these numbers another path of the pipeline is the longest:";
+    e.terms.clear();
+    for (const auto& t : path) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
   }
+  const auto parts = cost::breakdown(path, e.params);
+  e.latency_term = parts.latency, e.bandwidth_term = parts.bandwidth, e.gamma_term = parts.reduction;
   e.formula_time = cost::evaluate(*f, e.params);
 
   if (e.simulated != e.formula_time) {
@@ -230,6 +233,9 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   e.bound_beta = cost::evaluate(e.bound, n, only_beta);
   e.bound_gamma = e.params.reduce_bw > 0 ? cost::evaluate(e.bound, n, only_gamma) : 0;
   e.bound_time = cost::evaluate(e.bound, n, bp);
+  e.beats_bound = e.simulated < e.bound_time;
+  e.overlaps = !f->alternatives.empty();
+  for (const auto& t : f->terms) e.overlaps = e.overlaps || t.transfers != 1;
   e.busbw_factor = busbw_factor(s.op, p);
   e.busbw_why = busbw_reason(s.op);
   return e;

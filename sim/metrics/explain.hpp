@@ -26,6 +26,7 @@ struct TermLine {
   std::string what;
   std::uint64_t messages;
   Bytes bytes, reduce_bytes;
+  std::uint64_t transfers = 1; // messages queued on one port per round (0: a reduction only)
 };
 
 struct Explanation {
@@ -41,6 +42,8 @@ struct Explanation {
   std::string difference; // empty when formula == simulation
   cost::LowerBound bound;
   Time bound_time = 0, bound_alpha = 0, bound_beta = 0, bound_gamma = 0;
+  bool overlaps = false;    // the schedule queues several messages per port per round, or pipelines
+  bool beats_bound = false; // faster than the textbook sum (possible only when it overlaps)
   Bandwidth bound_bw = 0; // topology mode: a GPU's total link bandwidth, used for the bound's beta
   Bandwidths bw;
   double busbw_factor = 1;

@@ -47,7 +47,15 @@ TEST_CASE("every formula equals the simulation on the ideal crossbar, and no alg
             INFO(schedule::to_string(op), " ", algo, " p=", p, " n=", n, " reduce_bw=", red);
             CHECK(e.simulated == e.formula_time);
             CHECK(e.difference.empty());
-            CHECK(e.simulated >= e.bound_time);
+            // Chan's bound adds its three parts and assumes each message pays its alpha in turn (the one-port
+            // Hockney model). ccsim's link model, like SimGrid's, overlaps the latencies of messages queued
+            // on one port, and pipelined schedules overlap reduction with transfer; such schedules may beat
+            // the sum, but never any single part.
+            CHECK(e.simulated >= e.bound_beta);
+            CHECK(e.simulated >= e.bound_gamma);
+            if (!e.overlaps) CHECK(e.simulated >= e.bound_alpha);
+            if (!e.overlaps) CHECK(e.simulated >= e.bound_time);
+            CHECK(e.beats_bound == (e.simulated < e.bound_time));
           }
         }
 }
