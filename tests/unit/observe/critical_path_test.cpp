@@ -5,11 +5,13 @@
 #include <algorithm>
 
 #include "sim/metrics/sweep.hpp"
+#include "sim/observe/timeline.hpp"
 #include "sim/observe/link_report.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "tests/unit/observe/trace_check.hpp"
 
 using namespace ccsim;
 using observe::PathSegment;
@@ -149,4 +151,30 @@ TEST_CASE("DGX-1: the link report names the busiest links and its path ends at t
   auto bare = observe::make_link_report(topo, row.result, nullptr, meta);
   CHECK(!bare.path);
   CHECK(observe::link_report_text(bare, topo, nullptr).find("Critical path: not recorded") != std::string::npos);
+}
+
+TEST_CASE("every registered algorithm: the path tiles the run and the trace is valid") {
+  auto topo = topology::make_crossbar(8, 25'000'000'000ULL, kPsPerUs);
+  std::size_t ran = 0;
+  for (const auto& a : schedule::all_algorithms()) {
+    for (const char* model : {"fifo", "store_forward"}) {
+      CAPTURE(a.name);
+      CAPTURE(schedule::to_string(a.op));
+      CAPTURE(model);
+      auto cfg = config({{0, 1, 2, 3, 4, 5, 6, 7}});
+      cfg.op = a.op;
+      cfg.algo = a.name;
+      cfg.model.network = model;
+      cfg.model.reduce_bw = 100'000'000'000ULL;
+      auto w = walk(topo, cfg, 1 << 20);
+      check_tiles(w);
+      observe::TimelineMeta meta{std::string(schedule::to_string(a.op)), a.name, model, w.row.plan.size, 4, w.row.time,
+                                 cfg.placements};
+      const auto trace = nlohmann::json::parse(observe::chrome_trace(w.rec, topo, meta));
+      const auto problems = testing::check_trace(trace, trace["otherData"]["makespan_us"].get<double>());
+      CHECK_MESSAGE(problems.empty(), (problems.empty() ? "" : problems.front()));
+      ++ran;
+    }
+  }
+  CHECK(ran >= 2 * 3); // at least the ring family
 }
