@@ -194,11 +194,12 @@ std::string chrome_trace(const Recording& rec, const topology::Topology& topo, c
 
   // Counters: how many links are busy at each instant (exact), and each link's busy share per time bin.
   std::sort(edges.begin(), edges.end());
-  int busy = 0;
+  int busy = 0, shown = -1;
   for (std::size_t i = 0; i < edges.size();) {
     const Time at = edges[i].first;
     for (; i < edges.size() && edges[i].first == at; ++i) busy += edges[i].second;
-    w.counter(lpid, "busy links", at, busy);
+    if (busy != shown) w.counter(lpid, "busy links", at, busy); // one link handing over to the next is no change
+    shown = busy;
   }
   const Time span = to_ns(meta.makespan);
   if (span > 0 && !per_link.empty()) {
