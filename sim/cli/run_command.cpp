@@ -2,8 +2,10 @@
 #include <sstream>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/inspect.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/progress.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -43,6 +45,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
   app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
+  app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file");
+  app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
+  app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
@@ -110,8 +115,17 @@ int run_command(const RunOptions& o) {
     write_output(o.output, schedule::dump_schedule(*sched, o.dump_schedule, cfg.dtype.size));
     return 0;
   }
+  const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
+  Inspector inspect(o, topo, cfg, sizes, fmt_kind);
   std::vector<metrics::Row> rows;
-  for (Bytes s : metrics::size_series(lo, hi, o.stepfactor, step)) rows.push_back(metrics::simulate(topo, router, cfg, s));
+  report::Progress bar("sizes", sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    bar.update(i, format_size(sizes[i]));
+    rows.push_back(metrics::simulate(topo, router, cfg, sizes[i], inspect.observers(sizes[i])));
+    inspect.saw(sizes[i], rows.back());
+  }
+  bar.done();
+  inspect.finish(router);
   report::RunHeader h;
   h.topology = topo.name;
   h.topology_origin = topo.origin;
@@ -128,7 +142,7 @@ int run_command(const RunOptions& o) {
   h.factor = o.stepfactor;
   std::ostringstream out;
   report::write(out, fmt_kind, h, rows);
-  write_output(o.output, out.str());
+  write_output(o.output, inspect.decorate(out.str()));
   return 0;
 }
 

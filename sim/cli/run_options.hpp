@@ -29,6 +29,9 @@ struct RunOptions {
   std::string chunk_size;
   std::string dims;
   std::string dump_schedule;
+  // Seeing inside one size of the sweep (sim/cli/inspect.hpp): Chrome trace, link report.
+  std::string timeline, timeline_size;
+  bool links = false;
 };
 
 // Flags that pick the machine and the placement (shared with compare/rings/explain).

@@ -154,8 +154,9 @@ void Engine::post_send(std::uint32_t g, const schedule::Action& a, Time now) {
   ++transfers_;
   if (arrive != kNever) queue_.push(arrive, kArrival, g, dst);
   if (!observers_.empty()) {
+    net_->last_occupancy(route, bytes, hops_);
     const TransferRecord rec{static_cast<int>(rs.job), rs.rank, a.peer, rs.step, bytes, now, net_->last_start(),
-                             arrive, route};
+                             arrive, route, a.off, hops_};
     for (auto* o : observers_) o->on_transfer(rec);
   }
 }

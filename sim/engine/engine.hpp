@@ -26,6 +26,8 @@ struct TransferRecord {
   Bytes bytes;
   Time post, start, arrive;
   std::span<const ChannelId> route;
+  std::uint64_t off = 0;               // first element of the sent range in the sender's buffer
+  std::span<const Occupancy> hops;     // per route channel, when it held this message (empty: model can't say)
 };
 
 class Observer {
@@ -74,6 +76,7 @@ class Engine {
   std::span<const Job> jobs_;
   std::vector<schedule::Action> actions_;
   std::vector<std::uint64_t> arrived_;
+  std::vector<Occupancy> hops_; // filled only when observers are attached
   std::uint64_t transfers_ = 0;
 };
 

@@ -42,6 +42,18 @@ class FifoNetwork final : public NetworkModel {
   }
   Time last_start() const override { return last_start_; }
 
+  // Each channel is free again exactly when the message just posted leaves it, so its holding interval
+  // is [free_at - duration, free_at); recomputed here to keep post() free of observer work.
+  void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override {
+    out.clear();
+    Bandwidth bw = route.empty() ? 0 : capacity_[route[0]];
+    for (ChannelId c : route) bw = std::min(bw, capacity_[c]);
+    for (ChannelId c : route) {
+      const Time dur = transfer_time(bytes, store_forward_ ? capacity_[c] : bw);
+      out.push_back({free_at_[c] - dur, free_at_[c]});
+    }
+  }
+
  private:
   // Everything the model keeps per directed channel, together (one cache line per hop).
   struct Chan {

@@ -20,6 +20,11 @@ struct ChannelStats {
   std::vector<Time> busy;
 };
 
+// When a directed channel carried one message (observers draw link tracks and find queueing from it).
+struct Occupancy {
+  Time begin = 0, end = 0;
+};
+
 // Lets a model report arrivals that it only knows later (flow models re-plan on every change).
 class ArrivalSink {
  public:
@@ -43,6 +48,12 @@ class NetworkModel {
   virtual const ChannelStats& stats() const = 0;
   // Start time of the last posted transfer's first byte (for observers); equals `now` when uncontended.
   virtual Time last_start() const = 0;
+  // For observers, right after post(): when each channel of `route` holds the message just posted, one
+  // entry per channel. Models that share links fluidly (no exclusive holding) leave `out` empty.
+  virtual void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const {
+    (void)route, (void)bytes;
+    out.clear();
+  }
 };
 
 struct ModelParams {

@@ -1,0 +1,74 @@
+#include "sim/cli/inspect.hpp"
+
+#include <algorithm>
+
+#include "sim/cli/common.hpp"
+#include "sim/core/error.hpp"
+#include "sim/observe/timeline.hpp"
+
+namespace ccsim::cli {
+
+Inspector::Inspector(const RunOptions& o, const topology::Topology& topo, const metrics::RunConfig& cfg,
+                     const std::vector<Bytes>& sizes, report::Format fmt)
+    : o_(o), topo_(topo), cfg_(cfg), fmt_(fmt) {
+  active_ = !o.timeline.empty() || o.links;
+  if (!active_) {
+    if (!o.timeline_size.empty()) fail("--timeline-size: picks the size for --timeline or --links; give one of them too");
+    return;
+  }
+  if (o.links && fmt == report::Format::Csv)
+    fail("--links: CSV has no place for the link report; use --format table (report after the table) or json (\"links\" key)");
+  if (o.timeline == "-" || (!o.timeline.empty() && o.timeline == o.output))
+    fail("--timeline: give a file of its own (the table goes to stdout or --output)");
+  size_ = o.timeline_size.empty() ? sizes.back() : parse_size(o.timeline_size, "--timeline-size");
+  if (size_ == 0) fail("--timeline-size: must be at least one byte");
+  if (size_ > (Bytes{1} << 40)) fail("--timeline-size: {} is larger than 1 TiB", o.timeline_size);
+}
+
+std::vector<engine::Observer*> Inspector::observers(Bytes size) {
+  if (!active_ || size != size_ || rec_) return {};
+  rec_ = std::make_unique<observe::Recorder>(topo_.num_channels(), kMaxRecorded);
+  return {rec_.get()};
+}
+
+void Inspector::saw(Bytes size, const metrics::Row& row) {
+  if (active_ && size == size_ && !row_) row_ = row;
+}
+
+void Inspector::finish(topology::Router& router) {
+  if (!active_) return;
+  if (!row_) { // a size outside the sweep: simulate it on its own (runs are deterministic, so nothing differs)
+    auto obs = observers(size_);
+    row_ = metrics::simulate(topo_, router, cfg_, size_, obs);
+  }
+  observe::TimelineMeta meta;
+  meta.op = std::string(schedule::to_string(cfg_.op));
+  meta.algo = cfg_.algo;
+  meta.model = cfg_.model.network;
+  meta.size = row_->plan.size;
+  meta.elt_size = cfg_.dtype.size;
+  meta.makespan = row_->time;
+  meta.placements = cfg_.placements;
+  const auto& rec = rec_->recording();
+  if (!o_.timeline.empty()) {
+    if (rec.truncated)
+      fail("--timeline: the run at {} has more than {} transfers, too many to draw; choose a smaller --timeline-size or fewer "
+           "ranks",
+           format_size(size_), kMaxRecorded);
+    write_output(o_.timeline, observe::chrome_trace(rec, topo_, meta));
+  }
+  if (o_.links) report_ = observe::make_link_report(topo_, row_->result, &rec, std::move(meta));
+}
+
+std::string Inspector::decorate(const std::string& output) const {
+  if (!report_) return output;
+  const auto& rec = rec_->recording();
+  if (fmt_ == report::Format::Json) {
+    auto j = nlohmann::ordered_json::parse(output);
+    j["links"] = observe::link_report_json(*report_, topo_, &rec);
+    return j.dump(2) + "\n";
+  }
+  return output + observe::link_report_text(*report_, topo_, &rec);
+}
+
+} // namespace ccsim::cli
