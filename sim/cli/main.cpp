@@ -6,6 +6,7 @@
 
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/topo_command.hpp"
+#include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   ccsim::cli::RunOptions run;
   ccsim::cli::add_run_options(app, run);
   ccsim::cli::add_topo_command(app);
+  ccsim::cli::add_compare_command(app);
+  ccsim::cli::add_calibrate_command(app, argc, argv);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);
