@@ -45,7 +45,8 @@ def main():
         ys = [r["predicted_busbw"] for r in rows if r.get("proto") == p]
         ax.scatter(xs, ys, marker=markers.get(p, "x"), s=60, facecolors="none", edgecolors="tab:orange", label=f"NCCL choice {p}")
     ax.set_xscale("log", base=2)
-    ax.set_ylabel("busbw (GB/s)")
+    ax.set_yscale("log")  # small sizes are latency-bound: a linear axis would hide them
+    ax.set_ylabel("busbw (GB/s, log scale)")
     med = s.get("median_abs_err_pct_ge_1MiB")
     med_all = s.get("median_abs_err_pct_all")
     title = f"{j['op']} on {j['ranks']} ranks - {j['trace'].split('/')[-1]}\n"
@@ -57,6 +58,9 @@ def main():
     ax.legend(fontsize=8, loc="upper left")
     err = [r["err_pct"] for r in rows]
     ax2.axhline(0, color="black", lw=0.8)
+    for band, style in ((5, ":"), (15, "--")):  # the validation targets
+        ax2.axhline(band, color="grey", lw=0.8, ls=style)
+        ax2.axhline(-band, color="grey", lw=0.8, ls=style)
     ax2.bar(size, err, width=[x * 0.4 for x in size], color=["tab:red" if abs(e) > 15 else "tab:green" for e in err])
     ax2.set_ylabel("busbw err %")
     ax2.set_xlabel("message size (nccl-tests size column)")

@@ -65,7 +65,10 @@ void run_calibrate(const CalibrateOptions& o) {
                               in.size(), f.points.size(), f.iterations);
   s += "# parameter         value   (fitted: the data constrains it; held: start value kept)\n";
   for (std::size_t k = 0; k < f.names.size(); ++k)
-    s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k], f.fitted[k] ? "fitted" : "held");
+    s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
+                     f.fitted[k] ? "fitted"
+                     : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
+                                                         : "held: no route uses it");
   s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
                    f.r2_log_time, f.rms_rel * 100);
   s += "# residuals: trace, size, measured us, predicted us, time residual, busbw error\n";

@@ -75,7 +75,10 @@ void run_compare(const CompareOptions& o) {
       if (!f) fail("--plot {}: cannot write next to it", o.plot);
       f << j.dump();
     }
-    const std::string cmd = fmt::format("python3 {} {} {} 2>&1", shell_quote(script), shell_quote(tmp), shell_quote(o.plot));
+    // Debian's interpreter has python3-matplotlib; $CCSIM_PYTHON overrides, a PATH python3 is the fallback.
+    std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    if (const char* e = std::getenv("CCSIM_PYTHON")) py = e;
+    const std::string cmd = fmt::format("{} {} {} {} 2>&1", shell_quote(py), shell_quote(script), shell_quote(tmp), shell_quote(o.plot));
     std::string msg;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) fail("--plot: cannot run python3");

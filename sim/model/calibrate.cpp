@@ -95,6 +95,25 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     }
     Eigen::MatrixXd Ja(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(active.size()));
     for (std::size_t a = 0; a < active.size(); ++a) Ja.col(static_cast<Eigen::Index>(a)) = J.col(active[a]);
+    // Parameters the data cannot tell apart (e.g. launch vs step when every point has the same step
+    // count) are rank-deficient columns: hold the ones the pivoted QR puts last.
+    {
+      Eigen::MatrixXd Jn = Ja;
+      for (Eigen::Index a = 0; a < Jn.cols(); ++a) Jn.col(a) /= Jn.col(a).norm();
+      Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
+      qr.setThreshold(1e-5);
+      if (qr.rank() < Jn.cols()) {
+        std::set<Eigen::Index> drop;
+        for (Eigen::Index k = qr.rank(); k < Jn.cols(); ++k) drop.insert(qr.colsPermutation().indices()(k));
+        std::vector<Eigen::Index> keep;
+        for (std::size_t a = 0; a < active.size(); ++a)
+          if (drop.count(static_cast<Eigen::Index>(a))) R.not_separable.insert(R.names[static_cast<std::size_t>(active[a])]);
+          else keep.push_back(active[a]);
+        active = keep;
+        Ja.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(active.size()));
+        for (std::size_t a = 0; a < active.size(); ++a) Ja.col(static_cast<Eigen::Index>(a)) = J.col(active[a]);
+      }
+    }
     Eigen::VectorXd r(static_cast<Eigen::Index>(n));
     for (std::size_t i = 0; i < n; ++i) r(static_cast<Eigen::Index>(i)) = (pred[i] - meas[i]) / meas[i];
     const Eigen::VectorXd d = Ja.colPivHouseholderQr().solve(-r);

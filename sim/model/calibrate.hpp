@@ -4,6 +4,7 @@
 // (time is linear in launch, near-linear in step and in 1/efficiency, so it converges in a few steps).
 // Parameters the data cannot see (a link type no route uses) are held at their start value.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct FitResult {
   std::vector<std::string> names;  // "launch_us", "step_us", "eff:nvlink2", ...
   std::vector<double> values;
   std::vector<bool> fitted;        // false: held (the data does not constrain it)
+  std::set<std::string> not_separable; // held because the data cannot tell it from the others
   std::vector<CalibPoint> points;
   double r2_time = 0, r2_log_time = 0, rms_rel = 0;
   int iterations = 0;

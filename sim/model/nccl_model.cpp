@@ -320,28 +320,40 @@ NcclResult NcclSimulator::run(metrics::SizePlan plan) {
   // Chunk: Simple ring AR/AG/RS use CHUNKSTEPS steps, other collectives one step (§3.6).
   const bool multi_step = cfg_.op == Op::AllReduce || cfg_.op == Op::AllGather || cfg_.op == Op::ReduceScatter;
   const double chunk = num(tab_, {"chunk_bytes", r.choice.proto == "Simple" && !multi_step ? "Simple_one_step" : r.choice.proto.c_str()});
+  // CUDA channel c runs on search ring c % R; channels that share a ring share its links at the same
+  // time (not one after another), so they are one engine job per ring carrying their combined share.
   const int nc = r.channels_used;
+  const int R = static_cast<int>(graph_.rings.size());
+  const int used_rings = std::min(nc, R);
+  std::vector<int> weight(static_cast<std::size_t>(used_rings), 0);
+  for (int c = 0; c < nc; ++c) ++weight[static_cast<std::size_t>(c % R)];
   const double per_channel = static_cast<double>(plan.size) / nc;
   const int max_jobs = static_cast<int>(num(tab_, {"max_loops_simulated"}));
   const int loops = std::max(1, static_cast<int>(std::ceil(per_channel / (p * chunk))));
-  r.loops = std::max(1, std::min(loops, std::max(1, max_jobs / nc)));
-  const int jobs_n = nc * r.loops;
+  r.loops = std::max(1, std::min(loops, std::max(1, max_jobs / used_rings)));
   std::vector<std::unique_ptr<schedule::Schedule>> scheds;
   std::vector<engine::Job> jobs;
-  for (int j = 0; j < jobs_n; ++j) {
-    schedule::CollArgs a;
-    a.op = cfg_.op;
-    a.ranks = p;
-    a.count = schedule::split_block(plan.count, static_cast<std::uint64_t>(jobs_n), static_cast<std::uint64_t>(j)).len;
-    a.root = cfg_.root;
-    a.elt_size = cfg_.dtype.size;
-    scheds.push_back(algo->make(a));
-    engine::Job job;
-    job.schedule = scheds.back().get();
-    const auto& ring = graph_.rings[static_cast<std::size_t>((j % nc) % static_cast<int>(graph_.rings.size()))];
-    for (int gpu : ring) job.node_of_rank.push_back(pr.topo->gpu_node(gpu));
-    job.elt_size = cfg_.dtype.size;
-    jobs.push_back(std::move(job));
+  std::uint64_t done = 0;
+  for (int ring = 0; ring < used_rings; ++ring) {
+    // This ring's elements: its channels' share of the count.
+    const std::uint64_t mine = ring + 1 == used_rings ? plan.count - done
+                                                      : plan.count * static_cast<std::uint64_t>(weight[static_cast<std::size_t>(ring)]) /
+                                                            static_cast<std::uint64_t>(nc);
+    done += mine;
+    for (int l = 0; l < r.loops; ++l) {
+      schedule::CollArgs a;
+      a.op = cfg_.op;
+      a.ranks = p;
+      a.count = schedule::split_block(mine, static_cast<std::uint64_t>(r.loops), static_cast<std::uint64_t>(l)).len;
+      a.root = cfg_.root;
+      a.elt_size = cfg_.dtype.size;
+      scheds.push_back(algo->make(a));
+      engine::Job job;
+      job.schedule = scheds.back().get();
+      for (int gpu : graph_.rings[static_cast<std::size_t>(ring)]) job.node_of_rank.push_back(pr.topo->gpu_node(gpu));
+      job.elt_size = cfg_.dtype.size;
+      jobs.push_back(std::move(job));
+    }
   }
   engine::ModelParams mp;
   mp.network = "fifo";
