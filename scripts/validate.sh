@@ -23,19 +23,33 @@ done
 [ -x "$ccsim" ] || { echo "validate.sh: $ccsim not built (run scripts/setup.sh)" >&2; exit 2; }
 [ -n "$plots" ] && mkdir -p "$plots"
 index=models/traces/index.json
-# One tab-separated line per trace: file, hardware, topology, stand_in, gpus, ranks, arch
+# One |-separated line per trace: file, hardware, topology, stand_in, gpus, ranks, arch
 entries=$(python3 - "$index" <<'PY'
 import json, sys
 for e in json.load(open(sys.argv[1]))["traces"]:
     if e.get("kind") != "nccl-tests":
         continue
-    print("\t".join(str(e.get(k, "")) for k in ("file", "hardware", "topology", "stand_in", "gpus", "ranks", "arch")))
+    print("|".join(str(e.get(k, "")) for k in ("file", "hardware", "topology", "stand_in", "gpus", "ranks", "arch")))
 PY
 ) || { echo "validate.sh: cannot read $index" >&2; exit 2; }
 
+# Reads one `ccsim compare --format json` on stdin, prints the table line, fails when a target is missed.
+summarise='
+import json, sys
+j = json.load(sys.stdin)
+f, model, used, topo = sys.argv[1:5]
+s = j["summary"]
+ge, al = s["median_abs_err_pct_ge_1MiB"], s["median_abs_err_pct_all"]
+ok = (ge is None or ge <= 5.0) and al <= 15.0
+fmt = lambda v: "-" if v is None else f"{v:.1f}%"
+tag = ("ok" if ok else "MISS") + (" (stand-in)" if used != topo else "")
+op = j.get("op")
+print(f"{f:<62} {op:<14} {model:<6} {used[:22]:<22} {fmt(ge):>9} {fmt(al):>9}  {tag}")
+sys.exit(0 if ok else 1)
+'
 status=0
 printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "trace" "op" "model" "topology" "med>=1MiB" "med(all)" "verdict"
-while IFS=$'\t' read -r file hw topo stand gpus ranks arch; do
+while IFS='|' read -r file hw topo stand gpus ranks arch; do
   [ -z "$file" ] && continue
   used="$topo"
   # Does the preset/generator resolve? (`ccsim topo show` fails with one line when it does not.)
@@ -44,7 +58,7 @@ while IFS=$'\t' read -r file hw topo stand gpus ranks arch; do
     if [ "$stand_ins" = 1 ] && [ -n "$stand" ]; then
       used="$stand"
     else
-      printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "$file" "-" "-" "$topo" "-" "-" "MISSING preset: $why"
+      printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "$file" "-" "-" "${topo:0:22}" "-" "-" "MISSING preset: $why"
       status=1
       continue
     fi
@@ -61,20 +75,7 @@ while IFS=$'\t' read -r file hw topo stand gpus ranks arch; do
       status=1
       continue
     fi
-    python3 - "$file" "$model" "$used" "$stand_ins" "$topo" <<PY || status=1
-import json, sys
-j = json.loads('''$out''')
-f, model, used, stand, topo = sys.argv[1:6]
-s = j["summary"]
-ge, al = s["median_abs_err_pct_ge_1MiB"], s["median_abs_err_pct_all"]
-ok = (ge is None or ge <= 5.0) and al <= 15.0
-fmt = lambda v: "-" if v is None else f"{v:.1f}%"
-tag = "ok" if ok else "MISS"
-if used != topo:
-    tag += " (stand-in)"
-print(f"{f:<62} {j['op']:<14} {model:<6} {used[:22]:<22} {fmt(ge):>9} {fmt(al):>9}  {tag}")
-sys.exit(0 if ok else 1)
-PY
+    printf '%s' "$out" | python3 -c "$summarise" "$file" "$model" "$used" "$topo" || status=1
   done
 done <<<"$entries"
 rm -f /tmp/validate.$$
