@@ -4,6 +4,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/compare.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -19,7 +20,7 @@ void add_placement_options(CLI::App& app, RunOptions& o) {
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
-  app.add_option("--model", o.model, "Network model: fifo (alpha-beta with link queues), store_forward")
+  app.add_option("--model", o.model, "Model: fifo (alpha-beta with link queues), store_forward, nccl (NCCL tuning tables from models/nccl.json driving the engine)")
       ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
       ->capture_default_str();
@@ -43,6 +44,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
   app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
+  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
+  app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl (default: from the NVLink type)");
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
@@ -111,12 +114,28 @@ int run_command(const RunOptions& o) {
     return 0;
   }
   std::vector<metrics::Row> rows;
-  for (Bytes s : metrics::size_series(lo, hi, o.stepfactor, step)) rows.push_back(metrics::simulate(topo, router, cfg, s));
+  if (o.model == "nccl" || !o.params.empty()) {
+    // NCCL's tables driving the engine, and/or a fitted parameter set (sim/model).
+    model::PredictOptions po;
+    po.model = o.model;
+    po.gpu_arch = o.gpu_arch;
+    if (!o.params.empty()) po.params = model::load_params(o.params);
+    model::Predictor pred(topo, cfg, po);
+    for (Bytes s : metrics::size_series(lo, hi, o.stepfactor, step)) {
+      metrics::Row r;
+      r.plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size);
+      r.time = pred.predict(r.plan).time;
+      r.bw = metrics::bandwidths(cfg.op, metrics::ranks_of(cfg), r.plan.size, r.time);
+      rows.push_back(r);
+    }
+  } else {
+    for (Bytes s : metrics::size_series(lo, hi, o.stepfactor, step)) rows.push_back(metrics::simulate(topo, router, cfg, s));
+  }
   report::RunHeader h;
   h.topology = topo.name;
   h.topology_origin = topo.origin;
   h.algo = cfg.algo;
-  h.model = cfg.model.network;
+  h.model = o.model + (o.params.empty() ? "" : " + " + o.params);
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;
   h.op = cfg.op;

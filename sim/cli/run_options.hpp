@@ -29,6 +29,8 @@ struct RunOptions {
   std::string chunk_size;
   std::string dims;
   std::string dump_schedule;
+  std::string params;      // --params: a fitted parameter set (ccsim calibrate)
+  std::string gpu_arch;    // --gpu-arch for --model nccl
 };
 
 // Flags that pick the machine and the placement (shared with compare/rings/explain).
