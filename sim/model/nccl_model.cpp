@@ -158,6 +158,24 @@ NcclGraph nccl_graph(const topology::Topology& t, const NcclTables& tab, const s
     }
   }
   g.path = all_nvlink ? "nvlink" : "pci";
+  // NVSwitch machines: NCCL spreads a GPU's channels over all its NVLinks into the switch plane, even
+  // when a preset draws one link per switch and a route takes only one of them.
+  if (!direct && g.nodes == 1) {
+    double nvs_total = 1e300;
+    bool all_nvs = !placements.empty();
+    for (int gpu : placements.empty() ? std::vector<int>{} : placements.front()) {
+      double sum = 0;
+      const int node = t.gpu_node(gpu);
+      for (const auto& l : t.links) {
+        const int other = l.a == node ? l.b : l.b == node ? l.a : -1;
+        if (other >= 0 && topology::is_nvlink(l.type) && t.nodes[static_cast<std::size_t>(other)].kind == topology::NodeKind::NvSwitch)
+          sum += eff_lane(l) * l.lanes;
+      }
+      if (sum <= 0) all_nvs = false;
+      nvs_total = std::min(nvs_total, sum);
+    }
+    if (all_nvs) route_total = std::max(route_total, nvs_total);
+  }
   if (direct) {
     g.channels = static_cast<int>(placements.size());
     g.bw = per_ring;
