@@ -24,6 +24,7 @@ struct CalibrateOptions {
   std::vector<std::string> traces, topos;
   std::string out, min_size = "0";
   std::string command;
+  bool fit_protocols = false;
 };
 
 std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v) : "-"; }
@@ -57,6 +58,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.in_place = o.tr.in_place;
   co.nccl_tables = o.tr.nccl_tables;
   co.gpu_arch = o.tr.gpu_arch;
+  co.fit_protocols = o.fit_protocols;
+  if (co.fit_protocols && co.model != "nccl") fail("--fit-protocols: only with --model nccl");
   if (!o.tr.params.empty()) co.start = model::load_params(o.tr.params);
   const auto f = model::fit(in, co);
   const auto cv = model::cross_validate(in, co);
@@ -68,7 +71,7 @@ void run_calibrate(const CalibrateOptions& o) {
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
                      f.fitted[k] ? "fitted"
                      : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
-                                                         : "held: no route uses it");
+                                                         : "held: the data does not depend on it");
   s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
                    f.r2_log_time, f.rms_rel * 100);
   s += "# residuals: trace, size, measured us, predicted us, time residual, busbw error\n";
@@ -130,6 +133,7 @@ void add_calibrate_command(CLI::App& app, int argc, char** argv) {
   c->add_option("-o,--output", opts->out, "Write the parameter set here (models/<name>.json)")->required();
   c->add_option("--min-size", opts->min_size, "Fit only rows at least this large (e.g. 1M)")->capture_default_str();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
+  c->add_flag("--fit-protocols", opts->fit_protocols, "--model nccl: also fit a bandwidth multiplier per protocol (more parameters; check the held-out error)");
   c->callback([opts] { run_calibrate(*opts); });
 }
 

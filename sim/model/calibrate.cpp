@@ -13,16 +13,18 @@ namespace ccsim::model {
 namespace {
 
 struct Layout {
-  std::vector<std::string> types; // link types of the efficiency parameters
-  std::size_t size() const { return 2 + types.size(); }
+  std::vector<std::string> types;  // link types of the efficiency parameters
+  std::vector<std::string> protos; // protocols (nccl model only)
+  std::size_t size() const { return 2 + types.size() + protos.size(); }
 };
 
-// theta = [launch_us, step_us, 1/eff_type...]
+// theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto...]
 ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSet& base) {
   ParamSet p = base;
   p.launch_us = th[0];
   p.step_us = th[1];
   for (std::size_t k = 0; k < L.types.size(); ++k) p.link_efficiency[L.types[k]] = 1.0 / th[2 + k];
+  for (std::size_t k = 0; k < L.protos.size(); ++k) p.protocol_efficiency[L.protos[k]] = 1.0 / th[2 + L.types.size() + k];
   return p;
 }
 
@@ -57,6 +59,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
   for (const auto& ci : in)
     for (const auto& l : ci.topo->links) types.insert(std::string(topology::to_string(l.type)));
   L.types.assign(types.begin(), types.end());
+  if (o.model == "nccl" && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
   const auto meas = measured_all(in, o.in_place);
   const std::size_t n = meas.size();
   std::vector<double> th(L.size());
@@ -66,9 +69,11 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     const auto t = topology::link_type_from(L.types[k]);
     th[2 + k] = 1.0 / o.start.efficiency(*t);
   }
+  for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / o.start.proto_efficiency(L.protos[k]);
   FitResult R;
   R.names = {"launch_us", "step_us"};
   for (const auto& t : L.types) R.names.push_back("eff:" + t);
+  for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
   R.fitted.assign(L.size(), false);
   auto pred = predict_all(in, o, to_params(th, L, o.start));
   double c = cost(pred, meas);
@@ -141,7 +146,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
   R.params = to_params(th, L, o.start);
   R.params.model = o.model;
   R.values = {th[0], th[1]};
-  for (std::size_t k = 0; k < L.types.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
+  for (std::size_t k = 0; k < L.types.size() + L.protos.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
   // Residuals and goodness of fit.
   std::size_t i = 0;
   for (std::size_t ci = 0; ci < in.size(); ++ci)

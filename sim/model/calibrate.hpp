@@ -51,6 +51,7 @@ struct CalibOptions {
   ParamSet start;
   bool in_place = false;
   std::string nccl_tables, gpu_arch;
+  bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
 };
 
 // Throws Error when there are too few points for the parameters (fewer than free parameters + 3).

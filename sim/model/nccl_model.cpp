@@ -307,7 +307,7 @@ NcclSimulator::Proto& NcclSimulator::proto(const std::string& name) {
       if (c.proto == "Simple") simple = c.busbw;
       if (c.proto == name) mine = c.busbw;
     }
-  const double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * graph_.graph_efficiency;
+  const double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * graph_.graph_efficiency * params_.proto_efficiency(name);
   auto pr = std::make_unique<Proto>();
   pr->name = name;
   pr->topo = std::make_unique<topology::Topology>(topo_);

@@ -12,6 +12,11 @@ double ParamSet::efficiency(topology::LinkType t) const {
   return it == link_efficiency.end() ? 1.0 : it->second;
 }
 
+double ParamSet::proto_efficiency(const std::string& proto) const {
+  auto it = protocol_efficiency.find(proto);
+  return it == protocol_efficiency.end() ? 1.0 : it->second;
+}
+
 ParamSet load_params(const std::string& path) {
   std::ifstream f(path);
   if (!f) fail("--params {}: cannot open", path);
@@ -45,6 +50,14 @@ ParamSet load_params(const std::string& path) {
       p.link_efficiency[k] = v.get<double>();
     }
   }
+  if (q.contains("protocol_efficiency")) {
+    if (!q["protocol_efficiency"].is_object()) fail("--params {}: params.protocol_efficiency must be an object", path);
+    for (auto& [k, v] : q["protocol_efficiency"].items()) {
+      if (k != "LL" && k != "LL128" && k != "Simple") fail("--params {}: unknown protocol '{}' (LL, LL128, Simple)", path, k);
+      if (!v.is_number() || !(v.get<double>() > 0)) fail("--params {}: efficiency of {} must be > 0", path, k);
+      p.protocol_efficiency[k] = v.get<double>();
+    }
+  }
   return p;
 }
 
@@ -54,6 +67,10 @@ nlohmann::ordered_json params_json(const ParamSet& p) {
   q["step_us"] = p.step_us;
   q["link_efficiency"] = nlohmann::ordered_json::object();
   for (auto& [k, v] : p.link_efficiency) q["link_efficiency"][k] = v;
+  if (!p.protocol_efficiency.empty()) {
+    q["protocol_efficiency"] = nlohmann::ordered_json::object();
+    for (auto& [k, v] : p.protocol_efficiency) q["protocol_efficiency"][k] = v;
+  }
   return q;
 }
 

@@ -15,10 +15,14 @@ struct ParamSet {
   double launch_us = 0; // added once per collective
   double step_us = 0;   // added to every message (on top of link latency / NCCL per-hop latency)
   std::map<std::string, double> link_efficiency; // link type name ("nvlink2") -> bandwidth multiplier
+  // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
+  // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
+  std::map<std::string, double> protocol_efficiency;
   std::string model = "fifo"; // the model the set was fitted for
   std::string origin;         // file it came from ("" = defaults)
   std::string command;        // command that produced it
   double efficiency(topology::LinkType t) const;
+  double proto_efficiency(const std::string& proto) const;
 };
 
 ParamSet load_params(const std::string& path); // throws Error naming the file

@@ -98,3 +98,36 @@ TEST_CASE("calibrate refuses a fit with too few points") {
   in.rows = {0, 5, 10, 15}; // 4 points for 3 free parameters
   CHECK_THROWS_WITH_AS(model::fit({in}, {}), doctest::Contains("need at least 6"), Error);
 }
+
+TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficiencies") {
+  const auto topo = topology::resolve_topology("dgx1-v100");
+  model::ParamSet truth;
+  truth.launch_us = 20.0;
+  truth.protocol_efficiency = {{"LL", 1.3}, {"LL128", 0.8}, {"Simple", 0.9}};
+  model::CalibInput in;
+  in.cfg.placements = topology::pack_rings(topo, {}).rings;
+  in.label = "nccl-synthetic";
+  {
+    model::Predictor p(topo, in.cfg, {"nccl", truth, "", ""});
+    std::string s = "# command: ./build/all_reduce_perf -g 8\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
+    for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2)
+      s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, to_us(p.predict({size / 4, size}).time));
+    in.trace = trace::parse_trace(s, in.label);
+  }
+  in.topo = &topo;
+  for (std::size_t i = 0; i < in.trace.rows.size(); ++i) in.rows.push_back(i);
+  model::CalibOptions o;
+  o.model = "nccl";
+  o.fit_protocols = true;
+  const auto f = model::fit({in}, o);
+  CHECK(f.params.launch_us + 14 * f.params.step_us == doctest::Approx(20.0).epsilon(0.01));
+  // nvlink2 efficiency and the three protocol multipliers are one degree of freedom too many on a
+  // single link type: one is held, and the products are what the data fixes.
+  CHECK(f.not_separable.size() >= 1);
+  const double link = f.params.efficiency(topology::LinkType::NvLink2);
+  for (const auto& [proto, want] : truth.protocol_efficiency) {
+    CAPTURE(proto);
+    CHECK(link * f.params.proto_efficiency(proto) == doctest::Approx(want).epsilon(0.01));
+  }
+  CHECK(f.rms_rel < 1e-3);
+}
