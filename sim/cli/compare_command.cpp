@@ -40,6 +40,7 @@ void run_compare(const CompareOptions& o) {
   po.nccl_tables = o.tr.nccl_tables;
   po.gpu_arch = o.tr.gpu_arch;
   if (!o.tr.params.empty()) po.params = model::load_params(o.tr.params);
+  po.gpus_per_thread = model::gpus_per_thread(tr.trace);
   model::Predictor pred(tr.topo, tr.cfg, po);
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;

@@ -15,7 +15,9 @@ namespace {
 struct Layout {
   std::vector<std::string> types;  // link types of the efficiency parameters
   std::vector<std::string> protos; // protocols (nccl model only)
-  std::size_t size() const { return 2 + types.size() + protos.size(); }
+  bool per_gpu = false;            // launch_per_gpu_us (only when the traces differ in GPUs per thread)
+  std::size_t size() const { return 2 + types.size() + protos.size() + (per_gpu ? 1 : 0); }
+  std::size_t per_gpu_index() const { return 2 + types.size() + protos.size(); }
 };
 
 // theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto...]
@@ -25,13 +27,14 @@ ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSe
   p.step_us = th[1];
   for (std::size_t k = 0; k < L.types.size(); ++k) p.link_efficiency[L.types[k]] = 1.0 / th[2 + k];
   for (std::size_t k = 0; k < L.protos.size(); ++k) p.protocol_efficiency[L.protos[k]] = 1.0 / th[2 + L.types.size() + k];
+  if (L.per_gpu) p.launch_per_gpu_us = th[L.per_gpu_index()];
   return p;
 }
 
 std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
   std::vector<double> out;
   for (const auto& ci : in) {
-    PredictOptions po{o.model, p, o.nccl_tables, o.gpu_arch};
+    PredictOptions po{o.model, p, o.nccl_tables, o.gpu_arch, gpus_per_thread(ci.trace)};
     Predictor pr(*ci.topo, ci.cfg, po);
     for (auto r : ci.rows) out.push_back(to_us(pr.predict(plan_of(ci.trace.rows[r])).time));
   }
@@ -60,6 +63,11 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     for (const auto& l : ci.topo->links) types.insert(std::string(topology::to_string(l.type)));
   L.types.assign(types.begin(), types.end());
   if (o.model == "nccl" && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
+  {
+    std::set<int> g;
+    for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));
+    L.per_gpu = g.size() >= 2;
+  }
   const auto meas = measured_all(in, o.in_place);
   const std::size_t n = meas.size();
   std::vector<double> th(L.size());
@@ -70,10 +78,12 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     th[2 + k] = 1.0 / o.start.efficiency(*t);
   }
   for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / o.start.proto_efficiency(L.protos[k]);
+  if (L.per_gpu) th[L.per_gpu_index()] = o.start.launch_per_gpu_us;
   FitResult R;
   R.names = {"launch_us", "step_us"};
   for (const auto& t : L.types) R.names.push_back("eff:" + t);
   for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
+  if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
   R.fitted.assign(L.size(), false);
   auto pred = predict_all(in, o, to_params(th, L, o.start));
   double c = cost(pred, meas);
@@ -82,7 +92,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     // Jacobian of relative residuals.
     Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
     for (std::size_t j = 0; j < L.size(); ++j) {
-      const double h = j == 0 ? 1.0 : j == 1 ? 0.5 : 0.05 * th[j];
+      const bool additive = j <= 1 || (L.per_gpu && j == L.per_gpu_index());
+      const double h = j == 0 ? 1.0 : additive ? 0.5 : 0.05 * th[j];
       auto t2 = th;
       t2[j] += h;
       const auto p2 = j == 0 ? std::vector<double>{} : predict_all(in, o, to_params(t2, L, o.start));
@@ -131,7 +142,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
       for (std::size_t a = 0; a < active.size(); ++a) t2[static_cast<std::size_t>(active[a])] += step * d(static_cast<Eigen::Index>(a));
       t2[0] = std::max(0.0, t2[0]);
       t2[1] = std::max(0.0, t2[1]);
-      for (std::size_t j = 2; j < t2.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
+      for (std::size_t j = 2; j < 2 + L.types.size() + L.protos.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
+      if (L.per_gpu) t2[L.per_gpu_index()] = std::max(0.0, t2[L.per_gpu_index()]);
       const auto p2 = predict_all(in, o, to_params(t2, L, o.start));
       const double c2 = cost(p2, meas);
       if (c2 < c) {
@@ -147,6 +159,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
   R.params.model = o.model;
   R.values = {th[0], th[1]};
   for (std::size_t k = 0; k < L.types.size() + L.protos.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
+  if (L.per_gpu) R.values.push_back(th[L.per_gpu_index()]);
   // Residuals and goodness of fit.
   std::size_t i = 0;
   for (std::size_t ci = 0; ci < in.size(); ++ci)

@@ -34,7 +34,7 @@ Prediction Predictor::predict(metrics::SizePlan plan) {
   Prediction p;
   if (nccl_) {
     const auto r = nccl_->run(plan);
-    p.time = r.time;
+    p.time = r.time + from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread);
     p.algo = r.choice.algo;
     p.proto = r.choice.proto;
     p.channels = r.channels_used;
@@ -43,7 +43,7 @@ Prediction Predictor::predict(metrics::SizePlan plan) {
     return p;
   }
   const auto row = metrics::simulate_plan(*topo_, *router_, cfg_, plan);
-  p.time = row.time + from_us(opt_.params.launch_us);
+  p.time = row.time + from_us(opt_.params.launch_us + opt_.params.launch_per_gpu_us * opt_.gpus_per_thread);
   p.algo = cfg_.algo;
   p.channels = static_cast<int>(cfg_.placements.size());
   return p;
@@ -54,6 +54,16 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int gpus_per_thread(const trace::Trace& t) {
+  auto it = t.header_values.find("nGpus");
+  if (it == t.header_values.end()) return 1;
+  try {
+    return std::max(1, std::stoi(it->second));
+  } catch (...) {
+    return 1;
+  }
 }
 
 metrics::SizePlan plan_of(const trace::MeasuredRow& r) { return {r.count, r.size}; }

@@ -19,6 +19,7 @@ struct PredictOptions {
   ParamSet params;
   std::string nccl_tables;    // "" = models/nccl.json
   std::string gpu_arch;       // nccl: override the GPU generation
+  int gpus_per_thread = 1;    // GPUs one launching thread drives (nccl-tests nGpus); scales launch_per_gpu_us
 };
 
 struct Prediction {
@@ -63,6 +64,8 @@ struct CompareResult {
 };
 
 double median(std::vector<double> v); // NaN for an empty list
+// GPUs per launching thread of a trace: its "nGpus" header value (nccl-tests -g), else 1.
+int gpus_per_thread(const trace::Trace& t);
 // The plan of a measured row (its own size and count, as printed).
 metrics::SizePlan plan_of(const trace::MeasuredRow& r);
 CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);

@@ -42,6 +42,7 @@ ParamSet load_params(const std::string& path) {
   };
   p.launch_us = num("launch_us");
   p.step_us = num("step_us");
+  p.launch_per_gpu_us = num("launch_per_gpu_us");
   if (q.contains("link_efficiency")) {
     if (!q["link_efficiency"].is_object()) fail("--params {}: params.link_efficiency must be an object", path);
     for (auto& [k, v] : q["link_efficiency"].items()) {
@@ -65,6 +66,7 @@ nlohmann::ordered_json params_json(const ParamSet& p) {
   nlohmann::ordered_json q;
   q["launch_us"] = p.launch_us;
   q["step_us"] = p.step_us;
+  if (p.launch_per_gpu_us != 0) q["launch_per_gpu_us"] = p.launch_per_gpu_us;
   q["link_efficiency"] = nlohmann::ordered_json::object();
   for (auto& [k, v] : p.link_efficiency) q["link_efficiency"][k] = v;
   if (!p.protocol_efficiency.empty()) {

@@ -13,6 +13,8 @@ namespace ccsim::model {
 
 struct ParamSet {
   double launch_us = 0; // added once per collective
+  double launch_per_gpu_us = 0; // added once per collective per GPU the launching thread drives
+                                // (nccl-tests -g N issues N kernel launches per iteration)
   double step_us = 0;   // added to every message (on top of link latency / NCCL per-hop latency)
   std::map<std::string, double> link_efficiency; // link type name ("nvlink2") -> bandwidth multiplier
   // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
