@@ -40,12 +40,26 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag
   return out;
 }
 
+std::vector<int> parse_ring_order(const std::string& text, const std::string& flag, const topology::Topology& t,
+                                  bool one_based) {
+  std::string norm = text;
+  for (auto& c : norm)
+    if (c == ',' || c == '-' || c == '\t') c = ' ';
+  std::stringstream ss(norm);
+  std::vector<std::string> items;
+  for (std::string item; ss >> item;) items.push_back(item);
+  if (items.size() > 2 && items.back() == items.front()) items.pop_back();
+  std::string joined;
+  for (const auto& i : items) joined += i + " ";
+  return parse_gpu_list(joined, flag, t, one_based);
+}
+
 std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
                                               const topology::Topology& t, bool one_based) {
   std::vector<std::vector<int>> rings;
   std::stringstream ss(text);
   std::string part;
-  while (std::getline(ss, part, '|')) rings.push_back(parse_gpu_list(part, flag, t, one_based));
+  while (std::getline(ss, part, '|')) rings.push_back(parse_ring_order(part, flag, t, one_based));
   if (rings.empty()) fail("{}: no ring given", flag);
   for (const auto& r : rings) {
     if (r.size() != rings.front().size()) fail("{}: rings visit different numbers of GPUs", flag);

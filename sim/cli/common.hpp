@@ -10,6 +10,10 @@ namespace ccsim::cli {
 // "0,3,2,1" or "0 3 2 1" -> GPU indices (0-based after applying one_based); checks range and duplicates.
 std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,
                                 bool one_based);
+// A ring order as people write it: like parse_gpu_list, but a closing repeat of the first GPU
+// ("1-2-3-4-5-6-7-8-1") is dropped.
+std::vector<int> parse_ring_order(const std::string& text, const std::string& flag, const topology::Topology& t,
+                                  bool one_based);
 // "0 3 2 1|0 1 3 2" -> several rings, each checked as above.
 std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
                                               const topology::Topology& t, bool one_based);

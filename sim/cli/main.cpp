@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "sim/cli/explain_command.hpp"
+#include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/scenario_command.hpp"
 #include "sim/cli/topo_command.hpp"
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
@@ -25,7 +28,8 @@ std::string catalogue() {
   s += "\nShipped topologies (--topo NAME):\n  ";
   std::string line;
   for (const auto& n : topology::shipped_topologies()) line += n + " ";
-  s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n";
+  s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n"
+               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa]\n";
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
   return s;
 }
@@ -39,6 +43,9 @@ int main(int argc, char** argv) {
   ccsim::cli::RunOptions run;
   ccsim::cli::add_run_options(app, run);
   ccsim::cli::add_topo_command(app);
+  ccsim::cli::add_explain_command(app);
+  ccsim::cli::add_scenario_command(app);
+  ccsim::cli::add_rings_command(app);
   ccsim::cli::add_compare_command(app);
   ccsim::cli::add_calibrate_command(app, argc, argv);
   try {

@@ -66,7 +66,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   const int given = !o.gpus.empty() + !o.ring.empty() + !o.rings.empty();
   if (given > 1) fail("--gpus, --ring and --rings each set the rank order; give only one");
   if (!o.rings.empty()) c.placements = parse_ring_list(o.rings, "--rings", topo, o.one_based);
-  else if (!o.ring.empty()) c.placements = {parse_gpu_list(o.ring, "--ring", topo, o.one_based)};
+  else if (!o.ring.empty()) c.placements = {parse_ring_order(o.ring, "--ring", topo, o.one_based)};
   else if (!o.gpus.empty()) c.placements = {parse_gpu_list(o.gpus, "--gpus", topo, o.one_based)};
   else if (schedule::require_algorithm(c.op, c.algo).ring_like) {
     // No order given: pack rings onto the direct links as NCCL's search does (one per channel).

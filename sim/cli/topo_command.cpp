@@ -15,10 +15,47 @@ namespace {
 struct TopoOptions {
   std::string name = "dgx1";
   int max_pairs_gpus = 64;
+  bool dot = false;
   // gen
-  std::string kind, dims, bw = "100GB/s", alpha = "1us", output;
+  std::string kind, dims, bw = "100GB/s", alpha, output;
   int ranks = 8;
+  // gen cluster
+  int nodes = 2, leaf_ports = 32, oversub = 1;
+  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib";
 };
+
+// Graphviz: GPUs are boxes, switches/CPUs/NICs ellipses; colour = link family, pen width = lanes.
+std::string dot_colour(topology::LinkType t) {
+  using topology::LinkType;
+  if (topology::is_nvlink(t)) return "#76b900";
+  if (topology::is_pcie(t)) return "#1f77b4";
+  if (t == LinkType::Qpi || t == LinkType::Upi || t == LinkType::Xgmi) return "#9467bd";
+  if (topology::is_network(t)) return "#ff7f0e";
+  return "#7f7f7f";
+}
+
+
+std::string dot(const topology::Topology& t) {
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("/") : c == '\n' ? std::string(" ") : std::string(1, c);
+    return o;
+  };
+  auto q = [&](const std::string& s) { return "\"" + esc(s) + "\""; };
+  std::string out = fmt::format("graph {} {{\n  // {}\n  // colours: nvlink green, pcie blue, qpi/upi/xgmi purple, "
+                                "network orange, ideal grey; pen width = lanes\n  graph [overlap=false];\n",
+                                q(t.name), esc(t.description));
+  for (const auto& n : t.nodes)
+    out += n.gpu >= 0 ? fmt::format("  {} [shape=box, style=filled, fillcolor=\"#d9f2b4\"];\n", q(n.name))
+                      : fmt::format("  {} [shape=ellipse, label=\"{}\\n{}\"];\n", q(n.name), esc(n.name),
+                                    topology::to_string(n.kind));
+  for (const auto& l : t.links)
+    out += fmt::format("  {} -- {} [color=\"{}\", penwidth={}, label={}, tooltip={}];\n",
+                       q(t.nodes[static_cast<std::size_t>(l.a)].name), q(t.nodes[static_cast<std::size_t>(l.b)].name),
+                       dot_colour(l.type), l.lanes,
+                       q(fmt::format("{} x{}", topology::to_string(l.type), l.lanes)), q(l.source));
+  return out + "}\n";
+}
 
 std::string route_text(const topology::Topology& t, std::span<const topology::ChannelId> r) {
   std::string s = t.nodes[static_cast<std::size_t>(t.channel_from(r.front()))].name;
@@ -28,6 +65,7 @@ std::string route_text(const topology::Topology& t, std::span<const topology::Ch
 
 std::string show(const TopoOptions& o) {
   const auto t = topology::resolve_topology(o.name);
+  if (o.dot) return dot(t);
   std::string out = fmt::format("topology {} ({})\n{}\n\n", t.name, t.origin, t.description);
   out += fmt::format("nodes ({}):\n", t.nodes.size());
   for (const auto& n : t.nodes)
@@ -57,8 +95,14 @@ std::string show(const TopoOptions& o) {
 }
 
 std::string generate(const TopoOptions& o) {
+  if (o.kind == "cluster") {
+    std::string spec = fmt::format("cluster:nodes={},node={},nics={},fabric={},kind={},leaf_ports={},oversub={}", o.nodes,
+                                   o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
+    if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
+    return topology::topology_to_text(topology::generate_from_spec(spec));
+  }
   const Bandwidth bw = parse_bandwidth(o.bw, "--bw");
-  const Time alpha = parse_duration(o.alpha, "--alpha");
+  const Time alpha = parse_duration(o.alpha.empty() ? "1us" : o.alpha, "--alpha");
   topology::Topology t;
   if (o.kind == "torus") {
     if (o.dims.empty()) fail("topo gen torus: --dims is required (e.g. 4x4x4)");
@@ -66,9 +110,9 @@ std::string generate(const TopoOptions& o) {
   } else if (o.kind == "crossbar") {
     t = topology::make_crossbar(o.ranks, bw, alpha);
   } else {
-    fail("topo gen: unknown generator '{}' (torus, crossbar)", o.kind);
+    fail("topo gen: unknown generator '{}' (torus, crossbar, cluster)", o.kind);
   }
-  return topology::topology_to_json(t).dump(1) + "\n";
+  return topology::topology_to_text(t);
 }
 
 } // namespace
@@ -80,14 +124,23 @@ void add_topo_command(CLI::App& app) {
   auto* show_cmd = topo->add_subcommand("show", "Print nodes, links, and the route and bottleneck of every GPU pair");
   show_cmd->add_option("name", opts->name, "Topology file, shipped name, or generator spec")->required();
   show_cmd->add_option("--max-gpus", opts->max_pairs_gpus, "List GPU-pair routes only up to this many GPUs");
+  show_cmd->add_flag("--dot", opts->dot, "Print Graphviz DOT instead (link kinds as colours, lanes as pen width)");
   show_cmd->callback([opts] { write_output("", show(*opts)); });
 
-  auto* gen = topo->add_subcommand("gen", "Generate a topology file: torus or crossbar");
-  gen->add_option("kind", opts->kind, "torus | crossbar")->required();
+  auto* gen = topo->add_subcommand("gen", "Generate a topology file: torus, crossbar or cluster");
+  gen->add_option("kind", opts->kind, "torus | crossbar | cluster")->required();
   gen->add_option("--dims", opts->dims, "Torus extents, e.g. 4x4x4");
   gen->add_option("--ranks", opts->ranks, "Crossbar: number of GPUs");
   gen->add_option("--bw", opts->bw, "Bandwidth per link per direction")->capture_default_str();
-  gen->add_option("--alpha", opts->alpha, "Latency per hop (torus) or end to end (crossbar)")->capture_default_str();
+  gen->add_option("--alpha", opts->alpha,
+                  "Latency per hop (torus), end to end (crossbar), NIC to NIC (cluster); default 1us, cluster 2.7us");
+  gen->add_option("--nodes", opts->nodes, "Cluster: number of machines")->capture_default_str();
+  gen->add_option("--node", opts->node, "Cluster: the machine (shipped name or file)")->capture_default_str();
+  gen->add_option("--nics", opts->nics, "Cluster: NICs per machine and their speed, COUNTxSPEED")->capture_default_str();
+  gen->add_option("--fabric", opts->fabric, "Cluster: switch | fattree")->capture_default_str();
+  gen->add_option("--kind", opts->net, "Cluster: ib | roce | efa | ethernet")->capture_default_str();
+  gen->add_option("--leaf-ports", opts->leaf_ports, "Cluster fat tree: NIC ports per leaf")->capture_default_str();
+  gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts] { write_output(opts->output, generate(*opts)); });
 

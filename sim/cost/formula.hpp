@@ -14,11 +14,15 @@
 namespace ccsim::cost {
 
 // `messages` back-to-back rounds, each moving `bytes` and reducing `reduce_bytes` at the receiver.
+// A round costs alpha + transfers * transfer_time(bytes) + reduce time: `transfers` > 1 is one-port
+// serialisation (several messages through one link, latencies overlapping), 0 a round that only
+// reduces (a message that arrived early, no alpha).
 struct Term {
   std::uint64_t messages = 0;
   Bytes bytes = 0;
   Bytes reduce_bytes = 0;
   std::string what; // "reduce-scatter", "allgather", ...
+  std::uint64_t transfers = 1;
 };
 
 struct Formula {
@@ -26,6 +30,9 @@ struct Formula {
   // Symbolic coefficients in p and n (n = the op's size convention, reference §0).
   std::string alpha, beta, gamma; // e.g. "2(p-1)", "2(p-1)/p", "(p-1)/p"
   std::string note;               // e.g. "non-power-of-two p: ranks beyond 2^floor(lg p) fold in first"
+  // Other candidate critical paths, for pipelines whose slowest stage depends on alpha, beta and gamma
+  // (e.g. a chain's last rank reducing slower than segments arrive): the time is the longest path.
+  std::vector<std::vector<Term>> alternatives{};
 };
 
 struct Params {
@@ -34,8 +41,17 @@ struct Params {
   Bandwidth reduce_bw = 0; // 0: gamma = 0
 };
 
+// The formula's time: the longest of its paths, each a sum of rounds.
 Time evaluate(const Formula& f, const Params& c);
-// Coefficients as numbers for a given p and n: alpha count, bytes/n moved, bytes/n reduced.
+// One path's time split into its alpha, beta and gamma parts (what `explain` prints).
+struct Breakdown {
+  Time latency = 0, bandwidth = 0, reduction = 0;
+  Time total() const { return latency + bandwidth + reduction; }
+};
+Breakdown breakdown(const std::vector<Term>& terms, const Params& c);
+// The path that sets the time under `c` (the main terms unless an alternative is longer).
+const std::vector<Term>& critical_path(const Formula& f, const Params& c);
+// Coefficients of `terms` (the main path) as numbers for a given p and n: alpha count, bytes/n moved, bytes/n reduced.
 struct Coefficients {
   double alpha = 0, beta = 0, gamma = 0;
 };

@@ -3,7 +3,9 @@
 #include <map>
 #include <utility>
 
+#include "sim/cost/family_formulas.hpp"
 #include "sim/cost/formula.hpp"
+#include "sim/cost/formulas_algos2.hpp"
 
 namespace ccsim::cost {
 namespace {
@@ -33,6 +35,24 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllReduce, "ring"}, ring_allreduce},
       {{Op::AllGather, "ring"}, ring_allgather},
       {{Op::ReduceScatter, "ring"}, ring_reduce_scatter},
+      {{Op::Broadcast, "ring"}, chain_broadcast},
+      {{Op::Reduce, "ring"}, chain_reduce},
+      {{Op::Broadcast, "binomial"}, binomial_broadcast},
+      {{Op::Reduce, "binomial"}, binomial_reduce},
+      {{Op::Gather, "binomial"}, binomial_gather},
+      {{Op::Scatter, "binomial"}, binomial_scatter},
+      {{Op::AllReduce, "reduce_bcast"}, reduce_bcast_allreduce},
+      {{Op::AllReduce, "ps"}, ps_allreduce},
+      {{Op::AllToAll, "pairwise"}, pairwise_alltoall},
+      {{Op::AllToAll, "direct"}, direct_alltoall},
+      {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
+      {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
+      {{Op::AllReduce, "halving_doubling"}, halving_doubling_allreduce},
+      {{Op::ReduceScatter, "halving_doubling"}, halving_doubling_reduce_scatter},
+      {{Op::AllGather, "bruck"}, bruck_allgather},
+      {{Op::AllToAll, "bruck"}, bruck_alltoall},
+      {{Op::AllReduce, "torus2d"}, torus2d_allreduce},
+      {{Op::AllReduce, "double_binary_tree"}, double_binary_tree_allreduce},
   };
   return t;
 }

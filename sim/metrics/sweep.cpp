@@ -1,5 +1,6 @@
 #include "sim/metrics/sweep.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/error.hpp"
@@ -24,6 +25,10 @@ Row simulate_plan(const topology::Topology& topo, topology::Router& router, cons
   Row row;
   row.plan = plan;
 
+  // Rooted ops: every ring must start from the root's GPU (rank `root` of the first ring's order),
+  // wherever that GPU sits in the other rings.
+  if (schedule::has_root(cfg.op) && (cfg.root < 0 || cfg.root >= p)) fail("-r/--root: rank {} does not exist", cfg.root);
+  const int root_gpu = schedule::has_root(cfg.op) ? cfg.placements.front()[static_cast<std::size_t>(cfg.root)] : -1;
   // Split the count across concurrent rings; each ring is its own job on the shared links.
   const auto nrings = static_cast<std::uint64_t>(cfg.placements.size());
   std::vector<std::unique_ptr<schedule::Schedule>> schedules;
@@ -34,6 +39,12 @@ Row simulate_plan(const topology::Topology& topo, topology::Router& router, cons
     args.ranks = p;
     args.count = schedule::split_block(row.plan.count, nrings, i).len;
     args.root = cfg.root;
+    if (root_gpu >= 0) {
+      const auto& pl = cfg.placements[i];
+      const auto at = std::find(pl.begin(), pl.end(), root_gpu);
+      if (at == pl.end()) fail("--rings: ring {} does not visit the root's GPU {}", i, root_gpu);
+      args.root = static_cast<int>(at - pl.begin());
+    }
     args.segment = cfg.segment_bytes / cfg.dtype.size;
     args.dims = cfg.dims;
     args.elt_size = cfg.dtype.size;

@@ -11,6 +11,15 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
   static const std::vector<AlgorithmInfo> table = [] {
     std::vector<AlgorithmInfo> t;
     add_ring_algorithms(t);
+    add_chain_algorithms(t);
+    add_binomial_algorithms(t);
+    add_ps_algorithms(t);
+    add_alltoall_algorithms(t);
+    add_recursive_doubling_algorithms(t);
+    add_halving_doubling_algorithms(t);
+    add_bruck_algorithms(t);
+    add_torus2d_algorithms(t);
+    add_double_binary_tree_algorithms(t);
     return t;
   }();
   return table;

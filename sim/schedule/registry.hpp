@@ -27,5 +27,14 @@ std::vector<std::string> algorithm_names(); // distinct names, sorted
 
 // Each algorithm file contributes its entries.
 void add_ring_algorithms(std::vector<AlgorithmInfo>& out);
+void add_chain_algorithms(std::vector<AlgorithmInfo>& out);
+void add_binomial_algorithms(std::vector<AlgorithmInfo>& out);
+void add_ps_algorithms(std::vector<AlgorithmInfo>& out);
+void add_alltoall_algorithms(std::vector<AlgorithmInfo>& out);
+void add_recursive_doubling_algorithms(std::vector<AlgorithmInfo>& out);
+void add_halving_doubling_algorithms(std::vector<AlgorithmInfo>& out);
+void add_bruck_algorithms(std::vector<AlgorithmInfo>& out);
+void add_torus2d_algorithms(std::vector<AlgorithmInfo>& out);
+void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out);
 
 } // namespace ccsim::schedule

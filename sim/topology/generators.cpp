@@ -1,11 +1,14 @@
 #include "sim/topology/generators.hpp"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/topology_json.hpp"
 
 namespace ccsim::topology {
 
@@ -86,6 +89,225 @@ Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
   return t;
 }
 
+std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string& what) {
+  const auto x = text.find('x');
+  int count = 0;
+  try {
+    std::size_t used = 0;
+    count = std::stoi(text.substr(0, x), &used);
+    if (x == std::string::npos || used != x) throw 0;
+  } catch (...) {
+    fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, text);
+  }
+  if (count < 1 || count > 1024) fail("{}: NIC count must be between 1 and 1024, got {}", what, count);
+  std::string speed = text.substr(x + 1);
+  // NICs are sold in bits: "400G" is 400 Gb/s. Explicit units ("50GB/s", "400Gbps") pass through.
+  if (!speed.empty() && std::string("GgMmTt").find(speed.back()) != std::string::npos) speed += "bps";
+  return {count, parse_bandwidth(speed, what)};
+}
+
+namespace {
+
+// PCIe x16 per direction by generation (reference §5.2), for a GPU whose file has no PCIe link.
+struct PcieGuess {
+  LinkType type;
+  Bandwidth bw;
+};
+PcieGuess pcie_for(LinkType nvlink) {
+  switch (nvlink) {
+    case LinkType::NvLink1:
+    case LinkType::NvLink2: return {LinkType::Pcie3, 15'750'000'000};
+    case LinkType::NvLink3: return {LinkType::Pcie4, 31'500'000'000};
+    default: return {LinkType::Pcie5, 63'000'000'000};
+  }
+}
+
+// How one machine's NICs hang off it: an existing NIC node, or a new one linked to `host`.
+struct NicPlan {
+  int existing = -1; // node id in the machine, or -1 for a new NIC
+  int host = -1;     // new NIC: node it is linked to (a PCIe switch or a GPU)
+  int lanes = 1;     // NICs merged into this one (several on one GPU act as one bonded port)
+  LinkType type = LinkType::Pcie4;
+  Bandwidth bw = 0;
+  Time latency = 0;
+  std::string source;
+};
+
+std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& label) {
+  std::vector<int> own, switches;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    if (m.nodes[i].kind == NodeKind::Nic) own.push_back(static_cast<int>(i));
+    if (m.nodes[i].kind == NodeKind::PcieSwitch) switches.push_back(static_cast<int>(i));
+  }
+  std::vector<NicPlan> plan;
+  for (int i = 0; i < std::min<int>(nics, static_cast<int>(own.size())); ++i) {
+    NicPlan p;
+    p.existing = own[static_cast<std::size_t>(i)];
+    plan.push_back(std::move(p));
+  }
+  const int extra = nics - static_cast<int>(plan.size());
+  const int G = m.num_gpus();
+  auto link_at = [&](int node, auto pred) -> const Link* {
+    for (const auto& l : m.links)
+      if ((l.a == node || l.b == node) && pred(l, l.a == node ? l.b : l.a)) return &l;
+    return nullptr;
+  };
+  if (extra >= G) {
+    // One NIC per GPU (NCCL pairs each GPU with its PIX NIC); a second NIC on the same GPU is a second lane.
+    for (int g = 0; g < G; ++g) {
+      const int gpu = m.gpu_node(g);
+      NicPlan p;
+      p.host = gpu;
+      p.lanes = extra / G + (g < extra % G ? 1 : 0);
+      if (const Link* l = link_at(gpu, [](const Link& x, int) { return is_pcie(x.type); })) {
+        // GPU and NIC both sit on x16 ports of a non-blocking switch (or root port): one link of that
+        // speed per NIC, with the latency of the two PCIe hops it stands for.
+        p.type = l->type;
+        p.bw = l->bw;
+        p.latency = 2 * l->latency;
+        p.source = "cluster generator: NIC beside GPU " + std::to_string(g) + ", its PCIe link speed and twice its latency (" +
+                   l->source + ")";
+      } else {
+        const Link* nv = link_at(gpu, [](const Link& x, int) { return is_nvlink(x.type); });
+        const auto guess = pcie_for(nv ? nv->type : LinkType::NvLink4);
+        p.type = guess.type;
+        p.bw = guess.bw;
+        p.latency = 2 * kPsPerUs;
+        p.source = "cluster generator: the machine file has no PCIe link, so PCIe x16 of the GPU's generation "
+                   "(reference §5.2) and two PCIe hops at NCCL hwLat[PCI][Ring][LL] = 1.0 us (reference §3.3)";
+      }
+      plan.push_back(std::move(p));
+    }
+  } else if (extra > 0) {
+    if (switches.empty())
+      fail("cluster: {} has no PCIe switch, so NICs attach one per GPU: nics must be at least {} beyond its own {} NIC(s)",
+           label, G, own.size());
+    for (int k = 0; k < extra; ++k) {
+      const int sw = switches[static_cast<std::size_t>(k) % switches.size()];
+      NicPlan p;
+      p.host = sw;
+      const Link* l = link_at(sw, [&](const Link& x, int other) { return is_pcie(x.type) && m.nodes[static_cast<std::size_t>(other)].gpu >= 0; });
+      if (!l) l = link_at(sw, [](const Link& x, int) { return is_pcie(x.type); });
+      if (!l) fail("cluster: PCIe switch '{}' of {} has no PCIe link to copy for a NIC", m.nodes[static_cast<std::size_t>(sw)].name, label);
+      p.type = l->type;
+      p.bw = l->bw;
+      p.latency = l->latency;
+      p.source = "cluster generator: NIC on " + m.nodes[static_cast<std::size_t>(sw)].name + ", link as its GPU port (" + l->source + ")";
+      plan.push_back(std::move(p));
+    }
+  }
+  // Every GPU must reach a NIC without passing through another GPU (GPUs do not forward).
+  std::vector<std::vector<int>> adj(m.nodes.size());
+  for (const auto& l : m.links) {
+    adj[static_cast<std::size_t>(l.a)].push_back(l.b);
+    adj[static_cast<std::size_t>(l.b)].push_back(l.a);
+  }
+  std::vector<bool> is_nic(m.nodes.size(), false), near_new(m.nodes.size(), false);
+  for (const auto& p : plan) {
+    if (p.existing >= 0) is_nic[static_cast<std::size_t>(p.existing)] = true;
+    else near_new[static_cast<std::size_t>(p.host)] = true;
+  }
+  for (int g = 0; g < G; ++g) {
+    std::vector<bool> seen(m.nodes.size(), false);
+    std::vector<int> todo{m.gpu_node(g)};
+    seen[static_cast<std::size_t>(todo.back())] = true;
+    bool found = false;
+    while (!todo.empty() && !found) {
+      const int v = todo.back();
+      todo.pop_back();
+      if (is_nic[static_cast<std::size_t>(v)] || near_new[static_cast<std::size_t>(v)]) found = true;
+      for (int w : adj[static_cast<std::size_t>(v)])
+        if (!seen[static_cast<std::size_t>(w)] && m.nodes[static_cast<std::size_t>(w)].gpu < 0)
+          seen[static_cast<std::size_t>(w)] = true, todo.push_back(w);
+    }
+    if (!found)
+      fail("cluster: GPU {} of {} reaches none of the {} NIC(s) without crossing another GPU; give more NICs", g, label, nics);
+  }
+  return plan;
+}
+
+} // namespace
+
+Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::string& label) {
+  if (spec.nodes < 1 || spec.nodes > 65536) fail("cluster: nodes must be between 1 and 65536, got {}", spec.nodes);
+  if (spec.nics < 1) fail("cluster: needs at least one NIC per node");
+  if (!is_network(spec.kind)) fail("cluster: kind must be a network link type (ib, roce, efa, ethernet)");
+  if (spec.leaf_ports < 2) fail("cluster: leaf_ports must be at least 2, got {}", spec.leaf_ports);
+  if (spec.oversub < 1) fail("cluster: oversub must be at least 1, got {}", spec.oversub);
+  const auto plan = plan_nics(m, spec.nics, label);
+  const bool tree = spec.fabric == ClusterSpec::Fabric::FatTree;
+  const int links_on_longest = tree ? 4 : 2; // NIC-switch-NIC, or NIC-leaf-spine-leaf-NIC
+  if (spec.alpha % links_on_longest != 0)
+    fail("cluster: alpha must be a multiple of {} ps so it splits evenly over the fabric's links", links_on_longest);
+  const Time hop = spec.alpha / links_on_longest;
+
+  Topology t;
+  t.name = fmt::format("cluster-{}x{}", spec.nodes, m.name);
+  t.origin = "generated";
+  t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
+                              spec.nodes, m.name, m.num_gpus(), spec.nics, format_bandwidth(spec.nic_bw), to_string(spec.kind),
+                              tree ? fmt::format("a two-level fat tree ({} NIC ports per leaf, {}:1 oversubscription)",
+                                                 spec.leaf_ports, spec.oversub)
+                                   : std::string("one non-blocking switch"),
+                              format_duration(spec.alpha));
+  t.nodes.reserve(static_cast<std::size_t>(spec.nodes) * (m.nodes.size() + plan.size()) + 64);
+  const std::string net_source = fmt::format(
+      "cluster generator: {} NIC port at {} per direction (given); latency = alpha {} split over the {} links of the "
+      "longest NIC-to-NIC path",
+      to_string(spec.kind), format_bandwidth(spec.nic_bw), format_duration(spec.alpha), links_on_longest);
+  std::vector<std::pair<int, int>> nic_ports; // (NIC node, ports) in node-major order
+  for (int k = 0; k < spec.nodes; ++k) {
+    const int base = static_cast<int>(t.nodes.size());
+    for (const auto& n : m.nodes) t.add_node(fmt::format("n{}.{}", k, n.name), n.kind);
+    for (const auto& l : m.links) t.add_link(base + l.a, base + l.b, l.type, l.bw, l.latency, l.lanes, l.source);
+    for (const auto& r : m.route_overrides) {
+      Topology::RouteOverride ro{base + r.src, base + r.dst, r.path};
+      for (int& v : ro.path) v += base;
+      t.route_overrides.push_back(std::move(ro));
+    }
+    int fresh = 0;
+    for (const auto& p : plan) {
+      int nic = base + p.existing;
+      if (p.existing < 0) {
+        nic = t.add_node(fmt::format("n{}.xnic{}", k, fresh++), NodeKind::Nic);
+        t.add_link(base + p.host, nic, p.type, p.bw, p.latency, p.lanes, p.source);
+      }
+      nic_ports.emplace_back(nic, p.lanes);
+    }
+  }
+  if (!tree) {
+    const int sw = t.add_node("fabric", NodeKind::NetSwitch);
+    for (auto [nic, ports] : nic_ports) t.add_link(nic, sw, spec.kind, spec.nic_bw, hop, ports, net_source);
+  } else {
+    // NIC ports fill leaves in order, so a node's NICs share a leaf when they fit.
+    std::vector<int> leaves, down;
+    int used = spec.leaf_ports;
+    for (auto [nic, ports] : nic_ports) {
+      if (ports > spec.leaf_ports) fail("cluster: a NIC with {} ports does not fit a {}-port leaf", ports, spec.leaf_ports);
+      if (used + ports > spec.leaf_ports) {
+        leaves.push_back(t.add_node(fmt::format("leaf{}", leaves.size()), NodeKind::NetSwitch));
+        down.push_back(0);
+        used = 0;
+      }
+      t.add_link(nic, leaves.back(), spec.kind, spec.nic_bw, hop, ports, net_source);
+      used += ports;
+      down.back() += ports;
+    }
+    if (leaves.size() > 1) {
+      // The spine switches are one node: ECMP spreads a leaf's flows over all its uplinks, which a
+      // single-path route can only express as one bonded link.
+      const int spine = t.add_node("spine", NodeKind::NetSwitch);
+      for (std::size_t i = 0; i < leaves.size(); ++i)
+        t.add_link(leaves[i], spine, spec.kind, spec.nic_bw, hop, (down[i] + spec.oversub - 1) / spec.oversub,
+                   fmt::format("cluster generator: leaf uplinks = ceil({} down ports / oversub {}) at the NIC speed; "
+                               "latency = alpha/4",
+                               down[i], spec.oversub));
+    }
+  }
+  t.validate();
+  return t;
+}
+
 namespace {
 
 std::map<std::string, std::string> parse_kv(const std::string& body, const std::string& spec) {
@@ -142,7 +364,44 @@ Topology generate_from_spec(const std::string& spec) {
     no_leftovers(kv, spec);
     return make_torus(dims, bw, alpha);
   }
-  fail("--topo {}: unknown generator '{}' (crossbar, torus)", spec, kind);
+  if (kind == "cluster") {
+    ClusterSpec c;
+    const auto nodes_s = take(kv, "nodes", spec);
+    try {
+      std::size_t used = 0;
+      c.nodes = std::stoi(nodes_s, &used);
+      if (used != nodes_s.size()) throw 0;
+    } catch (...) {
+      fail("--topo {}: nodes '{}' is not a number", spec, nodes_s);
+    }
+    const std::string node = take(kv, "node", spec);
+    if (node.rfind("cluster:", 0) == 0) fail("--topo {}: a cluster node cannot itself be a cluster", spec);
+    std::tie(c.nics, c.nic_bw) = parse_nics(take(kv, "nics", spec), "--topo nics");
+    const std::string fabric = take(kv, "fabric", spec, "switch");
+    if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
+    else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
+    const std::string k = take(kv, "kind", spec, "ib");
+    const auto lt = link_type_from(k);
+    if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
+    c.kind = *lt;
+    // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
+    c.alpha = parse_duration(take(kv, "alpha", spec, "2.7us"), "--topo alpha");
+    auto int_kv = [&](const std::string& key, int dflt) {
+      const auto v = take(kv, key, spec, std::to_string(dflt));
+      try {
+        std::size_t used = 0;
+        const int x = std::stoi(v, &used);
+        if (used == v.size()) return x;
+      } catch (...) {
+      }
+      fail("--topo {}: {} '{}' is not a number", spec, key, v);
+    };
+    c.leaf_ports = int_kv("leaf_ports", 32);
+    c.oversub = int_kv("oversub", 1);
+    no_leftovers(kv, spec);
+    return make_cluster(resolve_topology(node), c, node);
+  }
+  fail("--topo {}: unknown generator '{}' (crossbar, torus, cluster)", spec, kind);
 }
 
 } // namespace ccsim::topology

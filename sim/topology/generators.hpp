@@ -3,6 +3,7 @@
 // multi-node clusters. Each can be written out as JSON by `ccsim topo gen`.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/topology/topology.hpp"
@@ -15,9 +16,29 @@ Topology make_crossbar(int ranks, Bandwidth bw, Time alpha);
 // `alpha` is the latency of one hop.
 Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha);
 
-// "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us", "cluster:..."
+// Several copies of one machine joined by a network. Node k's nodes are renamed "n<k>.<name>"; its GPUs
+// are numbered k*G .. k*G+G-1 in the machine's order. Each machine gets `nics` NICs: its own NIC nodes
+// first, then new ones round-robin over its PCIe switches (or one per GPU when it has none), each NIC
+// with one network link of `nic_bw` to the fabric.
+struct ClusterSpec {
+  int nodes = 2;
+  int nics = 0;
+  Bandwidth nic_bw = 0;
+  enum class Fabric { Switch, FatTree } fabric = Fabric::Switch;
+  LinkType kind = LinkType::Ib;
+  Time alpha = 0;      // NIC-to-NIC latency across the fabric's longest path (split evenly over its links)
+  int leaf_ports = 32; // fat tree: NIC ports per leaf switch
+  int oversub = 1;     // fat tree: leaf down:up bandwidth ratio (1 = non-blocking)
+};
+Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::string& node_label);
+
+// "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us",
+// "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa][,alpha=2.7us]
+//  [,leaf_ports=32][,oversub=1]"
 Topology generate_from_spec(const std::string& spec);
 
 std::vector<int> parse_dims(const std::string& text, const std::string& what); // "4x4x4"
+// "8x400G" -> (8, 50 GB/s): a count and a NIC speed; a bare "G"/"M" suffix means bits, as NICs are sold.
+std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string& what);
 
 } // namespace ccsim::topology

@@ -1,7 +1,13 @@
 #include "sim/topology/ring_search.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <numeric>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
 
 namespace ccsim::topology {
 namespace {
@@ -131,6 +137,579 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus, int max_rings) {
   if (out.rings.empty()) return {{gpus}, false};
   out.over_direct_links = true;
   return out;
+}
+
+} // namespace ccsim::topology
+
+// ---------------------------------------------------------------------------------------------
+// The search behind `ccsim rings`.
+
+namespace ccsim::topology {
+
+HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
+  HopRoute h;
+  const auto route = r.route(t.gpu_node(gpu_a), t.gpu_node(gpu_b));
+  h.channels.assign(route.begin(), route.end());
+  const auto info = r.info(route);
+  h.bottleneck = info.bottleneck;
+  h.latency = info.latency;
+  h.direct = h.channels.size() == 1;
+  bool all_nv = !h.channels.empty(), net = false, qpi = false, upi = false, pcie = false, nvswitch = false;
+  std::string nv;
+  for (std::size_t k = 0; k < h.channels.size(); ++k) {
+    const auto& l = t.link_of(h.channels[k]);
+    if (is_nvlink(l.type)) nv += (nv.empty() ? "" : "+") + (l.lanes > 1 ? fmt::format("NVLink x{}", l.lanes) : std::string("NVLink"));
+    else all_nv = false;
+    net |= is_network(l.type);
+    qpi |= l.type == LinkType::Qpi;
+    upi |= l.type == LinkType::Upi;
+    pcie |= l.type == LinkType::Pcie3 || l.type == LinkType::Pcie4 || l.type == LinkType::Pcie5;
+    if (k + 1 < h.channels.size()) {
+      const auto& mid = t.nodes[static_cast<std::size_t>(t.channel_to(h.channels[k]))];
+      h.via += (h.via.empty() ? "" : " ") + mid.name;
+      if (mid.gpu >= 0) h.via_gpus.push_back(mid.gpu);
+      nvswitch |= mid.kind == NodeKind::NvSwitch;
+    }
+  }
+  h.nvlink_only = all_nv;
+  // The slowest technology names the hop: the network, then the socket link, then PCIe.
+  h.kind = net ? "NET" : qpi ? "QPI" : upi ? "UPI" : all_nv ? (nvswitch ? "NVSwitch" : nv) : pcie ? "PCIe" : "link";
+  return h;
+}
+
+HopTable::HopTable(const Topology& t, Router& r, std::vector<int> gpus) : topo_(t), gpus_(std::move(gpus)) {
+  if (gpus_.empty()) {
+    gpus_.resize(static_cast<std::size_t>(t.num_gpus()));
+    std::iota(gpus_.begin(), gpus_.end(), 0);
+  }
+  n_ = static_cast<int>(gpus_.size());
+  hops_.resize(static_cast<std::size_t>(n_ * n_));
+  for (int i = 0; i < n_; ++i)
+    for (int j = 0; j < n_; ++j)
+      if (i != j) hops_[static_cast<std::size_t>(i * n_ + j)] = describe_hop(t, r, gpus_[static_cast<std::size_t>(i)], gpus_[static_cast<std::size_t>(j)]);
+  ps_per_byte_.resize(t.num_channels());
+  for (std::size_t c = 0; c < ps_per_byte_.size(); ++c)
+    ps_per_byte_[c] = static_cast<double>(kPsPerSec) / static_cast<double>(t.link_of(static_cast<ChannelId>(c)).capacity());
+}
+
+int HopTable::local_of(int gpu) const {
+  auto it = std::find(gpus_.begin(), gpus_.end(), gpu);
+  return it == gpus_.end() ? -1 : static_cast<int>(it - gpus_.begin());
+}
+
+std::vector<int> HopTable::to_local(const std::vector<int>& ring) const {
+  std::vector<int> out;
+  for (int g : ring) out.push_back(local_of(g));
+  return out;
+}
+
+std::vector<int> HopTable::to_gpus(const std::vector<int>& ring) const {
+  std::vector<int> out;
+  for (int i : ring) out.push_back(gpus_[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+namespace {
+
+// Reusable channel-load buffer: scoring touches only the channels the rings use.
+class Scorer {
+ public:
+  explicit Scorer(const HopTable& h) : h_(h), load_(h.topology().num_channels(), 0) {}
+
+  RingScore score(const std::vector<std::vector<int>>& rings, double step_bytes, bool details) {
+    RingScore s;
+    Time lmax = 0;
+    double hop_cost = 0;
+    for (const auto& r : rings)
+      for (std::size_t k = 0; k < r.size(); ++k) {
+        const auto& hop = h_.at(r[k], r[(k + 1) % r.size()]);
+        lmax = std::max(lmax, hop.latency);
+        hop_cost += static_cast<double>(hop.latency) + step_bytes * static_cast<double>(kPsPerSec) / static_cast<double>(hop.bottleneck);
+        for (ChannelId c : hop.channels)
+          if (load_[c]++ == 0) touched_.push_back(c);
+      }
+    double umax = 0, squares = 0;
+    for (ChannelId c : touched_) {
+      const double u = load_[c] * h_.ps_per_byte(c);
+      squares += u * u;
+      if (u > umax || (u == umax && c < s.limiting_channel)) {
+        umax = u;
+        s.limiting_channel = c;
+        s.limiting_load = load_[c];
+      }
+      if (load_[c] > h_.topology().link_of(c).lanes) s.within_lanes = false;
+    }
+    s.step_ps = static_cast<double>(lmax) + step_bytes * umax;
+    // One ring: prefer wide, short hops; several: prefer spreading load over the channels.
+    s.balance = rings.size() == 1 ? hop_cost : squares;
+    if (details)
+      for (const auto& r : rings)
+        for (std::size_t k = 0; k < r.size() && s.limiting_from < 0; ++k) {
+          const auto& hop = h_.at(r[k], r[(k + 1) % r.size()]);
+          if (std::find(hop.channels.begin(), hop.channels.end(), s.limiting_channel) != hop.channels.end()) {
+            s.limiting_from = r[k];
+            s.limiting_to = r[(k + 1) % r.size()];
+          }
+        }
+    for (ChannelId c : touched_) load_[c] = 0;
+    touched_.clear();
+    return s;
+  }
+
+  // The better direction of one ring; reverses `r` in place (keeping r[0]) when the reverse wins.
+  RingScore best_direction(std::vector<int>& r, double step_bytes, bool details) {
+    scratch_.assign(1, r);
+    const RingScore fwd = score(scratch_, step_bytes, details);
+    std::reverse(scratch_[0].begin() + 1, scratch_[0].end());
+    const RingScore rev = score(scratch_, step_bytes, details);
+    if (rev < fwd) {
+      r = scratch_[0];
+      return rev;
+    }
+    return fwd;
+  }
+
+ private:
+  const HopTable& h_;
+  std::vector<int> load_;
+  std::vector<ChannelId> touched_;
+  std::vector<std::vector<int>> scratch_;
+};
+
+// Rotation to start at 0 and the direction whose second element is smaller: one key per undirected ring.
+std::vector<int> canonical(std::vector<int> r) {
+  std::rotate(r.begin(), std::find(r.begin(), r.end(), 0), r.end());
+  if (r.size() > 2 && r[1] > r.back()) std::reverse(r.begin() + 1, r.end());
+  return r;
+}
+
+struct TopK {
+  std::size_t keep;
+  std::vector<RingCandidate> items; // ascending
+  bool full() const { return items.size() >= keep; }
+  const RingScore& worst() const { return items.back().score; }
+  void offer(RingCandidate c) {
+    if (full() && !(c.score < worst())) return;
+    auto it = std::upper_bound(items.begin(), items.end(), c, [](const RingCandidate& a, const RingCandidate& b) { return a.score < b.score; });
+    items.insert(it, std::move(c));
+    if (items.size() > keep) items.pop_back();
+  }
+};
+
+// Every ring up to rotation and direction, depth first from GPU 0, with both directions' channel loads
+// kept incrementally. A partial ring's bound never decreases as hops are added, so a branch whose bound
+// already reaches the k-th best complete ring cannot enter the top k and is cut.
+class Exhaustive {
+ public:
+  Exhaustive(const HopTable& h, const RingSearchOptions& o, TopK& top)
+      : h_(h), o_(o), top_(top), n_(h.size()), fwd_(h.topology().num_channels()), rev_(h.topology().num_channels()) {
+    min_cost_ = std::numeric_limits<double>::max();
+    for (int i = 0; i < n_; ++i)
+      for (int j = 0; j < n_; ++j)
+        if (i != j) min_cost_ = std::min(min_cost_, cost(i, j));
+  }
+
+  std::uint64_t run() {
+    path_.assign(1, 0);
+    used_.assign(static_cast<std::size_t>(n_), false);
+    used_[0] = true;
+    dfs();
+    return scored_;
+  }
+
+ private:
+  struct Dir {
+    explicit Dir(std::size_t channels) : load(channels, 0) {}
+    std::vector<int> load;
+    double umax = 0, sum = 0;
+    Time lmax = 0;
+  };
+  struct Saved {
+    double umax, sum;
+    Time lmax;
+  };
+
+  double cost(int i, int j) const {
+    const auto& hop = h_.at(i, j);
+    return static_cast<double>(hop.latency) + o_.step_bytes * static_cast<double>(kPsPerSec) / static_cast<double>(hop.bottleneck);
+  }
+  Saved add(Dir& d, int i, int j) {
+    const Saved s{d.umax, d.sum, d.lmax};
+    const auto& hop = h_.at(i, j);
+    for (ChannelId c : hop.channels) d.umax = std::max(d.umax, ++d.load[c] * h_.ps_per_byte(c));
+    d.lmax = std::max(d.lmax, hop.latency);
+    d.sum += cost(i, j);
+    return s;
+  }
+  void remove(Dir& d, int i, int j, const Saved& s) {
+    for (ChannelId c : h_.at(i, j).channels) --d.load[c];
+    d.umax = s.umax;
+    d.sum = s.sum;
+    d.lmax = s.lmax;
+  }
+  RingScore bound(const Dir& d, int remaining) const {
+    RingScore s;
+    s.step_ps = static_cast<double>(d.lmax) + o_.step_bytes * d.umax;
+    s.balance = d.sum + remaining * min_cost_;
+    return s;
+  }
+
+  void dfs() {
+    const int cur = path_.back();
+    const int depth = static_cast<int>(path_.size());
+    if (o_.progress && (++visits_ & ((1u << 20) - 1)) == 0 && depth >= 2) {
+      const double a = path_[1] - 1, b = depth > 2 ? static_cast<double>(path_[2]) / n_ : 0;
+      o_.progress((a + b) / (n_ - 1));
+    }
+    if (depth == n_) {
+      if (path_[1] > path_.back()) return; // the other direction of a ring already counted
+      const Saved sf = add(fwd_, cur, 0), sr = add(rev_, 0, cur);
+      ++scored_;
+      const RingScore f = bound(fwd_, 0), r = bound(rev_, 0);
+      if (!top_.full() || f < top_.worst() || r < top_.worst()) {
+        RingCandidate c{path_, f};
+        if (r < f) {
+          std::reverse(c.order.begin() + 1, c.order.end());
+          c.score = r;
+        }
+        top_.offer(std::move(c));
+      }
+      remove(fwd_, cur, 0, sf);
+      remove(rev_, 0, cur, sr);
+      return;
+    }
+    for (int v = 1; v < n_; ++v) {
+      if (used_[static_cast<std::size_t>(v)]) continue;
+      const Saved sf = add(fwd_, cur, v), sr = add(rev_, v, cur);
+      const int remaining = n_ - depth;
+      const RingScore bf = bound(fwd_, remaining), br = bound(rev_, remaining);
+      if (!top_.full() || bf < top_.worst() || br < top_.worst()) {
+        used_[static_cast<std::size_t>(v)] = true;
+        path_.push_back(v);
+        dfs();
+        path_.pop_back();
+        used_[static_cast<std::size_t>(v)] = false;
+      }
+      remove(fwd_, cur, v, sf);
+      remove(rev_, v, cur, sr);
+    }
+  }
+
+  const HopTable& h_;
+  const RingSearchOptions& o_;
+  TopK& top_;
+  int n_;
+  Dir fwd_, rev_;
+  double min_cost_;
+  std::vector<int> path_;
+  std::vector<bool> used_;
+  std::uint64_t scored_ = 0, visits_ = 0;
+};
+
+// A Hamiltonian cycle over direct links only (Warnsdorff order: the neighbour with the fewest free
+// neighbours first, then the widest), within `budget` steps; empty when none was found.
+std::vector<int> direct_cycle(const HopTable& h, long& budget) {
+  const int n = h.size();
+  std::vector<std::vector<int>> adj(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j && h.at(i, j).direct) adj[static_cast<std::size_t>(i)].push_back(j);
+  std::vector<int> path{0};
+  std::vector<bool> used(static_cast<std::size_t>(n), false);
+  used[0] = true;
+  std::function<bool()> go = [&]() -> bool {
+    if (--budget < 0) return false;
+    const int cur = path.back();
+    if (static_cast<int>(path.size()) == n) return h.at(cur, 0).direct;
+    auto free_degree = [&](int v) {
+      int d = 0;
+      for (int w : adj[static_cast<std::size_t>(v)]) d += !used[static_cast<std::size_t>(w)];
+      return d;
+    };
+    std::vector<int> next;
+    for (int v : adj[static_cast<std::size_t>(cur)])
+      if (!used[static_cast<std::size_t>(v)]) next.push_back(v);
+    std::stable_sort(next.begin(), next.end(), [&](int a, int b) {
+      const int da = free_degree(a), db = free_degree(b);
+      if (da != db) return da < db;
+      return h.at(cur, a).bottleneck > h.at(cur, b).bottleneck;
+    });
+    for (int v : next) {
+      used[static_cast<std::size_t>(v)] = true;
+      path.push_back(v);
+      if (go()) return true;
+      path.pop_back();
+      used[static_cast<std::size_t>(v)] = false;
+    }
+    return false;
+  };
+  return go() ? path : std::vector<int>{};
+}
+
+// Nearest neighbour by hop cost (latency + step over bottleneck) from `start`, rotated to begin at 0.
+std::vector<int> nearest_neighbour(const HopTable& h, int start, double step_bytes) {
+  const int n = h.size();
+  std::vector<int> r{start};
+  std::vector<bool> used(static_cast<std::size_t>(n), false);
+  used[static_cast<std::size_t>(start)] = true;
+  while (static_cast<int>(r.size()) < n) {
+    int best = -1;
+    double best_cost = 0;
+    for (int v = 0; v < n; ++v) {
+      if (used[static_cast<std::size_t>(v)]) continue;
+      const auto& hop = h.at(r.back(), v);
+      const double c = static_cast<double>(hop.latency) + step_bytes * static_cast<double>(kPsPerSec) / static_cast<double>(hop.bottleneck);
+      if (best < 0 || c < best_cost) best = v, best_cost = c;
+    }
+    used[static_cast<std::size_t>(best)] = true;
+    r.push_back(best);
+  }
+  std::rotate(r.begin(), std::find(r.begin(), r.end(), 0), r.end());
+  return r;
+}
+
+// 2-opt: reverse a stretch of the ring while that lowers the bound, until no move helps or work runs out.
+RingScore two_opt(Scorer& sc, std::vector<int>& r, double step_bytes, long& work) {
+  const int n = static_cast<int>(r.size());
+  RingScore cur = sc.best_direction(r, step_bytes, false);
+  for (bool improved = true; improved && work > 0;) {
+    improved = false;
+    for (int i = 1; i < n - 1 && work > 0; ++i)
+      for (int j = i + 1; j < n && work > 0; ++j) {
+        std::vector<int> t = r;
+        std::reverse(t.begin() + i, t.begin() + j + 1);
+        work -= 2 * n;
+        const RingScore s = sc.best_direction(t, step_bytes, false);
+        if (s < cur) {
+          r = std::move(t);
+          cur = s;
+          improved = true;
+        }
+      }
+  }
+  return cur;
+}
+
+} // namespace
+
+RingScore score_rings(const HopTable& h, const std::vector<std::vector<int>>& local_rings, double step_bytes) {
+  Scorer sc(h);
+  return sc.score(local_rings, step_bytes, true);
+}
+
+RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
+  RingSearchResult res;
+  const int n = h.size();
+  if (n < 1) fail("rings: no GPUs chosen");
+  res.distinct_rings = 1;
+  for (int k = 3; k < n; ++k) res.distinct_rings *= k; // (n-1)!/2 for n >= 3
+  if (n < 3) res.distinct_rings = 1;
+  Scorer sc(h);
+  TopK top{static_cast<std::size_t>(std::max(1, o.keep)), {}};
+  if (n <= 3) {
+    std::vector<int> r(static_cast<std::size_t>(n));
+    std::iota(r.begin(), r.end(), 0);
+    const RingScore s = sc.best_direction(r, o.step_bytes, false);
+    top.offer({r, s});
+    res.exhaustive = true;
+    res.scored = 1;
+    res.method = "exhaustive: only one ring exists";
+  } else if (n <= o.exhaustive_max) {
+    Exhaustive ex(h, o, top);
+    res.scored = ex.run();
+    res.exhaustive = true;
+    res.method = fmt::format("exhaustive over all {:.0f} rings (rotation and direction reduced), branches cut by the link-load bound",
+                             res.distinct_rings);
+  } else {
+    // Bounded: a direct-link cycle, greedy rings from several starts and the rank order, each improved by 2-opt.
+    long work = o.bounded_work;
+    std::vector<std::vector<int>> seeds;
+    long dfs_budget = std::min(o.bounded_work / 4, 2'000'000L);
+    if (auto d = direct_cycle(h, dfs_budget); !d.empty()) seeds.push_back(d);
+    std::vector<int> identity(static_cast<std::size_t>(n));
+    std::iota(identity.begin(), identity.end(), 0);
+    seeds.push_back(identity);
+    const int starts = std::min(n, 8);
+    for (int s = 0; s < starts; ++s) seeds.push_back(nearest_neighbour(h, s * n / starts, o.step_bytes));
+    std::vector<std::vector<int>> seen;
+    for (std::size_t si = 0; si < seeds.size(); ++si) {
+      if (o.progress) o.progress(static_cast<double>(si) / static_cast<double>(seeds.size()));
+      auto& r = seeds[si];
+      const RingScore raw = sc.best_direction(r, o.step_bytes, false);
+      auto key = canonical(r);
+      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        top.offer({r, raw});
+        ++res.scored;
+      }
+      std::vector<int> improved = r;
+      const RingScore s = two_opt(sc, improved, o.step_bytes, work);
+      key = canonical(improved);
+      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        top.offer({improved, s});
+        ++res.scored;
+      }
+    }
+    res.exhaustive = false;
+    res.method = fmt::format("bounded search, NOT exhaustive ({} GPUs > {}): direct-link cycle, rank order and {} greedy rings, "
+                             "each improved by 2-opt under the link-load bound",
+                             n, o.exhaustive_max, starts);
+  }
+  for (auto& c : top.items) c.score = sc.best_direction(c.order, o.step_bytes, true);
+  std::stable_sort(top.items.begin(), top.items.end(), [](const RingCandidate& a, const RingCandidate& b) { return a.score < b.score; });
+  res.best = std::move(top.items);
+  return res;
+}
+
+std::vector<std::vector<int>> hamiltonian_cycles(const Topology& t, const std::vector<int>& gpus_in,
+                                                 const std::function<bool(const Link&)>& keep_link, std::size_t limit) {
+  std::vector<int> gpus = gpus_in;
+  if (gpus.empty()) {
+    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
+    std::iota(gpus.begin(), gpus.end(), 0);
+  }
+  const int n = static_cast<int>(gpus.size());
+  std::vector<int> local(t.nodes.size(), -1);
+  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[static_cast<std::size_t>(i)]))] = i;
+  std::vector<char> adj(static_cast<std::size_t>(n * n), 0);
+  for (const auto& l : t.links) {
+    const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
+    if (a < 0 || b < 0 || !keep_link(l)) continue;
+    adj[static_cast<std::size_t>(a * n + b)] = adj[static_cast<std::size_t>(b * n + a)] = 1;
+  }
+  std::vector<std::vector<int>> out;
+  if (n < 3) return out;
+  std::vector<int> path{0};
+  std::vector<bool> used(static_cast<std::size_t>(n), false);
+  used[0] = true;
+  std::function<void()> go = [&] {
+    if (out.size() >= limit) return;
+    const int cur = path.back();
+    if (static_cast<int>(path.size()) == n) {
+      if (adj[static_cast<std::size_t>(cur * n)] && path[1] < path.back()) {
+        std::vector<int> ring;
+        for (int v : path) ring.push_back(gpus[static_cast<std::size_t>(v)]);
+        out.push_back(std::move(ring));
+      }
+      return;
+    }
+    for (int v = 1; v < n; ++v)
+      if (!used[static_cast<std::size_t>(v)] && adj[static_cast<std::size_t>(cur * n + v)]) {
+        used[static_cast<std::size_t>(v)] = true;
+        path.push_back(v);
+        go();
+        path.pop_back();
+        used[static_cast<std::size_t>(v)] = false;
+      }
+  };
+  go();
+  return out;
+}
+
+std::vector<std::vector<int>> lane_decompositions(const Topology& t, const std::vector<int>& gpus_in,
+                                                  const std::vector<std::vector<int>>& cycles, int k, bool exact) {
+  std::vector<int> gpus = gpus_in;
+  if (gpus.empty()) {
+    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
+    std::iota(gpus.begin(), gpus.end(), 0);
+  }
+  const int n = static_cast<int>(gpus.size());
+  std::vector<int> local(t.nodes.size(), -1);
+  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[static_cast<std::size_t>(i)]))] = i;
+  std::vector<int> lanes(static_cast<std::size_t>(n * n), 0);
+  int total = 0;
+  for (const auto& l : t.links) {
+    const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
+    if (a < 0 || b < 0) continue;
+    lanes[static_cast<std::size_t>(a * n + b)] += l.lanes;
+    lanes[static_cast<std::size_t>(b * n + a)] += l.lanes;
+    total += l.lanes;
+  }
+  // Each undirected cycle takes one lane of each pair it passes (a lane carries both directions).
+  std::vector<std::vector<std::pair<int, int>>> pairs;
+  for (const auto& c : cycles) {
+    pairs.emplace_back();
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const int a = local[static_cast<std::size_t>(t.gpu_node(c[i]))], b = local[static_cast<std::size_t>(t.gpu_node(c[(i + 1) % c.size()]))];
+      if (a < 0 || b < 0) fail("lane_decompositions: cycle visits a GPU outside the chosen set");
+      pairs.back().emplace_back(a, b);
+    }
+  }
+  std::vector<std::vector<int>> out;
+  std::vector<int> cur;
+  int used_lanes = 0;
+  std::function<void(std::size_t)> go = [&](std::size_t from) {
+    if (static_cast<int>(cur.size()) == k) {
+      if (!exact || used_lanes == total) out.push_back(cur);
+      return;
+    }
+    for (std::size_t i = from; i < cycles.size(); ++i) {
+      bool fits = true;
+      for (auto [a, b] : pairs[i]) fits = fits && lanes[static_cast<std::size_t>(a * n + b)] > 0;
+      if (!fits) continue;
+      for (auto [a, b] : pairs[i]) --lanes[static_cast<std::size_t>(a * n + b)], --lanes[static_cast<std::size_t>(b * n + a)];
+      used_lanes += static_cast<int>(pairs[i].size());
+      cur.push_back(static_cast<int>(i));
+      go(i); // i again: a cycle may be used twice when its pairs have two lanes
+      cur.pop_back();
+      used_lanes -= static_cast<int>(pairs[i].size());
+      for (auto [a, b] : pairs[i]) ++lanes[static_cast<std::size_t>(a * n + b)], ++lanes[static_cast<std::size_t>(b * n + a)];
+    }
+  };
+  go(0);
+  return out;
+}
+
+RingSetChoice choose_ring_set(const HopTable& h, const std::vector<std::vector<int>>& pool, int k, double step_bytes) {
+  if (k < 1) fail("--channels: must be at least 1");
+  if (pool.empty()) fail("rings: no candidate rings to build channels from");
+  Scorer sc(h);
+  const double per_ring = step_bytes / k;
+  auto eval = [&](const std::vector<std::vector<int>>& set) { return sc.score(set, per_ring, false); };
+  RingSetChoice best;
+  bool have = false;
+  const std::size_t seeds = std::min<std::size_t>(pool.size(), 16);
+  for (std::size_t seed = 0; seed < seeds; ++seed) {
+    std::vector<std::vector<int>> set{pool[seed]};
+    // Greedy: add the pool ring that keeps the bound lowest.
+    while (static_cast<int>(set.size()) < k) {
+      std::size_t pick = 0;
+      RingScore pick_score;
+      for (std::size_t i = 0; i < pool.size(); ++i) {
+        set.push_back(pool[i]);
+        const RingScore s = eval(set);
+        set.pop_back();
+        if (i == 0 || s < pick_score) pick = i, pick_score = s;
+      }
+      set.push_back(pool[pick]);
+    }
+    // Swaps: replace one ring by another pool ring while that helps.
+    RingScore cur = eval(set);
+    for (bool improved = true; improved;) {
+      improved = false;
+      for (std::size_t slot = 0; slot < set.size(); ++slot)
+        for (std::size_t i = 0; i < pool.size(); ++i) {
+          if (set[slot] == pool[i]) continue;
+          auto old = set[slot];
+          set[slot] = pool[i];
+          const RingScore s = eval(set);
+          if (s < cur) {
+            cur = s;
+            improved = true;
+          } else {
+            set[slot] = std::move(old);
+          }
+        }
+    }
+    if (!have || cur < best.score) {
+      best.rings = set;
+      best.score = cur;
+      have = true;
+    }
+  }
+  best.score = sc.score(best.rings, per_ring, true);
+  return best;
 }
 
 } // namespace ccsim::topology

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <set>
+#include <map>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
@@ -34,7 +34,30 @@ struct Router::Graph {
   }
 };
 
-Router::Router(const Topology& t) : topo_(t) {
+// Edge filter for the route searches: channels at least `level` wide whose tail may forward (the source
+// itself, or any non-GPU node). A plain struct, not std::function: filtered_graph copies it on every
+// out_edges call, and a heap-allocating copy there dominated large-cluster runs.
+template <typename Graph>
+struct RouteFilter {
+  const Topology* topo = nullptr;
+  const Graph* g = nullptr;
+  int src = -1;
+  Bandwidth level = 0;
+  template <typename E>
+  bool operator()(const E& e) const {
+    const auto v = boost::source(e, *g);
+    if (static_cast<int>(v) != src && topo->nodes[v].gpu >= 0) return false;
+    return level == 0 || topo->link_of(boost::get(boost::edge_index, *g, e)).capacity() >= level;
+  }
+};
+
+struct Router::Tree {
+  std::vector<Bandwidth> width;
+  std::map<Bandwidth, std::vector<std::uint32_t>> pred; // level -> predecessor vertex of each node
+  std::size_t bytes() const { return width.size() * sizeof(Bandwidth) + pred.size() * width.size() * sizeof(std::uint32_t); }
+};
+
+Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budget_(tree_budget) {
   incident_.resize(t.nodes.size());
   for (std::size_t li = 0; li < t.links.size(); ++li) {
     incident_[static_cast<std::size_t>(t.links[li].a)].push_back(static_cast<int>(li));
@@ -154,57 +177,71 @@ void Router::torus_route(int src, int dst) {
 }
 
 std::span<const ChannelId> Router::graph_route(int src, int dst) {
-  if (!graph_) {
-    graph_ = std::make_unique<Graph>(topo_);
-    computed_.assign(topo_.nodes.size(), false);
-  }
-  if (!computed_[static_cast<std::size_t>(src)]) compute_from(src);
   if (topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0) {
     auto pit = gpu_pairs_.find(key(src, dst));
     if (pit == gpu_pairs_.end()) pit = gpu_pairs_.emplace(key(src, dst), gpu_pair_route(src, dst)).first;
     if (!pit->second.empty()) return pit->second;
   }
-  auto it = cache_.find(key(src, dst));
-  if (it == cache_.end())
+  const auto* r = generic_route(src, dst);
+  if (!r)
     fail("{}: no route from '{}' to '{}'", topo_.origin, topo_.nodes[static_cast<std::size_t>(src)].name,
          topo_.nodes[static_cast<std::size_t>(dst)].name);
-  return it->second;
+  return *r;
 }
 
-// Two passes per source: the widest-path bottleneck to every node, then, per distinct bottleneck value,
-// a latency-then-hops shortest path restricted to channels at least that wide. (A single lexicographic
-// Dijkstra would be wrong: (bottleneck, latency) pairs do not combine monotonically.)
-void Router::compute_from(int src) {
+// Per source: the widest-path bottleneck to every node, then, per bottleneck value that a requested
+// destination needs, a latency-then-hops shortest-path tree restricted to channels at least that wide.
+// (A single lexicographic Dijkstra would be wrong: (bottleneck, latency) pairs do not combine
+// monotonically.) Only requested routes are materialised, and trees are evicted beyond a memory budget,
+// so a 4096-GPU cluster ring computes 4096 small trees instead of storing 37 M paths.
+
+Router::Tree& Router::tree_for(int src) {
   using G = Graph::G;
+  if (!graph_) graph_ = std::make_unique<Graph>(topo_);
+  if (auto it = trees_.find(src); it != trees_.end()) return *it->second;
   const G& g = graph_->g;
   const std::size_t n = boost::num_vertices(g);
   auto chan = boost::get(boost::edge_index, g);
   auto capacity = [&](const G::edge_descriptor& e) { return topo_.link_of(chan[e]).capacity(); };
-
   // GPUs do not forward in hardware: a generic route may start at a GPU but not pass through one.
-  auto may_leave = [&](std::size_t v) { return static_cast<int>(v) == src || topo_.nodes[v].gpu < 0; };
-  std::vector<Bandwidth> width(n, 0);
+  boost::filtered_graph<G, RouteFilter<G>> ng(g, RouteFilter<G>{&topo_, &g, src, 0});
+  auto tree = std::make_unique<Tree>();
+  tree->width.assign(n, 0);
   std::vector<std::size_t> pred(n);
-  {
-    std::function<bool(const G::edge_descriptor&)> leaves = [&](const G::edge_descriptor& e) { return may_leave(boost::source(e, g)); };
-    boost::filtered_graph<G, std::function<bool(const G::edge_descriptor&)>> ng(g, leaves);
-    auto wmap = boost::make_function_property_map<G::edge_descriptor>(capacity);
-    boost::dijkstra_shortest_paths(
-        ng, static_cast<std::size_t>(src),
-        boost::predecessor_map(pred.data())
-            .distance_map(width.data())
-            .weight_map(wmap)
-            .distance_compare(std::greater<Bandwidth>())
-            .distance_combine([](Bandwidth a, Bandwidth b) { return std::min(a, b); })
-            .distance_inf(Bandwidth{0})
-            .distance_zero(std::numeric_limits<Bandwidth>::max()));
+  auto wmap = boost::make_function_property_map<G::edge_descriptor>(capacity);
+  boost::dijkstra_shortest_paths(ng, static_cast<std::size_t>(src),
+                                 boost::predecessor_map(pred.data())
+                                     .distance_map(tree->width.data())
+                                     .weight_map(wmap)
+                                     .distance_compare(std::greater<Bandwidth>())
+                                     .distance_combine([](Bandwidth a, Bandwidth b) { return std::min(a, b); })
+                                     .distance_inf(Bandwidth{0})
+                                     .distance_zero(std::numeric_limits<Bandwidth>::max()));
+  // Bounded memory: drop the oldest trees (their requested routes stay cached).
+  tree_bytes_ += tree->bytes();
+  while (tree_bytes_ > tree_budget_ && !tree_order_.empty()) {
+    auto old = trees_.find(tree_order_.front());
+    tree_bytes_ -= old->second->bytes();
+    trees_.erase(old);
+    tree_order_.pop_front();
   }
-  std::set<Bandwidth> levels;
-  for (std::size_t v = 0; v < n; ++v)
-    if (static_cast<int>(v) != src && width[v] > 0) levels.insert(width[v]);
-  for (Bandwidth level : levels) {
-    auto wide_enough = [&](const G::edge_descriptor& e) { return capacity(e) >= level && may_leave(boost::source(e, g)); };
-    boost::filtered_graph<G, std::function<bool(const G::edge_descriptor&)>> fg(g, wide_enough);
+  tree_order_.push_back(src);
+  return *trees_.emplace(src, std::move(tree)).first->second;
+}
+
+const std::vector<ChannelId>* Router::generic_route(int src, int dst) {
+  using G = Graph::G;
+  if (auto it = cache_.find(key(src, dst)); it != cache_.end()) return &it->second;
+  Tree& tree = tree_for(src);
+  const Bandwidth level = tree.width[static_cast<std::size_t>(dst)];
+  if (level == 0) return nullptr;
+  const G& g = graph_->g;
+  auto chan = boost::get(boost::edge_index, g);
+  auto capacity = [&](const G::edge_descriptor& e) { return topo_.link_of(chan[e]).capacity(); };
+  auto pit = tree.pred.find(level);
+  if (pit == tree.pred.end()) {
+    const std::size_t n = boost::num_vertices(g);
+    boost::filtered_graph<G, RouteFilter<G>> fg(g, RouteFilter<G>{&topo_, &g, src, level});
     // Latency in ps, scaled so one extra hop breaks ties between equal-latency paths.
     auto cost = boost::make_function_property_map<G::edge_descriptor>(
         [&](const G::edge_descriptor& e) { return topo_.link_of(chan[e]).latency * 4096 + 1; });
@@ -212,24 +249,24 @@ void Router::compute_from(int src) {
     std::vector<std::size_t> p(n);
     boost::dijkstra_shortest_paths(fg, static_cast<std::size_t>(src),
                                    boost::predecessor_map(p.data()).distance_map(dist.data()).weight_map(cost));
-    for (std::size_t v = 0; v < n; ++v) {
-      if (width[v] != level || static_cast<int>(v) == src) continue;
-      std::vector<ChannelId> path;
-      for (std::size_t cur = v; cur != static_cast<std::size_t>(src); cur = p[cur]) {
-        // The widest qualifying channel from p[cur] to cur (parallel links are merged by lanes, but
-        // a file may still list two links between a pair).
-        ChannelId best = UINT32_MAX;
-        for (auto [ei, ee] = boost::out_edges(p[cur], g); ei != ee; ++ei)
-          if (boost::target(*ei, g) == cur && capacity(*ei) >= level &&
-              (best == UINT32_MAX || topo_.link_of(chan[*ei]).latency < topo_.link_of(best).latency))
-            best = chan[*ei];
-        path.push_back(best);
-      }
-      std::reverse(path.begin(), path.end());
-      cache_[key(src, static_cast<int>(v))] = std::move(path);
-    }
+    std::vector<std::uint32_t> compact(p.begin(), p.end());
+    tree_bytes_ += n * sizeof(std::uint32_t);
+    pit = tree.pred.emplace(level, std::move(compact)).first;
   }
-  computed_[static_cast<std::size_t>(src)] = true;
+  std::vector<ChannelId> path;
+  for (std::size_t cur = static_cast<std::size_t>(dst); cur != static_cast<std::size_t>(src); cur = pit->second[cur]) {
+    const std::size_t from = pit->second[cur];
+    if (from == cur) return nullptr; // unreachable at this level (cannot happen when width > 0)
+    // The lowest-latency qualifying channel from `from` to `cur` (a file may list parallel links).
+    ChannelId best = UINT32_MAX;
+    for (auto [ei, ee] = boost::out_edges(from, g); ei != ee; ++ei)
+      if (boost::target(*ei, g) == cur && capacity(*ei) >= level &&
+          (best == UINT32_MAX || topo_.link_of(chan[*ei]).latency < topo_.link_of(best).latency))
+        best = chan[*ei];
+    path.push_back(best);
+  }
+  std::reverse(path.begin(), path.end());
+  return &(cache_[key(src, dst)] = std::move(path));
 }
 
 // Best direct link between two nodes (widest, then lowest latency), as a channel from a to b.
@@ -262,7 +299,7 @@ std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
       best_info = ri;
     }
   };
-  if (auto it = cache_.find(key(src, dst)); it != cache_.end()) consider(it->second);
+  if (const auto* generic = generic_route(src, dst)) consider(*generic);
   for (int li : incident_[static_cast<std::size_t>(src)]) {
     const auto& l = topo_.links[static_cast<std::size_t>(li)];
     const int k = l.a == src ? l.b : l.a;

@@ -6,6 +6,7 @@
 // demand (up/down, dimension order) so a million-GPU crossbar needs no route table. Explicit
 // overrides from the topology file win over both.
 #pragma once
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -24,7 +25,8 @@ struct RouteInfo {
 
 class Router {
  public:
-  explicit Router(const Topology& t);
+  // `tree_budget`: bytes of per-source route trees kept for general graphs (older ones are recomputed if needed).
+  explicit Router(const Topology& t, std::size_t tree_budget = std::size_t{256} << 20);
   ~Router();
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
@@ -39,7 +41,9 @@ class Router {
   void crossbar_route(int src, int dst);
   void torus_route(int src, int dst);
   std::span<const ChannelId> graph_route(int src, int dst);
-  void compute_from(int src);
+  struct Tree;
+  Tree& tree_for(int src);
+  const std::vector<ChannelId>* generic_route(int src, int dst); // nullptr: unreachable
   std::optional<ChannelId> direct(int a, int b) const;
   std::vector<ChannelId> gpu_pair_route(int src, int dst);
 
@@ -48,9 +52,11 @@ class Router {
   std::vector<int> gpu_uplink_;   // crossbar: link id of each GPU node's single link (-1 if not a GPU)
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
-  // General graphs: routes cached per (src, dst) node pair.
+  // General graphs: routes cached per requested (src, dst) node pair; per-source trees under a memory budget.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;
-  std::vector<bool> computed_;
+  std::unordered_map<int, std::unique_ptr<Tree>> trees_;
+  std::deque<int> tree_order_;
+  std::size_t tree_bytes_ = 0, tree_budget_;
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
   std::vector<std::vector<int>> incident_; // links at each node
   struct Graph;

@@ -19,11 +19,11 @@ constexpr std::array<std::pair<NodeKind, std::string_view>, 6> kNodeKinds{{
     {NodeKind::NetSwitch, "net_switch"},
 }};
 
-constexpr std::array<std::pair<LinkType, std::string_view>, 15> kLinkTypes{{
+constexpr std::array<std::pair<LinkType, std::string_view>, 16> kLinkTypes{{
     {LinkType::NvLink1, "nvlink1"}, {LinkType::NvLink2, "nvlink2"}, {LinkType::NvLink3, "nvlink3"},
     {LinkType::NvLink4, "nvlink4"}, {LinkType::NvLink5, "nvlink5"}, {LinkType::Pcie3, "pcie3"},
     {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Qpi, "qpi"},
-    {LinkType::Upi, "upi"},         {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
+    {LinkType::Upi, "upi"},         {LinkType::Xgmi, "xgmi"},       {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
     {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Ideal, "ideal"},
 }};
 
@@ -50,6 +50,7 @@ std::optional<LinkType> link_type_from(std::string_view s) {
   return std::nullopt;
 }
 bool is_nvlink(LinkType t) { return t >= LinkType::NvLink1 && t <= LinkType::NvLink5; }
+bool is_pcie(LinkType t) { return t == LinkType::Pcie3 || t == LinkType::Pcie4 || t == LinkType::Pcie5; }
 bool is_network(LinkType t) { return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet; }
 
 int Topology::add_node(std::string node_name, NodeKind kind) {
@@ -58,6 +59,7 @@ int Topology::add_node(std::string node_name, NodeKind kind) {
     n.gpu = static_cast<int>(gpu_nodes_.size());
     gpu_nodes_.push_back(static_cast<int>(nodes.size()));
   }
+  by_name_.emplace(n.name, static_cast<int>(nodes.size()));
   nodes.push_back(std::move(n));
   return static_cast<int>(nodes.size()) - 1;
 }
@@ -68,6 +70,12 @@ int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, 
 }
 
 std::optional<int> Topology::find_node(std::string_view node_name) const {
+  if (by_name_.size() == nodes.size()) {
+    auto it = by_name_.find(std::string(node_name));
+    if (it != by_name_.end()) return it->second;
+    return std::nullopt;
+  }
+  // Nodes pushed directly into `nodes` (not through add_node) are found by scanning.
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].name == node_name) return static_cast<int>(i);
   return std::nullopt;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -15,7 +16,8 @@ namespace ccsim::topology {
 enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 
 // Link technologies; "ideal" is the textbook uniform link used by generated test machines.
-enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Qpi, Upi, Ib, Roce, Efa,
+// xgmi: AMD's socket-to-socket Infinity Fabric, the peer of Intel's QPI/UPI.
+enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Qpi, Upi, Xgmi, Ib, Roce, Efa,
                       Ethernet, Ideal };
 
 std::string_view to_string(NodeKind k);
@@ -24,6 +26,7 @@ std::optional<NodeKind> node_kind_from(std::string_view s);
 std::optional<LinkType> link_type_from(std::string_view s);
 bool is_nvlink(LinkType t);
 bool is_network(LinkType t);
+bool is_pcie(LinkType t);
 
 struct Node {
   std::string name;
@@ -83,6 +86,7 @@ class Topology {
 
  private:
   std::vector<int> gpu_nodes_;
+  std::unordered_map<std::string, int> by_name_; // keeps loading a 262k-GPU torus linear, not quadratic
 };
 
 } // namespace ccsim::topology

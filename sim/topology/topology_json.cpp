@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -183,33 +184,67 @@ Topology load_topology_file(const std::string& path) {
   }
 }
 
+namespace {
+
+json node_json(const Node& n) { return {{"name", n.name}, {"kind", to_string(n.kind)}}; }
+
+json link_json(const Topology& t, const Link& l) {
+  json lj = {{"a", t.nodes[static_cast<std::size_t>(l.a)].name},
+             {"b", t.nodes[static_cast<std::size_t>(l.b)].name},
+             {"type", to_string(l.type)},
+             {"bw", format_bandwidth(l.bw)},
+             {"latency", fmt::format("{}ps", l.latency)}}; // picoseconds: exact
+  // "{:g}" keeps 6 digits: write the plain number of bytes/s when the text would not read back exactly.
+  if (parse_bandwidth(format_bandwidth(l.bw), "bw") != l.bw) lj["bw"] = l.bw;
+  if (l.lanes != 1) lj["lanes"] = l.lanes;
+  if (!l.source.empty()) lj["source"] = l.source;
+  return lj;
+}
+
+json route_json(const Topology& t, const Topology::RouteOverride& r) {
+  json path = json::array();
+  for (int n : r.path) path.push_back(t.nodes[static_cast<std::size_t>(n)].name);
+  return {{"path", path}};
+}
+
+std::optional<json> structure_json(const Topology& t) {
+  if (t.structure.kind == Structure::Kind::Crossbar) return json{{"kind", "crossbar"}};
+  if (t.structure.kind == Structure::Kind::Torus) return json{{"kind", "torus"}, {"dims", t.structure.dims}};
+  return std::nullopt;
+}
+
+} // namespace
+
 json topology_to_json(const Topology& t) {
   json j;
   j["name"] = t.name;
   j["description"] = t.description;
   j["nodes"] = json::array();
-  for (const auto& n : t.nodes) j["nodes"].push_back({{"name", n.name}, {"kind", to_string(n.kind)}});
+  for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
   j["links"] = json::array();
-  for (const auto& l : t.links) {
-    json lj = {{"a", t.nodes[static_cast<std::size_t>(l.a)].name},
-               {"b", t.nodes[static_cast<std::size_t>(l.b)].name},
-               {"type", to_string(l.type)},
-               {"bw", format_bandwidth(l.bw)},
-               {"latency", format_duration(l.latency)}};
-    if (l.bw % 1000 != 0) lj["bw"] = l.bw; // keep odd values exact
-    lj["latency"] = fmt::format("{}ps", l.latency);
-    if (l.lanes != 1) lj["lanes"] = l.lanes;
-    if (!l.source.empty()) lj["source"] = l.source;
-    j["links"].push_back(std::move(lj));
-  }
-  for (const auto& r : t.route_overrides) {
-    json path = json::array();
-    for (int n : r.path) path.push_back(t.nodes[static_cast<std::size_t>(n)].name);
-    j["routes"].push_back({{"path", path}});
-  }
-  if (t.structure.kind == Structure::Kind::Crossbar) j["structure"] = {{"kind", "crossbar"}};
-  if (t.structure.kind == Structure::Kind::Torus) j["structure"] = {{"kind", "torus"}, {"dims", t.structure.dims}};
+  for (const auto& l : t.links) j["links"].push_back(link_json(t, l));
+  for (const auto& r : t.route_overrides) j["routes"].push_back(route_json(t, r));
+  if (auto s = structure_json(t)) j["structure"] = *s;
   return j;
+}
+
+// One element per line, built element by element: a 262k-GPU torus needs ~100 MB of text instead of a
+// multi-GB JSON tree.
+std::string topology_to_text(const Topology& t) {
+  std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", json(t.name).dump(),
+                                json(t.description).dump());
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + node_json(t.nodes[i]).dump();
+  out += "\n ],\n \"links\": [";
+  for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + link_json(t, t.links[i]).dump();
+  out += "\n ]";
+  if (!t.route_overrides.empty()) {
+    out += ",\n \"routes\": [";
+    for (std::size_t i = 0; i < t.route_overrides.size(); ++i)
+      out += (i ? ",\n  " : "\n  ") + route_json(t, t.route_overrides[i]).dump();
+    out += "\n ]";
+  }
+  if (auto s = structure_json(t)) out += ",\n \"structure\": " + s->dump();
+  return out + "\n}\n";
 }
 
 std::string topologies_dir() {

@@ -13,6 +13,8 @@ namespace ccsim::topology {
 Topology load_topology_file(const std::string& path);
 Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json topology_to_json(const Topology& t);
+// The same document as text, one node/link per line, without building the whole tree (for `topo gen`).
+std::string topology_to_text(const Topology& t);
 
 // `spec` is a file path, a shipped preset name ("dgx1", "hgx-a100"), or a generator
 // spec understood by generators.hpp ("crossbar:ranks=8,bw=25GB/s,alpha=1us"). Throws Error.

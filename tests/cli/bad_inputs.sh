@@ -41,6 +41,14 @@ check "--format" --format xml
 check "neither a file nor a shipped topology" --topo nosuchmachine
 check "--topo" --topo "torus:dims=4xq"
 check "bandwidth" --topo "crossbar:ranks=4,bw=-5GB/s"
+check "nics must be at least 8" --topo "cluster:nodes=2,node=hgx-h100,nics=4x400G"
+check "kind 'nvlink2' is not ib" --topo "cluster:nodes=2,node=dgx1,nics=4x100G,kind=nvlink2"
+check "fabric 'ring'" --topo "cluster:nodes=2,node=dgx1,nics=4x100G,fabric=ring"
+check "COUNTxSPEED" --topo "cluster:nodes=2,node=dgx1,nics=fast"
+check "missing 'nodes='" --topo "cluster:node=dgx1,nics=4x100G"
+check "fabric 'mesh'" topo gen cluster --fabric mesh
+check "unknown generator 'ring'" topo gen ring
+check "--dims is required" topo gen torus
 check "--model" --model quantum
 check "--chunk-size" --op broadcast --chunk-size 0
 check "--dims" --dims 3x3

@@ -1,0 +1,94 @@
+#include "sim/cli/explain_command.hpp"
+
+#include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/metrics/explain.hpp"
+#include "sim/report/explain_report.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct ExplainOptions {
+  RunOptions run;       // --topo, placement, model flags
+  bool topo_given = false;
+  int ranks = 8;
+  std::string size = "64M", alpha = "5us", bw = "25GB/s", gamma, min = "8", max = "8G", format = "text", output;
+};
+
+int run_explain(ExplainOptions& o, CLI::App* cmd) {
+  auto op = schedule::op_from(o.run.op);
+  if (!op) fail("--op: unknown collective '{}'", o.run.op);
+  metrics::ExplainSetup s;
+  s.op = *op;
+  const auto f = report::explain_format_from(o.format);
+  std::optional<topology::Topology> topo;
+  if (cmd->count("--topo") > 0) {
+    topo = topology::resolve_topology(o.run.topo);
+    if (o.run.algo.empty()) o.run.algo = schedule::all_algorithms().front().name; // placement only
+    auto algo_for_placement = o.run.algo;
+    if (!schedule::find_algorithm(*op, algo_for_placement)) o.run.algo = "";
+    for (const auto& a : schedule::all_algorithms())
+      if (a.op == *op && o.run.algo.empty()) o.run.algo = a.name;
+    s.run = make_run_config(o.run, *topo);
+    s.topo = &*topo;
+    s.ranks = metrics::ranks_of(s.run);
+  } else {
+    if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (1..65536)", o.ranks);
+    s.ranks = o.ranks;
+    s.params.alpha = parse_duration(o.alpha, "--alpha");
+    if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
+    s.params.bw = parse_bandwidth(o.bw, "--bw");
+    auto dt = metrics::datatype_from(o.run.datatype);
+    if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);
+    s.elt_size = dt->size;
+    s.run.root = o.run.root;
+    if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
+  }
+  if (!o.gamma.empty()) {
+    const Time g = parse_duration(o.gamma, "--gamma"); // time per byte
+    if (g <= 0) fail("--gamma: must be positive (time to reduce one byte, e.g. 10ps)");
+    s.params.reduce_bw = static_cast<Bandwidth>(kPsPerSec / g);
+    s.run.model.reduce_bw = s.params.reduce_bw;
+  }
+  std::string out;
+  const bool one = cmd->count("--algo") > 0;
+  if (one) {
+    const auto e = metrics::explain_one(s, o.run.algo, parse_size(o.size, "--size"));
+    out = report::render(e, s.op, s.ranks, f);
+  } else {
+    const auto sw = metrics::explain_sweep(s, parse_size(o.min, "--min"), parse_size(o.max, "--max"));
+    out = report::render(sw, s.op, s.ranks, f);
+  }
+  write_output(o.output, out);
+  return 0;
+}
+
+} // namespace
+
+void add_explain_command(CLI::App& app) {
+  auto o = std::make_shared<ExplainOptions>();
+  o->run.algo = "";
+  auto* cmd = app.add_subcommand("explain", "Explain an algorithm's alpha-beta cost, or pick the best algorithm per size");
+  cmd->add_option("--op", o->run.op, "Collective")->capture_default_str();
+  cmd->add_option("-a,--algo", o->run.algo, "Algorithm to explain; without it, compare all of the op's algorithms");
+  cmd->add_option("--ranks,-p", o->ranks, "Number of ranks (ideal crossbar)")->capture_default_str();
+  cmd->add_option("--size,-n", o->size, "Message size n (op's convention; K/M/G)")->capture_default_str();
+  cmd->add_option("--alpha", o->alpha, "Start-up cost per message")->capture_default_str();
+  cmd->add_option("--bw", o->bw, "Link bandwidth (beta = 1/bw)")->capture_default_str();
+  cmd->add_option("--gamma", o->gamma, "Reduction time per byte (e.g. 10ps); default 0");
+  cmd->add_option("--min", o->min, "Sweep: smallest size")->capture_default_str();
+  cmd->add_option("--max", o->max, "Sweep: largest size")->capture_default_str();
+  cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
+  cmd->add_option("-r,--root", o->run.root, "Root rank")->capture_default_str();
+  cmd->add_option("--chunk-size", o->run.chunk_size, "Pipeline segment for chain/tree algorithms");
+  cmd->add_option("--format", o->format, "text, markdown, latex, json")->capture_default_str();
+  cmd->add_option("--output", o->output, "Write to this file instead of stdout");
+  cmd->add_option("-t,--topo", o->run.topo, "Take alpha and beta from this topology instead of --alpha/--bw");
+  cmd->add_option("--gpus", o->run.gpus, "With --topo: the GPUs to use");
+  cmd->add_option("--ring", o->run.ring, "With --topo: ring order");
+  cmd->callback([o, cmd] { run_explain(*o, cmd); });
+}
+
+} // namespace ccsim::cli

@@ -1,0 +1,358 @@
+#include "sim/cli/rings_command.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/metrics/ring_rank.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct RingsOptions {
+  RunOptions run; // --topo, --gpus, --one-based, model flags, --op, -d
+  std::string size = "128M";
+  int top = 10;
+  int channels = 0;
+  int exhaustive_max = 12;
+  std::string explain;
+  std::string format = "table";
+  std::string output;
+};
+
+std::string join(const std::vector<int>& v, const char* sep = " ") {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : sep) + std::to_string(x);
+  return s;
+}
+
+std::string hop_text(const topology::HopRoute& h) { return h.via.empty() ? h.kind : h.kind + " via " + h.via; }
+
+// As hop_text, flagging an intermediate GPU outside the allocation: the hop borrows another job's GPU links.
+std::string hop_text(const topology::HopTable& t, const topology::HopRoute& h) {
+  std::string s = hop_text(h);
+  for (int g : h.via_gpus)
+    if (t.local_of(g) < 0) s += fmt::format(" (gpu{} not chosen)", g);
+  return s;
+}
+
+double gbps(Bandwidth b) { return static_cast<double>(b) / 1e9; }
+
+// Per hop of `ring` (GPU order): the most hops of `all` that share one of its channels.
+std::vector<int> hop_sharing(const topology::HopTable& h, const std::vector<int>& ring, const std::vector<std::vector<int>>& all) {
+  std::map<topology::ChannelId, int> load;
+  for (const auto& r : all)
+    for (std::size_t k = 0; k < r.size(); ++k)
+      for (auto c : h.at(h.local_of(r[k]), h.local_of(r[(k + 1) % r.size()])).channels) ++load[c];
+  std::vector<int> out;
+  for (std::size_t k = 0; k < ring.size(); ++k) {
+    int m = 0;
+    for (auto c : h.at(h.local_of(ring[k]), h.local_of(ring[(k + 1) % ring.size()])).channels) m = std::max(m, load[c]);
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::string limiting_text(const topology::HopTable& h, const topology::RingScore& s) {
+  if (s.limiting_from < 0) return "-";
+  const auto& hop = h.at(s.limiting_from, s.limiting_to);
+  const auto& t = h.topology();
+  return fmt::format("{}->{} {} ({:.4g} GB/s link, {} hop(s) on {})", h.gpus()[static_cast<std::size_t>(s.limiting_from)],
+                     h.gpus()[static_cast<std::size_t>(s.limiting_to)], hop_text(h, hop), gbps(t.link_of(s.limiting_channel).capacity()),
+                     s.limiting_load, t.channel_name(s.limiting_channel));
+}
+
+nlohmann::json hops_json(const topology::HopTable& h, const std::vector<int>& ring) {
+  auto arr = nlohmann::json::array();
+  for (std::size_t k = 0; k < ring.size(); ++k) {
+    const int a = ring[k], b = ring[(k + 1) % ring.size()];
+    const auto& hop = h.at(h.local_of(a), h.local_of(b));
+    arr.push_back({{"from", a}, {"to", b}, {"link", hop.kind}, {"via", hop.via}, {"direct", hop.direct},
+                   {"bottleneck_GBps", gbps(hop.bottleneck)}, {"latency_us", to_us(hop.latency)}});
+  }
+  return arr;
+}
+
+class Progress {
+ public:
+  Progress() : on_(isatty(STDERR_FILENO) == 1) {}
+  ~Progress() {
+    if (shown_) std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
+  }
+  std::function<void(double)> callback() {
+    if (!on_) return {};
+    return [this](double f) {
+      const int pct = static_cast<int>(f * 100);
+      if (pct == last_) return;
+      last_ = pct;
+      shown_ = true;
+      std::cerr << fmt::format("\rrings: searching... {:3d}%", pct) << std::flush;
+    };
+  }
+
+ private:
+  bool on_, shown_ = false;
+  int last_ = -1;
+};
+
+struct Context {
+  std::unique_ptr<topology::Topology> owned; // router and hop table point into it, so it must not move
+  const topology::Topology& topo() const { return *owned; }
+  std::unique_ptr<topology::Router> router;
+  std::unique_ptr<topology::HopTable> hops;
+  metrics::RunConfig base;
+  Bytes size = 0;
+  topology::RingSearchResult found;
+  std::vector<metrics::RankedRing> ranked;
+  int direct_rings = 0; // undirected Hamiltonian cycles over direct GPU-GPU links only (capped; -1: not counted)
+};
+
+Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
+  Context c;
+  c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
+  c.router = std::make_unique<topology::Router>(c.topo());
+  if (auto op = schedule::op_from(o.run.op); op && !schedule::find_algorithm(*op, "ring"))
+    fail("--op: no ring algorithm is registered for {}, so there is no ring to rank", o.run.op);
+  RunOptions ro = o.run;
+  ro.gpus.clear();
+  ro.algo = "ring";
+  ro.root = 0;
+  c.base = make_run_config(ro, c.topo());
+  c.size = parse_size(o.size, "--size");
+  if (c.size == 0) fail("--size: must be positive");
+  c.hops = std::make_unique<topology::HopTable>(c.topo(), *c.router, gpus);
+  if (c.hops->size() < 2) fail("rings: needs at least 2 GPUs");
+  if (o.top < 1) fail("--top: must be at least 1");
+  if (o.exhaustive_max < 3 || o.exhaustive_max > 14) fail("--exhaustive-max: {} is out of range (3..14)", o.exhaustive_max);
+  topology::RingSearchOptions so;
+  so.step_bytes = metrics::ring_step_bytes(c.base.op, c.hops->size(), c.size, c.base.dtype.size);
+  so.keep = std::max(32, 2 * o.top);
+  so.exhaustive_max = o.exhaustive_max;
+  Progress progress;
+  so.progress = progress.callback();
+  c.found = topology::search_rings(*c.hops, so);
+  c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
+  if (c.hops->size() >= 3 && c.hops->size() <= 16)
+    c.direct_rings = static_cast<int>(
+        topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link&) { return true; }, 1000).size());
+  else
+    c.direct_rings = -1;
+  return c;
+}
+
+std::string header(const Context& c) {
+  return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}\n", c.topo().name, c.topo().origin, join(c.hops->gpus()),
+                     schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model.network);
+}
+
+std::vector<int> all_gpus(const topology::Topology& t) {
+  std::vector<int> g(static_cast<std::size_t>(t.num_gpus()));
+  std::iota(g.begin(), g.end(), 0);
+  return g;
+}
+
+int run_rings(RingsOptions& o) {
+  const auto fmt_json = o.format == "json";
+  if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
+  if (o.channels < 0) fail("--channels: must be at least 1");
+  const auto topo_probe = topology::resolve_topology(o.run.topo);
+  std::vector<int> explain_ring;
+  std::vector<int> gpus;
+  if (!o.explain.empty()) {
+    explain_ring = parse_ring_order(o.explain, "--explain", topo_probe, o.run.one_based);
+    gpus = explain_ring;
+    std::sort(gpus.begin(), gpus.end());
+    if (!o.run.gpus.empty()) {
+      auto given = parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
+      std::sort(given.begin(), given.end());
+      if (given != gpus) fail("--explain: the ring must visit exactly the GPUs of --gpus");
+    }
+  } else {
+    gpus = o.run.gpus.empty() ? all_gpus(topo_probe) : parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
+  }
+  Context c = prepare(o, gpus);
+  const auto& h = *c.hops;
+  const int p = h.size();
+  std::ostringstream out;
+  nlohmann::json j;
+  j["topology"] = c.topo().name;
+  j["gpus"] = h.gpus();
+  j["op"] = schedule::to_string(c.base.op);
+  j["size"] = c.size;
+  j["search"] = {{"exhaustive", c.found.exhaustive}, {"method", c.found.method}, {"distinct_rings", c.found.distinct_rings},
+                 {"scored", c.found.scored}, {"simulated", c.ranked.size()}};
+  if (c.direct_rings >= 0) j["direct_link_rings"] = c.direct_rings;
+  const auto& best = c.ranked.front();
+
+  if (!explain_ring.empty()) {
+    // Why this order is slow or fast, hop by hop, against the best ring.
+    const auto mine = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, {explain_ring});
+    const auto share = hop_sharing(h, explain_ring, {explain_ring});
+    const Bandwidth best_min = [&] {
+      Bandwidth m = std::numeric_limits<Bandwidth>::max();
+      const auto bs = hop_sharing(h, best.rings[0], best.rings);
+      for (std::size_t k = 0; k < best.rings[0].size(); ++k)
+        m = std::min(m, h.at(h.local_of(best.rings[0][k]), h.local_of(best.rings[0][(k + 1) % p])).bottleneck / static_cast<Bandwidth>(bs[k]));
+      return m;
+    }();
+    std::vector<std::string> single, doubled, routed, slower;
+    auto ja = nlohmann::json::array();
+    out << header(c);
+    out << fmt::format("Ring {} (as given{}):\n", join(explain_ring), o.run.one_based ? ", shown 0-based" : "");
+    out << fmt::format("  {:<9} {:<34} {:>8} {:>9} {:>7}\n", "hop", "link", "GB/s", "latency", "shared");
+    for (int k = 0; k < p; ++k) {
+      const int a = explain_ring[static_cast<std::size_t>(k)], b = explain_ring[static_cast<std::size_t>((k + 1) % p)];
+      const auto& hop = h.at(h.local_of(a), h.local_of(b));
+      const std::string name = fmt::format("{}->{}", a, b);
+      const Bandwidth eff = hop.bottleneck / static_cast<Bandwidth>(share[static_cast<std::size_t>(k)]);
+      out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(h, hop), gbps(eff), format_duration(hop.latency),
+                         share[static_cast<std::size_t>(k)] > 1 ? fmt::format("x{}", share[static_cast<std::size_t>(k)]) : "");
+      if (!hop.direct) routed.push_back(name + " (" + hop_text(h, hop) + ")");
+      else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
+      else single.push_back(name);
+      if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
+      ja.push_back({{"from", a}, {"to", b}, {"link", hop.kind}, {"via", hop.via}, {"effective_GBps", gbps(eff)},
+                    {"shared_by", share[static_cast<std::size_t>(k)]}});
+    }
+    auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return v.empty() ? std::string("none") : s;
+    };
+    out << fmt::format("  direct hops on 2+ lanes (NVLink x2 and wider): {}\n", list(doubled));
+    out << fmt::format("  direct single-lane hops: {}\n", list(single));
+    out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list(routed));
+    out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
+    out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
+    out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
+                       best.row.bw.busbw_GBps, limiting_text(h, best.bound));
+    auto max_latency = [&](const std::vector<int>& r) {
+      Time m = 0;
+      for (int k = 0; k < p; ++k) m = std::max(m, h.at(h.local_of(r[static_cast<std::size_t>(k)]), h.local_of(r[static_cast<std::size_t>((k + 1) % p)])).latency);
+      return m;
+    };
+    if (best.row.time < mine.row.time) {
+      out << fmt::format("  The best order is {:.2f}x faster. Hops of the given order slower than every hop of the best ring "
+                         "(its slowest carries {:.4g} GB/s): {}.\n",
+                         static_cast<double>(mine.row.time) / static_cast<double>(best.row.time), gbps(best_min), list(slower));
+      // Same bandwidth: then the per-step latency (routed hops cross more links) is what differs.
+      out << fmt::format("  Slowest hop latency: {} here, {} in the best ring ({} steps pay it).\n", format_duration(max_latency(explain_ring)),
+                         format_duration(max_latency(best.rings[0])), c.base.op == schedule::Op::AllReduce ? 2 * (p - 1) : p - 1);
+    } else if (mine.row.time == best.row.time) {
+      out << "  The given order is as fast as the best ring found.\n";
+    } else {
+      out << "  The given order is faster than every ring the search simulated.\n";
+    }
+    j["explain"] = {{"ring", explain_ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
+                    {"limiting", limiting_text(h, mine.bound)}};
+    j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
+                 {"limiting", limiting_text(h, best.bound)}};
+    write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
+    return 0;
+  }
+
+  out << header(c);
+  out << fmt::format("# search: {}; {} complete rings scored by the bound, best {} simulated\n", c.found.method, c.found.scored, c.ranked.size());
+  if (c.direct_rings == 0) out << "# no ring over direct GPU-GPU links exists for these GPUs: every ring has a routed hop\n";
+  else if (c.direct_rings > 0) out << fmt::format("# rings over direct GPU-GPU links only: {}{} (undirected)\n", c.direct_rings, c.direct_rings >= 1000 ? "+" : "");
+  out << fmt::format("# {:>4} {:>12} {:>12}  {:<24} {}\n", "rank", "time(us)", "busbw(GB/s)", "ring (0-based)", "bottleneck");
+  auto jr = nlohmann::json::array();
+  for (std::size_t i = 0; i < c.ranked.size() && static_cast<int>(i) < o.top; ++i) {
+    const auto& r = c.ranked[i];
+    out << fmt::format("  {:>4} {:>12.2f} {:>12.2f}  {:<24} {}\n", i + 1, to_us(r.row.time), r.row.bw.busbw_GBps, join(r.rings[0]),
+                       limiting_text(h, r.bound));
+    std::string hops;
+    for (int k = 0; k < p; ++k) {
+      const int a = r.rings[0][static_cast<std::size_t>(k)], b = r.rings[0][static_cast<std::size_t>((k + 1) % p)];
+      hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h, h.at(h.local_of(a), h.local_of(b))));
+    }
+    out << "         hops: " << hops << "\n";
+    jr.push_back({{"rank", i + 1}, {"ring", r.rings[0]}, {"time_us", to_us(r.row.time)}, {"busbw_GBps", r.row.bw.busbw_GBps},
+                  {"bottleneck", limiting_text(h, r.bound)}, {"hops", hops_json(h, r.rings[0])}});
+  }
+  j["rings"] = jr;
+
+  Time best_ring_time = best.row.time; // with --channels, the channel set counts as a ring schedule too
+  if (o.channels > 0) {
+    const auto pool = metrics::channel_pool(h, c.found);
+    const auto set = topology::choose_ring_set(h, pool, o.channels, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
+    std::vector<std::vector<int>> rings;
+    for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
+    const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
+    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", o.channels,
+                       o.channels, pool.size());
+    auto js = nlohmann::json::array();
+    for (std::size_t i = 0; i < rings.size(); ++i) {
+      out << fmt::format("  channel {:>2}: {}\n", i, join(rings[i]));
+      js.push_back({{"ring", rings[i]}, {"hops", hops_json(h, rings[i])}});
+    }
+    out << fmt::format("  {}: no directed channel carries more rings than its link has lanes\n",
+                       set.score.within_lanes ? "link-disjoint" : "NOT link-disjoint (the graph does not allow it)");
+    out << fmt::format("  combined: {:.2f} us, busbw {:.2f} GB/s; busiest: {}\n", to_us(sim.row.time), sim.row.bw.busbw_GBps,
+                       limiting_text(h, set.score));
+    out << fmt::format("  best single ring for comparison: busbw {:.2f} GB/s\n", best.row.bw.busbw_GBps);
+    best_ring_time = std::min(best_ring_time, sim.row.time);
+    j["channels"] = {{"k", o.channels}, {"rings", js}, {"link_disjoint", set.score.within_lanes}, {"time_us", to_us(sim.row.time)},
+                     {"busbw_GBps", sim.row.bw.busbw_GBps}};
+  }
+
+  // Every schedule of the op, on the given order and on the best ring's order.
+  std::vector<std::vector<int>> placements{h.gpus(), best.rings[0]};
+  const auto sched = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements);
+  out << fmt::format("\n# every {} schedule, rank order = the GPUs as given or the best ring, whichever is faster:\n",
+                     schedule::to_string(c.base.op));
+  auto jsch = nlohmann::json::array();
+  for (const auto& s : sched) {
+    out << fmt::format("  {:<22} {:>12.2f} us {:>10.2f} GB/s  order {}\n", s.algo, to_us(s.row.time), s.row.bw.busbw_GBps, join(s.placement));
+    jsch.push_back({{"algo", s.algo}, {"order", s.placement}, {"time_us", to_us(s.row.time)}, {"busbw_GBps", s.row.bw.busbw_GBps}});
+  }
+  if (!sched.empty()) {
+    if (sched.front().algo != "ring" && sched.front().row.time < best_ring_time)
+      out << fmt::format("  {} beats every ring examined ({:.2f} us vs {:.2f} us)\n", sched.front().algo, to_us(sched.front().row.time),
+                         to_us(best_ring_time));
+    else
+      out << "  no other schedule beats the best ring\n";
+  }
+  j["schedules"] = jsch;
+  write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
+  return 0;
+}
+
+} // namespace
+
+void add_rings_command(CLI::App& app) {
+  auto o = std::make_shared<RingsOptions>();
+  auto* cmd = app.add_subcommand("rings", "Find and rank ring orders (one ring or --channels K at once); --explain an order");
+  cmd->add_option("-t,--topo", o->run.topo, "Topology: a file, a shipped name or a generator spec")->capture_default_str();
+  cmd->add_option("--gpus", o->run.gpus, "The GPUs to connect (default: all)");
+  cmd->add_flag("--one-based", o->run.one_based, "GPU numbers in --gpus/--explain count from 1 (\"1-2-3-4-5-6-7-8-1\")");
+  cmd->add_option("--op", o->run.op, "Collective the ring runs")->capture_default_str();
+  cmd->add_option("--size,-n", o->size, "Message size (nccl-tests convention; K/M/G)")->capture_default_str();
+  cmd->add_option("--top", o->top, "How many rings to print")->capture_default_str();
+  cmd->add_option("--channels", o->channels, "Also find the best set of K rings used at once (NCCL channels)");
+  cmd->add_option("--explain", o->explain, "Explain this ring order (e.g. 0,1,2,3,4,5,6,7) against the best one");
+  cmd->add_option("--exhaustive-max", o->exhaustive_max, "Examine every ring up to this many GPUs; beyond, a bounded search")
+      ->capture_default_str();
+  cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
+  cmd->add_option("--model", o->run.model, "Network model: fifo, store_forward")->capture_default_str();
+  cmd->add_option("--sw-alpha", o->run.sw_alpha, "Software start-up cost per message")->capture_default_str();
+  cmd->add_option("--reduce-bw", o->run.reduce_bw, "Reduction speed per GPU (default free)");
+  cmd->add_option("--format", o->format, "table or json")->capture_default_str();
+  cmd->add_option("--output", o->output, "Write to this file instead of stdout");
+  cmd->callback([o] { run_rings(*o); });
+}
+
+} // namespace ccsim::cli

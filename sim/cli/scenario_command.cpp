@@ -1,0 +1,42 @@
+#include "sim/cli/scenario_command.hpp"
+
+#include "sim/cli/common.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/run.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct ScenarioOptions {
+  std::string file, format = "table", topo, output, bucket_size;
+  bool no_overlap = false;
+};
+
+void run(const ScenarioOptions& o) {
+  if (o.format != "table" && o.format != "json") fail("--format: unknown '{}' (table, json)", o.format);
+  auto s = scenario::load_scenario_file(o.file);
+  if (o.no_overlap) s.overlap = false;
+  if (!o.bucket_size.empty()) {
+    s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
+    if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
+  }
+  const auto rep = scenario::run_scenario(s, o.topo);
+  write_output(o.output, o.format == "json" ? scenario::render_json(rep) : scenario::render_table(rep));
+}
+
+} // namespace
+
+void add_scenario_command(CLI::App& app) {
+  auto o = std::make_shared<ScenarioOptions>();
+  auto* cmd = app.add_subcommand("scenario", "Simulate a data-parallel training step (scenarios/*.json): step time, "
+                                             "exposed communication, throughput, speedup and efficiency per GPU count");
+  cmd->add_option("file", o->file, "Scenario file (see docs/training-scenarios.md)")->required();
+  cmd->add_option("--format", o->format, "Output: table, json")->capture_default_str();
+  cmd->add_option("-t,--topo", o->topo, "Run on this topology instead of the file's");
+  cmd->add_flag("--no-overlap", o->no_overlap, "Start every exchange after backward ends (what overlap saves)");
+  cmd->add_option("--bucket-size", o->bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
+  cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");
+  cmd->callback([o] { run(*o); });
+}
+
+} // namespace ccsim::cli

@@ -1,0 +1,49 @@
+// Binomial trees (see sim/schedule/algorithms/binomial.cpp for the split rule): ceil(lg p) rounds.
+// Broadcast/reduce move the whole vector every round. Gather's critical path is the chain of
+// children that take the bigger part, ceil(m/2) blocks out of m; scatter's is the root's own sends,
+// floor(m/2) of m, which add up to exactly p-1 blocks.
+#include "sim/cost/family_formulas.hpp"
+
+namespace ccsim::cost {
+
+namespace {
+std::uint64_t ceil_lg(std::uint64_t p) {
+  std::uint64_t l = 0;
+  while ((std::uint64_t{1} << l) < p) ++l;
+  return l;
+}
+} // namespace
+
+Formula binomial_broadcast(const CollArgs& a, Bytes elt) {
+  const Bytes n = a.count * elt;
+  return {{{ceil_lg(static_cast<std::uint64_t>(a.ranks)), n, 0, "broadcast"}}, "ceil(lg p)", "ceil(lg p)", "0", "", {}};
+}
+
+Formula binomial_reduce(const CollArgs& a, Bytes elt) {
+  const Bytes n = a.count * elt;
+  return {{{ceil_lg(static_cast<std::uint64_t>(a.ranks)), n, n, "reduce"}}, "ceil(lg p)", "ceil(lg p)", "ceil(lg p)", "", {}};
+}
+
+Formula reduce_bcast_allreduce(const CollArgs& a, Bytes elt) {
+  const Bytes n = a.count * elt;
+  const auto l = ceil_lg(static_cast<std::uint64_t>(a.ranks));
+  return {{{l, n, n, "reduce"}, {l, n, 0, "broadcast"}}, "2ceil(lg p)", "2ceil(lg p)", "ceil(lg p)", "", {}};
+}
+
+Formula binomial_gather(const CollArgs& a, Bytes elt) {
+  Formula f{{}, "ceil(lg p)", "sum_i ceil(p/2^i)/p", "0", "beta is (p-1)/p for p a power of two", {}};
+  for (auto m = static_cast<std::uint64_t>(a.ranks); m > 1;) {
+    m = (m + 1) / 2;
+    f.terms.push_back({1, m * a.count * elt, 0, "gather"});
+  }
+  return f;
+}
+
+Formula binomial_scatter(const CollArgs& a, Bytes elt) {
+  Formula f{{}, "ceil(lg p)", "(p-1)/p", "0", "", {}};
+  for (auto m = static_cast<std::uint64_t>(a.ranks); m > 1; m = (m + 1) / 2)
+    f.terms.push_back({1, m / 2 * a.count * elt, 0, "scatter"});
+  return f;
+}
+
+} // namespace ccsim::cost

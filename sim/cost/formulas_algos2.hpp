@@ -1,0 +1,17 @@
+// Formulas of the recursive-doubling, halving-doubling, Bruck, double-binary-tree and 2D-torus
+// schedules (sim/schedule/algorithms/); formulas.cpp lists them in the one table.
+#pragma once
+#include "sim/cost/formula.hpp"
+
+namespace ccsim::cost {
+
+Formula recursive_doubling_allreduce(const schedule::CollArgs& a, Bytes elt);
+Formula recursive_doubling_allgather(const schedule::CollArgs& a, Bytes elt);
+Formula halving_doubling_allreduce(const schedule::CollArgs& a, Bytes elt);
+Formula halving_doubling_reduce_scatter(const schedule::CollArgs& a, Bytes elt);
+Formula bruck_allgather(const schedule::CollArgs& a, Bytes elt);
+Formula bruck_alltoall(const schedule::CollArgs& a, Bytes elt);
+Formula double_binary_tree_allreduce(const schedule::CollArgs& a, Bytes elt);
+Formula torus2d_allreduce(const schedule::CollArgs& a, Bytes elt);
+
+} // namespace ccsim::cost

@@ -1,0 +1,48 @@
+#include "sim/cost/lower_bounds.hpp"
+
+#include <cmath>
+
+namespace ccsim::cost {
+using schedule::Op;
+
+LowerBound lower_bound(Op op, int p) {
+  LowerBound lb;
+  const double q = p;
+  lb.alpha = p > 1 ? std::ceil(std::log2(q)) : 0;
+  lb.alpha_text = "ceil(lg p)";
+  const double frac = (q - 1) / q;
+  lb.gamma_text = "0";
+  switch (op) {
+    case Op::Broadcast:
+      lb.beta = p > 1 ? 1 : 0, lb.beta_text = "1"; // the root must send n bytes once
+      break;
+    case Op::Reduce:
+      lb.beta = p > 1 ? 1 : 0, lb.beta_text = "1"; // the root must receive n bytes' worth
+      lb.gamma = frac, lb.gamma_text = "(p-1)/p";
+      break;
+    case Op::Gather:
+    case Op::Scatter:
+    case Op::AllGather:
+    case Op::AllToAll:
+      lb.beta = frac, lb.beta_text = "(p-1)/p";
+      break;
+    case Op::ReduceScatter:
+      lb.beta = frac, lb.beta_text = "(p-1)/p";
+      lb.gamma = frac, lb.gamma_text = "(p-1)/p";
+      break;
+    case Op::AllReduce:
+      lb.beta = 2 * frac, lb.beta_text = "2(p-1)/p";
+      lb.gamma = frac, lb.gamma_text = "(p-1)/p";
+      break;
+  }
+  return lb;
+}
+
+Time evaluate(const LowerBound& lb, Bytes n, const Params& c) {
+  double t = lb.alpha * static_cast<double>(c.alpha);
+  t += lb.beta * static_cast<double>(n) * 1e12 / static_cast<double>(c.bw);
+  if (c.reduce_bw > 0) t += lb.gamma * static_cast<double>(n) * 1e12 / static_cast<double>(c.reduce_bw);
+  return static_cast<Time>(std::floor(t)); // floor: a bound must never exceed the true minimum
+}
+
+} // namespace ccsim::cost

@@ -1,0 +1,291 @@
+#include "sim/metrics/explain.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::metrics {
+using schedule::Action;
+using schedule::Op;
+
+std::string busbw_reason(Op op) {
+  switch (op) {
+    case Op::AllReduce:
+      return "every element needs p-1 reductions and p copies, each on a different rank, so 2(p-1) transfers of the "
+             "vector are spread over p ranks' links: busbw = algbw * 2(p-1)/p is the rate each link runs at";
+    case Op::AllGather:
+    case Op::ReduceScatter:
+    case Op::AllToAll:
+    case Op::Gather:
+    case Op::Scatter:
+      return "each rank must receive (or send) the (p-1)/p of the total buffer that is not its own, so "
+             "busbw = algbw * (p-1)/p is the rate each link runs at";
+    case Op::Broadcast:
+    case Op::Reduce:
+      return "the root must send (or receive) the whole vector once, so busbw = algbw: the root's link is the bottleneck";
+  }
+  return "";
+}
+
+namespace {
+
+// Records what the schedule's messages crossed, to name the links and spot contention.
+class LinkWatcher final : public engine::Observer {
+ public:
+  explicit LinkWatcher(topology::Router& r) : router_(r) {}
+  void on_transfer(const engine::TransferRecord& t) override {
+    if (t.route.empty()) return;
+    const auto info = router_.info(t.route);
+    max_latency = std::max(max_latency, info.latency);
+    min_bw = min_bw == 0 ? info.bottleneck : std::min(min_bw, info.bottleneck);
+    max_hops = std::max(max_hops, info.hops);
+    bottlenecks.insert(info.bottleneck);
+    if (t.start > t.post) ++queued, max_wait = std::max(max_wait, t.start - t.post);
+    for (auto c : t.route) channels.insert(c);
+  }
+  topology::Router& router_;
+  Time max_latency = 0, max_wait = 0;
+  Bandwidth min_bw = 0;
+  int max_hops = 0;
+  std::uint64_t queued = 0;
+  std::set<Bandwidth> bottlenecks;
+  std::set<topology::ChannelId> channels;
+};
+
+std::string rel(int peer, int rank, int p) {
+  const int d = ((peer - rank) % p + p) % p;
+  if (d == 0) return "itself";
+  if (d <= p / 2) return fmt::format("rank+{}", d);
+  return fmt::format("rank-{}", p - d);
+}
+
+// Rank 0's steps, consecutive steps of the same shape merged: the schedule in words.
+std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
+  std::vector<std::string> out;
+  std::vector<Action> acts;
+  const int p = s.args().ranks;
+  std::string prev;
+  int first = 0, count = 0;
+  auto flush = [&](int last) {
+    if (count == 0) return;
+    out.push_back(count == 1 ? fmt::format("step {}: {}", first, prev)
+                             : fmt::format("steps {}-{} ({} steps): {}", first, last, count, prev));
+  };
+  int st = 0;
+  for (; s.step(0, st, acts); ++st) {
+    std::string line;
+    for (const auto& a : acts) {
+      const Bytes b = a.len * elt;
+      switch (a.kind) {
+        case Action::Kind::Send: line += fmt::format("send {} to {}; ", format_size(b), rel(a.peer, 0, p)); break;
+        case Action::Kind::Recv: line += fmt::format("receive {} from {}; ", format_size(b), rel(a.peer, 0, p)); break;
+        case Action::Kind::RecvReduce:
+          line += fmt::format("receive and reduce {} from {}; ", format_size(b), rel(a.peer, 0, p));
+          break;
+        case Action::Kind::Copy: line += fmt::format("copy {} locally; ", format_size(b)); break;
+      }
+    }
+    if (line.empty()) line = "wait";
+    else line.resize(line.size() - 2);
+    if (line == prev) {
+      ++count;
+    } else {
+      flush(st - 1);
+      prev = line, first = st, count = 1;
+    }
+    if (out.size() > 40) break;
+  }
+  flush(st - 1);
+  out.insert(out.begin(), fmt::format("rank 0 runs {} step(s); p = {} ranks (peers relative to rank 0)", st, p));
+  return out;
+}
+
+schedule::CollArgs args_for(const ExplainSetup& s, std::uint64_t count, int p) {
+  schedule::CollArgs a;
+  a.op = s.op;
+  a.ranks = p;
+  a.count = count;
+  a.root = s.run.root;
+  a.segment = s.run.segment_bytes / s.elt_size;
+  a.dims = s.run.dims;
+  a.elt_size = s.elt_size;
+  return a;
+}
+
+int ranks_in(const ExplainSetup& s) { return s.topo ? ranks_of(s.run) : s.ranks; }
+
+} // namespace
+
+Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Bytes size) {
+  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+  const int p = ranks_in(s);
+  Explanation e;
+  e.algo = algo.name;
+  e.summary = algo.summary;
+  e.plan = plan_size(s.op, p, size, s.elt_size);
+  // Several rings (topology mode, ring algorithms) each carry an equal share: the formula is one ring's.
+  const bool multi = s.topo && algo.ring_like && s.run.placements.size() > 1;
+  const auto rings = multi ? static_cast<std::uint64_t>(s.run.placements.size()) : 1;
+  const auto args = args_for(s, schedule::split_block(e.plan.count, rings, 0).len, p);
+  const auto f = cost::formula_for(s.op, algo.name, args, s.elt_size);
+  if (!f) fail("explain: {} {} has no formula (every algorithm must have one)", schedule::to_string(s.op), algo.name);
+  e.alpha_expr = f->alpha, e.beta_expr = f->beta, e.gamma_expr = f->gamma, e.note = f->note;
+  if (multi)
+    e.note += fmt::format("{}{} rings run at once, each carrying n/{}: the terms below are one ring's (bandwidth term / {})",
+                          e.note.empty() ? "" : "; ", rings, rings, rings);
+  for (const auto& t : f->terms) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
+  e.schedule_words = describe(*algo.make(args), s.elt_size);
+
+  // Simulate: on the ideal crossbar with the given numbers, or on the topology.
+  RunConfig run = s.run;
+  run.op = s.op;
+  run.algo = algo.name;
+  run.dtype.size = s.elt_size;
+  std::optional<topology::Topology> ideal;
+  const topology::Topology* topo = s.topo;
+  if (!topo) {
+    ideal = topology::make_crossbar(p, s.params.bw, s.params.alpha);
+    topo = &*ideal;
+    std::vector<int> all(static_cast<std::size_t>(p));
+    std::iota(all.begin(), all.end(), 0);
+    run.placements = {all};
+    run.model.reduce_bw = s.params.reduce_bw;
+  } else if (!algo.ring_like && run.placements.size() > 1) {
+    run.placements.resize(1); // several rings only make sense for ring algorithms
+  }
+  topology::Router router(*topo);
+  LinkWatcher watch(router);
+  const Row row = simulate(*topo, router, run, size, {&watch});
+  e.simulated = row.time;
+  e.bw = row.bw;
+  e.params = s.params;
+  if (s.topo) {
+    // alpha and beta the formula should use: the slowest route the schedule takes.
+    e.params.alpha = watch.max_latency + run.model.alpha_sw;
+    e.params.bw = std::max<Bandwidth>(watch.min_bw, 1);
+    e.params.reduce_bw = run.model.reduce_bw;
+    std::map<std::string, std::vector<std::string>> kinds; // "nvlink2 x1 (25 GB/s)" -> directed links
+    for (auto c : watch.channels) {
+      const auto& l = topo->link_of(c);
+      kinds[fmt::format("{} x{} ({}/direction, latency {})", topology::to_string(l.type), l.lanes,
+                        format_bandwidth(l.capacity()), format_duration(l.latency))]
+          .push_back(topo->channel_name(c));
+    }
+    for (auto& [k, names] : kinds) {
+      std::string list;
+      for (std::size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
+      e.links_used.push_back(fmt::format("{}: {} directed link(s), e.g. {}{}", k, names.size(), list, names.size() > 4 ? ", ..." : ""));
+    }
+  }
+  const auto& path = cost::critical_path(*f, e.params);
+  if (&path != &f->terms) {
+    e.note += std::string(e.note.empty() ? "" : "; ") + "at these numbers another path of the pipeline is the longest:";
+    e.terms.clear();
+    for (const auto& t : path) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
+  }
+  const auto parts = cost::breakdown(path, e.params);
+  e.latency_term = parts.latency, e.bandwidth_term = parts.bandwidth, e.gamma_term = parts.reduction;
+  e.formula_time = cost::evaluate(*f, e.params);
+
+  if (e.simulated != e.formula_time) {
+    std::vector<std::string> why;
+    if (watch.queued > 0)
+      why.push_back(fmt::format("contention: {} message(s) waited for a busy link, up to {}", watch.queued,
+                                format_duration(watch.max_wait)));
+    if (watch.bottlenecks.size() > 1)
+      why.push_back(fmt::format("routes differ: {} distinct bottleneck bandwidths, the formula assumes the slowest ({})",
+                                watch.bottlenecks.size(), format_bandwidth(watch.min_bw)));
+    if (s.topo && watch.max_hops > 1)
+      why.push_back(fmt::format("multi-hop routes (up to {} hops); latencies differ per route", watch.max_hops));
+    if (why.empty()) why.push_back("the schedule overlaps steps that the formula counts one after another (pipelining)");
+    for (const auto& w : why) e.difference += (e.difference.empty() ? "" : "; ") + w;
+  }
+  e.bound = cost::lower_bound(s.op, p);
+  const Bytes n = e.plan.size;
+  // On a real machine a GPU can drive all its links at once: the bound's beta is 1 / (the smallest
+  // total link bandwidth of any GPU in the run), not one link's.
+  cost::Params bp = e.params;
+  if (s.topo) {
+    Bandwidth inj = 0;
+    for (const auto& pl : run.placements)
+      for (int g : pl) {
+        const int node = topo->gpu_node(g);
+        Bandwidth sum = 0;
+        for (const auto& l : topo->links)
+          if (l.a == node || l.b == node) sum += l.capacity();
+        inj = inj == 0 ? sum : std::min(inj, sum);
+      }
+    bp.bw = std::max<Bandwidth>(inj, 1);
+    e.bound_bw = bp.bw;
+  }
+  cost::Params only_alpha = bp, only_beta = bp, only_gamma = bp;
+  only_alpha.bw = UINT64_MAX / 2, only_alpha.reduce_bw = 0;
+  only_beta.alpha = 0, only_beta.reduce_bw = 0;
+  only_gamma.alpha = 0, only_gamma.bw = UINT64_MAX / 2;
+  e.bound_alpha = cost::evaluate(e.bound, n, only_alpha);
+  e.bound_beta = cost::evaluate(e.bound, n, only_beta);
+  e.bound_gamma = e.params.reduce_bw > 0 ? cost::evaluate(e.bound, n, only_gamma) : 0;
+  e.bound_time = cost::evaluate(e.bound, n, bp);
+  e.beats_bound = e.simulated < e.bound_time;
+  e.overlaps = !f->alternatives.empty();
+  for (const auto& t : f->terms) e.overlaps = e.overlaps || t.transfers != 1;
+  e.busbw_factor = busbw_factor(s.op, p);
+  e.busbw_why = busbw_reason(s.op);
+  return e;
+}
+
+ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes) {
+  ExplainSweep out;
+  const int p = ranks_in(s);
+  for (const auto& a : schedule::all_algorithms())
+    if (a.op == s.op) out.algos.push_back(a.name);
+  if (out.algos.empty()) fail("explain: no algorithm implements {}", schedule::to_string(s.op));
+  out.sizes = size_series(min_bytes, max_bytes, 2);
+  std::vector<Explanation> any;
+  for (Bytes size : out.sizes) {
+    out.plans.push_back(plan_size(s.op, p, size, s.elt_size));
+    std::vector<SweepCell> row;
+    for (const auto& name : out.algos) {
+      const auto e = explain_one(s, name, size);
+      out.params = e.params;
+      row.push_back({e.formula_time, e.simulated});
+    }
+    const auto best = std::min_element(row.begin(), row.end(), [](auto& a, auto& b) { return a.simulated < b.simulated; });
+    out.best.push_back(static_cast<int>(best - row.begin()));
+    out.cells.push_back(std::move(row));
+  }
+  // Selection map: runs of the same winner.
+  for (std::size_t i = 0; i < out.sizes.size(); ++i) {
+    const auto& name = out.algos[static_cast<std::size_t>(out.best[i])];
+    if (out.selection.empty() || out.selection.back().algo != name) out.selection.push_back({name, out.plans[i].size, out.plans[i].size});
+    else out.selection.back().to = out.plans[i].size;
+  }
+  // Crossovers: where the winner changes, bisect the requested size by the formulas.
+  for (std::size_t i = 1; i < out.sizes.size(); ++i) {
+    if (out.best[i] == out.best[i - 1]) continue;
+    const std::string& from = out.algos[static_cast<std::size_t>(out.best[i - 1])];
+    const std::string& to = out.algos[static_cast<std::size_t>(out.best[i])];
+    Bytes lo = out.sizes[i - 1], hi = out.sizes[i];
+    auto faster = [&](Bytes b) {
+      const auto plan = plan_size(s.op, p, b, s.elt_size);
+      const auto args = args_for(s, plan.count, p);
+      return cost::evaluate(*cost::formula_for(s.op, to, args, s.elt_size), out.params) <
+             cost::evaluate(*cost::formula_for(s.op, from, args, s.elt_size), out.params);
+    };
+    while (hi - lo > s.elt_size) {
+      const Bytes mid = lo + (hi - lo) / 2;
+      (faster(mid) ? hi : lo) = mid;
+    }
+    out.crossovers.push_back({from, to, hi});
+  }
+  return out;
+}
+
+} // namespace ccsim::metrics

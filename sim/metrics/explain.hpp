@@ -1,0 +1,81 @@
+// The analysis behind `ccsim explain`: for one (op, algorithm) at one size, the schedule in words, its
+// closed form, the terms with numbers, the simulation beside it (and why they differ), the lower bound
+// and the busbw factor; for all algorithms of an op, a size sweep with crossovers and a selection map.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cost/formula.hpp"
+#include "sim/cost/lower_bounds.hpp"
+#include "sim/metrics/sweep.hpp"
+
+namespace ccsim::metrics {
+
+// Where alpha and beta come from: given numbers on the ideal crossbar, or a real topology.
+struct ExplainSetup {
+  schedule::Op op = schedule::Op::AllReduce;
+  int ranks = 8;
+  cost::Params params;                    // alpha, bw, reduce_bw (ideal mode)
+  const topology::Topology* topo = nullptr; // topology mode when set
+  RunConfig run;                           // placement/model for topology mode (op/algo overwritten)
+  Bytes elt_size = 4;
+};
+
+struct TermLine {
+  std::string what;
+  std::uint64_t messages;
+  Bytes bytes, reduce_bytes;
+  std::uint64_t transfers = 1; // messages queued on one port per round (0: a reduction only)
+};
+
+struct Explanation {
+  std::string algo, summary, note;
+  std::vector<std::string> schedule_words;
+  std::vector<TermLine> terms;
+  std::string alpha_expr, beta_expr, gamma_expr;
+  cost::Params params;        // the alpha/beta/gamma actually used
+  std::vector<std::string> links_used; // topology mode: the links that set alpha and beta
+  SizePlan plan;
+  Time latency_term = 0, bandwidth_term = 0, gamma_term = 0, formula_time = 0;
+  Time simulated = 0;
+  std::string difference; // empty when formula == simulation
+  cost::LowerBound bound;
+  Time bound_time = 0, bound_alpha = 0, bound_beta = 0, bound_gamma = 0;
+  bool overlaps = false;    // the schedule queues several messages per port per round, or pipelines
+  bool beats_bound = false; // faster than the textbook sum (possible only when it overlaps)
+  Bandwidth bound_bw = 0; // topology mode: a GPU's total link bandwidth, used for the bound's beta
+  Bandwidths bw;
+  double busbw_factor = 1;
+  std::string busbw_why;
+};
+
+Explanation explain_one(const ExplainSetup& s, const std::string& algo, Bytes size);
+
+struct SweepCell {
+  Time formula = 0, simulated = 0;
+};
+struct ExplainSweep {
+  std::vector<std::string> algos;
+  std::vector<Bytes> sizes;                  // requested sizes
+  std::vector<SizePlan> plans;
+  std::vector<std::vector<SweepCell>> cells; // [size][algo]
+  std::vector<int> best;                     // per size, index of the fastest (simulated) algorithm
+  struct Crossover {
+    std::string from, to;
+    Bytes at; // smallest size (bytes) at which `to` becomes faster, by the formula; bisected
+  };
+  std::vector<Crossover> crossovers;
+  struct Range {
+    std::string algo;
+    Bytes from, to;
+  };
+  std::vector<Range> selection; // the best algorithm per size range (the MPICH-style threshold map)
+  cost::Params params;
+};
+
+ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes);
+
+std::string busbw_reason(schedule::Op op);
+
+} // namespace ccsim::metrics

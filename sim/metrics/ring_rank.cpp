@@ -1,0 +1,85 @@
+#include "sim/metrics/ring_rank.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::metrics {
+
+double ring_step_bytes(schedule::Op op, int p, Bytes size, Bytes elt_size) {
+  const auto plan = plan_size(op, p, size, elt_size);
+  // Ring allreduce/allgather/reducescatter move size/p per step; chains (broadcast, reduce) pipeline
+  // the whole buffer, so per step it is a segment of it, but the ranking only needs a common weight.
+  return static_cast<double>(plan.size) / std::max(1, p);
+}
+
+RankedRing simulate_rings(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
+                          const RunConfig& base, Bytes size, std::vector<std::vector<int>> rings) {
+  RankedRing out;
+  RunConfig cfg = base;
+  cfg.algo = "ring";
+  cfg.placements = rings;
+  out.row = simulate(t, r, cfg, size);
+  std::vector<std::vector<int>> local;
+  for (const auto& ring : rings) local.push_back(h.to_local(ring));
+  const int p = static_cast<int>(rings.front().size());
+  out.bound = topology::score_rings(h, local, ring_step_bytes(base.op, p, size, base.dtype.size) / static_cast<double>(rings.size()));
+  out.rings = std::move(rings);
+  return out;
+}
+
+std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
+                                        const RunConfig& base, Bytes size, const topology::RingSearchResult& found) {
+  std::vector<RankedRing> out;
+  for (const auto& c : found.best) out.push_back(simulate_rings(t, r, h, base, size, {h.to_gpus(c.order)}));
+  std::stable_sort(out.begin(), out.end(), [](const RankedRing& a, const RankedRing& b) {
+    if (a.row.time != b.row.time) return a.row.time < b.row.time;
+    return a.bound < b.bound;
+  });
+  return out;
+}
+
+std::vector<std::vector<int>> channel_pool(const topology::HopTable& h, const topology::RingSearchResult& found,
+                                           std::size_t max_direct) {
+  std::vector<std::vector<int>> pool;
+  auto add_both = [&](std::vector<int> r) {
+    if (std::find(pool.begin(), pool.end(), r) == pool.end()) pool.push_back(r);
+    std::reverse(r.begin() + 1, r.end());
+    if (std::find(pool.begin(), pool.end(), r) == pool.end()) pool.push_back(r);
+  };
+  // Search results first: the set search seeds from the front of the pool.
+  for (const auto& c : found.best) add_both(c.order);
+  if (h.size() <= 16) {
+    const auto cycles = topology::hamiltonian_cycles(h.topology(), h.gpus(), [](const topology::Link&) { return true; }, max_direct + 1);
+    if (cycles.size() <= max_direct)
+      for (const auto& c : cycles) add_both(h.to_local(c));
+  }
+  return pool;
+}
+
+std::vector<ScheduleResult> compare_schedules(const topology::Topology& t, topology::Router& r, const RunConfig& base,
+                                              Bytes size, const std::vector<std::vector<int>>& placements) {
+  std::vector<ScheduleResult> out;
+  for (const auto& a : schedule::all_algorithms()) {
+    if (a.op != base.op) continue;
+    std::optional<ScheduleResult> best;
+    for (const auto& pl : placements) {
+      RunConfig cfg = base;
+      cfg.algo = a.name;
+      cfg.placements = {pl};
+      cfg.dims.clear(); // hierarchical algorithms pick their default grid for this many ranks
+      try {
+        Row row = simulate(t, r, cfg, size);
+        if (!best || row.time < best->row.time) best = ScheduleResult{a.name, pl, std::move(row)};
+      } catch (const Error&) {
+        // e.g. an algorithm that needs a power-of-two number of ranks: not a candidate here
+      }
+    }
+    if (best) out.push_back(std::move(*best));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ScheduleResult& x, const ScheduleResult& y) { return x.row.time < y.row.time; });
+  return out;
+}
+
+} // namespace ccsim::metrics

@@ -1,0 +1,245 @@
+#include "sim/report/explain_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::report {
+using metrics::Explanation;
+
+ExplainFormat explain_format_from(const std::string& s) {
+  if (s == "text") return ExplainFormat::Text;
+  if (s == "markdown" || s == "md") return ExplainFormat::Markdown;
+  if (s == "latex") return ExplainFormat::Latex;
+  if (s == "json") return ExplainFormat::Json;
+  fail("--format: unknown format '{}' (text, markdown, latex, json)", s);
+}
+
+std::string to_latex(const std::string& expr) {
+  std::string s = expr;
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+  };
+  replace_all("ceil(lg p)", "\\lceil\\log_2 p\\rceil");
+  replace_all("floor(lg p)", "\\lfloor\\log_2 p\\rfloor");
+  replace_all("lg p", "\\log_2 p");
+  replace_all("*", "\\,");
+  // One top-level fraction: split at the last '/' outside parentheses.
+  int depth = 0;
+  std::size_t slash = std::string::npos;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    else if (s[i] == ')') --depth;
+    else if (s[i] == '/' && depth == 0) slash = i;
+  }
+  if (slash != std::string::npos) s = "\\frac{" + s.substr(0, slash) + "}{" + s.substr(slash + 1) + "}";
+  return s;
+}
+
+namespace {
+
+std::string us(Time t) { return fmt::format("{:.3f} us", to_us(t)); }
+
+std::string term(const std::string& coef, const std::string& var) {
+  if (coef.empty() || coef == "0") return "";
+  return (coef == "1" ? "" : coef + "*") + var;
+}
+
+std::string closed_form(const Explanation& e) {
+  std::string t;
+  for (auto s : {term(e.alpha_expr, "alpha"), term(e.beta_expr, "n*beta"), term(e.gamma_expr, "n*gamma")})
+    if (!s.empty()) t += (t.empty() ? "" : " + ") + s;
+  return "T = " + (t.empty() ? "0" : t);
+}
+
+std::string latex_form(const Explanation& e) {
+  std::string t;
+  auto add = [&](const std::string& coef, const std::string& var) {
+    if (coef.empty() || coef == "0") return;
+    t += (t.empty() ? "" : " + ") + (coef == "1" ? "" : to_latex(coef) + "\\,") + var;
+  };
+  add(e.alpha_expr, "\\alpha");
+  add(e.beta_expr, "n\\beta");
+  add(e.gamma_expr, "n\\gamma");
+  return "T = " + (t.empty() ? "0" : t);
+}
+
+std::string bound_form(const cost::LowerBound& b) {
+  std::string t = b.alpha_text + "*alpha + " + b.beta_text + "*n*beta";
+  if (b.gamma != 0) t += " + " + b.gamma_text + "*n*gamma";
+  return t;
+}
+
+double ratio(Time a, Time b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0; }
+
+std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
+  const std::string h = md ? "### " : "";
+  std::string o;
+  o += fmt::format("{}{} {}: p = {}, n = {} ({} B)\n", md ? "## " : "", schedule::to_string(op), e.algo, p,
+                   format_size(e.plan.size), e.plan.size);
+  o += fmt::format("alpha = {}, beta = 1/({}), gamma = {}\n", format_duration(e.params.alpha), format_bandwidth(e.params.bw),
+                   e.params.reduce_bw ? "1/(" + format_bandwidth(e.params.reduce_bw) + ")" : "0 (reductions free)");
+  if (!e.links_used.empty()) {
+    o += "alpha and beta come from the links the schedule uses (alpha: the slowest route's latency; beta: the narrowest bottleneck):\n";
+    for (const auto& l : e.links_used) o += "  " + l + "\n";
+  }
+  o += fmt::format("\n{}1. The schedule ({})\n", h, e.summary);
+  for (const auto& w : e.schedule_words) o += "   " + w + "\n";
+  o += fmt::format("\n{}2. Cost formula\n   {}\n", h, closed_form(e));
+  if (!e.note.empty()) o += "   note: " + e.note + "\n";
+  for (const auto& t : e.terms)
+    o += fmt::format("   {} x {}: {}{}{}\n", t.messages, t.what,
+                     t.transfers == 0 ? "no message" : fmt::format("{} per message", format_size(t.bytes)),
+                     t.transfers > 1 ? fmt::format(" ({} messages queued on one link per round)", t.transfers) : "",
+                     t.reduce_bytes ? fmt::format(", {} reduced", format_size(t.reduce_bytes)) : "");
+  o += fmt::format("\n{}3. With the numbers\n", h);
+  o += fmt::format("   latency term   {:>14}\n   bandwidth term {:>14}\n", us(e.latency_term), us(e.bandwidth_term));
+  if (e.gamma_term) o += fmt::format("   reduction term {:>14}\n", us(e.gamma_term));
+  o += fmt::format("   total          {:>14}\n", us(e.formula_time));
+  const bool lat = e.latency_term > e.bandwidth_term + e.gamma_term;
+  o += fmt::format("   the {} term dominates ({:.1f} % of the total)", lat ? "latency" : "bandwidth",
+                   100.0 * ratio(lat ? e.latency_term : e.bandwidth_term + e.gamma_term, e.formula_time));
+  if (e.bandwidth_term > 0 && e.plan.size > 0) {
+    // n where the two terms are equal (Hockney's n_1/2), from this size's coefficients.
+    const double n_half = static_cast<double>(e.plan.size) * static_cast<double>(e.latency_term) /
+                          static_cast<double>(e.bandwidth_term + e.gamma_term);
+    o += fmt::format("; the terms are equal near n = {:.0f} B", n_half);
+  }
+  o += "\n";
+  o += fmt::format("\n{}4. Simulation\n   simulated {}; formula {}\n", h, us(e.simulated), us(e.formula_time));
+  o += e.difference.empty() ? "   they agree exactly (to the picosecond)\n"
+                            : fmt::format("   they differ by {:+.3f} % ({:+} ps): {}\n",
+                                          100.0 * (ratio(e.simulated, e.formula_time) - 1), e.simulated - e.formula_time,
+                                          e.difference);
+  o += fmt::format("\n{}5. Lower bound (Chan et al. 2007)\n   {} = {}\n", h, bound_form(e.bound), us(e.bound_time));
+  if (e.bound_bw)
+    o += fmt::format("   (beta here is 1/({}), the total link bandwidth of the least-connected GPU: a GPU drives all its links "
+                     "at once)\n", format_bandwidth(e.bound_bw));
+  o += fmt::format("   this algorithm vs the bound: latency x{:.2f}, bandwidth x{:.2f}", ratio(e.latency_term, e.bound_alpha),
+                   ratio(e.bandwidth_term, e.bound_beta));
+  if (e.bound_gamma) o += fmt::format(", reduction x{:.2f}", ratio(e.gamma_term, e.bound_gamma));
+  o += fmt::format(", total x{:.2f}\n", ratio(e.formula_time, e.bound_time));
+  if (e.beats_bound)
+    o += "   below the textbook sum: the bound adds its parts and charges every message's alpha in turn; this\n"
+         "   schedule overlaps them (messages queued on one link share their latency in ccsim's link model, as in\n"
+         "   SimGrid's, and pipelined segments reduce while the next ones travel). It never beats a single part.\n";
+  o += fmt::format("\n{}6. Bandwidths (nccl-tests definitions)\n", h);
+  o += fmt::format("   algbw = size / time = {:.3f} GB/s; busbw = algbw * {:.4f} = {:.3f} GB/s\n", e.bw.algbw_GBps,
+                   e.busbw_factor, e.bw.busbw_GBps);
+  o += "   why this factor: " + e.busbw_why + "\n";
+  return o;
+}
+
+std::string latex(const Explanation& e, schedule::Op op, int p) {
+  std::string o = fmt::format("% ccsim explain: {} {}, p = {}, n = {} B\n", schedule::to_string(op), e.algo, p, e.plan.size);
+  o += "\\begin{align*}\n";
+  o += "  T &= " + latex_form(e).substr(4) + " \\\\\n";
+  o += fmt::format("  &= {:.3f}\\,\\mu s \\quad (\\text{{latency }} {:.3f}\\,\\mu s + \\text{{bandwidth }} {:.3f}\\,\\mu s", to_us(e.formula_time),
+                   to_us(e.latency_term), to_us(e.bandwidth_term));
+  if (e.gamma_term) o += fmt::format(" + \\text{{reduction }} {:.3f}\\,\\mu s", to_us(e.gamma_term));
+  o += ") \\\\\n";
+  o += fmt::format("  T_{{\\min}} &\\ge {}\\,\\alpha + {}\\,n\\beta{} \\\\\n", to_latex(e.bound.alpha_text), to_latex(e.bound.beta_text),
+                   e.bound.gamma != 0 ? " + " + to_latex(e.bound.gamma_text) + "\\,n\\gamma" : "");
+  o += "\\end{align*}\n";
+  return o;
+}
+
+nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
+  nlohmann::ordered_json j;
+  j["op"] = schedule::to_string(op);
+  j["algo"] = e.algo;
+  j["ranks"] = p;
+  j["size"] = e.plan.size;
+  j["count"] = e.plan.count;
+  j["alpha_ps"] = e.params.alpha;
+  j["bw_Bps"] = e.params.bw;
+  j["reduce_bw_Bps"] = e.params.reduce_bw;
+  j["links_used"] = e.links_used;
+  j["schedule"] = e.schedule_words;
+  j["formula"] = {{"text", closed_form(e)}, {"latex", latex_form(e)}, {"alpha", e.alpha_expr}, {"beta", e.beta_expr},
+                  {"gamma", e.gamma_expr}, {"note", e.note}};
+  auto terms = nlohmann::ordered_json::array();
+  for (const auto& t : e.terms)
+    terms.push_back({{"what", t.what}, {"messages", t.messages}, {"bytes", t.bytes}, {"reduce_bytes", t.reduce_bytes}});
+  j["terms"] = terms;
+  j["latency_term_us"] = to_us(e.latency_term);
+  j["bandwidth_term_us"] = to_us(e.bandwidth_term);
+  j["reduction_term_us"] = to_us(e.gamma_term);
+  j["formula_us"] = to_us(e.formula_time);
+  j["formula_ps"] = e.formula_time;
+  j["simulated_us"] = to_us(e.simulated);
+  j["simulated_ps"] = e.simulated;
+  j["difference"] = e.difference;
+  j["lower_bound"] = {{"text", bound_form(e.bound)}, {"us", to_us(e.bound_time)}};
+  j["algbw_GBps"] = e.bw.algbw_GBps;
+  j["busbw_GBps"] = e.bw.busbw_GBps;
+  j["busbw_factor"] = e.busbw_factor;
+  j["busbw_why"] = e.busbw_why;
+  return j;
+}
+
+} // namespace
+
+std::string render(const Explanation& e, schedule::Op op, int ranks, ExplainFormat f) {
+  switch (f) {
+    case ExplainFormat::Text: return text(e, op, ranks, false);
+    case ExplainFormat::Markdown: return text(e, op, ranks, true);
+    case ExplainFormat::Latex: return latex(e, op, ranks);
+    case ExplainFormat::Json: return json(e, op, ranks).dump(2) + "\n";
+  }
+  return "";
+}
+
+std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, ExplainFormat f) {
+  if (f == ExplainFormat::Json) {
+    nlohmann::ordered_json j;
+    j["op"] = schedule::to_string(op);
+    j["ranks"] = p;
+    j["alpha_ps"] = s.params.alpha;
+    j["bw_Bps"] = s.params.bw;
+    j["algos"] = s.algos;
+    auto rows = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+      nlohmann::ordered_json r{{"size", s.plans[i].size}, {"best", s.algos[static_cast<std::size_t>(s.best[i])]}};
+      for (std::size_t a = 0; a < s.algos.size(); ++a)
+        r[s.algos[a]] = {{"formula_us", to_us(s.cells[i][a].formula)}, {"simulated_us", to_us(s.cells[i][a].simulated)}};
+      rows.push_back(r);
+    }
+    j["rows"] = rows;
+    auto xs = nlohmann::ordered_json::array();
+    for (const auto& c : s.crossovers) xs.push_back({{"from", c.from}, {"to", c.to}, {"size", c.at}});
+    j["crossovers"] = xs;
+    auto sel = nlohmann::ordered_json::array();
+    for (const auto& r : s.selection) sel.push_back({{"algo", r.algo}, {"from", r.from}, {"to", r.to}});
+    j["selection"] = sel;
+    return j.dump(2) + "\n";
+  }
+  const bool md = f == ExplainFormat::Markdown || f == ExplainFormat::Latex;
+  std::string o = fmt::format("{}{} on p = {}: alpha = {}, beta = 1/({}); predicted time in us (simulated)\n\n",
+                              md ? "## " : "", schedule::to_string(op), p, format_duration(s.params.alpha),
+                              format_bandwidth(s.params.bw));
+  std::string head = md ? "| size |" : fmt::format("{:>10}", "size");
+  for (const auto& a : s.algos) head += md ? fmt::format(" {} |", a) : fmt::format(" {:>18}", a);
+  head += md ? " best |\n|---|" : "  best\n";
+  if (md)
+    for (std::size_t a = 0; a <= s.algos.size(); ++a) head += "---|";
+  o += head + (md ? "\n" : "");
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+    std::string line = md ? fmt::format("| {} |", format_size(s.plans[i].size)) : fmt::format("{:>10}", format_size(s.plans[i].size));
+    for (std::size_t a = 0; a < s.algos.size(); ++a) {
+      const auto v = fmt::format("{:.2f}", to_us(s.cells[i][a].simulated));
+      line += md ? " " + v + " |" : fmt::format(" {:>18}", v);
+    }
+    line += md ? " " + s.algos[static_cast<std::size_t>(s.best[i])] + " |" : "  " + s.algos[static_cast<std::size_t>(s.best[i])];
+    o += line + "\n";
+  }
+  o += "\nCrossovers (by the formulas, bisected between the sizes above):\n";
+  if (s.crossovers.empty()) o += "  none: one algorithm wins at every size\n";
+  for (const auto& c : s.crossovers) o += fmt::format("  {} -> {} at {} B\n", c.from, c.to, c.at);
+  o += "\nSelection map (fastest by simulation):\n";
+  for (const auto& r : s.selection) o += fmt::format("  {:>10} .. {:<10} {}\n", format_size(r.from), format_size(r.to), r.algo);
+  return o;
+}
+
+} // namespace ccsim::report

@@ -1,0 +1,370 @@
+#include "sim/scenario/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::scenario {
+using nlohmann::json;
+
+std::string_view to_string(Strategy s) {
+  switch (s) {
+    case Strategy::AllReduce: return "allreduce";
+    case Strategy::PsCpu: return "ps_cpu";
+    case Strategy::PsGpu0: return "ps_gpu0";
+    case Strategy::PsSharded: return "ps_sharded";
+    case Strategy::Zero: return "zero";
+  }
+  return "?";
+}
+
+std::string_view to_string(SyncMode m) {
+  switch (m) {
+    case SyncMode::Sync: return "sync";
+    case SyncMode::Async: return "async";
+    case SyncMode::Ssp: return "ssp";
+  }
+  return "?";
+}
+
+bool is_parameter_server(Strategy s) { return s == Strategy::PsCpu || s == Strategy::PsGpu0 || s == Strategy::PsSharded; }
+
+std::uint64_t Scenario::total_params() const {
+  std::uint64_t n = 0;
+  for (const auto& l : layers) n += l.params;
+  return n;
+}
+Time Scenario::forward_time() const {
+  Time t = 0;
+  for (const auto& l : layers) t += l.fwd;
+  return t;
+}
+Time Scenario::backward_time() const {
+  Time t = 0;
+  for (const auto& l : layers) t += l.bwd;
+  return t;
+}
+
+namespace {
+
+// Reads one scenario; every message starts with "scenario <file>:" so it names the file.
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  template <typename... Args>
+  [[noreturn]] void bad(fmt::format_string<Args...> f, Args&&... args) const {
+    fail("scenario {}: {}", origin_, fmt::format(f, std::forward<Args>(args)...));
+  }
+
+  void only_keys(const json& j, const std::string& where, std::initializer_list<const char*> keys) const {
+    if (!j.is_object()) bad("{} must be an object", where);
+    for (const auto& [k, v] : j.items())
+      if (std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
+        std::string known;
+        for (const char* s : keys) known += (known.empty() ? "" : ", ") + std::string(s);
+        bad("unknown key '{}' in {} (known: {})", k, where, known);
+      }
+  }
+
+  double number(const json& j, const std::string& key) const {
+    if (!j.is_number()) bad("{} must be a number, got {}", key, j.dump());
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) bad("{} must be finite", key);
+    return v;
+  }
+  double positive(const json& j, const std::string& key) const {
+    const double v = number(j, key);
+    if (!(v > 0)) bad("{} must be positive, got {}", key, j.dump());
+    return v;
+  }
+  // Counts may be written 3e8; they must still be whole.
+  std::uint64_t count(const json& j, const std::string& key, bool allow_zero = false) const {
+    const double v = number(j, key);
+    if (v < 0 || (!allow_zero && v == 0) || v != std::floor(v) || v > 1e18)
+      bad("{} must be a {} whole number, got {}", key, allow_zero ? "non-negative" : "positive", j.dump());
+    return static_cast<std::uint64_t>(v);
+  }
+  std::string string(const json& j, const std::string& key) const {
+    if (!j.is_string()) bad("{} must be a string, got {}", key, j.dump());
+    return j.get<std::string>();
+  }
+  Time duration(const json& j, const std::string& key) const {
+    const Time t = parse_duration(string(j, key), "scenario " + origin_ + ": " + key);
+    if (t < 0) bad("{} must not be negative", key);
+    return t;
+  }
+  // A value that may be one string or a list of strings.
+  std::vector<std::string> strings(const json& j, const std::string& key) const {
+    std::vector<std::string> out;
+    if (j.is_string()) out.push_back(j.get<std::string>());
+    else if (j.is_array() && !j.empty())
+      for (const auto& e : j) out.push_back(string(e, key));
+    else bad("{} must be a string or a non-empty list of strings", key);
+    return out;
+  }
+
+ private:
+  std::string origin_;
+};
+
+Strategy strategy_from(const Reader& r, const std::string& s) {
+  if (s == "allreduce") return Strategy::AllReduce;
+  if (s == "ps_cpu") return Strategy::PsCpu;
+  if (s == "ps_gpu0") return Strategy::PsGpu0;
+  if (s == "ps_sharded") return Strategy::PsSharded;
+  if (s == "zero") return Strategy::Zero;
+  r.bad("strategy: unknown '{}' (allreduce, ps_cpu, ps_gpu0, ps_sharded, zero)", s);
+}
+
+SyncMode mode_from(const Reader& r, const std::string& s) {
+  if (s == "sync") return SyncMode::Sync;
+  if (s == "async") return SyncMode::Async;
+  if (s == "ssp") return SyncMode::Ssp;
+  r.bad("training.modes: unknown '{}' (sync, async, ssp)", s);
+}
+
+void read_layers(const Reader& r, const json& model, Scenario& s, bool& timed) {
+  r.only_keys(model, "model", {"params", "layers"});
+  if (!model.contains("layers")) r.bad("model: missing \"layers\" (a count with \"params\", or a list)");
+  const json& L = model["layers"];
+  timed = false;
+  if (L.is_number()) {
+    // N equal layers sharing the parameter count (a transformer's blocks are identical).
+    if (!model.contains("params")) r.bad("model: \"layers\" is a count, so \"params\" is required");
+    const std::uint64_t total = r.count(model["params"], "model.params");
+    const std::uint64_t n = r.count(L, "model.layers");
+    if (n > 100000) r.bad("model.layers: {} layers is more than 100000", n);
+    if (n > total) r.bad("model.layers: {} layers but only {} parameters", n, total);
+    for (std::uint64_t i = 0; i < n; ++i)
+      s.layers.push_back({fmt::format("layer{}", i), total / n + (i < total % n ? 1 : 0), 0, 0});
+    return;
+  }
+  if (!L.is_array() || L.empty()) r.bad("model.layers must be a count or a non-empty list");
+  if (model.contains("params")) r.bad("model: give \"params\" only with a layer count; a layer list carries its own");
+  int with_time = 0;
+  for (std::size_t i = 0; i < L.size(); ++i) {
+    const std::string where = fmt::format("model.layers[{}]", i);
+    r.only_keys(L[i], where, {"name", "params", "forward", "backward", "flops"});
+    Layer l;
+    l.name = L[i].contains("name") ? r.string(L[i]["name"], where + ".name") : fmt::format("layer{}", i);
+    if (!L[i].contains("params")) r.bad("{}: missing \"params\"", where);
+    l.params = r.count(L[i]["params"], where + ".params", true);
+    const bool f = L[i].contains("forward"), b = L[i].contains("backward");
+    if (f != b) r.bad("{}: give both \"forward\" and \"backward\" times, or neither", where);
+    if (f) {
+      l.fwd = r.duration(L[i]["forward"], where + ".forward");
+      l.bwd = r.duration(L[i]["backward"], where + ".backward");
+      ++with_time;
+    }
+    s.layers.push_back(l);
+  }
+  if (with_time != 0 && with_time != static_cast<int>(L.size()))
+    r.bad("model.layers: either every layer has forward/backward times or none does");
+  timed = with_time > 0;
+  if (s.total_params() == 0) r.bad("model: the layers have no parameters");
+}
+
+// Layer times from a device rate:
+//   forward(step) = batch_per_gpu * flops_per_sample / (device_flops * utilization)
+//   backward      = backward_to_forward * forward   (2 for dense layers: grads w.r.t. inputs and weights)
+// split over layers in proportion to each layer's "flops" (if every layer gives it) or its parameters.
+void derive_times(const Reader& r, const json& model, const json& c, Scenario& s) {
+  const double dev = r.positive(c.at("device_flops"), "compute.device_flops");
+  const double util = c.contains("utilization") ? r.positive(c["utilization"], "compute.utilization") : 1.0;
+  if (util > 1) r.bad("compute.utilization must be at most 1, got {}", util);
+  const double ratio = c.contains("backward_to_forward") ? r.positive(c["backward_to_forward"], "compute.backward_to_forward") : 2.0;
+  const bool per_sample = c.contains("flops_per_sample"), per_token = c.contains("tokens_per_sample");
+  if (per_sample == per_token) r.bad("compute: give exactly one of \"flops_per_sample\" and \"tokens_per_sample\"");
+  const auto P = static_cast<double>(s.total_params());
+  double fps = 0;
+  std::string how;
+  if (per_sample) {
+    fps = r.positive(c["flops_per_sample"], "compute.flops_per_sample");
+    how = fmt::format("{:.4g} FLOP/sample", fps);
+  } else {
+    // Kaplan et al.: a transformer's forward pass costs ~2 FLOPs per parameter per token (6 with backward).
+    const double tokens = static_cast<double>(r.count(c["tokens_per_sample"], "compute.tokens_per_sample"));
+    fps = 2.0 * P * tokens;
+    how = fmt::format("{:.4g} FLOP/sample (2 x {:.4g} params x {:g} tokens)", fps, P, tokens);
+  }
+  const double fwd_s = static_cast<double>(s.batch_per_gpu) * fps / (dev * util);
+  const Time fwd = static_cast<Time>(std::llround(fwd_s * kPsPerSec));
+  // Weights: per-layer "flops" when all layers give them, else parameters.
+  std::vector<double> w;
+  const json* L = model.contains("layers") && model["layers"].is_array() ? &model["layers"] : nullptr;
+  bool all_flops = L != nullptr;
+  if (L)
+    for (const auto& l : *L) all_flops = all_flops && l.contains("flops");
+  double sum = 0;
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    w.push_back(all_flops ? r.positive((*L)[i]["flops"], fmt::format("model.layers[{}].flops", i))
+                          : static_cast<double>(s.layers[i].params));
+    sum += w.back();
+  }
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    s.layers[i].fwd = static_cast<Time>(std::llround(static_cast<double>(fwd) * w[i] / sum));
+    s.layers[i].bwd = static_cast<Time>(std::llround(static_cast<double>(fwd) * ratio * w[i] / sum));
+  }
+  s.compute_note = fmt::format(
+      "forward = {} samples x {} / ({:.4g} FLOP/s x {:g} utilization) = {}; backward = {:g} x forward; "
+      "split over layers by {}",
+      s.batch_per_gpu, how, dev, util, format_duration(s.forward_time()), ratio, all_flops ? "layer FLOPs" : "parameters");
+}
+
+} // namespace
+
+Scenario scenario_from_json(const json& j, const std::string& origin) {
+  Reader r(origin);
+  r.only_keys(j, "the scenario",
+              {"name", "description", "sources", "model", "compute", "dataset_samples", "topology", "gpus", "degrees",
+               "bucket_size", "grad_dtype", "algorithm", "strategy", "overlap", "server_node",
+               "optimizer_bytes_per_param", "network", "training"});
+  Scenario s;
+  s.origin = origin;
+  s.name = j.contains("name") ? r.string(j["name"], "name") : origin;
+  if (j.contains("description")) s.description = r.string(j["description"], "description");
+  if (j.contains("sources")) s.sources = r.strings(j["sources"], "sources");
+
+  if (!j.contains("model")) r.bad("missing \"model\"");
+  if (!j.contains("compute")) r.bad("missing \"compute\" (at least batch_per_gpu)");
+  const json& c = j["compute"];
+  r.only_keys(c, "compute", {"batch_per_gpu", "device_flops", "utilization", "flops_per_sample", "tokens_per_sample",
+                             "backward_to_forward"});
+  if (!c.contains("batch_per_gpu")) r.bad("compute: missing \"batch_per_gpu\"");
+  s.batch_per_gpu = r.count(c["batch_per_gpu"], "compute.batch_per_gpu");
+  bool timed = false;
+  read_layers(r, j["model"], s, timed);
+  const bool rated = c.contains("device_flops");
+  if (timed && rated) r.bad("compute: layers carry forward/backward times, so drop device_flops (or the times)");
+  if (!timed && !rated) r.bad("compute: no compute times: give layer forward/backward times or compute.device_flops");
+  if (timed) {
+    for (const char* k : {"utilization", "flops_per_sample", "tokens_per_sample", "backward_to_forward"})
+      if (c.contains(k)) r.bad("compute.{} applies only with device_flops", k);
+    s.compute_note = "forward/backward times given per layer in the file";
+  } else {
+    derive_times(r, j["model"], c, s);
+  }
+  if (j.contains("dataset_samples")) s.dataset_samples = r.count(j["dataset_samples"], "dataset_samples");
+
+  if (!j.contains("topology")) r.bad("missing \"topology\"");
+  s.topologies = r.strings(j["topology"], "topology");
+  if (j.contains("gpus")) {
+    if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
+    std::set<int> seen;
+    for (const auto& g : j["gpus"]) {
+      const auto v = static_cast<int>(r.count(g, "gpus", true));
+      if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
+      s.gpus.push_back(v);
+    }
+  }
+  if (!j.contains("degrees")) r.bad("missing \"degrees\" (data-parallel sizes, e.g. [1, 2, 4, 8])");
+  if (!j["degrees"].is_array() || j["degrees"].empty()) r.bad("degrees must be a non-empty list");
+  for (const auto& d : j["degrees"]) s.degrees.push_back(static_cast<int>(r.count(d, "degrees")));
+  std::sort(s.degrees.begin(), s.degrees.end());
+  if (std::adjacent_find(s.degrees.begin(), s.degrees.end()) != s.degrees.end()) r.bad("degrees: a degree appears twice");
+  if (s.degrees.back() > 65536) r.bad("degrees: {} is more than 65536", s.degrees.back());
+
+  if (j.contains("bucket_size")) {
+    s.bucket_bytes = parse_size(r.string(j["bucket_size"], "bucket_size"), "scenario " + origin + ": bucket_size");
+    if (s.bucket_bytes == 0) r.bad("bucket_size must be positive");
+  }
+  for (const auto& name : j.contains("grad_dtype") ? r.strings(j["grad_dtype"], "grad_dtype") : std::vector<std::string>{"float"}) {
+    auto dt = metrics::datatype_from(name);
+    if (!dt) r.bad("grad_dtype: unknown type '{}' ({})", name, metrics::datatype_names());
+    s.grad_dtypes.push_back(*dt);
+  }
+  if (j.contains("algorithm")) s.algorithm = r.string(j["algorithm"], "algorithm");
+  for (const auto& st : j.contains("strategy") ? r.strings(j["strategy"], "strategy") : std::vector<std::string>{"allreduce"})
+    s.strategies.push_back(strategy_from(r, st));
+  if (j.contains("overlap")) {
+    if (!j["overlap"].is_boolean()) r.bad("overlap must be true or false");
+    s.overlap = j["overlap"].get<bool>();
+  }
+  if (j.contains("server_node")) s.server_node = r.string(j["server_node"], "server_node");
+  if (j.contains("optimizer_bytes_per_param"))
+    s.optimizer_bytes_per_param = r.number(j["optimizer_bytes_per_param"], "optimizer_bytes_per_param");
+  if (s.optimizer_bytes_per_param < 0) r.bad("optimizer_bytes_per_param must not be negative");
+
+  if (j.contains("network")) {
+    const json& n = j["network"];
+    r.only_keys(n, "network", {"model", "sw_alpha", "reduce_bw"});
+    if (n.contains("model")) {
+      s.model.network = r.string(n["model"], "network.model");
+      bool known = false;
+      for (const auto& [name, d] : engine::network_models()) known = known || name == s.model.network;
+      if (!known) r.bad("network.model: unknown '{}' (fifo, store_forward)", s.model.network);
+    }
+    if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
+    if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
+  }
+
+  if (j.contains("training")) {
+    const json& t = j["training"];
+    r.only_keys(t, "training", {"modes", "staleness", "iterations", "variation"});
+    TrainingSpec ts;
+    for (const auto& m : t.contains("modes") ? r.strings(t["modes"], "training.modes") : std::vector<std::string>{"sync"})
+      ts.modes.push_back(mode_from(r, m));
+    if (!t.contains("iterations")) r.bad("training: missing \"iterations\"");
+    const auto iters = r.count(t["iterations"], "training.iterations");
+    if (iters > 100000) r.bad("training.iterations: {} is more than 100000", iters);
+    ts.iterations = static_cast<int>(iters);
+    if (t.contains("staleness")) {
+      const auto st = r.count(t["staleness"], "training.staleness", true);
+      if (st > 1000000) r.bad("training.staleness: {} is too large", st);
+      ts.staleness = static_cast<int>(st);
+    }
+    if (std::count(ts.modes.begin(), ts.modes.end(), SyncMode::Ssp) && !t.contains("staleness"))
+      r.bad("training: mode ssp needs \"staleness\" (the bound s)");
+    // async/ssp exist only with a server; collective strategies (allreduce, zero) run their sync row only.
+    const bool any_ps = std::any_of(s.strategies.begin(), s.strategies.end(), is_parameter_server);
+    for (auto m : ts.modes)
+      if (m != SyncMode::Sync && !any_ps)
+        r.bad("training.modes: '{}' needs a parameter-server strategy (ps_cpu, ps_gpu0, ps_sharded); allreduce and "
+              "zero are collectives every worker joins, so they are synchronous",
+              to_string(m));
+    if (t.contains("variation")) {
+      const json& v = t["variation"];
+      r.only_keys(v, "training.variation", {"distribution", "cv", "seed"});
+      if (v.contains("distribution")) ts.variation.distribution = r.string(v["distribution"], "training.variation.distribution");
+      static const char* kDists[] = {"none", "normal", "lognormal", "uniform"};
+      if (std::find(std::begin(kDists), std::end(kDists), ts.variation.distribution) == std::end(kDists))
+        r.bad("training.variation.distribution: unknown '{}' (none, normal, lognormal, uniform)", ts.variation.distribution);
+      if (v.contains("cv")) ts.variation.cv = r.number(v["cv"], "training.variation.cv");
+      if (ts.variation.cv < 0 || ts.variation.cv > 10) r.bad("training.variation.cv must be in [0, 10], got {}", ts.variation.cv);
+      if (ts.variation.distribution == "uniform" && ts.variation.cv > 1 / std::sqrt(3.0))
+        r.bad("training.variation.cv: a uniform multiplier with mean 1 has cv at most 0.577, got {}", ts.variation.cv);
+      if (v.contains("seed")) ts.variation.seed = r.count(v["seed"], "training.variation.seed", true);
+    }
+    s.training = ts;
+  }
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("scenario {}: cannot open the file", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    fail("scenario {}: not valid JSON ({})", path, msg);
+  }
+  try {
+    return scenario_from_json(j, path);
+  } catch (const json::exception& e) { // a type nlohmann caught before we did
+    fail("scenario {}: {}", path, e.what());
+  }
+}
+
+} // namespace ccsim::scenario

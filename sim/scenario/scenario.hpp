@@ -1,0 +1,75 @@
+// A training step described as data (scenarios/*.json): the model's layers with their parameter counts
+// and compute times, the machine, the data-parallel degrees to sweep, gradient bucketing and dtype, the
+// gradient-exchange strategy and, optionally, a multi-iteration run with compute-time variation
+// (sync / async / stale-synchronous). The schema is documented in docs/training-scenarios.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/core/units.hpp"
+#include "sim/engine/network.hpp"
+#include "sim/metrics/nccl_metrics.hpp"
+
+namespace ccsim::scenario {
+
+// One layer in forward order; fwd/bwd are the times for one step at the scenario's batch per GPU.
+struct Layer {
+  std::string name;
+  std::uint64_t params = 0;
+  Time fwd = 0, bwd = 0;
+};
+
+enum class Strategy { AllReduce, PsCpu, PsGpu0, PsSharded, Zero };
+enum class SyncMode { Sync, Async, Ssp };
+std::string_view to_string(Strategy s);
+std::string_view to_string(SyncMode m);
+bool is_parameter_server(Strategy s);
+
+// Per-worker, per-iteration compute-time multiplier with mean 1 (see variation.hpp).
+struct Variation {
+  std::string distribution = "none"; // none | normal | lognormal | uniform
+  double cv = 0;                     // coefficient of variation (std / mean)
+  std::uint64_t seed = 1;
+};
+
+struct TrainingSpec {
+  std::vector<SyncMode> modes;
+  int staleness = 0; // ssp's bound s
+  int iterations = 0;
+  Variation variation;
+};
+
+struct Scenario {
+  std::string name, description, origin;
+  std::vector<std::string> sources;
+  std::vector<Layer> layers;      // forward order
+  std::string compute_note;       // how the layer times were derived, with the numbers
+  std::uint64_t batch_per_gpu = 1;
+  std::uint64_t dataset_samples = 0; // 0 = no epoch time
+  std::vector<std::string> topologies;
+  std::vector<int> gpus;          // GPU order; degree p uses the first p (empty = 0..G-1)
+  std::vector<int> degrees;
+  Bytes bucket_bytes = 25ULL << 20; // PyTorch DDP bucket_cap_mb = 25 (MiB)
+  std::vector<metrics::DataType> grad_dtypes;
+  std::string algorithm = "ring"; // or "auto"
+  std::vector<Strategy> strategies;
+  bool overlap = true;
+  std::string server_node;        // ps_cpu: node that hosts the server (default: first CPU)
+  double optimizer_bytes_per_param = 12; // mixed-precision Adam (ZeRO paper's K = 12)
+  engine::ModelParams model;
+  std::optional<TrainingSpec> training;
+
+  std::uint64_t total_params() const;
+  Time forward_time() const;
+  Time backward_time() const;
+};
+
+// Both throw Error with a one-line message that names `origin` (the file).
+Scenario load_scenario_file(const std::string& path);
+Scenario scenario_from_json(const nlohmann::json& j, const std::string& origin);
+
+} // namespace ccsim::scenario

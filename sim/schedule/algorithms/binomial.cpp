@@ -1,0 +1,193 @@
+// Binomial trees (reference §1.2, 1.3, 1.4, 1.7) over relative ranks v = (r - root) mod p, built by
+// recursive halving: the range [lo, hi) rooted at lo hands [m, hi) to rank m and keeps [lo, m), so
+// every subtree is a contiguous range of relative ranks and there are ceil(lg p) rounds.
+// For p a power of two the parts are halves and this is the textbook binomial tree. Otherwise the
+// split decides when subtrees finish, and the one-port engine makes messages that meet on a link
+// queue. The split is chosen so that never happens:
+//  - broadcast, scatter (data flows down; every rank receives once, so nothing can meet): the root
+//    keeps the bigger part and serves the smaller one first, so scatter's critical path (the root's
+//    own sends) moves exactly p-1 blocks;
+//  - reduce, gather (data flows up): the child takes the bigger part, so it is never ready before
+//    the root's own part is done and its message never queues behind another on the root's link.
+// Gather and scatter stage blocks in relative order in scratch [p*c, 2p*c) so that a subtree's blocks
+// are one message for any root; the root rotates them into rank order with local copies.
+#include <utility>
+
+#include "sim/schedule/registry.hpp"
+
+namespace ccsim::schedule {
+namespace {
+
+struct Node {
+  int parent = -1; // relative rank; -1 at the root
+  int hi = 0;      // the subtree is [v, hi)
+  std::vector<std::pair<int, int>> children; // (child, its hi), in split order: biggest range first
+};
+
+Node tree_node(int p, int v, bool root_keeps_bigger) {
+  Node n;
+  n.hi = p;
+  for (int lo = 0, hi = p; hi - lo > 1;) {
+    const int size = hi - lo, m = lo + (root_keeps_bigger ? (size + 1) / 2 : size / 2);
+    if (v == lo) {
+      n.children.emplace_back(m, hi);
+      hi = m;
+    } else if (v >= m) {
+      if (v == m) n.parent = lo, n.hi = hi;
+      lo = m;
+    } else {
+      hi = m;
+    }
+  }
+  return n;
+}
+
+class TreeBase : public Schedule {
+ public:
+  using Schedule::Schedule;
+
+ protected:
+  int p() const { return args_.ranks; }
+  int rel(int r) const { return (r - args_.root + p()) % p(); }
+  int abs(int v) const { return (v + args_.root) % p(); }
+  Block all() const { return {0, args_.count}; }
+  // Relative blocks [u, hi) in scratch, and a rank's own block in the op's layout.
+  Block staged(int u, int hi) const {
+    const std::uint64_t c = args_.count;
+    return {static_cast<std::uint64_t>(p() + u) * c, static_cast<std::uint64_t>(hi - u) * c};
+  }
+  Block own(int r) const { return {static_cast<std::uint64_t>(r) * args_.count, args_.count}; }
+  // Root's local rotation between rank order [0, p*c) and relative order in scratch (own block stays).
+  void rotate(std::vector<Action>& out, bool into_scratch) const {
+    const int root = args_.root;
+    const Block pieces[2][2] = {{staged(1, p() - root), own(root + 1)}, {staged(p() - root, p()), own(0)}};
+    for (const auto& [scratch, place] : pieces) {
+      if (scratch.len == 0) continue;
+      into_scratch ? copy(out, scratch.off, place.off, scratch.len) : copy(out, place.off, scratch.off, scratch.len);
+    }
+  }
+  // One rank's broadcast / reduce steps on tree node `n`, moving block `b`.
+  bool bcast_step(const Node& n, int s, Block b, std::vector<Action>& out) const {
+    if (n.parent >= 0) {
+      if (s == 0) return recv(out, abs(n.parent), b), true;
+      --s;
+    }
+    if (s >= static_cast<int>(n.children.size())) return false;
+    send(out, abs(n.children[static_cast<std::size_t>(s)].first), b);
+    return true;
+  }
+  bool reduce_step(const Node& n, int s, Block b, std::vector<Action>& out) const {
+    const int nc = static_cast<int>(n.children.size());
+    // Smallest subtree first: that is the order the children finish in.
+    if (s < nc) return recv_reduce(out, abs(n.children[static_cast<std::size_t>(nc - 1 - s)].first), b), true;
+    if (s == nc && n.parent >= 0) return send(out, abs(n.parent), b), true;
+    return false;
+  }
+  static int reduce_steps(const Node& n) { return static_cast<int>(n.children.size()) + (n.parent >= 0 ? 1 : 0); }
+};
+
+class BinomialBroadcast final : public TreeBase {
+ public:
+  using TreeBase::TreeBase;
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    return p() > 1 && bcast_step(tree_node(p(), rel(r), true), s, all(), out);
+  }
+};
+
+class BinomialReduce final : public TreeBase {
+ public:
+  using TreeBase::TreeBase;
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    return p() > 1 && reduce_step(tree_node(p(), rel(r), false), s, all(), out);
+  }
+};
+
+// Allreduce as a binomial reduce to rank 0 followed by a binomial broadcast from it (reference §1.4).
+class ReduceBcast final : public TreeBase {
+ public:
+  explicit ReduceBcast(const CollArgs& a) : TreeBase(with_root0(a)) {}
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    if (p() == 1) return false;
+    const Node up = tree_node(p(), r, false);
+    if (s < reduce_steps(up)) return reduce_step(up, s, all(), out);
+    return bcast_step(tree_node(p(), r, true), s - reduce_steps(up), all(), out);
+  }
+
+ private:
+  static CollArgs with_root0(CollArgs a) { return a.root = 0, a; }
+};
+
+class BinomialGather final : public TreeBase {
+ public:
+  using TreeBase::TreeBase;
+  std::uint64_t buffer_elems() const override { return 2 * op_buffer_elems(args_); }
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    if (p() == 1) return false;
+    const int v = rel(r);
+    const Node n = tree_node(p(), v, false);
+    const int nc = static_cast<int>(n.children.size());
+    if (s < nc) {
+      const auto [child, hi] = n.children[static_cast<std::size_t>(nc - 1 - s)];
+      recv(out, abs(child), staged(child, hi));
+      // The own block joins the staged range it will be sent with (copies land after the step).
+      if (s == 0 && v != 0 && args_.count > 0) copy(out, staged(v, v + 1).off, own(r).off, args_.count);
+      return true;
+    }
+    if (s != nc || (v == 0 && args_.count == 0)) return false; // nothing to rotate
+    if (v == 0) rotate(out, false);
+    else send(out, abs(n.parent), nc == 0 ? own(r) : staged(v, n.hi));
+    return true;
+  }
+};
+
+class BinomialScatter final : public TreeBase {
+ public:
+  using TreeBase::TreeBase;
+  std::uint64_t buffer_elems() const override { return 2 * op_buffer_elems(args_); }
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    if (p() == 1) return false;
+    const int v = rel(r);
+    const Node n = tree_node(p(), v, true);
+    const int nc = static_cast<int>(n.children.size());
+    // Step 0 fills the staging area: the root rotates its blocks (unless there are none), others receive.
+    const int first_send = v == 0 && args_.count == 0 ? 0 : 1;
+    if (s == 0 && first_send == 1) {
+      if (v == 0) rotate(out, true);
+      else recv(out, abs(n.parent), nc == 0 ? own(r) : staged(v, n.hi)); // a leaf receives in place
+      return true;
+    }
+    const int i = s - first_send;
+    if (i >= nc) return false;
+    const auto [child, hi] = n.children[static_cast<std::size_t>(i)];
+    send(out, abs(child), staged(child, hi));
+    if (i == 0 && v != 0 && args_.count > 0) copy(out, own(r).off, staged(v, v + 1).off, args_.count);
+    return true;
+  }
+};
+
+template <typename T>
+std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
+  return [](const CollArgs& a) { return std::make_unique<T>(a); };
+}
+
+} // namespace
+
+void add_binomial_algorithms(std::vector<AlgorithmInfo>& out) {
+  out.push_back({"binomial", Op::Broadcast, "binomial tree, ceil(lg p) rounds of the whole vector",
+                 factory<BinomialBroadcast>(), false});
+  out.push_back({"binomial", Op::Reduce, "binomial tree, ceil(lg p) rounds of the whole vector, reducing on the way up",
+                 factory<BinomialReduce>(), false});
+  out.push_back({"binomial", Op::Gather, "binomial tree, ceil(lg p) rounds of growing block ranges",
+                 factory<BinomialGather>(), false});
+  out.push_back({"binomial", Op::Scatter, "binomial tree, ceil(lg p) rounds of shrinking block ranges",
+                 factory<BinomialScatter>(), false});
+  out.push_back({"reduce_bcast", Op::AllReduce, "binomial reduce to rank 0, then binomial broadcast from it",
+                 factory<ReduceBcast>(), false});
+}
+
+} // namespace ccsim::schedule

@@ -1,0 +1,105 @@
+// Double binary tree allreduce (reference §1.4; NCCL >= 2.4, after Sanders, Speck & Traff's two-tree
+// idea): each half of the vector is reduced up one of two complementary binary trees and broadcast
+// back down, pipelined in segments of args.segment elements (0: 64 KiB worth, see
+// double_binary_tree.hpp). The tick plan there lets every rank send at most one segment and receive
+// at most one per step, so the two trees share each rank's link without queueing behind each other.
+#include <algorithm>
+#include <array>
+
+#include "sim/schedule/algorithms/double_binary_tree.hpp"
+#include "sim/schedule/registry.hpp"
+
+namespace ccsim::schedule {
+namespace {
+
+class DoubleBinaryTreeAllReduce final : public Schedule {
+ public:
+  explicit DoubleBinaryTreeAllReduce(const CollArgs& a) : Schedule(a), st_(a) {}
+
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    const long t = tick_of(r, s);
+    if (t < 0) return false;
+    for (int id : st_.edges_of(r)) {
+      const DbtEdge& e = st_.edges()[static_cast<std::size_t>(id)];
+      const bool child = e.child == r;
+      const int peer = child ? e.parent : e.child;
+      if (const long j = index(t, e.up, e.tree); j >= 0) {
+        if (child) send(out, peer, st_.piece(e.tree, static_cast<std::uint64_t>(j)));
+        else recv_reduce(out, peer, st_.piece(e.tree, static_cast<std::uint64_t>(j)));
+      }
+      if (const long j = index(t, e.down, e.tree); j >= 0) {
+        if (child) recv(out, peer, st_.piece(e.tree, static_cast<std::uint64_t>(j)));
+        else send(out, peer, st_.piece(e.tree, static_cast<std::uint64_t>(j)));
+      }
+    }
+    return true;
+  }
+
+ private:
+  // Segment an edge starting at `first` carries at tick t, or -1.
+  long index(long t, long first, int tree) const {
+    if (t < first || (t - first) % 2 != 0) return -1;
+    const long j = (t - first) / 2;
+    return j < static_cast<long>(st_.segments(tree)) ? j : -1;
+  }
+  // Ticks where rank r acts: each of its edges gives two runs of ticks of one parity (reduce and
+  // broadcast); runs of equal parity may overlap (a send and a receive in one tick), so merge them.
+  struct Runs {
+    std::array<std::pair<long, long>, 16> run; // [first, last], same parity, disjoint
+    std::size_t n = 0;
+  };
+  Runs runs_of(int r) const {
+    std::array<std::pair<long, long>, 8> by[2];
+    std::size_t nb[2] = {0, 0};
+    for (int id : st_.edges_of(r)) {
+      const DbtEdge& e = st_.edges()[static_cast<std::size_t>(id)];
+      const auto k = static_cast<long>(st_.segments(e.tree));
+      if (k > 0)
+        for (long first : {e.up, e.down}) by[first % 2][nb[first % 2]++] = {first, first + 2 * (k - 1)};
+    }
+    Runs out;
+    for (int q = 0; q < 2; ++q) {
+      std::sort(by[q].begin(), by[q].begin() + static_cast<long>(nb[q]));
+      for (std::size_t i = 0; i < nb[q]; ++i) {
+        auto [a, b] = by[q][i];
+        if (out.n > 0 && out.run[out.n - 1].first % 2 == q && a <= out.run[out.n - 1].second + 2)
+          out.run[out.n - 1].second = std::max(out.run[out.n - 1].second, b);
+        else
+          out.run[out.n++] = {a, b};
+      }
+    }
+    return out;
+  }
+  static long active_upto(const Runs& rs, long upto) { // ticks <= upto where the rank acts
+    long n = 0;
+    for (std::size_t i = 0; i < rs.n; ++i) {
+      const auto [a, b] = rs.run[i];
+      const long last = std::min(b, upto - ((upto - a) % 2 + 2) % 2);
+      if (last >= a) n += (last - a) / 2 + 1;
+    }
+    return n;
+  }
+  long tick_of(int r, int s) const { // the s-th tick (from 0) where rank r acts, or -1
+    const Runs rs = runs_of(r);
+    long lo = s, hi = st_.ticks() - 1; // at most one step per tick
+    if (hi < lo || active_upto(rs, hi) <= s) return -1;
+    while (lo < hi) {
+      const long mid = (lo + hi) / 2;
+      if (active_upto(rs, mid) > s) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+  DbtStructure st_;
+};
+
+} // namespace
+
+void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out) {
+  out.push_back({"double_binary_tree", Op::AllReduce,
+                 "two complementary binary trees, each reducing then broadcasting half the data in segments",
+                 [](const CollArgs& a) { return std::make_unique<DoubleBinaryTreeAllReduce>(a); }, false});
+}
+
+} // namespace ccsim::schedule

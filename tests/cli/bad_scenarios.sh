@@ -1,0 +1,48 @@
+#!/bin/bash
+# Every bad scenario must give exactly one line on stderr that names the file and the problem, exit
+# status 2 and nothing on stdout. Cases: tests/data/bad_scenarios/<name>.json with the expected message
+# fragment listed below (scenario files reject unknown keys, so the expectation cannot live inside them).
+set -u
+ccsim="$1"; dir="$2"
+fails=0; n=0
+check() { # expected-fragment, then the command's arguments after "scenario"
+  local want="$1"; shift
+  n=$((n+1))
+  local out err rc
+  out=$(mktemp); err=$(mktemp)
+  timeout 60 "$ccsim" scenario "$@" >"$out" 2>"$err"; rc=$?
+  local lines; lines=$(wc -l <"$err")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$out" ] || ! grep -qF -- "$want" "$err"; then
+    echo "FAIL: ccsim scenario $* -> rc=$rc, stderr lines=$lines, stdout bytes=$(wc -c <"$out"), want '$want'"; sed 's/^/  | /' "$err"
+    fails=$((fails+1))
+  fi
+  rm -f "$out" "$err"
+}
+bad() { # file-stem, expected fragment: the message must name the file too
+  check "$dir/$1.json" "$dir/$1.json"
+  check "$2" "$dir/$1.json"
+}
+bad malformed              "not valid JSON"
+bad not_object             "the scenario must be an object"
+bad no_model               "missing \"model\""
+bad unknown_strategy       "strategy: unknown 'gossip'"
+bad unknown_key            "unknown key 'bucket_sise'"
+bad negative_flops         "compute.device_flops must be positive"
+bad no_compute_times       "no compute times"
+bad half_timed_layer       "give both \"forward\" and \"backward\""
+bad utilization_above_one  "utilization must be at most 1"
+bad too_many_gpus          "degree 16 needs 16 GPUs"
+bad unknown_topology       "neither a file nor a shipped topology"
+bad unknown_algorithm      "algorithm: no 'magic' for allreduce"
+bad unknown_dtype          "grad_dtype: unknown type 'float128'"
+bad async_allreduce        "'async' needs a parameter-server strategy"
+bad ssp_without_staleness  "ssp needs \"staleness\""
+bad unknown_distribution   "unknown 'cauchy'"
+bad ps_cpu_without_cpu     "ps_cpu needs a CPU node"
+bad fractional_params      "model.params must be a positive whole number"
+bad bad_bucket_size        "bucket_size"
+check "cannot open" "$dir/no_such_file.json"
+check "--bucket-size" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 0
+check "--format" "$dir/../../../scenarios/lm300m_dgx1.json" --format xml
+echo "bad scenarios: $((n-fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,40 @@
+#!/bin/bash
+# `ccsim rings` end to end: the DGX-1 ranking, 1-based course notation, --explain, --channels, JSON,
+# silence on a piped stderr, bad inputs; and the main command's --rings still runs two rings at once.
+set -u
+ccsim="$1"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+"$ccsim" rings --topo dgx1 --top 3 >"$tmp/top" 2>"$tmp/err" || fail "rings --topo dgx1 exited $?"
+[ -s "$tmp/err" ] && fail "rings wrote to a piped stderr: $(cat "$tmp/err")"
+first=$(grep -E '^ +1 ' "$tmp/top" | head -1)
+echo "$first" | grep -qE '0 3 2 1 5 6 7 4|0 4 7 6 5 1 2 3' || fail "rank 1 is not the doubled ring: $first"
+grep -q 'exhaustive over all 2520 rings' "$tmp/top" || fail "search line missing"
+grep -q 'hops: 0->' "$tmp/top" || fail "hop list missing"
+
+"$ccsim" rings --topo dgx1 --one-based --explain 1-2-3-4-5-6-7-8-1 >"$tmp/e1" || fail "one-based explain exited $?"
+"$ccsim" rings --topo dgx1 --explain 0,1,2,3,4,5,6,7 >"$tmp/e0" || fail "explain exited $?"
+grep -q 'Ring 0 1 2 3 4 5 6 7' "$tmp/e0" || fail "explain header"
+grep -q 'limiting hop' "$tmp/e0" || fail "explain has no limiting hop"
+grep -q 'Best ring' "$tmp/e0" || fail "explain has no comparison"
+diff <(grep -v '^Ring' "$tmp/e0") <(grep -v '^Ring' "$tmp/e1") >/dev/null || fail "1-2-...-8-1 one-based differs from 0..7"
+
+"$ccsim" rings --topo dgx1 --channels 6 --top 1 >"$tmp/ch" || fail "channels exited $?"
+grep -q '^  link-disjoint' "$tmp/ch" || fail "6 channels on dgx1 should be link-disjoint"
+[ "$(grep -c '^  channel ' "$tmp/ch")" -eq 6 ] || fail "expected 6 channel lines"
+
+"$ccsim" rings --topo dgx1 --gpus 0,1,4,6 --format json >"$tmp/j" || fail "json exited $?"
+grep -q '"direct_link_rings": 0' "$tmp/j" || fail "0,1,4,6 should have no direct-link ring"
+grep -q '"schedules"' "$tmp/j" || fail "json has no schedule comparison"
+
+"$ccsim" --topo dgx1 --algo ring --op allreduce --rings "0 3 2 1 5 6 7 4|0 1 3 7 5 4 6 2" -b 128M -e 128M >"$tmp/run" ||
+  fail "--rings run exited $?"
+grep -q '134217728' "$tmp/run" || fail "--rings run printed no 128M row"
+
+"$ccsim" rings --topo dgx1 --channels -1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--channels -1 must exit 2"
+"$ccsim" rings --topo dgx1 --explain 0,1,1,2 >/dev/null 2>&1; [ $? -eq 2 ] || fail "a repeated GPU must exit 2"
+
+[ "$fails" -eq 0 ] && echo "rings CLI: all checks passed"
+exit "$fails"

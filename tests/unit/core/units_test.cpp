@@ -1,0 +1,50 @@
+#include <doctest/doctest.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+
+using namespace ccsim;
+
+TEST_CASE("bandwidth strings: bytes vs bits") {
+  CHECK(parse_bandwidth("25GB/s", "x") == 25'000'000'000ULL);
+  CHECK(parse_bandwidth("100Gbps", "x") == 12'500'000'000ULL);
+  CHECK(parse_bandwidth("100Gb/s", "x") == 12'500'000'000ULL);
+  CHECK(parse_bandwidth("15.75 GB/s", "x") == 15'750'000'000ULL);
+  CHECK(parse_bandwidth("12.5e9", "x") == 12'500'000'000ULL);
+  CHECK_THROWS_AS(parse_bandwidth("-1GB/s", "x"), Error);
+  CHECK_THROWS_AS(parse_bandwidth("0", "x"), Error);
+  CHECK_THROWS_AS(parse_bandwidth("5 furlongs", "x"), Error);
+}
+
+TEST_CASE("durations and sizes") {
+  CHECK(parse_duration("1us", "x") == kPsPerUs);
+  CHECK(parse_duration("0.6us", "x") == 600'000);
+  CHECK(parse_duration("500ns", "x") == 500'000);
+  CHECK(parse_duration("2ms", "x") == 2'000'000'000);
+  CHECK_THROWS_AS(parse_duration("5", "x"), Error); // a unit is required
+  CHECK_THROWS_AS(parse_duration("-1us", "x"), Error);
+  CHECK(parse_size("128M", "x") == 128ULL << 20);
+  CHECK(parse_size("8", "x") == 8);
+  CHECK(parse_size("1G", "x") == 1ULL << 30);
+  CHECK(parse_size("4KiB", "x") == 4096);
+  CHECK_THROWS_AS(parse_size("1.5", "x"), Error);
+  CHECK_THROWS_AS(parse_size("2P", "x"), Error);
+}
+
+TEST_CASE("transfer_time rounds up to the picosecond") {
+  CHECK(transfer_time(25, 25'000'000'000ULL) == 1000);   // 25 B at 25 GB/s = 1 ns
+  CHECK(transfer_time(1, 3) == 333'333'333'334);          // ceil(1e12 / 3)
+  CHECK(transfer_time(0, 1'000) == 0);
+  CHECK(transfer_time(1ULL << 40, 1'000'000'000ULL) == 1'099'511'627'776'000LL); // no overflow at 1 TiB
+}
+
+TEST_CASE("error messages are one line") {
+  try {
+    parse_size("12Q", "-e/--maxbytes");
+    FAIL("should throw");
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    CHECK(m.find('\n') == std::string::npos);
+    CHECK(m.find("-e/--maxbytes") == 0);
+  }
+}

@@ -1,0 +1,180 @@
+// The multi-node cluster generator: naming, NIC placement, fabric shape, routes, and what it predicts.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "sim/core/error.hpp"
+#include "sim/metrics/sweep.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/routing.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+using namespace ccsim::topology;
+
+namespace {
+
+constexpr Bandwidth GB = 1'000'000'000;
+
+std::vector<int> path_nodes(Router& r, int src, int dst) {
+  const auto& t = r.topology();
+  std::vector<int> p{src};
+  for (auto c : r.route(src, dst)) {
+    REQUIRE(t.channel_from(c) == p.back());
+    p.push_back(t.channel_to(c));
+  }
+  REQUIRE(p.back() == dst);
+  return p;
+}
+
+// GPU -> (non-GPU machine nodes)* -> NIC -> (network switches)+ -> NIC -> (non-GPU machine nodes)* -> GPU,
+// each half inside its own machine ("nK." prefix).
+void check_inter_node(const Topology& t, const std::vector<int>& p, const std::string& src_prefix,
+                      const std::string& dst_prefix) {
+  auto kind = [&](int v) { return t.nodes[static_cast<std::size_t>(v)].kind; };
+  auto name = [&](int v) { return t.nodes[static_cast<std::size_t>(v)].name; };
+  REQUIRE(p.size() >= 5);
+  CHECK(kind(p.front()) == NodeKind::Gpu);
+  CHECK(kind(p.back()) == NodeKind::Gpu);
+  std::vector<std::size_t> nics;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (kind(p[i]) == NodeKind::Nic) nics.push_back(i);
+  REQUIRE(nics.size() == 2);
+  for (std::size_t i = 1; i < nics[0]; ++i) {
+    CHECK(kind(p[i]) != NodeKind::Gpu);
+    CHECK(name(p[i]).rfind(src_prefix, 0) == 0);
+  }
+  CHECK(name(p[nics[0]]).rfind(src_prefix, 0) == 0);
+  CHECK(nics[1] > nics[0] + 1);
+  for (std::size_t i = nics[0] + 1; i < nics[1]; ++i) CHECK(kind(p[i]) == NodeKind::NetSwitch);
+  CHECK(name(p[nics[1]]).rfind(dst_prefix, 0) == 0);
+  for (std::size_t i = nics[1] + 1; i + 1 < p.size(); ++i) {
+    CHECK(kind(p[i]) != NodeKind::Gpu);
+    CHECK(name(p[i]).rfind(dst_prefix, 0) == 0);
+  }
+}
+
+double ring_busbw(const Topology& t, Bytes size) {
+  Router router(t);
+  metrics::RunConfig cfg;
+  cfg.placements = pack_rings(t, {}).rings; // what `ccsim --algo ring` does without --ring
+  return metrics::simulate(t, router, cfg, size).bw.busbw_GBps;
+}
+
+} // namespace
+
+TEST_CASE("cluster of DGX-1Vs: names, GPU numbering, the shipped NICs, one switch") {
+  const Topology t = generate_from_spec("cluster:nodes=2,node=dgx1-v100,nics=4x100G");
+  REQUIRE(t.num_gpus() == 16);
+  CHECK(t.nodes[static_cast<std::size_t>(t.gpu_node(3))].name == "n0.gpu3");
+  CHECK(t.nodes[static_cast<std::size_t>(t.gpu_node(11))].name == "n1.gpu3");
+  const int fabric = *t.find_node("fabric");
+  int net_links = 0;
+  for (const auto& l : t.links)
+    if (l.a == fabric || l.b == fabric) {
+      ++net_links;
+      CHECK(l.type == LinkType::Ib);
+      CHECK(l.bw == 12'500'000'000); // 100 Gb/s
+      CHECK(t.nodes[static_cast<std::size_t>(l.a == fabric ? l.b : l.a)].kind == NodeKind::Nic);
+    }
+  CHECK(net_links == 8);
+  Router r(t);
+  for (int a : {0, 3, 7})
+    for (int b : {8, 12, 15}) {
+      CAPTURE(a);
+      CAPTURE(b);
+      const auto p = path_nodes(r, t.gpu_node(a), t.gpu_node(b));
+      check_inter_node(t, p, "n0.", "n1.");
+      CHECK(r.info(r.route(t.gpu_node(a), t.gpu_node(b))).bottleneck == 12'500'000'000);
+      // The NIC used is the one under the GPU's own PCIe switch (DGX-1: nic k serves GPUs 2k, 2k+1).
+      CHECK(t.nodes[static_cast<std::size_t>(p[2])].name == "n0.nic" + std::to_string(a / 2));
+    }
+  // Inside a machine nothing changed: the NVLink route of the preset.
+  CHECK(r.route(t.gpu_node(8), t.gpu_node(11)).size() == 1);
+}
+
+TEST_CASE("cluster of HGX H100s: one NIC per GPU, inter-node routes at the NIC speed") {
+  const Topology t = generate_from_spec("cluster:nodes=3,node=hgx-h100,nics=8x400G,kind=roce,alpha=4us");
+  REQUIRE(t.num_gpus() == 24);
+  Router r(t);
+  const auto p = path_nodes(r, t.gpu_node(3), t.gpu_node(21));
+  check_inter_node(t, p, "n0.", "n2.");
+  CHECK(p.size() == 5); // GPU, its NIC, switch, NIC, GPU
+  CHECK(t.nodes[static_cast<std::size_t>(p[1])].name == "n0.xnic3");
+  CHECK(t.nodes[static_cast<std::size_t>(p[3])].name == "n2.xnic5");
+  const auto info = r.info(r.route(t.gpu_node(3), t.gpu_node(21)));
+  CHECK(info.bottleneck == 50 * GB);
+  // 4 us across the network plus the two PCIe hops at each end (2 x 1 us per NIC link).
+  CHECK(info.latency == 4 * kPsPerUs + 2 * 2 * kPsPerUs);
+  // Two NICs per GPU are one NIC node with two ports.
+  const Topology two = generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=16x200G");
+  const int nic = *two.find_node("n1.xnic0");
+  for (const auto& l : two.links)
+    if (l.a == nic || l.b == nic) CHECK(l.lanes == 2);
+}
+
+TEST_CASE("fat tree: leaves fill in node order, spine uplinks follow the oversubscription") {
+  const Topology t = generate_from_spec("cluster:nodes=4,node=hgx-h100,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=2");
+  REQUIRE(t.find_node("leaf0"));
+  REQUIRE(t.find_node("leaf1"));
+  CHECK_FALSE(t.find_node("leaf2"));
+  const int spine = *t.find_node("spine");
+  for (const auto& l : t.links)
+    if (l.a == spine || l.b == spine) CHECK(l.lanes == 8); // 16 down ports / 2
+  Router r(t);
+  const auto same_leaf = path_nodes(r, t.gpu_node(0), t.gpu_node(8)); // n0 -> n1, both on leaf0
+  check_inter_node(t, same_leaf, "n0.", "n1.");
+  CHECK(std::find(same_leaf.begin(), same_leaf.end(), spine) == same_leaf.end());
+  const auto across = path_nodes(r, t.gpu_node(0), t.gpu_node(31)); // n0 -> n3 via the spine
+  check_inter_node(t, across, "n0.", "n3.");
+  CHECK(std::find(across.begin(), across.end(), spine) != across.end());
+  CHECK(r.info(r.route(t.gpu_node(0), t.gpu_node(31))).latency == from_us(2.7) + 2 * 2 * kPsPerUs);
+}
+
+TEST_CASE("NICs round-robin over PCIe switches when there are fewer NICs than GPUs") {
+  const Topology t = generate_from_spec("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
+  Router r(t);
+  for (int g = 0; g < 8; ++g) {
+    const auto p = path_nodes(r, t.gpu_node(g), t.gpu_node(8 + g));
+    check_inter_node(t, p, "n0.", "n1.");
+    CHECK(t.nodes[static_cast<std::size_t>(p[1])].name == "n0.pcie_sw" + std::to_string(g / 2));
+  }
+  // Two NICs: GPUs under the other switches reach one through the CPUs.
+  const Topology two = generate_from_spec("cluster:nodes=2,node=hgx-a100,nics=2x100G");
+  Router r2(two);
+  check_inter_node(two, path_nodes(r2, two.gpu_node(7), two.gpu_node(8)), "n0.", "n1.");
+}
+
+TEST_CASE("ring allreduce across two DGX-1Vs is network bound") {
+  const Bytes size = 64ull << 20;
+  const double intra = ring_busbw(resolve_topology("dgx1-v100"), size);
+  const double cluster = ring_busbw(generate_from_spec("cluster:nodes=2,node=dgx1-v100,nics=4x100G"), size);
+  CHECK(intra > 100.0);
+  CHECK(cluster < intra / 4);
+  CHECK(cluster <= 12.5); // one 100 Gb/s NIC carries the ring out of each node
+  CHECK(cluster > 5.0);
+}
+
+TEST_CASE("cluster specs that cannot work are refused with the reason") {
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=4x400G"),
+                       doctest::Contains("nics must be at least 8"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=0,node=hgx-h100,nics=8x400G"), doctest::Contains("nodes"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=nvlink4"),
+                       doctest::Contains("kind"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=8x400G,fabric=ring"),
+                       doctest::Contains("fabric"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=eight"), doctest::Contains("COUNTxSPEED"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=nosuch,nics=8x400G"), doctest::Contains("nosuch"), Error);
+  CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=8x400G,speed=1"),
+                       doctest::Contains("unknown parameter"), Error);
+}
+
+TEST_CASE("parse_nics reads NIC speeds in bits unless told bytes") {
+  CHECK(parse_nics("8x400G", "x") == std::pair<int, Bandwidth>{8, 50 * GB});
+  CHECK(parse_nics("4x100Gbps", "x") == std::pair<int, Bandwidth>{4, 12'500'000'000});
+  CHECK(parse_nics("2x25GB/s", "x") == std::pair<int, Bandwidth>{2, 25 * GB});
+  CHECK_THROWS_AS(parse_nics("x400G", "x"), Error);
+  CHECK_THROWS_AS(parse_nics("0x400G", "x"), Error);
+}
