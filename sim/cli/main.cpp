@@ -10,6 +10,7 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/scenario_command.hpp"
 #include "sim/cli/topo_command.hpp"
+#include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
   ccsim::cli::add_explain_command(app);
   ccsim::cli::add_scenario_command(app);
   ccsim::cli::add_rings_command(app);
+  ccsim::cli::add_compare_command(app);
+  ccsim::cli::add_calibrate_command(app, argc, argv);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);

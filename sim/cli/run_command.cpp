@@ -6,6 +6,7 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
+#include "sim/model/compare.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -21,7 +22,7 @@ void add_placement_options(CLI::App& app, RunOptions& o) {
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
-  app.add_option("--model", o.model, "Network model: fifo (alpha-beta with link queues), store_forward, flow (max-min sharing)")
+  app.add_option("--model", o.model, "Model: fifo (alpha-beta with link queues), store_forward, flow (max-min sharing), nccl (NCCL tuning tables from models/nccl.json driving the engine)")
       ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
       ->capture_default_str();
@@ -48,6 +49,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file");
   app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
+  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
+  app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl (default: from the NVLink type)");
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
@@ -118,19 +121,35 @@ int run_command(const RunOptions& o) {
   const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
   Inspector inspect(o, topo, cfg, sizes, fmt_kind);
   std::vector<metrics::Row> rows;
-  report::Progress bar("sizes", sizes.size());
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    bar.update(i, format_size(sizes[i]));
-    rows.push_back(metrics::simulate(topo, router, cfg, sizes[i], inspect.observers(sizes[i])));
-    inspect.saw(sizes[i], rows.back());
+  if (o.model == "nccl" || !o.params.empty()) {
+    // NCCL's tables driving the engine, and/or a fitted parameter set (sim/model).
+    model::PredictOptions po;
+    po.model = o.model;
+    po.gpu_arch = o.gpu_arch;
+    if (!o.params.empty()) po.params = model::load_params(o.params);
+    model::Predictor pred(topo, cfg, po);
+    for (Bytes s : sizes) {
+      metrics::Row r;
+      r.plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size);
+      r.time = pred.predict(r.plan).time;
+      r.bw = metrics::bandwidths(cfg.op, metrics::ranks_of(cfg), r.plan.size, r.time);
+      rows.push_back(r);
+    }
+  } else {
+    report::Progress bar("sizes", sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      bar.update(i, format_size(sizes[i]));
+      rows.push_back(metrics::simulate(topo, router, cfg, sizes[i], inspect.observers(sizes[i])));
+      inspect.saw(sizes[i], rows.back());
+    }
+    bar.done();
+    inspect.finish(router);
   }
-  bar.done();
-  inspect.finish(router);
   report::RunHeader h;
   h.topology = topo.name;
   h.topology_origin = topo.origin;
   h.algo = cfg.algo;
-  h.model = cfg.model.network;
+  h.model = o.model + (o.params.empty() ? "" : " + " + o.params);
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;
   h.op = cfg.op;

@@ -32,6 +32,8 @@ struct RunOptions {
   // Seeing inside one size of the sweep (sim/cli/inspect.hpp): Chrome trace, link report.
   std::string timeline, timeline_size;
   bool links = false;
+  std::string params;      // --params: a fitted parameter set (ccsim calibrate)
+  std::string gpu_arch;    // --gpu-arch for --model nccl
 };
 
 // Flags that pick the machine and the placement (shared with compare/rings/explain).

@@ -46,11 +46,11 @@ class FifoNetwork final : public NetworkModel {
   // is [free_at - duration, free_at); recomputed here to keep post() free of observer work.
   void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override {
     out.clear();
-    Bandwidth bw = route.empty() ? 0 : capacity_[route[0]];
-    for (ChannelId c : route) bw = std::min(bw, capacity_[c]);
+    Bandwidth bw = route.empty() ? 0 : chans_[route[0]].capacity;
+    for (ChannelId c : route) bw = std::min(bw, chans_[c].capacity);
     for (ChannelId c : route) {
-      const Time dur = transfer_time(bytes, store_forward_ ? capacity_[c] : bw);
-      out.push_back({free_at_[c] - dur, free_at_[c]});
+      const Time dur = transfer_time(bytes, store_forward_ ? chans_[c].capacity : bw);
+      out.push_back(Occupancy{chans_[c].free_at - dur, chans_[c].free_at});
     }
   }
 

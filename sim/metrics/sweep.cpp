@@ -12,12 +12,18 @@ int ranks_of(const RunConfig& c) { return c.placements.empty() ? 0 : static_cast
 Row simulate(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, Bytes requested,
              const std::vector<engine::Observer*>& observers) {
   if (cfg.placements.empty()) fail("run: no GPUs to run on");
+  return simulate_plan(topo, router, cfg, plan_size(cfg.op, ranks_of(cfg), requested, cfg.dtype.size), observers);
+}
+
+Row simulate_plan(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, SizePlan plan,
+                  const std::vector<engine::Observer*>& observers) {
+  if (cfg.placements.empty()) fail("run: no GPUs to run on");
   const int p = ranks_of(cfg);
   for (const auto& pl : cfg.placements)
     if (static_cast<int>(pl.size()) != p) fail("--rings: every ring must visit the same number of GPUs");
   const auto& algo = schedule::require_algorithm(cfg.op, cfg.algo);
   Row row;
-  row.plan = plan_size(cfg.op, p, requested, cfg.dtype.size);
+  row.plan = plan;
 
   // Rooted ops: every ring must start from the root's GPU (rank `root` of the first ring's order),
   // wherever that GPU sits in the other rings.

@@ -35,6 +35,10 @@ int ranks_of(const RunConfig& c);
 // Throws Error for a configuration that cannot run (unknown algorithm, bad root, ...).
 Row simulate(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, Bytes requested,
              const std::vector<engine::Observer*>& observers = {});
+// Same, for a size plan given directly (a measured trace's size and count, which 2019-era nccl-tests
+// did not align the way plan_size does).
+Row simulate_plan(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, SizePlan plan,
+                  const std::vector<engine::Observer*>& observers = {});
 std::vector<Bytes> size_series(Bytes min_bytes, Bytes max_bytes, double factor, std::uint64_t step_bytes = 0);
 
 } // namespace ccsim::metrics

@@ -1,0 +1,38 @@
+// `ccsim compare` (prediction beside a measured nccl-tests trace) and `ccsim calibrate` (fit a
+// parameter set to traces), plus what they share: loading a trace and placing its ranks.
+#pragma once
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/cli/run_options.hpp"
+#include "sim/trace/nccl_tests_trace.hpp"
+
+namespace ccsim::cli {
+
+void add_compare_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app, int argc, char** argv);
+
+// Trace-driven options both commands take besides the placement flags.
+struct TraceOptions {
+  std::string op;            // when the trace does not say
+  int ranks = 0;             // when the trace does not say
+  bool force = false;        // --op/--ranks win over the file
+  bool in_place = false;     // compare the in-place column
+  std::string params;        // --params FILE
+  std::string nccl_tables;   // --nccl-tables FILE
+  std::string gpu_arch;      // --gpu-arch
+};
+void add_trace_options(CLI::App& app, TraceOptions& t);
+
+struct TraceRun {
+  trace::Trace trace;
+  topology::Topology topo;
+  metrics::RunConfig cfg;
+};
+// Loads the trace, resolves the topology, and builds the run configuration from the trace's op,
+// rank count and data type plus the placement flags in `o`. Throws Error with one line.
+TraceRun setup_trace_run(const RunOptions& o, const TraceOptions& t, const std::string& trace_path,
+                         const std::string& topo_spec);
+
+} // namespace ccsim::cli

@@ -1,0 +1,53 @@
+#include <fmt/format.h>
+
+#include "sim/cli/trace_commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+
+void add_trace_options(CLI::App& app, TraceOptions& t) {
+  app.add_option("--op", t.op, "Collective, when the trace does not say which (allreduce, allgather, ...)");
+  app.add_option("--ranks", t.ranks, "Rank count, when the trace does not say");
+  app.add_flag("--force-hints", t.force, "--op/--ranks override what the trace says");
+  app.add_flag("--in-place", t.in_place, "Use the in-place columns of the trace (default out-of-place)");
+  app.add_option("--params", t.params, "Apply a parameter set (models/<name>.json from ccsim calibrate)");
+  app.add_option("--nccl-tables", t.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
+  app.add_option("--gpu-arch", t.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
+}
+
+TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const std::string& trace_path,
+                         const std::string& topo_spec) {
+  trace::Hints hints;
+  if (!t.op.empty()) {
+    hints.op = schedule::op_from(t.op);
+    if (!hints.op) fail("--op: unknown collective '{}'", t.op);
+  }
+  if (t.ranks < 0) fail("--ranks: must be positive, got {}", t.ranks);
+  hints.ranks = t.ranks;
+  hints.force = t.force;
+  TraceRun r{trace::load_trace(trace_path, hints), topology::resolve_topology(topo_spec), {}};
+  const auto& tr = r.trace;
+  if (tr.rows.empty())
+    fail("{}: no nccl-tests rows to compare ({} NCCL ring hops only)", trace_path, tr.ring_hops.size());
+  if (!tr.op) fail("{}: the trace does not say which collective it measured; pass --op", trace_path);
+  if (tr.ranks <= 0) fail("{}: the trace does not say how many ranks ran; pass --ranks", trace_path);
+  if (tr.ranks > r.topo.num_gpus())
+    fail("{}: the trace ran on {} ranks ({}) but topology {} has {} GPUs", trace_path, tr.ranks, tr.ranks_from, r.topo.name,
+         r.topo.num_gpus());
+  RunOptions o = o_in;
+  o.op = std::string(schedule::to_string(*tr.op));
+  o.datatype = tr.rows.front().type;
+  const std::string redop = tr.rows.front().redop;
+  o.redop = (redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg") ? redop : "sum";
+  o.root = std::max(0, tr.rows.front().root.value_or(0));
+  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && tr.ranks < r.topo.num_gpus()) {
+    for (int g = 0; g < tr.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
+  }
+  r.cfg = make_run_config(o, r.topo);
+  if (metrics::ranks_of(r.cfg) != tr.ranks)
+    fail("{}: the trace ran on {} ranks but the placement has {}", trace_path, tr.ranks, metrics::ranks_of(r.cfg));
+  return r;
+}
+
+} // namespace ccsim::cli

@@ -1,0 +1,242 @@
+#include "sim/model/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <Eigen/Dense>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::model {
+namespace {
+
+struct Layout {
+  std::vector<std::string> types;  // link types of the efficiency parameters
+  std::vector<std::string> protos; // protocols (nccl model only)
+  bool per_gpu = false;            // launch_per_gpu_us (only when the traces differ in GPUs per thread)
+  std::size_t size() const { return 2 + types.size() + protos.size() + (per_gpu ? 1 : 0); }
+  std::size_t per_gpu_index() const { return 2 + types.size() + protos.size(); }
+};
+
+// theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto...]
+ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSet& base) {
+  ParamSet p = base;
+  p.launch_us = th[0];
+  p.step_us = th[1];
+  for (std::size_t k = 0; k < L.types.size(); ++k) p.link_efficiency[L.types[k]] = 1.0 / th[2 + k];
+  for (std::size_t k = 0; k < L.protos.size(); ++k) p.protocol_efficiency[L.protos[k]] = 1.0 / th[2 + L.types.size() + k];
+  if (L.per_gpu) p.launch_per_gpu_us = th[L.per_gpu_index()];
+  return p;
+}
+
+std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
+  std::vector<double> out;
+  for (const auto& ci : in) {
+    PredictOptions po{o.model, p, o.nccl_tables, o.gpu_arch, gpus_per_thread(ci.trace)};
+    Predictor pr(*ci.topo, ci.cfg, po);
+    for (auto r : ci.rows) out.push_back(to_us(pr.predict(plan_of(ci.trace.rows[r])).time));
+  }
+  return out;
+}
+
+std::vector<double> measured_all(const std::vector<CalibInput>& in, bool in_place) {
+  std::vector<double> m;
+  for (const auto& ci : in)
+    for (auto r : ci.rows) m.push_back(trace::measured_time_us(ci.trace.rows[r], in_place));
+  return m;
+}
+
+double cost(const std::vector<double>& pred, const std::vector<double>& meas) {
+  double c = 0;
+  for (std::size_t i = 0; i < pred.size(); ++i) c += std::pow((pred[i] - meas[i]) / meas[i], 2);
+  return c;
+}
+
+} // namespace
+
+FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
+  Layout L;
+  std::set<std::string> types;
+  for (const auto& ci : in)
+    for (const auto& l : ci.topo->links) types.insert(std::string(topology::to_string(l.type)));
+  L.types.assign(types.begin(), types.end());
+  if (o.model == "nccl" && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
+  {
+    std::set<int> g;
+    for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));
+    L.per_gpu = g.size() >= 2;
+  }
+  const auto meas = measured_all(in, o.in_place);
+  const std::size_t n = meas.size();
+  std::vector<double> th(L.size());
+  th[0] = o.start.launch_us;
+  th[1] = o.start.step_us;
+  for (std::size_t k = 0; k < L.types.size(); ++k) {
+    const auto t = topology::link_type_from(L.types[k]);
+    th[2 + k] = 1.0 / o.start.efficiency(*t);
+  }
+  for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / o.start.proto_efficiency(L.protos[k]);
+  if (L.per_gpu) th[L.per_gpu_index()] = o.start.launch_per_gpu_us;
+  FitResult R;
+  R.names = {"launch_us", "step_us"};
+  for (const auto& t : L.types) R.names.push_back("eff:" + t);
+  for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
+  if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
+  R.fitted.assign(L.size(), false);
+  auto pred = predict_all(in, o, to_params(th, L, o.start));
+  double c = cost(pred, meas);
+  for (int it = 0; it < 12; ++it) {
+    R.iterations = it + 1;
+    // Jacobian of relative residuals.
+    Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
+    for (std::size_t j = 0; j < L.size(); ++j) {
+      const bool additive = j <= 1 || (L.per_gpu && j == L.per_gpu_index());
+      const double h = j == 0 ? 1.0 : additive ? 0.5 : 0.05 * th[j];
+      auto t2 = th;
+      t2[j] += h;
+      const auto p2 = j == 0 ? std::vector<double>{} : predict_all(in, o, to_params(t2, L, o.start));
+      for (std::size_t i = 0; i < n; ++i)
+        J(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (j == 0 ? 1.0 : (p2[i] - pred[i]) / h) / meas[i];
+    }
+    std::vector<Eigen::Index> active;
+    for (std::size_t j = 0; j < L.size(); ++j)
+      if (J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n))) active.push_back(static_cast<Eigen::Index>(j));
+    if (it == 0 && n < active.size() + 3) {
+      std::string names;
+      for (auto a : active) names += (names.empty() ? "" : ", ") + R.names[static_cast<std::size_t>(a)];
+      fail("calibrate: {} measured points for {} free parameters ({}); need at least {} - add traces or sizes", n,
+           active.size(), names, active.size() + 3);
+    }
+    Eigen::MatrixXd Ja(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(active.size()));
+    for (std::size_t a = 0; a < active.size(); ++a) Ja.col(static_cast<Eigen::Index>(a)) = J.col(active[a]);
+    // Parameters the data cannot tell apart (e.g. launch vs step when every point has the same step
+    // count) are rank-deficient columns: hold the ones the pivoted QR puts last.
+    {
+      Eigen::MatrixXd Jn = Ja;
+      for (Eigen::Index a = 0; a < Jn.cols(); ++a) Jn.col(a) /= Jn.col(a).norm();
+      Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
+      qr.setThreshold(1e-5);
+      if (qr.rank() < Jn.cols()) {
+        std::set<Eigen::Index> drop;
+        for (Eigen::Index k = qr.rank(); k < Jn.cols(); ++k) drop.insert(qr.colsPermutation().indices()(k));
+        std::vector<Eigen::Index> keep;
+        for (std::size_t a = 0; a < active.size(); ++a)
+          if (drop.count(static_cast<Eigen::Index>(a))) R.not_separable.insert(R.names[static_cast<std::size_t>(active[a])]);
+          else keep.push_back(active[a]);
+        active = keep;
+        Ja.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(active.size()));
+        for (std::size_t a = 0; a < active.size(); ++a) Ja.col(static_cast<Eigen::Index>(a)) = J.col(active[a]);
+      }
+    }
+    Eigen::VectorXd r(static_cast<Eigen::Index>(n));
+    for (std::size_t i = 0; i < n; ++i) r(static_cast<Eigen::Index>(i)) = (pred[i] - meas[i]) / meas[i];
+    const Eigen::VectorXd d = Ja.colPivHouseholderQr().solve(-r);
+    for (auto a : active) R.fitted[static_cast<std::size_t>(a)] = true;
+    // Damped step with bounds: launch, step >= 0; efficiency within [0.05, 5].
+    double step = 1.0;
+    bool improved = false;
+    for (int k = 0; k < 8; ++k, step *= 0.5) {
+      auto t2 = th;
+      for (std::size_t a = 0; a < active.size(); ++a) t2[static_cast<std::size_t>(active[a])] += step * d(static_cast<Eigen::Index>(a));
+      t2[0] = std::max(0.0, t2[0]);
+      t2[1] = std::max(0.0, t2[1]);
+      for (std::size_t j = 2; j < 2 + L.types.size() + L.protos.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
+      if (L.per_gpu) t2[L.per_gpu_index()] = std::max(0.0, t2[L.per_gpu_index()]);
+      const auto p2 = predict_all(in, o, to_params(t2, L, o.start));
+      const double c2 = cost(p2, meas);
+      if (c2 < c) {
+        const double rel_change = std::abs(c - c2) / std::max(c, 1e-30);
+        th = t2, pred = p2, c = c2, improved = true;
+        if (rel_change < 1e-6) it = 100;
+        break;
+      }
+    }
+    if (!improved) break;
+  }
+  R.params = to_params(th, L, o.start);
+  R.params.model = o.model;
+  R.values = {th[0], th[1]};
+  for (std::size_t k = 0; k < L.types.size() + L.protos.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
+  if (L.per_gpu) R.values.push_back(th[L.per_gpu_index()]);
+  // Residuals and goodness of fit.
+  std::size_t i = 0;
+  for (std::size_t ci = 0; ci < in.size(); ++ci)
+    for (auto row : in[ci].rows) {
+      R.points.push_back({ci, in[ci].trace.rows[row].size, meas[i], pred[i]});
+      ++i;
+    }
+  double mean = 0, lmean = 0;
+  for (double m : meas) mean += m, lmean += std::log(m);
+  mean /= static_cast<double>(n);
+  lmean /= static_cast<double>(n);
+  double ss_tot = 0, ss_res = 0, ls_tot = 0, ls_res = 0, rel = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    ss_tot += std::pow(meas[k] - mean, 2);
+    ss_res += std::pow(meas[k] - pred[k], 2);
+    ls_tot += std::pow(std::log(meas[k]) - lmean, 2);
+    ls_res += std::pow(std::log(meas[k]) - std::log(pred[k]), 2);
+    rel += std::pow((pred[k] - meas[k]) / meas[k], 2);
+  }
+  R.r2_time = ss_tot > 0 ? 1 - ss_res / ss_tot : 0;
+  R.r2_log_time = ls_tot > 0 ? 1 - ls_res / ls_tot : 0;
+  R.rms_rel = std::sqrt(rel / static_cast<double>(n));
+  return R;
+}
+
+namespace {
+Holdout score(const std::vector<CalibInput>& test, const CalibOptions& o, const ParamSet& p, std::string label) {
+  Holdout h;
+  h.label = std::move(label);
+  const auto pred = predict_all(test, o, p);
+  const auto meas = measured_all(test, o.in_place);
+  std::vector<double> all, ge;
+  std::size_t i = 0;
+  for (const auto& ci : test)
+    for (auto r : ci.rows) {
+      const double e = std::abs((meas[i] / pred[i] - 1.0) * 100.0);
+      all.push_back(e);
+      if (ci.trace.rows[r].size >= (Bytes{1} << 20)) ge.push_back(e);
+      ++i;
+    }
+  h.n = static_cast<int>(all.size());
+  h.median_all = median(all);
+  h.median_ge_1MiB = median(ge);
+  return h;
+}
+} // namespace
+
+std::vector<Holdout> cross_validate(const std::vector<CalibInput>& in, const CalibOptions& o) {
+  std::vector<Holdout> out;
+  if (in.size() >= 2) {
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      std::vector<CalibInput> train, test{in[k]};
+      for (std::size_t j = 0; j < in.size(); ++j)
+        if (j != k) train.push_back(in[j]);
+      try {
+        const auto f = fit(train, o);
+        out.push_back(score(test, o, f.params, "held out: " + in[k].label));
+      } catch (const Error& e) {
+        Holdout h;
+        h.label = "held out: " + in[k].label;
+        h.median_all = h.median_ge_1MiB = std::numeric_limits<double>::quiet_NaN();
+        h.note = e.what();
+        out.push_back(h);
+      }
+    }
+    return out;
+  }
+  for (int fold = 0; fold < 2; ++fold) {
+    CalibInput train = in[0], test = in[0];
+    train.rows.clear();
+    test.rows.clear();
+    for (std::size_t i = 0; i < in[0].rows.size(); ++i) (i % 2 == static_cast<std::size_t>(fold) ? test : train).rows.push_back(in[0].rows[i]);
+    const auto f = fit({train}, o);
+    out.push_back(score({test}, o, f.params, fmt::format("{}: {} rows of {}, fitted on the others", in[0].label,
+                                                         fold == 0 ? "even" : "odd", "the sweep")));
+  }
+  return out;
+}
+
+} // namespace ccsim::model

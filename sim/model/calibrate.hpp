@@ -1,0 +1,62 @@
+// Least-squares calibration (Eigen) of a ParamSet against measured traces: per-link-type bandwidth
+// efficiency, per-message (step) overhead and per-collective launch overhead. The prediction is the
+// engine's, so the fit is Gauss-Newton on relative time residuals with a finite-difference Jacobian
+// (time is linear in launch, near-linear in step and in 1/efficiency, so it converges in a few steps).
+// Parameters the data cannot see (a link type no route uses) are held at their start value.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/model/compare.hpp"
+
+namespace ccsim::model {
+
+struct CalibInput {
+  std::string label;                // trace path
+  trace::Trace trace;
+  const topology::Topology* topo = nullptr;
+  metrics::RunConfig cfg;
+  std::vector<std::size_t> rows;    // indices into trace.rows used as points
+};
+
+struct CalibPoint {
+  std::size_t input = 0;
+  Bytes size = 0;
+  double measured_us = 0, predicted_us = 0;
+  double rel() const { return (predicted_us - measured_us) / measured_us; }
+  double busbw_err_pct() const { return (measured_us / predicted_us - 1.0) * 100.0; }
+};
+
+struct FitResult {
+  ParamSet params;
+  std::vector<std::string> names;  // "launch_us", "step_us", "eff:nvlink2", ...
+  std::vector<double> values;
+  std::vector<bool> fitted;        // false: held (the data does not constrain it)
+  std::set<std::string> not_separable; // held because the data cannot tell it from the others
+  std::vector<CalibPoint> points;
+  double r2_time = 0, r2_log_time = 0, rms_rel = 0;
+  int iterations = 0;
+};
+
+struct Holdout {
+  std::string label;     // what was held out
+  int n = 0;
+  double median_ge_1MiB = 0, median_all = 0; // |busbw error| %, NaN when no row
+  std::string note;
+};
+
+struct CalibOptions {
+  std::string model = "fifo";
+  ParamSet start;
+  bool in_place = false;
+  std::string nccl_tables, gpu_arch;
+  bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
+};
+
+// Throws Error when there are too few points for the parameters (fewer than free parameters + 3).
+FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o);
+// Leave-one-trace-out when there are several traces; else 2-fold over alternate rows of the one trace.
+std::vector<Holdout> cross_validate(const std::vector<CalibInput>& in, const CalibOptions& o);
+
+} // namespace ccsim::model

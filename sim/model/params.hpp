@@ -1,0 +1,36 @@
+// A parameter set applied on top of a topology: per-link-type bandwidth efficiency, a per-message
+// (per-step) software overhead and a per-collective launch overhead. `ccsim calibrate` fits them
+// and writes models/<name>.json (with the exact command); `--params FILE` applies them.
+#pragma once
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::model {
+
+struct ParamSet {
+  double launch_us = 0; // added once per collective
+  double launch_per_gpu_us = 0; // added once per collective per GPU the launching thread drives
+                                // (nccl-tests -g N issues N kernel launches per iteration)
+  double step_us = 0;   // added to every message (on top of link latency / NCCL per-hop latency)
+  std::map<std::string, double> link_efficiency; // link type name ("nvlink2") -> bandwidth multiplier
+  // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
+  // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
+  std::map<std::string, double> protocol_efficiency;
+  std::string model = "fifo"; // the model the set was fitted for
+  std::string origin;         // file it came from ("" = defaults)
+  std::string command;        // command that produced it
+  double efficiency(topology::LinkType t) const;
+  double proto_efficiency(const std::string& proto) const;
+};
+
+ParamSet load_params(const std::string& path); // throws Error naming the file
+nlohmann::ordered_json params_json(const ParamSet& p);
+
+// Copy of `t` with each link's bandwidth multiplied by the set's efficiency for its type.
+topology::Topology scaled_topology(const topology::Topology& t, const ParamSet& p);
+
+} // namespace ccsim::model

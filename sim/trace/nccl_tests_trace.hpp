@@ -1,0 +1,83 @@
+// Reading measured nccl-tests output (all_reduce_perf & co.) and NCCL INFO ring/channel log lines.
+// Accepted shapes (reference §2; shared/traces/README.md):
+//   * new format: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
+//   * old format (2019-era builds): no root column, "error" instead of #wrong; all_gather/reduce_scatter
+//     without a redop column and printing algbw = busbw = size*(n-1)/n/time;
+//   * out-of-place and in-place halves, or only one; srun task prefixes ("0: "); indented markdown copies;
+//   * `# ` provenance lines (source/hardware/command/...) kept verbatim.
+// The collective and rank count come from the file when it says them (an `op:` or `command:` header line,
+// `-g N`, the `nThread/nGpus` line, the `Rank N ... device` list), else from the caller's hints.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/schedule/collective.hpp"
+
+namespace ccsim::trace {
+
+struct Half { // one of out-of-place / in-place
+  double time_us = 0;
+  double algbw = 0, busbw = 0; // as printed (GB/s)
+  std::string wrong;           // "#wrong" or "error" column as printed ("" when absent)
+};
+
+struct MeasuredRow {
+  int line = 0; // 1-based line in the file
+  Bytes size = 0;
+  std::uint64_t count = 0;
+  std::string type, redop;
+  std::optional<int> root;
+  std::optional<Half> out_of_place, in_place;
+};
+
+// One directed hop of an NCCL ring/channel as logged ("Ring 00 : 3[3] -> 2[2] via P2P/IPC").
+struct RingHop {
+  int channel = 0;
+  int src = 0, dst = 0;             // global ranks
+  int src_dev = -1, dst_dev = -1;   // local CUDA devices when printed ("3[3]")
+  std::string transport;            // "P2P/IPC", "NET/Socket/0", ...
+};
+
+struct Trace {
+  std::string origin;                   // file path or label, for messages
+  std::vector<std::string> provenance;  // '#' lines before the table, verbatim (prefixes stripped)
+  std::optional<schedule::Op> op;
+  std::string op_from;                  // where op came from: "op: line", "command line", "hint"
+  int ranks = 0;
+  std::string ranks_from;               // "device list", "nThread*nGpus", "-g flag", "hint"
+  std::string hardware;                 // the "# hardware:" header line's text, if any
+  bool has_root_column = false;         // new format
+  bool has_redop_column = false;
+  bool old_busbw_convention = false;    // algbw printed as size*(n-1)/n/time (2019 AG/RS builds)
+  std::vector<MeasuredRow> rows;
+  std::vector<RingHop> ring_hops;       // NCCL INFO Ring/Channel lines
+  std::map<std::string, std::string> header_values; // "nThread" -> "1", "nGpus" -> "8", "minBytes" -> ...
+};
+
+struct Hints {
+  std::optional<schedule::Op> op; // used when the file does not say (or to override with force_op)
+  int ranks = 0;
+  bool force = false;             // hints win over what the file says
+};
+
+// Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.
+Trace parse_trace(std::string_view text, const std::string& origin, const Hints& hints = {});
+Trace load_trace(const std::string& path, const Hints& hints = {});
+
+// Measured time for a row: out-of-place unless `in_place` (falls back to the half that exists).
+double measured_time_us(const MeasuredRow& r, bool in_place);
+
+// Ring orders reconstructed from the hops of one channel: maximal chains (a complete ring is one chain
+// whose last rank links back to its first; `closed` says so).
+struct RingChain {
+  int channel = 0;
+  std::vector<int> ranks;
+  bool closed = false;
+};
+std::vector<RingChain> ring_chains(const std::vector<RingHop>& hops);
+
+} // namespace ccsim::trace

@@ -1,0 +1,101 @@
+// --model nccl against the reference §3.7 worked example (NCCL 2.30 model, DGX-1V, 8 GPUs, allreduce):
+// 6 channels x 20 GB/s, LL at 64 KiB, LL128 at 1 MiB, Simple at 16 MiB and 256 MiB with the stated
+// latencies and times; and the engine replay agreeing with the closed form on these uniform rings.
+#include <doctest/doctest.h>
+
+#include "sim/model/compare.hpp"
+#include "sim/model/nccl_model.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+using schedule::Op;
+
+namespace {
+metrics::RunConfig allreduce_on(const topology::Topology& t) {
+  metrics::RunConfig c;
+  c.op = Op::AllReduce;
+  c.placements = topology::pack_rings(t, {}).rings;
+  return c;
+}
+} // namespace
+
+TEST_CASE("NCCL model reproduces the reference 3.7 DGX-1V example") {
+  const auto topo = topology::resolve_topology("dgx1-v100");
+  const auto tab = model::load_nccl_tables();
+  const auto cfg = allreduce_on(topo);
+  const auto g = model::nccl_graph(topo, tab, cfg.placements, "", {});
+  CHECK(g.channels == 6);
+  CHECK(g.bw == doctest::Approx(20.0));
+  CHECK(g.arch == "volta");
+  CHECK(g.path == "nvlink");
+  CHECK(g.ll128);
+  // Ring latencies and bandwidths of the example's first table.
+  for (const auto& c : model::nccl_candidates(tab, g, Op::AllReduce, 8, 1 << 20)) {
+    if (c.algo != "ring") continue;
+    if (c.proto == "LL") {
+      CHECK(c.lat_us == doctest::Approx(15.0));
+      CHECK(c.busbw == doctest::Approx(39.0));
+      CHECK(c.algbw == doctest::Approx(22.29).epsilon(0.001));
+    } else if (c.proto == "LL128") {
+      CHECK(c.lat_us == doctest::Approx(40.6));
+      CHECK(c.busbw == doctest::Approx(110.4));
+      CHECK(c.algbw == doctest::Approx(63.09).epsilon(0.001));
+    } else {
+      CHECK(c.lat_us == doctest::Approx(56.0));
+      CHECK(c.busbw == doctest::Approx(120.0));
+      CHECK(c.algbw == doctest::Approx(68.57).epsilon(0.001));
+    }
+  }
+  struct Want {
+    Bytes size;
+    const char* proto;
+    double time_us, busbw;
+  } want[] = {{64 << 10, "LL", 17.9, 6.4}, {1 << 20, "LL128", 57.2, 32.0}, {16 << 20, "Simple", 301.0, 97.7},
+              {256ULL << 20, "Simple", 3971.0, 118.3}};
+  for (const auto& w : want) {
+    CAPTURE(w.size);
+    const auto c = model::nccl_choose(tab, g, Op::AllReduce, 8, w.size);
+    CHECK(c.algo == "ring"); // tree is evaluated too and loses at these sizes on one node
+    CHECK(c.proto == std::string(w.proto));
+    CHECK(c.time_us == doctest::Approx(w.time_us).epsilon(0.005));
+    const double busbw = static_cast<double>(w.size) / 1e3 / c.time_us * 2.0 * 7 / 8;
+    CHECK(busbw == doctest::Approx(w.busbw).epsilon(0.01));
+  }
+  // Crossovers stated in the example: LL -> LL128 near 0.88 MB, LL128 -> Simple near 12.1 MB.
+  CHECK(model::nccl_choose(tab, g, Op::AllReduce, 8, 800'000).proto == "LL");
+  CHECK(model::nccl_choose(tab, g, Op::AllReduce, 8, 960'000).proto == "LL128");
+  CHECK(model::nccl_choose(tab, g, Op::AllReduce, 8, 11'500'000).proto == "LL128");
+  CHECK(model::nccl_choose(tab, g, Op::AllReduce, 8, 12'700'000).proto == "Simple");
+}
+
+TEST_CASE("engine replay of NCCL's choice matches the closed form on the DGX-1V's uniform rings") {
+  const auto topo = topology::resolve_topology("dgx1-v100");
+  const auto tab = model::load_nccl_tables();
+  model::NcclSimulator sim(topo, tab, allreduce_on(topo), {});
+  for (Bytes size : {Bytes{16} << 20, Bytes{256} << 20}) {
+    CAPTURE(size);
+    const auto r = sim.run({size / 4, size});
+    CHECK(r.simulated);
+    CHECK(r.channels_used == 12); // 6 search channels on 2 CUDA channels each
+    CHECK(to_us(r.time) == doctest::Approx(r.choice.time_us).epsilon(0.02));
+  }
+  // Small messages run on fewer channels (per-thread threshold) and are latency-bound.
+  const auto small = sim.run({16 << 10, 64 << 10});
+  CHECK(small.channels_used < 12);
+  CHECK(to_us(small.time) > 15.0);
+}
+
+TEST_CASE("DGX-1 P100: no LL128 (sm60), 4 channels x 18 GB/s") {
+  const auto topo = topology::resolve_topology("dgx1-p100");
+  const auto tab = model::load_nccl_tables();
+  const auto g = model::nccl_graph(topo, tab, allreduce_on(topo).placements, "", {});
+  CHECK(g.arch == "pascal");
+  CHECK_FALSE(g.ll128);
+  CHECK(g.channels == 4);
+  CHECK(g.bw == doctest::Approx(18.0));
+  for (Bytes s : {Bytes{64} << 10, Bytes{1} << 20, Bytes{16} << 20}) CHECK(model::nccl_choose(tab, g, Op::AllReduce, 8, s).proto != "LL128");
+  // LL busBw = min(39, 0.5 * 72) = 36 (reference 3.7).
+  for (const auto& c : model::nccl_candidates(tab, g, Op::AllReduce, 8, 1 << 20))
+    if (c.algo == "ring" && c.proto == "LL") CHECK(c.busbw == doctest::Approx(36.0));
+}
