@@ -26,6 +26,8 @@ void add_placement_options(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
       ->capture_default_str();
+  app.add_flag("--eager", o.eager, "Sends start at once and wait at the receiver (default: a transfer starts when its "
+                                   "receive is posted, as in SimGrid SMPI and MPI rendezvous)");
   app.add_option("--reduce-bw", o.reduce_bw, "Reduction speed per GPU (gamma = 1/this), e.g. 500GB/s; default free");
 }
 
@@ -88,6 +90,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.root = o.root;
   c.model.network = o.model;
   c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
+  c.model.eager = o.eager;
   if (!o.reduce_bw.empty()) c.model.reduce_bw = parse_bandwidth(o.reduce_bw, "--reduce-bw");
   if (!o.chunk_size.empty()) {
     c.segment_bytes = parse_size(o.chunk_size, "--chunk-size");

@@ -29,6 +29,7 @@ struct RunOptions {
   std::string chunk_size;
   std::string dims;
   std::string dump_schedule;
+  bool eager = false; // sends start at once instead of when their receive is posted
   // Seeing inside one size of the sweep (sim/cli/inspect.hpp): Chrome trace, link report.
   std::string timeline, timeline_size;
   bool links = false;

@@ -38,10 +38,8 @@ Formula chain_reduce(const CollArgs& a, Bytes elt) {
   if (k == 1) {
     f.terms = {{p - 1, L, L, "chain"}};
   } else if (p == 2) {
-    // The head streams segments back to back; the root finishes after the message it last waited for.
-    f.terms = {{k - 1, S, 0, "head streams"}, {1, L, L, "last segment"}};
-    f.alternatives = {{{1, S, 0, "first segment"}, reduce_only(k - 1, S), reduce_only(1, L)},
-                      {{k - 1, S, 0, "head streams"}, reduce_only(1, S), reduce_only(1, L)}};
+    // The head's next segment starts only once the root has reduced the last one and posted its receive.
+    f.terms = {{k - 1, S, S, "segments"}, {1, L, L, "last segment"}};
   } else {
     // Rank p-2 forwards the last full segment, reduces the short one and sends it; the root reduces it.
     f.terms = {{p + k - 4, S, S, "pipelined segments"}, {1, S, 0, "forward last full segment"},

@@ -1,7 +1,9 @@
-// The event loop. A rank begins a step by posting its sends (the network model returns their
-// arrival times) and its receives; the step ends when its last send has arrived and its last
-// receive is in, plus the time to reduce the received bytes; the next step begins at once.
-// Messages that arrive before their receive is posted wait (eager delivery, as in the alpha-beta model).
+// The event loop. A rank begins a step by posting its sends and its receives; the step ends when its
+// last send has arrived and its last receive is in, plus the time to reduce the received bytes; the
+// next step begins at once. A transfer starts when both its send and its matching receive are posted
+// (rendezvous, as SimGrid SMPI and MPI's large-message protocol do, and as NCCL's credits enforce), so
+// a rank running ahead never takes a receiver's link before the message that receiver needs first.
+// With ModelParams::eager a send starts at once and waits at the receiver instead.
 #include "sim/engine/engine.hpp"
 
 #include <algorithm>
@@ -22,7 +24,16 @@ struct Engine::RankState {
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
   SmallList<2> waiting; // senders whose message this step still waits for
-  SmallList<2> early;   // senders whose message came before its receive was posted
+  SmallList<2> early;   // eager: senders whose message came before its receive was posted
+  SmallList<2> ready;   // rendezvous: senders this step's posted receives await, transfer not started
+  struct Parked {       // rendezvous: a send posted before its receive
+    std::uint32_t src;
+    int step;
+    Bytes bytes;
+    std::uint64_t off;
+    Time post;
+  };
+  std::vector<Parked> parked;
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -84,9 +95,9 @@ RunResult Engine::run(std::span<const Job> jobs) {
     if (!rs.done)
       fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", rs.job, rs.rank,
            rs.step, rs.pending);
-    if (!rs.early.empty())
-      fail("schedule error: job {} rank {} got a message from rank {} that it never receives", rs.job, rs.rank,
-           ranks_[rs.early.front()].rank);
+    if (!rs.early.empty() || !rs.parked.empty())
+      fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", rs.job, rs.rank,
+           ranks_[rs.early.empty() ? rs.parked.front().src : rs.early.front()].rank);
     res.job_finish[rs.job] = std::max(res.job_finish[rs.job], rs.step_begin);
   }
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
@@ -123,14 +134,26 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
       fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, rs.step, a.peer, p - 1);
     const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
     if (a.kind == schedule::Action::Kind::Send) {
-      post_send(g, a, now);
       ++rs.pending;
+      const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
+      if (params_.eager || ranks_[peer].ready.erase(g)) start_transfer(g, peer, rs.step, bytes, a.off, now, now);
+      else ranks_[peer].parked.push_back({g, rs.step, bytes, a.off, now});
       continue;
     }
     if (a.kind == schedule::Action::Kind::RecvReduce) rs.reduce_bytes += a.len * job.elt_size;
-    if (!rs.early.erase(peer)) {
-      rs.waiting.push_back(peer);
-      ++rs.pending;
+    if (params_.eager) {
+      if (!rs.early.erase(peer)) rs.waiting.push_back(peer), ++rs.pending;
+      continue;
+    }
+    rs.waiting.push_back(peer);
+    ++rs.pending;
+    auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
+    if (it == rs.parked.end()) {
+      rs.ready.push_back(peer);
+    } else {
+      const RankState::Parked x = *it;
+      rs.parked.erase(it);
+      start_transfer(x.src, g, x.step, x.bytes, x.off, x.post, now);
     }
   }
   if (rs.pending > 0) return false;
@@ -141,22 +164,25 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
   return true;
 }
 
-void Engine::post_send(std::uint32_t g, const schedule::Action& a, Time now) {
-  const RankState& rs = ranks_[g];
+// Both ends are posted: the network model takes the bytes from `now` (the sender posted at `posted`).
+void Engine::start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time posted,
+                            Time now) {
+  const RankState& rs = ranks_[src];
   const Job& job = jobs_[rs.job];
-  const std::uint32_t dst = job_base_[rs.job] + static_cast<std::uint32_t>(a.peer);
+  const int dst_rank = ranks_[dst].rank;
   const auto route = router_.route(job.node_of_rank[static_cast<std::size_t>(rs.rank)],
-                                   job.node_of_rank[static_cast<std::size_t>(a.peer)]);
-  const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
-  const std::uint64_t token = (static_cast<std::uint64_t>(g) << 32) | dst;
+                                   job.node_of_rank[static_cast<std::size_t>(dst_rank)]);
+  const std::uint64_t token = (static_cast<std::uint64_t>(src) << 32) | dst;
   Sink sink(queue_);
   const Time arrive = net_->post(token, route, bytes, now, sink);
   ++transfers_;
-  if (arrive != kNever) queue_.push(arrive, kArrival, g, dst);
+  if (arrive != kNever) queue_.push(arrive, kArrival, src, dst);
   if (!observers_.empty()) {
     net_->last_occupancy(route, bytes, hops_);
-    const TransferRecord rec{static_cast<int>(rs.job), rs.rank, a.peer, rs.step, bytes, now, net_->last_start(),
-                             arrive, route, a.off, hops_};
+    // `post` is when both ends were posted, so start - post is time queued behind other messages on a link.
+    (void)posted;
+    const TransferRecord rec{static_cast<int>(rs.job), rs.rank, dst_rank, step, bytes, now, net_->last_start(),
+                             arrive, route, off, hops_};
     for (auto* o : observers_) o->on_transfer(rec);
   }
 }

@@ -63,7 +63,8 @@ class Engine {
   bool begin_step(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
-  void post_send(std::uint32_t g, const schedule::Action& a, Time now);
+  void start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time posted,
+                      Time now);
 
   const topology::Topology& topo_;
   topology::Router& router_;

@@ -61,6 +61,7 @@ struct ModelParams {
   Time alpha_sw = 0;              // software start-up cost added to every message (on top of link latency)
   Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
   Bytes header_bytes = 0;         // added to every message on the wire (SimGrid SMPI sends a 16-byte envelope)
+  bool eager = false;             // sends start at once (default: when the matching receive is posted)
 };
 
 std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw);

@@ -204,6 +204,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
                                 watch.bottlenecks.size(), format_bandwidth(watch.min_bw)));
     if (s.topo && watch.max_hops > 1)
       why.push_back(fmt::format("multi-hop routes (up to {} hops); latencies differ per route", watch.max_hops));
+    if (!algo.fit_note.empty() && !s.topo) why.insert(why.begin(), algo.fit_note);
     if (why.empty()) why.push_back("the schedule overlaps steps that the formula counts one after another (pipelining)");
     for (const auto& w : why) e.difference += (e.difference.empty() ? "" : "; ") + w;
   }
@@ -273,12 +274,8 @@ ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_byt
     const std::string& from = out.algos[static_cast<std::size_t>(out.best[i - 1])];
     const std::string& to = out.algos[static_cast<std::size_t>(out.best[i])];
     Bytes lo = out.sizes[i - 1], hi = out.sizes[i];
-    auto faster = [&](Bytes b) {
-      const auto plan = plan_size(s.op, p, b, s.elt_size);
-      const auto args = args_for(s, plan.count, p);
-      return cost::evaluate(*cost::formula_for(s.op, to, args, s.elt_size), out.params) <
-             cost::evaluate(*cost::formula_for(s.op, from, args, s.elt_size), out.params);
-    };
+    // By simulation (it equals the formula wherever the registry says the formula is exact).
+    auto faster = [&](Bytes b) { return explain_one(s, to, b).simulated < explain_one(s, from, b).simulated; };
     while (hi - lo > s.elt_size) {
       const Bytes mid = lo + (hi - lo) / 2;
       (faster(mid) ? hi : lo) = mid;

@@ -63,7 +63,7 @@ struct ExplainSweep {
   std::vector<int> best;                     // per size, index of the fastest (simulated) algorithm
   struct Crossover {
     std::string from, to;
-    Bytes at; // smallest size (bytes) at which `to` becomes faster, by the formula; bisected
+    Bytes at; // smallest size (bytes) at which `to` becomes faster in simulation; bisected
   };
   std::vector<Crossover> crossovers;
   struct Range {

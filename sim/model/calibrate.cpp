@@ -89,6 +89,10 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
   double c = cost(pred, meas);
   for (int it = 0; it < 12; ++it) {
     R.iterations = it + 1;
+    // Which parameters are held is decided afresh each iteration (pivoting may pick a different one of
+    // a degenerate pair as the estimate moves); the result reports the last decision.
+    R.not_separable.clear();
+    std::fill(R.fitted.begin(), R.fitted.end(), false);
     // Jacobian of relative residuals.
     Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
     for (std::size_t j = 0; j < L.size(); ++j) {

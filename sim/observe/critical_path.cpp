@@ -69,7 +69,24 @@ class Walker {
       }
       // Walk back through the message (and whatever held its links) to the step that posted it.
       const Transfer* x = walk_transfer(static_cast<std::size_t>(gate), t);
-      job = x->job, rank = x->src, t = x->post;
+      job = x->job, t = x->post;
+      // Rendezvous: a transfer starts when both ends are posted. If the sender's step began earlier, the
+      // receiver's readiness (the end of its previous step) gated it: the walk continues there.
+      const auto& sender_steps = steps_.at(key(job, x->src));
+      if (rec_.steps[sender_steps[static_cast<std::size_t>(x->step)]].begin < x->post) {
+        const auto& rs = steps_.at(key(job, x->dst));
+        std::size_t k = 0;
+        while (k + 1 < rs.size() && rec_.steps[rs[k + 1]].begin <= x->post) ++k;
+        rank = x->dst;
+        if (k == 0) {
+          step = 0;
+          t = rec_.steps[rs[0]].begin;
+          break;
+        }
+        step = static_cast<int>(k) - 1;
+        continue;
+      }
+      rank = x->src;
       if (x->step == 0) {
         step = 0;
         t = rec_.steps[steps_.at(key(job, rank))[0]].begin;

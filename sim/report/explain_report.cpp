@@ -234,7 +234,7 @@ std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, Expla
     line += md ? " " + s.algos[static_cast<std::size_t>(s.best[i])] + " |" : "  " + s.algos[static_cast<std::size_t>(s.best[i])];
     o += line + "\n";
   }
-  o += "\nCrossovers (by the formulas, bisected between the sizes above):\n";
+  o += "\nCrossovers (bisected between the sizes above, by simulation):\n";
   if (s.crossovers.empty()) o += "  none: one algorithm wins at every size\n";
   for (const auto& c : s.crossovers) o += fmt::format("  {} -> {} at {} B\n", c.from, c.to, c.at);
   o += "\nSelection map (fastest by simulation):\n";

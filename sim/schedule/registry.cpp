@@ -39,6 +39,18 @@ const AlgorithmInfo& require_algorithm(Op op, const std::string& name) {
   fail("--algo: no algorithm '{}' for {} (available for {}: {})", name, to_string(op), to_string(op), have);
 }
 
+bool fit_holds(FormulaFit fit, Time engine, Time formula, bool reduction_charged) {
+  switch (fit) {
+    case FormulaFit::Exact: return engine == formula;
+    case FormulaFit::ExactWithoutReduction:
+      if (!reduction_charged) return engine == formula;
+      return 10 * (engine > formula ? engine - formula : formula - engine) <= formula;
+    case FormulaFit::UpperBound: return engine <= formula;
+    case FormulaFit::LowerBound: return engine >= formula;
+  }
+  return false;
+}
+
 std::vector<std::string> algorithm_names() {
   std::set<std::string> names;
   for (const auto& a : all_algorithms()) names.insert(a.name);

@@ -6,9 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/units.hpp"
 #include "sim/schedule/schedule.hpp"
 
 namespace ccsim::schedule {
+
+// How the algorithm's closed form (sim/cost) relates to the engine on the ideal crossbar.
+enum class FormulaFit {
+  Exact,                 // equal to the picosecond, always
+  ExactWithoutReduction, // equal when reductions are free (gamma = 0); close otherwise
+  UpperBound,            // the formula never undershoots the engine (e.g. lock-step rounds the engine overlaps)
+  LowerBound,            // the formula never overshoots the engine (e.g. contention the formula ignores)
+};
 
 struct AlgorithmInfo {
   std::string name; // as typed after --algo, e.g. "ring"
@@ -17,7 +26,13 @@ struct AlgorithmInfo {
   std::function<std::unique_ptr<Schedule>(const CollArgs&)> make;
   // Placement hint: true when consecutive ranks talk most (ring, chain), so a ring order is meaningful.
   bool ring_like = false;
+  FormulaFit fit = FormulaFit::Exact;
+  std::string fit_note; // why the formula is not exact, when it is not
 };
+
+// Whether `engine` and `formula` stand as `fit` promises (a reduction-charged ExactWithoutReduction
+// case must be within 10 %).
+bool fit_holds(FormulaFit fit, Time engine, Time formula, bool reduction_charged);
 
 const std::vector<AlgorithmInfo>& all_algorithms();
 const AlgorithmInfo* find_algorithm(Op op, const std::string& name);

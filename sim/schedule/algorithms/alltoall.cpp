@@ -60,7 +60,9 @@ void add_alltoall_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"pairwise", Op::AllToAll, "p-1 steps: step k sends to r+k and receives from r-k",
                  [](const CollArgs& a) { return std::make_unique<Pairwise>(a); }, false});
   out.push_back({"direct", Op::AllToAll, "one step posting all p-1 sends and receives (they queue on the links)",
-                 [](const CollArgs& a) { return std::make_unique<Direct>(a); }, false});
+                 [](const CollArgs& a) { return std::make_unique<Direct>(a); }, false, FormulaFit::LowerBound,
+                 "the formula is the contention-free alpha + (p-1) n/p beta; with every send posted at once, the "
+                 "order in which transfers take the links makes them queue (use --model flow for fair sharing)"});
 }
 
 } // namespace ccsim::schedule

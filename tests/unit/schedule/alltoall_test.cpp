@@ -35,7 +35,9 @@ TEST_CASE("direct: one step whose sends queue on the links") {
   const auto s = schedule::require_algorithm(Op::AllToAll, "direct").make(args_of(Op::AllToAll, p, 3));
   for (int r = 0; r < p; ++r) CHECK(steps_of(*s, r) == 1);
   const auto t = crossbar_timing("direct", args_of(Op::AllToAll, p, 1000), 0);
-  CHECK(t.engine == kAlpha + 3 * (p - 1) * transfer_time(4000, kBw));
+  // Contention-free, rank 0's four sends would leave back to back; posted at once they queue.
+  CHECK(t.engine > kAlpha + (p - 1) * transfer_time(4000, kBw));
+  CHECK(t.formula == kAlpha + (p - 1) * transfer_time(4000, kBw));
   CHECK(crossbar_timing("direct", args_of(Op::AllToAll, 2, 1000), 0).engine == kAlpha + transfer_time(4000, kBw));
 }
 

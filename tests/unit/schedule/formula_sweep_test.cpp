@@ -24,6 +24,6 @@ TEST_CASE("engine time equals the formula for random shapes and parameters") {
     const auto t = crossbar_timing(info.name, a, rbw, alpha, bw);
     INFO(schedule::to_string(info.op), " ", info.name, " p=", p, " count=", count, " root=", a.root, " segment=", seg,
          " alpha=", alpha, " bw=", bw, " reduce_bw=", rbw);
-    CHECK(t.engine == t.formula);
+    CHECK(schedule::fit_holds(info.fit, t.engine, t.formula, rbw > 0));
   }
 }
