@@ -11,7 +11,7 @@
 #   scripts/bench.sh --no-simgrid    ours only
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
-#   env: BCAST_ALGO (default binomial), RDB_ALGO (default rdb): ccsim names of binomial broadcast and
+#   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
 #        recursive-doubling allreduce; rows are skipped (and say so) when this build lacks them.
 #
 # Prints markdown tables; also writes DIR/results.md, DIR/scaling.csv and DIR/scaling.png (matplotlib).
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$TIMEOUT" ] || { [ $BIG = 1 ] && TIMEOUT=600 || TIMEOUT=300; }
 BCAST_ALGO=${BCAST_ALGO:-binomial}
-RDB_ALGO=${RDB_ALGO:-rdb}
+RDB_ALGO=${RDB_ALGO:-recursive_doubling}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$OUT/simgrid

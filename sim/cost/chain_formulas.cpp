@@ -27,7 +27,7 @@ Formula chain_broadcast(const CollArgs& a, Bytes elt) {
 
 Formula chain_reduce(const CollArgs& a, Bytes elt) {
   Formula f{{}, "p-2+k", "(p-2+k)/k", "(p-2+k)/k",
-            "k = ceil(count/segment) segments (default segment 512 KiB); the root (p = 2: also the head) is not in "
+            "k = ceil(count/segment) segments (default segment 512 KiB); with reductions charged the root is not in "
             "lock-step, so the time is the longest of several paths",
             {}};
   const auto p = static_cast<std::uint64_t>(a.ranks);

@@ -14,10 +14,9 @@ namespace ccsim::cost {
 namespace {
 const char* kFoldNote =
     "non-power-of-two p: the first 2r ranks fold into p' = 2^floor(lg p) (r = p - p'), halving runs over p' groups, "
-    "and each extra rank gets its result back at the end. Survivors that skip the fold post their first messages "
-    "early, so partners are out of step: the engine matches this sum exactly for allreduce with count divisible by "
-    "p' and r >= p'/4; uneven counts differ by a few element times; otherwise it can be shorter (reduce-scatter: a fold receiver's first message queues right "
-    "behind the fold) or, for r < p'/4 and alpha in a narrow band, longer";
+    "and each extra rank gets its result back at the end (MPICH): two extra rounds of the whole vector. Every "
+    "transfer starts once its receive is posted, so survivors that skip the fold cannot run ahead of a partner "
+    "that is still folding, and the rounds add up exactly";
 }
 
 Formula halving_doubling_allreduce(const schedule::CollArgs& a, Bytes elt) {

@@ -1,7 +1,6 @@
 // Mirrors sim/schedule/algorithms/recursive_doubling.cpp round for round. Not a power of two: the fold
-// costs one round of the first kind and the unfold one of the full result. Survivors that skip the
-// fold run ahead by exactly one round (fold and first round cost the same), so they never queue
-// ahead of a message their partner still waits for, and rank 0 (a fold receiver) sets the pace.
+// costs one round of the first kind and the unfold one of the full result. A transfer starts once its
+// receive is posted, so survivors that skip the fold wait for partners still folding: rounds add up.
 #include "sim/cost/formulas_algos2.hpp"
 #include "sim/schedule/algorithms/pof2_fold.hpp"
 

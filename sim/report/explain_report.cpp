@@ -41,9 +41,21 @@ namespace {
 
 std::string us(Time t) { return fmt::format("{:.3f} us", to_us(t)); }
 
+// A compound coefficient ("p-2+k") needs parentheses before "*alpha".
+std::string paren(const std::string& c) {
+  int depth = 0;
+  bool compound = false;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (c[i] == '(') ++depth;
+    else if (c[i] == ')') --depth;
+    else if (depth == 0 && i > 0 && (c[i] == '+' || c[i] == '-' || c[i] == ' ')) compound = true;
+  }
+  return compound ? "(" + c + ")" : c;
+}
+
 std::string term(const std::string& coef, const std::string& var) {
   if (coef.empty() || coef == "0") return "";
-  return (coef == "1" ? "" : coef + "*") + var;
+  return (coef == "1" ? "" : paren(coef) + "*") + var;
 }
 
 std::string closed_form(const Explanation& e) {

@@ -266,7 +266,11 @@ Topology resolve_topology(const std::string& spec) {
   if (spec.find(':') != std::string::npos && !fs::exists(spec)) return generate_from_spec(spec);
   if (fs::exists(spec)) return load_topology_file(spec);
   const std::string preset = topologies_dir() + "/" + spec + ".json";
-  if (fs::exists(preset)) return load_topology_file(preset);
+  if (fs::exists(preset)) {
+    Topology t = load_topology_file(preset);
+    t.origin = "shipped preset topologies/" + spec + ".json"; // same text on every machine
+    return t;
+  }
   std::string known;
   for (const auto& n : shipped_topologies()) known += (known.empty() ? "" : ", ") + n;
   fail("--topo: '{}' is neither a file nor a shipped topology (shipped: {})", spec, known);
