@@ -26,7 +26,7 @@ struct CollArgs {
   std::uint64_t count = 0;   // elements, in nccl-tests' sense (see above)
   int root = 0;
   std::uint64_t segment = 0; // pipelining segment in elements for chain/tree algorithms; 0 = algorithm default
-  std::vector<int> dims;     // grid shape for hierarchical (2D torus) algorithms; empty = near-square
+  std::vector<int> dims = {}; // grid shape for hierarchical (2D torus) algorithms; empty = near-square
   std::uint64_t elt_size = 4; // bytes per element (lets algorithms pick byte-sized default segments)
 };
 

@@ -27,7 +27,7 @@ struct AlgorithmInfo {
   // Placement hint: true when consecutive ranks talk most (ring, chain), so a ring order is meaningful.
   bool ring_like = false;
   FormulaFit fit = FormulaFit::Exact;
-  std::string fit_note; // why the formula is not exact, when it is not
+  std::string fit_note = {}; // why the formula is not exact, when it is not
 };
 
 // Whether `engine` and `formula` stand as `fit` promises (a reduction-charged ExactWithoutReduction

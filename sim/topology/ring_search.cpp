@@ -12,6 +12,23 @@
 namespace ccsim::topology {
 namespace {
 
+// The GPUs a search runs over (all of them when none are named) and each topology node's index
+// among them (-1 for nodes that are not one of them).
+struct GpuIndex {
+  std::vector<int> gpus;
+  std::vector<int> local;
+};
+GpuIndex index_gpus(const Topology& t, std::vector<int> gpus) {
+  if (gpus.empty()) {
+    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
+    std::iota(gpus.begin(), gpus.end(), 0);
+  }
+  std::vector<int> local(t.nodes.size(), -1);
+  for (std::size_t i = 0; i < gpus.size(); ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[i]))] = static_cast<int>(i);
+  return {std::move(gpus), std::move(local)};
+}
+
+
 // Remaining lanes per directed GPU pair (index into the chosen GPU list).
 struct LaneMatrix {
   int n;
@@ -79,16 +96,11 @@ void best_packing(LaneMatrix& m, const std::vector<std::vector<int>>& cycles, st
 
 } // namespace
 
-RingSet pack_rings(const Topology& t, std::vector<int> gpus, int max_rings) {
-  if (gpus.empty()) {
-    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
-    std::iota(gpus.begin(), gpus.end(), 0);
-  }
+RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
+  auto [gpus, local] = index_gpus(t, std::move(gpus_in));
   const int n = static_cast<int>(gpus.size());
   RingSet out;
   if (n < 3) return {{gpus}, false};
-  std::vector<int> local(static_cast<std::size_t>(t.nodes.size()), -1);
-  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[static_cast<std::size_t>(i)]))] = i;
   LaneMatrix m{n, std::vector<int>(static_cast<std::size_t>(n * n), 0)};
   for (const auto& l : t.links) {
     const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
@@ -564,14 +576,8 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
 
 std::vector<std::vector<int>> hamiltonian_cycles(const Topology& t, const std::vector<int>& gpus_in,
                                                  const std::function<bool(const Link&)>& keep_link, std::size_t limit) {
-  std::vector<int> gpus = gpus_in;
-  if (gpus.empty()) {
-    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
-    std::iota(gpus.begin(), gpus.end(), 0);
-  }
+  const auto [gpus, local] = index_gpus(t, gpus_in);
   const int n = static_cast<int>(gpus.size());
-  std::vector<int> local(t.nodes.size(), -1);
-  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[static_cast<std::size_t>(i)]))] = i;
   std::vector<char> adj(static_cast<std::size_t>(n * n), 0);
   for (const auto& l : t.links) {
     const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
@@ -609,14 +615,8 @@ std::vector<std::vector<int>> hamiltonian_cycles(const Topology& t, const std::v
 
 std::vector<std::vector<int>> lane_decompositions(const Topology& t, const std::vector<int>& gpus_in,
                                                   const std::vector<std::vector<int>>& cycles, int k, bool exact) {
-  std::vector<int> gpus = gpus_in;
-  if (gpus.empty()) {
-    gpus.resize(static_cast<std::size_t>(t.num_gpus()));
-    std::iota(gpus.begin(), gpus.end(), 0);
-  }
+  const auto [gpus, local] = index_gpus(t, gpus_in);
   const int n = static_cast<int>(gpus.size());
-  std::vector<int> local(t.nodes.size(), -1);
-  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(t.gpu_node(gpus[static_cast<std::size_t>(i)]))] = i;
   std::vector<int> lanes(static_cast<std::size_t>(n * n), 0);
   int total = 0;
   for (const auto& l : t.links) {
