@@ -209,16 +209,16 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
   }
   for (int g = 0; g < G; ++g) {
     std::vector<bool> seen(m.nodes.size(), false);
-    std::vector<int> todo{m.gpu_node(g)};
-    seen[static_cast<std::size_t>(todo.back())] = true;
+    std::vector<int> frontier{m.gpu_node(g)};
+    seen[static_cast<std::size_t>(frontier.back())] = true;
     bool found = false;
-    while (!todo.empty() && !found) {
-      const int v = todo.back();
-      todo.pop_back();
+    while (!frontier.empty() && !found) {
+      const int v = frontier.back();
+      frontier.pop_back();
       if (is_nic[static_cast<std::size_t>(v)] || near_new[static_cast<std::size_t>(v)]) found = true;
       for (int w : adj[static_cast<std::size_t>(v)])
         if (!seen[static_cast<std::size_t>(w)] && m.nodes[static_cast<std::size_t>(w)].gpu < 0)
-          seen[static_cast<std::size_t>(w)] = true, todo.push_back(w);
+          seen[static_cast<std::size_t>(w)] = true, frontier.push_back(w);
     }
     if (!found)
       fail("cluster: GPU {} of {} reaches none of the {} NIC(s) without crossing another GPU; give more NICs", g, label, nics);

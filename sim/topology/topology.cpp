@@ -105,13 +105,13 @@ void Topology::validate() const {
     adj[static_cast<std::size_t>(l.b)].push_back(l.a);
   }
   std::vector<bool> seen(nodes.size(), false);
-  std::vector<int> todo{gpu_nodes_.front()};
+  std::vector<int> frontier{gpu_nodes_.front()};
   seen[static_cast<std::size_t>(gpu_nodes_.front())] = true;
-  while (!todo.empty()) {
-    const int v = todo.back();
-    todo.pop_back();
+  while (!frontier.empty()) {
+    const int v = frontier.back();
+    frontier.pop_back();
     for (int w : adj[static_cast<std::size_t>(v)])
-      if (!seen[static_cast<std::size_t>(w)]) seen[static_cast<std::size_t>(w)] = true, todo.push_back(w);
+      if (!seen[static_cast<std::size_t>(w)]) seen[static_cast<std::size_t>(w)] = true, frontier.push_back(w);
   }
   for (int g : gpu_nodes_)
     if (!seen[static_cast<std::size_t>(g)])
