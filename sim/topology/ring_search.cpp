@@ -1,6 +1,9 @@
 #include "sim/topology/ring_search.hpp"
 
+#include "sim/topology/routing.hpp"
+
 #include <algorithm>
+#include <map>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -96,6 +99,71 @@ void best_packing(LaneMatrix& m, const std::vector<std::vector<int>>& cycles, st
 
 } // namespace
 
+// Several nodes (the cluster generator names them "n<i>."): NCCL opens each ring at a NIC, so ring j
+// leaves every node through NIC j and runs the node's own ring order inside. Empty when the GPUs are
+// not spread over named nodes that all have NICs.
+static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
+  auto prefix_of = [&](int node) {
+    const std::string& name = t.nodes[static_cast<std::size_t>(node)].name;
+    const auto dot = name.find('.');
+    return dot == std::string::npos ? std::string{} : name.substr(0, dot);
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<int>> members, nics;
+  for (int g : gpus) {
+    const std::string pre = prefix_of(t.gpu_node(g));
+    if (pre.empty()) return {};
+    if (members[pre].empty()) order.push_back(pre);
+    members[pre].push_back(g);
+  }
+  if (order.size() < 2) return {};
+  // NICs that reach the network (a machine preset may list NICs a cluster spec did not cable).
+  for (const auto& l : t.links)
+    if (is_network(l.type))
+      for (int end : {l.a, l.b})
+        if (t.nodes[static_cast<std::size_t>(end)].kind == NodeKind::Nic) nics[prefix_of(end)].push_back(end);
+  for (auto& [pre, list] : nics) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  std::size_t rings = SIZE_MAX;
+  for (const auto& pre : order) rings = std::min(rings, nics[pre].size());
+  if (rings == 0 || rings == SIZE_MAX) return {};
+  Router router(t);
+  RingSet out;
+  out.rings.resize(rings);
+  for (const auto& pre : order) {
+    const auto inside = pack_rings(t, members[pre]).rings;
+    for (std::size_t j = 0; j < rings; ++j) {
+      // GPUs nearest NIC j (fewest hops): the ring should leave the node from one and enter at another,
+      // so that both directions of the network hop use NIC j. Prefer an inside ring in which two such
+      // GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink).
+      std::vector<int> hops(static_cast<std::size_t>(t.num_gpus()), INT32_MAX);
+      int fewest = INT32_MAX;
+      for (int g : members[pre]) {
+        hops[static_cast<std::size_t>(g)] = router.info(router.route(t.gpu_node(g), nics[pre][j])).hops;
+        fewest = std::min(fewest, hops[static_cast<std::size_t>(g)]);
+      }
+      auto near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
+      std::vector<int> r;
+      std::size_t exit = SIZE_MAX;
+      for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
+        const auto& c = inside[(j + k) % inside.size()];
+        for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+          if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
+      }
+      if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
+        r = inside[j % inside.size()];
+        for (std::size_t i = 0; i < r.size() && exit == SIZE_MAX; ++i)
+          if (near(r[i])) exit = i;
+      }
+      std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
+      out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
+    }
+  }
+  return out;
+}
+
 RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
   auto [gpus, local] = index_gpus(t, std::move(gpus_in));
   const int n = static_cast<int>(gpus.size());
@@ -146,7 +214,10 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
     for (int v : path) ring.push_back(gpus[static_cast<std::size_t>(v)]);
     out.rings.push_back(std::move(ring));
   }
-  if (out.rings.empty()) return {{gpus}, false};
+  if (out.rings.empty()) {
+    if (auto per_nic = nic_rings(t, gpus); !per_nic.rings.empty()) return per_nic;
+    return {{gpus}, false};
+  }
   out.over_direct_links = true;
   return out;
 }

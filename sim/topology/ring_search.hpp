@@ -1,7 +1,8 @@
 // Rings over GPUs for ring algorithms, found on the topology the way NCCL's search does it:
 // Hamiltonian cycles over direct GPU-GPU links, each directed ring taking one lane of every hop
-// it uses, repeated while lanes remain (so a DGX-1V's 24 NVLinks give 6 directed rings). When no
-// such ring exists (PCIe servers, NVSwitch boxes, clusters) the GPUs' own order is the one ring.
+// it uses, repeated while lanes remain (so a DGX-1V's 24 NVLinks give 6 directed rings). Across
+// nodes, one ring per NIC, each leaving every node through its own NIC (NCCL opens rings at the NIC).
+// When neither applies (PCIe servers, NVSwitch boxes) the GPUs' own order is the one ring.
 //
 // Below pack_rings: the search behind `ccsim rings`. It treats every GPU pair as a possible hop (a
 // pair without a direct link uses its route: two NVLinks through a GPU, PCIe, QPI, the network) and

@@ -151,10 +151,42 @@ TEST_CASE("ring allreduce across two DGX-1Vs is network bound") {
   const Bytes size = 64ull << 20;
   const double intra = ring_busbw(resolve_topology("dgx1-v100"), size);
   const double cluster = ring_busbw(generate_from_spec("cluster:nodes=2,node=dgx1-v100,nics=4x100G"), size);
+  const double two_nics = ring_busbw(generate_from_spec("cluster:nodes=2,node=dgx1-v100,nics=2x100G"), size);
   CHECK(intra > 100.0);
-  CHECK(cluster < intra / 4);
-  CHECK(cluster <= 12.5); // one 100 Gb/s NIC carries the ring out of each node
-  CHECK(cluster > 5.0);
+  CHECK(cluster < intra / 2);
+  // One ring per NIC, each through its own 12.5 GB/s NIC: the four NICs bound busbw at 50 GB/s.
+  CHECK(cluster <= 4 * 12.5);
+  CHECK(cluster > 0.9 * 4 * 12.5);
+  CHECK(two_nics <= 2 * 12.5);
+  CHECK(two_nics > 0.9 * 2 * 12.5);
+}
+
+TEST_CASE("across nodes, ring j leaves and enters every node through NIC j") {
+  const Topology t = generate_from_spec("cluster:nodes=3,node=dgx1-v100,nics=4x100G");
+  const auto set = pack_rings(t, {});
+  REQUIRE(set.rings.size() == 4);
+  Router router(t);
+  for (std::size_t j = 0; j < set.rings.size(); ++j) {
+    const auto& r = set.rings[j];
+    REQUIRE(r.size() == 24);
+    std::vector<int> sorted = r;
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < 24; ++i) CHECK(sorted[static_cast<std::size_t>(i)] == i); // a permutation
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const int a = t.gpu_node(r[i]), b = t.gpu_node(r[(i + 1) % r.size()]);
+      const auto route = router.route(a, b);
+      int network_hops = 0;
+      for (auto c : route)
+        if (is_network(t.link_of(c).type)) {
+          ++network_hops;
+          const int nic = t.nodes[static_cast<std::size_t>(t.channel_from(c))].kind == NodeKind::Nic ? t.channel_from(c)
+                                                                                                     : t.channel_to(c);
+          const std::string& name = t.nodes[static_cast<std::size_t>(nic)].name;
+          CHECK(name.substr(name.find('.')) == ".nic" + std::to_string(j)); // NIC j on both sides
+        }
+      CHECK((network_hops == 0 || network_hops == 2));
+    }
+  }
 }
 
 TEST_CASE("cluster specs that cannot work are refused with the reason") {
