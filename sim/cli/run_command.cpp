@@ -124,6 +124,9 @@ int run_command(const RunOptions& o) {
   const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
   Inspector inspect(o, topo, cfg, sizes, fmt_kind);
   std::vector<metrics::Row> rows;
+  if ((o.model == "nccl" || !o.params.empty()) && (!o.timeline.empty() || o.links))
+    fail("--timeline/--links record the engine's messages; use them with --model fifo, store_forward or flow, "
+         "not with --model nccl or --params");
   if (o.model == "nccl" || !o.params.empty()) {
     // NCCL's tables driving the engine, and/or a fitted parameter set (sim/model).
     model::PredictOptions po;

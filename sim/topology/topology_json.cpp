@@ -167,6 +167,8 @@ Topology topology_from_json(const json& j, const std::string& origin) {
 }
 
 Topology load_topology_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", path);
   std::ifstream in(path);
   if (!in) fail("{}: cannot open topology file", path);
   json j;
@@ -176,6 +178,8 @@ Topology load_topology_file(const std::string& path) {
     std::string msg = e.what();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
     fail("{}: malformed JSON: {}", path, msg);
+  } catch (const std::exception& e) {
+    fail("{}: cannot read: {}", path, e.what());
   }
   try {
     return topology_from_json(j, path);

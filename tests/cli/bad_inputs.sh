@@ -50,6 +50,8 @@ check "fabric 'mesh'" topo gen cluster --fabric mesh
 check "unknown generator 'ring'" topo gen ring
 check "--dims is required" topo gen torus
 check "--model" --model quantum
+check "not a topology file" --topo /tmp
+check "--timeline/--links" --model nccl --timeline /tmp/ccsim-never-written.json -b 1M -e 1M
 check "--chunk-size" --op broadcast --chunk-size 0
 check "--dims" --dims 3x3
 out=$(mktemp -d)
