@@ -26,11 +26,13 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   std::optional<topology::Topology> topo;
   if (cmd->count("--topo") > 0) {
     topo = topology::resolve_topology(o.run.topo);
-    if (o.run.algo.empty()) o.run.algo = schedule::all_algorithms().front().name; // placement only
-    auto algo_for_placement = o.run.algo;
-    if (!schedule::find_algorithm(*op, algo_for_placement)) o.run.algo = "";
-    for (const auto& a : schedule::all_algorithms())
-      if (a.op == *op && o.run.algo.empty()) o.run.algo = a.name;
+    // The placement follows the explained algorithm; for a sweep, the op's first one (ring where it exists).
+    if (cmd->count("--algo") == 0)
+      for (const auto& a : schedule::all_algorithms())
+        if (a.op == *op) {
+          o.run.algo = a.name;
+          break;
+        }
     s.run = make_run_config(o.run, *topo);
     s.topo = &*topo;
     s.ranks = metrics::ranks_of(s.run);
