@@ -7,15 +7,26 @@
 namespace ccsim::schedule {
 namespace {
 
-int mod(long a, int p) { return static_cast<int>(((a % p) + p) % p); }
+// a wrapped into [0, p) for a in (-2p, 2p): steps call this six times, so no division.
+int mod(long a, int p) {
+  while (a < 0) a += p;
+  while (a >= p) a -= p;
+  return static_cast<int>(a);
+}
 
-// Blocks of the ring: `blocks(i)` is where block i lives in every rank's buffer.
+// Blocks of the ring, where block i lives in every rank's buffer: computed once per schedule (the
+// split needs two 64-bit divisions, and a 16k-rank ring asks for a block half a billion times).
 class RingBase : public Schedule {
  public:
-  using Schedule::Schedule;
+  // `split`: the count is one vector cut into p blocks (allreduce); else p blocks of count each.
+  RingBase(const CollArgs& a, bool split) : Schedule(a) {
+    const auto n = static_cast<std::uint64_t>(a.ranks);
+    blocks_.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i) blocks_.push_back(split ? split_block(a.count, n, i) : Block{i * a.count, a.count});
+  }
 
  protected:
-  virtual Block blocks(int i) const = 0;
+  Block blocks(int i) const { return blocks_[static_cast<std::size_t>(i)]; }
   int p() const { return args_.ranks; }
   // Step s of a reduce-scatter pass: send block r-s-1, receive-and-reduce block r-s-2.
   void reduce_scatter_step(int r, int s, std::vector<Action>& out) const {
@@ -27,11 +38,14 @@ class RingBase : public Schedule {
     send(out, mod(r + 1, p()), blocks(mod(r - s, p())));
     recv(out, mod(r - 1, p()), blocks(mod(r - s - 1, p())));
   }
+
+ private:
+  std::vector<Block> blocks_;
 };
 
 class RingAllReduce final : public RingBase {
  public:
-  using RingBase::RingBase;
+  explicit RingAllReduce(const CollArgs& a) : RingBase(a, true) {}
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     if (s >= 2 * (p() - 1)) return false;
@@ -39,37 +53,28 @@ class RingAllReduce final : public RingBase {
     else allgather_step(r, s - (p() - 1), out);
     return true;
   }
-
- protected:
-  Block blocks(int i) const override { return split_block(args_.count, static_cast<std::uint64_t>(p()), static_cast<std::uint64_t>(i)); }
 };
 
 class RingAllGather final : public RingBase {
  public:
-  using RingBase::RingBase;
+  explicit RingAllGather(const CollArgs& a) : RingBase(a, false) {}
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     if (s >= p() - 1) return false;
     allgather_step(r, s, out);
     return true;
   }
-
- protected:
-  Block blocks(int i) const override { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
 };
 
 class RingReduceScatter final : public RingBase {
  public:
-  using RingBase::RingBase;
+  explicit RingReduceScatter(const CollArgs& a) : RingBase(a, false) {}
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     if (s >= p() - 1) return false;
     reduce_scatter_step(r, s, out);
     return true;
   }
-
- protected:
-  Block blocks(int i) const override { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
 };
 
 template <typename T>
