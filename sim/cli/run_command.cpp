@@ -115,9 +115,7 @@ int run_command(const RunOptions& o) {
   topology::Router router(topo);
   if (!o.dump_schedule.empty()) {
     const auto plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), lo, cfg.dtype.size);
-    schedule::CollArgs args{cfg.op, metrics::ranks_of(cfg), plan.count, cfg.root, cfg.segment_bytes / cfg.dtype.size,
-                            cfg.dims, cfg.dtype.size};
-    const auto sched = schedule::require_algorithm(cfg.op, cfg.algo).make(args);
+    const auto sched = schedule::require_algorithm(cfg.op, cfg.algo).make(metrics::coll_args(cfg, plan.count, metrics::ranks_of(cfg)));
     write_output(o.output, schedule::dump_schedule(*sched, o.dump_schedule, cfg.dtype.size));
     return 0;
   }

@@ -108,15 +108,10 @@ std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
 }
 
 schedule::CollArgs args_for(const ExplainSetup& s, std::uint64_t count, int p) {
-  schedule::CollArgs a;
-  a.op = s.op;
-  a.ranks = p;
-  a.count = count;
-  a.root = s.run.root;
-  a.segment = s.run.segment_bytes / s.elt_size;
-  a.dims = s.run.dims;
-  a.elt_size = s.elt_size;
-  return a;
+  RunConfig run = s.run; // the explained op and element size override the placement's
+  run.op = s.op;
+  run.dtype.size = s.elt_size;
+  return coll_args(run, count, p);
 }
 
 int ranks_in(const ExplainSetup& s) { return s.topo ? ranks_of(s.run) : s.ranks; }

@@ -9,6 +9,18 @@ namespace ccsim::metrics {
 
 int ranks_of(const RunConfig& c) { return c.placements.empty() ? 0 : static_cast<int>(c.placements.front().size()); }
 
+schedule::CollArgs coll_args(const RunConfig& c, std::uint64_t count, int ranks) {
+  schedule::CollArgs a;
+  a.op = c.op;
+  a.ranks = ranks;
+  a.count = count;
+  a.root = c.root;
+  a.segment = c.segment_bytes / c.dtype.size;
+  a.dims = c.dims;
+  a.elt_size = c.dtype.size;
+  return a;
+}
+
 Row simulate(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, Bytes requested,
              const std::vector<engine::Observer*>& observers) {
   if (cfg.placements.empty()) fail("run: no GPUs to run on");
@@ -34,20 +46,13 @@ Row simulate_plan(const topology::Topology& topo, topology::Router& router, cons
   std::vector<std::unique_ptr<schedule::Schedule>> schedules;
   std::vector<engine::Job> jobs;
   for (std::uint64_t i = 0; i < nrings; ++i) {
-    schedule::CollArgs args;
-    args.op = cfg.op;
-    args.ranks = p;
-    args.count = schedule::split_block(row.plan.count, nrings, i).len;
-    args.root = cfg.root;
+    auto args = coll_args(cfg, schedule::split_block(row.plan.count, nrings, i).len, p);
     if (root_gpu >= 0) {
       const auto& pl = cfg.placements[i];
       const auto at = std::find(pl.begin(), pl.end(), root_gpu);
       if (at == pl.end()) fail("--rings: ring {} does not visit the root's GPU {}", i, root_gpu);
       args.root = static_cast<int>(at - pl.begin());
     }
-    args.segment = cfg.segment_bytes / cfg.dtype.size;
-    args.dims = cfg.dims;
-    args.elt_size = cfg.dtype.size;
     schedules.push_back(algo.make(args));
     engine::Job job;
     job.schedule = schedules.back().get();

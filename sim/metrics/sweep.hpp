@@ -32,6 +32,9 @@ struct Row {
 };
 
 int ranks_of(const RunConfig& c);
+// The schedule arguments a run asks for: `count` elements on `ranks` ranks, with the run's op, root,
+// segment, grid and element size. (simulate() then moves the root to each ring's own rank index.)
+schedule::CollArgs coll_args(const RunConfig& c, std::uint64_t count, int ranks);
 // Throws Error for a configuration that cannot run (unknown algorithm, bad root, ...).
 Row simulate(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, Bytes requested,
              const std::vector<engine::Observer*>& observers = {});
