@@ -49,7 +49,8 @@ expect_error "too many to draw" --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b
 "$ccsim" --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b 1M -e 1G >/dev/null 2>"$tmp/err" \
   && [ ! -s "$tmp/err" ] && ok || bad "progress bar written to a pipe"
 if command -v script >/dev/null; then
-  TERM=xterm script -qec "'$ccsim' --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b 1M -e 1G >/dev/null" "$tmp/tty" >/dev/null 2>&1
+  # The bar appears only after 300 ms of work: 1024 ranks takes ~1.5 s, far enough past it on a fast machine.
+  TERM=xterm script -qec "'$ccsim' --topo crossbar:ranks=1024,bw=25GB/s,alpha=1us -b 1M -e 1G >/dev/null" "$tmp/tty" >/dev/null 2>&1
   grep -q 'sizes' "$tmp/tty" && grep -q $'\r\033\[K' "$tmp/tty" && ok || bad "no progress bar on a terminal"
 else
   echo "skipped: no 'script' command to give ccsim a terminal"
