@@ -5,15 +5,20 @@
 # The machine of each trace comes from index.json; a missing preset is reported as MISSING (and makes
 # the exit status 1) unless --stand-ins is given, which then uses the entry's generated stand-in.
 #
-# Usage: scripts/validate.sh [--stand-ins] [--models "fifo nccl"] [--params FILE] [--plots DIR] [--ccsim PATH]
+# With --own-fits each trace is predicted with models/fit-nccl-machine-<trace>.json (its machine's own
+# calibration, scripts/refit.sh), and the line adds that fit's held-out error: the worse of its two
+# folds (even rows predicted from a fit on the odd ones, and back), so in-sample luck shows.
+#
+# Usage: scripts/validate.sh [--stand-ins] [--models "fifo nccl"] [--params FILE | --own-fits] [--plots DIR] [--ccsim PATH]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ccsim=build/ccsim; stand_ins=0; models="fifo nccl"; params=""; plots=""
+ccsim=build/ccsim; stand_ins=0; models="fifo nccl"; params=""; plots=""; own=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --stand-ins) stand_ins=1 ;;
     --models) models="$2"; shift ;;
     --params) params="$2"; shift ;;
+    --own-fits) own=1 ;;
     --plots) plots="$2"; shift ;;
     --ccsim) ccsim="$2"; shift ;;
     *) echo "validate.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -37,18 +42,32 @@ PY
 summarise='
 import json, sys
 j = json.load(sys.stdin)
-f, model, used, topo = sys.argv[1:5]
+f, model, used, topo, fit = sys.argv[1:6]
 s = j["summary"]
 ge, al = s["median_abs_err_pct_ge_1MiB"], s["median_abs_err_pct_all"]
 ok = (ge is None or ge <= 5.0) and al <= 15.0
 fmt = lambda v: "-" if v is None else f"{v:.1f}%"
 tag = ("ok" if ok else "MISS") + (" (stand-in)" if used != topo else "")
+held, na = "", "n/a"
+if fit:
+    cv = json.load(open(fit)).get("cross_validation", [])
+    worst = lambda k: max((h[k] for h in cv if h.get(k) is not None), default=None)
+    hge, hal = worst("median_abs_err_pct_ge_1MiB"), worst("median_abs_err_pct_all")
+    held = f" {fmt(hge):>9} {fmt(hal):>9}" if cv and (hge is not None or hal is not None) else f" {na:>9} {na:>9}"
+    if hge is not None and (hge > 5.0 or (hal or 0) > 15.0):
+        tag += " (held-out miss)"
 op = j.get("op")
-print(f"{f:<62} {op:<14} {model:<6} {used[:22]:<22} {fmt(ge):>9} {fmt(al):>9}  {tag}")
+print(f"{f[:62]:<62} {op:<14} {model:<6} {used[:22]:<22} {fmt(ge):>9} {fmt(al):>9}{held}  {tag}")
 sys.exit(0 if ok else 1)
 '
 status=0
-printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "trace" "op" "model" "topology" "med>=1MiB" "med(all)" "verdict"
+if [ "$own" = 1 ]; then
+  [ -n "$params" ] && { echo "validate.sh: --params and --own-fits exclude each other" >&2; exit 2; }
+  models="nccl"
+  printf '%-62s %-14s %-6s %-22s %9s %9s %9s %9s  %s\n' "trace" "op" "model" "topology" "med>=1MiB" "med(all)" "held>=1M" "held(all)" "verdict"
+else
+  printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "trace" "op" "model" "topology" "med>=1MiB" "med(all)" "verdict"
+fi
 while IFS='|' read -r file hw topo stand gpus ranks arch; do
   [ -z "$file" ] && continue
   used="$topo"
@@ -69,13 +88,19 @@ while IFS='|' read -r file hw topo stand gpus ranks arch; do
     [ -n "$arch" ] && args+=(--gpu-arch "$arch")
     [ -n "$gpus" ] && [ "$used" = "$topo" ] && args+=(--gpus "$gpus")
     [ -n "$params" ] && args+=(--params "$params")
+    fit=""
+    if [ "$own" = 1 ]; then
+      fit="models/fit-nccl-machine-${file%.txt}.json"
+      [ -f "$fit" ] || { printf '%-62s %s\n' "$file" "MISSING $fit (run scripts/refit.sh)"; status=1; continue; }
+      args+=(--params "$fit")
+    fi
     [ -n "$plots" ] && args+=(--plot "$plots/${file%.txt}-$model.png")
     if ! out=$("$ccsim" "${args[@]}" 2>/tmp/validate.$$); then
       printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "$file" "-" "$model" "${used:0:22}" "-" "-" "ERROR: $(head -c 200 /tmp/validate.$$)"
       status=1
       continue
     fi
-    printf '%s' "$out" | python3 -c "$summarise" "$file" "$model" "$used" "$topo" || status=1
+    printf '%s' "$out" | python3 -c "$summarise" "$file" "$model" "$used" "$topo" "$fit" || status=1
   done
 done <<<"$entries"
 rm -f /tmp/validate.$$

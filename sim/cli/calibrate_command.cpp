@@ -25,6 +25,7 @@ struct CalibrateOptions {
   std::string out, min_size = "0";
   std::string command;
   bool fit_protocols = false;
+  std::vector<std::string> hold;
 };
 
 std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v) : "-"; }
@@ -59,17 +60,19 @@ void run_calibrate(const CalibrateOptions& o) {
   co.nccl_tables = o.tr.nccl_tables;
   co.gpu_arch = o.tr.gpu_arch;
   co.fit_protocols = o.fit_protocols;
+  co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && co.model != "nccl") fail("--fit-protocols: only with --model nccl");
   if (!o.tr.params.empty()) co.start = model::load_params(o.tr.params);
   const auto f = model::fit(in, co);
   const auto cv = model::cross_validate(in, co);
 
-  std::string s = fmt::format("# ccsim calibrate: model {}, {} trace(s), {} points, {} Gauss-Newton iteration(s)\n", co.model,
+  std::string s = fmt::format("# ccsim calibrate: model {}, {} trace(s), {} points, {} Levenberg-Marquardt iteration(s)\n", co.model,
                               in.size(), f.points.size(), f.iterations);
   s += "# parameter         value   (fitted: the data constrains it; held: start value kept)\n";
   for (std::size_t k = 0; k < f.names.size(); ++k)
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
                      f.fitted[k] ? "fitted"
+                     : f.held_by_user.count(f.names[k])  ? "held: --hold"
                      : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
                                                          : "held: the data does not depend on it");
   s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
@@ -92,7 +95,7 @@ void run_calibrate(const CalibrateOptions& o) {
   char when[64];
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   j["created"] = when;
-  j["source"] = "fitted by ccsim calibrate (least squares on relative time residuals, Gauss-Newton with Eigen QR)";
+  j["source"] = "fitted by ccsim calibrate (least squares on relative time residuals, Levenberg-Marquardt with Eigen LDLT, rank-revealing QR to hold inseparable parameters)";
   j["params"] = model::params_json(f.params);
   j["fitted"] = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
@@ -133,6 +136,8 @@ void add_calibrate_command(CLI::App& app, int argc, char** argv) {
   c->add_option("-o,--output", opts->out, "Write the parameter set here (models/<name>.json)")->required();
   c->add_option("--min-size", opts->min_size, "Fit only rows at least this large (e.g. 1M)")->capture_default_str();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
+  c->add_option("--hold", opts->hold, "Keep these parameters at their start value (--params or default), e.g. launch_us,step_us")
+      ->delimiter(',');
   c->add_flag("--fit-protocols", opts->fit_protocols, "--model nccl: also fit a bandwidth multiplier per protocol (more parameters; check the held-out error)");
   c->callback([opts] { run_calibrate(*opts); });
 }

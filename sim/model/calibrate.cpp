@@ -56,7 +56,15 @@ double cost(const std::vector<double>& pred, const std::vector<double>& meas) {
 
 } // namespace
 
-FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
+FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
+  CalibOptions o = o_in;
+  // Per-protocol factors are many parameters on a piecewise model: start them from the plain fit
+  // (launch, step, link efficiencies), which they can only improve on.
+  if (o.fit_protocols) {
+    CalibOptions plain = o;
+    plain.fit_protocols = false;
+    o.start = fit(in, plain).params;
+  }
   Layout L;
   std::set<std::string> types;
   for (const auto& ci : in)
@@ -85,9 +93,18 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
   for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
   if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
   R.fitted.assign(L.size(), false);
+  for (const auto& h : o.hold) {
+    if (std::find(R.names.begin(), R.names.end(), h) == R.names.end()) {
+      std::string have;
+      for (const auto& nm : R.names) have += (have.empty() ? "" : ", ") + nm;
+      fail("--hold: no parameter '{}' in this fit (parameters: {})", h, have);
+    }
+    R.held_by_user.insert(h);
+  }
   auto pred = predict_all(in, o, to_params(th, L, o.start));
   double c = cost(pred, meas);
-  for (int it = 0; it < 12; ++it) {
+  double lambda = 1e-3;
+  for (int it = 0; it < 40; ++it) {
     R.iterations = it + 1;
     // Which parameters are held is decided afresh each iteration (pivoting may pick a different one of
     // a degenerate pair as the estimate moves); the result reports the last decision.
@@ -106,7 +123,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     }
     std::vector<Eigen::Index> active;
     for (std::size_t j = 0; j < L.size(); ++j)
-      if (J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n))) active.push_back(static_cast<Eigen::Index>(j));
+      if (!o.hold.count(R.names[j]) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
+        active.push_back(static_cast<Eigen::Index>(j));
     if (it == 0 && n < active.size() + 3) {
       std::string names;
       for (auto a : active) names += (names.empty() ? "" : ", ") + R.names[static_cast<std::size_t>(a)];
@@ -136,14 +154,19 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
     }
     Eigen::VectorXd r(static_cast<Eigen::Index>(n));
     for (std::size_t i = 0; i < n; ++i) r(static_cast<Eigen::Index>(i)) = (pred[i] - meas[i]) / meas[i];
-    const Eigen::VectorXd d = Ja.colPivHouseholderQr().solve(-r);
     for (auto a : active) R.fitted[static_cast<std::size_t>(a)] = true;
-    // Damped step with bounds: launch, step >= 0; efficiency within [0.05, 5].
-    double step = 1.0;
+    // Levenberg-Marquardt: the prediction is piecewise smooth (protocol and channel choices switch with
+    // size), so a plain Gauss-Newton step can overshoot into a worse piece; damping shortens it toward
+    // the gradient until the cost falls. Bounds: launch, step >= 0; 1/efficiency within [0.2, 20].
+    const Eigen::MatrixXd A = Ja.transpose() * Ja;
+    const Eigen::VectorXd g = Ja.transpose() * r;
     bool improved = false;
-    for (int k = 0; k < 8; ++k, step *= 0.5) {
+    for (int k = 0; k < 12 && !improved; ++k, lambda *= 4) {
+      Eigen::MatrixXd M = A;
+      for (Eigen::Index q = 0; q < M.rows(); ++q) M(q, q) += lambda * std::max(A(q, q), 1e-12);
+      const Eigen::VectorXd d = M.ldlt().solve(-g);
       auto t2 = th;
-      for (std::size_t a = 0; a < active.size(); ++a) t2[static_cast<std::size_t>(active[a])] += step * d(static_cast<Eigen::Index>(a));
+      for (std::size_t a = 0; a < active.size(); ++a) t2[static_cast<std::size_t>(active[a])] += d(static_cast<Eigen::Index>(a));
       t2[0] = std::max(0.0, t2[0]);
       t2[1] = std::max(0.0, t2[1]);
       for (std::size_t j = 2; j < 2 + L.types.size() + L.protos.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
@@ -153,8 +176,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o) {
       if (c2 < c) {
         const double rel_change = std::abs(c - c2) / std::max(c, 1e-30);
         th = t2, pred = p2, c = c2, improved = true;
-        if (rel_change < 1e-6) it = 100;
-        break;
+        lambda = std::max(lambda / 16, 1e-9); // net /4 after the loop's *4
+        if (rel_change < 1e-7) it = 1000;
       }
     }
     if (!improved) break;
@@ -236,9 +259,17 @@ std::vector<Holdout> cross_validate(const std::vector<CalibInput>& in, const Cal
     train.rows.clear();
     test.rows.clear();
     for (std::size_t i = 0; i < in[0].rows.size(); ++i) (i % 2 == static_cast<std::size_t>(fold) ? test : train).rows.push_back(in[0].rows[i]);
-    const auto f = fit({train}, o);
-    out.push_back(score({test}, o, f.params, fmt::format("{}: {} rows of {}, fitted on the others", in[0].label,
-                                                         fold == 0 ? "even" : "odd", "the sweep")));
+    const auto label = fmt::format("{}: {} rows of the sweep, fitted on the others", in[0].label, fold == 0 ? "even" : "odd");
+    try {
+      const auto f = fit({train}, o);
+      out.push_back(score({test}, o, f.params, label));
+    } catch (const Error& e) { // half the rows may be too few for the parameters: say so, keep the fit
+      Holdout h;
+      h.label = label;
+      h.median_all = h.median_ge_1MiB = std::numeric_limits<double>::quiet_NaN();
+      h.note = e.what();
+      out.push_back(h);
+    }
   }
   return out;
 }

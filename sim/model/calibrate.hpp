@@ -1,7 +1,8 @@
 // Least-squares calibration (Eigen) of a ParamSet against measured traces: per-link-type bandwidth
 // efficiency, per-message (step) overhead and per-collective launch overhead. The prediction is the
-// engine's, so the fit is Gauss-Newton on relative time residuals with a finite-difference Jacobian
-// (time is linear in launch, near-linear in step and in 1/efficiency, so it converges in a few steps).
+// engine's, so the fit is Levenberg-Marquardt (damped Gauss-Newton) on relative time residuals with a
+// finite-difference Jacobian (time is linear in launch, near-linear in step and in 1/efficiency; the
+// damping copes with the protocol and channel switches that make it piecewise).
 // Parameters the data cannot see (a link type no route uses) are held at their start value.
 #pragma once
 #include <set>
@@ -34,6 +35,7 @@ struct FitResult {
   std::vector<double> values;
   std::vector<bool> fitted;        // false: held (the data does not constrain it)
   std::set<std::string> not_separable; // held because the data cannot tell it from the others
+  std::set<std::string> held_by_user;  // held because --hold said so
   std::vector<CalibPoint> points;
   double r2_time = 0, r2_log_time = 0, rms_rel = 0;
   int iterations = 0;
@@ -52,6 +54,7 @@ struct CalibOptions {
   bool in_place = false;
   std::string nccl_tables, gpu_arch;
   bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
+  std::set<std::string> hold; // parameters kept at their start value (--hold), e.g. "launch_us", "eff:roce"
 };
 
 // Throws Error when there are too few points for the parameters (fewer than free parameters + 3).

@@ -119,7 +119,7 @@ NcclTables load_nccl_tables(const std::string& path_in) {
 }
 
 NcclGraph nccl_graph(const topology::Topology& t, const NcclTables& tab, const std::vector<std::vector<int>>& placements,
-                     const std::string& arch_override, const ParamSet& params) {
+                     const std::string& arch_override) {
   NcclGraph g;
   g.rings = placements;
   std::vector<int> node_of_gpu;
@@ -135,7 +135,10 @@ NcclGraph nccl_graph(const topology::Topology& t, const NcclTables& tab, const s
     g.arch = at(tab, {"arch_of_nvlink"}).value(*nv.rbegin(), std::string("volta"));
   }
   topology::Router router(t);
-  auto eff_lane = [&](const topology::Link& l) { return lane_GBps(tab, l) * params.efficiency(l.type); };
+  // NCCL's search sees the nominal per-lane speeds of its tables; a fitted link efficiency is what the
+  // hardware delivers beside them, applied after the search (NcclSimulator::proto), so that it moves the
+  // prediction smoothly instead of being swallowed by the search's speed quantisation.
+  auto eff_lane = [&](const topology::Link& l) { return lane_GBps(tab, l); };
   // Are the rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop)?
   bool direct = placements.size() > 1;
   bool all_nvlink = true;
@@ -196,6 +199,18 @@ NcclGraph nccl_graph(const topology::Topology& t, const NcclTables& tab, const s
     g.channels = std::max(1, std::min(max_ch, static_cast<int>(std::floor(route_total / speed + 1e-9))));
     g.bw = speed;
     g.graph_efficiency = std::min(1.0, g.channels * g.bw / route_total);
+  }
+  // ncclTopoDupChannels: fast channels are split in two of half the speed. The total is unchanged, but
+  // the per-channel caps (LL128, tree) and the CUDA channel count follow the doubled count.
+  {
+    const auto& dup = at(tab, {"search", "dup_channels"});
+    const bool newer = arch_rank(g.arch) > arch_rank("ampere");
+    const bool skip = newer && g.bw < dup.at("newer_than_ampere_min_bw").get<double>() &&
+                      g.channels > dup.at("newer_than_ampere_max_channels").get<int>();
+    if (g.bw >= dup.at("min_bw").get<double>() && !skip && 2 * g.channels <= static_cast<int>(num(tab, {"search", "max_search_channels"}))) {
+      g.channels *= 2;
+      g.bw /= 2;
+    }
   }
   g.ll128 = arch_rank(g.arch) >= arch_rank(at(tab, {"ll128_min_arch", "value"}).get<std::string>()) && g.path == "nvlink";
   return g;
@@ -287,7 +302,7 @@ struct NcclSimulator::Proto {
 NcclSimulator::NcclSimulator(const topology::Topology& t, const NcclTables& tab, metrics::RunConfig cfg, ParamSet params,
                              const std::string& arch_override)
     : topo_(t), tab_(tab), cfg_(std::move(cfg)), params_(std::move(params)) {
-  graph_ = nccl_graph(t, tab, cfg_.placements, arch_override, params_);
+  graph_ = nccl_graph(t, tab, cfg_.placements, arch_override);
 }
 
 NcclSimulator::~NcclSimulator() = default;

@@ -46,7 +46,7 @@ struct NcclGraph {
   bool ll128 = false;
 };
 NcclGraph nccl_graph(const topology::Topology& t, const NcclTables& tab, const std::vector<std::vector<int>>& placements,
-                     const std::string& arch_override, const ParamSet& params);
+                     const std::string& arch_override);
 
 struct NcclCandidate {
   std::string algo, proto;

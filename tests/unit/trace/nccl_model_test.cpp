@@ -24,7 +24,7 @@ TEST_CASE("NCCL model reproduces the reference 3.7 DGX-1V example") {
   const auto topo = topology::resolve_topology("dgx1-v100");
   const auto tab = model::load_nccl_tables();
   const auto cfg = allreduce_on(topo);
-  const auto g = model::nccl_graph(topo, tab, cfg.placements, "", {});
+  const auto g = model::nccl_graph(topo, tab, cfg.placements, "");
   CHECK(g.channels == 6);
   CHECK(g.bw == doctest::Approx(20.0));
   CHECK(g.arch == "volta");
@@ -89,7 +89,7 @@ TEST_CASE("engine replay of NCCL's choice matches the closed form on the DGX-1V'
 TEST_CASE("DGX-1 P100: no LL128 (sm60), 4 channels x 18 GB/s") {
   const auto topo = topology::resolve_topology("dgx1-p100");
   const auto tab = model::load_nccl_tables();
-  const auto g = model::nccl_graph(topo, tab, allreduce_on(topo).placements, "", {});
+  const auto g = model::nccl_graph(topo, tab, allreduce_on(topo).placements, "");
   CHECK(g.arch == "pascal");
   CHECK_FALSE(g.ll128);
   CHECK(g.channels == 4);
@@ -98,4 +98,22 @@ TEST_CASE("DGX-1 P100: no LL128 (sm60), 4 channels x 18 GB/s") {
   // LL busBw = min(39, 0.5 * 72) = 36 (reference 3.7).
   for (const auto& c : model::nccl_candidates(tab, g, Op::AllReduce, 8, 1 << 20))
     if (c.algo == "ring" && c.proto == "LL") CHECK(c.busbw == doctest::Approx(36.0));
+}
+
+TEST_CASE("NCCL channel duplication: fast NVSwitch channels split in two, DGX-1's 20 GB/s lanes do not") {
+  const auto tab = model::load_nccl_tables();
+  // HGX A100 (sm80): the search settles on 6 x 40 GB/s; bwIntra >= 25 doubles it to 12 x 20 (same total).
+  const auto a100 = topology::resolve_topology("hgx-a100");
+  const auto g = model::nccl_graph(a100, tab, allreduce_on(a100).placements, "");
+  CHECK(g.channels == 12);
+  CHECK(g.bw == doctest::Approx(20.0));
+  // The LL128 cap follows the doubled count: min(0.92 x 240, 12 x 20) = 220.8 GB/s.
+  for (const auto& c : model::nccl_candidates(tab, g, Op::AllReduce, 8, 1 << 20))
+    if (c.algo == "ring" && c.proto == "LL128") CHECK(c.busbw == doctest::Approx(220.8));
+  // The same machine seen as Hopper (search speeds 60, 50, ...): 4 x 60 doubles to 8 x 30, as 60 >= 50.
+  const auto h = model::nccl_graph(a100, tab, allreduce_on(a100).placements, "hopper");
+  CHECK(h.channels == 8);
+  CHECK(h.bw == doctest::Approx(30.0));
+  const auto dgx1 = topology::resolve_topology("dgx1-v100");
+  CHECK(model::nccl_graph(dgx1, tab, allreduce_on(dgx1).placements, "").channels == 6);
 }
