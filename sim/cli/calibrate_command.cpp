@@ -59,6 +59,7 @@ void run_calibrate(const CalibrateOptions& o) {
   co.in_place = o.tr.in_place;
   co.nccl_tables = o.tr.nccl_tables;
   co.gpu_arch = o.tr.gpu_arch;
+  co.nccl_algo = o.tr.nccl_algo;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && co.model != "nccl") fail("--fit-protocols: only with --model nccl");

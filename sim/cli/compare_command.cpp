@@ -39,6 +39,7 @@ void run_compare(const CompareOptions& o) {
   po.model = o.run.model;
   po.nccl_tables = o.tr.nccl_tables;
   po.gpu_arch = o.tr.gpu_arch;
+  po.nccl_algo = o.tr.nccl_algo;
   if (!o.tr.params.empty()) po.params = model::load_params(o.tr.params);
   po.gpus_per_thread = model::gpus_per_thread(tr.trace);
   model::Predictor pred(tr.topo, tr.cfg, po);

@@ -53,6 +53,7 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
   app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl (default: from the NVLink type)");
+  app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
@@ -130,6 +131,7 @@ int run_command(const RunOptions& o) {
     model::PredictOptions po;
     po.model = o.model;
     po.gpu_arch = o.gpu_arch;
+    po.nccl_algo = o.nccl_algo;
     if (!o.params.empty()) po.params = model::load_params(o.params);
     model::Predictor pred(topo, cfg, po);
     for (Bytes s : sizes) {

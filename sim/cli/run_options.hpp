@@ -35,6 +35,7 @@ struct RunOptions {
   bool links = false;
   std::string params;      // --params: a fitted parameter set (ccsim calibrate)
   std::string gpu_arch;    // --gpu-arch for --model nccl
+  std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
 };
 
 // Flags that pick the machine and the placement (shared with compare/rings/explain).

@@ -22,6 +22,7 @@ struct TraceOptions {
   std::string params;        // --params FILE
   std::string nccl_tables;   // --nccl-tables FILE
   std::string gpu_arch;      // --gpu-arch
+  std::string nccl_algo = "auto"; // --nccl-algo
 };
 void add_trace_options(CLI::App& app, TraceOptions& t);
 

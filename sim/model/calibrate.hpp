@@ -52,7 +52,7 @@ struct CalibOptions {
   std::string model = "fifo";
   ParamSet start;
   bool in_place = false;
-  std::string nccl_tables, gpu_arch;
+  std::string nccl_tables, gpu_arch, nccl_algo = "auto";
   bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
   std::set<std::string> hold; // parameters kept at their start value (--hold), e.g. "launch_us", "eff:roce"
 };

@@ -16,7 +16,7 @@ Predictor::Predictor(const topology::Topology& t, metrics::RunConfig cfg, Predic
   if (opt_.model == "nccl") {
     tables_ = std::make_unique<NcclTables>(load_nccl_tables(opt_.nccl_tables));
     topo_ = std::make_unique<topology::Topology>(t);
-    nccl_ = std::make_unique<NcclSimulator>(*topo_, *tables_, cfg_, opt_.params, opt_.gpu_arch);
+    nccl_ = std::make_unique<NcclSimulator>(*topo_, *tables_, cfg_, opt_.params, opt_.gpu_arch, opt_.nccl_algo);
     return;
   }
   engine::make_network(opt_.model, 0); // throws the usual "--model: unknown network model" error
@@ -40,6 +40,7 @@ Prediction Predictor::predict(metrics::SizePlan plan) {
     p.channels = r.channels_used;
     p.loops = r.loops;
     p.simulated = r.simulated;
+    p.overrides_nccl = r.faster_than_nccl_choice;
     return p;
   }
   const auto row = metrics::simulate_plan(*topo_, *router_, cfg_, plan);
@@ -109,8 +110,9 @@ namespace {
 nlohmann::ordered_json num_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
 std::string choice_text(const Prediction& p) {
   if (p.proto.empty()) return p.algo;
-  return fmt::format("{}/{} ch={}{}{}", p.algo, p.proto, p.channels, p.loops > 1 ? fmt::format(" loops={}", p.loops) : "",
-                     p.simulated ? "" : " (analytic)");
+  const char* loops = p.algo == "tree" ? " segments=" : " loops=";
+  return fmt::format("{}/{} ch={}{}{}{}", p.algo, p.proto, p.channels, p.loops > 1 ? fmt::format("{}{}", loops, p.loops) : "",
+                     p.simulated ? "" : " (analytic)", p.overrides_nccl ? " (replayed faster than NCCL's pick)" : "");
 }
 } // namespace
 
@@ -149,6 +151,7 @@ nlohmann::ordered_json compare_json(const CompareResult& r, const CompareMeta& m
       row["channels"] = x.pred.channels;
       row["loops"] = x.pred.loops;
       row["simulated"] = x.pred.simulated;
+      row["faster_than_nccl_pick"] = x.pred.overrides_nccl;
     }
     j["rows"].push_back(row);
   }

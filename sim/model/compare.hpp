@@ -20,6 +20,7 @@ struct PredictOptions {
   std::string nccl_tables;    // "" = models/nccl.json
   std::string gpu_arch;       // nccl: override the GPU generation
   int gpus_per_thread = 1;    // GPUs one launching thread drives (nccl-tests nGpus); scales launch_per_gpu_us
+  std::string nccl_algo = "auto"; // nccl: auto (NCCL's pick) | ring | tree (as NCCL_ALGO) | fastest (replay both)
 };
 
 struct Prediction {
@@ -27,6 +28,7 @@ struct Prediction {
   std::string algo, proto; // nccl: NCCL's choice; fifo: the --algo name and ""
   int channels = 0, loops = 1;
   bool simulated = true;   // false when the time is NCCL's closed form only
+  bool overrides_nccl = false; // nccl, several nodes: the other of ring/tree replayed faster than NCCL's pick
 };
 
 class Predictor {

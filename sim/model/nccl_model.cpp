@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/schedule/algorithms/tree_pipeline.hpp"
 #include "sim/schedule/registry.hpp"
 
 namespace ccsim::model {
@@ -300,34 +301,39 @@ struct NcclSimulator::Proto {
 };
 
 NcclSimulator::NcclSimulator(const topology::Topology& t, const NcclTables& tab, metrics::RunConfig cfg, ParamSet params,
-                             const std::string& arch_override)
-    : topo_(t), tab_(tab), cfg_(std::move(cfg)), params_(std::move(params)) {
+                             const std::string& arch_override, std::string algo)
+    : topo_(t), tab_(tab), cfg_(std::move(cfg)), params_(std::move(params)), algo_(std::move(algo)) {
+  if (algo_ != "auto" && algo_ != "ring" && algo_ != "tree" && algo_ != "fastest")
+    fail("--nccl-algo: unknown '{}' (auto, ring, tree, fastest)", algo_);
+  if (algo_ == "tree" && (cfg_.op != Op::AllReduce || metrics::ranks_of(cfg_) <= 2))
+    fail("--nccl-algo tree: NCCL's tree runs allreduce on more than 2 ranks only");
   graph_ = nccl_graph(t, tab, cfg_.placements, arch_override);
 }
 
 NcclSimulator::~NcclSimulator() = default;
 
-// The topology as this protocol sees it: NCCL's per-lane bandwidth x fitted efficiency x the protocol's
-// efficiency relative to Simple x the search's speed quantisation; link latency moves into the per-hop
-// software alpha (NCCL counts hops of the ring, not cables), except network links which carry the
-// extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
-NcclSimulator::Proto& NcclSimulator::proto(const std::string& name) {
+// The topology as this (algorithm, protocol) sees it: NCCL's per-lane bandwidth x fitted efficiency x
+// the pair's bandwidth relative to ring Simple in NCCL's model (protocol efficiency, per-channel caps)
+// x the search's speed quantisation; link latency moves into the per-hop software alpha (NCCL counts
+// hops of the ring or tree, not cables), except network links which carry the extra of NCCL's network
+// hop latency over its intra-node one (split over the two NIC-switch links).
+NcclSimulator::Proto& NcclSimulator::proto(const std::string& algo, const std::string& name) {
+  const std::string key = algo + "/" + name;
   for (auto& p : protos_)
-    if (p->name == name) return *p;
+    if (p->name == key) return *p;
   const int p = metrics::ranks_of(cfg_);
   const auto cands = nccl_candidates(tab_, graph_, cfg_.op, p, 1 << 20);
   double simple = 0, mine = 0;
-  for (const auto& c : cands)
-    if (c.algo == "ring") {
-      if (c.proto == "Simple") simple = c.busbw;
-      if (c.proto == name) mine = c.busbw;
-    }
+  for (const auto& c : cands) {
+    if (c.algo == "ring" && c.proto == "Simple") simple = c.busbw;
+    if (c.algo == algo && c.proto == name) mine = c.busbw;
+  }
   const double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * graph_.graph_efficiency * params_.proto_efficiency(name);
   auto pr = std::make_unique<Proto>();
-  pr->name = name;
+  pr->name = key;
   pr->topo = std::make_unique<topology::Topology>(topo_);
-  const double intra = num(tab_, {"hw_latency_us", graph_.path.c_str(), "ring", name.c_str()});
-  const double inter = num(tab_, {"hw_latency_us", "net", "ring", name.c_str()});
+  const double intra = num(tab_, {"hw_latency_us", graph_.path.c_str(), algo.c_str(), name.c_str()});
+  const double inter = num(tab_, {"hw_latency_us", "net", algo.c_str(), name.c_str()});
   for (auto& l : pr->topo->links) {
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(lane_GBps(tab_, l) * 1e9 * params_.efficiency(l.type) * f)));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
@@ -337,19 +343,139 @@ NcclSimulator::Proto& NcclSimulator::proto(const std::string& name) {
   return *protos_.back();
 }
 
+// Per-hop software alpha: NCCL's intra-node hop latency, floored on several nodes by the network
+// overhead (x3 for Simple), plus a fitted step overhead.
+Time NcclSimulator::hop_alpha(const std::string& algo, const std::string& proto_name) const {
+  double intra = num(tab_, {"hw_latency_us", graph_.path.c_str(), algo.c_str(), proto_name.c_str()});
+  if (graph_.nodes > 1)
+    intra = std::max(intra, num(tab_, {"net_overhead_us", graph_.cpu == "amd" ? "amd" : "intel"}) *
+                                (proto_name == "Simple" ? num(tab_, {"net_overhead_us", "simple_factor"}) : 1.0));
+  return from_us(intra + params_.step_us);
+}
+
 NcclResult NcclSimulator::run(metrics::SizePlan plan) {
-  NcclResult r;
   const int p = metrics::ranks_of(cfg_);
-  r.choice = nccl_choose(tab_, graph_, cfg_.op, p, plan.size);
-  r.channels_used = nccl_channels_used(tab_, graph_, r.choice.algo, r.choice.proto, p, plan.size);
-  const auto* algo = schedule::find_algorithm(cfg_.op, "ring");
-  if (r.choice.algo != "ring" || algo == nullptr || plan.count == 0) {
-    r.time = from_us(r.choice.time_us + params_.launch_us);
-    r.loops = 1;
-    return r;
+  const auto cands = nccl_candidates(tab_, graph_, cfg_.op, p, plan.size);
+  if (cands.empty()) fail("nccl model: no algorithm/protocol is enabled");
+  auto best_of = [&](const std::string& algo) {
+    const NcclCandidate* b = nullptr;
+    for (const auto& c : cands)
+      if ((algo.empty() || c.algo == algo) && (!b || c.time_us < b->time_us)) b = &c;
+    return b;
+  };
+  NcclResult r = replay(*best_of(algo_ == "ring" || algo_ == "tree" ? algo_ : ""), plan);
+  // NCCL's ring-or-tree verdict rests on the speeds of its graph search, which ccsim reproduces for
+  // one node but not across nodes, where versions also differ (2.4 rated a 2-node tree at 1.5x the
+  // ring). "fastest" replays the other algorithm's best protocol too and keeps the faster replay.
+  if (algo_ == "fastest" && r.simulated)
+    if (const auto* other = best_of(r.choice.algo == "ring" ? "tree" : "ring")) {
+      NcclResult r2 = replay(*other, plan);
+      if (r2.simulated && r2.time < r.time) {
+        r2.faster_than_nccl_choice = true;
+        r = r2;
+      }
+    }
+  return r;
+}
+
+NcclResult NcclSimulator::replay(const NcclCandidate& choice, metrics::SizePlan plan) {
+  NcclResult r;
+  r.choice = choice;
+  const int p = metrics::ranks_of(cfg_);
+  r.channels_used = nccl_channels_used(tab_, graph_, choice.algo, choice.proto, p, plan.size);
+  if (plan.count == 0 || p < 2) return closed_form(r);
+  if (choice.algo == "tree" && cfg_.op == Op::AllReduce) return replay_tree(r, plan);
+  if (choice.algo == "ring" && schedule::find_algorithm(cfg_.op, "ring")) return replay_ring(r, plan);
+  return closed_form(r);
+}
+
+NcclResult NcclSimulator::closed_form(NcclResult r) const {
+  r.time = from_us(r.choice.time_us + params_.launch_us);
+  r.loops = 1;
+  r.simulated = false;
+  return r;
+}
+
+// NCCL's tree for one channel over the GPUs of `ring` (a search ring, which leaves and enters each node
+// at the channel's NIC): inside a node a chain whose head is the GPU the ring leaves the node from (the
+// one at the NIC), the others hanging below it in reverse ring order (NVLink neighbours stay adjacent);
+// across nodes a binary tree of the heads, `tree` 0 in-order rooted at the ring's first node, 1 its
+// mirror (NCCL's double binary tree: a node inner in one is a leaf in the other). Parents are ring
+// positions, -1 for the root.
+std::vector<int> nccl_tree_parents(const std::vector<int>& ring, const std::vector<int>& node_of_gpu, int tree) {
+  std::vector<std::vector<int>> runs; // ring positions of each node, in ring order
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const int node = node_of_gpu[static_cast<std::size_t>(ring[i])];
+    if (runs.empty() || node_of_gpu[static_cast<std::size_t>(ring[static_cast<std::size_t>(runs.back().back())])] != node) runs.emplace_back();
+    runs.back().push_back(static_cast<int>(i));
   }
+  std::vector<int> parent(ring.size(), -1);
+  const int n = static_cast<int>(runs.size());
+  auto in_order_parent = [n](int x) {
+    if (x == 0) return -1;
+    const int low = x & -x;
+    const int up = (x ^ low) | (low << 1);
+    return up < n ? up : x ^ low;
+  };
+  for (int x = 0; x < n; ++x) {
+    const auto& run = runs[static_cast<std::size_t>(x)];
+    for (std::size_t i = 0; i + 1 < run.size(); ++i) parent[static_cast<std::size_t>(run[i])] = run[i + 1];
+    const int up = tree == 0 ? in_order_parent(x) : (in_order_parent(n - 1 - x) < 0 ? -1 : n - 1 - in_order_parent(n - 1 - x));
+    if (up >= 0) parent[static_cast<std::size_t>(run.back())] = runs[static_cast<std::size_t>(up)].back();
+  }
+  return parent;
+}
+
+NcclResult NcclSimulator::replay_tree(NcclResult r, metrics::SizePlan plan) {
   r.simulated = true;
-  Proto& pr = proto(r.choice.proto);
+  Proto& pr = proto("tree", r.choice.proto);
+  std::vector<int> node_of_gpu;
+  count_nodes(topo_, node_of_gpu);
+  // CUDA channel c runs search ring c % R through its NIC, on tree (c / R) % 2, so every NIC carries
+  // both trees; channels on the same (ring, tree) share its links at the same time: one job each.
+  const int nc = r.channels_used;
+  const int R = static_cast<int>(graph_.rings.size());
+  std::map<std::pair<int, int>, int> weight;
+  for (int c = 0; c < nc; ++c) ++weight[{c % R, (c / R) % 2}];
+  const double chunk = num(tab_, {"chunk_bytes", r.choice.proto == "Simple" ? "Simple_one_step" : r.choice.proto.c_str()});
+  const auto max_segments = static_cast<std::uint64_t>(4 * num(tab_, {"max_loops_simulated"}));
+  std::vector<std::unique_ptr<schedule::Schedule>> scheds;
+  std::vector<engine::Job> jobs;
+  std::uint64_t done = 0;
+  std::size_t left = weight.size();
+  for (const auto& [key, w] : weight) {
+    const auto& ring = graph_.rings[static_cast<std::size_t>(key.first)];
+    const std::uint64_t mine = --left == 0 ? plan.count - done : plan.count * static_cast<std::uint64_t>(w) / static_cast<std::uint64_t>(nc);
+    done += mine;
+    const double bytes = static_cast<double>(mine * cfg_.dtype.size);
+    const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / chunk)), 1, max_segments);
+    r.loops = std::max<int>(r.loops, static_cast<int>(k));
+    schedule::CollArgs a;
+    a.op = Op::AllReduce;
+    a.ranks = static_cast<int>(ring.size());
+    a.count = mine;
+    a.elt_size = cfg_.dtype.size;
+    scheds.push_back(std::make_unique<schedule::TreePipelineAllReduce>(a, nccl_tree_parents(ring, node_of_gpu, key.second), k));
+    engine::Job job;
+    job.schedule = scheds.back().get();
+    for (int gpu : ring) job.node_of_rank.push_back(pr.topo->gpu_node(gpu));
+    job.elt_size = cfg_.dtype.size;
+    jobs.push_back(std::move(job));
+  }
+  engine::ModelParams mp;
+  mp.network = "fifo";
+  mp.alpha_sw = hop_alpha("tree", r.choice.proto);
+  engine::Engine eng(*pr.topo, *pr.router, mp);
+  const auto res = eng.run(jobs);
+  r.time = res.makespan + from_us(num(tab_, {"base_latency_us", "tree", r.choice.proto.c_str()}) + params_.launch_us);
+  return r;
+}
+
+NcclResult NcclSimulator::replay_ring(NcclResult r, metrics::SizePlan plan) {
+  const int p = metrics::ranks_of(cfg_);
+  const auto* algo = schedule::find_algorithm(cfg_.op, "ring");
+  r.simulated = true;
+  Proto& pr = proto("ring", r.choice.proto);
   // Chunk: Simple ring AR/AG/RS use CHUNKSTEPS steps, other collectives one step (§3.6).
   const bool multi_step = cfg_.op == Op::AllReduce || cfg_.op == Op::AllGather || cfg_.op == Op::ReduceScatter;
   const double chunk = num(tab_, {"chunk_bytes", r.choice.proto == "Simple" && !multi_step ? "Simple_one_step" : r.choice.proto.c_str()});

@@ -11,7 +11,9 @@
 //     as separate jobs on the same links, so the loops pipeline the way NCCL's FIFO slots let them.
 // Uncontended and on uniform rings this reproduces NCCL's closed form time = lat + bytes/algBw exactly;
 // on mixed-width rings, routed hops or shared NICs the engine shows what the closed form hides.
-// Tree is evaluated in closed form only (ccsim has no NCCL chain/tree schedule); rows say "(analytic)".
+// Tree allreduce is replayed too: per channel a chain inside each node and a binary tree across nodes,
+// pipelined in chunks (TreePipelineAllReduce); on several nodes both ring and tree are replayed and the
+// faster kept (see NcclSimulator::run). Ops with neither schedule stay closed form ("(analytic)").
 // All numbers come from models/nccl.json (with their sources), none are compiled in.
 #pragma once
 #include <memory>
@@ -62,27 +64,41 @@ int nccl_channels_used(const NcclTables& tab, const NcclGraph& g, const std::str
 
 struct NcclResult {
   NcclCandidate choice;
-  int channels_used = 0, loops = 0;
-  bool simulated = false; // false: closed form only (tree, or no ring schedule for the op)
+  int channels_used = 0, loops = 0; // loops: ring loops, or tree segments per channel
+  bool simulated = false; // false: closed form only (no ring/tree schedule for the op)
+  bool faster_than_nccl_choice = false; // --nccl-algo fastest: the other algorithm replayed faster
   Time time = 0;
 };
+
+// NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
+// inside each node headed by the GPU at the channel's NIC, a binary tree of the heads across nodes
+// (`tree` 0, or 1 = its mirror).
+std::vector<int> nccl_tree_parents(const std::vector<int>& ring, const std::vector<int>& node_of_gpu, int tree);
 
 // Holds one scaled topology + router per protocol; reuse it across sizes.
 class NcclSimulator {
  public:
+  // algo: "auto" = NCCL's closed-form pick; "ring"/"tree" = only that algorithm (as NCCL_ALGO);
+  // "fastest" = replay NCCL's best ring and best tree, keep the faster.
   NcclSimulator(const topology::Topology& t, const NcclTables& tab, metrics::RunConfig cfg, ParamSet params,
-                const std::string& arch_override = "");
+                const std::string& arch_override = "", std::string algo = "auto");
   ~NcclSimulator();
   NcclResult run(metrics::SizePlan plan);
   const NcclGraph& graph() const { return graph_; }
 
  private:
   struct Proto;
-  Proto& proto(const std::string& name);
+  Proto& proto(const std::string& algo, const std::string& name);
+  Time hop_alpha(const std::string& algo, const std::string& proto) const;
+  NcclResult replay(const NcclCandidate& choice, metrics::SizePlan plan);
+  NcclResult replay_ring(NcclResult r, metrics::SizePlan plan);
+  NcclResult replay_tree(NcclResult r, metrics::SizePlan plan);
+  NcclResult closed_form(NcclResult r) const;
   const topology::Topology& topo_;
   const NcclTables& tab_;
   metrics::RunConfig cfg_;
   ParamSet params_;
+  std::string algo_;
   NcclGraph graph_;
   std::vector<std::unique_ptr<Proto>> protos_;
 };

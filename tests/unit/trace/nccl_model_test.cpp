@@ -3,6 +3,7 @@
 // latencies and times; and the engine replay agreeing with the closed form on these uniform rings.
 #include <doctest/doctest.h>
 
+#include "sim/core/error.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/model/nccl_model.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -116,4 +117,41 @@ TEST_CASE("NCCL channel duplication: fast NVSwitch channels split in two, DGX-1'
   CHECK(h.bw == doctest::Approx(30.0));
   const auto dgx1 = topology::resolve_topology("dgx1-v100");
   CHECK(model::nccl_graph(dgx1, tab, allreduce_on(dgx1).placements, "").channels == 6);
+}
+
+TEST_CASE("NCCL trees: a chain per node headed at the NIC GPU, the heads in a binary tree, tree 1 mirrored") {
+  // Ring positions 0..5 over GPUs of nodes 0,0,0,1,1,1: node runs {0,1,2} and {3,4,5}, heads 2 and 5.
+  const std::vector<int> ring{0, 1, 2, 3, 4, 5}, node_of_gpu{0, 0, 0, 1, 1, 1};
+  CHECK(model::nccl_tree_parents(ring, node_of_gpu, 0) == std::vector<int>{1, 2, -1, 4, 5, 2});
+  CHECK(model::nccl_tree_parents(ring, node_of_gpu, 1) == std::vector<int>{1, 2, 5, 4, 5, -1});
+  // Four nodes of one GPU: tree 0 is 0 <- 2 <- {1, 3}; tree 1 its mirror 3 <- 1 <- {0, 2}.
+  const std::vector<int> four{0, 1, 2, 3}, own{0, 1, 2, 3};
+  CHECK(model::nccl_tree_parents(four, own, 0) == std::vector<int>{-1, 2, 0, 2});
+  CHECK(model::nccl_tree_parents(four, own, 1) == std::vector<int>{1, 3, 1, -1});
+}
+
+TEST_CASE("NCCL tree replay across nodes moves half the ring's bytes over the NICs") {
+  // 2 x HGX A100 with 4 x 100G NICs: a ring allreduce sends 2(p-1)/p of the data through each node's
+  // NICs, the tree about once, so at 1 GiB the replayed tree beats the NIC-bound ring (busbw above the
+  // 50 GB/s the NICs carry), while "auto" keeps NCCL's own pick and says nothing about overriding it.
+  const auto topo = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
+  const auto tab = model::load_nccl_tables();
+  auto cfg = allreduce_on(topo);
+  const metrics::SizePlan plan{Bytes{1} << 28, Bytes{1} << 30};
+  model::NcclSimulator ring(topo, tab, cfg, {}, "ampere", "ring"), tree(topo, tab, cfg, {}, "ampere", "tree");
+  const auto rr = ring.run(plan), tr = tree.run(plan);
+  CHECK(rr.choice.algo == "ring");
+  CHECK(tr.choice.algo == "tree");
+  CHECK(tr.simulated);
+  const double ring_busbw = metrics::bandwidths(Op::AllReduce, 16, plan.size, rr.time).busbw_GBps;
+  const double tree_busbw = metrics::bandwidths(Op::AllReduce, 16, plan.size, tr.time).busbw_GBps;
+  CHECK(ring_busbw <= 50.0 * 1.001);
+  CHECK(tree_busbw > 60.0);
+  model::NcclSimulator fastest(topo, tab, cfg, {}, "ampere", "fastest");
+  const auto fr = fastest.run(plan);
+  CHECK(fr.choice.algo == "tree");
+  CHECK(fr.time == tr.time);
+  model::NcclSimulator automatic(topo, tab, cfg, {}, "ampere");
+  CHECK_FALSE(automatic.run(plan).faster_than_nccl_choice);
+  CHECK_THROWS_AS(model::NcclSimulator(topo, tab, cfg, {}, "ampere", "bogus"), Error);
 }
