@@ -338,6 +338,35 @@ void no_leftovers(const std::map<std::string, std::string>& kv, const std::strin
   if (!kv.empty()) fail("--topo {}: unknown parameter '{}'", spec, kv.begin()->first);
 }
 
+int int_value(const std::string& v, const std::string& key, const std::string& spec) {
+  try {
+    std::size_t used = 0;
+    const int x = std::stoi(v, &used);
+    if (used == v.size()) return x;
+  } catch (...) {
+  }
+  fail("--topo {}: {} '{}' is not a number", spec, key, v);
+}
+
+// The network half of a cluster spec: nodes, nics, fabric, kind, alpha, leaf_ports, oversub.
+ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::string& spec, const std::string& default_nodes) {
+  ClusterSpec c;
+  c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec);
+  std::tie(c.nics, c.nic_bw) = parse_nics(take(kv, "nics", spec), "--topo nics");
+  const std::string fabric = take(kv, "fabric", spec, "switch");
+  if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
+  else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
+  const std::string k = take(kv, "kind", spec, "ib");
+  const auto lt = link_type_from(k);
+  if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
+  c.kind = *lt;
+  // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
+  c.alpha = parse_duration(take(kv, "alpha", spec, "2.7us"), "--topo alpha");
+  c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec);
+  c.oversub = int_value(take(kv, "oversub", spec, "1"), "oversub", spec);
+  return c;
+}
+
 } // namespace
 
 Topology generate_from_spec(const std::string& spec) {
@@ -365,41 +394,29 @@ Topology generate_from_spec(const std::string& spec) {
     return make_torus(dims, bw, alpha);
   }
   if (kind == "cluster") {
-    ClusterSpec c;
-    const auto nodes_s = take(kv, "nodes", spec);
-    try {
-      std::size_t used = 0;
-      c.nodes = std::stoi(nodes_s, &used);
-      if (used != nodes_s.size()) throw 0;
-    } catch (...) {
-      fail("--topo {}: nodes '{}' is not a number", spec, nodes_s);
-    }
     const std::string node = take(kv, "node", spec);
     if (node.rfind("cluster:", 0) == 0) fail("--topo {}: a cluster node cannot itself be a cluster", spec);
-    std::tie(c.nics, c.nic_bw) = parse_nics(take(kv, "nics", spec), "--topo nics");
-    const std::string fabric = take(kv, "fabric", spec, "switch");
-    if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
-    else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
-    const std::string k = take(kv, "kind", spec, "ib");
-    const auto lt = link_type_from(k);
-    if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
-    c.kind = *lt;
-    // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
-    c.alpha = parse_duration(take(kv, "alpha", spec, "2.7us"), "--topo alpha");
-    auto int_kv = [&](const std::string& key, int dflt) {
-      const auto v = take(kv, key, spec, std::to_string(dflt));
-      try {
-        std::size_t used = 0;
-        const int x = std::stoi(v, &used);
-        if (used == v.size()) return x;
-      } catch (...) {
-      }
-      fail("--topo {}: {} '{}' is not a number", spec, key, v);
-    };
-    c.leaf_ports = int_kv("leaf_ports", 32);
-    c.oversub = int_kv("oversub", 1);
+    const ClusterSpec c = cluster_spec(kv, spec, "");
     no_leftovers(kv, spec);
     return make_cluster(resolve_topology(node), c, node);
+  }
+  if (kind == "machine") {
+    MachineSpec m;
+    m.gpu = take(kv, "gpu", spec);
+    m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec);
+    m.intra = take(kv, "intra", spec, "-");
+    if (m.intra == "-") m.intra.clear();
+    const std::string p2p = take(kv, "p2p", spec, "on");
+    if (p2p != "on" && p2p != "off") fail("--topo {}: p2p '{}' is not on or off", spec, p2p);
+    m.p2p = p2p == "on";
+    Topology node = make_machine(m);
+    if (!kv.count("nodes") && !kv.count("nics")) {
+      no_leftovers(kv, spec);
+      return node;
+    }
+    const ClusterSpec c = cluster_spec(kv, spec, "1");
+    no_leftovers(kv, spec);
+    return make_cluster(node, c, node.name);
   }
   fail("--topo {}: unknown generator '{}' (crossbar, torus, cluster)", spec, kind);
 }

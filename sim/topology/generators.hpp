@@ -32,9 +32,22 @@ struct ClusterSpec {
 };
 Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::string& node_label);
 
+// One node described in a few words (sim/topology/machine.cpp): a GPU model from
+// topologies/generator/gpus.json, how many, and how they are joined: nvswitch (all NVLinks into one
+// switch plane), cubemesh (the 8-GPU DGX-1 preset), pcie (two GPUs per PCIe switch; p2p=false: every
+// GPU on a CPU root port at the staged host-memory speed), bridge (NVLink bridges in pairs).
+struct MachineSpec {
+  std::string gpu;   // "h100", "a100", "rtx4090", ...
+  int gpus = 8;
+  std::string intra; // "" = the GPU's own: nvswitch with NVLink, bridge with a bridge, else pcie
+  bool p2p = true;
+};
+Topology make_machine(const MachineSpec& m);
+
 // "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us",
 // "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa][,alpha=2.7us]
-//  [,leaf_ports=32][,oversub=1]"
+//  [,leaf_ports=32][,oversub=1]", "machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off]
+//  [,nodes=N,nics=8x400G,...cluster keys]" (with nodes or nics: a cluster of that machine)
 Topology generate_from_spec(const std::string& spec);
 
 std::vector<int> parse_dims(const std::string& text, const std::string& what); // "4x4x4"
