@@ -5,6 +5,7 @@
 #include "sim/core/error.hpp"
 #include "sim/metrics/explain.hpp"
 #include "sim/report/explain_report.hpp"
+#include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
 
 namespace ccsim::cli {
@@ -25,6 +26,9 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   const auto f = report::explain_format_from(o.format);
   std::optional<topology::Topology> topo;
   if (cmd->count("--topo") > 0) {
+    // With a topology, alpha and beta come from its links and p from its GPUs: refuse what would be ignored.
+    for (const char* flag : {"--alpha", "--bw"})
+      if (cmd->count(flag) > 0) fail("{}: with --topo, alpha and beta come from the topology's links; drop {} or --topo", flag, flag);
     topo = topology::resolve_topology(o.run.topo);
     // The placement follows the explained algorithm; for a sweep, the op's first one (ring where it exists).
     if (cmd->count("--algo") == 0)
@@ -36,11 +40,15 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     s.run = make_run_config(o.run, *topo);
     s.topo = &*topo;
     s.ranks = metrics::ranks_of(s.run);
+    if (cmd->count("--ranks") > 0 && o.ranks != s.ranks)
+      fail("--ranks {}: the placement on --topo {} has {} GPUs (choose GPUs with --gpus)", o.ranks, o.run.topo, s.ranks);
   } else {
     if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (1..65536)", o.ranks);
     s.ranks = o.ranks;
     s.params.alpha = parse_duration(o.alpha, "--alpha");
     if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
+    // A bare number would be bytes per second, never what anyone means here: ask for the unit.
+    if (o.bw.find_first_not_of("0123456789.") == std::string::npos) fail("--bw: '{}' needs a unit (e.g. 25GB/s)", o.bw);
     s.params.bw = parse_bandwidth(o.bw, "--bw");
     auto dt = metrics::datatype_from(o.run.datatype);
     if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);
@@ -56,11 +64,22 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   }
   std::string out;
   const bool one = cmd->count("--algo") > 0;
+  // A size too small to hold one element per rank explains a zero-byte run: refuse it.
+  auto checked_size = [&](const std::string& text, const char* flag) {
+    const Bytes b = parse_size(text, flag);
+    if (metrics::plan_size(s.op, s.ranks, b, s.elt_size).count == 0)
+      fail("{}: {} B holds no whole {}-byte element for {} on {} ranks", flag, b, s.elt_size, schedule::to_string(s.op), s.ranks);
+    return b;
+  };
   if (one) {
-    const auto e = metrics::explain_one(s, o.run.algo, parse_size(o.size, "--size"));
+    const auto e = metrics::explain_one(s, o.run.algo, checked_size(o.size, "--size"));
     out = report::render(e, s.op, s.ranks, f);
   } else {
-    const auto sw = metrics::explain_sweep(s, parse_size(o.min, "--min"), parse_size(o.max, "--max"));
+    const Bytes lo = checked_size(o.min, "--min"), hi = parse_size(o.max, "--max");
+    if (lo > hi) fail("--min {} is larger than --max {}", o.min, o.max);
+    report::Progress bar("explain", 2 * metrics::size_series(lo, hi, 2).size()); // sizes, then crossovers
+    const auto sw = metrics::explain_sweep(s, lo, hi, [&](std::size_t done, std::size_t) { bar.update(done); });
+    bar.done();
     out = report::render(sw, s.op, s.ranks, f);
   }
   write_output(o.output, out);

@@ -5,11 +5,12 @@
 namespace ccsim::cost {
 using schedule::Op;
 
-LowerBound lower_bound(Op op, int p) {
+LowerBound lower_bound(Op op, int p, bool multi_port) {
   LowerBound lb;
   const double q = p;
-  lb.alpha = p > 1 ? std::ceil(std::log2(q)) : 0;
-  lb.alpha_text = "ceil(lg p)";
+  lb.alpha = p > 1 ? (multi_port ? 1 : std::ceil(std::log2(q))) : 0;
+  lb.alpha_text = multi_port ? "1" : "ceil(lg p)";
+  lb.multi_port = multi_port;
   const double frac = (q - 1) / q;
   lb.gamma_text = "0";
   switch (op) {

@@ -203,7 +203,11 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
     if (why.empty()) why.push_back("the schedule overlaps steps that the formula counts one after another (pipelining)");
     for (const auto& w : why) e.difference += (e.difference.empty() ? "" : "; ") + w;
   }
-  e.bound = cost::lower_bound(s.op, p);
+  // A schedule that queues several messages on one port per round is multi-port: its latencies overlap,
+  // so the one-port ceil(lg p) start-ups do not bind it (ps gathers p-1 messages in one round).
+  bool multi_port = false;
+  for (const auto& t : f->terms) multi_port = multi_port || t.transfers > 1;
+  e.bound = cost::lower_bound(s.op, p, multi_port);
   const Bytes n = e.plan.size;
   // On a real machine a GPU can drive all its links at once: the bound's beta is 1 / (the smallest
   // total link bandwidth of any GPU in the run), not one link's.
@@ -230,27 +234,33 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   e.bound_gamma = e.params.reduce_bw > 0 ? cost::evaluate(e.bound, n, only_gamma) : 0;
   e.bound_time = cost::evaluate(e.bound, n, bp);
   e.beats_bound = e.simulated < e.bound_time;
-  e.overlaps = !f->alternatives.empty();
+  e.overlaps = multi_port || !f->alternatives.empty();
   for (const auto& t : f->terms) e.overlaps = e.overlaps || t.transfers != 1;
   e.busbw_factor = busbw_factor(s.op, p);
   e.busbw_why = busbw_reason(s.op);
   return e;
 }
 
-ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes) {
+ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes,
+                           const std::function<void(std::size_t, std::size_t)>& progress) {
   ExplainSweep out;
   const int p = ranks_in(s);
   for (const auto& a : schedule::all_algorithms())
     if (a.op == s.op) out.algos.push_back(a.name);
   if (out.algos.empty()) fail("explain: no algorithm implements {}", schedule::to_string(s.op));
   out.sizes = size_series(min_bytes, max_bytes, 2);
-  std::vector<Explanation> any;
-  for (Bytes size : out.sizes) {
+  out.forms.resize(out.algos.size());
+  // Work units for the progress report: every size, then every crossover's bisection.
+  const std::size_t total = out.sizes.size() * 2;
+  for (std::size_t i = 0; i < out.sizes.size(); ++i) {
+    if (progress) progress(i, total);
+    const Bytes size = out.sizes[i];
     out.plans.push_back(plan_size(s.op, p, size, s.elt_size));
     std::vector<SweepCell> row;
-    for (const auto& name : out.algos) {
-      const auto e = explain_one(s, name, size);
+    for (std::size_t a = 0; a < out.algos.size(); ++a) {
+      const auto e = explain_one(s, out.algos[a], size);
       out.params = e.params;
+      if (i == 0) out.forms[a] = {e.alpha_expr, e.beta_expr, e.gamma_expr};
       row.push_back({e.formula_time, e.simulated});
     }
     const auto best = std::min_element(row.begin(), row.end(), [](auto& a, auto& b) { return a.simulated < b.simulated; });
@@ -265,6 +275,7 @@ ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_byt
   }
   // Crossovers: where the winner changes, bisect the requested size by the formulas.
   for (std::size_t i = 1; i < out.sizes.size(); ++i) {
+    if (progress) progress(out.sizes.size() + i, total);
     if (out.best[i] == out.best[i - 1]) continue;
     const std::string& from = out.algos[static_cast<std::size_t>(out.best[i - 1])];
     const std::string& to = out.algos[static_cast<std::size_t>(out.best[i])];

@@ -2,6 +2,7 @@
 // closed form, the terms with numbers, the simulation beside it (and why they differ), the lower bound
 // and the busbw factor; for all algorithms of an op, a size sweep with crossovers and a selection map.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,10 +72,16 @@ struct ExplainSweep {
     Bytes from, to;
   };
   std::vector<Range> selection; // the best algorithm per size range (the MPICH-style threshold map)
+  struct Form {
+    std::string alpha, beta, gamma; // closed-form coefficients of alpha, n*beta, n*gamma (as Explanation's)
+  };
+  std::vector<Form> forms; // per algorithm
   cost::Params params;
 };
 
-ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes);
+// `progress(done, total)` is called as the sweep goes (sizes and crossover bisections).
+ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes,
+                           const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 std::string busbw_reason(schedule::Op op);
 

@@ -58,23 +58,33 @@ std::string term(const std::string& coef, const std::string& var) {
   return (coef == "1" ? "" : paren(coef) + "*") + var;
 }
 
-std::string closed_form(const Explanation& e) {
+// "T = a*alpha + b*n*beta + g*n*gamma" from the coefficients, omitting zero terms.
+std::string closed_form(const std::string& a, const std::string& b, const std::string& g) {
   std::string t;
-  for (auto s : {term(e.alpha_expr, "alpha"), term(e.beta_expr, "n*beta"), term(e.gamma_expr, "n*gamma")})
+  for (auto s : {term(a, "alpha"), term(b, "n*beta"), term(g, "n*gamma")})
     if (!s.empty()) t += (t.empty() ? "" : " + ") + s;
   return "T = " + (t.empty() ? "0" : t);
 }
+std::string closed_form(const Explanation& e) { return closed_form(e.alpha_expr, e.beta_expr, e.gamma_expr); }
 
-std::string latex_form(const Explanation& e) {
+std::string latex_form(const std::string& a, const std::string& b, const std::string& g) {
   std::string t;
   auto add = [&](const std::string& coef, const std::string& var) {
     if (coef.empty() || coef == "0") return;
-    t += (t.empty() ? "" : " + ") + (coef == "1" ? "" : to_latex(coef) + "\\,") + var;
+    t += (t.empty() ? "" : " + ") + (coef == "1" ? "" : to_latex(paren(coef)) + "\\,") + var;
   };
-  add(e.alpha_expr, "\\alpha");
-  add(e.beta_expr, "n\\beta");
-  add(e.gamma_expr, "n\\gamma");
+  add(a, "\\alpha");
+  add(b, "n\\beta");
+  add(g, "n\\gamma");
   return "T = " + (t.empty() ? "0" : t);
+}
+std::string latex_form(const Explanation& e) { return latex_form(e.alpha_expr, e.beta_expr, e.gamma_expr); }
+
+// Text set in LaTeX's text mode: escape what it treats specially in algorithm names and sizes.
+std::string latex_escape(const std::string& x) {
+  std::string o;
+  for (char c : x) o += (c == '_' || c == '%' || c == '&' || c == '#') ? std::string("\\") + c : std::string(1, c);
+  return o;
 }
 
 std::string bound_form(const cost::LowerBound& b) {
@@ -125,6 +135,9 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
                                           100.0 * (ratio(e.simulated, e.formula_time) - 1), e.simulated - e.formula_time,
                                           e.difference);
   o += fmt::format("\n{}5. Lower bound (Chan et al. 2007)\n   {} = {}\n", h, bound_form(e.bound), us(e.bound_time));
+  if (e.bound.multi_port)
+    o += "   (latency part: one alpha, not ceil(lg p): Chan's count assumes one message in and one out per rank at\n"
+         "   a time, and this schedule posts several at once on a rank's link, whose latencies overlap)\n";
   if (e.bound_bw)
     o += fmt::format("   (beta here is 1/({}), the total link bandwidth of the least-connected GPU: a GPU drives all its links "
                      "at once)\n", format_bandwidth(e.bound_bw));
@@ -183,7 +196,7 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
   j["simulated_us"] = to_us(e.simulated);
   j["simulated_ps"] = e.simulated;
   j["difference"] = e.difference;
-  j["lower_bound"] = {{"text", bound_form(e.bound)}, {"us", to_us(e.bound_time)}};
+  j["lower_bound"] = {{"text", bound_form(e.bound)}, {"us", to_us(e.bound_time)}, {"multi_port", e.bound.multi_port}};
   j["algbw_GBps"] = e.bw.algbw_GBps;
   j["busbw_GBps"] = e.bw.busbw_GBps;
   j["busbw_factor"] = e.busbw_factor;
@@ -227,10 +240,32 @@ std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, Expla
     j["selection"] = sel;
     return j.dump(2) + "\n";
   }
-  const bool md = f == ExplainFormat::Markdown || f == ExplainFormat::Latex;
+  auto form_text = [&](std::size_t a) { return closed_form(s.forms[a].alpha, s.forms[a].beta, s.forms[a].gamma); };
+  if (f == ExplainFormat::Latex) {
+    std::string o = fmt::format("% ccsim explain: {} on p = {}, alpha = {}, beta = 1/({}); times in us (simulated)\n",
+                                schedule::to_string(op), p, format_duration(s.params.alpha), format_bandwidth(s.params.bw));
+    o += "\\begin{align*}\n";
+    for (std::size_t a = 0; a < s.algos.size(); ++a)
+      o += fmt::format("  T_{{\\text{{{}}}}} &= {} \\\\\n", latex_escape(s.algos[a]),
+                       latex_form(s.forms[a].alpha, s.forms[a].beta, s.forms[a].gamma).substr(4));
+    o += "\\end{align*}\n\\begin{tabular}{r" + std::string(s.algos.size(), 'r') + "l}\n  size";
+    for (const auto& a : s.algos) o += " & " + latex_escape(a);
+    o += " & best \\\\ \\hline\n";
+    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+      o += "  " + latex_escape(format_size(s.plans[i].size));
+      for (std::size_t a = 0; a < s.algos.size(); ++a) o += fmt::format(" & {:.2f}", to_us(s.cells[i][a].simulated));
+      o += " & " + latex_escape(s.algos[static_cast<std::size_t>(s.best[i])]) + " \\\\\n";
+    }
+    return o + "\\end{tabular}\n";
+  }
+  const bool md = f == ExplainFormat::Markdown;
   std::string o = fmt::format("{}{} on p = {}: alpha = {}, beta = 1/({}); predicted time in us (simulated)\n\n",
                               md ? "## " : "", schedule::to_string(op), p, format_duration(s.params.alpha),
                               format_bandwidth(s.params.bw));
+  o += md ? "Formulas:\n\n" : "Formulas (ccsim explain --algo NAME shows one in full, with its lower bound):\n";
+  for (std::size_t a = 0; a < s.algos.size(); ++a)
+    o += md ? fmt::format("* `{}`: `{}`\n", s.algos[a], form_text(a)) : fmt::format("  {:<20} {}\n", s.algos[a], form_text(a));
+  o += "\n";
   std::string head = md ? "| size |" : fmt::format("{:>10}", "size");
   for (const auto& a : s.algos) head += md ? fmt::format(" {} |", a) : fmt::format(" {:>18}", a);
   head += md ? " best |\n|---|" : "  best\n";
