@@ -79,6 +79,16 @@ TEST_CASE("crossovers agree with a scan of the simulation") {
         const Bytes below = c.at - s.elt_size;
         const auto b_to = metrics::explain_one(s, c.to, below), b_from = metrics::explain_one(s, c.from, below);
         CHECK(b_from.simulated <= b_to.simulated);
+        // A scan across the whole factor-2 interval around it: one switch, exactly there.
+        const Bytes lo = c.at / 2, hi = c.at * 2;
+        for (int i = 0; i <= 32; ++i) {
+          const Bytes b = (lo + (hi - lo) * static_cast<Bytes>(i) / 32) / s.elt_size * s.elt_size;
+          if (b == 0 || b >= (256ULL << 20)) continue;
+          const auto t_to = metrics::explain_one(s, c.to, b).simulated, t_from = metrics::explain_one(s, c.from, b).simulated;
+          INFO("scan at ", b);
+          if (b < c.at) CHECK(t_from <= t_to);
+          else CHECK(t_to < t_from);
+        }
       }
       // The selection map covers the sweep without gaps.
       REQUIRE(!sweep.selection.empty());
