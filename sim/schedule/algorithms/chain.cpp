@@ -62,10 +62,7 @@ class Chain final : public Schedule {
 void add_chain_algorithms(std::vector<AlgorithmInfo>& out) {
   auto make = [](const CollArgs& a) { return std::make_unique<Chain>(a); };
   out.push_back({"ring", Op::Broadcast, "pipelined chain root, root+1, ...: k segments in p-2+k rounds", make, true});
-  out.push_back({"ring", Op::Reduce, "pipelined chain root+1, ..., root reducing k segments in p-2+k rounds", make, true,
-                 FormulaFit::ExactWithoutReduction,
-                 "with reductions charged, the head and the root fall out of lock-step with the middle ranks; the "
-                 "formula's paths then stay within a few percent"});
+  out.push_back({"ring", Op::Reduce, "pipelined chain root+1, ..., root reducing k segments in p-2+k rounds", make, true});
 }
 
 } // namespace ccsim::schedule

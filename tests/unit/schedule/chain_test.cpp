@@ -63,6 +63,16 @@ TEST_CASE("ring reduce on two ranks: with slow reduction the root sets the pace"
   CHECK(cost::evaluate(f, free_reduce) == 4 * (kAlpha + transfer_time(4000, kBw)));
 }
 
+TEST_CASE("ring reduce: p-3+k full rounds, then the root reduces the short last segment") {
+  // p = 6, k = 4 segments of 1000 floats and a last one of 500; each round pays alpha + S(beta + gamma)
+  // whether the reduction is faster or slower than the link.
+  for (Bandwidth rbw : {kFastReduce, kSlowReduce}) {
+    const Time full = kAlpha + transfer_time(4000, kBw) + transfer_time(4000, rbw);
+    const Time last = kAlpha + transfer_time(2000, kBw) + transfer_time(2000, rbw);
+    CHECK(crossbar_timing("ring", args_of(Op::Reduce, 6, 3500, 2, 1000), rbw).engine == 7 * full + last);
+  }
+}
+
 TEST_CASE("ring broadcast: no message waits for a link") {
   QueueWatch w;
   crossbar_timing("ring", args_of(Op::Broadcast, 7, 5000, 3, 512), 0, kAlpha, kBw, &w);
