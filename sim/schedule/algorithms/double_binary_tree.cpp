@@ -99,10 +99,7 @@ class DoubleBinaryTreeAllReduce final : public Schedule {
 void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"double_binary_tree", Op::AllReduce,
                  "two complementary binary trees, each reducing then broadcasting half the data in segments",
-                 [](const CollArgs& a) { return std::make_unique<DoubleBinaryTreeAllReduce>(a); }, false,
-                 FormulaFit::UpperBound,
-                 "the formula runs the two trees in lock-step ticks; the engine overlaps pipeline fill and drain, so "
-                 "it finishes up to ~15 % sooner"});
+                 [](const CollArgs& a) { return std::make_unique<DoubleBinaryTreeAllReduce>(a); }, false});
 }
 
 } // namespace ccsim::schedule

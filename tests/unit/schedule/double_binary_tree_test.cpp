@@ -46,18 +46,34 @@ TEST_CASE("double_binary_tree: each rank is interior in at most one tree; one se
   }
 }
 
-// The formula is the lockstep tick plan, not exact for p > 2 (see its note: the data-driven engine
-// overlaps ticks, and a rank that runs ahead can queue a segment in front of one its peer needs first).
-// At p = 2 the plan is a single chain and the two agree to the picosecond.
-TEST_CASE("double_binary_tree: engine time equals the tick plan at p = 2") {
-  for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{8}, std::uint64_t{20001}})
-    for (std::uint64_t seg : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{0}})
-      for (const auto& m : machines()) {
-        auto a = args(Op::AllReduce, 2, count);
-        a.segment = seg;
-        INFO("count " << count << " segment " << seg << " reduce_bw " << m.reduce_bw);
-        CHECK(simulate(a, "double_binary_tree", m) == predict(a, "double_binary_tree", m));
-      }
+// The formula is the longest chain through the tick plan (sim/cost/double_binary_tree_formulas.cpp):
+// exact for every p, segment and machine, with and without reduction cost.
+TEST_CASE("double_binary_tree: engine time equals the formula exactly") {
+  for (int p : {2, 3, 4, 5, 7, 8, 13, 16})
+    for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{8}, std::uint64_t{20001}, std::uint64_t{65537}})
+      for (std::uint64_t seg : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{1000}, std::uint64_t{0}})
+        for (const auto& m : machines()) {
+          auto a = args(Op::AllReduce, p, count);
+          a.segment = seg;
+          if (seg == 1 && count > 1000) continue; // 20k-segment chains: covered by seg = 7
+          INFO("p " << p << " count " << count << " segment " << seg << " reduce_bw " << m.reduce_bw);
+          CHECK(simulate(a, "double_binary_tree", m) == predict(a, "double_binary_tree", m));
+        }
+}
+
+// Which chain is longest depends on the numbers: a slow reduction favours chains through more
+// reducing ticks. The formula keeps each such chain as an alternative and takes the longest.
+TEST_CASE("double_binary_tree: the critical chain changes with gamma, and the formula follows it") {
+  auto a = args(Op::AllReduce, 7, 20001);
+  a.segment = 1000;
+  const auto f = *ccsim::cost::formula_for(Op::AllReduce, "double_binary_tree", a, a.elt_size);
+  REQUIRE(!f.alternatives.empty());
+  const ccsim::cost::Params no_gamma{1'234'566, 23'700'000'000, 0}, slow_gamma{1'234'566, 23'700'000'000, 2'000'000'000};
+  CHECK(&ccsim::cost::critical_path(f, no_gamma) != &ccsim::cost::critical_path(f, slow_gamma));
+  for (const auto& c : {no_gamma, slow_gamma}) {
+    const Machine m{c.alpha, c.bw, c.reduce_bw};
+    CHECK(simulate(a, "double_binary_tree", m) == ccsim::cost::evaluate(f, c));
+  }
 }
 
 TEST_CASE("double_binary_tree on one rank has no steps") {
