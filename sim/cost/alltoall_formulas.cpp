@@ -8,12 +8,15 @@ Formula pairwise_alltoall(const CollArgs& a, Bytes elt) {
   return {{{p - 1, a.count * elt, 0, "exchange"}}, "p-1", "(p-1)/p", "0", "", {}};
 }
 
-// Direct: the contention-free ideal, every rank's p-1 sends back to back on its link behind one alpha.
-// A lower bound of the engine's time: all sends are posted at once and queue in the order they start.
+// Direct: all p(p-1) messages start together and every uplink and downlink carries p-1 of them, so under
+// fair sharing each moves at bw/(p-1) and all arrive after alpha + (p-1) n/p beta, the contention-free
+// ideal (exact under --model flow). The fifo model serves a link's messages one at a time in the
+// order they start, and no posting order lets it reach this (see the schedule's comment).
 Formula direct_alltoall(const CollArgs& a, Bytes elt) {
-  Formula f{{}, "1", "(p-1)/p", "0", "contention-free ideal; link queueing can only add to it", {}};
+  Formula f{{}, "1", "(p-1)/p", "0",
+            "every rank's p-1 messages share its link fairly (exact under --model flow; fifo queues them, slower)", {}};
   const auto p = static_cast<std::uint64_t>(a.ranks);
-  if (p > 1) f.terms = {{1, a.count * elt, 0, "all sends at once", p - 1}};
+  if (p > 1) f.terms = {{1, a.count * elt, 0, "all messages at once", 1, p - 1}};
   return f;
 }
 

@@ -10,7 +10,8 @@ Breakdown breakdown(const std::vector<Term>& terms, const Params& c) {
     const auto m = static_cast<Time>(term.messages);
     if (term.transfers > 0) {
       b.latency += m * c.alpha;
-      b.bandwidth += m * static_cast<Time>(term.transfers) * transfer_time(term.bytes, c.bw);
+      const Bandwidth bw = std::max<Bandwidth>(c.bw / term.shared, 1);
+      b.bandwidth += m * static_cast<Time>(term.transfers) * transfer_time(term.bytes, bw);
     }
     if (c.reduce_bw > 0 && term.reduce_bytes > 0) b.reduction += m * transfer_time(term.reduce_bytes, c.reduce_bw);
   }
@@ -32,7 +33,8 @@ Coefficients coefficients(const Formula& f, Bytes n) {
   for (const auto& term : f.terms) {
     if (term.transfers > 0) k.alpha += static_cast<double>(term.messages);
     if (n > 0) {
-      k.beta += static_cast<double>(term.messages * term.transfers) * static_cast<double>(term.bytes) / static_cast<double>(n);
+      k.beta += static_cast<double>(term.messages * term.transfers * term.shared) * static_cast<double>(term.bytes) /
+                static_cast<double>(n);
       k.gamma += static_cast<double>(term.messages) * static_cast<double>(term.reduce_bytes) / static_cast<double>(n);
     }
   }

@@ -16,13 +16,16 @@ namespace ccsim::cost {
 // `messages` back-to-back rounds, each moving `bytes` and reducing `reduce_bytes` at the receiver.
 // A round costs alpha + transfers * transfer_time(bytes) + reduce time: `transfers` > 1 is one-port
 // serialisation (several messages through one link, latencies overlapping), 0 a round that only
-// reduces (a message that arrived early, no alpha).
+// reduces (a message that arrived early, no alpha). `shared` > 1: the message shares its link fairly
+// with shared-1 others for its whole transfer, so it moves at bw / shared (whole bytes/s, as the flow
+// model rounds a share).
 struct Term {
   std::uint64_t messages = 0;
   Bytes bytes = 0;
   Bytes reduce_bytes = 0;
   std::string what; // "reduce-scatter", "allgather", ...
   std::uint64_t transfers = 1;
+  std::uint64_t shared = 1;
 };
 
 struct Formula {

@@ -135,7 +135,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   if (multi)
     e.note += fmt::format("{}{} rings run at once, each carrying n/{}: the terms below are one ring's (bandwidth term / {})",
                           e.note.empty() ? "" : "; ", rings, rings, rings);
-  for (const auto& t : f->terms) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
+  for (const auto& t : f->terms) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers, t.shared});
   e.schedule_words = describe(*algo.make(args), s.elt_size);
 
   // Simulate: on the ideal crossbar with the given numbers, or on the topology.
@@ -183,7 +183,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   if (&path != &f->terms) {
     e.note += std::string(e.note.empty() ? "" : "; ") + "at these numbers another path of the pipeline is the longest:";
     e.terms.clear();
-    for (const auto& t : path) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers});
+    for (const auto& t : path) e.terms.push_back({t.what, t.messages, t.bytes, t.reduce_bytes, t.transfers, t.shared});
   }
   const auto parts = cost::breakdown(path, e.params);
   e.latency_term = parts.latency, e.bandwidth_term = parts.bandwidth, e.gamma_term = parts.reduction;
@@ -206,7 +206,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   // A schedule that queues several messages on one port per round is multi-port: its latencies overlap,
   // so the one-port ceil(lg p) start-ups do not bind it (ps gathers p-1 messages in one round).
   bool multi_port = false;
-  for (const auto& t : f->terms) multi_port = multi_port || t.transfers > 1;
+  for (const auto& t : f->terms) multi_port = multi_port || t.transfers > 1 || t.shared > 1;
   e.bound = cost::lower_bound(s.op, p, multi_port);
   const Bytes n = e.plan.size;
   // On a real machine a GPU can drive all its links at once: the bound's beta is 1 / (the smallest
@@ -235,7 +235,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   e.bound_time = cost::evaluate(e.bound, n, bp);
   e.beats_bound = e.simulated < e.bound_time;
   e.overlaps = multi_port || !f->alternatives.empty();
-  for (const auto& t : f->terms) e.overlaps = e.overlaps || t.transfers != 1;
+  for (const auto& t : f->terms) e.overlaps = e.overlaps || t.transfers != 1 || t.shared != 1;
   e.busbw_factor = busbw_factor(s.op, p);
   e.busbw_why = busbw_reason(s.op);
   return e;

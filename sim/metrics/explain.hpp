@@ -28,6 +28,7 @@ struct TermLine {
   std::uint64_t messages;
   Bytes bytes, reduce_bytes;
   std::uint64_t transfers = 1; // messages queued on one port per round (0: a reduction only)
+  std::uint64_t shared = 1;    // messages sharing one link fairly, each at bw / shared
 };
 
 struct Explanation {

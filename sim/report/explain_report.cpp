@@ -111,9 +111,10 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   o += fmt::format("\n{}2. Cost formula\n   {}\n", h, closed_form(e));
   if (!e.note.empty()) o += "   note: " + e.note + "\n";
   for (const auto& t : e.terms)
-    o += fmt::format("   {} x {}: {}{}{}\n", t.messages, t.what,
+    o += fmt::format("   {} x {}: {}{}{}{}\n", t.messages, t.what,
                      t.transfers == 0 ? "no message" : fmt::format("{} per message", format_size(t.bytes)),
                      t.transfers > 1 ? fmt::format(" ({} messages queued on one link per round)", t.transfers) : "",
+                     t.shared > 1 ? fmt::format(" ({} messages share each link, each at 1/{} of its bandwidth)", t.shared, t.shared) : "",
                      t.reduce_bytes ? fmt::format(", {} reduced", format_size(t.reduce_bytes)) : "");
   o += fmt::format("\n{}3. With the numbers\n", h);
   o += fmt::format("   latency term   {:>14}\n   bandwidth term {:>14}\n", us(e.latency_term), us(e.bandwidth_term));
@@ -186,7 +187,8 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
                   {"gamma", e.gamma_expr}, {"note", e.note}};
   auto terms = nlohmann::ordered_json::array();
   for (const auto& t : e.terms)
-    terms.push_back({{"what", t.what}, {"messages", t.messages}, {"bytes", t.bytes}, {"reduce_bytes", t.reduce_bytes}});
+    terms.push_back({{"what", t.what}, {"messages", t.messages}, {"bytes", t.bytes}, {"reduce_bytes", t.reduce_bytes},
+                     {"transfers", t.transfers}, {"shared", t.shared}});
   j["terms"] = terms;
   j["latency_term_us"] = to_us(e.latency_term);
   j["bandwidth_term_us"] = to_us(e.bandwidth_term);

@@ -39,14 +39,10 @@ const AlgorithmInfo& require_algorithm(Op op, const std::string& name) {
   fail("--algo: no algorithm '{}' for {} (available for {}: {})", name, to_string(op), to_string(op), have);
 }
 
-bool fit_holds(FormulaFit fit, Time engine, Time formula, bool reduction_charged) {
+bool fit_holds(FormulaFit fit, Time engine, Time formula) {
   switch (fit) {
     case FormulaFit::Exact: return engine == formula;
-    case FormulaFit::ExactWithoutReduction:
-      if (!reduction_charged) return engine == formula;
-      return 10 * (engine > formula ? engine - formula : formula - engine) <= formula;
-    case FormulaFit::UpperBound: return engine <= formula;
-    case FormulaFit::LowerBound: return engine >= formula;
+    case FormulaFit::ExactWithFairSharing: return engine >= formula;
   }
   return false;
 }

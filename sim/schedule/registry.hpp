@@ -13,10 +13,10 @@ namespace ccsim::schedule {
 
 // How the algorithm's closed form (sim/cost) relates to the engine on the ideal crossbar.
 enum class FormulaFit {
-  Exact,                 // equal to the picosecond, always
-  ExactWithoutReduction, // equal when reductions are free (gamma = 0); close otherwise
-  UpperBound,            // the formula never undershoots the engine (e.g. lock-step rounds the engine overlaps)
-  LowerBound,            // the formula never overshoots the engine (e.g. contention the formula ignores)
+  Exact, // equal to the picosecond, always
+  // Equal under --model flow (every link shared max-min fairly); under the default fifo model, which
+  // serves each link's messages one at a time in the order they start, a lower bound.
+  ExactWithFairSharing,
 };
 
 struct AlgorithmInfo {
@@ -30,9 +30,8 @@ struct AlgorithmInfo {
   std::string fit_note = {}; // why the formula is not exact, when it is not
 };
 
-// Whether `engine` and `formula` stand as `fit` promises (a reduction-charged ExactWithoutReduction
-// case must be within 10 %).
-bool fit_holds(FormulaFit fit, Time engine, Time formula, bool reduction_charged);
+// Whether `engine` (run with the default fifo model) and `formula` stand as `fit` promises.
+bool fit_holds(FormulaFit fit, Time engine, Time formula);
 
 const std::vector<AlgorithmInfo>& all_algorithms();
 const AlgorithmInfo* find_algorithm(Op op, const std::string& name);

@@ -38,11 +38,13 @@ inline schedule::CollArgs args_of(schedule::Op op, int p, std::uint64_t count, i
 }
 
 inline Timing crossbar_timing(const std::string& algo, const schedule::CollArgs& a, Bandwidth reduce_bw,
-                              Time alpha = kAlpha, Bandwidth bw = kBw, engine::Observer* obs = nullptr) {
+                              Time alpha = kAlpha, Bandwidth bw = kBw, engine::Observer* obs = nullptr,
+                              const std::string& network = "fifo") {
   const auto topo = topology::make_crossbar(a.ranks, bw, alpha);
   topology::Router router(topo);
   engine::ModelParams mp;
   mp.reduce_bw = reduce_bw;
+  mp.network = network;
   engine::Engine eng(topo, router, mp);
   if (obs) eng.add_observer(obs);
   const auto sched = schedule::require_algorithm(a.op, algo).make(a);
@@ -69,7 +71,10 @@ inline void check_formula_exact(schedule::Op op, const std::string& algo, const 
         const auto t = crossbar_timing(algo, args_of(op, p, count, root, segment), rbw);
         INFO(schedule::to_string(op), " ", algo, " p=", p, " count=", count, " segment=", segment, " reduce_bw=", rbw);
         const auto& info = schedule::require_algorithm(op, algo);
-        CHECK(schedule::fit_holds(info.fit, t.engine, t.formula, rbw > 0));
+        CHECK(schedule::fit_holds(info.fit, t.engine, t.formula));
+        if (info.fit == schedule::FormulaFit::ExactWithFairSharing)
+          CHECK(crossbar_timing(algo, args_of(op, p, count, root, segment), rbw, kAlpha, kBw, nullptr, "flow").engine ==
+                t.formula);
       }
 }
 

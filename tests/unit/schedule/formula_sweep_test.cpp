@@ -24,6 +24,8 @@ TEST_CASE("engine time equals the formula for random shapes and parameters") {
     const auto t = crossbar_timing(info.name, a, rbw, alpha, bw);
     INFO(schedule::to_string(info.op), " ", info.name, " p=", p, " count=", count, " root=", a.root, " segment=", seg,
          " alpha=", alpha, " bw=", bw, " reduce_bw=", rbw);
-    CHECK(schedule::fit_holds(info.fit, t.engine, t.formula, rbw > 0));
+    CHECK(schedule::fit_holds(info.fit, t.engine, t.formula));
+    if (info.fit == schedule::FormulaFit::ExactWithFairSharing)
+      CHECK(crossbar_timing(info.name, a, rbw, alpha, bw, nullptr, "flow").engine == t.formula);
   }
 }
