@@ -48,11 +48,12 @@ void work_in_tick(const schedule::DbtStructure& st, long t, Bytes elt, std::vect
 
 Formula double_binary_tree_allreduce(const schedule::CollArgs& a, Bytes elt) {
   Formula out;
-  out.alpha = "m, the messages on the plan's longest chain (about 4k + 4 lg p; 2k at p = 2)";
-  out.beta = "m * segment / n (about 2)";
-  out.gamma = "(the chain's reducing messages) * segment / n (about 1)";
-  out.note = "k segments per tree (default 64 KiB); textbook approximation 2 ceil(lg p) alpha + 2n beta + n gamma; "
-             "exactly, the longest chain through the tick plan (a rank skips ticks it has no work in)";
+  out.alpha = "m";
+  out.beta = "m s/n";
+  out.gamma = "m_r s/n";
+  out.note = "m = messages on the tick plan's longest chain (about 4k + 4 lg p for k segments of s bytes per tree; "
+             "2k at p = 2), m_r of them reducing (about half); a rank skips ticks it has no work in. Textbook "
+             "approximation: 2 ceil(lg p) alpha + 2n beta + n gamma";
   const schedule::DbtStructure st(a);
   const auto p = static_cast<std::size_t>(a.ranks);
   if (p < 2 || st.ticks() <= 0) return out;

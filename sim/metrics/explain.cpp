@@ -203,7 +203,7 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
     if (why.empty()) why.push_back("the schedule overlaps steps that the formula counts one after another (pipelining)");
     for (const auto& w : why) e.difference += (e.difference.empty() ? "" : "; ") + w;
   }
-  // A schedule that queues several messages on one port per round is multi-port: its latencies overlap,
+  // A schedule that queues (or fairly shares) several messages on one port per round is multi-port: their latencies overlap,
   // so the one-port ceil(lg p) start-ups do not bind it (ps gathers p-1 messages in one round).
   bool multi_port = false;
   for (const auto& t : f->terms) multi_port = multi_port || t.transfers > 1 || t.shared > 1;
