@@ -16,10 +16,11 @@ namespace ccsim::engine {
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2 };
 
 struct Engine::RankState {
-  std::uint32_t job = 0;
-  int rank = 0;
   int step = -1;
   int pending = 0;        // sends not yet arrived + receives not yet in
+  std::uint32_t node = 0; // topology node the rank runs on
+  std::uint32_t job = 0;
+  int rank = 0;
   bool done = false;
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
@@ -31,7 +32,6 @@ struct Engine::RankState {
     int step;
     Bytes bytes;
     std::uint64_t off;
-    Time post;
   };
   std::vector<Parked> parked;
 };
@@ -46,7 +46,8 @@ class Engine::Sink final : public ArrivalSink {
 };
 
 Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params)
-    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)) {}
+    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)),
+      sink_(std::make_unique<Sink>(queue_)) {}
 
 Engine::~Engine() = default;
 
@@ -66,13 +67,14 @@ RunResult Engine::run(std::span<const Job> jobs) {
   ranks_.assign(total, RankState{});
   for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
     for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r) {
-      ranks_[job_base_[ji] + r].job = ji;
-      ranks_[job_base_[ji] + r].rank = static_cast<int>(r);
+      RankState& rs = ranks_[job_base_[ji] + r];
+      rs.node = static_cast<std::uint32_t>(jobs[ji].node_of_rank[r]);
+      rs.job = ji;
+      rs.rank = static_cast<int>(r);
     }
   // Every rank begins at its job's start time.
   for (std::uint32_t g = 0; g < total; ++g) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
 
-  Sink sink(queue_);
   std::uint64_t events = 0;
   while (!queue_.empty()) {
     const Event e = queue_.pop();
@@ -82,7 +84,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
       case kStepDone: start_steps(e.a, e.time); break;
       case kModel:
         arrived_.clear();
-        net_->on_model_event(e.time, e.a, e.b, sink, arrived_);
+        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_);
         for (std::uint64_t tok : arrived_)
           deliver(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
         break;
@@ -118,73 +120,71 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
   if (rs.step >= 0)
     for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
-  ++rs.step;
+  const int step = ++rs.step;
   rs.step_begin = now;
-  rs.reduce_bytes = 0;
   const Job& job = jobs_[rs.job];
-  if (!job.schedule->step(rs.rank, rs.step, actions_)) {
+  if (!job.schedule->step(rs.rank, step, actions_)) {
     rs.done = true;
     return false;
   }
   const int p = job.schedule->args().ranks;
   const std::uint32_t base = job_base_[rs.job];
+  int pending = 0; // the step's sends and receives (none can complete before the loop ends)
+  Bytes reduce_bytes = 0;
   for (const auto& a : actions_) {
     if (a.kind == schedule::Action::Kind::Copy) continue;
     if (a.peer < 0 || a.peer >= p || a.peer == rs.rank)
-      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, rs.step, a.peer, p - 1);
+      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, p - 1);
     const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
+    ++pending;
     if (a.kind == schedule::Action::Kind::Send) {
-      ++rs.pending;
       const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
-      if (params_.eager || ranks_[peer].ready.erase(g)) start_transfer(g, peer, rs.step, bytes, a.off, now, now);
-      else ranks_[peer].parked.push_back({g, rs.step, bytes, a.off, now});
+      if (params_.eager || ranks_[peer].ready.erase(g)) start_transfer(g, peer, step, bytes, a.off, now);
+      else ranks_[peer].parked.push_back({g, step, bytes, a.off});
       continue;
     }
-    if (a.kind == schedule::Action::Kind::RecvReduce) rs.reduce_bytes += a.len * job.elt_size;
+    if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
     if (params_.eager) {
-      if (!rs.early.erase(peer)) rs.waiting.push_back(peer), ++rs.pending;
+      if (rs.early.erase(peer)) --pending;
+      else rs.waiting.push_back(peer);
       continue;
     }
     rs.waiting.push_back(peer);
-    ++rs.pending;
     auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
     if (it == rs.parked.end()) {
       rs.ready.push_back(peer);
     } else {
       const RankState::Parked x = *it;
       rs.parked.erase(it);
-      start_transfer(x.src, g, x.step, x.bytes, x.off, x.post, now);
+      start_transfer(x.src, g, x.step, x.bytes, x.off, now);
     }
   }
-  if (rs.pending > 0) return false;
-  if (rs.reduce_bytes > 0 && params_.reduce_bw > 0) {
+  rs.pending = pending;
+  rs.reduce_bytes = reduce_bytes;
+  if (pending > 0) return false;
+  if (reduce_bytes > 0 && params_.reduce_bw > 0) {
     complete_step(g, now);
     return false;
   }
   return true;
 }
 
-// Both ends are posted: the network model takes the bytes from `now` (the sender posted at `posted`).
-void Engine::start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time posted,
-                            Time now) {
-  const RankState& rs = ranks_[src];
-  const Job& job = jobs_[rs.job];
-  const int dst_rank = ranks_[dst].rank;
-  const auto route = router_.route(job.node_of_rank[static_cast<std::size_t>(rs.rank)],
-                                   job.node_of_rank[static_cast<std::size_t>(dst_rank)]);
-  const std::uint64_t token = (static_cast<std::uint64_t>(src) << 32) | dst;
-  Sink sink(queue_);
-  const Time arrive = net_->post(token, route, bytes, now, sink);
+// Both ends are posted: the network model takes the bytes from `now`.
+void Engine::start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now) {
+  const auto route = router_.route(static_cast<int>(ranks_[src].node), static_cast<int>(ranks_[dst].node));
+  const Time arrive = net_->post((static_cast<std::uint64_t>(src) << 32) | dst, route, bytes, now, *sink_);
   ++transfers_;
   if (arrive != kNever) queue_.push(arrive, kArrival, src, dst);
-  if (!observers_.empty()) {
-    net_->last_occupancy(route, bytes, hops_);
-    // `post` is when both ends were posted, so start - post is time queued behind other messages on a link.
-    (void)posted;
-    const TransferRecord rec{static_cast<int>(rs.job), rs.rank, dst_rank, step, bytes, now, net_->last_start(),
-                             arrive, route, off, hops_};
-    for (auto* o : observers_) o->on_transfer(rec);
-  }
+  if (!observers_.empty()) report_transfer(src, dst, step, bytes, off, now, arrive, route);
+}
+
+// `now` is when both ends were posted, so start - now is time queued behind other messages on a link.
+void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
+                             Time arrive, std::span<const ChannelId> route) {
+  net_->last_occupancy(route, bytes, hops_);
+  const TransferRecord rec{static_cast<int>(ranks_[src].job), ranks_[src].rank, ranks_[dst].rank, step, bytes, now,
+                           net_->last_start(), arrive, route, off, hops_};
+  for (auto* o : observers_) o->on_transfer(rec);
 }
 
 // The step's last message is in: charge the reduction (if any), then move on.
