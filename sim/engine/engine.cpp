@@ -24,16 +24,17 @@ struct Engine::RankState {
   bool done = false;
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
-  SmallList<2> waiting; // senders whose message this step still waits for
-  SmallList<2> early;   // eager: senders whose message came before its receive was posted
-  SmallList<2> ready;   // rendezvous: senders this step's posted receives await, transfer not started
-  struct Parked {       // rendezvous: a send posted before its receive
+  // This step's receives not yet in, as 2 * sender + 1 once the transfer started, 2 * sender while
+  // the (rendezvous) receive still waits for its send to be posted.
+  SmallList<2> waiting;
+  SmallList<2> early; // eager: senders whose message came before its receive was posted
+  struct Parked {     // a send: its sender, the sender's step, bytes on the wire, offset
     std::uint32_t src;
     int step;
     Bytes bytes;
     std::uint64_t off;
   };
-  std::vector<Parked> parked;
+  std::vector<Parked> parked; // rendezvous: sends to this rank posted before their receive
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -63,6 +64,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
       fail("engine: job places {} ranks but its schedule has {}", j.node_of_rank.size(), j.schedule->args().ranks);
     job_base_.push_back(total);
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
+    if (total >= (1u << 31)) fail("engine: more than 2^31 ranks");
   }
   ranks_.assign(total, RankState{});
   for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
@@ -137,27 +139,37 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
       fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, p - 1);
     const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
     ++pending;
+    RankState::Parked t; // the transfer to start now, if any
+    std::uint32_t dst = g;
     if (a.kind == schedule::Action::Kind::Send) {
-      const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
-      if (params_.eager || ranks_[peer].ready.erase(g)) start_transfer(g, peer, step, bytes, a.off, now);
-      else ranks_[peer].parked.push_back({g, step, bytes, a.off});
-      continue;
-    }
-    if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
-    if (params_.eager) {
-      if (rs.early.erase(peer)) --pending;
-      else rs.waiting.push_back(peer);
-      continue;
-    }
-    rs.waiting.push_back(peer);
-    auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
-    if (it == rs.parked.end()) {
-      rs.ready.push_back(peer);
+      t = {g, step, a.len * job.elt_size + params_.header_bytes, a.off};
+      dst = peer;
+      if (!params_.eager && !ranks_[peer].waiting.replace(2 * g, 2 * g + 1)) { // its receive is not posted yet
+        ranks_[peer].parked.push_back(t);
+        continue;
+      }
     } else {
-      const RankState::Parked x = *it;
+      if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
+      if (params_.eager) {
+        if (rs.early.erase(peer)) --pending;
+        else rs.waiting.push_back(2 * peer + 1);
+        continue;
+      }
+      auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
+      if (it == rs.parked.end()) { // its send is not posted yet
+        rs.waiting.push_back(2 * peer);
+        continue;
+      }
+      rs.waiting.push_back(2 * peer + 1);
+      t = *it;
       rs.parked.erase(it);
-      start_transfer(x.src, g, x.step, x.bytes, x.off, now);
     }
+    // Both ends are posted: the network model takes the bytes from `now`.
+    const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
+    const Time arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, now, *sink_);
+    ++transfers_;
+    if (arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
+    if (!observers_.empty()) report_transfer(t.src, dst, t.step, t.bytes, t.off, now, arrive, route);
   }
   rs.pending = pending;
   rs.reduce_bytes = reduce_bytes;
@@ -167,15 +179,6 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
     return false;
   }
   return true;
-}
-
-// Both ends are posted: the network model takes the bytes from `now`.
-void Engine::start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now) {
-  const auto route = router_.route(static_cast<int>(ranks_[src].node), static_cast<int>(ranks_[dst].node));
-  const Time arrive = net_->post((static_cast<std::uint64_t>(src) << 32) | dst, route, bytes, now, *sink_);
-  ++transfers_;
-  if (arrive != kNever) queue_.push(arrive, kArrival, src, dst);
-  if (!observers_.empty()) report_transfer(src, dst, step, bytes, off, now, arrive, route);
 }
 
 // `now` is when both ends were posted, so start - now is time queued behind other messages on a link.
@@ -204,7 +207,7 @@ void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
   if (--ranks_[src].pending == 0) complete_step(src, now);
   // The receiver takes it if its current step waits for it, else keeps it for a later step.
   RankState& rd = ranks_[dst];
-  if (rd.waiting.erase(src)) {
+  if (rd.waiting.erase(2 * src + 1)) {
     if (--rd.pending == 0) complete_step(dst, now);
   } else {
     rd.early.push_back(src);

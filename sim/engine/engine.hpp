@@ -63,7 +63,6 @@ class Engine {
   bool begin_step(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
-  void start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now);
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                        Time arrive, std::span<const ChannelId> route);
 
