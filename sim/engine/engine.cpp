@@ -155,7 +155,8 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
         else rs.waiting.push_back(2 * peer + 1);
         continue;
       }
-      auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
+      auto it = rs.parked.begin(); // the first send parked here by this peer (a plain loop: usually none or one)
+      while (it != rs.parked.end() && it->src != peer) ++it;
       if (it == rs.parked.end()) { // its send is not posted yet
         rs.waiting.push_back(2 * peer);
         continue;
