@@ -16,24 +16,25 @@ namespace ccsim::engine {
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2 };
 
 struct Engine::RankState {
-  std::uint32_t job = 0;
-  int rank = 0;
   int step = -1;
   int pending = 0;        // sends not yet arrived + receives not yet in
+  std::uint32_t node = 0; // topology node the rank runs on
+  std::uint32_t job = 0;
+  int rank = 0;
   bool done = false;
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
-  SmallList<2> waiting; // senders whose message this step still waits for
-  SmallList<2> early;   // eager: senders whose message came before its receive was posted
-  SmallList<2> ready;   // rendezvous: senders this step's posted receives await, transfer not started
-  struct Parked {       // rendezvous: a send posted before its receive
+  // This step's receives not yet in, as 2 * sender + 1 once the transfer started, 2 * sender while
+  // the (rendezvous) receive still waits for its send to be posted.
+  SmallList<2> waiting;
+  SmallList<2> early; // eager: senders whose message came before its receive was posted
+  struct Parked {     // a send: its sender, the sender's step, bytes on the wire, offset
     std::uint32_t src;
     int step;
     Bytes bytes;
     std::uint64_t off;
-    Time post;
   };
-  std::vector<Parked> parked;
+  std::vector<Parked> parked; // rendezvous: sends to this rank posted before their receive
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -46,7 +47,8 @@ class Engine::Sink final : public ArrivalSink {
 };
 
 Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params)
-    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)) {}
+    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)),
+      sink_(std::make_unique<Sink>(queue_)) {}
 
 Engine::~Engine() = default;
 
@@ -62,17 +64,19 @@ RunResult Engine::run(std::span<const Job> jobs) {
       fail("engine: job places {} ranks but its schedule has {}", j.node_of_rank.size(), j.schedule->args().ranks);
     job_base_.push_back(total);
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
+    if (total >= (1u << 31)) fail("engine: more than 2^31 ranks");
   }
   ranks_.assign(total, RankState{});
   for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
     for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r) {
-      ranks_[job_base_[ji] + r].job = ji;
-      ranks_[job_base_[ji] + r].rank = static_cast<int>(r);
+      RankState& rs = ranks_[job_base_[ji] + r];
+      rs.node = static_cast<std::uint32_t>(jobs[ji].node_of_rank[r]);
+      rs.job = ji;
+      rs.rank = static_cast<int>(r);
     }
   // Every rank begins at its job's start time.
   for (std::uint32_t g = 0; g < total; ++g) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
 
-  Sink sink(queue_);
   std::uint64_t events = 0;
   while (!queue_.empty()) {
     const Event e = queue_.pop();
@@ -82,7 +86,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
       case kStepDone: start_steps(e.a, e.time); break;
       case kModel:
         arrived_.clear();
-        net_->on_model_event(e.time, e.a, e.b, sink, arrived_);
+        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_);
         for (std::uint64_t tok : arrived_)
           deliver(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
         break;
@@ -118,73 +122,73 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
   if (rs.step >= 0)
     for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
-  ++rs.step;
+  const int step = ++rs.step;
   rs.step_begin = now;
-  rs.reduce_bytes = 0;
   const Job& job = jobs_[rs.job];
-  if (!job.schedule->step(rs.rank, rs.step, actions_)) {
+  if (!job.schedule->step(rs.rank, step, actions_)) {
     rs.done = true;
     return false;
   }
   const int p = job.schedule->args().ranks;
   const std::uint32_t base = job_base_[rs.job];
+  int pending = 0; // the step's sends and receives (none can complete before the loop ends)
+  Bytes reduce_bytes = 0;
   for (const auto& a : actions_) {
     if (a.kind == schedule::Action::Kind::Copy) continue;
     if (a.peer < 0 || a.peer >= p || a.peer == rs.rank)
-      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, rs.step, a.peer, p - 1);
+      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, p - 1);
     const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
+    ++pending;
+    RankState::Parked t; // the transfer to start now, if any
+    std::uint32_t dst = g;
     if (a.kind == schedule::Action::Kind::Send) {
-      ++rs.pending;
-      const Bytes bytes = a.len * job.elt_size + params_.header_bytes;
-      if (params_.eager || ranks_[peer].ready.erase(g)) start_transfer(g, peer, rs.step, bytes, a.off, now, now);
-      else ranks_[peer].parked.push_back({g, rs.step, bytes, a.off, now});
-      continue;
-    }
-    if (a.kind == schedule::Action::Kind::RecvReduce) rs.reduce_bytes += a.len * job.elt_size;
-    if (params_.eager) {
-      if (!rs.early.erase(peer)) rs.waiting.push_back(peer), ++rs.pending;
-      continue;
-    }
-    rs.waiting.push_back(peer);
-    ++rs.pending;
-    auto it = std::find_if(rs.parked.begin(), rs.parked.end(), [&](const RankState::Parked& x) { return x.src == peer; });
-    if (it == rs.parked.end()) {
-      rs.ready.push_back(peer);
+      t = {g, step, a.len * job.elt_size + params_.header_bytes, a.off};
+      dst = peer;
+      if (!params_.eager && !ranks_[peer].waiting.replace(2 * g, 2 * g + 1)) { // its receive is not posted yet
+        ranks_[peer].parked.push_back(t);
+        continue;
+      }
     } else {
-      const RankState::Parked x = *it;
+      if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
+      if (params_.eager) {
+        if (rs.early.erase(peer)) --pending;
+        else rs.waiting.push_back(2 * peer + 1);
+        continue;
+      }
+      auto it = rs.parked.begin(); // the first send parked here by this peer (a plain loop: usually none or one)
+      while (it != rs.parked.end() && it->src != peer) ++it;
+      if (it == rs.parked.end()) { // its send is not posted yet
+        rs.waiting.push_back(2 * peer);
+        continue;
+      }
+      rs.waiting.push_back(2 * peer + 1);
+      t = *it;
       rs.parked.erase(it);
-      start_transfer(x.src, g, x.step, x.bytes, x.off, x.post, now);
     }
+    // Both ends are posted: the network model takes the bytes from `now`.
+    const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
+    const Time arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, now, *sink_);
+    ++transfers_;
+    if (arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
+    if (!observers_.empty()) report_transfer(t.src, dst, t.step, t.bytes, t.off, now, arrive, route);
   }
-  if (rs.pending > 0) return false;
-  if (rs.reduce_bytes > 0 && params_.reduce_bw > 0) {
+  rs.pending = pending;
+  rs.reduce_bytes = reduce_bytes;
+  if (pending > 0) return false;
+  if (reduce_bytes > 0 && params_.reduce_bw > 0) {
     complete_step(g, now);
     return false;
   }
   return true;
 }
 
-// Both ends are posted: the network model takes the bytes from `now` (the sender posted at `posted`).
-void Engine::start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time posted,
-                            Time now) {
-  const RankState& rs = ranks_[src];
-  const Job& job = jobs_[rs.job];
-  const int dst_rank = ranks_[dst].rank;
-  const auto route = router_.route(job.node_of_rank[static_cast<std::size_t>(rs.rank)],
-                                   job.node_of_rank[static_cast<std::size_t>(dst_rank)]);
-  const std::uint64_t token = (static_cast<std::uint64_t>(src) << 32) | dst;
-  Sink sink(queue_);
-  const Time arrive = net_->post(token, route, bytes, now, sink);
-  ++transfers_;
-  if (arrive != kNever) queue_.push(arrive, kArrival, src, dst);
-  if (!observers_.empty()) {
-    net_->last_occupancy(route, bytes, hops_);
-    // `post` is when both ends were posted, so start - post is time queued behind other messages on a link.
-    (void)posted;
-    const TransferRecord rec{static_cast<int>(rs.job), rs.rank, dst_rank, step, bytes, now, net_->last_start(),
-                             arrive, route, off, hops_};
-    for (auto* o : observers_) o->on_transfer(rec);
-  }
+// `now` is when both ends were posted, so start - now is time queued behind other messages on a link.
+void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
+                             Time arrive, std::span<const ChannelId> route) {
+  net_->last_occupancy(route, bytes, hops_);
+  const TransferRecord rec{static_cast<int>(ranks_[src].job), ranks_[src].rank, ranks_[dst].rank, step, bytes, now,
+                           net_->last_start(), arrive, route, off, hops_};
+  for (auto* o : observers_) o->on_transfer(rec);
 }
 
 // The step's last message is in: charge the reduction (if any), then move on.
@@ -204,7 +208,7 @@ void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
   if (--ranks_[src].pending == 0) complete_step(src, now);
   // The receiver takes it if its current step waits for it, else keeps it for a later step.
   RankState& rd = ranks_[dst];
-  if (rd.waiting.erase(src)) {
+  if (rd.waiting.erase(2 * src + 1)) {
     if (--rd.pending == 0) complete_step(dst, now);
   } else {
     rd.early.push_back(src);

@@ -63,8 +63,8 @@ class Engine {
   bool begin_step(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
-  void start_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time posted,
-                      Time now);
+  void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
+                       Time arrive, std::span<const ChannelId> route);
 
   const topology::Topology& topo_;
   topology::Router& router_;
@@ -72,6 +72,7 @@ class Engine {
   std::unique_ptr<NetworkModel> net_;
   std::vector<Observer*> observers_;
   EventQueue queue_;
+  std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
   std::vector<RankState> ranks_;
   std::vector<std::uint32_t> job_base_;
   std::span<const Job> jobs_;

@@ -1,12 +1,15 @@
-// Pending events ordered by (time, sequence number): equal times pop in the order they were pushed,
-// so every run of the same input is bit-identical.
+// Pending events ordered by (time, push order): equal times pop in the order they were pushed, so
+// every run of the same input is bit-identical.
 //
 // The engine's clock never goes back (every event is scheduled at or after the one being handled),
 // so the queue is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990): bucket k > 0 holds events whose
 // time first differs from the last popped time in bit k-1, bucket 0 those at exactly that time. A push
 // is one XOR and a count-leading-zeros; a pop takes from bucket 0, and when that runs dry the lowest
 // non-empty bucket is spilled into lower ones (every event moves at most 64 times, in practice once or
-// twice). Bucket 0 is kept in sequence order, which gives the same order as the (time, seq) heap below.
+// twice). Every bucket holds its events in push order, so ties need no sequence number: a push appends
+// the newest event; a spill empties bucket i into buckets below i, which are all empty then (bucket 0
+// is used up and i is the lowest non-empty one), in bucket i's order. Bucket 0 is therefore in push
+// order, the same order as the (time, seq) heap below.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -21,21 +24,16 @@ namespace ccsim::engine {
 
 struct Event {
   Time time;
-  std::uint64_t seq;
   std::uint32_t kind;
   std::uint32_t a, b; // meaning depends on kind (e.g. source and destination rank)
 };
-
-inline bool event_before(const Event& x, const Event& y) {
-  return x.time < y.time || (x.time == y.time && x.seq < y.seq);
-}
 
 // Monotone priority queue: push(t) requires t >= the time of the last popped event.
 class RadixEventQueue {
  public:
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
     if (t < last_) throw std::logic_error("event queue: event scheduled before the current time");
-    buckets_[bucket_of(t)].push_back(Event{t, next_seq_++, kind, a, b});
+    buckets_[bucket_of(t)].push_back(Event{t, kind, a, b});
     ++size_;
   }
   bool empty() const { return size_ == 0; }
@@ -49,7 +47,6 @@ class RadixEventQueue {
     for (auto& b : buckets_) b.clear();
     head_ = size_ = 0;
     last_ = 0;
-    next_seq_ = 0;
   }
 
  private:
@@ -58,7 +55,8 @@ class RadixEventQueue {
     return diff == 0 ? 0 : 64 - static_cast<std::size_t>(std::countl_zero(diff));
   }
   // Bucket 0 is used up: move the lowest non-empty bucket's events down, its minimum becoming the new
-  // current time (they all land in buckets below it, the minimum ones in bucket 0).
+  // current time (they all land in buckets below it, the minimum ones in bucket 0). When they all share
+  // one time (a lockstep collective) the bucket becomes bucket 0 as it is.
   void refill() {
     auto& zero = buckets_[0];
     zero.clear();
@@ -66,20 +64,21 @@ class RadixEventQueue {
     std::size_t i = 1;
     while (buckets_[i].empty()) ++i; // pop() on an empty queue is the caller's bug
     auto& src = buckets_[i];
-    Time m = src.front().time;
-    for (const Event& e : src) m = std::min(m, e.time);
-    last_ = m;
+    Time lo = src.front().time, hi = lo;
+    for (const Event& e : src) lo = std::min(lo, e.time), hi = std::max(hi, e.time);
+    last_ = lo;
+    if (lo == hi) {
+      zero.swap(src);
+      return;
+    }
     for (const Event& e : src) buckets_[bucket_of(e.time)].push_back(e);
     src.clear();
-    auto by_seq = [](const Event& x, const Event& y) { return x.seq < y.seq; };
-    if (!std::is_sorted(zero.begin(), zero.end(), by_seq)) std::sort(zero.begin(), zero.end(), by_seq);
   }
 
   std::array<std::vector<Event>, 65> buckets_;
   std::size_t head_ = 0; // next event of bucket 0
   std::size_t size_ = 0;
   Time last_ = 0;
-  std::uint64_t next_seq_ = 0;
 };
 
 // A 4-ary min-heap on (time, seq): no monotonicity needed. The reference the radix heap is tested and
@@ -87,13 +86,13 @@ class RadixEventQueue {
 class QuaternaryHeapQueue {
  public:
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
-    heap_.push_back(Event{t, next_seq_++, kind, a, b});
+    heap_.push_back(Entry{Event{t, kind, a, b}, next_seq_++});
     sift_up(heap_.size() - 1);
   }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   Event pop() {
-    Event e = heap_.front();
+    const Event e = heap_.front().e;
     heap_.front() = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(0);
@@ -105,8 +104,15 @@ class QuaternaryHeapQueue {
   }
 
  private:
+  struct Entry {
+    Event e;
+    std::uint64_t seq;
+  };
+  static bool event_before(const Entry& x, const Entry& y) {
+    return x.e.time < y.e.time || (x.e.time == y.e.time && x.seq < y.seq);
+  }
   void sift_up(std::size_t i) {
-    Event e = heap_[i];
+    Entry e = heap_[i];
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
       if (!event_before(e, heap_[parent])) break;
@@ -117,7 +123,7 @@ class QuaternaryHeapQueue {
   }
   void sift_down(std::size_t i) {
     const std::size_t n = heap_.size();
-    Event e = heap_[i];
+    Entry e = heap_[i];
     for (;;) {
       const std::size_t first = 4 * i + 1;
       if (first >= n) break;
@@ -132,7 +138,7 @@ class QuaternaryHeapQueue {
     heap_[i] = e;
   }
 
-  std::vector<Event> heap_;
+  std::vector<Entry> heap_;
   std::uint64_t next_seq_ = 0;
 };
 

@@ -29,14 +29,22 @@ class SmallList {
     if (size_ == cap_) grow();
     data()[size_++] = v;
   }
+  // Replaces the first occurrence of v by w; false if v is absent.
+  bool replace(std::uint32_t v, std::uint32_t w) {
+    std::uint32_t* d = data();
+    for (std::uint32_t i = 0; i < size_; ++i)
+      if (d[i] == v) return d[i] = w, true;
+    return false;
+  }
   // Removes the first occurrence of v (keeping the others in order); false if absent.
   bool erase(std::uint32_t v) {
     std::uint32_t* d = data();
-    std::uint32_t* it = std::find(d, d + size_, v);
-    if (it == d + size_) return false;
-    std::copy(it + 1, d + size_, it);
-    --size_;
-    return true;
+    for (std::uint32_t i = 0; i < size_; ++i)
+      if (d[i] == v) {
+        for (--size_; i < size_; ++i) d[i] = d[i + 1]; // lists are short: no memmove call
+        return true;
+      }
+    return false;
   }
 
  private:

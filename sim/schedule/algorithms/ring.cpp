@@ -7,7 +7,7 @@
 namespace ccsim::schedule {
 namespace {
 
-// a wrapped into [0, p) for a in (-2p, 2p): steps call this six times, so no division.
+// a wrapped into [0, p) for a in (-2p, 2p): called once per step of a 16k-rank ring, so no division.
 int mod(long a, int p) {
   while (a < 0) a += p;
   while (a >= p) a -= p;
@@ -28,15 +28,19 @@ class RingBase : public Schedule {
  protected:
   Block blocks(int i) const { return blocks_[static_cast<std::size_t>(i)]; }
   int p() const { return args_.ranks; }
+  int next(int i) const { return i + 1 == p() ? 0 : i + 1; } // i in [0, p)
+  int prev(int i) const { return i == 0 ? p() - 1 : i - 1; }
   // Step s of a reduce-scatter pass: send block r-s-1, receive-and-reduce block r-s-2.
   void reduce_scatter_step(int r, int s, std::vector<Action>& out) const {
-    send(out, mod(r + 1, p()), blocks(mod(r - s - 1, p())));
-    recv_reduce(out, mod(r - 1, p()), blocks(mod(r - s - 2, p())));
+    const int b = mod(r - s - 1, p());
+    send(out, next(r), blocks(b));
+    recv_reduce(out, prev(r), blocks(prev(b)));
   }
   // Step s of an allgather pass: send block r-s (rank r starts with block r), receive block r-s-1.
   void allgather_step(int r, int s, std::vector<Action>& out) const {
-    send(out, mod(r + 1, p()), blocks(mod(r - s, p())));
-    recv(out, mod(r - 1, p()), blocks(mod(r - s - 1, p())));
+    const int b = mod(r - s, p());
+    send(out, next(r), blocks(b));
+    recv(out, prev(r), blocks(prev(b)));
   }
 
  private:
