@@ -9,6 +9,7 @@
 #   scripts/bench.sh --big           adds SimGrid at p = 2048 (~75 s idle), ours at p = 8192 and 16384,
 #                                    1M-rank bcast
 #   scripts/bench.sh --no-simgrid    ours only
+#   scripts/bench.sh --only-ring P   just the ring allreduce row at P ranks (e.g. 2048) beside SimGrid
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
 #   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-BIG=0 SIMGRID=1 TIMEOUT="" OUT=build/bench REPEAT=1
+BIG=0 SIMGRID=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING=""
 while [ $# -gt 0 ]; do
   case $1 in
     --big) BIG=1 ;;
@@ -29,7 +30,8 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift ;;
     --out) OUT=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --only-ring) ONLY_RING=$2; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -210,6 +212,7 @@ say ""
 say "## Ring allreduce, 64 MiB, flat crossbar (SMPI lr)"
 header
 N=67108864
+if [ -n "$ONLY_RING" ]; then compare flat "$ONLY_RING" allreduce ring allreduce lr $N fifo; exit 0; fi
 for p in 64 256 1024; do compare flat $p allreduce ring allreduce lr $N fifo; done
 if [ $BIG = 1 ]; then compare flat 2048 allreduce ring allreduce lr $N fifo; fi
 
