@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ struct RingsOptions {
   RunOptions run; // --topo, --gpus, --one-based, model flags, --op, -d
   std::string size = "128M";
   int top = 10;
-  int channels = 0;
+  std::optional<int> channels; // --channels K; unset: no channel set
   int exhaustive_max = 12;
   std::string explain;
   std::string format = "table";
@@ -167,7 +168,8 @@ std::vector<int> all_gpus(const topology::Topology& t) {
 int run_rings(RingsOptions& o) {
   const auto fmt_json = o.format == "json";
   if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
-  if (o.channels < 0) fail("--channels: must be at least 1");
+  if (o.channels && *o.channels < 1) fail("--channels: must be at least 1, got {}", *o.channels);
+  if (o.channels && *o.channels > 64) fail("--channels: {} is more than 64 rings at once", *o.channels);
   const auto topo_probe = topology::resolve_topology(o.run.topo);
   std::vector<int> explain_ring;
   std::vector<int> gpus;
@@ -286,26 +288,47 @@ int run_rings(RingsOptions& o) {
   j["rings"] = jr;
 
   Time best_ring_time = best.row.time; // with --channels, the channel set counts as a ring schedule too
-  if (o.channels > 0) {
+  if (o.channels) {
+    const int k = *o.channels;
     const auto pool = metrics::channel_pool(h, c.found);
-    const auto set = topology::choose_ring_set(h, pool, o.channels, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
+    const auto set = topology::choose_ring_set(h, pool, k, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
     std::vector<std::vector<int>> rings;
     for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
     const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
-    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", o.channels,
-                       o.channels, pool.size());
+    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", k, k,
+                       pool.size());
     auto js = nlohmann::json::array();
     for (std::size_t i = 0; i < rings.size(); ++i) {
       out << fmt::format("  channel {:>2}: {}\n", i, join(rings[i]));
       js.push_back({{"ring", rings[i]}, {"hops", hops_json(h, rings[i])}});
     }
-    out << fmt::format("  {}: no directed channel carries more rings than its link has lanes\n",
-                       set.score.within_lanes ? "link-disjoint" : "NOT link-disjoint (the graph does not allow it)");
+    // Directed channels that carry more ring hops than their link has lanes (what "not link-disjoint" means).
+    std::map<topology::ChannelId, int> load;
+    for (const auto& r : set.rings)
+      for (std::size_t i = 0; i < r.size(); ++i)
+        for (auto ch : h.at(r[i], r[(i + 1) % r.size()]).channels) ++load[ch];
+    std::vector<std::string> over;
+    auto jover = nlohmann::json::array();
+    for (const auto& [ch, n] : load)
+      if (const int lanes = c.topo().link_of(ch).lanes; n > lanes) {
+        over.push_back(fmt::format("{} ({} rings, {} lane{})", c.topo().channel_name(ch), n, lanes, lanes > 1 ? "s" : ""));
+        jover.push_back({{"channel", c.topo().channel_name(ch)}, {"rings", n}, {"lanes", lanes}});
+      }
+    if (over.empty()) {
+      out << "  link-disjoint: no directed channel carries more rings than its link has lanes\n";
+    } else {
+      std::string list;
+      for (const auto& x : over) list += (list.empty() ? "" : ", ") + x;
+      out << fmt::format("  NOT link-disjoint: {} directed channel{} carry more rings than {} link{} lanes (no link-disjoint set "
+                         "of {} was found): {}\n",
+                         over.size(), over.size() > 1 ? "s" : "", over.size() > 1 ? "their" : "its", over.size() > 1 ? "s have" : " has", k,
+                         list);
+    }
     out << fmt::format("  combined: {:.2f} us, busbw {:.2f} GB/s; busiest: {}\n", to_us(sim.row.time), sim.row.bw.busbw_GBps,
                        limiting_text(h, set.score));
     out << fmt::format("  best single ring for comparison: busbw {:.2f} GB/s\n", best.row.bw.busbw_GBps);
     best_ring_time = std::min(best_ring_time, sim.row.time);
-    j["channels"] = {{"k", o.channels}, {"rings", js}, {"link_disjoint", set.score.within_lanes}, {"time_us", to_us(sim.row.time)},
+    j["channels"] = {{"k", k}, {"rings", js}, {"link_disjoint", over.empty()}, {"over_lanes", jover}, {"time_us", to_us(sim.row.time)},
                      {"busbw_GBps", sim.row.bw.busbw_GBps}};
   }
 
