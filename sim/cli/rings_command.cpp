@@ -121,6 +121,15 @@ struct Context {
   int direct_rings = 0; // undirected Hamiltonian cycles over direct GPU-GPU links only (capped; -1: not counted)
 };
 
+// Rings up to rotation and direction on n GPUs: (n-1)!/2, 1 below 3 GPUs.
+double distinct_rings(int n) {
+  double d = 1;
+  for (int k = 3; k < n; ++k) d *= k;
+  return d;
+}
+// --explain ranks the order among every ring up to this many (9 GPUs; about a second of simulation).
+constexpr double kRankAllMax = 20160;
+
 Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
@@ -142,6 +151,9 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   so.step_bytes = metrics::ring_step_bytes(c.base.op, c.hops->size(), c.size, c.base.dtype.size);
   so.keep = std::max(32, 2 * o.top);
   so.exhaustive_max = o.exhaustive_max;
+  // --explain on an exhaustive search: simulate every ring, so the given order's rank among all is exact.
+  if (!o.explain.empty() && c.hops->size() <= so.exhaustive_max && distinct_rings(c.hops->size()) <= kRankAllMax)
+    so.keep = static_cast<int>(distinct_rings(c.hops->size()));
   Progress progress;
   so.progress = progress.callback();
   c.found = topology::search_rings(*c.hops, so);
@@ -239,6 +251,22 @@ int run_rings(RingsOptions& o) {
     out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list(routed));
     out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
     out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
+    // Its place among all rings, when the search simulated every one of them.
+    nlohmann::json jrank;
+    if (c.found.exhaustive && static_cast<double>(c.ranked.size()) == c.found.distinct_rings) {
+      const auto pos = metrics::ring_position(c.ranked, explain_ring, mine.row.time);
+      const auto nth = [](std::size_t n) {
+        const char* suf = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+        return fmt::format("{}{}", n, suf);
+      };
+      out << fmt::format("  rank: {} of all {} rings (every ring simulated): {} strictly faster, {} tied (this one included), {} slower\n",
+                         nth(pos.rank), pos.of, pos.faster, pos.tied, pos.slower);
+      jrank = {{"rank", pos.rank}, {"of", pos.of}, {"faster", pos.faster}, {"tied", pos.tied}, {"slower", pos.slower}};
+    } else {
+      out << fmt::format("  rank: not computed ({}; the rank among all rings is computed when they are at most {:.0f}, i.e. up to 9 GPUs)\n",
+                         c.found.exhaustive ? fmt::format("{:.0f} rings", c.found.distinct_rings) : "the search was not exhaustive",
+                         kRankAllMax);
+    }
     out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
                        best.row.bw.busbw_GBps, limiting_text(h, best.bound));
     auto max_latency = [&](const std::vector<int>& r) {
@@ -259,7 +287,7 @@ int run_rings(RingsOptions& o) {
       out << "  The given order is faster than every ring the search simulated.\n";
     }
     j["explain"] = {{"ring", explain_ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
-                    {"limiting", limiting_text(h, mine.bound)}};
+                    {"limiting", limiting_text(h, mine.bound)}, {"rank", jrank}};
     j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
                  {"limiting", limiting_text(h, best.bound)}};
     write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
