@@ -109,6 +109,16 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
 int run_command(const RunOptions& o) {
   const auto topo = topology::resolve_topology(o.topo);
   const auto cfg = make_run_config(o, topo);
+  if (!o.rings.empty() && !schedule::require_algorithm(cfg.op, cfg.algo).ring_like) {
+    // Several rings split the data between ring schedules; any other algorithm would silently run on
+    // the first ring's order alone while the header printed every ring as if used.
+    std::string ring_like;
+    for (const auto& a : schedule::all_algorithms())
+      if (a.op == cfg.op && a.ring_like) ring_like += (ring_like.empty() ? "" : ", ") + a.name;
+    fail("--rings: {} {} is not ring-like, and several rings apply only to ring-like algorithms ({}); use --ring or --gpus "
+         "for a rank order",
+         schedule::to_string(cfg.op), cfg.algo, ring_like.empty() ? "none for this op" : ring_like);
+  }
   const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
   const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
   if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
