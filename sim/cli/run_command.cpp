@@ -48,7 +48,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
   app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
-  app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file");
+  app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("needs a file name, got an empty one") : std::string(); }, "FILE"));
   app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
   app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
