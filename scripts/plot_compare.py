@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Draw measured vs predicted busbw over message size from `ccsim compare --format json` output.
 
 Usage: plot_compare.py COMPARE.json OUT.png   (ccsim compare --plot OUT.png calls this)
@@ -7,7 +7,11 @@ Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
 import json
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # one line saying what to install, not a traceback
+    sys.exit(f"plot_compare.py: needs matplotlib, which {sys.executable} lacks: apt-get install python3-matplotlib "
+             "(scripts/setup.sh does), then run the script itself or /usr/bin/python3 on it")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -16,7 +16,11 @@ import math
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # one line saying what to install, not a traceback
+    sys.exit(f"plot_sweep.py: needs matplotlib, which {sys.executable} lacks: apt-get install python3-matplotlib "
+             "(scripts/setup.sh does), then run the script itself or /usr/bin/python3 on it")
 
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402

@@ -12,7 +12,11 @@ import os
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # one line saying what to install, not a traceback
+    sys.exit(f"plot_timeline.py: needs matplotlib, which {sys.executable} lacks: apt-get install python3-matplotlib "
+             "(scripts/setup.sh does), then run the script itself or /usr/bin/python3 on it")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ struct RingsOptions {
   RunOptions run; // --topo, --gpus, --one-based, model flags, --op, -d
   std::string size = "128M";
   int top = 10;
-  int channels = 0;
+  std::optional<int> channels; // --channels K; unset: no channel set
   int exhaustive_max = 12;
   std::string explain;
   std::string format = "table";
@@ -120,6 +121,15 @@ struct Context {
   int direct_rings = 0; // undirected Hamiltonian cycles over direct GPU-GPU links only (capped; -1: not counted)
 };
 
+// Rings up to rotation and direction on n GPUs: (n-1)!/2, 1 below 3 GPUs.
+double distinct_rings(int n) {
+  double d = 1;
+  for (int k = 3; k < n; ++k) d *= k;
+  return d;
+}
+// --explain ranks the order among every ring up to this many (9 GPUs; about a second of simulation).
+constexpr double kRankAllMax = 20160;
+
 Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
@@ -141,6 +151,9 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   so.step_bytes = metrics::ring_step_bytes(c.base.op, c.hops->size(), c.size, c.base.dtype.size);
   so.keep = std::max(32, 2 * o.top);
   so.exhaustive_max = o.exhaustive_max;
+  // --explain on an exhaustive search: simulate every ring, so the given order's rank among all is exact.
+  if (!o.explain.empty() && c.hops->size() <= so.exhaustive_max && distinct_rings(c.hops->size()) <= kRankAllMax)
+    so.keep = static_cast<int>(distinct_rings(c.hops->size()));
   Progress progress;
   so.progress = progress.callback();
   c.found = topology::search_rings(*c.hops, so);
@@ -167,7 +180,8 @@ std::vector<int> all_gpus(const topology::Topology& t) {
 int run_rings(RingsOptions& o) {
   const auto fmt_json = o.format == "json";
   if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
-  if (o.channels < 0) fail("--channels: must be at least 1");
+  if (o.channels && *o.channels < 1) fail("--channels: must be at least 1, got {}", *o.channels);
+  if (o.channels && *o.channels > 64) fail("--channels: {} is more than 64 rings at once", *o.channels);
   const auto topo_probe = topology::resolve_topology(o.run.topo);
   std::vector<int> explain_ring;
   std::vector<int> gpus;
@@ -237,6 +251,22 @@ int run_rings(RingsOptions& o) {
     out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list(routed));
     out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
     out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
+    // Its place among all rings, when the search simulated every one of them.
+    nlohmann::json jrank;
+    if (c.found.exhaustive && static_cast<double>(c.ranked.size()) == c.found.distinct_rings) {
+      const auto pos = metrics::ring_position(c.ranked, explain_ring, mine.row.time);
+      const auto nth = [](std::size_t n) {
+        const char* suf = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+        return fmt::format("{}{}", n, suf);
+      };
+      out << fmt::format("  rank: {} of all {} rings (every ring simulated): {} strictly faster, {} tied (this one included), {} slower\n",
+                         nth(pos.rank), pos.of, pos.faster, pos.tied, pos.slower);
+      jrank = {{"rank", pos.rank}, {"of", pos.of}, {"faster", pos.faster}, {"tied", pos.tied}, {"slower", pos.slower}};
+    } else {
+      out << fmt::format("  rank: not computed ({}; the rank among all rings is computed when they are at most {:.0f}, i.e. up to 9 GPUs)\n",
+                         c.found.exhaustive ? fmt::format("{:.0f} rings", c.found.distinct_rings) : "the search was not exhaustive",
+                         kRankAllMax);
+    }
     out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
                        best.row.bw.busbw_GBps, limiting_text(h, best.bound));
     auto max_latency = [&](const std::vector<int>& r) {
@@ -257,7 +287,7 @@ int run_rings(RingsOptions& o) {
       out << "  The given order is faster than every ring the search simulated.\n";
     }
     j["explain"] = {{"ring", explain_ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
-                    {"limiting", limiting_text(h, mine.bound)}};
+                    {"limiting", limiting_text(h, mine.bound)}, {"rank", jrank}};
     j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
                  {"limiting", limiting_text(h, best.bound)}};
     write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
@@ -286,26 +316,47 @@ int run_rings(RingsOptions& o) {
   j["rings"] = jr;
 
   Time best_ring_time = best.row.time; // with --channels, the channel set counts as a ring schedule too
-  if (o.channels > 0) {
+  if (o.channels) {
+    const int k = *o.channels;
     const auto pool = metrics::channel_pool(h, c.found);
-    const auto set = topology::choose_ring_set(h, pool, o.channels, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
+    const auto set = topology::choose_ring_set(h, pool, k, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
     std::vector<std::vector<int>> rings;
     for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
     const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
-    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", o.channels,
-                       o.channels, pool.size());
+    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", k, k,
+                       pool.size());
     auto js = nlohmann::json::array();
     for (std::size_t i = 0; i < rings.size(); ++i) {
       out << fmt::format("  channel {:>2}: {}\n", i, join(rings[i]));
       js.push_back({{"ring", rings[i]}, {"hops", hops_json(h, rings[i])}});
     }
-    out << fmt::format("  {}: no directed channel carries more rings than its link has lanes\n",
-                       set.score.within_lanes ? "link-disjoint" : "NOT link-disjoint (the graph does not allow it)");
+    // Directed channels that carry more ring hops than their link has lanes (what "not link-disjoint" means).
+    std::map<topology::ChannelId, int> load;
+    for (const auto& r : set.rings)
+      for (std::size_t i = 0; i < r.size(); ++i)
+        for (auto ch : h.at(r[i], r[(i + 1) % r.size()]).channels) ++load[ch];
+    std::vector<std::string> over;
+    auto jover = nlohmann::json::array();
+    for (const auto& [ch, n] : load)
+      if (const int lanes = c.topo().link_of(ch).lanes; n > lanes) {
+        over.push_back(fmt::format("{} ({} rings, {} lane{})", c.topo().channel_name(ch), n, lanes, lanes > 1 ? "s" : ""));
+        jover.push_back({{"channel", c.topo().channel_name(ch)}, {"rings", n}, {"lanes", lanes}});
+      }
+    if (over.empty()) {
+      out << "  link-disjoint: no directed channel carries more rings than its link has lanes\n";
+    } else {
+      std::string list;
+      for (const auto& x : over) list += (list.empty() ? "" : ", ") + x;
+      out << fmt::format("  NOT link-disjoint: {} directed channel{} carry more rings than {} link{} lanes (no link-disjoint set "
+                         "of {} was found): {}\n",
+                         over.size(), over.size() > 1 ? "s" : "", over.size() > 1 ? "their" : "its", over.size() > 1 ? "s have" : " has", k,
+                         list);
+    }
     out << fmt::format("  combined: {:.2f} us, busbw {:.2f} GB/s; busiest: {}\n", to_us(sim.row.time), sim.row.bw.busbw_GBps,
                        limiting_text(h, set.score));
     out << fmt::format("  best single ring for comparison: busbw {:.2f} GB/s\n", best.row.bw.busbw_GBps);
     best_ring_time = std::min(best_ring_time, sim.row.time);
-    j["channels"] = {{"k", o.channels}, {"rings", js}, {"link_disjoint", set.score.within_lanes}, {"time_us", to_us(sim.row.time)},
+    j["channels"] = {{"k", k}, {"rings", js}, {"link_disjoint", over.empty()}, {"over_lanes", jover}, {"time_us", to_us(sim.row.time)},
                      {"busbw_GBps", sim.row.bw.busbw_GBps}};
   }
 

@@ -48,7 +48,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
   app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
-  app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file");
+  app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.empty() ? std::string("needs a file name, got an empty one") : std::string(); }, "FILE"));
   app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
   app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
@@ -109,6 +111,16 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
 int run_command(const RunOptions& o) {
   const auto topo = topology::resolve_topology(o.topo);
   const auto cfg = make_run_config(o, topo);
+  if (!o.rings.empty() && !schedule::require_algorithm(cfg.op, cfg.algo).ring_like) {
+    // Several rings split the data between ring schedules; any other algorithm would silently run on
+    // the first ring's order alone while the header printed every ring as if used.
+    std::string ring_like;
+    for (const auto& a : schedule::all_algorithms())
+      if (a.op == cfg.op && a.ring_like) ring_like += (ring_like.empty() ? "" : ", ") + a.name;
+    fail("--rings: {} {} is not ring-like, and several rings apply only to ring-like algorithms ({}); use --ring or --gpus "
+         "for a rank order",
+         schedule::to_string(cfg.op), cfg.algo, ring_like.empty() ? "none for this op" : ring_like);
+  }
   const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
   const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
   if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);

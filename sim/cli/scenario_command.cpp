@@ -19,6 +19,7 @@ void run(const ScenarioOptions& o) {
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
+    scenario::check_work(s, "--bucket-size");
   }
   const auto rep = scenario::run_scenario(s, o.topo);
   write_output(o.output, o.format == "json" ? scenario::render_json(rep) : scenario::render_table(rep));

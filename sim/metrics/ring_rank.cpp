@@ -40,6 +40,37 @@ std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::R
   return out;
 }
 
+bool same_ring(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a.size() != b.size()) return false;
+  if (a.empty()) return true;
+  const auto it = std::find(b.begin(), b.end(), a[0]);
+  if (it == b.end()) return false;
+  const auto n = a.size(), start = static_cast<std::size_t>(it - b.begin());
+  bool fwd = true, bwd = true;
+  for (std::size_t k = 0; k < n; ++k) {
+    fwd = fwd && a[k] == b[(start + k) % n];
+    bwd = bwd && a[k] == b[(start + n - k) % n];
+  }
+  return fwd || bwd;
+}
+
+RingPosition ring_position(const std::vector<RankedRing>& ranked, const std::vector<int>& ring, Time time) {
+  RingPosition p;
+  p.tied = 1;
+  for (const auto& r : ranked) {
+    if (!p.found && same_ring(r.rings[0], ring)) {
+      p.found = true;
+      continue;
+    }
+    if (r.row.time < time) ++p.faster;
+    else if (r.row.time == time) ++p.tied;
+    else ++p.slower;
+  }
+  p.of = p.faster + p.tied + p.slower;
+  p.rank = p.faster + 1;
+  return p;
+}
+
 std::vector<std::vector<int>> channel_pool(const topology::HopTable& h, const topology::RingSearchResult& found,
                                            std::size_t max_direct) {
   std::vector<std::vector<int>> pool;

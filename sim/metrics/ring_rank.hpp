@@ -27,6 +27,20 @@ RankedRing simulate_rings(const topology::Topology& t, topology::Router& r, cons
 std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
                                         const RunConfig& base, Bytes size, const topology::RingSearchResult& found);
 
+// Where one ring order (GPU indices) stands among `ranked` (all rings of an exhaustive search, one per
+// undirected ring): its own entry (equal up to rotation and direction) is left out, and `time` (the
+// given order's simulated time, in its own direction) is compared with every other entry's.
+struct RingPosition {
+  std::size_t rank = 0;    // 1 + strictly faster
+  std::size_t of = 0;      // rings ranked (the given one included)
+  std::size_t faster = 0;  // other rings strictly faster
+  std::size_t tied = 0;    // rings taking exactly `time`, the given one included
+  std::size_t slower = 0;
+  bool found = false;      // the given ring is one of `ranked`
+};
+bool same_ring(const std::vector<int>& a, const std::vector<int>& b); // equal up to rotation and direction
+RingPosition ring_position(const std::vector<RankedRing>& ranked, const std::vector<int>& ring, Time time);
+
 // Candidate rings for channel sets: every directed Hamiltonian cycle over direct links (both directions,
 // when there are at most `max_direct` of them) plus the search's best rings in both directions. Local orders.
 std::vector<std::vector<int>> channel_pool(const topology::HopTable& h, const topology::RingSearchResult& found,

@@ -1,6 +1,8 @@
 #include "sim/observe/timeline.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -12,12 +14,25 @@ namespace {
 
 Time to_ns(Time ps) { return (ps + 500) / 1000; }
 std::string ns_literal(Time ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
-// A duration 1e-7 us (0.1 ps) short of `ns`: viewers that add ts + dur in floating point (Chrome
-// DevTools) then never see a slice end after the next one starts, while viewers that round to the
-// nanosecond (Perfetto: llround(us * 1000)) still get exactly `ns`.
-std::string dur_literal(Time ns) {
-  const Time d = ns * 10'000 - 1;
-  return fmt::format("{}.{:07}", d / 10'000'000, d % 10'000'000);
+double parse_literal(const std::string& s) { return std::strtod(s.c_str(), nullptr); } // as JSON.parse does: correctly rounded
+
+// The duration of a slice from ns `b` to ns `e`, in us rounded to the nanosecond like ts ("1.474"), unless
+// a viewer that adds ts + dur in doubles (Chrome DevTools) would then see the slice end after `limit` (the
+// next slice's start on the track, or `e` for the last one): DevTools drops a slice that partially
+// overlaps the next one, and rounded literals can sum high (0.1 + 0.2 > 0.3). Only then, for back-to-back
+// slices, the duration is 0.1 ps short ("1.4739999"), or if even that sums high, the largest double
+// that does not. Viewers that round to the nanosecond (Perfetto: llround(us * 1000)) read `e - b` ns
+// either way.
+std::string dur_literal(Time b, Time e, Time limit) {
+  const std::string rounded = ns_literal(e - b);
+  const double T = parse_literal(ns_literal(b)), L = parse_literal(ns_literal(limit));
+  if (T + parse_literal(rounded) <= L) return rounded;
+  const Time short_by_a_tenth_ps = (e - b) * 10'000 - 1;
+  const std::string shorter = fmt::format("{}.{:07}", short_by_a_tenth_ps / 10'000'000, short_by_a_tenth_ps % 10'000'000);
+  if (T + parse_literal(shorter) <= L) return shorter;
+  double d = L - T; // exact when T >= L / 2 (Sterbenz), else within an ulp or two of the answer
+  while (d > 0 && T + d > L) d = std::nextafter(d, 0.0);
+  return fmt::format("{}", d);
 }
 
 std::string escape(const std::string& s) {
@@ -69,10 +84,14 @@ class Writer {
     event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}})", pid, tid, escape(name)));
     event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}})", pid, tid, tid));
   }
+  // `v`: one lane, slices in start order that never overlap (see pack).
   void slices(int pid, int tid, const char* cat, const std::vector<Slice>& v) {
-    for (const auto& s : v)
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto& s = v[i];
+      const Time limit = i + 1 < v.size() ? std::max(s.e, v[i + 1].b) : s.e;
       event(fmt::format(R"("ph":"X","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"name":"{}","args":{{{}}})", cat, pid,
-                        tid, ns_literal(s.b), dur_literal(s.e - s.b), escape(s.name), s.args));
+                        tid, ns_literal(s.b), dur_literal(s.b, s.e, limit), escape(s.name), s.args));
+    }
   }
   void counter(int pid, const std::string& name, Time ns, double value) {
     event(fmt::format(R"("ph":"C","pid":{},"tid":0,"ts":{},"name":"{}","args":{{"value":{:.3f}}})", pid, ns_literal(ns),

@@ -130,6 +130,11 @@ SyncMode mode_from(const Reader& r, const std::string& s) {
   r.bad("training.modes: unknown '{}' (sync, async, ssp)", s);
 }
 
+// A ceiling on the model size: 1e13 parameters is 5x the largest models published so far (about 2e12),
+// so a larger count is a typo; it also keeps every byte count (parameters x 16 bytes of state) far inside
+// 64 bits, and the bucket limit below bounds the run time whatever the count.
+constexpr const char* kParamsWhy = "more than 1e13 parameters, the ceiling (5x the largest published models, about 2e12)";
+
 void read_layers(const Reader& r, const json& model, Scenario& s, bool& timed) {
   r.only_keys(model, "model", {"params", "layers"});
   if (!model.contains("layers")) r.bad("model: missing \"layers\" (a count with \"params\", or a list)");
@@ -139,6 +144,7 @@ void read_layers(const Reader& r, const json& model, Scenario& s, bool& timed) {
     // N equal layers sharing the parameter count (a transformer's blocks are identical).
     if (!model.contains("params")) r.bad("model: \"layers\" is a count, so \"params\" is required");
     const std::uint64_t total = r.count(model["params"], "model.params");
+    if (total > kMaxParams) r.bad("model.params: {:.4g} is {}", static_cast<double>(total), kParamsWhy);
     const std::uint64_t n = r.count(L, "model.layers");
     if (n > 100000) r.bad("model.layers: {} layers is more than 100000", n);
     if (n > total) r.bad("model.layers: {} layers but only {} parameters", n, total);
@@ -147,6 +153,8 @@ void read_layers(const Reader& r, const json& model, Scenario& s, bool& timed) {
     return;
   }
   if (!L.is_array() || L.empty()) r.bad("model.layers must be a count or a non-empty list");
+  if (L.size() > 100000) r.bad("model.layers: {} layers is more than 100000", L.size());
+  std::uint64_t sum = 0;
   if (model.contains("params")) r.bad("model: give \"params\" only with a layer count; a layer list carries its own");
   int with_time = 0;
   for (std::size_t i = 0; i < L.size(); ++i) {
@@ -156,6 +164,8 @@ void read_layers(const Reader& r, const json& model, Scenario& s, bool& timed) {
     l.name = L[i].contains("name") ? r.string(L[i]["name"], where + ".name") : fmt::format("layer{}", i);
     if (!L[i].contains("params")) r.bad("{}: missing \"params\"", where);
     l.params = r.count(L[i]["params"], where + ".params", true);
+    sum += std::min(l.params, kMaxParams + 1); // no overflow: at most 100000 x (1e13 + 1)
+    if (sum > kMaxParams) r.bad("{}: the layers up to this one hold {}", where, kParamsWhy);
     const bool f = L[i].contains("forward"), b = L[i].contains("backward");
     if (f != b) r.bad("{}: give both \"forward\" and \"backward\" times, or neither", where);
     if (f) {
@@ -195,6 +205,10 @@ void derive_times(const Reader& r, const json& model, const json& c, Scenario& s
     how = fmt::format("{:.4g} FLOP/sample (2 x {:.4g} params x {:g} tokens)", fps, P, tokens);
   }
   const double fwd_s = static_cast<double>(s.batch_per_gpu) * fps / (dev * util);
+  // Times are 64-bit picoseconds (about 106 days); a step of compute beyond 1e6 s (11.6 days) is a typo.
+  if (!(fwd_s * (1 + ratio) <= 1e6))
+    r.bad("compute: forward + backward of {:.4g} s per step is more than 1e6 s (check batch_per_gpu, the FLOPs and device_flops)",
+          fwd_s * (1 + ratio));
   const Time fwd = static_cast<Time>(std::llround(fwd_s * kPsPerSec));
   // Weights: per-layer "flops" when all layers give them, else parameters.
   std::vector<double> w;
@@ -344,7 +358,42 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
     }
     s.training = ts;
   }
+  check_work(s);
   return s;
+}
+
+std::uint64_t bucket_count(const Scenario& s, Bytes elt_size) {
+  const std::uint64_t cap = std::max<std::uint64_t>(1, s.bucket_bytes / elt_size); // as make_buckets
+  const std::uint64_t n = s.total_params();
+  return (n + cap - 1) / cap; // buckets fill across layer boundaries, so only the total matters
+}
+
+void check_work(const Scenario& s, const std::string& flag) {
+  const std::string in_file = "scenario " + s.origin + ": ";
+  const std::string what = flag.empty() ? in_file + "bucket_size" : flag;
+  Bytes elt = 0;
+  for (const auto& dt : s.grad_dtypes)
+    if (elt == 0 || dt.size < elt) elt = dt.size;
+  if (elt == 0) elt = 4;
+  const std::uint64_t buckets = bucket_count(s, elt);
+  if (buckets > kMaxBuckets)
+    fail("{}: buckets of {} split {:.4g} parameters ({} B each) into {} buckets per step, more than {}; use a larger bucket size",
+         what, format_size(s.bucket_bytes), static_cast<double>(s.total_params()), elt, buckets, kMaxBuckets);
+  // With a training block every iteration re-times every worker's step, bucket by bucket: bound the
+  // total (about 40 ns each: 2e8 take 8 s) so that no file runs for minutes.
+  if (!s.training) return;
+  double workers = 0, runs = 0; // step timings per iteration over the degrees; (strategy, mode) pairs that run
+  for (int p : s.degrees)
+    if (p > 1) workers += static_cast<double>(p + 1);
+  for (auto st : s.strategies)
+    for (auto m : s.training->modes)
+      if (m == SyncMode::Sync || is_parameter_server(st)) runs += st == Strategy::Zero ? 2 : 1; // ZeRO: two exchanges a bucket
+  const double work = static_cast<double>(s.training->iterations) * workers * static_cast<double>(buckets) * runs *
+                      static_cast<double>(s.grad_dtypes.size() * s.topologies.size());
+  if (work > kMaxTrainingWork)
+    fail("{}: would time {:.3g} bucket exchanges ({} iterations x workers x {} buckets per step x modes x rows), "
+         "more than {:.0e}; use fewer iterations, fewer degrees or a larger bucket size",
+         flag.empty() ? in_file + "training" : flag + ": training", work, s.training->iterations, buckets, static_cast<double>(kMaxTrainingWork));
 }
 
 Scenario load_scenario_file(const std::string& path) {

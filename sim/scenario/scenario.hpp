@@ -68,6 +68,19 @@ struct Scenario {
   Time backward_time() const;
 };
 
+// Limits that keep a run small enough to finish in seconds (a typo such as "bucket_size": "1" would
+// otherwise ask for 10^9 buckets): at most kMaxBuckets gradient buckets per step, consistent with the
+// 100000 caps on layers and iterations, and at most kMaxParams parameters (see scenario.cpp for why).
+inline constexpr std::uint64_t kMaxBuckets = 100000;
+inline constexpr std::uint64_t kMaxParams = 10'000'000'000'000ULL; // 1e13
+inline constexpr double kMaxTrainingWork = 2e8; // bucket exchanges timed by a training block, in all
+// Buckets per step for `s` with elements of `elt_size` bytes (what make_buckets returns, without building it).
+std::uint64_t bucket_count(const Scenario& s, Bytes elt_size);
+// Throws a one-line Error when the bucket size gives more than kMaxBuckets buckets for the smallest
+// gradient dtype, or when the training block would time more than kMaxTrainingWork bucket exchanges in
+// all. The message names `flag` (e.g. "--bucket-size" after an override) or else the file and its key.
+void check_work(const Scenario& s, const std::string& flag = "");
+
 // Both throw Error with a one-line message that names `origin` (the file).
 Scenario load_scenario_file(const std::string& path);
 Scenario scenario_from_json(const nlohmann::json& j, const std::string& origin);

@@ -41,7 +41,14 @@ bad unknown_distribution   "unknown 'cauchy'"
 bad ps_cpu_without_cpu     "ps_cpu needs a CPU node"
 bad fractional_params      "model.params must be a positive whole number"
 bad bad_bucket_size        "bucket_size"
+bad one_byte_buckets       "into 300000000 buckets per step, more than 100000"
+bad huge_params            "model.params: 1e+15 is more than 1e13 parameters"
+bad huge_layer_list        "model.layers[1]: the layers up to this one hold more than 1e13 parameters"
+bad training_too_long      "training: would time 5.19e+09 bucket exchanges"
+bad step_too_long          "compute: forward + backward of"
 check "cannot open" "$dir/no_such_file.json"
+check "--bucket-size: buckets of 1 KiB split 3e+08 parameters" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 1K
+check "--bucket-size: training: would time" "$dir/../../../scenarios/resnet50_ps_dgx1.json" --bucket-size 4K
 check "--bucket-size" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 0
 check "--format" "$dir/../../../scenarios/lm300m_dgx1.json" --format xml
 echo "bad scenarios: $((n-fails)) passed, $fails failed"

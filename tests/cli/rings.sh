@@ -19,6 +19,10 @@ grep -q 'hops: 0->' "$tmp/top" || fail "hop list missing"
 grep -q 'Ring 0 1 2 3 4 5 6 7' "$tmp/e0" || fail "explain header"
 grep -q 'limiting hop' "$tmp/e0" || fail "explain has no limiting hop"
 grep -q 'Best ring' "$tmp/e0" || fail "explain has no comparison"
+# NCCL's p3dn ring among all 2520 rings (docs/choosing-a-ring.md quotes this line).
+"$ccsim" rings --topo dgx1 --explain 0,1,3,2,6,4,5,7 >"$tmp/ep" || fail "p3dn explain exited $?"
+grep -qF '  rank: 5th of all 2520 rings (every ring simulated): 4 strictly faster, 149 tied (this one included), 2367 slower' "$tmp/ep" ||
+  fail "p3dn ring rank line: $(grep rank: "$tmp/ep")"
 diff <(grep -v '^Ring' "$tmp/e0") <(grep -v '^Ring' "$tmp/e1") >/dev/null || fail "1-2-...-8-1 one-based differs from 0..7"
 
 "$ccsim" rings --topo dgx1 --channels 6 --top 1 >"$tmp/ch" || fail "channels exited $?"
@@ -34,6 +38,21 @@ grep -q '"schedules"' "$tmp/j" || fail "json has no schedule comparison"
 grep -q '134217728' "$tmp/run" || fail "--rings run printed no 128M row"
 
 "$ccsim" rings --topo dgx1 --channels -1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "--channels -1 must exit 2"
+# One line naming the flag, exit 2, nothing on stdout (0 used to be taken as "no channels").
+bad_one_line() { # expected fragment, then the arguments
+  local want="$1"; shift
+  timeout 20 "$ccsim" "$@" >"$tmp/bo" 2>"$tmp/be"; local rc=$?
+  [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/be")" -eq 1 ] && [ ! -s "$tmp/bo" ] && grep -qF -- "$want" "$tmp/be" ||
+    fail "ccsim $* -> rc=$rc, want one line with '$want': $(cat "$tmp/be")"
+}
+bad_one_line "--channels: must be at least 1, got 0" rings --topo dgx1 --channels 0
+bad_one_line "--channels: 1000 is more than 64" rings --topo dgx1 --channels 1000
+# 7 rings cannot all fit in the NVLink lanes the search uses: say which channels are over, never
+# "no directed channel carries more rings than its link has lanes" next to "NOT link-disjoint".
+"$ccsim" rings --topo dgx1 --channels 7 --top 1 >"$tmp/ch7" || fail "channels 7 exited $?"
+grep -q '^  NOT link-disjoint: [0-9]* directed channels\{0,1\} carr.* (3 rings, 2 lanes)' "$tmp/ch7" ||
+  fail "channels 7 does not name the over-subscribed channels: $(grep -i disjoint "$tmp/ch7")"
+grep -i 'not link-disjoint' "$tmp/ch7" | grep -q 'no directed channel carries' && fail "channels 7 contradicts itself"
 "$ccsim" rings --topo dgx1 --explain 0,1,1,2 >/dev/null 2>&1; [ $? -eq 2 ] || fail "a repeated GPU must exit 2"
 
 [ "$fails" -eq 0 ] && echo "rings CLI: all checks passed"

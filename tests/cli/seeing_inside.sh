@@ -41,6 +41,7 @@ expect_error() { # fragment, args...
 expect_error "--links" -e 1M --links --format csv
 expect_error "--timeline-size" -e 1M --timeline-size 1M
 expect_error "--timeline" -e 1M --timeline -
+expect_error "--timeline: needs a file name" -e 1M --timeline ""
 expect_error "--timeline-size" -e 1M --links --timeline-size 0
 expect_error "too many to draw" --topo crossbar:ranks=512,bw=25GB/s,alpha=1us -b 64M -e 64M --timeline "$tmp/big.json"
 [ ! -e "$tmp/big.json" ] && ok || bad "a refused timeline leaves no file"
