@@ -41,6 +41,7 @@ struct alignas(64) Engine::RankState {
   // instead a message that came before its receive was posted (eager receives never wait for a send).
   SmallList<2> waiting;
 };
+
 class Engine::Sink final : public ArrivalSink {
  public:
   explicit Sink(EventQueue& q) : q_(q) {}
