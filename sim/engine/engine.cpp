@@ -15,26 +15,31 @@ namespace ccsim::engine {
 
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2 };
 
-struct Engine::RankState {
+// A send posted before its receive (rendezvous): its sender, the sender's step, bytes on the wire,
+// offset. Parked sends live in one pool, each rank holding a singly linked list of its own in post order.
+struct Engine::Parked {
+  std::uint32_t src;
+  int step;
+  Bytes bytes;
+  std::uint64_t off;
+  std::uint32_t next = kNone; // next send parked at the same rank, or the next free pool slot
+};
+
+// One cache line per rank (the 16k-rank ring touches every rank's state once per step).
+struct alignas(64) Engine::RankState {
   int step = -1;
   int pending = 0;        // sends not yet arrived + receives not yet in
   std::uint32_t node = 0; // topology node the rank runs on
   std::uint32_t job = 0;
   int rank = 0;
+  std::uint32_t parked = kNone; // first send parked at this rank (rendezvous), in the pool
   bool done = false;
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
   // This step's receives not yet in, as 2 * sender + 1 once the transfer started, 2 * sender while
-  // the (rendezvous) receive still waits for its send to be posted.
+  // the (rendezvous) receive still waits for its send to be posted. With eager sends, 2 * sender is
+  // instead a message that came before its receive was posted (eager receives never wait for a send).
   SmallList<2> waiting;
-  SmallList<2> early; // eager: senders whose message came before its receive was posted
-  struct Parked {     // a send: its sender, the sender's step, bytes on the wire, offset
-    std::uint32_t src;
-    int step;
-    Bytes bytes;
-    std::uint64_t off;
-  };
-  std::vector<Parked> parked; // rendezvous: sends to this rank posted before their receive
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -66,7 +71,10 @@ RunResult Engine::run(std::span<const Job> jobs) {
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
     if (total >= (1u << 31)) fail("engine: more than 2^31 ranks");
   }
+  static_assert(sizeof(RankState) == 64);
   ranks_.assign(total, RankState{});
+  parked_.clear();
+  free_parked_ = kNone;
   for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
     for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r) {
       RankState& rs = ranks_[job_base_[ji] + r];
@@ -99,9 +107,9 @@ RunResult Engine::run(std::span<const Job> jobs) {
     if (!rs.done)
       fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", rs.job, rs.rank,
            rs.step, rs.pending);
-    if (!rs.early.empty() || !rs.parked.empty())
+    if (!rs.waiting.empty() || rs.parked != kNone) // an eager message or a parked send nobody received
       fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", rs.job, rs.rank,
-           ranks_[rs.early.empty() ? rs.parked.front().src : rs.early.front()].rank);
+           ranks_[rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 2].rank);
     res.job_finish[rs.job] = std::max(res.job_finish[rs.job], rs.step_begin);
   }
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
@@ -109,6 +117,34 @@ RunResult Engine::run(std::span<const Job> jobs) {
   res.transfers = transfers_;
   res.channels = net_->stats();
   return res;
+}
+
+// Appends a send to the sends parked at rank `rd` (the list is usually empty or one long).
+inline void Engine::park(RankState& rd, const Parked& t) {
+  std::uint32_t slot = free_parked_;
+  if (slot == kNone) {
+    slot = static_cast<std::uint32_t>(parked_.size());
+    parked_.emplace_back();
+  } else {
+    free_parked_ = parked_[slot].next;
+  }
+  parked_[slot] = t;
+  std::uint32_t* link = &rd.parked;
+  while (*link != kNone) link = &parked_[*link].next;
+  *link = slot;
+}
+
+// Takes the first send parked at rank `rs` by `src` into `t`; false if there is none.
+inline bool Engine::unpark(RankState& rs, std::uint32_t src, Parked& t) {
+  std::uint32_t* link = &rs.parked;
+  while (*link != kNone && parked_[*link].src != src) link = &parked_[*link].next;
+  if (*link == kNone) return false;
+  const std::uint32_t slot = *link;
+  t = parked_[slot];
+  *link = t.next;
+  parked_[slot].next = free_parked_;
+  free_parked_ = slot;
+  return true;
 }
 
 // Begin the rank's next steps until one has something to wait for (or the rank is done).
@@ -139,31 +175,27 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
       fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, p - 1);
     const std::uint32_t peer = base + static_cast<std::uint32_t>(a.peer);
     ++pending;
-    RankState::Parked t; // the transfer to start now, if any
+    Parked t; // the transfer to start now, if any
     std::uint32_t dst = g;
     if (a.kind == schedule::Action::Kind::Send) {
       t = {g, step, a.len * job.elt_size + params_.header_bytes, a.off};
       dst = peer;
       if (!params_.eager && !ranks_[peer].waiting.replace(2 * g, 2 * g + 1)) { // its receive is not posted yet
-        ranks_[peer].parked.push_back(t);
+        park(ranks_[peer], t);
         continue;
       }
     } else {
       if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
       if (params_.eager) {
-        if (rs.early.erase(peer)) --pending;
+        if (rs.waiting.erase(2 * peer)) --pending; // the message came already
         else rs.waiting.push_back(2 * peer + 1);
         continue;
       }
-      auto it = rs.parked.begin(); // the first send parked here by this peer (a plain loop: usually none or one)
-      while (it != rs.parked.end() && it->src != peer) ++it;
-      if (it == rs.parked.end()) { // its send is not posted yet
+      if (!unpark(rs, peer, t)) { // its send is not posted yet
         rs.waiting.push_back(2 * peer);
         continue;
       }
       rs.waiting.push_back(2 * peer + 1);
-      t = *it;
-      rs.parked.erase(it);
     }
     // Both ends are posted: the network model takes the bytes from `now`.
     const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
@@ -211,7 +243,7 @@ void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
   if (rd.waiting.erase(2 * src + 1)) {
     if (--rd.pending == 0) complete_step(dst, now);
   } else {
-    rd.early.push_back(src);
+    rd.waiting.push_back(2 * src); // eager: came before its receive was posted
   }
 }
 

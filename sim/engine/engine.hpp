@@ -58,11 +58,15 @@ class Engine {
 
  private:
   struct RankState;
+  struct Parked;
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   class Sink;
   void start_steps(std::uint32_t g, Time now);
   bool begin_step(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
+  void park(RankState& rd, const Parked& t);
+  bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                        Time arrive, std::span<const ChannelId> route);
 
@@ -74,6 +78,8 @@ class Engine {
   EventQueue queue_;
   std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
   std::vector<RankState> ranks_;
+  std::vector<Parked> parked_;          // pool of sends waiting for their receive (RankState::parked)
+  std::uint32_t free_parked_ = kNone;   // first free slot of parked_
   std::vector<std::uint32_t> job_base_;
   std::span<const Job> jobs_;
   std::vector<schedule::Action> actions_;
