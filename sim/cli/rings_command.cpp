@@ -130,7 +130,14 @@ double distinct_rings(int n) {
 // --explain ranks the order among every ring up to this many (9 GPUs; about a second of simulation).
 constexpr double kRankAllMax = 20160;
 
+// The search routes every GPU pair up front (about 0.5 KiB each: 0.5 GiB and ~20 s at 1024 GPUs).
+constexpr std::size_t kRingsMaxGpus = 1024;
+
 Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
+  if (gpus.size() > kRingsMaxGpus)
+    fail("rings: {} GPUs is more than the ring search handles (at most {}, it routes every GPU pair); pick a subset "
+         "with --gpus",
+         gpus.size(), kRingsMaxGpus);
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
   c.router = std::make_unique<topology::Router>(c.topo());

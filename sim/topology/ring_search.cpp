@@ -32,67 +32,113 @@ GpuIndex index_gpus(const Topology& t, std::vector<int> gpus) {
 }
 
 
-// Remaining lanes per directed GPU pair (index into the chosen GPU list).
-struct LaneMatrix {
-  int n;
-  std::vector<int> lanes;
-  int& at(int a, int b) { return lanes[static_cast<std::size_t>(a * n + b)]; }
+// Remaining lanes per directed GPU pair (indices into the chosen GPU list), as neighbour lists sorted
+// by index: a 64x64x64 torus has 262,144 GPUs but only 6 neighbours each, so no n x n matrix.
+struct LaneGraph {
+  struct Edge {
+    int to, lanes;
+  };
+  std::vector<std::vector<Edge>> adj;
+  int n() const { return static_cast<int>(adj.size()); }
+  void add(int a, int b, int lanes) {
+    auto& list = adj[static_cast<std::size_t>(a)];
+    auto it = std::lower_bound(list.begin(), list.end(), b, [](const Edge& e, int v) { return e.to < v; });
+    if (it != list.end() && it->to == b) it->lanes += lanes;
+    else list.insert(it, Edge{b, lanes});
+  }
+  int lanes(int a, int b) const {
+    for (const Edge& e : adj[static_cast<std::size_t>(a)])
+      if (e.to == b) return e.lanes;
+    return 0;
+  }
+  // Takes (or with -1 gives back) one lane of a pair that has one.
+  void spend(int a, int b, int d = 1) {
+    for (Edge& e : adj[static_cast<std::size_t>(a)])
+      if (e.to == b) e.lanes -= d;
+  }
 };
 
-// Depth-first search for a Hamiltonian cycle starting at 0, trying the neighbour with the most
-// remaining lanes first so that doubled links are spent before scarce single ones.
-bool hamiltonian(LaneMatrix& m, std::vector<int>& path, std::vector<bool>& used, long& budget) {
+// Depth-first search for a Hamiltonian cycle starting at path[0], trying the neighbour with the most
+// remaining lanes first so that doubled links are spent before scarce single ones. Iterative (an explicit
+// stack of candidate lists), so a path of a quarter million GPUs cannot overflow the call stack; every
+// vertex entered costs one unit of `budget`.
+bool hamiltonian(const LaneGraph& g, std::vector<int>& path, std::vector<bool>& used, long& budget) {
+  struct Frame {
+    std::size_t begin, end; // this vertex's untried candidates in `cands`
+  };
+  std::vector<int> cands;
+  std::vector<Frame> stack;
+  // Enters path.back(): true when it closes the cycle; else pushes its candidates.
+  auto enter = [&]() {
+    const int cur = path.back();
+    if (static_cast<int>(path.size()) == g.n()) {
+      stack.push_back({cands.size(), cands.size()});
+      return g.lanes(cur, path.front()) > 0;
+    }
+    const std::size_t begin = cands.size();
+    for (const auto& e : g.adj[static_cast<std::size_t>(cur)])
+      if (!used[static_cast<std::size_t>(e.to)] && e.lanes > 0) cands.push_back(e.to);
+    std::stable_sort(cands.begin() + static_cast<long>(begin), cands.end(),
+                     [&](int a, int b) { return g.lanes(cur, a) > g.lanes(cur, b); });
+    stack.push_back({begin, cands.size()});
+    return false;
+  };
   if (--budget < 0) return false;
-  const int cur = path.back();
-  if (static_cast<int>(path.size()) == m.n) return m.at(cur, path.front()) > 0;
-  std::vector<int> next;
-  for (int v = 0; v < m.n; ++v)
-    if (!used[static_cast<std::size_t>(v)] && m.at(cur, v) > 0) next.push_back(v);
-  std::stable_sort(next.begin(), next.end(), [&](int a, int b) { return m.at(cur, a) > m.at(cur, b); });
-  for (int v : next) {
+  if (enter()) return true;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.begin == f.end) { // every candidate tried: step back
+      stack.pop_back();
+      if (stack.empty()) break;
+      cands.resize(stack.back().end); // drop the finished vertex's candidates
+      used[static_cast<std::size_t>(path.back())] = false;
+      path.pop_back();
+      continue;
+    }
+    const int v = cands[f.begin++];
+    if (--budget < 0) return false;
     used[static_cast<std::size_t>(v)] = true;
     path.push_back(v);
-    if (hamiltonian(m, path, used, budget)) return true;
-    path.pop_back();
-    used[static_cast<std::size_t>(v)] = false;
+    if (enter()) return true;
   }
   return false;
 }
 
 // All directed Hamiltonian cycles from vertex 0 over pairs with lanes (up to `limit`).
-void all_cycles(LaneMatrix& m, std::vector<int>& path, std::vector<bool>& used, std::vector<std::vector<int>>& out,
+// (Recursive: only run on at most 12 GPUs.)
+void all_cycles(const LaneGraph& g, std::vector<int>& path, std::vector<bool>& used, std::vector<std::vector<int>>& out,
                 std::size_t limit) {
   if (out.size() >= limit) return;
   const int cur = path.back();
-  if (static_cast<int>(path.size()) == m.n) {
-    if (m.at(cur, 0) > 0) out.push_back(path);
+  if (static_cast<int>(path.size()) == g.n()) {
+    if (g.lanes(cur, 0) > 0) out.push_back(path);
     return;
   }
-  for (int v = 1; v < m.n; ++v)
-    if (!used[static_cast<std::size_t>(v)] && m.at(cur, v) > 0) {
+  for (const auto& e : g.adj[static_cast<std::size_t>(cur)])
+    if (const int v = e.to; v != 0 && !used[static_cast<std::size_t>(v)] && e.lanes > 0) {
       used[static_cast<std::size_t>(v)] = true;
       path.push_back(v);
-      all_cycles(m, path, used, out, limit);
+      all_cycles(g, path, used, out, limit);
       path.pop_back();
       used[static_cast<std::size_t>(v)] = false;
     }
 }
 
 // Largest multiset of cycles whose hops fit in the lanes (branch and bound, bounded work).
-void best_packing(LaneMatrix& m, const std::vector<std::vector<int>>& cycles, std::size_t from, std::vector<int>& cur,
+void best_packing(LaneGraph& g, const std::vector<std::vector<int>>& cycles, std::size_t from, std::vector<int>& cur,
                   std::vector<int>& best, int cap, long& budget) {
   if (static_cast<int>(cur.size()) > static_cast<int>(best.size())) best = cur;
   if (static_cast<int>(cur.size()) >= cap || --budget < 0) return;
   for (std::size_t i = from; i < cycles.size(); ++i) {
     const auto& c = cycles[i];
     bool fits = true;
-    for (std::size_t k = 0; k < c.size() && fits; ++k) fits = m.at(c[k], c[(k + 1) % c.size()]) > 0;
+    for (std::size_t k = 0; k < c.size() && fits; ++k) fits = g.lanes(c[k], c[(k + 1) % c.size()]) > 0;
     if (!fits) continue;
-    for (std::size_t k = 0; k < c.size(); ++k) --m.at(c[k], c[(k + 1) % c.size()]);
+    for (std::size_t k = 0; k < c.size(); ++k) g.spend(c[k], c[(k + 1) % c.size()]);
     cur.push_back(static_cast<int>(i));
-    best_packing(m, cycles, i, cur, best, cap, budget); // i, not i+1: a ring may repeat on spare lanes
+    best_packing(g, cycles, i, cur, best, cap, budget); // i, not i+1: a ring may repeat on spare lanes
     cur.pop_back();
-    for (std::size_t k = 0; k < c.size(); ++k) ++m.at(c[k], c[(k + 1) % c.size()]);
+    for (std::size_t k = 0; k < c.size(); ++k) g.spend(c[k], c[(k + 1) % c.size()], -1);
     if (static_cast<int>(best.size()) >= cap) return;
   }
 }
@@ -169,12 +215,12 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
   const int n = static_cast<int>(gpus.size());
   RingSet out;
   if (n < 3) return {{gpus}, false};
-  LaneMatrix m{n, std::vector<int>(static_cast<std::size_t>(n * n), 0)};
+  LaneGraph m{std::vector<std::vector<LaneGraph::Edge>>(static_cast<std::size_t>(n))};
   for (const auto& l : t.links) {
     const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
     if (a < 0 || b < 0) continue;
-    m.at(a, b) += l.lanes;
-    m.at(b, a) += l.lanes;
+    m.add(a, b, l.lanes);
+    m.add(b, a, l.lanes);
   }
   // Small machines: exact packing over every Hamiltonian cycle (a DGX-1 has 60 directed ones).
   if (n <= 12) {
@@ -188,7 +234,7 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
       int cap = max_rings;
       for (int a = 0; a < n; ++a) {
         int out_lanes = 0;
-        for (int b = 0; b < n; ++b) out_lanes += m.at(a, b);
+        for (const auto& e : m.adj[static_cast<std::size_t>(a)]) out_lanes += e.lanes;
         cap = std::min(cap, out_lanes);
       }
       std::vector<int> cur, best;
@@ -209,7 +255,7 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
     std::vector<bool> used(static_cast<std::size_t>(n), false);
     used[0] = true;
     if (!hamiltonian(m, path, used, budget)) break;
-    for (int i = 0; i < n; ++i) --m.at(path[static_cast<std::size_t>(i)], path[static_cast<std::size_t>((i + 1) % n)]);
+    for (int i = 0; i < n; ++i) m.spend(path[static_cast<std::size_t>(i)], path[static_cast<std::size_t>((i + 1) % n)]);
     std::vector<int> ring;
     for (int v : path) ring.push_back(gpus[static_cast<std::size_t>(v)]);
     out.rings.push_back(std::move(ring));

@@ -63,6 +63,7 @@ check "--nccl-algo tree: NCCL's tree runs allreduce" --model nccl --op allgather
 check "--chunk-size" --op broadcast --chunk-size 0
 check "--dims" --dims 3x3
 check "--rings: allreduce halving_doubling is not ring-like" --topo dgx1 --algo halving_doubling --rings "0 3 2 1 5 6 7 4|0 1 3 7 5 4 6 2" -b 1M -e 1M
+check "rings: 4096 GPUs is more than the ring search handles" rings --topo torus:dims=64x64
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }

@@ -418,3 +418,25 @@ TEST_CASE("DGX-2 preset (when shipped): bounded search over 16 NVSwitch GPUs") {
   const auto naive = metrics::simulate_rings(r.topo(), *r.router, *r.hops, allreduce(), 128ULL << 20, {order});
   CHECK(static_cast<double>(naive.row.time) <= 1.01 * static_cast<double>(r.ranked.front().row.time));
 }
+
+// A 64x64x64 torus (262,144 GPUs) once crashed `ccsim --topo ... --algo ring`: the ring packer kept an
+// n x n lane matrix (n * n overflowed int) and searched recursively one stack frame per GPU. It now
+// keeps neighbour lists and an explicit stack, so large tori return rings (or the rank order) quickly.
+TEST_CASE("pack_rings: large tori need no n x n matrix and no deep recursion") {
+  const auto t = topology::make_torus({64, 64, 64}, 100'000'000'000, 1'000'000);
+  const auto set = topology::pack_rings(t, {});
+  REQUIRE_FALSE(set.rings.empty());
+  for (const auto& r : set.rings) {
+    CHECK(r.size() == 262144u);
+    auto sorted = r;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()); // a permutation
+  }
+  // A ring the search found runs over neighbour links only; the fallback is the rank order.
+  if (set.over_direct_links) {
+    topology::Router router(t);
+    const auto& r = set.rings.front();
+    for (std::size_t i = 0; i < r.size(); ++i)
+      CHECK(router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()])).size() == 1);
+  }
+}
