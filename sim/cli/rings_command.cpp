@@ -18,6 +18,7 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/ring_rank.hpp"
+#include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
 
 namespace ccsim::cli {
@@ -87,28 +88,6 @@ nlohmann::json hops_json(const topology::HopTable& h, const std::vector<int>& ri
   return arr;
 }
 
-class Progress {
- public:
-  Progress() : on_(isatty(STDERR_FILENO) == 1) {}
-  ~Progress() {
-    if (shown_) std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
-  }
-  std::function<void(double)> callback() {
-    if (!on_) return {};
-    return [this](double f) {
-      const int pct = static_cast<int>(f * 100);
-      if (pct == last_) return;
-      last_ = pct;
-      shown_ = true;
-      std::cerr << fmt::format("\rrings: searching... {:3d}%", pct) << std::flush;
-    };
-  }
-
- private:
-  bool on_, shown_ = false;
-  int last_ = -1;
-};
-
 struct Context {
   std::unique_ptr<topology::Topology> owned; // router and hop table point into it, so it must not move
   const topology::Topology& topo() const { return *owned; }
@@ -161,9 +140,10 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   // --explain on an exhaustive search: simulate every ring, so the given order's rank among all is exact.
   if (!o.explain.empty() && c.hops->size() <= so.exhaustive_max && distinct_rings(c.hops->size()) <= kRankAllMax)
     so.keep = static_cast<int>(distinct_rings(c.hops->size()));
-  Progress progress;
-  so.progress = progress.callback();
+  report::Progress bar("rings: searching", 100);
+  if (bar.enabled()) so.progress = [&bar](double f) { bar.update(static_cast<std::size_t>(f * 100)); };
   c.found = topology::search_rings(*c.hops, so);
+  bar.done();
   c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
   if (c.hops->size() >= 3 && c.hops->size() <= 16)
     c.direct_rings = static_cast<int>(
