@@ -78,8 +78,17 @@ bool hamiltonian(const LaneGraph& g, std::vector<int>& path, std::vector<bool>& 
     const std::size_t begin = cands.size();
     for (const auto& e : g.adj[static_cast<std::size_t>(cur)])
       if (!used[static_cast<std::size_t>(e.to)] && e.lanes > 0) cands.push_back(e.to);
-    std::stable_sort(cands.begin() + static_cast<long>(begin), cands.end(),
-                     [&](int a, int b) { return g.lanes(cur, a) > g.lanes(cur, b); });
+    // Then Warnsdorff's rule: the neighbour with the fewest free neighbours of its own, so the path
+    // does not strand corners it must come back for (it is what lets a 3D torus close a snake).
+    auto onward = [&](int v) {
+      int k = 0;
+      for (const auto& e2 : g.adj[static_cast<std::size_t>(v)]) k += !used[static_cast<std::size_t>(e2.to)] && e2.lanes > 0;
+      return k;
+    };
+    std::stable_sort(cands.begin() + static_cast<long>(begin), cands.end(), [&](int a, int b) {
+      const int la = g.lanes(cur, a), lb = g.lanes(cur, b);
+      return la != lb ? la > lb : onward(a) < onward(b);
+    });
     stack.push_back({begin, cands.size()});
     return false;
   };

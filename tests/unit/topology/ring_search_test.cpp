@@ -440,3 +440,26 @@ TEST_CASE("pack_rings: large tori need no n x n matrix and no deep recursion") {
       CHECK(router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()])).size() == 1);
   }
 }
+
+// Small tori: the packer's depth-first search breaks ties by Warnsdorff's rule (fewest onward
+// neighbours first), which closes more neighbour-only rings than index order did (2 on a 4x4 torus);
+// every ring runs over direct links and no directed link carries more rings than it has lanes.
+TEST_CASE("pack_rings: small tori get three or more neighbour-only rings within the lanes") {
+  for (const auto& dims : std::vector<std::vector<int>>{{4, 4}, {5, 5}, {6, 6}, {3, 3, 3}}) {
+    const auto t = topology::make_torus(dims, 100'000'000'000, 1'000'000);
+    const auto set = topology::pack_rings(t, {});
+    CAPTURE(dims.size());
+    CAPTURE(dims[0]);
+    CHECK(set.over_direct_links);
+    CHECK(set.rings.size() >= 3);
+    topology::Router router(t);
+    std::map<topology::ChannelId, int> use;
+    for (const auto& r : set.rings)
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const auto route = router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()]));
+        REQUIRE(route.size() == 1);
+        ++use[route[0]];
+      }
+    for (const auto& [c, k] : use) CHECK(k <= t.link_of(c).lanes);
+  }
+}
