@@ -154,6 +154,37 @@ void best_packing(LaneGraph& g, const std::vector<std::vector<int>>& cycles, std
 
 } // namespace
 
+// A ring over neighbour links of a torus whose extents include an even one, built directly: the
+// reflected mixed-radix Gray code visits every GPU changing one coordinate by 1 per hop; with an even
+// extent as its slowest digit it ends at coordinate (k-1) of that dimension and 0 elsewhere, one wrap
+// link from GPU 0. The depth-first search misses such cycles on large 3D tori (it closes 2D ones).
+// Empty when every extent is odd.
+static std::vector<int> torus_snake(const std::vector<int>& dims) {
+  const std::size_t D = dims.size();
+  std::vector<long> stride(D);
+  long s = 1;
+  for (std::size_t d = D; d-- > 0;) stride[d] = s, s *= dims[d];
+  std::size_t slow = D;
+  for (std::size_t d = 0; d < D && slow == D; ++d)
+    if (dims[d] % 2 == 0) slow = d;
+  if (slow == D) return {};
+  std::vector<int> seq{0};
+  auto add_digit = [&](std::size_t d) {
+    std::vector<int> next;
+    next.reserve(seq.size() * static_cast<std::size_t>(dims[d]));
+    for (int v = 0; v < dims[d]; ++v) {
+      const int off = static_cast<int>(v * stride[d]);
+      if (v % 2 == 0) for (int g : seq) next.push_back(g + off);
+      else for (auto it = seq.rbegin(); it != seq.rend(); ++it) next.push_back(*it + off);
+    }
+    seq.swap(next);
+  };
+  for (std::size_t d = 0; d < D; ++d)
+    if (d != slow && dims[d] > 1) add_digit(d);
+  add_digit(slow);
+  return seq;
+}
+
 // Several nodes (the cluster generator names them "n<i>."): NCCL opens each ring at a NIC, so ring j
 // leaves every node through NIC j and runs the node's own ring order inside. Empty when the GPUs are
 // not spread over named nodes that all have NICs.
@@ -270,6 +301,8 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
     out.rings.push_back(std::move(ring));
   }
   if (out.rings.empty()) {
+    if (t.structure.kind == Structure::Kind::Torus && n == t.num_gpus())
+      if (auto snake = torus_snake(t.structure.dims); !snake.empty()) return {{std::move(snake)}, true};
     if (auto per_nic = nic_rings(t, gpus); !per_nic.rings.empty()) return per_nic;
     return {{gpus}, false};
   }
@@ -664,6 +697,8 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
     std::vector<std::vector<int>> seeds;
     long dfs_budget = std::min(o.bounded_work / 4, 2'000'000L);
     if (auto d = direct_cycle(h, dfs_budget); !d.empty()) seeds.push_back(d);
+    // The rings `--algo ring` runs by default (on a large torus, the Gray-code snake): never rank below them.
+    for (const auto& r : pack_rings(h.topology(), h.gpus()).rings) seeds.push_back(h.to_local(r));
     std::vector<int> identity(static_cast<std::size_t>(n));
     std::iota(identity.begin(), identity.end(), 0);
     seeds.push_back(identity);
@@ -690,7 +725,7 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
       }
     }
     res.exhaustive = false;
-    res.method = fmt::format("bounded search, NOT exhaustive ({} GPUs > {}): direct-link cycle, rank order and {} greedy rings, "
+    res.method = fmt::format("bounded search, NOT exhaustive ({} GPUs > {}): direct-link cycle, the default packed rings, rank order and {} greedy rings, "
                              "each improved by 2-opt under the link-load bound",
                              n, o.exhaustive_max, starts);
   }

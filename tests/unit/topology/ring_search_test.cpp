@@ -432,12 +432,36 @@ TEST_CASE("pack_rings: large tori need no n x n matrix and no deep recursion") {
     std::sort(sorted.begin(), sorted.end());
     CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()); // a permutation
   }
-  // A ring the search found runs over neighbour links only; the fallback is the rank order.
-  if (set.over_direct_links) {
+  // The search misses, so the torus snake (a reflected Gray code) is the ring: neighbour links only.
+  REQUIRE(set.over_direct_links);
+  topology::Router router(t);
+  const auto& r = set.rings.front();
+  std::size_t multi_hop = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) multi_hop += router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()])).size() != 1;
+  CHECK(multi_hop == 0);
+}
+
+TEST_CASE("pack_rings: 3D tori with an even extent get a neighbour-only snake; all-odd ones fall back") {
+  for (const auto& dims : std::vector<std::vector<int>>{{8, 8, 8}, {4, 4, 4}, {3, 5, 2}, {2, 2}, {5, 3, 3, 2}}) {
+    const auto t = topology::make_torus(dims, 100'000'000'000, 1'000'000);
+    const auto set = topology::pack_rings(t, {});
+    CAPTURE(t.name);
+    REQUIRE(set.over_direct_links);
     topology::Router router(t);
-    const auto& r = set.rings.front();
-    for (std::size_t i = 0; i < r.size(); ++i)
-      CHECK(router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()])).size() == 1);
+    for (const auto& r : set.rings) {
+      CHECK(static_cast<int>(r.size()) == t.num_gpus());
+      for (std::size_t i = 0; i < r.size(); ++i)
+        CHECK(router.route(t.gpu_node(r[i]), t.gpu_node(r[(i + 1) % r.size()])).size() == 1);
+    }
+  }
+  // 7x7x7: no even extent and the search does not close a cycle in its budget: the rank order, said so.
+  const auto odd = topology::make_torus({7, 7, 7}, 100'000'000'000, 1'000'000);
+  const auto set = topology::pack_rings(odd, {});
+  REQUIRE(set.rings.size() == 1);
+  if (!set.over_direct_links) {
+    std::vector<int> order(343);
+    std::iota(order.begin(), order.end(), 0);
+    CHECK(set.rings.front() == order);
   }
 }
 

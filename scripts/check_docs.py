@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Re-runs every `$ ccsim ...` / `$ build/ccsim ...` example in the Markdown files and checks that the
+output shown is still what ccsim prints: each shown line must appear in the real output, in order (a
+block may show an excerpt; a line of "..." marks an elision). With --fix, a block that shows one
+command's whole output is rewritten with the new output; stale excerpts are listed for a human.
+
+  scripts/check_docs.py [--fix] [--ccsim build/ccsim] README.md docs/*.md
+Exit status 1 if any example is stale (without --fix)."""
+import argparse, re, shlex, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--fix", action="store_true")
+ap.add_argument("--ccsim", default="build/ccsim")
+ap.add_argument("files", nargs="+")
+args = ap.parse_args()
+
+block = re.compile(r"```[a-z]*\n(\$ (?:build/)?ccsim.*?)```", re.S)
+command = re.compile(r"^\$ ((?:build/)?ccsim.*)$")
+
+
+def run(cmd):
+    shell = shlex.quote(args.ccsim) + cmd[cmd.index("ccsim") + len("ccsim"):]  # may hold a pipe
+    return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300).stdout
+
+
+def shown_in_order(want, got):
+    lines, i = [l.rstrip() for l in got.splitlines()], 0
+    for w in want:
+        while i < len(lines) and lines[i] != w:
+            i += 1
+        if i == len(lines):
+            return w
+        i += 1
+    return None
+
+
+stale = 0
+for path in args.files:
+    text = open(path).read()
+    pieces, pos = [], 0
+    for m in block.finditer(text):
+        # A block may hold several commands, each followed by (an excerpt of) its output.
+        steps = []
+        for line in m.group(1).splitlines():
+            if c := command.match(line):
+                steps.append((c.group(1), []))
+            elif steps and line.strip() and line.strip() not in ("...", "…"):
+                steps[-1][1].append(line.rstrip())
+        for cmd, want in steps:
+            try:
+                got = run(cmd)
+            except subprocess.TimeoutExpired:
+                print(f"{path}: `{cmd}` timed out")
+                stale += 1
+                continue
+            missing = shown_in_order(want, got)
+            if missing is None:
+                continue
+            stale += 1
+            whole = len(steps) == 1 and len(want) >= len([l for l in got.splitlines() if l.strip()]) - 2
+            if args.fix and whole:
+                pieces.append(text[pos:m.start(1)] + f"$ {cmd}\n" + got)
+                pos = m.end(1)
+                print(f"{path}: `{cmd}` rewritten")
+            else:
+                print(f"{path}: `{cmd}` is stale; this line is not in its output (in order):\n    {missing[:150]}")
+    if args.fix and pieces:
+        open(path, "w").write("".join(pieces) + text[pos:])
+sys.exit(1 if stale and not args.fix else 0)
