@@ -322,8 +322,9 @@ big_row() {
 if [ $BIG = 1 ]; then
   big_row "crossbar:ranks=16384,bw=$OUR_BW,alpha=1us" allreduce ring $N fifo
   big_row "crossbar:ranks=1048576,bw=$OUR_BW,alpha=1us" broadcast "$BCAST_ALGO" $N fifo
+  big_row "crossbar:ranks=1048576,bw=$OUR_BW,alpha=1us" allreduce "$RDB_ALGO" 1048576 fifo
 else
-  say "| (ring allreduce p=16384 and broadcast p=1048576 run with --big) | | | | | | | | |"
+  say "| (ring allreduce p=16384, broadcast and recursive-doubling allreduce p=1048576 run with --big) | | | | | | | | |"
 fi
 
 say ""
