@@ -10,6 +10,7 @@
 #                                    1M-rank bcast
 #   scripts/bench.sh --no-simgrid    ours only
 #   scripts/bench.sh --only-ring P   just the ring allreduce row at P ranks (e.g. 2048) beside SimGrid
+#   scripts/bench.sh --only-torus    just the ring allreduce rows on 2D/3D tori beside SimGrid
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
 #   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
@@ -22,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-BIG=0 SIMGRID=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING=""
+BIG=0 SIMGRID=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING="" ONLY_TORUS=0
 while [ $# -gt 0 ]; do
   case $1 in
     --big) BIG=1 ;;
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --only-ring) ONLY_RING=$2; shift ;;
+    --only-torus) ONLY_TORUS=1 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -86,11 +88,13 @@ sg_opts() {
 }
 
 # sg_platform KIND P [FT] -> xml path. flat: private full-duplex link per host to a non-blocking switch.
-# fattree: SimGrid FAT_TREE cluster, every link BW/LAT.
+# fattree: SimGrid FAT_TREE cluster, every link BW/LAT. torus: SimGrid TORUS cluster with extents FT
+# ("8,8" or "4,4,4"), every neighbour link BW/LAT, dimension-order routes.
 sg_platform() {
   local kind=$1 p=$2 ft=${3:-} xml topo=""
   xml=$WORK/$kind-$p${ft:+-$(echo "$ft" | tr ';,' '_.')}.xml
   [ "$kind" = fattree ] && topo="topology=\"FAT_TREE\" topo_parameters=\"$ft\""
+  [ "$kind" = torus ] && topo="topology=\"TORUS\" topo_parameters=\"$ft\""
   cat >"$xml" <<EOF
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -208,13 +212,28 @@ say "ccsim $(git rev-parse --short HEAD 2>/dev/null || echo '?'); SimGrid: $([ $
 say "Platform: links of 10 GB/s per direction, 0.5 us each (flat crossbar: alpha = 1 us end to end). ccsim adds SMPI's"
 say "16-byte envelope to every message (--header 16), so both predict the same time. rel. diff = |ccsim - SimGrid| / SimGrid."
 
-say ""
-say "## Ring allreduce, 64 MiB, flat crossbar (SMPI lr)"
-header
 N=67108864
-if [ -n "$ONLY_RING" ]; then compare flat "$ONLY_RING" allreduce ring allreduce lr $N fifo; exit 0; fi
-for p in 64 256 1024; do compare flat $p allreduce ring allreduce lr $N fifo; done
-if [ $BIG = 1 ]; then compare flat 2048 allreduce ring allreduce lr $N fifo; fi
+if [ $ONLY_TORUS = 0 ]; then
+  say ""
+  say "## Ring allreduce, 64 MiB, flat crossbar (SMPI lr)"
+  header
+  if [ -n "$ONLY_RING" ]; then compare flat "$ONLY_RING" allreduce ring allreduce lr $N fifo; exit 0; fi
+  for p in 64 256 1024; do compare flat $p allreduce ring allreduce lr $N fifo; done
+  if [ $BIG = 1 ]; then compare flat 2048 allreduce ring allreduce lr $N fifo; fi
+fi
+
+say ""
+say "## Ring allreduce, 64 MiB, rank-order ring on 2D and 3D tori (SMPI lr on a TORUS cluster)"
+say "(every neighbour link 10 GB/s and 0.5 us each way; the ring's row-wrap neighbour is two or three hops away"
+say "in both simulators, dimension-order routed)"
+header
+tori=("8,8" "4,4,4" "16,16" "8,8,8" "32,32")
+[ $BIG = 1 ] && tori+=("16,16,8")
+for ext in "${tori[@]}"; do
+  p=$(( ${ext//,/*} ))
+  compare torus $p allreduce ring allreduce lr $N fifo "$ext" id "torus:dims=${ext//,/x},bw=$OUR_BW,alpha=0.5us"
+done
+[ $ONLY_TORUS = 1 ] && exit 0
 
 say ""
 say "## Other algorithms (if this build has them), flat crossbar"
