@@ -110,6 +110,7 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
     for (int d : dims) total *= d;
     if (D == 0 || total != t.num_gpus()) fail("{}: torus dims do not match the {} GPUs", t.origin, t.num_gpus());
     torus_link_.assign(static_cast<std::size_t>(t.num_gpus()) * 2 * static_cast<std::size_t>(D), UINT32_MAX);
+    torus_memo_.resize(static_cast<std::size_t>(t.num_gpus()));
     // Identify each link by the coordinate difference of its two GPUs.
     std::vector<int> stride(static_cast<std::size_t>(D), 1);
     for (int d = D - 2; d >= 0; --d) stride[static_cast<std::size_t>(d)] = stride[static_cast<std::size_t>(d) + 1] * dims[static_cast<std::size_t>(d) + 1];
@@ -151,8 +152,13 @@ std::span<const ChannelId> Router::route_general(int src, int dst) {
     return pair_;
   }
   if (gpus && topo_.structure.kind == Structure::Kind::Torus) {
-    torus_route(src, dst);
-    return scratch_;
+    auto& memo = torus_memo_[static_cast<std::size_t>(topo_.nodes[static_cast<std::size_t>(src)].gpu)];
+    if (memo.dst != dst) {
+      torus_route(src, dst);
+      memo.dst = dst;
+      memo.route = scratch_;
+    }
+    return memo.route;
   }
   return graph_route(src, dst);
 }

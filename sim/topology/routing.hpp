@@ -66,6 +66,11 @@ class Router {
   std::array<ChannelId, 2> pair_{};                    // the last crossbar route
   bool crossbar_fast_ = false;                         // crossbar without route overrides
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
+  struct TorusMemo {
+    int dst = -1;
+    std::vector<ChannelId> route;
+  };
+  std::vector<TorusMemo> torus_memo_; // torus: each source GPU's last route (a ring asks for the same one 2(p-1) times)
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per requested (src, dst) node pair; per-source trees under a memory budget.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;
