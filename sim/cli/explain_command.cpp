@@ -43,7 +43,7 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     if (cmd->count("--ranks") > 0 && o.ranks != s.ranks)
       fail("--ranks {}: the placement on --topo {} has {} GPUs (choose GPUs with --gpus)", o.ranks, o.run.topo, s.ranks);
   } else {
-    if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (1..65536)", o.ranks);
+    if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (2..65536)", o.ranks);
     s.ranks = o.ranks;
     s.params.alpha = parse_duration(o.alpha, "--alpha");
     if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
@@ -56,6 +56,8 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     s.run.root = o.run.root;
     if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
   }
+  // One rank sends nothing: every formula is 0 and there is nothing to compare or teach.
+  if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
   if (!o.gamma.empty()) {
     const Time g = parse_duration(o.gamma, "--gamma"); // time per byte
     if (g <= 0) fail("--gamma: must be positive (time to reduce one byte, e.g. 10ps)");

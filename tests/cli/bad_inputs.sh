@@ -23,6 +23,8 @@ check "--ranks 16: the placement on --topo dgx1 has 8 GPUs" explain --ranks 16 -
 check "--alpha: with --topo" explain --topo dgx1 --alpha 1us
 check "--size: 3 B holds no whole 4-byte element" explain --algo ring --size 3
 check "--bw: '25' needs a unit" explain --bw 25
+check "explain: 1 rank communicates nothing" explain --ranks 1
+check "explain: 1 rank communicates nothing; give 2 or more ranks (--gpus)" explain --topo dgx1 --gpus 3
 check "--min 1G is larger than --max 1K" explain --min 1G --max 1K
 for f in "$dir"/*.json; do
   want=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1])).get('expect',''))" "$f" 2>/dev/null)
