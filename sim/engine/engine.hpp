@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
+#include "sim/engine/fifo_network.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/schedule/schedule.hpp"
 #include "sim/topology/routing.hpp"
@@ -59,10 +60,13 @@ class Engine {
  private:
   struct RankState;
   struct Parked;
+  struct JobInfo;
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   class Sink;
   void start_steps(std::uint32_t g, Time now);
   bool begin_step(std::uint32_t g, Time now);
+  void start_transfer(const Parked& t, std::uint32_t dst, Time now);
+  bool charge_reduction(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
   void park(RankState& rd, const Parked& t);
@@ -74,14 +78,15 @@ class Engine {
   topology::Router& router_;
   ModelParams params_;
   std::unique_ptr<NetworkModel> net_;
+  FifoNetwork* fifo_ = nullptr; // net_ when it is the FIFO model (fifo, store_forward): called directly
   std::vector<Observer*> observers_;
+  bool observed_ = false; // observers_ is not empty (fixed for a run)
   EventQueue queue_;
   std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
   std::vector<RankState> ranks_;
   std::vector<Parked> parked_;          // pool of sends waiting for their receive (RankState::parked)
   std::uint32_t free_parked_ = kNone;   // first free slot of parked_
-  std::vector<std::uint32_t> job_base_;
-  std::span<const Job> jobs_;
+  std::vector<JobInfo> job_info_; // per job, what every step reads
   std::vector<schedule::Action> actions_;
   std::vector<std::uint64_t> arrived_;
   std::vector<Occupancy> hops_; // filled only when observers are attached

@@ -1,0 +1,101 @@
+// The alpha-beta link model with queues. Each directed channel serves messages one after another
+// in the order they were posted. A message over route R starts when every channel of R is free and
+// holds them all for bytes / min(bandwidth) (cut-through: NVLink, PCIe and IB switches forward
+// packets as they arrive, and SimGrid's network model does the same); it arrives after that plus the
+// summed link latencies plus the software alpha. Uncontended, this is exactly alpha + n*beta.
+// "store_forward" instead crosses hop by hop, each hop paying its own latency and bytes / bandwidth.
+//
+// In a header so the engine, which posts every message, calls post() directly (inlined, no virtual
+// call) when the model is this one; every other caller goes through NetworkModel as usual.
+#pragma once
+#include <algorithm>
+
+#include "sim/engine/network.hpp"
+
+namespace ccsim::engine {
+
+class FifoNetwork final : public NetworkModel {
+ public:
+  FifoNetwork(bool store_forward, Time alpha_sw) : store_forward_(store_forward), alpha_sw_(alpha_sw) {}
+  std::string name() const override { return store_forward_ ? "store_forward" : "fifo"; }
+  void reset(const topology::Topology& t) override;
+
+  Time post(std::uint64_t, std::span<const ChannelId> route, Bytes bytes, Time now, ArrivalSink&) override {
+    return post(route, bytes, now);
+  }
+  Time post(std::span<const ChannelId> route, Bytes bytes, Time now) {
+    if (route.empty()) return last_start_ = now, now + alpha_sw_;
+    return store_forward_ ? hop_by_hop(route, bytes, now) : cut_through(route, bytes, now);
+  }
+
+  const ChannelStats& stats() const override;
+  Time last_start() const override { return last_start_; }
+  void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override;
+
+ private:
+  // Everything the model keeps per directed channel, together (one cache line per hop).
+  struct Chan {
+    Time free_at = 0;
+    Bandwidth capacity = 0;
+    Time latency = 0;
+    Time busy = 0;
+    Bytes bytes = 0;
+  };
+
+  Time cut_through(std::span<const ChannelId> route, Bytes bytes, Time now) {
+    Time start = now, lat = 0;
+    Bandwidth bw = chans_[route[0]].capacity;
+    for (ChannelId c : route) {
+      const Chan& ch = chans_[c];
+      start = std::max(start, ch.free_at);
+      bw = std::min(bw, ch.capacity);
+      lat += ch.latency;
+    }
+    const Time dur = duration(bytes, bw);
+    for (ChannelId c : route) {
+      Chan& ch = chans_[c];
+      ch.free_at = start + dur;
+      ch.busy += dur;
+      ch.bytes += bytes;
+    }
+    last_start_ = start;
+    return start + dur + lat + alpha_sw_;
+  }
+
+  Time hop_by_hop(std::span<const ChannelId> route, Bytes bytes, Time now) {
+    Time t = now;
+    bool first = true;
+    for (ChannelId c : route) {
+      Chan& ch = chans_[c];
+      const Time start = std::max(t, ch.free_at);
+      const Time dur = duration(bytes, ch.capacity);
+      if (first) last_start_ = start, first = false;
+      ch.free_at = start + dur;
+      ch.busy += dur;
+      ch.bytes += bytes;
+      t = start + dur + ch.latency;
+    }
+    return t + alpha_sw_;
+  }
+
+  // transfer_time divides 128-bit numbers; collectives send the same size over and over, so remember the last.
+  Time duration(Bytes bytes, Bandwidth bw) {
+    if (bytes != memo_bytes_ || bw != memo_bw_) {
+      memo_bytes_ = bytes;
+      memo_bw_ = bw;
+      memo_dur_ = transfer_time(bytes, bw);
+    }
+    return memo_dur_;
+  }
+
+  bool store_forward_;
+  Bytes memo_bytes_ = 0;
+  Bandwidth memo_bw_ = 0;
+  Time memo_dur_ = 0;
+  Time alpha_sw_;
+  std::vector<Chan> chans_;
+  mutable ChannelStats stats_; // filled from chans_ when asked
+  Time last_start_ = 0;
+};
+
+} // namespace ccsim::engine
