@@ -33,6 +33,13 @@ scenario::Scenario make(json model, const std::string& topo, json extra = json::
 const metrics::DataType kFloat{"float", 4}, kHalf{"half", 2};
 const std::string kXbar = "crossbar:ranks=8,bw=25GB/s,alpha=2us";
 
+// With zero compute a 3-bucket step is its three exchanges back to back, the network never idle.
+template <class Result>
+void check_three_back_to_back(const Result& r, Time one) {
+  CHECK(r.items.size() == 3);
+  CHECK(r.step == 3 * one);
+  CHECK(r.comm_busy == r.step);
+}
 } // namespace
 
 TEST_CASE("buckets fill in reverse layer order, hold every parameter, and get ready as backward proceeds") {
@@ -63,9 +70,7 @@ TEST_CASE("a step with zero compute takes exactly the sum of its collectives") {
   scenario::StepSimulator ar(s, topo, scenario::Strategy::AllReduce, kFloat, 4);
   const auto r = ar.run();
   CHECK(r.compute == 0);
-  CHECK(r.items.size() == 3);
-  CHECK(r.step == 3 * one);
-  CHECK(r.comm_busy == r.step);
+  check_three_back_to_back(r, one);
   // ZeRO: three reduce-scatters then three allgathers of 1/4 each.
   rc.op = schedule::Op::ReduceScatter;
   const Time rs = metrics::simulate(topo, router, rc, 4ULL << 20).time;
@@ -109,9 +114,7 @@ TEST_CASE("a step with zero compute takes exactly the sum of its parameter-serve
     REQUIRE(one > 0);
     const auto r = scenario::StepSimulator(s, topo, scenario::Strategy::PsGpu0, kFloat, 4).run();
     CHECK(r.compute == 0);
-    CHECK(r.items.size() == 3);
-    CHECK(r.step == 3 * one);
-    CHECK(r.comm_busy == r.step);
+    check_three_back_to_back(r, one);
   }
   SUBCASE("ps_cpu: a fifth rank on the first CPU serves") {
     a.ranks = 5;
@@ -125,9 +128,7 @@ TEST_CASE("a step with zero compute takes exactly the sum of its parameter-serve
     const Time one = run_job(*ps.make(a), nodes);
     REQUIRE(one > 0);
     const auto r = scenario::StepSimulator(s, topo, scenario::Strategy::PsCpu, kFloat, 4).run();
-    CHECK(r.items.size() == 3);
-    CHECK(r.step == 3 * one);
-    CHECK(r.comm_busy == r.step);
+    check_three_back_to_back(r, one);
   }
   SUBCASE("ps_sharded: push (reduce-scatter pattern) and pull (allgather pattern) as one exchange") {
     // The identity holds for the exchange as run: one two-step schedule per bucket. That need not equal
@@ -137,9 +138,7 @@ TEST_CASE("a step with zero compute takes exactly the sum of its parameter-serve
     const Time one = run_job(*scenario::make_ps_sharded(a), gpu_nodes);
     REQUIRE(one > 0);
     const auto r = scenario::StepSimulator(s, topo, scenario::Strategy::PsSharded, kFloat, 4).run();
-    CHECK(r.items.size() == 3);
-    CHECK(r.step == 3 * one);
-    CHECK(r.comm_busy == r.step);
+    check_three_back_to_back(r, one);
   }
 }
 

@@ -28,6 +28,15 @@ std::string synthetic_trace(const topology::Topology& topo, const metrics::RunCo
   }
   return s;
 }
+
+// The machine the synthetic traces are generated on: fits must recover these values.
+model::ParamSet known_truth() {
+  model::ParamSet truth;
+  truth.launch_us = 12.0;
+  truth.step_us = 1.5;
+  truth.link_efficiency["nvlink2"] = 0.8;
+  return truth;
+}
 } // namespace
 
 static model::CalibInput synthetic_input(const topology::Topology& topo, schedule::Op op, const model::ParamSet& truth) {
@@ -43,10 +52,7 @@ static model::CalibInput synthetic_input(const topology::Topology& topo, schedul
 
 TEST_CASE("calibrate recovers known efficiency, step and launch from ccsim-generated traces") {
   const auto topo = topology::resolve_topology("dgx1-v100");
-  model::ParamSet truth;
-  truth.launch_us = 12.0;
-  truth.step_us = 1.5;
-  truth.link_efficiency["nvlink2"] = 0.8;
+  const model::ParamSet truth = known_truth();
   // allreduce (14 steps) and allgather (7 steps) on 8 ranks: launch and step become separable.
   const auto ar = synthetic_input(topo, schedule::Op::AllReduce, truth);
   const auto ag = synthetic_input(topo, schedule::Op::AllGather, truth);
@@ -72,10 +78,7 @@ TEST_CASE("calibrate recovers known efficiency, step and launch from ccsim-gener
 
 TEST_CASE("calibrate on one trace: launch and step are not separable and one is held") {
   const auto topo = topology::resolve_topology("dgx1-v100");
-  model::ParamSet truth;
-  truth.launch_us = 12.0;
-  truth.step_us = 1.5;
-  truth.link_efficiency["nvlink2"] = 0.8;
+  const model::ParamSet truth = known_truth();
   const auto ar = synthetic_input(topo, schedule::Op::AllReduce, truth);
   const auto f = model::fit({ar}, {});
   CHECK(f.not_separable.size() == 1);
@@ -134,10 +137,7 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
 
 TEST_CASE("calibrate --hold keeps named parameters at their start value and refuses unknown names") {
   const auto topo = topology::resolve_topology("dgx1-v100");
-  model::ParamSet truth;
-  truth.launch_us = 12.0;
-  truth.step_us = 1.5;
-  truth.link_efficiency["nvlink2"] = 0.8;
+  const model::ParamSet truth = known_truth();
   const auto ar = synthetic_input(topo, schedule::Op::AllReduce, truth);
   model::CalibOptions o;
   o.start.step_us = 1.5; // known from elsewhere: hold it, and launch becomes identifiable on one trace
