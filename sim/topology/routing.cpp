@@ -102,7 +102,10 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
         crossbar_up_[v] = Topology::channel(li, !a_side);
         crossbar_down_[v] = Topology::channel(li, a_side);
       }
-    crossbar_fast_ = overrides_.empty();
+    // Routes of the generated layout: GPU node v's link v goes from v (channel 2v up, 2v + 1 down).
+    std::uint32_t n = 0;
+    while (n < t.nodes.size() && crossbar_up_[n] == 2 * n && crossbar_down_[n] == 2 * n + 1) ++n;
+    if (overrides_.empty() && n == static_cast<std::uint32_t>(t.num_gpus())) crossbar_gpus_ = n;
   } else if (t.structure.kind == Structure::Kind::Torus) {
     const auto& dims = t.structure.dims;
     const int D = static_cast<int>(dims.size());

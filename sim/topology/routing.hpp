@@ -36,12 +36,10 @@ class Router {
   // Channels from node `src` to node `dst` (empty when equal). The span stays valid until the next call.
   // Throws Error when dst cannot be reached from src.
   std::span<const ChannelId> route(int src, int dst) {
-    if (crossbar_fast_ && src != dst) { // crossbar, GPU to GPU: up to the switch, down to the peer
-      const ChannelId up = crossbar_up_[static_cast<std::size_t>(src)], down = crossbar_down_[static_cast<std::size_t>(dst)];
-      if (up != kNoChannel && down != kNoChannel) {
-        pair_ = {up, down};
-        return pair_;
-      }
+    // Generated crossbar, GPU to GPU: up GPU src's link (link src), down GPU dst's, computed without a table.
+    if (static_cast<std::uint32_t>(src) < crossbar_gpus_ && static_cast<std::uint32_t>(dst) < crossbar_gpus_ && src != dst) {
+      pair_ = {2 * static_cast<ChannelId>(src), 2 * static_cast<ChannelId>(dst) + 1};
+      return pair_;
     }
     return route_general(src, dst);
   }
@@ -64,7 +62,7 @@ class Router {
   static constexpr ChannelId kNoChannel = UINT32_MAX;
   std::vector<ChannelId> crossbar_up_, crossbar_down_; // crossbar: each GPU node's channel to / from the switch
   std::array<ChannelId, 2> pair_{};                    // the last crossbar route
-  bool crossbar_fast_ = false;                         // crossbar without route overrides
+  std::uint32_t crossbar_gpus_ = 0; // crossbar whose GPU node i has link i (as generated), no overrides: GPU count
   std::vector<ChannelId> torus_link_; // torus: [gpu * 2D + 2d + (0:+,1:-)] -> channel to the neighbour
   struct TorusMemo {
     int dst = -1;
