@@ -7,12 +7,9 @@
 namespace ccsim::schedule {
 namespace {
 
-// a wrapped into [0, p) for a in (-2p, 2p): called once per step of a 16k-rank ring, so no division.
-int mod(long a, int p) {
-  while (a < 0) a += p;
-  while (a >= p) a -= p;
-  return static_cast<int>(a);
-}
+// a wrapped into [0, p) for a in (-p, p) (r - s and r - s - 1 for r, s in [0, p - 1)): called once per
+// step of a 16k-rank ring, so no division.
+int mod(int a, int p) { return a < 0 ? a + p : a; }
 
 // Blocks of the ring, where block i lives in every rank's buffer: computed once per schedule (the
 // split needs two 64-bit divisions, and a 16k-rank ring asks for a block half a billion times).
