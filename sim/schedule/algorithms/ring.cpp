@@ -7,7 +7,7 @@
 namespace ccsim::schedule {
 namespace {
 
-// a wrapped into [0, p) for a in (-p, p) (r - s and r - s - 1 for r, s in [0, p - 1)): called once per
+// a wrapped into [0, p) for a in (-p, p) (r - s and r - s - 1 for r in [0, p), s in [0, p - 1)): called once per
 // step of a 16k-rank ring, so no division.
 int mod(int a, int p) { return a < 0 ? a + p : a; }
 
