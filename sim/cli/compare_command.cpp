@@ -12,6 +12,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/trace_commands.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/report/report.hpp"
@@ -69,7 +70,7 @@ void run_compare(const CompareOptions& o) {
     case report::Format::Json: out = j.dump(2) + "\n"; break;
   }
   if (!o.plot.empty()) {
-    const std::string script = std::string(CCSIM_SOURCE_DIR) + "/scripts/plot_compare.py";
+    const std::string script = data_dir() + "/scripts/plot_compare.py";
     if (!std::filesystem::exists(script)) fail("--plot: {} is missing", script);
     const std::string tmp = o.plot + ".json.ccsim-tmp";
     {

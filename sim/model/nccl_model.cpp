@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
@@ -97,8 +98,7 @@ int count_nodes(const topology::Topology& t, std::vector<int>& node_of_gpu) {
 } // namespace
 
 std::string default_nccl_tables_path() {
-  if (const char* d = std::getenv("CCSIM_DATA_DIR")) return std::string(d) + "/models/nccl.json";
-  return std::string(CCSIM_SOURCE_DIR) + "/models/nccl.json";
+  return data_dir() + "/models/nccl.json";
 }
 
 NcclTables load_nccl_tables(const std::string& path_in) {

@@ -32,7 +32,7 @@ struct NcclTables {
   nlohmann::json j;
   std::string path;
 };
-std::string default_nccl_tables_path(); // models/nccl.json in the source tree (or $CCSIM_DATA_DIR/models)
+std::string default_nccl_tables_path(); // <data_dir>/models/nccl.json
 NcclTables load_nccl_tables(const std::string& path = ""); // throws Error naming the file
 
 // What NCCL's topology search would settle on, derived from ccsim's topology and placement.

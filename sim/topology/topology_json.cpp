@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/generators.hpp"
 
@@ -253,7 +254,7 @@ std::string topology_to_text(const Topology& t) {
 
 std::string topologies_dir() {
   if (const char* env = std::getenv("CCSIM_TOPOLOGIES")) return env;
-  return std::string(CCSIM_SOURCE_DIR) + "/topologies";
+  return data_dir() + "/topologies";
 }
 
 std::vector<std::string> shipped_topologies() {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/metrics/explain.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/schedule/registry.hpp"
@@ -108,7 +109,7 @@ TEST_CASE("golden: explain ring allreduce, p = 8, 64 MiB, alpha 5 us, 25 GB/s, g
   s.params = {5 * kPsPerUs, 25'000'000'000ULL, 100'000'000'000ULL};
   s.run.model.reduce_bw = s.params.reduce_bw;
   const auto text = report::render(metrics::explain_one(s, "ring", 64ULL << 20), s.op, 8, report::ExplainFormat::Text);
-  std::ifstream in(std::string(CCSIM_TEST_DATA) + "/../golden/explain_ring_allreduce.txt");
+  std::ifstream in(ccsim::data_dir() + "/tests/golden/explain_ring_allreduce.txt");
   REQUIRE(in);
   std::stringstream want;
   want << in.rdbuf();

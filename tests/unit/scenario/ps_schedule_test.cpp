@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/scenario/ps_schedule.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/verify/execute.hpp"
@@ -28,7 +29,7 @@ TEST_CASE("parameter-server push + pull is an allreduce: central server on any r
 
 TEST_CASE("every shipped scenario loads, has compute times, and names its sources") {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(CCSIM_SOURCE_DIR) + "/scenarios")) {
+  for (const auto& e : std::filesystem::directory_iterator(ccsim::data_dir() + "/scenarios")) {
     if (e.path().extension() != ".json") continue;
     CAPTURE(e.path().string());
     const auto s = scenario::load_scenario_file(e.path().string());

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/ring_rank.hpp"
 #include "sim/topology/generators.hpp"
@@ -323,7 +324,7 @@ TEST_CASE("D2L's two rings are the doubled and the single ring under one relabel
 }
 
 TEST_CASE("the ring NCCL 2.4.8 logged on a p3dn (DGX-1V) node, ranked among all rings") {
-  std::ifstream in(std::string(CCSIM_SOURCE_DIR) + "/models/traces/aws-p3dn-v100-dgx1like-nccl-rings-nccl398.txt");
+  std::ifstream in(ccsim::data_dir() + "/models/traces/aws-p3dn-v100-dgx1like-nccl-rings-nccl398.txt");
   REQUIRE(in);
   // "Ring 00 : 3[3] -> 2[2] via P2P/IPC": local GPU ids in brackets give the node's chain.
   std::map<int, int> next;

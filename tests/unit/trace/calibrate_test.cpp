@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/calibrate.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -159,7 +160,7 @@ TEST_CASE("calibrate on a real trace: adding per-protocol factors never fits wor
   model::CalibInput in;
   in.cfg.placements = topology::pack_rings(topo, {}).rings;
   in.label = "konnase";
-  in.trace = trace::load_trace(std::string(CCSIM_SOURCE_DIR) + "/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt");
+  in.trace = trace::load_trace(ccsim::data_dir() + "/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt");
   in.cfg.op = *in.trace.op;
   in.topo = &topo;
   for (std::size_t i = 0; i < in.trace.rows.size(); ++i) in.rows.push_back(i);

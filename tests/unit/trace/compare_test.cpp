@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -14,7 +15,7 @@ using namespace ccsim;
 
 TEST_CASE("compare on the konnase DGX-1V trace: rows, errors, medians, JSON keys") {
   const auto topo = topology::resolve_topology("dgx1-v100");
-  const auto tr = trace::load_trace(std::string(CCSIM_SOURCE_DIR) + "/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt");
+  const auto tr = trace::load_trace(ccsim::data_dir() + "/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt");
   metrics::RunConfig cfg;
   cfg.placements = topology::pack_rings(topo, {}).rings;
   model::Predictor p(topo, cfg, {"nccl", {}, "", ""});
@@ -42,7 +43,7 @@ TEST_CASE("compare on the konnase DGX-1V trace: rows, errors, medians, JSON keys
 }
 
 TEST_CASE("2019 allgather convention: measured busbw equals the printed busbw column") {
-  const auto tr = trace::load_trace(std::string(CCSIM_SOURCE_DIR) + "/models/traces/dgx2-v100-12of16gpu-allgather-dgx2fork.txt");
+  const auto tr = trace::load_trace(ccsim::data_dir() + "/models/traces/dgx2-v100-12of16gpu-allgather-dgx2fork.txt");
   const auto topo = topology::make_crossbar(12, 150'000'000'000, 600'000);
   metrics::RunConfig cfg;
   cfg.op = schedule::Op::AllGather;

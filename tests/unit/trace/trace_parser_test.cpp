@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 
@@ -11,7 +12,7 @@ using namespace ccsim;
 using schedule::Op;
 
 namespace {
-std::string tp(const char* f) { return std::string(CCSIM_SOURCE_DIR) + "/models/traces/" + f; }
+std::string tp(const char* f) { return ccsim::data_dir() + "/models/traces/" + f; }
 const trace::MeasuredRow& row_of(const trace::Trace& t, Bytes size) {
   for (const auto& r : t.rows)
     if (r.size == size) return r;
