@@ -65,7 +65,7 @@ std::string bench(const BenchOptions& o) {
   } else {
     cfg.placements = {parse_gpu_list(o.gpus, "--gpus", topo, false)};
   }
-  cfg.model.network = o.model;
+  cfg.model_name = o.model;
   cfg.model.header_bytes = parse_size(o.header, "--header");
   const Bytes n = parse_size(o.bytes, "-n/--bytes");
   const double setup_s = seconds_since(t0);

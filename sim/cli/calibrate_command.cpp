@@ -57,13 +57,13 @@ void run_calibrate(const CalibrateOptions& o) {
   model::CalibOptions co;
   co.model = o.run.model;
   co.in_place = o.tr.in_place;
-  co.nccl_tables = o.tr.nccl_tables;
-  co.gpu_arch = o.tr.gpu_arch;
-  co.nccl_algo = o.tr.nccl_algo;
+  co.nccl_tables = o.run.nccl_tables;
+  co.gpu_arch = o.run.gpu_arch;
+  co.nccl_algo = o.run.nccl_algo;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && co.model != "nccl") fail("--fit-protocols: only with --model nccl");
-  if (!o.tr.params.empty()) co.start = model::load_params(o.tr.params);
+  if (!o.run.params.empty()) co.start = model::load_params(o.run.params);
   const auto f = model::fit(in, co);
   const auto cv = model::cross_validate(in, co);
 

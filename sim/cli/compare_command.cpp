@@ -15,6 +15,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 
 namespace ccsim::cli {
@@ -36,22 +37,15 @@ void run_compare(const CompareOptions& o) {
   if (o.trace.empty()) fail("compare: --trace FILE is required");
   const auto fmt_kind = report::format_from(o.run.format);
   auto tr = setup_trace_run(o.run, o.tr, o.trace, o.run.topo);
-  model::PredictOptions po;
-  po.model = o.run.model;
-  po.nccl_tables = o.tr.nccl_tables;
-  po.gpu_arch = o.tr.gpu_arch;
-  po.nccl_algo = o.tr.nccl_algo;
-  if (!o.tr.params.empty()) po.params = model::load_params(o.tr.params);
-  po.gpus_per_thread = model::gpus_per_thread(tr.trace);
-  model::Predictor pred(tr.topo, tr.cfg, po);
+  model::Predictor pred(tr.topo, tr.cfg, o.run.model, model_options(o.run, model::gpus_per_thread(tr.trace)));
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;
   m.trace = o.trace;
   m.hardware = tr.trace.hardware;
   m.topology = tr.topo.name;
   m.topology_origin = tr.topo.origin;
-  m.model = po.model;
-  m.params = o.tr.params;
+  m.model = o.run.model;
+  m.params = o.run.params;
   m.op = std::string(schedule::to_string(tr.cfg.op));
   m.op_from = tr.trace.op_from;
   m.ranks = tr.trace.ranks;
@@ -59,14 +53,12 @@ void run_compare(const CompareOptions& o) {
   m.in_place = o.tr.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
   m.placements = tr.cfg.placements;
-  if (const auto* g = pred.nccl_graph())
-    m.nccl_graph = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", g->channels, g->bw,
-                               g->path, g->nodes, g->arch, g->ll128 ? "on" : "off");
-  const auto j = model::compare_json(res, m);
+  m.model_detail = pred.describe();
+  const auto j = report::compare_json(res, m);
   std::string out;
   switch (fmt_kind) {
-    case report::Format::Table: out = model::compare_table(res, m); break;
-    case report::Format::Csv: out = model::compare_csv(res, m); break;
+    case report::Format::Table: out = report::compare_table(res, m); break;
+    case report::Format::Csv: out = report::compare_csv(res, m); break;
     case report::Format::Json: out = j.dump(2) + "\n"; break;
   }
   if (!o.plot.empty()) {
@@ -104,7 +96,6 @@ void add_compare_command(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
   auto* c = app.add_subcommand("compare", "Predict every row of a measured nccl-tests trace and report the busbw error");
   add_placement_options(*c, opts->run);
-  c->get_option("--model")->description("Model: fifo (alpha-beta engine, default), store_forward, nccl (NCCL tables driving the engine)");
   add_trace_options(*c, opts->tr);
   c->add_option("--trace", opts->trace, "Measured nccl-tests output (old or new format)")->required();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();

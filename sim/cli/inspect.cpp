@@ -35,20 +35,23 @@ void Inspector::saw(Bytes size, const metrics::Row& row) {
   if (active_ && size == size_ && !row_) row_ = row;
 }
 
-void Inspector::finish(topology::Router& router) {
+void Inspector::finish(const Predict& predict) {
   if (!active_) return;
-  if (!row_) { // a size outside the sweep: simulate it on its own (runs are deterministic, so nothing differs)
+  if (!row_) { // a size outside the sweep: predict it on its own (runs are deterministic, so nothing differs)
     auto obs = observers(size_);
-    row_ = metrics::simulate(topo_, router, cfg_, size_, obs);
+    row_ = predict(size_, obs);
   }
+  if (!row_->choice.simulated) fail("--timeline/--links: model {} predicted {} in closed form; there are no messages to show", cfg_.model_name,
+                  format_size(size_));
   observe::TimelineMeta meta;
   meta.op = std::string(schedule::to_string(cfg_.op));
   meta.algo = cfg_.algo;
-  meta.model = cfg_.model.network;
+  meta.model = cfg_.model_name;
   meta.size = row_->plan.size;
   meta.elt_size = cfg_.dtype.size;
   meta.makespan = row_->time;
-  meta.placements = cfg_.placements;
+  meta.placements = row_->job_gpus.empty() ? cfg_.placements : row_->job_gpus;
+  meta.job_names = row_->job_names;
   const auto& rec = rec_->recording();
   if (!o_.timeline.empty()) {
     if (rec.truncated)

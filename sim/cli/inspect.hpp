@@ -1,7 +1,9 @@
 // --timeline / --links / --timeline-size for the main command: record one size of the sweep in full,
 // then write its Chrome trace and add the link report to the output.
 #pragma once
+#include <functional>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,8 +26,9 @@ class Inspector {
   // Observers to attach while simulating `size` (none unless it is the inspected size).
   std::vector<engine::Observer*> observers(Bytes size);
   void saw(Bytes size, const metrics::Row& row);
-  // After the sweep: simulates the inspected size if the sweep did not include it, writes --timeline.
-  void finish(topology::Router& router);
+  // After the sweep: predicts the inspected size if the sweep did not include it, writes --timeline.
+  using Predict = std::function<metrics::Row(Bytes, std::span<engine::Observer* const>)>;
+  void finish(const Predict& predict);
   // The sweep's output with the link report added (after the table, or under "links" in JSON).
   std::string decorate(const std::string& output) const;
 

@@ -12,6 +12,7 @@
 #include "sim/cli/topo_command.hpp"
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -26,6 +27,7 @@ std::string catalogue() {
       if (a.op == op) names += (names.empty() ? "" : ", ") + a.name;
     s += fmt::format("  {:<14} {}\n", schedule::to_string(op), names.empty() ? "(none yet)" : names);
   }
+  s += "\nPrediction models (--model NAME):\n" + model::model_table();
   s += "\nShipped topologies (--topo NAME):\n  ";
   std::string line;
   for (const auto& n : topology::shipped_topologies()) line += n + " ";
@@ -59,6 +61,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const ccsim::cli::ModelHelp&) {
+    std::cout << "Prediction models (--model NAME):\n" << ccsim::model::model_table();
+    return 0;
   } catch (const CLI::ParseError& e) {
     std::cerr << "ccsim: " << e.what() << " (see ccsim --help)\n";
     return 2;

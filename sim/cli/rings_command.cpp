@@ -18,6 +18,7 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/ring_rank.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -94,6 +95,7 @@ struct Context {
   std::unique_ptr<topology::Router> router;
   std::unique_ptr<topology::HopTable> hops;
   metrics::RunConfig base;
+  std::unique_ptr<metrics::PlanBuilder> model; // base.builder: the --model every ring is predicted with
   Bytes size = 0;
   topology::RingSearchResult found;
   std::vector<metrics::RankedRing> ranked;
@@ -127,6 +129,8 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   ro.algo = "ring";
   ro.root = 0;
   c.base = make_run_config(ro, c.topo());
+  c.model = model::make_model(ro.model, c.topo(), model_options(ro));
+  c.base.builder = c.model.get();
   c.size = parse_size(o.size, "--size");
   if (c.size == 0) fail("--size: must be positive");
   c.hops = std::make_unique<topology::HopTable>(c.topo(), *c.router, gpus);
@@ -155,7 +159,7 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
 
 std::string header(const Context& c) {
   return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}\n", c.topo().name, c.topo().origin, join(c.hops->gpus()),
-                     schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model.network);
+                     schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model_name);
 }
 
 std::vector<int> all_gpus(const topology::Topology& t) {
@@ -385,9 +389,7 @@ void add_rings_command(CLI::App& app) {
   cmd->add_option("--exhaustive-max", o->exhaustive_max, "Examine every ring up to this many GPUs; beyond, a bounded search")
       ->capture_default_str();
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
-  cmd->add_option("--model", o->run.model, "Network model: fifo, store_forward")->capture_default_str();
-  cmd->add_option("--sw-alpha", o->run.sw_alpha, "Software start-up cost per message")->capture_default_str();
-  cmd->add_option("--reduce-bw", o->run.reduce_bw, "Reduction speed per GPU (default free)");
+  add_model_options(*cmd, o->run);
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--output", o->output, "Write to this file instead of stdout");
   cmd->callback([o] { run_rings(*o); });

@@ -1,4 +1,7 @@
 #include <numeric>
+#include <span>
+
+#include <fmt/format.h>
 #include <sstream>
 
 #include "sim/cli/common.hpp"
@@ -7,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/report/report.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -15,15 +19,21 @@
 
 namespace ccsim::cli {
 
-void add_placement_options(CLI::App& app, RunOptions& o) {
+void add_topology_options(CLI::App& app, RunOptions& o) {
   app.add_option("-t,--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
-  app.add_option("--model", o.model, "Model: fifo (alpha-beta with link queues), store_forward, flow (max-min sharing), nccl (NCCL tuning tables from models/nccl.json driving the engine)")
-      ->capture_default_str();
+}
+
+void add_model_options(CLI::App& app, RunOptions& o) {
+  app.add_option("--model", o.model, "Model: " + model::model_names() + " (`--model help` describes them)")->capture_default_str();
+  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
+  app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
+  app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
+  app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
       ->capture_default_str();
   app.add_flag("--eager", o.eager, "Sends start at once and wait at the receiver (default: a transfer starts when its "
@@ -31,8 +41,7 @@ void add_placement_options(CLI::App& app, RunOptions& o) {
   app.add_option("--reduce-bw", o.reduce_bw, "Reduction speed per GPU (gamma = 1/this), e.g. 500GB/s; default free");
 }
 
-void add_run_options(CLI::App& app, RunOptions& o) {
-  add_placement_options(app, o);
+void add_collective_options(CLI::App& app, RunOptions& o) {
   app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall")
       ->capture_default_str();
   app.add_option("-a,--algo", o.algo, "Algorithm (see the table below)")->capture_default_str();
@@ -45,20 +54,43 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("-r,--root", o.root, "Root rank for broadcast/reduce/gather/scatter")->capture_default_str();
   app.add_option("--chunk-size", o.chunk_size, "Pipeline segment for chain/tree algorithms (e.g. 1M)");
   app.add_option("--dims", o.dims, "Grid for hierarchical algorithms, e.g. 4x2 (default: near-square)");
+}
+
+void add_output_options(CLI::App& app, RunOptions& o) {
   app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
-  app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule at -b's size as text or json, then exit");
+}
+
+void add_placement_options(CLI::App& app, RunOptions& o) {
+  add_topology_options(app, o);
+  add_model_options(app, o);
+}
+
+void add_run_options(CLI::App& app, RunOptions& o) {
+  add_placement_options(app, o);
+  add_collective_options(app, o);
+  add_output_options(app, o);
+  app.add_option("--dump-schedule", o.dump_schedule, "Print the schedule(s) at -b's size as text or json, then exit");
   app.add_option("--timeline", o.timeline, "Write a Chrome trace (ui.perfetto.dev, chrome://tracing) of one size to this file")
       ->check(CLI::Validator(
           [](std::string& v) { return v.empty() ? std::string("needs a file name, got an empty one") : std::string(); }, "FILE"));
   app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
-  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
-  app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl (default: from the NVLink type)");
-  app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
+}
+
+model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
+  model::ModelOptions m;
+  if (!o.params.empty()) m.params = model::load_params(o.params);
+  m.nccl_tables = o.nccl_tables;
+  m.gpu_arch = o.gpu_arch;
+  m.nccl_algo = o.nccl_algo;
+  m.gpus_per_thread = gpus_per_thread;
+  return m;
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
+  if (o.model == "help") throw ModelHelp{};
+  model::require_model(o.model);
   metrics::RunConfig c;
   auto op = schedule::op_from(o.op);
   if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall)", o.op);
@@ -91,7 +123,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   const int p = metrics::ranks_of(c);
   if (o.root < 0 || o.root >= p) fail("-r/--root: rank {} does not exist (ranks 0..{})", o.root, p - 1);
   c.root = o.root;
-  c.model.network = o.model;
+  c.model_name = o.model;
   c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
   c.model.eager = o.eager;
   if (!o.reduce_bw.empty()) c.model.reduce_bw = parse_bandwidth(o.reduce_bw, "--reduce-bw");
@@ -108,66 +140,42 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   return c;
 }
 
-int run_command(const RunOptions& o) {
-  const auto topo = topology::resolve_topology(o.topo);
-  const auto cfg = make_run_config(o, topo);
-  if (!o.rings.empty() && !schedule::require_algorithm(cfg.op, cfg.algo).ring_like) {
-    // Several rings split the data between ring schedules; any other algorithm would silently run on
-    // the first ring's order alone while the header printed every ring as if used.
-    std::string ring_like;
-    for (const auto& a : schedule::all_algorithms())
-      if (a.op == cfg.op && a.ring_like) ring_like += (ring_like.empty() ? "" : ", ") + a.name;
-    fail("--rings: {} {} is not ring-like, and several rings apply only to ring-like algorithms ({}); use --ring or --gpus "
-         "for a rank order",
-         schedule::to_string(cfg.op), cfg.algo, ring_like.empty() ? "none for this op" : ring_like);
+namespace {
+
+// Several rings split the data between ring schedules; any other algorithm would silently run on the
+// first ring's order alone while the header printed every ring as if used.
+void check_rings_apply(const RunOptions& o, const metrics::RunConfig& cfg) {
+  if (o.rings.empty() || schedule::require_algorithm(cfg.op, cfg.algo).ring_like) return;
+  std::string ring_like;
+  for (const auto& a : schedule::all_algorithms())
+    if (a.op == cfg.op && a.ring_like) ring_like += (ring_like.empty() ? "" : ", ") + a.name;
+  fail("--rings: {} {} is not ring-like, and several rings apply only to ring-like algorithms ({}); use --ring or --gpus "
+       "for a rank order",
+       schedule::to_string(cfg.op), cfg.algo, ring_like.empty() ? "none for this op" : ring_like);
+}
+
+// --dump-schedule: every job the model would replay at the size, one after the other.
+std::string dump_schedules(model::Predictor& pred, const metrics::RunConfig& cfg, Bytes size, const std::string& how) {
+  const auto plans = pred.plans(metrics::plan_size(cfg.op, metrics::ranks_of(cfg), size, cfg.dtype.size));
+  const auto& plan = plans.front();
+  if (plan.jobs.empty()) fail("--dump-schedule: model {} predicts this size in closed form; there is no schedule", cfg.model_name);
+  std::string out;
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    if (plan.jobs.size() > 1 && how != "json")
+      out += fmt::format("# job {}{}\n", j, j < plan.job_names.size() ? ": " + plan.job_names[j] : "");
+    out += schedule::dump_schedule(*plan.jobs[j].schedule, how, cfg.dtype.size);
   }
-  const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
-  const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
-  if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
-  const auto fmt_kind = report::format_from(o.format);
-  topology::Router router(topo);
-  if (!o.dump_schedule.empty()) {
-    const auto plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), lo, cfg.dtype.size);
-    const auto sched = schedule::require_algorithm(cfg.op, cfg.algo).make(metrics::coll_args(cfg, plan.count, metrics::ranks_of(cfg)));
-    write_output(o.output, schedule::dump_schedule(*sched, o.dump_schedule, cfg.dtype.size));
-    return 0;
-  }
-  const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
-  Inspector inspect(o, topo, cfg, sizes, fmt_kind);
-  std::vector<metrics::Row> rows;
-  if ((o.model == "nccl" || !o.params.empty()) && (!o.timeline.empty() || o.links))
-    fail("--timeline/--links record the engine's messages; use them with --model fifo, store_forward or flow, "
-         "not with --model nccl or --params");
-  if (o.model == "nccl" || !o.params.empty()) {
-    // NCCL's tables driving the engine, and/or a fitted parameter set (sim/model).
-    model::PredictOptions po;
-    po.model = o.model;
-    po.gpu_arch = o.gpu_arch;
-    po.nccl_algo = o.nccl_algo;
-    if (!o.params.empty()) po.params = model::load_params(o.params);
-    model::Predictor pred(topo, cfg, po);
-    for (Bytes s : sizes) {
-      metrics::Row r;
-      r.plan = metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size);
-      r.time = pred.predict(r.plan).time;
-      r.bw = metrics::bandwidths(cfg.op, metrics::ranks_of(cfg), r.plan.size, r.time);
-      rows.push_back(r);
-    }
-  } else {
-    report::Progress bar("sizes", sizes.size());
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      bar.update(i, format_size(sizes[i]));
-      rows.push_back(metrics::simulate(topo, router, cfg, sizes[i], inspect.observers(sizes[i])));
-      inspect.saw(sizes[i], rows.back());
-    }
-    bar.done();
-    inspect.finish(router);
-  }
+  return out;
+}
+
+report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo, const metrics::RunConfig& cfg,
+                             model::Predictor& pred, Bytes lo, Bytes hi) {
   report::RunHeader h;
   h.topology = topo.name;
   h.topology_origin = topo.origin;
-  h.algo = cfg.algo;
+  h.algo = cfg.model_name == "nccl" ? "chosen by NCCL's tuning model (see the choice column)" : cfg.algo;
   h.model = o.model + (o.params.empty() ? "" : " + " + o.params);
+  h.model_detail = pred.describe();
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;
   h.op = cfg.op;
@@ -177,8 +185,40 @@ int run_command(const RunOptions& o) {
   h.min_bytes = lo;
   h.max_bytes = hi;
   h.factor = o.stepfactor;
+  return h;
+}
+
+} // namespace
+
+int run_command(const RunOptions& o) {
+  const auto topo = topology::resolve_topology(o.topo);
+  const auto cfg = make_run_config(o, topo);
+  check_rings_apply(o, cfg);
+  const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
+  const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
+  if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
+  const auto fmt_kind = report::format_from(o.format);
+  model::Predictor pred(topo, cfg, o.model, model_options(o));
+  if (!o.dump_schedule.empty()) {
+    write_output(o.output, dump_schedules(pred, cfg, lo, o.dump_schedule));
+    return 0;
+  }
+  const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
+  Inspector inspect(o, topo, cfg, sizes, fmt_kind);
+  auto predict = [&](Bytes s, std::span<engine::Observer* const> obs) {
+    return pred.predict(metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
+  };
+  std::vector<metrics::Row> rows;
+  report::Progress bar("sizes", sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    bar.update(i, format_size(sizes[i]));
+    rows.push_back(predict(sizes[i], inspect.observers(sizes[i])));
+    inspect.saw(sizes[i], rows.back());
+  }
+  bar.done();
+  inspect.finish(predict);
   std::ostringstream out;
-  report::write(out, fmt_kind, h, rows);
+  report::write(out, fmt_kind, run_header(o, topo, cfg, pred, lo, hi), rows);
   write_output(o.output, inspect.decorate(out.str()));
   return 0;
 }

@@ -1,11 +1,13 @@
 // The main command's flags (nccl-tests names where they overlap) and turning them into a RunConfig.
-// Other subcommands (compare, rings, explain) reuse the topology/placement/model part.
+// Flags come in groups declared once and shared by every command that takes them: the machine and
+// placement, the model, the collective and its sizes, the output.
 #pragma once
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "sim/metrics/sweep.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/topology.hpp"
 
@@ -34,14 +36,28 @@ struct RunOptions {
   std::string timeline, timeline_size;
   bool links = false;
   std::string params;      // --params: a fitted parameter set (ccsim calibrate)
+  std::string nccl_tables; // --nccl-tables for --model nccl ("" = models/nccl.json)
   std::string gpu_arch;    // --gpu-arch for --model nccl
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
 };
 
-// Flags that pick the machine and the placement (shared with compare/rings/explain).
+// --topo, --gpus, --ring, --rings, --one-based.
+void add_topology_options(CLI::App& app, RunOptions& o);
+// --model and what tunes it: --params, --nccl-tables, --gpu-arch, --nccl-algo, --sw-alpha, --eager, --reduce-bw.
+void add_model_options(CLI::App& app, RunOptions& o);
+// --op, -a, -b, -e, -f, -i, -d, -o, -r, --chunk-size, --dims.
+void add_collective_options(CLI::App& app, RunOptions& o);
+// --format, --output.
+void add_output_options(CLI::App& app, RunOptions& o);
+// Topology and model groups (compare, rings, explain, calibrate).
 void add_placement_options(CLI::App& app, RunOptions& o);
 // Everything the main command takes.
 void add_run_options(CLI::App& app, RunOptions& o);
+
+// The model flags as the registry takes them (--params loaded). Throws Error naming the flag.
+model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread = 1);
+// `--model help`: thrown by make_run_config so that every command prints the model table and exits 0.
+struct ModelHelp {};
 
 // Validates and resolves the options; throws Error with a one-line message naming the flag.
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo);

@@ -19,10 +19,6 @@ struct TraceOptions {
   int ranks = 0;             // when the trace does not say
   bool force = false;        // --op/--ranks win over the file
   bool in_place = false;     // compare the in-place column
-  std::string params;        // --params FILE
-  std::string nccl_tables;   // --nccl-tables FILE
-  std::string gpu_arch;      // --gpu-arch
-  std::string nccl_algo = "auto"; // --nccl-algo
 };
 void add_trace_options(CLI::App& app, TraceOptions& t);
 

@@ -12,10 +12,6 @@ void add_trace_options(CLI::App& app, TraceOptions& t) {
   app.add_option("--ranks", t.ranks, "Rank count, when the trace does not say");
   app.add_flag("--force-hints", t.force, "--op/--ranks override what the trace says");
   app.add_flag("--in-place", t.in_place, "Use the in-place columns of the trace (default out-of-place)");
-  app.add_option("--params", t.params, "Apply a parameter set (models/<name>.json from ccsim calibrate)");
-  app.add_option("--nccl-tables", t.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
-  app.add_option("--gpu-arch", t.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
-  app.add_option("--nccl-algo", t.nccl_algo, kNcclAlgoHelp)->capture_default_str();
 }
 
 TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const std::string& trace_path,

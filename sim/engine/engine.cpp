@@ -59,9 +59,9 @@ class Engine::Sink final : public ArrivalSink {
   EventQueue& q_;
 };
 
-Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params)
-    : topo_(topo), router_(router), params_(std::move(params)), net_(make_network(params_.network, params_.alpha_sw)),
-      sink_(std::make_unique<Sink>(queue_)) {
+Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, std::unique_ptr<NetworkModel> net)
+    : topo_(topo), router_(router), params_(std::move(params)), net_(std::move(net)), sink_(std::make_unique<Sink>(queue_)) {
+  if (!net_) fail("engine: no network model given");
   fifo_ = dynamic_cast<FifoNetwork*>(net_.get());
 }
 

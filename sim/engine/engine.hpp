@@ -51,7 +51,10 @@ struct RunResult {
 
 class Engine {
  public:
-  Engine(const topology::Topology& topo, topology::Router& router, ModelParams params);
+  // The network model is injected (see network_entries() for the shipped ones).
+  Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, std::unique_ptr<NetworkModel> net);
+  Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, const NetworkEntry& net)
+      : Engine(topo, router, params, net.make(params.alpha_sw)) {}
   ~Engine();
   void add_observer(Observer* o) { observers_.push_back(o); }
   // Throws Error if a schedule deadlocks (a receive nobody sends) or names a rank out of range.

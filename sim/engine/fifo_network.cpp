@@ -1,8 +1,7 @@
 // The FIFO and store-and-forward models' cold parts (the hot ones are in fifo_network.hpp), and the
-// registry of network models.
+// table of network models.
 #include "sim/engine/fifo_network.hpp"
 
-#include "sim/core/error.hpp"
 
 namespace ccsim::engine {
 
@@ -37,19 +36,24 @@ void FifoNetwork::last_occupancy(std::span<const ChannelId> route, Bytes bytes, 
   }
 }
 
-std::vector<std::pair<std::string, std::string>> network_models() {
-  return {{"fifo", "alpha-beta, cut-through; each directed link serves messages in FIFO order (default)"},
-          {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth"},
-          {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)"}};
-}
+namespace {
+std::unique_ptr<NetworkModel> make_fifo(Time alpha_sw) { return std::make_unique<FifoNetwork>(false, alpha_sw); }
+std::unique_ptr<NetworkModel> make_store_forward(Time alpha_sw) { return std::make_unique<FifoNetwork>(true, alpha_sw); }
 
-std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw) {
-  if (name == "fifo" || name == "alpha_beta") return std::make_unique<FifoNetwork>(false, alpha_sw);
-  if (name == "store_forward") return std::make_unique<FifoNetwork>(true, alpha_sw);
-  if (name == "flow") return make_flow_network(alpha_sw);
-  std::string have;
-  for (auto& [n, d] : network_models()) have += (have.empty() ? "" : ", ") + n;
-  fail("--model: unknown network model '{}' (available: {})", name, have);
+constexpr NetworkEntry kNetworks[] = {
+    {"fifo", "alpha-beta, cut-through; each directed link serves messages in FIFO order (default)", make_fifo},
+    {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth", make_store_forward},
+    {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)",
+     make_flow_network},
+};
+} // namespace
+
+std::span<const NetworkEntry> network_entries() { return kNetworks; }
+const NetworkEntry& fifo_network() { return kNetworks[0]; }
+const NetworkEntry* find_network(std::string_view name) {
+  for (const auto& e : kNetworks)
+    if (e.name == name) return &e;
+  return nullptr;
 }
 
 } // namespace ccsim::engine

@@ -1,10 +1,12 @@
 // How a transfer's bytes cross the links of its route. The engine owns ranks and steps; a network
-// model owns link state and decides arrival times. Models are chosen by name (--model).
+// model owns link state and decides arrival times. The engine is handed its model as an object; the
+// table of network models (network_entries) is where names meet factories.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -57,15 +59,20 @@ class NetworkModel {
 };
 
 struct ModelParams {
-  std::string network = "fifo";   // fifo | store_forward | flow
   Time alpha_sw = 0;              // software start-up cost added to every message (on top of link latency)
   Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
   Bytes header_bytes = 0;         // added to every message on the wire (SimGrid SMPI sends a 16-byte envelope)
   bool eager = false;             // sends start at once (default: when the matching receive is posted)
 };
 
-std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw);
-std::vector<std::pair<std::string, std::string>> network_models(); // (name, description)
+// One network model the engine can be given: its name, a one-line description, and its factory.
+struct NetworkEntry {
+  std::string_view name, description;
+  std::unique_ptr<NetworkModel> (*make)(Time alpha_sw);
+};
+std::span<const NetworkEntry> network_entries(); // fifo first (the default)
+const NetworkEntry& fifo_network();
+const NetworkEntry* find_network(std::string_view name); // nullptr when unknown
 std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw); // --model flow (flow_network.cpp)
 
 } // namespace ccsim::engine

@@ -29,42 +29,78 @@ Row simulate(const topology::Topology& topo, topology::Router& router, const Run
 
 Row simulate_plan(const topology::Topology& topo, topology::Router& router, const RunConfig& cfg, SizePlan plan,
                   const std::vector<engine::Observer*>& observers) {
+  if (cfg.builder) return run(*cfg.builder, cfg, plan, observers);
+  const auto* net = engine::find_network(cfg.model_name);
+  if (!net) fail("--model: '{}' is not a network model of the engine (fifo, store_forward, flow)", cfg.model_name);
+  PlainBuilder b(topo, router, *net);
+  return run(b, cfg, plan, observers);
+}
+
+engine::RunPlan PlainBuilder::plan(const RunConfig& cfg, SizePlan size) const {
   if (cfg.placements.empty()) fail("run: no GPUs to run on");
   const int p = ranks_of(cfg);
   for (const auto& pl : cfg.placements)
     if (static_cast<int>(pl.size()) != p) fail("--rings: every ring must visit the same number of GPUs");
   const auto& algo = schedule::require_algorithm(cfg.op, cfg.algo);
-  Row row;
-  row.plan = plan;
-
   // Rooted ops: every ring must start from the root's GPU (rank `root` of the first ring's order),
   // wherever that GPU sits in the other rings.
   if (schedule::has_root(cfg.op) && (cfg.root < 0 || cfg.root >= p)) fail("-r/--root: rank {} does not exist", cfg.root);
   const int root_gpu = schedule::has_root(cfg.op) ? cfg.placements.front()[static_cast<std::size_t>(cfg.root)] : -1;
-  // Split the count across concurrent rings; each ring is its own job on the shared links.
-  const auto nrings = static_cast<std::uint64_t>(cfg.placements.size());
-  std::vector<std::unique_ptr<schedule::Schedule>> schedules;
-  std::vector<engine::Job> jobs;
-  for (std::uint64_t i = 0; i < nrings; ++i) {
-    auto args = coll_args(cfg, schedule::split_block(row.plan.count, nrings, i).len, p);
+  engine::RunPlan out;
+  out.topo = &topo_;
+  out.router = &router_;
+  out.network = &network_;
+  out.params = cfg.model;
+  out.params.alpha_sw += extra_alpha_;
+  out.fixed = fixed_;
+  out.choice.algo = cfg.algo;
+  out.choice.channels = static_cast<int>(cfg.placements.size());
+  // Each ring is its own job on the shared links, carrying an even share of the data.
+  const std::vector<int> even(cfg.placements.size(), 1);
+  const auto shares = engine::split_by_weight(size.count, even);
+  for (std::size_t i = 0; i < cfg.placements.size(); ++i) {
+    auto args = coll_args(cfg, shares[i], p);
+    const auto& pl = cfg.placements[i];
     if (root_gpu >= 0) {
-      const auto& pl = cfg.placements[i];
       const auto at = std::find(pl.begin(), pl.end(), root_gpu);
       if (at == pl.end()) fail("--rings: ring {} does not visit the root's GPU {}", i, root_gpu);
       args.root = static_cast<int>(at - pl.begin());
     }
-    schedules.push_back(algo.make(args));
-    engine::Job job;
-    job.schedule = schedules.back().get();
-    for (int gpu : cfg.placements[i]) job.node_of_rank.push_back(topo.gpu_node(gpu));
-    job.elt_size = cfg.dtype.size;
-    jobs.push_back(std::move(job));
+    engine::add_job(out, algo.make(args), pl, cfg.dtype.size);
   }
-  engine::Engine eng(topo, router, cfg.model);
-  for (auto* o : observers) eng.add_observer(o);
-  row.result = eng.run(jobs);
-  row.time = row.result.makespan;
-  row.bw = bandwidths(cfg.op, p, row.plan.size, row.time);
+  return out;
+}
+
+std::vector<engine::RunPlan> PlainBuilder::plans(const RunConfig& cfg, SizePlan size) {
+  std::vector<engine::RunPlan> v;
+  v.push_back(plan(cfg, size));
+  return v;
+}
+
+Row run(PlanBuilder& builder, const RunConfig& cfg, SizePlan size, std::span<engine::Observer* const> observers) {
+  auto plans = builder.plans(cfg, size);
+  if (plans.empty()) fail("run: the model offers no plan for {} B", size.size);
+  Row row;
+  row.plan = size;
+  std::size_t best = 0;
+  engine::Execution ex;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    auto e = engine::execute(plans[i], plans.size() == 1 ? observers : std::span<engine::Observer* const>{});
+    if (i == 0 || e.time < ex.time) best = i, ex = std::move(e);
+  }
+  if (plans.size() > 1 && !observers.empty()) ex = engine::execute(plans[best], observers);
+  row.time = ex.time;
+  row.result = std::move(ex.result);
+  const auto& chosen = plans[best];
+  row.choice = chosen.choice;
+  row.job_names = chosen.job_names;
+  if (chosen.topo)
+    for (const auto& job : chosen.jobs) {
+      auto& gpus = row.job_gpus.emplace_back();
+      for (int node : job.node_of_rank) gpus.push_back(chosen.topo->nodes[static_cast<std::size_t>(node)].gpu);
+    }
+  if (plans.size() > 1 && best != 0 && row.choice.note.empty()) row.choice.note = "faster than the model's first pick";
+  row.bw = bandwidths(cfg.op, ranks_of(cfg), size.size, row.time);
   return row;
 }
 

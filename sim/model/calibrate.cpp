@@ -34,8 +34,8 @@ ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSe
 std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
   std::vector<double> out;
   for (const auto& ci : in) {
-    PredictOptions po{o.model, p, o.nccl_tables, o.gpu_arch, gpus_per_thread(ci.trace), o.nccl_algo};
-    Predictor pr(*ci.topo, ci.cfg, po);
+    ModelOptions mo{p, o.nccl_tables, o.gpu_arch, o.nccl_algo, gpus_per_thread(ci.trace)};
+    Predictor pr(*ci.topo, ci.cfg, o.model, mo);
     for (auto r : ci.rows) out.push_back(to_us(pr.predict(plan_of(ci.trace.rows[r])).time));
   }
   return out;

@@ -2,51 +2,32 @@
 // parameter set), then compare() lays predicted time/algbw/busbw beside a trace's measured rows.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/metrics/sweep.hpp"
-#include "sim/model/nccl_model.hpp"
 #include "sim/model/params.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 
 namespace ccsim::model {
 
-struct PredictOptions {
-  std::string model = "fifo"; // fifo | store_forward (alpha-beta engine) | nccl (NCCL tables + engine)
-  ParamSet params;
-  std::string nccl_tables;    // "" = models/nccl.json
-  std::string gpu_arch;       // nccl: override the GPU generation
-  int gpus_per_thread = 1;    // GPUs one launching thread drives (nccl-tests nGpus); scales launch_per_gpu_us
-  std::string nccl_algo = "auto"; // nccl: auto (NCCL's pick) | ring | tree (as NCCL_ALGO) | fastest (replay both)
-};
-
-struct Prediction {
-  Time time = 0;
-  std::string algo, proto; // nccl: NCCL's choice; fifo: the --algo name and ""
-  int channels = 0, loops = 1;
-  bool simulated = true;   // false when the time is NCCL's closed form only
-  bool overrides_nccl = false; // nccl, several nodes: the other of ring/tree replayed faster than NCCL's pick
-};
-
+// One model (from the registry) on one topology and placement, predicting sizes one after another.
 class Predictor {
  public:
-  Predictor(const topology::Topology& t, metrics::RunConfig cfg, PredictOptions o);
+  Predictor(const topology::Topology& t, metrics::RunConfig cfg, std::string model, ModelOptions o);
   ~Predictor();
-  Prediction predict(metrics::SizePlan plan);
+  metrics::Row predict(metrics::SizePlan plan, std::span<engine::Observer* const> observers = {});
+  std::vector<engine::RunPlan> plans(metrics::SizePlan plan) { return builder_->plans(cfg_, plan); }
   const metrics::RunConfig& config() const { return cfg_; }
-  const PredictOptions& options() const { return opt_; }
-  const NcclGraph* nccl_graph() const;
+  std::string describe() { return builder_->describe(cfg_); } // e.g. the NCCL graph; "" for plain models
 
  private:
-  PredictOptions opt_;
   metrics::RunConfig cfg_;
-  std::unique_ptr<topology::Topology> topo_;
-  std::unique_ptr<topology::Router> router_;
-  std::unique_ptr<NcclTables> tables_;
-  std::unique_ptr<NcclSimulator> nccl_;
+  std::unique_ptr<metrics::PlanBuilder> builder_;
 };
 
 struct CompareRow {
@@ -56,7 +37,7 @@ struct CompareRow {
   double measured_time_us = 0, predicted_time_us = 0;
   double measured_algbw = 0, predicted_algbw = 0, measured_busbw = 0, predicted_busbw = 0;
   double err_pct = 0; // signed, (predicted - measured) / measured busbw
-  Prediction pred;
+  engine::Choice pred; // what the model ran
 };
 
 struct CompareResult {
@@ -77,10 +58,6 @@ struct CompareMeta {
   int ranks = 0;
   bool in_place = false, old_busbw_convention = false;
   std::vector<std::vector<int>> placements;
-  std::string nccl_graph; // one-line description of the NCCL graph (--model nccl)
+  std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
 };
-nlohmann::ordered_json compare_json(const CompareResult& r, const CompareMeta& m);
-std::string compare_table(const CompareResult& r, const CompareMeta& m);
-std::string compare_csv(const CompareResult& r, const CompareMeta& m);
-
 } // namespace ccsim::model

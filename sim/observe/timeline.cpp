@@ -114,8 +114,12 @@ std::string chrome_trace(const Recording& rec, const topology::Topology& topo, c
   auto gpu = [&](int job, int rank) {
     return meta.placements.at(static_cast<std::size_t>(job)).at(static_cast<std::size_t>(rank));
   };
+  auto job_name = [&](int job) {
+    return static_cast<std::size_t>(job) < meta.job_names.size() ? meta.job_names[static_cast<std::size_t>(job)]
+                                                                  : fmt::format("ring {}", job);
+  };
   auto who = [&](int job, int rank) {
-    return many ? fmt::format("ring {} rank {}", job, rank) : fmt::format("rank {}", rank);
+    return many ? fmt::format("{} rank {}", job_name(job), rank) : fmt::format("rank {}", rank);
   };
   auto chunk = [&](const Transfer& t) {
     const Bytes n = meta.elt_size ? t.bytes / meta.elt_size : 0;
@@ -164,7 +168,7 @@ std::string chrome_trace(const Recording& rec, const topology::Topology& topo, c
       const Time b = to_ns(h.held.begin), e = to_ns(h.held.end);
       if (e <= b) continue;
       per_link[h.channel].push_back(
-          {b, e, many ? fmt::format("ring {}: {} to {}", t.job, t.src, t.dst) : fmt::format("{} to {}", t.src, t.dst),
+          {b, e, many ? fmt::format("{}: {} to {}", job_name(t.job), t.src, t.dst) : fmt::format("{} to {}", t.src, t.dst),
            fmt::format(R"("job":{},"src":{},"dst":{},"src_gpu":{},"dst_gpu":{},"bytes":{},"chunk":"{}","step":{})", t.job,
                        t.src, t.dst, gpu(t.job, t.src), gpu(t.job, t.dst), t.bytes, chunk(t), t.step)});
       edges.push_back({b, +1});

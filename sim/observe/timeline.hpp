@@ -20,6 +20,7 @@ struct TimelineMeta {
   Bytes elt_size = 4;                        // to print chunks in elements
   Time makespan = 0;
   std::vector<std::vector<int>> placements;  // job -> rank -> GPU index
+  std::vector<std::string> job_names;        // job -> label ("ring 0 loop 3"); empty = "ring <job>"
 };
 
 // Throws Error if the recording is truncated.

@@ -19,6 +19,13 @@ Format format_from(const std::string& s) {
 
 namespace {
 
+// The plain models run the one --algo; a choice column appears when the model chooses per size.
+bool has_choice(const std::vector<metrics::Row>& rows) {
+  for (const auto& r : rows)
+    if (!r.choice.proto.empty()) return true;
+  return false;
+}
+
 std::string redop_of(const RunHeader& h) { return schedule::reduces(h.op) ? h.redop : "none"; }
 int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
 
@@ -26,25 +33,32 @@ void write_table(std::ostream& out, const RunHeader& h, const std::vector<metric
   fmt::print(out, "# ccsim prediction: {} ({} equivalent), algorithm {}, model {}\n", schedule::to_string(h.op),
              schedule::nccl_test_name(h.op), h.algo, h.model);
   fmt::print(out, "# topology {} ({}), {} ranks\n", h.topology, h.topology_origin, h.ranks);
+  if (!h.model_detail.empty()) fmt::print(out, "# model sees: {}\n", h.model_detail);
   for (std::size_t i = 0; i < h.placements.size(); ++i)
     fmt::print(out, "# {} {}: GPUs {}\n", h.placements.size() > 1 ? "ring" : "rank order", i,
                fmt::join(h.placements[i], " "));
   fmt::print(out, "# algbw = size / time (GB = 1e9 B); busbw = algbw * {}\n", metrics::busbw_factor_text(h.op));
   fmt::print(out, "#\n");
-  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "size", "count", "type", "redop", "root",
-             "time", "algbw", "busbw");
+  const bool choice = has_choice(rows);
+  fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}{}\n", "size", "count", "type", "redop", "root",
+             "time", "algbw", "busbw", choice ? "  choice" : "");
   fmt::print(out, "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9}  {:>7}  {:>7}\n", "(B)", "(elements)", "", "", "", "(us)",
              "(GB/s)", "(GB/s)");
   for (const auto& r : rows)
-    fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}\n", r.plan.size, r.plan.count,
-               h.dtype, redop_of(h), root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps);
+    fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}{}\n", r.plan.size, r.plan.count,
+               h.dtype, redop_of(h), root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
+               choice ? "  " + choice_text(r.choice) : "");
 }
 
 void write_csv(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
-  fmt::print(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps\n");
+  const bool choice = has_choice(rows);
+  fmt::print(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps{}\n", choice ? ",algo,proto,channels,loops,simulated" : "");
   for (const auto& r : rows)
-    fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h), root_of(h),
-               to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps);
+    fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f}{}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h), root_of(h),
+               to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
+               choice ? fmt::format(",{},{},{},{},{}", r.choice.algo, r.choice.proto, r.choice.channels, r.choice.loops,
+                                    r.choice.simulated ? 1 : 0)
+                      : "");
 }
 
 void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
@@ -64,18 +78,28 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
   j["maxbytes"] = h.max_bytes;
   j["stepfactor"] = h.factor;
   j["busbw_factor"] = metrics::busbw_factor_text(h.op);
+  if (!h.model_detail.empty()) j["model_detail"] = h.model_detail;
   j["rows"] = nlohmann::ordered_json::array();
-  for (const auto& r : rows)
-    j["rows"].push_back({{"size", r.plan.size},
-                         {"count", r.plan.count},
-                         {"time_us", to_us(r.time)},
-                         {"time_ps", r.time},
-                         {"algbw_GBps", r.bw.algbw_GBps},
-                         {"busbw_GBps", r.bw.busbw_GBps}});
+  const bool choice = has_choice(rows);
+  for (const auto& r : rows) {
+    nlohmann::ordered_json row{{"size", r.plan.size},         {"count", r.plan.count},           {"time_us", to_us(r.time)},
+                               {"time_ps", r.time},           {"algbw_GBps", r.bw.algbw_GBps}, {"busbw_GBps", r.bw.busbw_GBps}};
+    if (choice)
+      row["choice"] = {{"algo", r.choice.algo},         {"proto", r.choice.proto},          {"channels", r.choice.channels},
+                       {"loops", r.choice.loops},       {"simulated", r.choice.simulated}, {"note", r.choice.note}};
+    j["rows"].push_back(row);
+  }
   out << j.dump(2) << "\n";
 }
 
 } // namespace
+
+std::string choice_text(const engine::Choice& p) {
+  if (p.proto.empty()) return p.algo;
+  const char* loops = p.algo == "tree" ? " segments=" : " loops=";
+  return fmt::format("{}/{} ch={}{}{}{}", p.algo, p.proto, p.channels, p.loops > 1 ? fmt::format("{}{}", loops, p.loops) : "",
+                     p.simulated ? "" : " (analytic)", p.note.empty() ? "" : " (" + p.note + ")");
+}
 
 void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows) {
   switch (f) {

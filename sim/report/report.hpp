@@ -10,6 +10,8 @@ namespace ccsim::report {
 
 struct RunHeader {
   std::string topology, topology_origin, algo, model, redop, dtype;
+  std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
+
   schedule::Op op = schedule::Op::AllReduce;
   int ranks = 0, root = 0;
   std::vector<std::vector<int>> placements;
@@ -21,5 +23,7 @@ enum class Format { Table, Csv, Json };
 Format format_from(const std::string& s); // throws Error
 
 void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows);
+// A row's model choice in one word-group ("ring/LL128 ch=16 loops=2"), "" for the plain models.
+std::string choice_text(const engine::Choice& c);
 
 } // namespace ccsim::report

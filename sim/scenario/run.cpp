@@ -74,7 +74,7 @@ std::string render_table(const Report& r) {
                      format_duration(s.backward_time()), format_duration(s.forward_time() + s.backward_time()));
   out += fmt::format("#   {}\n", s.compute_note);
   out += fmt::format("# buckets of {} in reverse layer order; algorithm {}; overlap {}; network model {}\n",
-                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model.network);
+                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model_name);
   out += "# step = max(compute, last exchange); exposed = step - compute; speedup = n * T_1 / T_n with T_1 = compute\n";
   out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
                      "topology", "strategy", "dtype", "gpus", "buckets", "step_ms", "compute_ms", "comm_ms", "exposed_ms",
@@ -120,7 +120,7 @@ std::string render_json(const Report& r) {
                    {"bucket_bytes", s.bucket_bytes},
                    {"algorithm", s.algorithm},
                    {"overlap", s.overlap},
-                   {"network_model", s.model.network}};
+                   {"network_model", s.model_name}};
   j["steps"] = json::array();
   for (const auto& row : r.steps) {
     json items = json::array();

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario.hpp"
 
+#include "sim/model/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -310,10 +312,10 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
     const json& n = j["network"];
     r.only_keys(n, "network", {"model", "sw_alpha", "reduce_bw"});
     if (n.contains("model")) {
-      s.model.network = r.string(n["model"], "network.model");
+      s.model_name = r.string(n["model"], "network.model");
       bool known = false;
-      for (const auto& [name, d] : engine::network_models()) known = known || name == s.model.network;
-      if (!known) r.bad("network.model: unknown '{}' (fifo, store_forward)", s.model.network);
+      for (const auto& m : model::model_registry()) known = known || m.name == s.model_name;
+      if (!known) r.bad("network.model: unknown '{}' ({})", s.model_name, model::model_names());
     }
     if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
     if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");

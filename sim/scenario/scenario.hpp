@@ -60,6 +60,7 @@ struct Scenario {
   bool overlap = true;
   std::string server_node;        // ps_cpu: node that hosts the server (default: first CPU)
   double optimizer_bytes_per_param = 12; // mixed-precision Adam (ZeRO paper's K = 12)
+  std::string model_name = "fifo"; // from the model registry (fifo, store_forward, flow, nccl)
   engine::ModelParams model;
   std::optional<TrainingSpec> training;
 

@@ -1,5 +1,7 @@
 #include "sim/scenario/step.hpp"
 
+#include "sim/model/registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -47,7 +49,8 @@ std::vector<Bucket> make_buckets(const Scenario& s, Bytes elt_size) {
 
 StepSimulator::StepSimulator(const Scenario& s, const topology::Topology& topo, Strategy strategy,
                              metrics::DataType dtype, int gpus)
-    : s_(s), topo_(topo), router_(topo), strategy_(strategy), dtype_(std::move(dtype)) {
+    : s_(s), topo_(topo), router_(topo), strategy_(strategy), dtype_(std::move(dtype)),
+      model_(model::make_model(s.model_name, topo, {})) {
   std::vector<int> order = s.gpus;
   if (order.empty()) {
     order.resize(static_cast<std::size_t>(topo.num_gpus()));
@@ -75,26 +78,17 @@ StepSimulator::StepSimulator(const Scenario& s, const topology::Topology& topo, 
 
 Time StepSimulator::run_collective(const schedule::AlgorithmInfo& a, std::uint64_t count) {
   if (a.ring_like && rings_.empty()) rings_ = topology::pack_rings(topo_, gpus_).rings;
-  const std::vector<std::vector<int>> single{gpus_};
-  const auto& placements = a.ring_like ? rings_ : single;
-  // As in metrics::simulate: each ring (channel) is a job carrying an even share of the data.
-  std::vector<std::unique_ptr<schedule::Schedule>> scheds;
-  std::vector<engine::Job> jobs;
-  for (std::size_t i = 0; i < placements.size(); ++i) {
-    schedule::CollArgs args;
-    args.op = a.op;
-    args.ranks = gpus();
-    args.count = schedule::split_block(count, placements.size(), i).len;
-    args.elt_size = dtype_.size;
-    scheds.push_back(a.make(args));
-    engine::Job job;
-    job.schedule = scheds.back().get();
-    for (int g : placements[i]) job.node_of_rank.push_back(topo_.gpu_node(g));
-    job.elt_size = dtype_.size;
-    jobs.push_back(std::move(job));
-  }
-  engine::Engine eng(topo_, router_, s_.model);
-  return eng.run(jobs).makespan;
+  metrics::RunConfig cfg;
+  cfg.op = a.op;
+  cfg.algo = a.name;
+  cfg.placements = a.ring_like ? rings_ : std::vector<std::vector<int>>{gpus_};
+  cfg.dtype = dtype_;
+  cfg.model_name = s_.model_name;
+  cfg.model = s_.model;
+  const Bytes bytes = count * dtype_.size;
+  // nccl-tests' size of this exchange (allgather/reducescatter count the whole buffer).
+  const Bytes size = a.op == Op::AllReduce ? bytes : bytes * static_cast<Bytes>(gpus());
+  return metrics::run(*model_, cfg, metrics::SizePlan{count, size}).time;
 }
 
 Time StepSimulator::run_push_pull(std::uint64_t count) {
@@ -120,7 +114,9 @@ Time StepSimulator::run_push_pull(std::uint64_t count) {
   }
   job.schedule = sched.get();
   job.elt_size = dtype_.size;
-  engine::Engine eng(topo_, router_, s_.model);
+  // The parameter server's schedules are not NCCL's: they run on the plain fifo network.
+  const auto* net = engine::find_network(s_.model_name);
+  engine::Engine eng(topo_, router_, s_.model, net ? *net : engine::fifo_network());
   return eng.run(std::span<const engine::Job>(&job, 1)).makespan;
 }
 

@@ -5,9 +5,11 @@
 // The step ends when both compute and the last exchange are done.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/metrics/sweep.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/routing.hpp"
@@ -62,6 +64,7 @@ class StepSimulator {
   topology::Router router_;
   Strategy strategy_;
   metrics::DataType dtype_;
+  std::unique_ptr<metrics::PlanBuilder> model_; // the scenario's network model, from the model registry
   std::vector<int> gpus_;
   std::vector<std::vector<int>> rings_; // for ring-like algorithms, packed once
   int server_node_ = -1;                // ps_cpu

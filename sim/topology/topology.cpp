@@ -119,4 +119,30 @@ void Topology::validate() const {
            nodes[static_cast<std::size_t>(gpu_nodes_.front())].name);
 }
 
+HostMap host_map(const Topology& t) {
+  std::vector<int> parent(t.nodes.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
+  auto find = [&](int x) {
+    while (parent[static_cast<std::size_t>(x)] != x)
+      x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    return x;
+  };
+  const bool crossbar = t.structure.kind == Structure::Kind::Crossbar;
+  auto is_net_switch = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind == NodeKind::NetSwitch; };
+  for (const auto& l : t.links) {
+    if (is_network(l.type)) continue;
+    if (!crossbar && (is_net_switch(l.a) || is_net_switch(l.b))) continue;
+    parent[static_cast<std::size_t>(find(l.a))] = find(l.b);
+  }
+  HostMap m;
+  m.of_node.assign(t.nodes.size(), -1);
+  std::unordered_map<int, int> ids; // root -> host id, numbered in order of first GPU, then other nodes
+  auto id_of = [&](int node) { return ids.emplace(find(node), static_cast<int>(ids.size())).first->second; };
+  for (int g = 0; g < t.num_gpus(); ++g) m.of_node[static_cast<std::size_t>(t.gpu_node(g))] = id_of(t.gpu_node(g));
+  m.count = static_cast<int>(ids.size()); // hosts with GPUs: ids 0..count-1
+  for (std::size_t n = 0; n < t.nodes.size(); ++n)
+    if (m.of_node[n] < 0 && (crossbar || !is_net_switch(static_cast<int>(n)))) m.of_node[n] = id_of(static_cast<int>(n));
+  return m;
+}
+
 } // namespace ccsim::topology

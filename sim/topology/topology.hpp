@@ -89,4 +89,14 @@ class Topology {
   std::unordered_map<std::string, int> by_name_; // keeps loading a 262k-GPU torus linear, not quadratic
 };
 
+// Which host (server, "node" in NCCL's sense) each topology node belongs to: nodes joined by anything
+// but network links and network switches share a host (on a generated crossbar every GPU does).
+// Network switches belong to none (-1). The one way ccsim groups GPUs by host.
+struct HostMap {
+  std::vector<int> of_node; // host id per topology node, -1 for network switches
+  int count = 0;             // hosts with GPUs (ids 0..count-1, numbered in order of their first GPU)
+  int of_gpu(const Topology& t, int gpu) const { return of_node[static_cast<std::size_t>(t.gpu_node(gpu))]; }
+};
+HostMap host_map(const Topology& t);
+
 } // namespace ccsim::topology

@@ -59,7 +59,6 @@ check "unknown generator 'ring'" topo gen ring
 check "--dims is required" topo gen torus
 check "--model" --model quantum
 check "not a topology file" --topo /tmp
-check "--timeline/--links" --model nccl --timeline /tmp/ccsim-never-written.json -b 1M -e 1M
 check "--nccl-algo: unknown 'bogus'" --model nccl --nccl-algo bogus
 check "--nccl-algo tree: NCCL's tree runs allreduce" --model nccl --op allgather --nccl-algo tree
 check "--chunk-size" --op broadcast --chunk-size 0

@@ -103,7 +103,7 @@ TEST_CASE("store-and-forward pays every hop; cut-through pays the bottleneck onc
   auto cfg = ring_on({{0, 1}});
   const Bytes n = 1 << 20;
   auto ct = metrics::simulate(topo, router, cfg, n);
-  cfg.model.network = "store_forward";
+  cfg.model_name = "store_forward";
   auto sf = metrics::simulate(topo, router, cfg, n);
   // p = 2 ring allreduce: 2 steps of n/2 bytes; each crosses 2 links.
   CHECK(ct.time == 2 * (2 * kPsPerUs + transfer_time(n / 2, 10'000'000'000ULL)));

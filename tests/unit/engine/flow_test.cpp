@@ -63,8 +63,7 @@ std::map<int, Time> run_incast(int ranks, int dst, std::vector<int> senders, std
   auto topo = topology::make_crossbar(ranks, kBw, kAlpha);
   topology::Router router(topo);
   ModelParams mp;
-  mp.network = "flow";
-  Engine eng(topo, router, mp);
+  Engine eng(topo, router, mp, *find_network("flow"));
   StepEnds obs;
   eng.add_observer(&obs);
   Incast sched(ranks, dst, std::move(senders), std::move(bytes), std::move(order));
@@ -149,9 +148,9 @@ TEST_CASE("flow: ring allreduce on a crossbar equals the fifo model and the clos
     cfg.placements = {{}};
     for (int g = 0; g < p; ++g) cfg.placements[0].push_back(g);
     const Bytes n = 1024 * 1024 * static_cast<Bytes>(p) * 4;
-    cfg.model.network = "fifo";
+    cfg.model_name = "fifo";
     const auto fifo = metrics::simulate(topo, router, cfg, n);
-    cfg.model.network = "flow";
+    cfg.model_name = "flow";
     const auto flow = metrics::simulate(topo, router, cfg, n);
     CHECK(flow.time == fifo.time);
     CHECK(flow.time == 2 * (p - 1) * (kAlpha + transfer_time(n / static_cast<Bytes>(p), kBw)));

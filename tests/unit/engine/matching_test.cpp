@@ -59,7 +59,7 @@ Time run(bool eager, bool drop_last, Transfers* obs = nullptr) {
   topology::Router router(topo);
   ModelParams mp;
   mp.eager = eager;
-  Engine eng(topo, router, mp);
+  Engine eng(topo, router, mp, fifo_network());
   if (obs) eng.add_observer(obs);
   Parking sched(drop_last);
   Job job;

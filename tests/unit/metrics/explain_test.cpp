@@ -53,7 +53,7 @@ TEST_CASE("every formula equals the simulation on the ideal crossbar, and no alg
             CHECK(schedule::fit_holds(info.fit, e.simulated, e.formula_time));
             if (info.fit == schedule::FormulaFit::ExactWithFairSharing) {
               auto flow = s;
-              flow.run.model.network = "flow";
+              flow.run.model_name = "flow";
               CHECK(metrics::explain_one(flow, algo, n).simulated == e.formula_time);
             }
             // Where they differ, explain names why.

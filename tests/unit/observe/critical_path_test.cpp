@@ -30,7 +30,7 @@ Walked walk(const topology::Topology& topo, const metrics::RunConfig& cfg, Bytes
   Walked w;
   w.row = metrics::simulate(topo, router, cfg, size, {&rec});
   w.rec = rec.recording();
-  w.path = observe::critical_path(w.rec, topo, cfg.model.network != "store_forward");
+  w.path = observe::critical_path(w.rec, topo, cfg.model_name != "store_forward");
   return w;
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("two rings on the same links: the path queues behind the other ring's 
 TEST_CASE("store-and-forward and reductions appear on the path with their own times") {
   auto topo = topology::make_crossbar(4, 10'000'000'000ULL, kPsPerUs);
   auto cfg = config({{0, 1, 2, 3}});
-  cfg.model.network = "store_forward";
+  cfg.model_name = "store_forward";
   cfg.model.reduce_bw = 20'000'000'000ULL;
   const Bytes n = 4 << 20;
   auto w = walk(topo, cfg, n);
@@ -164,7 +164,7 @@ TEST_CASE("every registered algorithm: the path tiles the run and the trace is v
       auto cfg = config({{0, 1, 2, 3, 4, 5, 6, 7}});
       cfg.op = a.op;
       cfg.algo = a.name;
-      cfg.model.network = model;
+      cfg.model_name = model;
       cfg.model.reduce_bw = 100'000'000'000ULL;
       auto w = walk(topo, cfg, 1 << 20);
       check_tiles(w);

@@ -34,7 +34,7 @@ Traced trace_of(const topology::Topology& topo, const metrics::RunConfig& cfg, B
   Traced t;
   t.row = metrics::simulate(topo, router, cfg, size, {&rec});
   t.rec = rec.recording();
-  observe::TimelineMeta meta{std::string(schedule::to_string(cfg.op)), cfg.algo, cfg.model.network, t.row.plan.size,
+  observe::TimelineMeta meta{std::string(schedule::to_string(cfg.op)), cfg.algo, cfg.model_name, t.row.plan.size,
                              cfg.dtype.size, t.row.time, cfg.placements};
   t.trace = nlohmann::json::parse(observe::chrome_trace(t.rec, topo, meta));
   t.makespan_us = t.trace["otherData"]["makespan_us"].get<double>();
@@ -146,7 +146,7 @@ TEST_CASE("store-and-forward hops, reductions and alltoall's many sends per step
   auto topo = topology::make_crossbar(4, 10'000'000'000ULL, 1 * kPsPerUs);
   SUBCASE("store_forward with reduction time") {
     auto cfg = config({{0, 1, 2, 3}});
-    cfg.model.network = "store_forward";
+    cfg.model_name = "store_forward";
     cfg.model.reduce_bw = 20'000'000'000ULL;
     auto t = trace_of(topo, cfg, 4 << 20);
     CHECK(testing::check_trace(t.trace, t.makespan_us).empty());
@@ -164,7 +164,7 @@ TEST_CASE("store-and-forward hops, reductions and alltoall's many sends per step
   SUBCASE("a step that posts p-1 sends at once: they go on separate sub-tracks") {
     AllAtOnce sched(4, 1 << 18);
     topology::Router router(topo);
-    engine::Engine eng(topo, router, {});
+    engine::Engine eng(topo, router, {}, engine::fifo_network());
     observe::Recorder rec(topo.num_channels());
     eng.add_observer(&rec);
     engine::Job job{&sched, {topo.gpu_node(0), topo.gpu_node(1), topo.gpu_node(2), topo.gpu_node(3)}, 4, 0};

@@ -95,7 +95,7 @@ TEST_CASE("a step with zero compute takes exactly the sum of its parameter-serve
     job.schedule = &sched;
     job.node_of_rank = std::move(nodes);
     job.elt_size = 4;
-    engine::Engine eng(topo, router, s.model);
+    engine::Engine eng(topo, router, s.model, engine::fifo_network());
     return eng.run(std::span<const engine::Job>(&job, 1)).makespan;
   };
   std::vector<int> gpu_nodes;
@@ -152,7 +152,7 @@ TEST_CASE("the engine is shift-invariant, which is why exchange durations are ca
   engine::Job job;
   job.schedule = sched.get();
   for (int g = 0; g < 4; ++g) job.node_of_rank.push_back(topo.gpu_node(g));
-  engine::Engine e(topo, router, {});
+  engine::Engine e(topo, router, {}, engine::fifo_network());
   const Time d = e.run(std::span<const engine::Job>(&job, 1)).makespan;
   job.start = 123'456'789;
   CHECK(e.run(std::span<const engine::Job>(&job, 1)).makespan == job.start + d);

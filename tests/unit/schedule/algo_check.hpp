@@ -42,7 +42,7 @@ inline Time simulate(const schedule::CollArgs& a, const std::string& algo, const
   topology::Router router(topo);
   engine::ModelParams params;
   params.reduce_bw = m.reduce_bw;
-  engine::Engine eng(topo, router, params);
+  engine::Engine eng(topo, router, params, engine::fifo_network());
   engine::Job job;
   job.schedule = s.get();
   for (int g = 0; g < a.ranks; ++g) job.node_of_rank.push_back(topo.gpu_node(g));

@@ -44,8 +44,7 @@ inline Timing crossbar_timing(const std::string& algo, const schedule::CollArgs&
   topology::Router router(topo);
   engine::ModelParams mp;
   mp.reduce_bw = reduce_bw;
-  mp.network = network;
-  engine::Engine eng(topo, router, mp);
+  engine::Engine eng(topo, router, mp, *engine::find_network(network));
   if (obs) eng.add_observer(obs);
   const auto sched = schedule::require_algorithm(a.op, algo).make(a);
   engine::Job job;

@@ -14,7 +14,7 @@ using namespace ccsim;
 
 namespace {
 std::string synthetic_trace(const topology::Topology& topo, const metrics::RunConfig& cfg, const model::ParamSet& truth) {
-  model::Predictor p(topo, cfg, {"fifo", truth, "", ""});
+  model::Predictor p(topo, cfg, "fifo", {truth});
   const bool ag = cfg.op == schedule::Op::AllGather;
   std::string s = fmt::format("# synthetic: ccsim fifo model with known parameters\n# command: ./build/{} -b 1K -e 256M -f 2 -g 8\n",
                               schedule::nccl_test_name(cfg.op));
@@ -112,7 +112,7 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
   in.cfg.placements = topology::pack_rings(topo, {}).rings;
   in.label = "nccl-synthetic";
   {
-    model::Predictor p(topo, in.cfg, {"nccl", truth, "", ""});
+    model::Predictor p(topo, in.cfg, "nccl", {truth});
     std::string s = "# command: ./build/all_reduce_perf -g 8\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
     for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2)
       s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, to_us(p.predict({size / 4, size}).time));

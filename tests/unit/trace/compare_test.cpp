@@ -7,6 +7,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/report/compare_report.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -18,7 +19,7 @@ TEST_CASE("compare on the konnase DGX-1V trace: rows, errors, medians, JSON keys
   const auto tr = trace::load_trace(ccsim::data_dir() + "/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt");
   metrics::RunConfig cfg;
   cfg.placements = topology::pack_rings(topo, {}).rings;
-  model::Predictor p(topo, cfg, {"nccl", {}, "", ""});
+  model::Predictor p(topo, cfg, "nccl", {});
   const auto r = model::compare(tr, p, false);
   REQUIRE(r.rows.size() == 25);
   std::vector<double> all, ge;
@@ -36,7 +37,7 @@ TEST_CASE("compare on the konnase DGX-1V trace: rows, errors, medians, JSON keys
   CHECK(r.rows[17].pred.proto == "LL128"); // 1 MiB, as in reference 3.7
   model::CompareMeta m;
   m.op = "allreduce";
-  const auto j = model::compare_json(r, m);
+  const auto j = report::compare_json(r, m);
   for (const char* k : {"size", "measured_busbw", "predicted_busbw", "err_pct", "proto", "channels"}) CHECK(j["rows"][0].contains(k));
   CHECK(j["summary"]["median_abs_err_pct_ge_1MiB"].get<double>() == doctest::Approx(r.median_abs_err_ge_1MiB));
   CHECK(j["summary"]["median_abs_err_pct_all"].get<double>() == doctest::Approx(r.median_abs_err_all));
@@ -48,7 +49,7 @@ TEST_CASE("2019 allgather convention: measured busbw equals the printed busbw co
   metrics::RunConfig cfg;
   cfg.op = schedule::Op::AllGather;
   cfg.placements = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}};
-  model::Predictor p(topo, cfg, {"fifo", {}, "", ""});
+  model::Predictor p(topo, cfg, "fifo", {});
   const auto r = model::compare(tr, p, true);
   CHECK(r.skipped == 3); // the three size-0 rows
   for (const auto& x : r.rows) {

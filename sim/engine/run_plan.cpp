@@ -1,0 +1,47 @@
+#include "sim/engine/run_plan.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::engine {
+
+Execution execute(const RunPlan& plan, std::span<Observer* const> observers) {
+  Execution ex;
+  if (plan.closed_form) {
+    ex.time = *plan.closed_form;
+    return ex;
+  }
+  if (!plan.topo || !plan.router || !plan.network) fail("run plan: no topology, router or network model");
+  Engine eng(*plan.topo, *plan.router, plan.params, *plan.network);
+  for (auto* o : observers) eng.add_observer(o);
+  ex.result = eng.run(plan.jobs);
+  ex.time = ex.result.makespan + plan.fixed;
+  return ex;
+}
+
+std::vector<std::uint64_t> split_by_weight(std::uint64_t count, std::span<const int> weights) {
+  unsigned __int128 total = 0;
+  for (int w : weights) total += static_cast<unsigned>(std::max(w, 0));
+  std::vector<std::uint64_t> out(weights.size(), 0);
+  if (total == 0) return out;
+  std::uint64_t given = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    out[i] = static_cast<std::uint64_t>(count * static_cast<unsigned __int128>(std::max(weights[i], 0)) / total);
+    given += out[i];
+  }
+  for (std::size_t i = 0; given < count && i < out.size(); ++i, ++given) ++out[i]; // fewer than weights.size() left
+  return out;
+}
+
+void add_job(RunPlan& plan, std::unique_ptr<schedule::Schedule> s, std::span<const int> gpus, Bytes elt_size) {
+  Job job;
+  job.schedule = s.get();
+  job.node_of_rank.reserve(gpus.size());
+  for (int gpu : gpus) job.node_of_rank.push_back(plan.topo->gpu_node(gpu));
+  job.elt_size = elt_size;
+  plan.jobs.push_back(std::move(job));
+  plan.schedules.push_back(std::move(s));
+}
+
+} // namespace ccsim::engine

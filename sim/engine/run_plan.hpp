@@ -1,0 +1,54 @@
+// One run, described once: the topology view the jobs run on, the jobs (one per ring, channel or loop,
+// each a schedule placed on GPUs), the network model and its parameters, and the fixed overheads a
+// model adds around the replay. Every model family builds one of these; execute() is the only way a
+// prediction is made, so observers (timeline, link report, critical path) see every model alike.
+#pragma once
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine.hpp"
+
+namespace ccsim::engine {
+
+// What a model chose to run (NCCL: algorithm, protocol, CUDA channels, loops or tree segments).
+struct Choice {
+  std::string algo, proto; // proto empty for the plain models
+  int channels = 1;        // concurrent rings or CUDA channels
+  int loops = 1;           // NCCL ring loops, or tree pipeline segments
+  bool simulated = true;   // false: the model's closed form, no schedule was replayed
+  std::string note;        // e.g. "replayed faster than NCCL's pick"
+};
+
+struct RunPlan {
+  // Owned by the builder that made the plan, which outlives it.
+  const topology::Topology* topo = nullptr;
+  topology::Router* router = nullptr;
+  std::vector<std::unique_ptr<schedule::Schedule>> schedules; // the jobs' schedules
+  std::vector<Job> jobs;
+  std::vector<std::string> job_names; // per job, for timelines ("ring 0 loop 3"); empty = "ring <i>"
+  const NetworkEntry* network = nullptr;
+  ModelParams params;
+  Time fixed = 0;                   // added once to the replayed makespan (launch, base latency)
+  std::optional<Time> closed_form;  // set: the model's own time, nothing to replay
+  Choice choice;
+};
+
+struct Execution {
+  Time time = 0; // makespan + fixed (or the closed form)
+  RunResult result;
+};
+
+// Replays the plan in a fresh engine with these observers. Throws Error on a schedule that deadlocks.
+Execution execute(const RunPlan& plan, std::span<Observer* const> observers = {});
+
+// The one way data is split over concurrent jobs (rings, channels, loops): job i gets
+// floor(count * w_i / W) elements, and the elements left over go one each to the first jobs. Equal
+// weights give schedule::split_block's shares.
+std::vector<std::uint64_t> split_by_weight(std::uint64_t count, std::span<const int> weights);
+// Appends a job running `s` with rank i on GPU gpus[i] of plan.topo.
+void add_job(RunPlan& plan, std::unique_ptr<schedule::Schedule> s, std::span<const int> gpus, Bytes elt_size);
+
+} // namespace ccsim::engine

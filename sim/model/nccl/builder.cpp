@@ -1,0 +1,217 @@
+#include "sim/model/nccl/builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/schedule/algorithms/tree_pipeline.hpp"
+#include "sim/schedule/registry.hpp"
+
+namespace ccsim::model::nccl {
+using schedule::Op;
+
+AlgoMode algo_mode_from(const std::string& s) {
+  if (s == "auto") return AlgoMode::Auto;
+  if (s == "ring") return AlgoMode::Ring;
+  if (s == "tree") return AlgoMode::Tree;
+  if (s == "fastest") return AlgoMode::Fastest;
+  fail("--nccl-algo: unknown '{}' (auto, ring, tree, fastest)", s);
+}
+
+// The topology as one (algorithm, protocol) sees it, with its router.
+struct Builder::View {
+  Algo algo;
+  Proto proto;
+  topology::Topology topo;
+  std::unique_ptr<topology::Router> router;
+};
+
+Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(o.tables)), opt_(std::move(o)) {}
+Builder::~Builder() = default;
+
+const Graph& Builder::graph(const metrics::RunConfig& cfg) {
+  if (graph_for_.empty() || graph_for_ != cfg.placements) {
+    graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch);
+    graph_for_ = cfg.placements;
+    views_.clear();
+  }
+  return graph_;
+}
+
+Time Builder::launch() const { return from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread); }
+
+// NCCL's per-lane bandwidth x fitted efficiency x the pair's bandwidth relative to ring Simple in NCCL's
+// model (protocol efficiency, per-channel caps) x the search's speed quantisation. Link latency moves into
+// the per-hop alpha (NCCL counts hops of the ring or tree, not cables), except network links, which carry
+// the extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
+Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
+  for (auto& v : views_)
+    if (v->algo == algo && v->proto == proto) return *v;
+  const Graph& g = graph(cfg);
+  double simple = 0, mine = 0;
+  for (const auto& c : candidates(tab_, g, cfg.op, metrics::ranks_of(cfg), Bytes{1} << 20)) {
+    if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw;
+    if (c.algo == algo && c.proto == proto) mine = c.busbw;
+  }
+  const double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
+                   opt_.params.proto_efficiency(std::string(name(proto)));
+  auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
+  const double intra = tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
+  const double inter = net_hop_us(tab_, algo, proto);
+  for (auto& l : v->topo.links) {
+    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(tab_.lane_GBps(l) * 1e9 * opt_.params.efficiency(l.type) * f)));
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
+  }
+  v->router = std::make_unique<topology::Router>(v->topo);
+  views_.push_back(std::move(v));
+  return *views_.back();
+}
+
+std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const Graph& g = graph(cfg);
+  const int p = metrics::ranks_of(cfg);
+  if (opt_.mode == AlgoMode::Tree && (cfg.op != Op::AllReduce || p <= 2))
+    fail("--nccl-algo tree: NCCL's tree runs allreduce on more than 2 ranks only");
+  const auto cands = candidates(tab_, g, cfg.op, p, size.size);
+  auto best_of = [&](std::optional<Algo> only) {
+    const Candidate* b = nullptr;
+    for (const auto& c : cands)
+      if ((!only || c.algo == *only) && (!b || c.time_us < b->time_us)) b = &c;
+    return b;
+  };
+  const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
+                                   : opt_.mode == AlgoMode::Tree ? std::optional(Algo::Tree)
+                                                                 : std::nullopt;
+  const Candidate* pick = best_of(only);
+  if (!pick) fail("nccl model: no algorithm/protocol is enabled");
+  std::vector<engine::RunPlan> out;
+  out.push_back(plan_for(*pick, cfg, size));
+  if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
+    if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
+      auto alt = plan_for(*other, cfg, size);
+      alt.choice.note = "replayed faster than NCCL's pick";
+      if (alt.choice.simulated) out.push_back(std::move(alt));
+    }
+  return out;
+}
+
+engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const int p = metrics::ranks_of(cfg);
+  engine::RunPlan plan;
+  plan.choice.algo = std::string(name(c.algo));
+  plan.choice.proto = std::string(name(c.proto));
+  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size);
+  plan.params = cfg.model;
+  plan.network = &engine::fifo_network();
+  if (size.count > 0 && p >= 2) {
+    if (c.algo == Algo::Tree && cfg.op == Op::AllReduce) return tree_plan(std::move(plan), c.proto, cfg, size);
+    if (c.algo == Algo::Ring && schedule::find_algorithm(cfg.op, "ring")) return ring_plan(std::move(plan), c.proto, cfg, size);
+  }
+  plan.choice.simulated = false;
+  plan.closed_form = from_us(c.time_us + opt_.params.launch_us) + launch();
+  return plan;
+}
+
+engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const Graph& g = graph(cfg);
+  const int p = metrics::ranks_of(cfg);
+    View& v = view(Algo::Ring, proto, cfg);
+  // Chunk: Simple ring AR/AG/RS use CHUNKSTEPS steps, other collectives one step (§3.6).
+  const bool multi_step = cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter;
+  const double chunk = proto == Proto::Simple ? (multi_step ? tab_.chunk_simple : tab_.chunk_simple_one_step)
+                       : proto == Proto::LL   ? tab_.chunk_ll
+                                              : tab_.chunk_ll128;
+  // CUDA channel c runs on search ring c % R; channels that share a ring share its links at the same
+  // time (not one after another), so they are one job per ring carrying their combined share.
+  const int nc = plan.choice.channels, R = static_cast<int>(g.rings.size()), used_rings = std::min(nc, R);
+  std::vector<int> weight(static_cast<std::size_t>(used_rings), 0);
+  for (int c = 0; c < nc; ++c) ++weight[static_cast<std::size_t>(c % R)];
+  const double per_channel = static_cast<double>(size.size) / nc;
+  const int loops = std::max(1, static_cast<int>(std::ceil(per_channel / (p * chunk))));
+  plan.choice.loops = std::max(1, std::min(loops, std::max(1, tab_.max_loops_simulated / used_rings)));
+  plan.topo = &v.topo;
+  plan.router = v.router.get();
+  const auto& algo = schedule::require_algorithm(cfg.op, "ring");
+  const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
+  const auto ring_shares = engine::split_by_weight(size.count, weight);
+  for (int ring = 0; ring < used_rings; ++ring)
+    for (std::uint64_t count : engine::split_by_weight(ring_shares[static_cast<std::size_t>(ring)], even)) {
+      schedule::CollArgs a;
+      a.op = cfg.op;
+      a.ranks = p;
+      a.count = count;
+      a.root = cfg.root;
+      a.elt_size = cfg.dtype.size;
+      engine::add_job(plan, algo.make(a), g.rings[static_cast<std::size_t>(ring)], cfg.dtype.size);
+      plan.job_names.push_back(fmt::format("ring {} loop {}", ring, plan.job_names.size() % plan.choice.loops));
+    }
+  // The closed form's multi-node corrections (network floor, ring plateau) scale the same terms here.
+  const double plateau = ring_plateau(tab_, g, cfg.op, proto, p, size.size);
+  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Ring, proto) * plateau + opt_.params.step_us);
+  plan.fixed = from_us(tab_.base_latency_us[0][static_cast<int>(proto)] * plateau + opt_.params.launch_us) + launch();
+  return plan;
+}
+
+engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const Graph& g = graph(cfg);
+    View& v = view(Algo::Tree, proto, cfg);
+  // CUDA channel c runs search ring c % R through its NIC, on tree (c / R) % 2, so every NIC carries
+  // both trees; channels on the same (ring, tree) share its links at the same time: one job each.
+  const int nc = plan.choice.channels, R = static_cast<int>(g.rings.size());
+  std::map<std::pair<int, int>, int> weight;
+  for (int c = 0; c < nc; ++c) ++weight[{c % R, (c / R) % 2}];
+  std::vector<int> weights;
+  for (const auto& [key, w] : weight) weights.push_back(w);
+  const auto shares = engine::split_by_weight(size.count, weights);
+  const double chunk = proto == Proto::Simple ? tab_.chunk_simple_one_step : proto == Proto::LL ? tab_.chunk_ll : tab_.chunk_ll128;
+  const auto max_segments = static_cast<std::uint64_t>(4 * tab_.max_loops_simulated);
+  plan.topo = &v.topo;
+  plan.router = v.router.get();
+  std::size_t i = 0;
+  for (const auto& [key, w] : weight) {
+    const auto& ring = g.rings[static_cast<std::size_t>(key.first)];
+    const std::uint64_t mine = shares[i++];
+    const double bytes = static_cast<double>(mine * cfg.dtype.size);
+    const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / chunk)), 1, max_segments);
+    plan.choice.loops = std::max<int>(plan.choice.loops, static_cast<int>(k));
+    schedule::CollArgs a;
+    a.op = Op::AllReduce;
+    a.ranks = static_cast<int>(ring.size());
+    a.count = mine;
+    a.elt_size = cfg.dtype.size;
+    engine::add_job(plan, std::make_unique<schedule::TreePipelineAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k),
+                    ring, cfg.dtype.size);
+    plan.job_names.push_back(fmt::format("ring {} tree {}", key.first, key.second));
+  }
+  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Tree, proto) + opt_.params.step_us);
+  plan.fixed = from_us(tab_.base_latency_us[1][static_cast<int>(proto)] + opt_.params.launch_us) + launch();
+  return plan;
+}
+
+std::vector<int> tree_parents(const std::vector<int>& ring, const std::vector<int>& host_of_gpu, int tree) {
+  std::vector<std::vector<int>> runs; // ring positions of each host, in ring order
+  auto host = [&](int pos) { return host_of_gpu[static_cast<std::size_t>(ring[static_cast<std::size_t>(pos)])]; };
+  for (std::size_t i = 0; i < ring.size(); ++i)
+    if (runs.empty() || host(runs.back().back()) != host(static_cast<int>(i))) runs.emplace_back(1, static_cast<int>(i));
+    else runs.back().push_back(static_cast<int>(i));
+  std::vector<int> parent(ring.size(), -1);
+  const int n = static_cast<int>(runs.size());
+  auto in_order_parent = [n](int x) {
+    if (x == 0) return -1;
+    const int low = x & -x;
+    const int up = (x ^ low) | (low << 1);
+    return up < n ? up : x ^ low;
+  };
+  for (int x = 0; x < n; ++x) {
+    const auto& run = runs[static_cast<std::size_t>(x)];
+    for (std::size_t i = 0; i + 1 < run.size(); ++i) parent[static_cast<std::size_t>(run[i])] = run[i + 1];
+    const int up = tree == 0 ? in_order_parent(x) : (in_order_parent(n - 1 - x) < 0 ? -1 : n - 1 - in_order_parent(n - 1 - x));
+    if (up >= 0) parent[static_cast<std::size_t>(run.back())] = runs[static_cast<std::size_t>(up)].back();
+  }
+  return parent;
+}
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,70 @@
+// --model nccl as a plan builder: NCCL's algorithm/protocol/channel choice for each size (tuning.hpp),
+// turned into per-channel schedules with per-hop alphas and per-protocol link speeds, replayed by the
+// same engine as every other model, so the topology's routes, shared links and contention still shape
+// the answer and --timeline/--links see the channels:
+//   * per protocol, every link's bandwidth becomes NCCL's effective per-lane bandwidth times the
+//     protocol's efficiency relative to Simple (and the search's speed quantisation), and per-message
+//     latency becomes NCCL's per-hop latency for the path, the base latency charged once;
+//   * the data is split over the CUDA channels NCCL would use at this size, each on a searched ring;
+//   * each channel's share is cut into NCCL loops of nranks x chunk that run as separate jobs on the
+//     same links, pipelining the way NCCL's FIFO slots let them.
+// Tree allreduce: per channel a chain inside each host and a binary tree across hosts, pipelined in
+// chunks. Ops with neither schedule stay NCCL's closed form (Choice::simulated false).
+// Uncontended and on uniform rings this reproduces NCCL's closed form lat + bytes/algbw exactly.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/tuning.hpp"
+#include "sim/model/params.hpp"
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::model::nccl {
+
+// auto: NCCL's own pick; ring/tree: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
+// and best tree and keep the faster (NCCL's verdict across nodes rests on search speeds ccsim does not
+// reproduce, and versions differ).
+enum class AlgoMode { Auto, Ring, Tree, Fastest };
+AlgoMode algo_mode_from(const std::string& s); // throws Error naming --nccl-algo
+
+struct Options {
+  std::string tables;       // "" = models/nccl.json
+  std::string gpu_arch;     // "" = from the NVLink generation
+  AlgoMode mode = AlgoMode::Auto;
+  ParamSet params;          // fitted corrections (launch, step, link and protocol efficiency)
+  int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
+};
+
+// NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
+// inside each host headed by the GPU the ring leaves the host from (the one at the NIC), a binary tree of
+// the heads across hosts (`tree` 0, or 1 = its mirror).
+std::vector<int> tree_parents(const std::vector<int>& ring, const std::vector<int>& host_of_gpu, int tree);
+
+class Builder final : public metrics::PlanBuilder {
+ public:
+  Builder(const topology::Topology& t, Options o);
+  ~Builder() override;
+  std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
+  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe(); }
+  const Graph& graph(const metrics::RunConfig& cfg);
+
+ private:
+  struct View;
+  View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
+  engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  engine::RunPlan ring_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  engine::RunPlan tree_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  Time launch() const;
+
+  const topology::Topology& topo_;
+  const Tables& tab_;
+  Options opt_;
+  std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
+  Graph graph_;
+  std::vector<std::unique_ptr<View>> views_;
+};
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,139 @@
+#include "sim/model/nccl/graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::model::nccl {
+using topology::Topology;
+
+namespace {
+
+Arch arch_of(const Topology& t, const Tables& tab, const std::string& override_) {
+  if (!override_.empty()) {
+    const auto a = arch_from(override_);
+    if (!a) fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", override_);
+    return *a;
+  }
+  int newest = 0; // GPU generation from the newest NVLink generation present
+  for (const auto& l : t.links)
+    if (topology::is_nvlink(l.type)) newest = std::max(newest, static_cast<int>(l.type) - static_cast<int>(topology::LinkType::NvLink1) + 1);
+  if (newest == 0) return Arch::Volta;
+  return tab.arch_of_nvlink[static_cast<std::size_t>(newest - 1)].value_or(Arch::Volta);
+}
+
+// The bandwidth NCCL's search sees through one ring: the slowest lane on any hop (per_ring), and the
+// slowest hop's total over all its lanes (route_total). NCCL's search sees the nominal per-lane
+// speeds of its tables; a fitted link efficiency is applied after the search (NcclBuilder), so that it
+// moves the prediction smoothly instead of being swallowed by the search's speed quantisation.
+struct RingSpeeds {
+  double per_ring = 1e300, route_total = 1e300;
+  bool all_nvlink = true;
+};
+RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
+  RingSpeeds s;
+  topology::Router router(t);
+  for (const auto& ring : g.rings)
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const int ga = ring[i], gb = ring[(i + 1) % ring.size()];
+      const int a = t.gpu_node(ga), b = t.gpu_node(gb);
+      if (a == b) continue;
+      const bool inter = g.host_of_gpu[static_cast<std::size_t>(ga)] != g.host_of_gpu[static_cast<std::size_t>(gb)];
+      double lane_min = 1e300, cap_min = 1e300;
+      for (auto c : router.route(a, b)) {
+        const auto& l = t.link_of(c);
+        if (!inter && !topology::is_nvlink(l.type)) s.all_nvlink = false;
+        lane_min = std::min(lane_min, tab.lane_GBps(l));
+        cap_min = std::min(cap_min, tab.lane_GBps(l) * l.lanes);
+      }
+      s.per_ring = std::min(s.per_ring, lane_min);
+      s.route_total = std::min(s.route_total, cap_min);
+    }
+  return s;
+}
+
+// NVSwitch machines: NCCL spreads a GPU's channels over all its NVLinks into the switch plane, even when
+// a preset draws one link per switch and a route takes only one of them. 0 when not all GPUs have such links.
+double nvswitch_total(const Topology& t, const Tables& tab, const std::vector<int>& gpus) {
+  double total = 1e300;
+  if (gpus.empty()) return 0;
+  for (int gpu : gpus) {
+    double sum = 0;
+    const int node = t.gpu_node(gpu);
+    for (const auto& l : t.links) {
+      const int other = l.a == node ? l.b : l.b == node ? l.a : -1;
+      if (other >= 0 && topology::is_nvlink(l.type) && t.nodes[static_cast<std::size_t>(other)].kind == topology::NodeKind::NvSwitch)
+        sum += tab.lane_GBps(l) * l.lanes;
+    }
+    if (sum <= 0) return 0;
+    total = std::min(total, sum);
+  }
+  return total;
+}
+
+// One ring through switches: NCCL splits the per-GPU bandwidth into channels at the first search speed
+// that fits (speedArrayIntra), as many as fit.
+void split_into_channels(const Tables& tab, Graph& g, double route_total) {
+  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
+  double speed = 0;
+  for (double s : speeds)
+    if (s <= route_total + 1e-9) {
+      speed = s;
+      break;
+    }
+  if (speed <= 0) speed = route_total; // slower than the smallest search speed: one channel at what is there
+  g.channels = std::max(1, std::min(tab.max_search_channels, static_cast<int>(std::floor(route_total / speed + 1e-9))));
+  g.bw = speed;
+  g.graph_efficiency = std::min(1.0, g.channels * g.bw / route_total);
+}
+
+// ncclTopoDupChannels: fast channels are split in two of half the speed. The total is unchanged, but the
+// per-channel caps (LL128, tree) and the CUDA channel count follow the doubled count.
+void dup_channels(const Tables& tab, Graph& g) {
+  const bool newer = g.arch > Arch::Ampere;
+  const bool skip = newer && g.bw < tab.dup_newer_than_ampere_min_bw && g.channels > tab.dup_newer_than_ampere_max_channels;
+  if (g.bw >= tab.dup_min_bw && !skip && 2 * g.channels <= tab.max_search_channels) {
+    g.channels *= 2;
+    g.bw /= 2;
+  }
+}
+
+} // namespace
+
+Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
+                 const std::string& arch_override) {
+  Graph g;
+  g.rings = placements;
+  const auto hosts = topology::host_map(t);
+  g.nodes = hosts.count;
+  for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
+  g.arch = arch_of(t, tab, arch_override);
+  // Rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop) come as several rings.
+  const bool direct = placements.size() > 1;
+  auto speeds = ring_speeds(t, tab, g);
+  g.path = speeds.all_nvlink ? Path::NvLink : Path::Pci;
+  if (!direct && g.nodes == 1)
+    if (const double nvs = nvswitch_total(t, tab, placements.empty() ? std::vector<int>{} : placements.front()); nvs > 0)
+      speeds.route_total = std::max(speeds.route_total, nvs);
+  if (direct) {
+    g.channels = static_cast<int>(placements.size());
+    g.bw = speeds.per_ring;
+    g.graph_efficiency = 1.0;
+  } else {
+    split_into_channels(tab, g, speeds.route_total);
+  }
+  dup_channels(tab, g);
+  g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink;
+  return g;
+}
+
+std::string Graph::describe() const {
+  return fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
+                     path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
+}
+
+} // namespace ccsim::model::nccl

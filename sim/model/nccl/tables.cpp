@@ -1,0 +1,206 @@
+#include "sim/model/nccl/tables.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/data_dir.hpp"
+#include "sim/core/error.hpp"
+
+namespace ccsim::model::nccl {
+
+namespace {
+constexpr std::string_view kAlgoNames[] = {"ring", "tree"};
+constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
+constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
+constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
+
+// One entry of the tables file; every error names the file and the entry ("caps_GBps.ll_max.volta").
+// (Local until the project-wide JSON helper lands; the file is trusted data shipped with ccsim.)
+class Ref {
+ public:
+  Ref(const nlohmann::json* j, std::string where, const std::string* file) : j_(j), where_(std::move(where)), file_(file) {}
+  Ref operator[](std::string_view key) const {
+    const std::string w = where_.empty() ? std::string(key) : where_ + "." + std::string(key);
+    if (!j_->is_object() || !j_->contains(key)) fail("--nccl-tables {}: missing entry '{}'", *file_, w);
+    return Ref(&(*j_)[std::string(key)], w, file_);
+  }
+  Ref operator[](std::size_t i) const {
+    if (!j_->is_array() || i >= j_->size()) fail("--nccl-tables {}: '{}' has no element {}", *file_, where_, i);
+    return Ref(&(*j_)[i], where_ + "[" + std::to_string(i) + "]", file_);
+  }
+  bool has(std::string_view key) const { return j_->is_object() && j_->contains(key); }
+  std::size_t size() const { return j_->is_array() ? j_->size() : 0; }
+  bool is_null() const { return j_->is_null(); }
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    if (j_->is_object())
+      for (const auto& [k, v] : j_->items()) out.push_back(k);
+    return out;
+  }
+  double number() const {
+    if (!j_->is_number() || !std::isfinite(j_->get<double>())) bad("must be a finite number");
+    return j_->get<double>();
+  }
+  double positive() const {
+    const double v = number();
+    if (!(v > 0)) bad("must be positive");
+    return v;
+  }
+  int integer(int lo, int hi) const {
+    const double v = number();
+    if (v != std::floor(v) || v < lo || v > hi) bad(fmt::format("must be a whole number from {} to {}", lo, hi));
+    return static_cast<int>(v);
+  }
+  std::string string() const {
+    if (!j_->is_string()) bad("must be a string");
+    return j_->get<std::string>();
+  }
+  bool boolean() const {
+    if (!j_->is_boolean()) bad("must be true or false");
+    return j_->get<bool>();
+  }
+  [[noreturn]] void bad(const std::string& what) const { fail("--nccl-tables {}: '{}' {}", *file_, where_, what); }
+
+ private:
+  const nlohmann::json* j_;
+  std::string where_;
+  const std::string* file_;
+};
+
+void read_caps(const Ref& r, Caps& out) {
+  for (std::size_t a = 0; a < kArchs; ++a) {
+    // Pascal has no row of its own: NCCL's compCapIndex puts everything below sm80 on the Volta row.
+    const auto row = r[a == 0 ? kArchNames[1] : kArchNames[a]];
+    for (std::size_t n = 0; n < 3; ++n) out[a][n] = row[n].number();
+  }
+}
+
+Tables parse(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("--nccl-tables {}: cannot open", path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    fail("--nccl-tables {}: not valid JSON ({})", path, std::string(e.what()).substr(0, 80));
+  }
+  const Ref root(&j, "", &path);
+  Tables t;
+  t.path = path;
+  if (root["kind"].string() != "ccsim-nccl-tables") root["kind"].bad("must be \"ccsim-nccl-tables\"");
+  t.name = root["name"].string();
+  for (int a = 0; a < 2; ++a)
+    for (int p = 0; p < 3; ++p) {
+      t.base_latency_us[a][p] = root["base_latency_us"][kAlgoNames[a]][kProtoNames[p]].number();
+      for (int h = 0; h < 3; ++h)
+        t.hw_latency_us[h][a][p] = root["hw_latency_us"][kPathNames[h]][kAlgoNames[a]][kProtoNames[p]].number();
+    }
+  const auto net = root["net_overhead_us"];
+  t.net_overhead_intel_us = net["intel"].number();
+  t.net_overhead_amd_us = net["amd"].number();
+  t.net_overhead_simple_factor = net["simple_factor"].number();
+  const auto plateau = root["ring_plateau_factor"];
+  t.plateau_pre_ampere = plateau["pre_ampere"].number();
+  t.plateau_ampere_plus = plateau["ampere_plus"].number();
+  t.plateau_min_bytes_per_channel_rank = plateau["min_bytes_per_channel_rank"].number();
+  const auto eff = root["protocol_efficiency"];
+  t.eff_ring_ll = eff["ring_ll"].number();
+  t.eff_ring_ll128 = eff["ring_ll128"].number();
+  t.eff_tree = eff["tree"].number();
+  t.tree_ll_divisor = eff["tree_ll_divisor"].number();
+  t.tree_ll128_one_node = eff["tree_ll128_one_node"].number();
+  t.tree_ll128_multi_node = eff["tree_ll128_multi_node"].number();
+  const auto caps = root["caps_GBps"];
+  read_caps(caps["ll_max"], t.ll_max);
+  read_caps(caps["per_ch_ring_ll128"], t.per_ch_ring_ll128);
+  read_caps(caps["per_ch_tree_ll128"], t.per_ch_tree_ll128);
+  read_caps(caps["per_ch_tree"], t.per_ch_tree);
+  for (int p = 0; p < 3; ++p) {
+    const auto corr = root["tree_correction"][kProtoNames[p]];
+    for (std::size_t i = 0; i < corr.size(); ++i) t.tree_correction[p].push_back(corr[i].number());
+    if (t.tree_correction[p].empty()) corr.bad("needs at least one factor");
+  }
+  const auto lanes = root["link_bw_GBps"];
+  for (const auto& key : lanes.keys()) {
+    if (key == "source") continue;
+    const auto type = topology::link_type_from(key);
+    if (!type) lanes[key].bad("is not a link type");
+    if (!lanes[key].is_null()) t.link_lane_GBps[*type] = lanes[key].number();
+  }
+  const auto arch_of = root["arch_of_nvlink"];
+  for (int g = 1; g <= 5; ++g) {
+    const std::string key = "nvlink" + std::to_string(g);
+    if (!arch_of.has(key)) continue;
+    const auto a = arch_from(arch_of[key].string());
+    if (!a) arch_of[key].bad("is not a GPU architecture");
+    t.arch_of_nvlink[static_cast<std::size_t>(g - 1)] = *a;
+  }
+  const auto ll128 = arch_from(root["ll128_min_arch"]["value"].string());
+  if (!ll128) root["ll128_min_arch"]["value"].bad("is not a GPU architecture");
+  t.ll128_min_arch = *ll128;
+  const auto search = root["search"];
+  for (std::size_t a = 0; a < kArchs; ++a) {
+    const auto row = search["speed_intra"][kArchNames[a]];
+    for (std::size_t i = 0; i < row.size(); ++i) t.speed_intra[a].push_back(row[i].number());
+    if (t.speed_intra[a].empty()) row.bad("needs at least one speed");
+  }
+  t.max_search_channels = search["max_search_channels"].integer(1, 64);
+  t.cuda_channels_per_search_channel = search["cuda_channels_per_search_channel"].integer(1, 64);
+  const auto dup = search["dup_channels"];
+  t.dup_min_bw = dup["min_bw"].number();
+  t.dup_newer_than_ampere_min_bw = dup["newer_than_ampere_min_bw"].number();
+  t.dup_newer_than_ampere_max_channels = dup["newer_than_ampere_max_channels"].integer(0, 64);
+  for (int p = 0; p < 3; ++p) {
+    const auto th = root["threads"][kProtoNames[p]];
+    t.threads[p].threads = th["threads"].number();
+    t.threads[p].threshold = th["threshold"].number();
+    t.threads[p].ring_times_nranks = th.has("ring_times_nranks") && th["ring_times_nranks"].boolean();
+  }
+  const auto chunk = root["chunk_bytes"];
+  t.chunk_simple = chunk["Simple"].positive();
+  t.chunk_simple_one_step = chunk["Simple_one_step"].positive();
+  t.chunk_ll = chunk["LL"].positive();
+  t.chunk_ll128 = chunk["LL128"].positive();
+  t.max_loops_simulated = root["max_loops_simulated"].integer(1, 4096);
+  return t;
+}
+} // namespace
+
+std::string_view name(Algo a) { return kAlgoNames[static_cast<int>(a)]; }
+std::string_view name(Proto p) { return kProtoNames[static_cast<int>(p)]; }
+std::string_view name(Path p) { return kPathNames[static_cast<int>(p)]; }
+std::string_view name(Arch a) { return kArchNames[static_cast<int>(a)]; }
+std::optional<Arch> arch_from(std::string_view s) {
+  for (int i = 0; i < kArchs; ++i)
+    if (kArchNames[i] == s) return static_cast<Arch>(i);
+  return std::nullopt;
+}
+std::optional<Algo> algo_from(std::string_view s) {
+  for (int i = 0; i < 2; ++i)
+    if (kAlgoNames[i] == s) return static_cast<Algo>(i);
+  return std::nullopt;
+}
+
+double Tables::lane_GBps(const topology::Link& l) const {
+  const auto it = link_lane_GBps.find(l.type);
+  return it != link_lane_GBps.end() ? it->second : static_cast<double>(l.bw) / 1e9;
+}
+
+std::string default_tables_path() { return data_dir() + "/models/nccl.json"; }
+
+const Tables& load_tables(const std::string& path_in) {
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<const Tables>> cache;
+  const std::string path = path_in.empty() ? default_tables_path() : path_in;
+  std::lock_guard lock(m);
+  auto& slot = cache[path];
+  if (!slot) slot = std::make_unique<const Tables>(parse(path));
+  return *slot;
+}
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,68 @@
+// NCCL's tuning constants (models/nccl.json, each with its source in NCCL's code), parsed once into
+// typed tables: enums index them, so nothing is looked up by string while predicting.
+#pragma once
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::model::nccl {
+
+enum class Algo { Ring, Tree };
+enum class Proto { LL, LL128, Simple };
+enum class Path { NvLink, Pci, Net }; // NCCL's hwLatencies rows: intra-node NVLink, intra-node PCI, network
+enum class Arch { Pascal, Volta, Ampere, Hopper, Blackwell };
+inline constexpr std::array kProtos{Proto::LL, Proto::LL128, Proto::Simple};
+inline constexpr int kArchs = 5;
+
+std::string_view name(Algo a);
+std::string_view name(Proto p);
+std::string_view name(Path p);
+std::string_view name(Arch a);
+std::optional<Arch> arch_from(std::string_view s);
+std::optional<Algo> algo_from(std::string_view s);
+
+template <typename T>
+using PerProto = std::array<T, 3>;
+template <typename T>
+using PerAlgo = std::array<T, 2>;
+// A cap per node-count column (1 node, 2 nodes, 3 or more), per architecture row.
+using Caps = std::array<std::array<double, 3>, kArchs>;
+
+struct Tables {
+  std::string path, name;
+  PerAlgo<PerProto<double>> base_latency_us{};
+  std::array<PerAlgo<PerProto<double>>, 3> hw_latency_us{}; // [Path][Algo][Proto]
+  double net_overhead_intel_us = 0, net_overhead_amd_us = 0, net_overhead_simple_factor = 1;
+  double plateau_pre_ampere = 1, plateau_ampere_plus = 1, plateau_min_bytes_per_channel_rank = 0;
+  double eff_ring_ll = 0, eff_ring_ll128 = 0, eff_tree = 0, tree_ll_divisor = 1, tree_ll128_one_node = 0,
+         tree_ll128_multi_node = 0;
+  Caps ll_max{}, per_ch_ring_ll128{}, per_ch_tree_ll128{}, per_ch_tree{};
+  PerProto<std::vector<double>> tree_correction; // by log2(bytes / 64)
+  std::map<topology::LinkType, double> link_lane_GBps; // absent = the link's own bandwidth
+  std::array<std::optional<Arch>, 5> arch_of_nvlink{};      // by NVLink generation 1..5
+  Arch ll128_min_arch = Arch::Volta;
+  std::array<std::vector<double>, kArchs> speed_intra;
+  int max_search_channels = 32, cuda_channels_per_search_channel = 2;
+  double dup_min_bw = 0, dup_newer_than_ampere_min_bw = 0;
+  int dup_newer_than_ampere_max_channels = 0;
+  struct Threads {
+    double threads = 0, threshold = 0;
+    bool ring_times_nranks = false;
+  };
+  PerProto<Threads> threads{};
+  double chunk_simple = 0, chunk_simple_one_step = 0, chunk_ll = 0, chunk_ll128 = 0;
+  int max_loops_simulated = 64;
+
+  double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane of this link
+};
+
+std::string default_tables_path(); // <data_dir>/models/nccl.json
+// Parsed once per path and kept for the process; throws Error naming the file and the entry.
+const Tables& load_tables(const std::string& path = "");
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,105 @@
+#include "sim/model/nccl/tuning.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ccsim::model::nccl {
+using schedule::Op;
+
+namespace {
+
+int idx(auto e) { return static_cast<int>(e); }
+std::size_t cap_col(const Graph& g) { return g.nodes <= 1 ? 0 : g.nodes == 2 ? 1 : 2; }
+double cap(const Caps& c, Arch row, const Graph& g) { return c[static_cast<std::size_t>(row)][cap_col(g)]; }
+
+int ring_steps(Op op, int p) { return op == Op::AllReduce ? 2 * (p - 1) : p - 1; }
+double ring_alg_factor(Op op, int p) {
+  switch (op) {
+    case Op::AllReduce: return static_cast<double>(p) / (2.0 * (p - 1));
+    case Op::AllGather:
+    case Op::ReduceScatter: return static_cast<double>(p) / (p - 1);
+    default: return 1.0;
+  }
+}
+
+// Bus bandwidth of (algo, proto) from the graph's total (reference §3.4).
+double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
+  const double bus = g.channels * g.bw, nch = g.channels;
+  // The LL cap on several nodes is indexed by the CPU vendor in NCCL (AMD: the Ampere row).
+  const Arch ll_row = g.nodes > 1 ? (g.amd_cpu ? Arch::Ampere : Arch::Volta) : g.arch;
+  if (algo == Algo::Ring) {
+    if (proto == Proto::LL) return std::min(cap(tab.ll_max, ll_row, g), tab.eff_ring_ll * bus);
+    if (proto == Proto::LL128) return std::min(tab.eff_ring_ll128 * bus, nch * cap(tab.per_ch_ring_ll128, g.arch, g));
+    return bus;
+  }
+  double b = std::min(tab.eff_tree * bus, nch * cap(tab.per_ch_tree, g.arch, g));
+  if (proto == Proto::LL) b = std::min(b / tab.tree_ll_divisor, cap(tab.ll_max, ll_row, g));
+  if (proto == Proto::LL128)
+    b = std::min(b * (g.nodes > 1 ? tab.tree_ll128_multi_node : tab.tree_ll128_one_node), nch * cap(tab.per_ch_tree_ll128, g.arch, g));
+  return b;
+}
+
+double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
+  const auto& corr = tab.tree_correction[static_cast<std::size_t>(proto)];
+  const double buckets = std::log2(std::max(1.0, static_cast<double>(nbytes) / 64.0));
+  return corr[static_cast<std::size_t>(std::clamp(static_cast<int>(std::floor(buckets)), 0, static_cast<int>(corr.size()) - 1))];
+}
+
+double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
+  const double intra = intra_hop_us(tab, g, algo, proto), inter = net_hop_us(tab, algo, proto);
+  double lat = tab.base_latency_us[idx(algo)][idx(proto)];
+  if (algo == Algo::Ring) {
+    const int ninter = g.nodes > 1 ? (op == Op::AllReduce ? 2 * (g.nodes - 1) : g.nodes - 1) : 0;
+    lat += (ring_steps(op, p) - ninter) * intra + ninter * inter;
+    return lat * ring_plateau(tab, g, op, proto, p, nbytes);
+  }
+  return lat + 2.0 * ((static_cast<double>(p) / g.nodes - 1) * intra + std::log2(static_cast<double>(g.nodes)) * inter);
+}
+
+} // namespace
+
+double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
+  double intra = tab.hw_latency_us[idx(g.path)][idx(algo)][idx(proto)];
+  if (g.nodes > 1)
+    intra = std::max(intra, (g.amd_cpu ? tab.net_overhead_amd_us : tab.net_overhead_intel_us) *
+                                (proto == Proto::Simple ? tab.net_overhead_simple_factor : 1.0));
+  return intra;
+}
+
+double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[idx(Path::Net)][idx(algo)][idx(proto)]; }
+
+double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int ranks, Bytes nbytes) {
+  if (g.nodes <= 1 || op != Op::AllReduce || proto != Proto::Simple) return 1.0;
+  if (static_cast<double>(nbytes) / (g.channels * ranks) < tab.plateau_min_bytes_per_channel_rank) return 1.0;
+  return g.arch >= Arch::Ampere ? tab.plateau_ampere_plus : tab.plateau_pre_ampere;
+}
+
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes) {
+  std::vector<Candidate> out;
+  std::vector<Algo> algos{Algo::Ring};
+  if (op == Op::AllReduce && p > 2) algos.push_back(Algo::Tree);
+  for (Algo algo : algos)
+    for (Proto proto : kProtos) {
+      if (proto == Proto::LL128 && !g.ll128) continue;
+      Candidate c;
+      c.algo = algo;
+      c.proto = proto;
+      c.busbw = bus_bandwidth(tab, g, algo, proto);
+      c.algbw = algo == Algo::Ring ? c.busbw * ring_alg_factor(op, p) : c.busbw * 0.5 * tree_correction(tab, proto, nbytes);
+      c.lat_us = latency_us(tab, g, op, p, algo, proto, nbytes);
+      c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
+      out.push_back(c);
+    }
+  return out;
+}
+
+int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes) {
+  int nc = std::min(64, g.channels * tab.cuda_channels_per_search_channel);
+  const auto& th = tab.threads[static_cast<std::size_t>(proto)];
+  double thr = th.threshold;
+  if (algo == Algo::Ring && th.ring_times_nranks) thr *= p;
+  while (nc > 1 && static_cast<double>(nbytes) < nc * th.threads * thr) --nc;
+  return nc;
+}
+
+} // namespace ccsim::model::nccl

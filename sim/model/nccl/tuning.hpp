@@ -1,0 +1,32 @@
+// NCCL's cost model (tuning.cc, reference §3): for each enabled (algorithm, protocol) its bandwidth
+// and latency, the time lat + bytes/algbw, and the CUDA channel count for a size. Each formula here is
+// written once; the schedule builder (builder.cpp) reuses the latency terms for its per-hop alphas.
+#pragma once
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/model/nccl/graph.hpp"
+#include "sim/schedule/collective.hpp"
+
+namespace ccsim::model::nccl {
+
+struct Candidate {
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  double lat_us = 0, busbw = 0, algbw = 0, time_us = 0;
+};
+
+// Every enabled (algorithm, protocol) with NCCL's modelled time for nBytes (the nccl-tests size).
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes);
+// CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
+int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes);
+
+// The latency terms, shared by the closed form and the replay:
+// NCCL's intra-node hop latency, floored on several nodes by the network overhead (x3 for Simple).
+double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto);
+double net_hop_us(const Tables& tab, Algo algo, Proto proto);
+// Multi-node ring allreduce with Simple: latency x1.9 (pre-Ampere) or x1.4 once nBytes/(nChannels*nRanks)
+// reaches 64 B (NCCL's "plateau" correction); 1 otherwise.
+double ring_plateau(const Tables& tab, const Graph& g, schedule::Op op, Proto proto, int ranks, Bytes nbytes);
+
+} // namespace ccsim::model::nccl

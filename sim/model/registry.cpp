@@ -1,0 +1,81 @@
+#include "sim/model/registry.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::model {
+
+namespace {
+
+// A plain network model on the topology as a parameter set scales it; owns that copy and its router.
+class PlainModel final : public metrics::PlanBuilder {
+ public:
+  PlainModel(const topology::Topology& t, const engine::NetworkEntry& net, const ModelOptions& o)
+      : topo_(scaled_topology(t, o.params)), router_(topo_),
+        builder_(topo_, router_, net, from_us(o.params.step_us),
+                 from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)) {}
+  std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override {
+    return builder_.plans(cfg, size);
+  }
+
+ private:
+  topology::Topology topo_;
+  topology::Router router_;
+  metrics::PlainBuilder builder_;
+};
+
+template <std::size_t I>
+std::unique_ptr<metrics::PlanBuilder> make_plain(const topology::Topology& t, const ModelOptions& o) {
+  return std::make_unique<PlainModel>(t, engine::network_entries()[I], o);
+}
+
+std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, const ModelOptions& o) {
+  nccl::Options n;
+  n.tables = o.nccl_tables;
+  n.gpu_arch = o.gpu_arch;
+  n.mode = nccl::algo_mode_from(o.nccl_algo);
+  n.params = o.params;
+  n.gpus_per_thread = o.gpus_per_thread;
+  return std::make_unique<nccl::Builder>(t, std::move(n));
+}
+
+// The plain models take their names and descriptions from the engine's network table (one source).
+const ModelEntry kModels[] = {
+    {engine::network_entries()[0].name, engine::network_entries()[0].description, make_plain<0>},
+    {engine::network_entries()[1].name, engine::network_entries()[1].description, make_plain<1>},
+    {engine::network_entries()[2].name, engine::network_entries()[2].description, make_plain<2>},
+    {"nccl", "NCCL's own tuning model (models/nccl.json) picks algorithm, protocol and channels per size; its "
+             "per-channel schedules are replayed by the engine",
+     make_nccl},
+};
+
+} // namespace
+
+std::span<const ModelEntry> model_registry() { return kModels; }
+
+const ModelEntry& require_model(std::string_view name) {
+  for (const auto& m : kModels)
+    if (m.name == name) return m;
+  fail("--model: unknown model '{}' ({}; `ccsim --model help` describes them)", name, model_names());
+}
+
+std::unique_ptr<metrics::PlanBuilder> make_model(std::string_view name, const topology::Topology& t, const ModelOptions& o) {
+  return require_model(name).make(t, o);
+}
+
+std::string model_names() {
+  std::string s;
+  for (const auto& m : kModels) s += fmt::format("{}{}", s.empty() ? "" : ", ", m.name);
+  return s;
+}
+
+std::string model_table() {
+  std::string s;
+  for (const auto& m : kModels) s += fmt::format("  {:<14} {}\n", m.name, m.description);
+  return s;
+}
+
+} // namespace ccsim::model

@@ -1,0 +1,34 @@
+// The one table of prediction models: name, one-line description, and the factory that makes its plan
+// builder. Every command resolves --model here (and `ccsim --model help` prints this table).
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/params.hpp"
+
+namespace ccsim::model {
+
+struct ModelOptions {
+  ParamSet params;              // a fitted parameter set (--params); defaults change nothing
+  std::string nccl_tables;      // nccl: "" = models/nccl.json
+  std::string gpu_arch;         // nccl: override the GPU generation
+  std::string nccl_algo = "auto"; // nccl: auto | ring | tree | fastest
+  int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
+};
+
+struct ModelEntry {
+  std::string_view name, description;
+  std::unique_ptr<metrics::PlanBuilder> (*make)(const topology::Topology& t, const ModelOptions& o);
+};
+
+std::span<const ModelEntry> model_registry();
+// Throws Error naming --model and listing the models when `name` is unknown.
+const ModelEntry& require_model(std::string_view name);
+std::unique_ptr<metrics::PlanBuilder> make_model(std::string_view name, const topology::Topology& t, const ModelOptions& o);
+std::string model_names();  // "fifo, store_forward, flow, nccl"
+std::string model_table();  // one line per model, for --model help and every command's help
+
+} // namespace ccsim::model
