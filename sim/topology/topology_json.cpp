@@ -159,6 +159,7 @@ Topology topology_from_json(const json& j, const std::string& origin) {
   t.origin = origin;
   t.name = j.value("name", fs::path(origin).stem().string());
   t.description = j.value("description", std::string{});
+  if (j.contains("gpu")) t.gpu_kind = str_field(j, "gpu", origin);
   read_nodes(t, j, origin);
   read_links(t, j, origin);
   read_routes(t, j, origin);
@@ -224,6 +225,7 @@ json topology_to_json(const Topology& t) {
   json j;
   j["name"] = t.name;
   j["description"] = t.description;
+  if (!t.gpu_kind.empty()) j["gpu"] = t.gpu_kind;
   j["nodes"] = json::array();
   for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
   j["links"] = json::array();
@@ -238,6 +240,7 @@ json topology_to_json(const Topology& t) {
 std::string topology_to_text(const Topology& t) {
   std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", json(t.name).dump(),
                                 json(t.description).dump());
+  if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + json(t.gpu_kind).dump());
   for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + node_json(t.nodes[i]).dump();
   out += "\n ],\n \"links\": [";
   for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + link_json(t, t.links[i]).dump();
