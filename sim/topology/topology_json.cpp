@@ -12,6 +12,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/import.hpp"
 
 namespace ccsim::topology {
 namespace fs = std::filesystem;
@@ -272,7 +273,8 @@ std::vector<std::string> shipped_topologies() {
 Topology resolve_topology(const std::string& spec) {
   if (spec.empty()) fail("--topo: empty topology name");
   if (spec.find(':') != std::string::npos && !fs::exists(spec)) return generate_from_spec(spec);
-  if (fs::exists(spec)) return load_topology_file(spec);
+  // Files are read by content: ccsim JSON, `nvidia-smi topo -m`, NCCL topology XML, `rocm-smi --showtopo`.
+  if (fs::exists(spec)) return import_topology_file(spec, ImportOptions{default_import_gpu()});
   const std::string preset = topologies_dir() + "/" + spec + ".json";
   if (fs::exists(preset)) {
     Topology t = load_topology_file(preset);
