@@ -101,14 +101,15 @@ Matrix read_matrix(const std::vector<Line>& lines, const std::string& file) {
   m.cell.assign(n, std::vector<Cell>(n));
   m.numa.assign(n, std::nullopt);
   m.cpu_affinity.assign(n, "");
+  bool rows_done = false;
   for (std::size_t r = h + 1; r < lines.size(); ++r) {
     const auto toks = split_ws(strip_comment(lines[r].text));
     if (toks.empty()) {
-      if (m.row_line[0]) break;
+      rows_done |= m.row_line[0] != 0; // after the matrix: only the NIC legend is read
       continue;
     }
     const auto at = std::find(m.cols.begin(), m.cols.end(), toks[0]);
-    if (at == m.cols.end()) {
+    if (at == m.cols.end() || rows_done) {
       if (toks.size() >= 2 && toks[0].size() > 1 && toks[0].back() == ':' && toks[0].substr(0, 3) == "NIC")
         m.legend[std::string(toks[0].substr(0, toks[0].size() - 1))] = std::string(toks[1]);
       continue; // legend, trailing text
