@@ -13,6 +13,7 @@
 #include "sim/report/report.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/import.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -22,6 +23,8 @@ namespace ccsim::cli {
 void add_topology_options(CLI::App& app, RunOptions& o) {
   app.add_option("-t,--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
+  app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi)");
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");

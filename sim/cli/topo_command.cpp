@@ -6,6 +6,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/import.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -22,6 +23,9 @@ struct TopoOptions {
   // gen cluster
   int nodes = 2, leaf_ports = 32, oversub = 1;
   std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib";
+  // import / export
+  std::string file, gpu;
+  bool nccl_xml = false;
 };
 
 // Graphviz: GPUs are boxes, switches/CPUs/NICs ellipses; colour = link family, pen width = lanes.
@@ -143,6 +147,22 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts] { write_output(opts->output, generate(*opts)); });
+
+  auto* imp = topo->add_subcommand("import", "Read nvidia-smi topo -m, NCCL topology XML or rocm-smi --showtopo; write ccsim JSON");
+  imp->add_option("file", opts->file, "The tool's output, saved to a file")->required();
+  imp->add_option("--gpu", opts->gpu, "GPU kind (models/gpus.json) when the file does not name it");
+  imp->add_option("-o,--output", opts->output, "Output file (default stdout)");
+  imp->callback([opts] {
+    write_output(opts->output, topology::topology_to_text(topology::import_topology_file(opts->file, {opts->gpu})));
+  });
+  show_cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                             "GPU kind of an imported file that does not name it");
+  auto* exp = topo->add_subcommand("export", "Write a topology in another tool's format");
+  exp->add_flag("--nccl-xml", opts->nccl_xml, "NCCL topology XML, for NCCL_TOPO_FILE")->required();
+  exp->add_option("name", opts->name, "Topology file, shipped name, or generator spec")->required();
+  exp->add_option_function<std::string>("--gpu", topology::set_default_import_gpu, "GPU kind of an imported file");
+  exp->add_option("-o,--output", opts->output, "Output file (default stdout)");
+  exp->callback([opts] { write_output(opts->output, topology::export_nccl_xml(topology::resolve_topology(opts->name))); });
 
   auto* list = topo->add_subcommand("list", "List shipped topologies");
   list->callback([] {

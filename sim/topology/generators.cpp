@@ -178,10 +178,29 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
       }
       plan.push_back(std::move(p));
     }
+  } else if (extra > 0 && switches.empty()) {
+    // No PCIe switch (GPUs on CPU root ports): a NIC takes a root port of its own, round-robin over the
+    // sockets, and GPUs reach it through their CPU, as NCCL's PHB/SYS paths do.
+    std::vector<int> cpus;
+    for (std::size_t i = 0; i < m.nodes.size(); ++i)
+      if (m.nodes[i].kind == NodeKind::Cpu) cpus.push_back(static_cast<int>(i));
+    if (cpus.empty())
+      fail("cluster: {} has neither a PCIe switch nor a CPU, so NICs attach one per GPU: nics must be at least {} beyond its own "
+           "{} NIC(s)", label, G, own.size());
+    for (int k = 0; k < extra; ++k) {
+      const int cpu = cpus[static_cast<std::size_t>(k) % cpus.size()];
+      const Link* l = link_at(cpu, [&](const Link& x, int other) { return is_pcie(x.type) && m.nodes[static_cast<std::size_t>(other)].gpu >= 0; });
+      if (!l) fail("cluster: CPU '{}' of {} has no GPU on a PCIe root port to copy for a NIC", m.nodes[static_cast<std::size_t>(cpu)].name, label);
+      NicPlan p;
+      p.host = cpu;
+      p.type = l->type;
+      p.bw = l->bw;
+      p.latency = l->latency;
+      p.source = "cluster generator: NIC on a root port of " + m.nodes[static_cast<std::size_t>(cpu)].name + ", link as its GPU port (" +
+                 l->source + ")";
+      plan.push_back(std::move(p));
+    }
   } else if (extra > 0) {
-    if (switches.empty())
-      fail("cluster: {} has no PCIe switch, so NICs attach one per GPU: nics must be at least {} beyond its own {} NIC(s)",
-           label, G, own.size());
     for (int k = 0; k < extra; ++k) {
       const int sw = switches[static_cast<std::size_t>(k) % switches.size()];
       NicPlan p;
@@ -244,6 +263,7 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   Topology t;
   t.name = fmt::format("cluster-{}x{}", spec.nodes, m.name);
   t.origin = "generated";
+  t.gpu_kind = m.gpu_kind;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
                               spec.nodes, m.name, m.num_gpus(), spec.nics, format_bandwidth(spec.nic_bw), to_string(spec.kind),
                               tree ? fmt::format("a two-level fat tree ({} NIC ports per leaf, {}:1 oversubscription)",

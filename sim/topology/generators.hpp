@@ -33,7 +33,7 @@ struct ClusterSpec {
 Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::string& node_label);
 
 // One node described in a few words (sim/topology/machine.cpp): a GPU model from
-// topologies/generator/gpus.json, how many, and how they are joined: nvswitch (all NVLinks into one
+// models/gpus.json, how many, and how they are joined: nvswitch (all NVLinks into one
 // switch plane), cubemesh (the 8-GPU DGX-1 preset), pcie (two GPUs per PCIe switch; p2p=false: every
 // GPU on a CPU root port at the staged host-memory speed), bridge (NVLink bridges in pairs).
 struct MachineSpec {

@@ -334,7 +334,7 @@ HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
     net |= is_network(l.type);
     qpi |= l.type == LinkType::Qpi;
     upi |= l.type == LinkType::Upi;
-    pcie |= l.type == LinkType::Pcie3 || l.type == LinkType::Pcie4 || l.type == LinkType::Pcie5;
+    pcie |= is_pcie(l.type);
     if (k + 1 < h.channels.size()) {
       const auto& mid = t.nodes[static_cast<std::size_t>(t.channel_to(h.channels[k]))];
       h.via += (h.via.empty() ? "" : " ") + mid.name;

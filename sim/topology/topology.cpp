@@ -19,10 +19,10 @@ constexpr std::array<std::pair<NodeKind, std::string_view>, 6> kNodeKinds{{
     {NodeKind::NetSwitch, "net_switch"},
 }};
 
-constexpr std::array<std::pair<LinkType, std::string_view>, 16> kLinkTypes{{
+constexpr std::array<std::pair<LinkType, std::string_view>, 17> kLinkTypes{{
     {LinkType::NvLink1, "nvlink1"}, {LinkType::NvLink2, "nvlink2"}, {LinkType::NvLink3, "nvlink3"},
     {LinkType::NvLink4, "nvlink4"}, {LinkType::NvLink5, "nvlink5"}, {LinkType::Pcie3, "pcie3"},
-    {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Qpi, "qpi"},
+    {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Pcie6, "pcie6"},     {LinkType::Qpi, "qpi"},
     {LinkType::Upi, "upi"},         {LinkType::Xgmi, "xgmi"},       {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
     {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Ideal, "ideal"},
 }};
@@ -50,7 +50,7 @@ std::optional<LinkType> link_type_from(std::string_view s) {
   return std::nullopt;
 }
 bool is_nvlink(LinkType t) { return t >= LinkType::NvLink1 && t <= LinkType::NvLink5; }
-bool is_pcie(LinkType t) { return t == LinkType::Pcie3 || t == LinkType::Pcie4 || t == LinkType::Pcie5; }
+bool is_pcie(LinkType t) { return t >= LinkType::Pcie3 && t <= LinkType::Pcie6; }
 bool is_network(LinkType t) { return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet; }
 
 int Topology::add_node(std::string node_name, NodeKind kind) {

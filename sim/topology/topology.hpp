@@ -16,8 +16,8 @@ namespace ccsim::topology {
 enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 
 // Link technologies; "ideal" is the textbook uniform link used by generated test machines.
-// xgmi: AMD's socket-to-socket Infinity Fabric, the peer of Intel's QPI/UPI.
-enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Qpi, Upi, Xgmi, Ib, Roce, Efa,
+// xgmi: AMD's Infinity Fabric, between sockets (the peer of Intel's QPI/UPI) or between Instinct GPUs.
+enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Pcie6, Qpi, Upi, Xgmi, Ib, Roce, Efa,
                       Ethernet, Ideal };
 
 std::string_view to_string(NodeKind k);
@@ -57,6 +57,7 @@ class Topology {
   std::string name;
   std::string description;
   std::string origin; // file it was loaded from, or "generated"
+  std::string gpu_kind; // models/gpus.json kind of its GPUs when known ("v100"), else empty
   std::vector<Node> nodes;
   std::vector<Link> links;
   Structure structure;

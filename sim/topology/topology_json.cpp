@@ -12,6 +12,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/import.hpp"
 
 namespace ccsim::topology {
 namespace fs = std::filesystem;
@@ -159,6 +160,7 @@ Topology topology_from_json(const json& j, const std::string& origin) {
   t.origin = origin;
   t.name = j.value("name", fs::path(origin).stem().string());
   t.description = j.value("description", std::string{});
+  if (j.contains("gpu")) t.gpu_kind = str_field(j, "gpu", origin);
   read_nodes(t, j, origin);
   read_links(t, j, origin);
   read_routes(t, j, origin);
@@ -224,6 +226,7 @@ json topology_to_json(const Topology& t) {
   json j;
   j["name"] = t.name;
   j["description"] = t.description;
+  if (!t.gpu_kind.empty()) j["gpu"] = t.gpu_kind;
   j["nodes"] = json::array();
   for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
   j["links"] = json::array();
@@ -238,6 +241,7 @@ json topology_to_json(const Topology& t) {
 std::string topology_to_text(const Topology& t) {
   std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", json(t.name).dump(),
                                 json(t.description).dump());
+  if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + json(t.gpu_kind).dump());
   for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + node_json(t.nodes[i]).dump();
   out += "\n ],\n \"links\": [";
   for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + link_json(t, t.links[i]).dump();
@@ -269,7 +273,8 @@ std::vector<std::string> shipped_topologies() {
 Topology resolve_topology(const std::string& spec) {
   if (spec.empty()) fail("--topo: empty topology name");
   if (spec.find(':') != std::string::npos && !fs::exists(spec)) return generate_from_spec(spec);
-  if (fs::exists(spec)) return load_topology_file(spec);
+  // Files are read by content: ccsim JSON, `nvidia-smi topo -m`, NCCL topology XML, `rocm-smi --showtopo`.
+  if (fs::exists(spec)) return import_topology_file(spec, ImportOptions{default_import_gpu()});
   const std::string preset = topologies_dir() + "/" + spec + ".json";
   if (fs::exists(preset)) {
     Topology t = load_topology_file(preset);

@@ -1,0 +1,116 @@
+#include "sim/topology/gpu_catalogue.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/data_dir.hpp"
+#include "sim/core/error.hpp"
+
+namespace ccsim::topology {
+using nlohmann::json;
+
+std::string gpu_table_path() { return data_dir() + "/models/gpus.json"; }
+
+const json& gpu_table() {
+  static const json table = [] {
+    const std::string path = gpu_table_path();
+    std::ifstream f(path);
+    if (!f) fail("cannot open the GPU table {}", path);
+    json j;
+    try {
+      j = json::parse(f);
+    } catch (const std::exception& e) {
+      fail("{} is not valid JSON ({})", path, std::string(e.what()).substr(0, 80));
+    }
+    if (!j.contains("gpus") || !j["gpus"].is_object() || !j.contains("pcie") || !j["pcie"].is_object())
+      fail("{}: needs \"gpus\" and \"pcie\" objects", path);
+    return j;
+  }();
+  return table;
+}
+
+std::vector<std::string> gpu_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, g] : gpu_table()["gpus"].items()) names.push_back(name);
+  return names;
+}
+
+PcieGen pcie_gen(const std::string& name, const std::string& who) {
+  const json& t = gpu_table()["pcie"];
+  if (!t.contains(name)) fail("{}: unknown PCIe generation '{}'", who, name);
+  const json& p = t[name];
+  const std::string where = gpu_table_path() + ": pcie." + name;
+  PcieGen g;
+  g.name = name;
+  g.type = link_type_from(name).value_or(LinkType::Pcie4);
+  g.bw = parse_bandwidth(p.at("bw").get<std::string>(), where);
+  g.nop2p_bw = parse_bandwidth(p.at("nop2p_bw").get<std::string>(), where);
+  g.latency = parse_duration(p.at("latency").get<std::string>(), where);
+  g.gts = p.at("gts").get<int>();
+  g.source = p.at("source").get<std::string>();
+  return g;
+}
+
+std::optional<std::string> pcie_gen_of_rate(double gts) {
+  for (const auto& [name, p] : gpu_table()["pcie"].items())
+    if (std::abs(p.value("gts", 0) - gts) < 0.5) return name;
+  return std::nullopt;
+}
+
+GpuKind gpu_kind(const std::string& name, const std::string& who) {
+  const json& gpus = gpu_table()["gpus"];
+  if (!gpus.contains(name)) {
+    std::string known;
+    for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : ", ") + n;
+    fail("{}: unknown gpu '{}' (known: {})", who, name, known);
+  }
+  const json& g = gpus[name];
+  const std::string where = gpu_table_path() + ": gpus." + name;
+  try {
+    GpuKind k;
+    k.name = name;
+    k.vendor = g.at("vendor").get<std::string>();
+    k.arch = g.at("arch").get<std::string>();
+    k.nccl_arch = g.at("nccl_arch").get<std::string>();
+    k.sm = g.at("sm").is_string() ? g.at("sm").get<std::string>() : std::to_string(g.at("sm").get<int>());
+    k.memory_gb = g.at("memory_gb").get<int>();
+    k.pcie = pcie_gen(g.at("pcie").get<std::string>(), where);
+    k.p2p_pcie = g.at("p2p_pcie").get<bool>();
+    if (g.contains("nvlink")) {
+      k.nvlink = link_type_from(g["nvlink"].get<std::string>());
+      k.nvlinks = g.at("nvlinks").get<int>();
+    }
+    if (g.contains("bridge")) {
+      k.bridge = link_type_from(g["bridge"].get<std::string>());
+      k.bridge_links = g.at("bridge_links").get<int>();
+    }
+    if (g.contains("nvlink_bw")) k.nvlink_bw = parse_bandwidth(g["nvlink_bw"].get<std::string>(), where);
+    if (g.contains("xgmi_links")) {
+      k.xgmi_links = g["xgmi_links"].get<int>();
+      k.xgmi_bw = parse_bandwidth(g.at("xgmi_bw").get<std::string>(), where);
+    }
+    k.source = g.at("source").get<std::string>();
+    return k;
+  } catch (const json::exception& e) {
+    fail("{}: {}", where, std::string(e.what()).substr(0, 120));
+  }
+}
+
+std::optional<std::string> gpu_kind_from_product(std::string_view text) {
+  // Longest name first: "A100-PCIE" must win over "A100", "RTX A6000" over nothing shorter.
+  std::vector<std::pair<std::string, std::string>> names; // (product name, kind)
+  for (const auto& [kind, g] : gpu_table()["gpus"].items())
+    if (g.contains("names") && g["names"].is_array())
+      for (const auto& n : g["names"])
+        if (n.is_string()) names.emplace_back(n.get<std::string>(), kind);
+  std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [product, kind] : names)
+    if (text.find(product) != std::string_view::npos) return kind;
+  return std::nullopt;
+}
+
+} // namespace ccsim::topology

@@ -1,0 +1,90 @@
+// Format detection by content, file reading, and the --gpu default for every topology file resolved.
+#include "sim/topology/import.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/topology/import_build.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::topology {
+using namespace import_detail;
+
+namespace {
+std::string& import_gpu() {
+  static std::string kind;
+  return kind;
+}
+} // namespace
+
+void set_default_import_gpu(const std::string& kind) {
+  if (!kind.empty()) gpu_kind(kind, "--gpu"); // unknown kinds fail here, naming the flag
+  import_gpu() = kind;
+}
+const std::string& default_import_gpu() { return import_gpu(); }
+
+std::string_view to_string(TopoFormat f) {
+  switch (f) {
+    case TopoFormat::Json: return "JSON";
+    case TopoFormat::TopoMatrix: return "nvidia-smi topo -m";
+    case TopoFormat::NcclXml: return "NCCL topology XML";
+    case TopoFormat::RocmSmi: return "rocm-smi --showtopo";
+    default: return "unknown";
+  }
+}
+
+TopoFormat detect_topology_format(std::string_view text) {
+  const auto body = trim(text);
+  if (!body.empty() && body.front() == '{') return TopoFormat::Json;
+  if (text.find("<system") != std::string_view::npos) return TopoFormat::NcclXml;
+  if (text.find("between two GPUs") != std::string_view::npos || text.find("ROCm System Management") != std::string_view::npos)
+    return TopoFormat::RocmSmi;
+  for (const auto& l : split_lines(text)) {
+    auto s = trim(l.text);
+    while (!s.empty() && s.front() == '#') s.remove_prefix(1);
+    const auto toks = split_ws(s);
+    if (toks.size() >= 2 && toks[0] == "GPU0" && toks[1] != "X") return TopoFormat::TopoMatrix;
+  }
+  return TopoFormat::Unknown;
+}
+
+Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o) {
+  switch (detect_topology_format(text)) {
+    case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
+    case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);
+    case TopoFormat::RocmSmi: return import_rocm_smi(text, file, o);
+    case TopoFormat::Json: {
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(text);
+        return topology_from_json(j, file);
+      } catch (const nlohmann::json::exception& e) {
+        std::string msg = e.what();
+        std::replace(msg.begin(), msg.end(), '\n', ' ');
+        fail("{}: malformed JSON: {}", file, msg);
+      }
+    }
+    default:
+      fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>) or "
+           "`rocm-smi --showtopo` output",
+           file);
+  }
+}
+
+Topology import_topology_file(const std::string& path, const ImportOptions& o) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", path);
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxImportBytes) fail("{}: larger than {} MiB, not a topology", path, kMaxImportBytes >> 20);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open topology file", path);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return import_topology(text, path, o);
+}
+
+} // namespace ccsim::topology

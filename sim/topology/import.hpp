@@ -1,0 +1,37 @@
+// Machines described by the tools people already have: `nvidia-smi topo -m`, NCCL's topology XML
+// (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) and `rocm-smi --showtopo`. Each importer is a pure function of
+// the text and the file name (for messages and link sources); every link it creates names the line it
+// came from and which numbers are the GPU kind's defaults (models/gpus.json). Bad or incomplete input is
+// one Error naming the file, the line and what to add. See topologies/README.md, "Importing".
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::topology {
+
+enum class TopoFormat { Json, TopoMatrix, NcclXml, RocmSmi, Unknown };
+TopoFormat detect_topology_format(std::string_view text);
+std::string_view to_string(TopoFormat f);
+
+struct ImportOptions {
+  std::string gpu; // GPU kind from --gpu; wins over what the file says
+};
+
+Topology import_topo_m(const std::string& text, const std::string& file, const ImportOptions& o);
+Topology import_nccl_xml(const std::string& text, const std::string& file, const ImportOptions& o);
+Topology import_rocm_smi(const std::string& text, const std::string& file, const ImportOptions& o);
+// Detects the format and imports; JSON goes to topology_from_json.
+Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o);
+// Reads the file (at most 16 MiB) and imports it.
+Topology import_topology_file(const std::string& path, const ImportOptions& o);
+
+// `--gpu KIND` of the main command applies to every topology file it resolves.
+void set_default_import_gpu(const std::string& kind);
+const std::string& default_import_gpu();
+
+// An XML NCCL reads as NCCL_TOPO_FILE (format of NCCL's src/graph/xml.cc) for the same machine.
+std::string export_nccl_xml(const Topology& t);
+
+} // namespace ccsim::topology

@@ -1,0 +1,358 @@
+// `nvidia-smi topo -m`: a matrix of path classes between GPUs (and NICs), as NCCL sees them:
+// PIX one PCIe switch, PXB several switches, PHB through the host bridge, NODE across host bridges in
+// one NUMA node, SYS across the CPU interconnect, NV# a bonded set of # NVLinks. The PCIe tree is
+// rebuilt from those classes; what the matrix does not say (PCIe generation, link speeds, which NUMA
+// nodes share a socket) comes from the GPU kind and is said so in each link's source.
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/topology/import.hpp"
+#include "sim/topology/import_build.hpp"
+
+namespace ccsim::topology {
+using namespace import_detail;
+
+namespace {
+
+enum class Cls { Unknown, Self, Sys, Node, Phb, Pxb, Pix, Nv };
+
+struct Cell {
+  Cls cls = Cls::Unknown;
+  int nv = 0;
+  int line = 0;
+};
+
+struct Matrix {
+  std::vector<std::string> cols; // GPU0.. then NICs, in column order
+  int gpus = 0;
+  int header_line = 0;
+  std::vector<int> row_line;                 // per device, 0 = no row
+  std::vector<std::vector<Cell>> cell;       // [row device][column device]
+  std::vector<std::optional<long>> numa;     // per device, from "NUMA Affinity"
+  std::vector<std::string> cpu_affinity;     // per device
+  std::map<std::string, std::string> legend; // NIC0 -> mlx5_0
+};
+
+std::string_view strip_comment(std::string_view s) {
+  s = trim(s);
+  while (!s.empty() && s.front() == '#') s.remove_prefix(1);
+  return trim(s);
+}
+
+bool is_gpu_name(std::string_view t) { return t.size() > 3 && t.substr(0, 3) == "GPU" && parse_int(t.substr(3)).has_value(); }
+
+Cell parse_cell(std::string_view tok, const std::string& file, int line, const std::string& row, const std::string& col) {
+  Cell c;
+  c.line = line;
+  if (tok == "X") c.cls = Cls::Self;
+  else if (tok == "SYS" || tok == "SOC") c.cls = Cls::Sys; // SOC: older drivers' name for SYS
+  else if (tok == "NODE") c.cls = Cls::Node;
+  else if (tok == "PHB") c.cls = Cls::Phb;
+  else if (tok == "PXB") c.cls = Cls::Pxb;
+  else if (tok == "PIX" || tok == "PSB") c.cls = Cls::Pix; // PSB: older drivers' single PCIe switch
+  else if (tok.size() > 2 && tok.substr(0, 2) == "NV") {
+    const auto n = parse_int(tok.substr(2));
+    if (!n || *n < 1 || *n > 64) fail("{} line {}: '{}' in the {} row, {} column: NV# needs a link count 1-64", file, line, tok, row, col);
+    c.cls = Cls::Nv;
+    c.nv = static_cast<int>(*n);
+  } else {
+    fail("{} line {}: '{}' in the {} row, {} column is not a topo -m path class (X SYS NODE PHB PXB PIX NV#)", file, line, tok,
+         row, col);
+  }
+  return c;
+}
+
+// Header: "GPU0 GPU1 ... NIC0 ... CPU Affinity NUMA Affinity GPU NUMA ID" (some columns optional, "..." = cut).
+void read_header(Matrix& m, const std::vector<std::string_view>& toks, bool& cpu_col, bool& numa_col) {
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    if (toks[i] == "CPU" || toks[i] == "NUMA" || toks[i] == "GPU" || toks[i] == "...") {
+      for (std::size_t k = i; k + 1 < toks.size(); ++k) {
+        cpu_col |= toks[k] == "CPU" && toks[k + 1] == "Affinity";
+        numa_col |= toks[k] == "NUMA" && toks[k + 1] == "Affinity" && (k == 0 || toks[k - 1] != "GPU");
+      }
+      break;
+    }
+    m.cols.emplace_back(toks[i]);
+    if (is_gpu_name(toks[i])) {
+      if (m.gpus != static_cast<int>(i) || *parse_int(toks[i].substr(3)) != m.gpus) return;
+      ++m.gpus;
+    }
+  }
+}
+
+Matrix read_matrix(const std::vector<Line>& lines, const std::string& file) {
+  Matrix m;
+  std::size_t h = 0;
+  for (; h < lines.size(); ++h) {
+    const auto toks = split_ws(strip_comment(lines[h].text));
+    if (toks.size() >= 2 && toks[0] == "GPU0" && toks[1] != "X") break;
+  }
+  if (h == lines.size()) fail("{}: no `nvidia-smi topo -m` matrix (a header line 'GPU0 GPU1 ...' followed by GPU rows)", file);
+  bool cpu_col = false, numa_col = false;
+  read_header(m, split_ws(strip_comment(lines[h].text)), cpu_col, numa_col);
+  m.header_line = lines[h].number;
+  const std::size_t n = m.cols.size();
+  if (n > static_cast<std::size_t>(kMaxDevices)) fail("{} line {}: more than {} columns", file, m.header_line, kMaxDevices);
+  m.row_line.assign(n, 0);
+  m.cell.assign(n, std::vector<Cell>(n));
+  m.numa.assign(n, std::nullopt);
+  m.cpu_affinity.assign(n, "");
+  bool rows_done = false;
+  for (std::size_t r = h + 1; r < lines.size(); ++r) {
+    const auto toks = split_ws(strip_comment(lines[r].text));
+    if (toks.empty()) {
+      rows_done |= m.row_line[0] != 0; // after the matrix: only the NIC legend is read
+      continue;
+    }
+    const auto at = std::find(m.cols.begin(), m.cols.end(), toks[0]);
+    if (at == m.cols.end() || rows_done) {
+      if (toks.size() >= 2 && toks[0].size() > 1 && toks[0].back() == ':' && toks[0].substr(0, 3) == "NIC")
+        m.legend[std::string(toks[0].substr(0, toks[0].size() - 1))] = std::string(toks[1]);
+      continue; // legend, trailing text
+    }
+    const std::size_t d = static_cast<std::size_t>(at - m.cols.begin());
+    if (m.row_line[d]) fail("{} line {}: a second {} row (first on line {})", file, lines[r].number, toks[0], m.row_line[d]);
+    m.row_line[d] = lines[r].number;
+    std::size_t k = 1;
+    for (std::size_t c = 0; c < n && k < toks.size() && toks[k] != "..."; ++c, ++k)
+      m.cell[d][c] = parse_cell(toks[k], file, lines[r].number, m.cols[d], m.cols[c]);
+    if (k < toks.size() && toks[k] == "...") continue;
+    if (cpu_col && k < toks.size()) m.cpu_affinity[d] = std::string(toks[k++]);
+    if (numa_col && k < toks.size()) {
+      const auto first = toks[k].substr(0, toks[k].find_first_of("-,"));
+      m.numa[d] = parse_int(first);
+    }
+  }
+  for (int g = 0; g < m.gpus; ++g)
+    if (!m.row_line[static_cast<std::size_t>(g)])
+      fail("{} line {}: the header names GPU{} but the matrix has no GPU{} row", file, m.header_line, g, g);
+  for (std::size_t i = 0; i < n; ++i)
+    if (m.row_line[i] && m.cell[i][i].cls != Cls::Self && m.cell[i][i].cls != Cls::Unknown)
+      fail("{} line {}: the {} row must have X in its own column", file, m.row_line[i], m.cols[i]);
+  return m;
+}
+
+// The class between two devices, from either row.
+Cell rel(const Matrix& m, std::size_t i, std::size_t j) {
+  const Cell& a = m.cell[i][j];
+  return a.cls != Cls::Unknown ? a : m.cell[j][i];
+}
+
+struct Dsu {
+  std::vector<std::size_t> p;
+  explicit Dsu(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void unite(std::size_t a, std::size_t b) { p[find(a)] = find(b); }
+};
+
+std::optional<std::string> kind_named_in(const std::vector<Line>& lines, std::string& where) {
+  for (const auto& l : lines) {
+    const auto s = strip_comment(l.text);
+    // `nvidia-smi -L` ("GPU 0: Tesla V100-SXM2-16GB (UUID: ...)") or nccl-tests' "Rank 0 ... device 0 [0x4f] NAME".
+    const bool smi_l = s.substr(0, 4) == "GPU " && s.find("UUID") != std::string_view::npos;
+    const bool rank = s.substr(0, 5) == "Rank " && s.find(" device ") != std::string_view::npos;
+    if (!smi_l && !rank) continue;
+    if (auto k = gpu_kind_from_product(s)) {
+      where = fmt::format("line {} ({})", l.number, smi_l ? "nvidia-smi -L" : "nccl-tests device list");
+      return k;
+    }
+  }
+  return std::nullopt;
+}
+
+void add_nvlinks(HostBuilder& b, const Matrix& m) {
+  const GpuKind& k = b.kind();
+  const auto G = static_cast<std::size_t>(m.gpus);
+  std::vector<int> sum(G, 0), most(G, 0);
+  for (std::size_t i = 0; i < G; ++i)
+    for (std::size_t j = 0; j < G; ++j) {
+      const Cell c = rel(m, i, j);
+      if (i == j || c.cls != Cls::Nv) continue;
+      if (!k.nvlink && !k.bridge)
+        fail("{} line {}: NV{} between GPU{} and GPU{}, but the {} has no NVLink: check --gpu", b.file(), c.line, c.nv, i, j, k.name);
+      sum[i] += c.nv;
+      most[i] = std::max(most[i], c.nv);
+    }
+  const int links = k.nvlink ? k.nvlinks : k.bridge_links;
+  const LinkType type = k.nvlink ? *k.nvlink : k.bridge ? *k.bridge : LinkType::NvLink1;
+  for (std::size_t i = 0; i < G; ++i)
+    if (most[i] > links)
+      fail("{} line {}: GPU{} shows NV{}, more than the {} NVLinks of a {}: check --gpu", b.file(), m.row_line[i], i, most[i], links,
+           k.name);
+  const auto switched = std::find_if(sum.begin(), sum.end(), [&](int s) { return s > links; });
+  if (switched != sum.end() && k.nvlink) {
+    const auto g = static_cast<std::size_t>(switched - sum.begin());
+    const int sw = b.add_node("nvswitch", NodeKind::NvSwitch);
+    for (std::size_t i = 0; i < G; ++i)
+      if (most[i] > 0)
+        b.gpu_link(b.gpu(static_cast<int>(i)), sw, type, most[i],
+                   fmt::format("line {}: GPU{} row, NV{} to its peers (GPU{} shows {} NVLinks in all, more than the {} a {} has, "
+                               "so they meet in an NVSwitch plane; one node for all switch chips)",
+                               m.row_line[i], i, most[i], g, sum[g], links, k.name));
+    return;
+  }
+  for (std::size_t i = 0; i < G; ++i)
+    for (std::size_t j = i + 1; j < G; ++j) {
+      const Cell c = rel(m, i, j);
+      if (c.cls == Cls::Nv)
+        b.gpu_link(b.gpu(static_cast<int>(i)), b.gpu(static_cast<int>(j)), type, c.nv,
+                   fmt::format("line {}: GPU{} row, GPU{} column NV{}{}", c.line, i, j, c.nv, k.bridge ? " (NVLink bridge)" : ""));
+    }
+}
+
+// Which CPU node each device hangs under: NUMA nodes from the NUMA Affinity column, else from the
+// classes (anything closer than SYS shares a NUMA node), then NUMA nodes into sockets.
+std::vector<int> sockets_of(const Matrix& m, std::vector<std::string>& why) {
+  const std::size_t n = m.cols.size();
+  Dsu numa(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Cls c = rel(m, i, j).cls;
+      if (c == Cls::Node || c == Cls::Phb || c == Cls::Pxb || c == Cls::Pix) numa.unite(i, j);
+      if (m.numa[i] && m.numa[j] && *m.numa[i] == *m.numa[j]) numa.unite(i, j);
+    }
+  std::vector<std::size_t> roots; // components in order of their first device
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::find(roots.begin(), roots.end(), numa.find(i)) == roots.end()) roots.push_back(numa.find(i));
+  std::vector<int> comp_socket(roots.size());
+  std::string rule;
+  std::vector<long> ids;
+  for (std::size_t i = 0; i < n; ++i)
+    if (m.numa[i]) ids.push_back(*m.numa[i]);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto comp_of = [&](std::size_t d) { return static_cast<std::size_t>(std::find(roots.begin(), roots.end(), numa.find(d)) - roots.begin()); };
+  if (roots.size() > 2 && ids.size() > 2) {
+    // NPS4-style boxes: each GPU its own NUMA node. Linux numbers NUMA nodes socket by socket.
+    rule = fmt::format("the {} NUMA nodes of the NUMA Affinity column taken as 2 sockets, lower half and upper half of the "
+                       "numbers (an assumption: topo -m does not say which NUMA nodes share a socket)", ids.size());
+    for (std::size_t c = 0; c < roots.size(); ++c) comp_socket[c] = 0;
+    for (std::size_t d = 0; d < n; ++d)
+      if (m.numa[d]) {
+        const auto rank = std::lower_bound(ids.begin(), ids.end(), *m.numa[d]) - ids.begin();
+        comp_socket[comp_of(d)] = static_cast<int>(rank * 2 / static_cast<long>(ids.size()));
+      }
+  } else {
+    // Put each NUMA component into the first socket it has no SYS pair with.
+    rule = "devices closer than SYS share a socket, SYS pairs do not";
+    std::vector<std::vector<std::size_t>> members(roots.size());
+    for (std::size_t d = 0; d < n; ++d) members[comp_of(d)].push_back(d);
+    std::vector<std::vector<std::size_t>> socket_members;
+    for (std::size_t c = 0; c < roots.size(); ++c) {
+      std::size_t s = 0;
+      for (; s < socket_members.size(); ++s) {
+        bool sys = false;
+        for (auto a : members[c])
+          for (auto b : socket_members[s]) sys |= rel(m, a, b).cls == Cls::Sys;
+        if (!sys) break;
+      }
+      if (s == socket_members.size()) socket_members.emplace_back();
+      socket_members[s].insert(socket_members[s].end(), members[c].begin(), members[c].end());
+      comp_socket[c] = static_cast<int>(s);
+    }
+  }
+  std::vector<int> out(n);
+  why.assign(n, "");
+  for (std::size_t d = 0; d < n; ++d) {
+    out[d] = comp_socket[comp_of(d)];
+    why[d] = fmt::format("socket {} ({}{})", out[d], rule,
+                         m.cpu_affinity[d].empty() ? "" : fmt::format("; CPU affinity {}", m.cpu_affinity[d]));
+  }
+  return out;
+}
+
+std::string partners(const Matrix& m, std::size_t d, Cls cls) {
+  std::string s;
+  int shown = 0;
+  for (std::size_t j = 0; j < m.cols.size(); ++j)
+    if (j != d && rel(m, d, j).cls == cls && shown++ < 4) s += (s.empty() ? "" : ", ") + m.cols[j];
+  return s;
+}
+
+void add_pcie_tree(HostBuilder& b, const Matrix& m, const std::vector<int>& nodes) {
+  const std::size_t n = m.cols.size();
+  std::vector<std::string> socket_why;
+  const auto socket = sockets_of(m, socket_why);
+  Dsu tree(n), sw(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Cls c = rel(m, i, j).cls;
+      if (c == Cls::Pix) sw.unite(i, j), tree.unite(i, j);
+      if (c == Cls::Pxb) tree.unite(i, j);
+    }
+  auto row = [&](std::size_t d) {
+    return m.row_line[d] ? fmt::format("line {}: {} row", m.row_line[d], m.cols[d]) : fmt::format("{} column", m.cols[d]);
+  };
+  std::map<std::size_t, int> top_of, sub_of; // tree root -> switch node, switch root -> switch node
+  int switches = 0;
+  for (std::size_t d = 0; d < n; ++d) {
+    const int cpu = b.cpu(socket[d], socket_why[d]);
+    const bool gpu_port = static_cast<int>(d) < m.gpus;
+    std::size_t tree_size = 0, sw_size = 0;
+    for (std::size_t j = 0; j < n; ++j) tree_size += tree.find(j) == tree.find(d), sw_size += sw.find(j) == sw.find(d);
+    if (tree_size == 1) {
+      b.pcie(nodes[d], cpu, fmt::format("{}: no PIX/PXB peer, so its own root port of {}", row(d), socket_why[d]), {}, 0, gpu_port);
+      continue;
+    }
+    if (!top_of.count(tree.find(d))) {
+      const int top = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
+      top_of[tree.find(d)] = top;
+      b.pcie(top, cpu, fmt::format("{}: PCIe switch{} of {}, uplink to {}", row(d), sw_size == tree_size ? "" : " tree (PXB)",
+                                   m.cols[d], socket_why[d]));
+    }
+    int parent = top_of[tree.find(d)];
+    std::string why = fmt::format("{}: PIX to {}", row(d), partners(m, d, Cls::Pix));
+    if (sw_size != tree_size) {
+      why = fmt::format("{}: PXB to {}", row(d), partners(m, d, Cls::Pxb));
+      if (sw_size > 1) {
+        if (!sub_of.count(sw.find(d))) {
+          const int sub = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
+          sub_of[sw.find(d)] = sub;
+          b.pcie(sub, parent, fmt::format("{}: PIX to {}, PXB to {}: a switch below a switch", row(d), partners(m, d, Cls::Pix),
+                                          partners(m, d, Cls::Pxb)));
+        }
+        parent = sub_of[sw.find(d)];
+        why = fmt::format("{}: PIX to {}", row(d), partners(m, d, Cls::Pix));
+      }
+    }
+    b.pcie(nodes[d], parent, why, {}, 0, gpu_port);
+  }
+}
+
+} // namespace
+
+Topology import_topo_m(const std::string& text, const std::string& file, const ImportOptions& o) {
+  if (text.size() > kMaxImportBytes) fail("{}: larger than {} MiB", file, kMaxImportBytes >> 20);
+  const auto lines = split_lines(text);
+  const Matrix m = read_matrix(lines, file);
+  std::string where;
+  const auto named = kind_named_in(lines, where);
+  auto kind = choose_kind(file, o.gpu, named, where,
+                          "the topo -m matrix does not say which GPU it is",
+                          "or add the output of `nvidia-smi -L` to the file");
+  HostBuilder b(file, std::move(kind), m.gpus);
+  std::vector<int> nodes;
+  for (int g = 0; g < m.gpus; ++g) nodes.push_back(b.gpu(g));
+  for (std::size_t d = static_cast<std::size_t>(m.gpus); d < m.cols.size(); ++d) {
+    const auto it = m.legend.find(m.cols[d]);
+    std::string name = m.cols[d];
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    nodes.push_back(b.add_node(it == m.legend.end() ? name : name + "-" + it->second, NodeKind::Nic));
+  }
+  add_nvlinks(b, m);
+  add_pcie_tree(b, m, nodes);
+  const auto [smp, smp_why] = socket_link_named_in(lines);
+  return b.finish(fmt::format("topo-m-{}gpu", m.gpus),
+                  fmt::format("Imported from the nvidia-smi topo -m matrix of {} (header on line {}): {} GPUs, {} NICs.", file,
+                              m.header_line, m.gpus, m.cols.size() - static_cast<std::size_t>(m.gpus)),
+                  smp, smp_why);
+}
+
+} // namespace ccsim::topology
