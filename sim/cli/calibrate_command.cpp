@@ -62,7 +62,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.nccl_algo = o.run.nccl_algo;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());
-  if (co.fit_protocols && co.model != "nccl") fail("--fit-protocols: only with --model nccl");
+  if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)
+    fail("--fit-protocols: only with a model that chooses protocols (--model nccl)");
   if (!o.run.params.empty()) co.start = model::load_params(o.run.params);
   const auto f = model::fit(in, co);
   const auto cv = model::cross_validate(in, co);

@@ -176,7 +176,7 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   report::RunHeader h;
   h.topology = topo.name;
   h.topology_origin = topo.origin;
-  h.algo = cfg.model_name == "nccl" ? "chosen by NCCL's tuning model (see the choice column)" : cfg.algo;
+  h.algo = model::require_model(cfg.model_name).chooses_algorithm ? "chosen per size by the model (choice column)" : cfg.algo;
   h.model = o.model + (o.params.empty() ? "" : " + " + o.params);
   h.model_detail = pred.describe();
   h.redop = cfg.redop;

@@ -70,7 +70,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   for (const auto& ci : in)
     for (const auto& l : ci.topo->links) types.insert(std::string(topology::to_string(l.type)));
   L.types.assign(types.begin(), types.end());
-  if (o.model == "nccl" && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
+  if (require_model(o.model).chooses_algorithm && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
   {
     std::set<int> g;
     for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));

@@ -44,12 +44,12 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
 
 // The plain models take their names and descriptions from the engine's network table (one source).
 const ModelEntry kModels[] = {
-    {engine::network_entries()[0].name, engine::network_entries()[0].description, make_plain<0>},
-    {engine::network_entries()[1].name, engine::network_entries()[1].description, make_plain<1>},
-    {engine::network_entries()[2].name, engine::network_entries()[2].description, make_plain<2>},
+    {engine::network_entries()[0].name, engine::network_entries()[0].description, false, make_plain<0>},
+    {engine::network_entries()[1].name, engine::network_entries()[1].description, false, make_plain<1>},
+    {engine::network_entries()[2].name, engine::network_entries()[2].description, false, make_plain<2>},
     {"nccl", "NCCL's own tuning model (models/nccl.json) picks algorithm, protocol and channels per size; its "
              "per-channel schedules are replayed by the engine",
-     make_nccl},
+     true, make_nccl},
 };
 
 } // namespace

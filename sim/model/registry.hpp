@@ -21,6 +21,7 @@ struct ModelOptions {
 
 struct ModelEntry {
   std::string_view name, description;
+  bool chooses_algorithm; // picks algorithm and protocol per size (--algo is ignored; rows carry the choice)
   std::unique_ptr<metrics::PlanBuilder> (*make)(const topology::Topology& t, const ModelOptions& o);
 };
 
