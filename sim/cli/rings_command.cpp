@@ -386,7 +386,8 @@ void add_rings_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
   cmd->add_option("--model", o->run.model, "Network model: fifo, store_forward")->capture_default_str();
-  cmd->add_option("--sw-alpha", o->run.sw_alpha, "Software start-up cost per message")->capture_default_str();
+  cmd->add_option("--sw-alpha", o->run.sw_alpha, "Software latency per message (overlaps)")->capture_default_str();
+  add_semantics_options(*cmd, o->run);
   cmd->add_option("--reduce-bw", o->run.reduce_bw, "Reduction speed per GPU (default free)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--output", o->output, "Write to this file instead of stdout");

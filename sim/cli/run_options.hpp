@@ -25,6 +25,8 @@ struct RunOptions {
   std::string output;
   std::string model = "fifo";
   std::string sw_alpha = "0us";
+  std::string sw_overhead = "0us"; // LogP's o per send/receive, serialised at the posting rank
+  std::string semantics = "gpu";   // gpu | mpi (engine::Semantics)
   std::string reduce_bw;
   std::string chunk_size;
   std::string dims;
@@ -38,6 +40,8 @@ struct RunOptions {
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
 };
 
+// --semantics and --sw-overhead (part of add_placement_options; alone for commands with their own model flags).
+void add_semantics_options(CLI::App& app, RunOptions& o);
 // Flags that pick the machine and the placement (shared with compare/rings/explain).
 void add_placement_options(CLI::App& app, RunOptions& o);
 // Everything the main command takes.

@@ -43,10 +43,19 @@ std::vector<std::pair<std::string, std::string>> network_models() {
           {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)"}};
 }
 
-std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw) {
+Semantics semantics_from(const std::string& name, const char* flag) {
+  if (name == "gpu") return Semantics::gpu;
+  if (name == "mpi") return Semantics::mpi;
+  fail("{}: unknown step semantics '{}' (gpu: a send completes when its data has left, as NCCL; mpi: blocking "
+       "sendrecv, as SimGrid SMPI)", flag, name);
+}
+
+const char* to_string(Semantics s) { return s == Semantics::gpu ? "gpu" : "mpi"; }
+
+std::unique_ptr<NetworkModel> make_network(const std::string& name, Time alpha_sw, Semantics semantics) {
   if (name == "fifo" || name == "alpha_beta") return std::make_unique<FifoNetwork>(false, alpha_sw);
   if (name == "store_forward") return std::make_unique<FifoNetwork>(true, alpha_sw);
-  if (name == "flow") return make_flow_network(alpha_sw);
+  if (name == "flow") return make_flow_network(alpha_sw, semantics == Semantics::gpu);
   std::string have;
   for (auto& [n, d] : network_models()) have += (have.empty() ? "" : ", ") + n;
   fail("--model: unknown network model '{}' (available: {})", name, have);

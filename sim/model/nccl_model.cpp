@@ -464,6 +464,7 @@ NcclResult NcclSimulator::replay_tree(NcclResult r, metrics::SizePlan plan) {
   }
   engine::ModelParams mp;
   mp.network = "fifo";
+  mp.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   mp.alpha_sw = hop_alpha("tree", r.choice.proto);
   engine::Engine eng(*pr.topo, *pr.router, mp);
   const auto res = eng.run(jobs);
@@ -516,6 +517,7 @@ NcclResult NcclSimulator::replay_ring(NcclResult r, metrics::SizePlan plan) {
   }
   engine::ModelParams mp;
   mp.network = "fifo";
+  mp.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   double intra = num(tab_, {"hw_latency_us", graph_.path.c_str(), "ring", r.choice.proto.c_str()});
   double base = num(tab_, {"base_latency_us", "ring", r.choice.proto.c_str()});
   // The closed form's multi-node corrections (net overhead floor, ring plateau) scale the same terms here.
