@@ -22,6 +22,9 @@ Predictor::Predictor(const topology::Topology& t, metrics::RunConfig cfg, Predic
   engine::make_network(opt_.model, 0); // throws the usual "--model: unknown network model" error
   cfg_.model.network = opt_.model;
   cfg_.model.alpha_sw += from_us(opt_.params.step_us);
+  // A fitted parameter set's step_us is a per-step cost of the lockstep (blocking) model it was fitted
+  // under, as NCCL's tuning formula charges it: replay it that way.
+  cfg_.model.semantics = engine::Semantics::mpi;
   topo_ = std::make_unique<topology::Topology>(scaled_topology(t, opt_.params));
   router_ = std::make_unique<topology::Router>(*topo_);
 }
