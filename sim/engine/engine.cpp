@@ -230,17 +230,29 @@ inline bool Engine::may_start(const RankState& rd, std::uint32_t src) const {
   return ahead < static_cast<int>(window_);
 }
 
+// Records at `rd` that a message from `src` may start (it takes the first receive posted for it, else
+// comes early); false when it may not (no credit). One pass over the list: this runs for every send.
+inline bool Engine::claim(RankState& rd, std::uint32_t src) {
+  std::uint32_t* d = rd.waiting.begin();
+  const std::uint32_t n = rd.waiting.size();
+  int ahead = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (d[i] / 4 != src) continue;
+    if (d[i] % 4 == kRecvPosted) return d[i] = entry(src, kInFlight), true;
+    ahead += d[i] % 4 >= kEarly;
+  }
+  if (window_ != kNone && ahead >= static_cast<int>(window_)) return false;
+  rd.waiting.push_back(entry(src, kEarly));
+  return true;
+}
+
 // Posts send `t` to rank `peer`; returns 1 when the sender's step must wait for it, else 0 (gpu: it
 // started and the model says when it will have left).
 [[gnu::always_inline]] inline int Engine::post_send(const Parked& t, std::uint32_t peer, Time now) {
   (void)now;
   RankState& rd = ranks_[peer];
-  if (window_ == 0) { // rendezvous: only once the receive is posted
-    if (!rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight))) return park(rd, t), 1;
-  } else {
-    if (!may_start(rd, t.src)) return park(rd, t), 1; // no credit: a receive posted later frees one
-    if (!rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight))) rd.waiting.push_back(entry(t.src, kEarly));
-  }
+  if (window_ == 0 ? !rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight)) : !claim(rd, t.src))
+    return park(rd, t), 1; // rendezvous: its receive is not posted; credits: none left until one is
   const Time left = start_transfer(t, peer, t.at);
   if (!gpu_ || left == kNever) return 1;
   RankState& rs = ranks_[t.src];
@@ -266,7 +278,7 @@ inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time 
   else if (!rs.waiting.replace(entry(peer, kEarly), entry(peer, kInFlight))) rs.waiting.push_back(entry(peer, kRecvPosted));
   // This receive frees one credit on the connection: a send parked for want of one may start.
   if (rs.parked != kNone && may_start(rs, peer) && unpark(rs, peer, t)) {
-    if (!rs.waiting.replace(entry(peer, kRecvPosted), entry(peer, kInFlight))) rs.waiting.push_back(entry(peer, kEarly));
+    claim(rs, peer);
     start_unparked(t, g, at, now);
   }
   return waits;

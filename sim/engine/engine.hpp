@@ -69,6 +69,7 @@ class Engine {
   int post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now);
   Time start_transfer(const Parked& t, std::uint32_t dst, Time at);
   bool may_start(const RankState& rd, std::uint32_t src) const;
+  bool claim(RankState& rd, std::uint32_t src);
   void start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now);
   bool end_step_now(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
