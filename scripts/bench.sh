@@ -155,11 +155,12 @@ EOF
   fi
 }
 
-# our_run TOPO OP ALGO BYTES MODEL [GPUS]: sets OUR_* from `ccsim bench` (+ /usr/bin/time for the process).
+# our_run TOPO OP ALGO BYTES MODEL [GPUS]: sets OUR_* from `ccsim bench` (+ /usr/bin/time for the process). Always
+# --semantics mpi (blocking sendrecv, rendezvous): what SMPI computes, and what the scaling rows measured before.
 our_run() {
   local topo=$1 op=$2 algo=$3 bytes=$4 model=$5 gpus=${6:-} extra=()
   [ -n "$gpus" ] && extra=(--gpus "$gpus")
-  measure "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" \
+  measure "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" --semantics mpi \
     --header 16 --repeat "$REPEAT" "${extra[@]}"
   OUR_RC=$RC OUR_WALL=$WALL OUR_RSS=$RSS OUR_CPU=$CPU
   OUR_LINE=$(grep '^bench ' "$WORK/ours.out" || true)

@@ -25,6 +25,7 @@ struct BenchOptions {
   std::string topo = "crossbar:ranks=1024,bw=10GB/s,alpha=1us";
   std::string op = "allreduce", algo = "ring", bytes = "64M", datatype = "int32", model = "fifo";
   std::string header = "0";
+  std::string semantics = "gpu", overhead = "0us";
   std::string gpus; // rank order over GPUs; default 0..G-1
   int repeat = 1;
 };
@@ -67,6 +68,8 @@ std::string bench(const BenchOptions& o) {
   }
   cfg.model_name = o.model;
   cfg.model.header_bytes = parse_size(o.header, "--header");
+  cfg.model.semantics = engine::semantics_from(o.semantics, "--semantics");
+  cfg.model.overhead = parse_duration(o.overhead, "--sw-overhead");
   const Bytes n = parse_size(o.bytes, "-n/--bytes");
   const double setup_s = seconds_since(t0);
 
@@ -106,6 +109,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Network model: fifo, store_forward, flow")->capture_default_str();
   cmd->add_option("--gpus", o->gpus, "Rank order over GPUs, e.g. 0,8,1,9 (default: rank r on GPU r)");
   cmd->add_option("--header", o->header, "Bytes added to every message (16 = SimGrid SMPI's envelope)")->capture_default_str();
+  cmd->add_option("--semantics", o->semantics, "gpu (a send completes when its data has left) or mpi (blocking "
+                                               "sendrecv, as SimGrid SMPI)")->capture_default_str();
+  cmd->add_option("--sw-overhead", o->overhead, "LogP's o per send and receive, serialised at the posting rank")
+      ->capture_default_str();
   cmd->add_option("--repeat", o->repeat, "Run the simulation this many times, report the fastest")->capture_default_str();
   cmd->callback([o] { write_output("", bench(*o)); });
 }

@@ -54,6 +54,8 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);
     s.elt_size = dt->size;
     s.run.root = o.run.root;
+    s.params.overhead = parse_duration(o.run.sw_overhead, "--o");
+    s.run.model.semantics = engine::semantics_from(o.run.semantics, "--semantics");
     if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
   }
   // One rank sends nothing: every formula is 0 and there is nothing to compare or teach.
@@ -101,6 +103,11 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--alpha", o->alpha, "Start-up cost per message")->capture_default_str();
   cmd->add_option("--bw", o->bw, "Link bandwidth (beta = 1/bw)")->capture_default_str();
   cmd->add_option("--gamma", o->gamma, "Reduction time per byte (e.g. 10ps); default 0");
+  cmd->add_option("--o,--sw-overhead", o->run.sw_overhead, "LogP's o: time a rank is busy posting each message; "
+                                                          "serialises (alpha overlaps)")->capture_default_str();
+  cmd->add_option("--semantics", o->run.semantics, "gpu (a send completes when its data has left) or mpi (blocking "
+                                                   "send-recv); formulas that assume blocking rounds are shown under mpi")
+      ->capture_default_str();
   cmd->add_option("--min", o->min, "Sweep: smallest size")->capture_default_str();
   cmd->add_option("--max", o->max, "Sweep: largest size")->capture_default_str();
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();

@@ -20,6 +20,15 @@
 
 namespace ccsim::cli {
 
+void add_semantics_options(CLI::App& app, RunOptions& o) {
+  app.add_option("--sw-overhead", o.sw_overhead, "LogP's o: time a GPU is busy posting each send and each receive; "
+                                                 "serialises at that GPU (e.g. 2us)")
+      ->capture_default_str();
+  app.add_option("--semantics", o.semantics, "When a step ends: gpu (receives in, own sends left the GPU; as NCCL) or "
+                                             "mpi (own sends arrived, rendezvous; as SimGrid SMPI)")
+      ->capture_default_str();
+}
+
 void add_topology_options(CLI::App& app, RunOptions& o) {
   app.add_option("-t,--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
@@ -37,8 +46,10 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
-  app.add_option("--sw-alpha", o.sw_alpha, "Software start-up cost per message on top of link latency (e.g. 2us)")
+  app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
+                                           "concurrent messages (e.g. 2us)")
       ->capture_default_str();
+  add_semantics_options(app, o);
   app.add_flag("--eager", o.eager, "Sends start at once and wait at the receiver (default: a transfer starts when its "
                                    "receive is posted, as in SimGrid SMPI and MPI rendezvous)");
   app.add_option("--reduce-bw", o.reduce_bw, "Reduction speed per GPU (gamma = 1/this), e.g. 500GB/s; default free");
@@ -129,6 +140,8 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.model_name = o.model;
   c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
   c.model.eager = o.eager;
+  c.model.overhead = parse_duration(o.sw_overhead, "--sw-overhead");
+  c.model.semantics = engine::semantics_from(o.semantics, "--semantics");
   if (!o.reduce_bw.empty()) c.model.reduce_bw = parse_bandwidth(o.reduce_bw, "--reduce-bw");
   if (!o.chunk_size.empty()) {
     c.segment_bytes = parse_size(o.chunk_size, "--chunk-size");

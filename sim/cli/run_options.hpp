@@ -27,6 +27,8 @@ struct RunOptions {
   std::string output;
   std::string model = "fifo";
   std::string sw_alpha = "0us";
+  std::string sw_overhead = "0us"; // LogP's o per send/receive, serialised at the posting rank
+  std::string semantics = "gpu";   // gpu | mpi (engine::Semantics)
   std::string reduce_bw;
   std::string chunk_size;
   std::string dims;
@@ -43,13 +45,16 @@ struct RunOptions {
 
 // --topo, --gpus, --ring, --rings, --one-based.
 void add_topology_options(CLI::App& app, RunOptions& o);
-// --model and what tunes it: --params, --nccl-tables, --gpu-arch, --nccl-algo, --sw-alpha, --eager, --reduce-bw.
+// --model and what tunes it: --params, --nccl-tables, --gpu-arch, --nccl-algo, --sw-alpha, --eager, --reduce-bw,
+// and the step semantics (add_semantics_options).
 void add_model_options(CLI::App& app, RunOptions& o);
 // --op, -a, -b, -e, -f, -i, -d, -o, -r, --chunk-size, --dims.
 void add_collective_options(CLI::App& app, RunOptions& o);
 // --format, --output.
 void add_output_options(CLI::App& app, RunOptions& o);
 // Topology and model groups (compare, rings, explain, calibrate).
+// --semantics and --sw-overhead (part of add_model_options; alone for commands with their own model flags).
+void add_semantics_options(CLI::App& app, RunOptions& o);
 void add_placement_options(CLI::App& app, RunOptions& o);
 // Everything the main command takes.
 void add_run_options(CLI::App& app, RunOptions& o);

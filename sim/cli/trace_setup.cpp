@@ -43,6 +43,9 @@ TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const st
     for (int g = 0; g < tr.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
   }
   r.cfg = make_run_config(o, r.topo);
+  // Fitted parameter sets' step_us is a per-step cost of the lockstep model they were fitted under (as
+  // NCCL's tuning formula charges it), so comparisons and fits replay that way whatever --semantics says.
+  r.cfg.model.semantics = engine::Semantics::mpi;
   if (metrics::ranks_of(r.cfg) != tr.ranks)
     fail("{}: the trace ran on {} ranks but the placement has {}", trace_path, tr.ranks, metrics::ranks_of(r.cfg));
   return r;

@@ -10,6 +10,7 @@ Breakdown breakdown(const std::vector<Term>& terms, const Params& c) {
     const auto m = static_cast<Time>(term.messages);
     if (term.transfers > 0) {
       b.latency += m * c.alpha;
+      b.overhead += m * static_cast<Time>(term.transfers) * c.overhead;
       const Bandwidth bw = std::max<Bandwidth>(c.bw / term.shared, 1);
       b.bandwidth += m * static_cast<Time>(term.transfers) * transfer_time(term.bytes, bw);
     }

@@ -38,18 +38,23 @@ struct Formula {
   std::vector<std::vector<Term>> alternatives{};
 };
 
+// One-port LogP-style charges: every message on the path costs o + alpha + n*beta. alpha (wire and
+// software latency) overlaps across the messages a rank has in flight at once; o (the time the rank is
+// busy posting a message) and n*beta through one port serialise, so a round of `transfers` queued
+// messages pays transfers * o and transfers * n*beta but alpha once.
 struct Params {
   Time alpha = 0;        // per message
   Bandwidth bw = 1;      // bytes/s
   Bandwidth reduce_bw = 0; // 0: gamma = 0
+  Time overhead = 0;     // o, per message a rank posts (LogP's o; explain --o, --sw-overhead)
 };
 
 // The formula's time: the longest of its paths, each a sum of rounds.
 Time evaluate(const Formula& f, const Params& c);
 // One path's time split into its alpha, beta and gamma parts (what `explain` prints).
 struct Breakdown {
-  Time latency = 0, bandwidth = 0, reduction = 0;
-  Time total() const { return latency + bandwidth + reduction; }
+  Time latency = 0, bandwidth = 0, reduction = 0, overhead = 0; // alpha, n*beta, n*gamma and o parts
+  Time total() const { return latency + bandwidth + reduction + overhead; }
 };
 Breakdown breakdown(const std::vector<Term>& terms, const Params& c);
 // The path that sets the time under `c` (the main terms unless an alternative is longer).

@@ -1,9 +1,15 @@
-// The event loop. A rank begins a step by posting its sends and its receives; the step ends when its
-// last send has arrived and its last receive is in, plus the time to reduce the received bytes; the
-// next step begins at once. A transfer starts when both its send and its matching receive are posted
-// (rendezvous, as SimGrid SMPI and MPI's large-message protocol do, and as NCCL's credits enforce), so
-// a rank running ahead never takes a receiver's link before the message that receiver needs first.
-// With ModelParams::eager a send starts at once and waits at the receiver instead.
+// The event loop. A rank begins a step by posting its sends and receives in the schedule's order, each
+// keeping it busy for the software overhead o (ModelParams::overhead, LogP's o): a send enters the
+// network once its o is paid, a receive's o overlaps its message's flight, and the step lasts at least
+// the sum. When the step ends, and when a transfer may start, depends on the step semantics:
+//  mpi: once its last send has arrived and its last receive is in. A transfer starts when both its send
+//       and its matching receive are posted (rendezvous, as SimGrid SMPI and MPI's large-message protocol
+//       do), so a rank running ahead never takes a receiver's link before the message it needs first.
+//  gpu: once its receives are in and its sends have left the GPU (what NCCL's kernels wait for). A send
+//       starts when posted if its sender is fewer than `credits` messages ahead of the receives posted on
+//       that connection (NCCL's buffer slots), else when the receiver posts the receive that frees one.
+// Then the received bytes are reduced (if reductions cost time) and the next step begins at once.
+// With ModelParams::eager every send starts when posted, under either semantics.
 #include "sim/engine/engine.hpp"
 
 #include <algorithm>
@@ -13,32 +19,42 @@
 
 namespace ccsim::engine {
 
-enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2 };
+enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2, kSendsDone = 3 };
 
-// A send posted before its receive (rendezvous): its sender, the sender's step, bytes on the wire,
-// offset. Parked sends live in one pool, each rank holding a singly linked list of its own in post order.
+// A receiver's view of one message from `src`, kept in RankState::waiting as 4 * src + state.
+enum MessageState : std::uint32_t {
+  kRecvPosted = 0, // the receive is posted, the send has not started
+  kInFlight = 1,   // both posted and started: the receive waits for the arrival
+  kEarly = 2,      // started before its receive was posted (credits or eager), not yet arrived
+  kArrived = 3,    // arrived before its receive was posted
+};
+constexpr std::uint32_t entry(std::uint32_t src, MessageState s) { return 4 * src + s; }
+
+// A send waiting for a credit (gpu) or its receive (mpi, rendezvous): its sender, the sender's step,
+// bytes on the wire, offset, when it was posted. Parked sends live in one pool, each rank holding a
+// singly linked list of those addressed to it, in post order.
 struct Engine::Parked {
   std::uint32_t src;
   int step;
   Bytes bytes;
   std::uint64_t off;
+  Time at;
   std::uint32_t next = kNone; // next send parked at the same rank, or the next free pool slot
 };
 
 // One cache line per rank (the 16k-rank ring touches every rank's state once per step).
 struct alignas(64) Engine::RankState {
   int step = -1;
-  int pending = 0;        // sends not yet arrived + receives not yet in
+  int pending = 0;        // receives not yet in + own sends not yet done (see engine.cpp's top); -1: finished
   std::uint32_t node = 0; // topology node the rank runs on
   std::uint32_t job = 0;
   int rank = 0;
-  std::uint32_t parked = kNone; // first send parked at this rank (rendezvous), in the pool
-  bool done = false;
+  std::uint32_t parked = kNone; // first send parked at this rank, in the pool
   Bytes reduce_bytes = 0; // received with reduction during this step
   Time step_begin = 0;
-  // This step's receives not yet in, as 2 * sender + 1 once the transfer started, 2 * sender while
-  // the (rendezvous) receive still waits for its send to be posted. With eager sends, 2 * sender is
-  // instead a message that came before its receive was posted (eager receives never wait for a send).
+  Time ready = 0;         // the step cannot end before: its posts' overheads paid, (gpu) its started sends left
+  // Messages to this rank not yet received, as entry(sender, state): this step's receives and, with
+  // credits or eager sends, messages that came before their receive was posted.
   SmallList<2> waiting;
 };
 
@@ -60,8 +76,10 @@ class Engine::Sink final : public ArrivalSink {
 };
 
 Engine::Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, std::unique_ptr<NetworkModel> net)
-    : topo_(topo), router_(router), params_(std::move(params)), net_(std::move(net)), sink_(std::make_unique<Sink>(queue_)) {
+    : topo_(topo), router_(router), params_(std::move(params)), gpu_(params_.semantics == Semantics::gpu),
+      window_(params_.eager ? kNone : gpu_ ? params_.credits : 0), net_(std::move(net)), sink_(std::make_unique<Sink>(queue_)) {
   if (!net_) fail("engine: no network model given");
+  if (window_ != kNone && window_ >= (1u << 30)) window_ = kNone;
   fifo_ = dynamic_cast<FifoNetwork*>(net_.get());
 }
 
@@ -80,7 +98,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
       fail("engine: job places {} ranks but its schedule has {}", j.node_of_rank.size(), p);
     job_info_.push_back(JobInfo{j.schedule, p, total, j.elt_size});
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
-    if (total >= (1u << 31)) fail("engine: more than 2^31 ranks");
+    if (total >= (1u << 30)) fail("engine: more than 2^30 ranks");
   }
   static_assert(sizeof(RankState) == 64);
   ranks_.assign(total, RankState{});
@@ -103,9 +121,12 @@ RunResult Engine::run(std::span<const Job> jobs) {
     switch (e.kind) {
       case kArrival: deliver(e.a, e.b, e.time); break;
       case kStepDone: start_steps(e.a, e.time); break;
+      case kSendsDone: complete_step(e.a, e.time); break;
       case kModel:
         arrived_.clear();
-        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_);
+        left_.clear();
+        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_, left_);
+        for (std::uint64_t tok : left_) sent(static_cast<std::uint32_t>(tok >> 32), e.time);
         for (std::uint64_t tok : arrived_)
           deliver(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
         break;
@@ -115,12 +136,12 @@ RunResult Engine::run(std::span<const Job> jobs) {
   RunResult res;
   res.job_finish.assign(jobs.size(), 0);
   for (const auto& rs : ranks_) {
-    if (!rs.done)
+    if (rs.pending >= 0)
       fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", rs.job, rs.rank,
            rs.step, rs.pending);
     if (!rs.waiting.empty() || rs.parked != kNone) // an eager message or a parked send nobody received
       fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", rs.job, rs.rank,
-           ranks_[rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 2].rank);
+           ranks_[rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 4].rank);
     res.job_finish[rs.job] = std::max(res.job_finish[rs.job], rs.step_begin);
   }
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
@@ -171,52 +192,127 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
     for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
   const int step = ++rs.step;
   rs.step_begin = now;
+  rs.ready = now;
   const JobInfo& job = job_info_[rs.job];
   if (!job.schedule->step(rs.rank, step, actions_)) {
-    rs.done = true;
+    rs.pending = -1;
     return false;
   }
-  int pending = 0; // the step's sends and receives (none can complete before the loop ends)
+  int pending = 0; // what the step waits for (nothing can complete before the loop ends)
   Bytes reduce_bytes = 0;
+  Time at = now; // when the action is posted: each one's overhead after the previous one's
   for (const auto& a : actions_) {
     if (a.kind == schedule::Action::Kind::Copy) continue;
     if (static_cast<unsigned>(a.peer) >= static_cast<unsigned>(job.p) || a.peer == rs.rank)
       fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, job.p - 1);
     const std::uint32_t peer = job.base + static_cast<std::uint32_t>(a.peer);
-    ++pending;
+    at += params_.overhead;
     if (a.kind == schedule::Action::Kind::Send) {
-      const Parked t{g, step, a.len * job.elt_size + params_.header_bytes, a.off};
-      if (params_.eager || ranks_[peer].waiting.replace(2 * g, 2 * g + 1)) start_transfer(t, peer, now);
-      else park(ranks_[peer], t); // its receive is not posted yet
+      pending += post_send(Parked{g, step, a.len * job.elt_size + params_.header_bytes, a.off, at}, peer, now);
       continue;
     }
     if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
-    Parked t;
-    if (params_.eager) {
-      if (rs.waiting.erase(2 * peer)) --pending; // the message came already
-      else rs.waiting.push_back(2 * peer + 1);
-    } else if (unpark(rs, peer, t)) {
-      rs.waiting.push_back(2 * peer + 1);
-      start_transfer(t, g, now);
-    } else {
-      rs.waiting.push_back(2 * peer); // its send is not posted yet
-    }
+    pending += post_recv(g, peer, at, now);
   }
+  rs.ready = std::max(rs.ready, at);
   rs.pending = pending;
   rs.reduce_bytes = reduce_bytes;
-  return pending == 0 && !charge_reduction(g, now);
+  return pending == 0 && end_step_now(g, now);
 }
 
-// Both ends of `t` are posted (its receiver is `dst`): the network model takes the bytes from `now`.
-// The FIFO model is called directly (inlined); the others through NetworkModel. Inlined into both
-// callers: as a call, it made begin_step keep its state on the stack (~5% more instructions per transfer).
-[[gnu::always_inline]] inline void Engine::start_transfer(const Parked& t, std::uint32_t dst, Time now) {
+// Whether `src` may start one more message to `rd` now: fewer than window_ of its messages to `rd` have
+// started before their receive was posted (a receive posted first counts as one message behind).
+inline bool Engine::may_start(const RankState& rd, std::uint32_t src) const {
+  if (window_ == kNone) return true;
+  int ahead = 0;
+  for (std::uint32_t e : rd.waiting)
+    if (e / 4 == src) ahead += (e % 4 >= kEarly) - (e % 4 == kRecvPosted);
+  return ahead < static_cast<int>(window_);
+}
+
+// Records at `rd` that a message from `src` may start (it takes the first receive posted for it, else
+// comes early); false when it may not (no credit). One pass over the list: this runs for every send.
+inline bool Engine::claim(RankState& rd, std::uint32_t src) {
+  std::uint32_t* d = rd.waiting.begin();
+  const std::uint32_t n = rd.waiting.size();
+  int ahead = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (d[i] / 4 != src) continue;
+    if (d[i] % 4 == kRecvPosted) return d[i] = entry(src, kInFlight), true;
+    ahead += d[i] % 4 >= kEarly;
+  }
+  if (window_ != kNone && ahead >= static_cast<int>(window_)) return false;
+  rd.waiting.push_back(entry(src, kEarly));
+  return true;
+}
+
+// Posts send `t` to rank `peer`; returns 1 when the sender's step must wait for it, else 0 (gpu: it
+// started and the model says when it will have left).
+[[gnu::always_inline]] inline int Engine::post_send(const Parked& t, std::uint32_t peer, Time now) {
+  (void)now;
+  RankState& rd = ranks_[peer];
+  if (window_ == 0 ? !rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight)) : !claim(rd, t.src))
+    return park(rd, t), 1; // rendezvous: its receive is not posted; credits: none left until one is
+  const Time left = start_transfer(t, peer, t.at);
+  if (!gpu_ || left == kNever) return 1;
+  RankState& rs = ranks_[t.src];
+  rs.ready = std::max(rs.ready, left);
+  return 0;
+}
+
+// Rank `g` posts at `at` its receive from `peer`; returns 1 when its step must wait for the message.
+inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now) {
+  RankState& rs = ranks_[g];
+  Parked t;
+  if (window_ == 0) { // rendezvous: the send, if posted, is parked here
+    if (unpark(rs, peer, t)) {
+      rs.waiting.push_back(entry(peer, kInFlight));
+      start_unparked(t, g, at, now);
+    } else {
+      rs.waiting.push_back(entry(peer, kRecvPosted));
+    }
+    return 1;
+  }
+  int waits = 1;
+  if (rs.waiting.erase(entry(peer, kArrived))) waits = 0;
+  else if (!rs.waiting.replace(entry(peer, kEarly), entry(peer, kInFlight))) rs.waiting.push_back(entry(peer, kRecvPosted));
+  // This receive frees one credit on the connection: a send parked for want of one may start.
+  if (rs.parked != kNone && may_start(rs, peer) && unpark(rs, peer, t)) {
+    claim(rs, peer);
+    start_unparked(t, g, at, now);
+  }
+  return waits;
+}
+
+// A parked send to `dst` may start now that `dst` posted a receive at `at`. Under gpu semantics its
+// sender's step was waiting for it to start (and leave): that step may end, through an event, since
+// the caller is in the middle of another rank's step.
+void Engine::start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now) {
+  const Time left = start_transfer(t, dst, std::max(t.at, at));
+  if (!gpu_ || left == kNever) return; // mpi: the sender waits for the arrival; flow: for sent()
+  RankState& rs = ranks_[t.src];
+  rs.ready = std::max(rs.ready, left);
+  if (--rs.pending == 0) queue_.push(now, kSendsDone, t.src, 0);
+}
+
+// Both ends of `t` allow it to start (its receiver is `dst`): the network model takes the bytes from `at`;
+// returns when its last byte has left the sender (kNever: the model reports that later). The FIFO model
+// is called directly (inlined); the others through NetworkModel. Inlined into both callers: as a call,
+// it made begin_step keep its state on the stack (~5% more instructions per transfer).
+[[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
   const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
-  const Time arrive = fifo_ ? fifo_->post(route, t.bytes, now)
-                            : net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, now, *sink_);
+  Time arrive, left;
+  if (fifo_) {
+    arrive = fifo_->post(route, t.bytes, at);
+    left = fifo_->last_left();
+  } else {
+    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_);
+    left = net_->last_left();
+  }
   ++transfers_;
   if (arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
-  if (observed_) report_transfer(t.src, dst, t.step, t.bytes, t.off, now, arrive, route);
+  if (observed_) report_transfer(t.src, dst, t.step, t.bytes, t.off, at, arrive, route);
+  return left;
 }
 
 // `now` is when both ends were posted, so start - now is time queued behind other messages on a link.
@@ -228,31 +324,43 @@ void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Byt
   for (auto* o : observers_) o->on_transfer(rec);
 }
 
-// The step's messages are all in at `now`: its reduction, if any, ends the step later (false if none).
-inline bool Engine::charge_reduction(std::uint32_t g, Time now) {
+// The step's messages are all in at `now`. It ends once it is `ready` (posts paid, gpu: sends left), then
+// reduces what it received, if reductions cost time. Returns true when that is `now` (the caller
+// begins the next step), else schedules the end.
+inline bool Engine::end_step_now(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
-  if (rs.reduce_bytes == 0 || params_.reduce_bw == 0) return false;
-  const Time end = now + transfer_time(rs.reduce_bytes, params_.reduce_bw);
+  const Time at = std::max(now, rs.ready);
+  if (rs.reduce_bytes == 0 || params_.reduce_bw == 0) {
+    if (at == now) return true;
+    queue_.push(at, kStepDone, g, 0);
+    return false;
+  }
+  const Time end = at + transfer_time(rs.reduce_bytes, params_.reduce_bw);
   if (observed_)
-    for (auto* o : observers_) o->on_reduce(static_cast<int>(rs.job), rs.rank, rs.step, now, end, rs.reduce_bytes);
+    for (auto* o : observers_) o->on_reduce(static_cast<int>(rs.job), rs.rank, rs.step, at, end, rs.reduce_bytes);
   queue_.push(end, kStepDone, g, 0);
-  return true;
+  return false;
 }
 
-// The step's last message is in: charge the reduction (if any), then move on.
+// The step's last message is in (or its last send done): end it, then move on.
 inline void Engine::complete_step(std::uint32_t g, Time now) {
-  if (!charge_reduction(g, now)) start_steps(g, now);
+  if (end_step_now(g, now)) start_steps(g, now);
+}
+
+// The network model reports that a send of `src` has left (gpu semantics, flow model).
+inline void Engine::sent(std::uint32_t src, Time now) {
+  if (--ranks_[src].pending == 0) complete_step(src, now);
 }
 
 inline void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
-  // The sender's send is complete.
-  if (--ranks_[src].pending == 0) complete_step(src, now);
+  // mpi: the sender's send is complete.
+  if (!gpu_ && --ranks_[src].pending == 0) complete_step(src, now);
   // The receiver takes it if its current step waits for it, else keeps it for a later step.
   RankState& rd = ranks_[dst];
-  if (rd.waiting.erase(2 * src + 1)) {
+  if (rd.waiting.erase(entry(src, kInFlight))) {
     if (--rd.pending == 0) complete_step(dst, now);
   } else {
-    rd.waiting.push_back(2 * src); // eager: came before its receive was posted
+    rd.waiting.replace(entry(src, kEarly), entry(src, kArrived)); // came before its receive was posted
   }
 }
 

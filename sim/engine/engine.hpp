@@ -54,7 +54,7 @@ class Engine {
   // The network model is injected (see network_entries() for the shipped ones).
   Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, std::unique_ptr<NetworkModel> net);
   Engine(const topology::Topology& topo, topology::Router& router, ModelParams params, const NetworkEntry& net)
-      : Engine(topo, router, params, net.make(params.alpha_sw)) {}
+      : Engine(topo, router, params, net.make(params)) {}
   ~Engine();
   void add_observer(Observer* o) { observers_.push_back(o); }
   // Throws Error if a schedule deadlocks (a receive nobody sends) or names a rank out of range.
@@ -68,10 +68,16 @@ class Engine {
   class Sink;
   void start_steps(std::uint32_t g, Time now);
   bool begin_step(std::uint32_t g, Time now);
-  void start_transfer(const Parked& t, std::uint32_t dst, Time now);
-  bool charge_reduction(std::uint32_t g, Time now);
+  int post_send(const Parked& t, std::uint32_t peer, Time now);
+  int post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now);
+  Time start_transfer(const Parked& t, std::uint32_t dst, Time at);
+  bool may_start(const RankState& rd, std::uint32_t src) const;
+  bool claim(RankState& rd, std::uint32_t src);
+  void start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now);
+  bool end_step_now(std::uint32_t g, Time now);
   void complete_step(std::uint32_t g, Time now);
   void deliver(std::uint32_t src, std::uint32_t dst, Time now);
+  void sent(std::uint32_t src, Time now);
   void park(RankState& rd, const Parked& t);
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
@@ -80,6 +86,8 @@ class Engine {
   const topology::Topology& topo_;
   topology::Router& router_;
   ModelParams params_;
+  bool gpu_;                // params_.semantics == gpu
+  std::uint32_t window_;    // messages a send may run ahead of its receive per connection (kNone: unlimited)
   std::unique_ptr<NetworkModel> net_;
   FifoNetwork* fifo_ = nullptr; // net_ when it is the FIFO model (fifo, store_forward): called directly
   std::vector<Observer*> observers_;
@@ -91,7 +99,7 @@ class Engine {
   std::uint32_t free_parked_ = kNone;   // first free slot of parked_
   std::vector<JobInfo> job_info_; // per job, what every step reads
   std::vector<schedule::Action> actions_;
-  std::vector<std::uint64_t> arrived_;
+  std::vector<std::uint64_t> arrived_, left_;
   std::vector<Occupancy> hops_; // filled only when observers are attached
   std::uint64_t transfers_ = 0;
 };

@@ -2,6 +2,8 @@
 // table of network models.
 #include "sim/engine/fifo_network.hpp"
 
+#include "sim/core/error.hpp"
+
 
 namespace ccsim::engine {
 
@@ -37,14 +39,15 @@ void FifoNetwork::last_occupancy(std::span<const ChannelId> route, Bytes bytes, 
 }
 
 namespace {
-std::unique_ptr<NetworkModel> make_fifo(Time alpha_sw) { return std::make_unique<FifoNetwork>(false, alpha_sw); }
-std::unique_ptr<NetworkModel> make_store_forward(Time alpha_sw) { return std::make_unique<FifoNetwork>(true, alpha_sw); }
+std::unique_ptr<NetworkModel> make_fifo(const ModelParams& p) { return std::make_unique<FifoNetwork>(false, p.alpha_sw); }
+std::unique_ptr<NetworkModel> make_store_forward(const ModelParams& p) { return std::make_unique<FifoNetwork>(true, p.alpha_sw); }
+std::unique_ptr<NetworkModel> make_flow(const ModelParams& p) { return make_flow_network(p.alpha_sw, p.semantics == Semantics::gpu); }
 
 constexpr NetworkEntry kNetworks[] = {
     {"fifo", "alpha-beta, cut-through; each directed link serves messages in FIFO order (default)", make_fifo},
     {"store_forward", "alpha-beta, store-and-forward: every hop pays latency + bytes/bandwidth", make_store_forward},
-    {"flow", "latency, then max-min fair sharing of every directed link among concurrent transfers (SimGrid-like)",
-     make_flow_network},
+    {"flow", "max-min fair sharing of every directed link among concurrent transfers, plus latency (SimGrid-like)",
+     make_flow},
 };
 } // namespace
 
@@ -55,5 +58,14 @@ const NetworkEntry* find_network(std::string_view name) {
     if (e.name == name) return &e;
   return nullptr;
 }
+
+Semantics semantics_from(const std::string& name, const char* flag) {
+  if (name == "gpu") return Semantics::gpu;
+  if (name == "mpi") return Semantics::mpi;
+  fail("{}: unknown step semantics '{}' (gpu: a send completes when its data has left, as NCCL; mpi: blocking "
+       "sendrecv, as SimGrid SMPI)", flag, name);
+}
+
+const char* to_string(Semantics s) { return s == Semantics::gpu ? "gpu" : "mpi"; }
 
 } // namespace ccsim::engine

@@ -24,12 +24,15 @@ class FifoNetwork final : public NetworkModel {
     return post(route, bytes, now);
   }
   Time post(std::span<const ChannelId> route, Bytes bytes, Time now) {
-    if (route.empty()) return last_start_ = now, now + alpha_sw_;
+    if (route.empty()) return last_start_ = last_left_ = now, now + alpha_sw_;
     return store_forward_ ? hop_by_hop(route, bytes, now) : cut_through(route, bytes, now);
   }
 
   const ChannelStats& stats() const override;
   Time last_start() const override { return last_start_; }
+  // Cut-through: the last byte enters the first link when the route is released; store-and-forward:
+  // when the first hop has taken the whole message.
+  Time last_left() const override { return last_left_; }
   void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override;
 
  private:
@@ -59,6 +62,7 @@ class FifoNetwork final : public NetworkModel {
       ch.bytes += bytes;
     }
     last_start_ = start;
+    last_left_ = start + dur;
     return start + dur + lat + alpha_sw_;
   }
 
@@ -69,7 +73,7 @@ class FifoNetwork final : public NetworkModel {
       Chan& ch = chans_[c];
       const Time start = std::max(t, ch.free_at);
       const Time dur = duration(bytes, ch.capacity);
-      if (first) last_start_ = start, first = false;
+      if (first) last_start_ = start, last_left_ = start + dur, first = false;
       ch.free_at = start + dur;
       ch.busy += dur;
       ch.bytes += bytes;
@@ -95,7 +99,7 @@ class FifoNetwork final : public NetworkModel {
   Time alpha_sw_;
   std::vector<Chan> chans_;
   mutable ChannelStats stats_; // filled from chans_ when asked
-  Time last_start_ = 0;
+  Time last_start_ = 0, last_left_ = 0;
 };
 
 } // namespace ccsim::engine

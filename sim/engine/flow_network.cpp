@@ -13,6 +13,10 @@
 // re-planned together. A flow's predicted finish is a model event tagged with a generation number;
 // re-planning bumps it, and stale events are ignored. Observers see a transfer when it is posted, before
 // its arrival is known: under this model TransferRecord::arrive is kNever and start is the post time.
+//
+// Latency first (SimGrid's order) or last: with `latency_last` (gpu step semantics) a flow joins its
+// channels when posted and, once its bytes are through, has left its sender; it arrives a route latency
+// (plus the software alpha) later. Alone on its route it costs the same either way.
 #include <algorithm>
 
 #include "sim/engine/network.hpp"
@@ -24,7 +28,7 @@ using Work = unsigned __int128;
 
 class FlowNetwork final : public NetworkModel {
  public:
-  explicit FlowNetwork(Time alpha_sw) : alpha_sw_(alpha_sw) {}
+  FlowNetwork(Time alpha_sw, bool latency_last) : alpha_sw_(alpha_sw), latency_last_(latency_last) {}
   std::string name() const override { return "flow"; }
 
   void reset(const topology::Topology& t) override {
@@ -45,7 +49,7 @@ class FlowNetwork final : public NetworkModel {
   }
 
   Time post(std::uint64_t token, std::span<const ChannelId> route, Bytes bytes, Time now, ArrivalSink& sink) override {
-    last_start_ = now;
+    last_start_ = last_left_ = now;
     if (route.empty()) return now + alpha_sw_;
     Time lat = alpha_sw_;
     for (ChannelId c : route) {
@@ -53,6 +57,7 @@ class FlowNetwork final : public NetworkModel {
       stats_.bytes[c] += bytes;
     }
     if (bytes == 0) return now + lat;
+    last_left_ = kNever; // reported through on_model_event
     std::uint32_t id;
     if (free_.empty()) {
       id = static_cast<std::uint32_t>(flows_.size());
@@ -70,24 +75,32 @@ class FlowNetwork final : public NetworkModel {
     f.finish = kNever;
     f.live = true;
     f.active = false;
-    // The latency phase is a pure delay; the flow joins its channels when it is over.
-    sink.schedule_model_event(now + lat, id, tag(f, true));
+    f.arriving = false;
+    f.lat = lat;
+    // The latency phase is a pure delay; the flow joins its channels when it is over (or at once, when
+    // the latency comes last).
+    sink.schedule_model_event(latency_last_ ? now : now + lat, id, tag(f, true));
     return kNever;
   }
 
   // Starts and finishes only mark their channels; one re-plan event, queued behind everything already due
   // at this instant, then shares the union once (p flows starting together cost one re-plan, not p).
   void on_model_event(Time now, std::uint32_t id, std::uint32_t b, ArrivalSink& sink,
-                      std::vector<std::uint64_t>& arrived) override {
+                      std::vector<std::uint64_t>& arrived, std::vector<std::uint64_t>& left) override {
     if (id == kReplan) {
       replan_pending_ = false;
-      replan(dirty_, now, sink, arrived);
+      replan(dirty_, now, sink, latency_last_ ? left : arrived);
       dirty_.clear();
       return;
     }
     Flow& f = flows_[id];
     if (!f.live || (b >> 1) != (f.gen & kGenMask)) return; // re-planned or finished since
-    if (b & 1) { // latency over: start moving bytes
+    if (f.arriving) { // latency last: the bytes left earlier and arrive now
+      arrived.push_back(f.token);
+      retire(id);
+      return;
+    }
+    if (b & 1) { // latency over (or, latency last, posted): start moving bytes
       f.active = true;
       for (ChannelId c : f.route) join(c, id, now);
     }
@@ -100,6 +113,7 @@ class FlowNetwork final : public NetworkModel {
 
   const ChannelStats& stats() const override { return stats_; }
   Time last_start() const override { return last_start_; }
+  Time last_left() const override { return last_left_; }
 
  private:
   static constexpr std::uint32_t kGenMask = 0x7fffffff;
@@ -111,9 +125,11 @@ class FlowNetwork final : public NetworkModel {
     Bandwidth rate = 0;     // bytes/s since `since`
     Time since = 0;
     Time finish = kNever;   // when the current rate empties `work`
+    Time lat = 0;           // route latency + software alpha
     std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
     std::uint32_t stamp_epoch = 0; // component search
     bool live = false, active = false, fixed = false;
+    bool arriving = false;  // latency last: bytes through, waiting out the latency
   };
   struct Chan {
     Bandwidth capacity = 0;
@@ -146,10 +162,17 @@ class FlowNetwork final : public NetworkModel {
     if (ch.flows.empty()) stats_.busy[c] += now - ch.busy_since;
   }
 
+  void retire(std::uint32_t id) {
+    Flow& f = flows_[id];
+    f.live = f.active = f.arriving = false;
+    ++f.gen;
+    free_.push_back(id);
+  }
+
   // Re-plans every flow connected to `seeds` through shared channels: brings their progress up to `now`,
-  // retires those that are done (reported in `arrived`, ordered by token), shares the channels anew and
-  // schedules the new finish times.
-  void replan(std::span<const ChannelId> seeds, Time now, ArrivalSink& sink, std::vector<std::uint64_t>& arrived) {
+  // retires those that are done (reported in `done`, ordered by token: arrived, or with the latency
+  // last, left their sender), shares the channels anew and schedules the new finish times.
+  void replan(std::span<const ChannelId> seeds, Time now, ArrivalSink& sink, std::vector<std::uint64_t>& done) {
     // The component: channels and the active flows on them, transitively.
     ++epoch_;
     comp_chans_.clear();
@@ -178,10 +201,15 @@ class FlowNetwork final : public NetworkModel {
     for (std::uint32_t id : done_) {
       Flow& f = flows_[id];
       for (ChannelId c : f.route) leave(c, id, now);
-      arrived.push_back(f.token);
-      f.live = f.active = false;
+      done.push_back(f.token);
+      if (!latency_last_) {
+        retire(id);
+        continue;
+      }
+      f.active = false;
+      f.arriving = true;
       ++f.gen;
-      free_.push_back(id);
+      sink.schedule_model_event(now + f.lat, id, tag(f, true));
     }
     share();
     for (std::uint32_t id : comp_flows_) {
@@ -249,6 +277,7 @@ class FlowNetwork final : public NetworkModel {
   }
 
   Time alpha_sw_;
+  bool latency_last_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
   std::vector<Chan> chans_;
@@ -259,11 +288,13 @@ class FlowNetwork final : public NetworkModel {
   bool replan_pending_ = false;
   std::uint32_t epoch_ = 0;
   ChannelStats stats_;
-  Time last_start_ = 0;
+  Time last_start_ = 0, last_left_ = 0;
 };
 
 } // namespace
 
-std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw) { return std::make_unique<FlowNetwork>(alpha_sw); }
+std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw, bool latency_last) {
+  return std::make_unique<FlowNetwork>(alpha_sw, latency_last);
+}
 
 } // namespace ccsim::engine

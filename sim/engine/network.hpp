@@ -42,14 +42,18 @@ class NetworkModel {
   // A transfer identified by `token` is posted at `now`. Returns its arrival time, or kNever when the
   // model will deliver it later through on_model_event.
   virtual Time post(std::uint64_t token, std::span<const ChannelId> route, Bytes bytes, Time now, ArrivalSink& sink) = 0;
-  // A model event the model scheduled through the sink fired; returns tokens that arrived now.
+  // A model event the model scheduled through the sink fired; returns tokens that arrived now, and
+  // tokens whose last byte left the sender now (only for transfers whose post() left last_left() kNever).
   virtual void on_model_event(Time now, std::uint32_t a, std::uint32_t b, ArrivalSink& sink,
-                              std::vector<std::uint64_t>& arrived) {
-    (void)now, (void)a, (void)b, (void)sink, (void)arrived;
+                              std::vector<std::uint64_t>& arrived, std::vector<std::uint64_t>& left) {
+    (void)now, (void)a, (void)b, (void)sink, (void)arrived, (void)left;
   }
   virtual const ChannelStats& stats() const = 0;
   // Start time of the last posted transfer's first byte (for observers); equals `now` when uncontended.
   virtual Time last_start() const = 0;
+  // When the last posted transfer's last byte has left its sender (the send is complete for the GPU
+  // that posted it), or kNever when the model reports that later through on_model_event's `left`.
+  virtual Time last_left() const = 0;
   // For observers, right after post(): when each channel of `route` holds the message just posted, one
   // entry per channel. Models that share links fluidly (no exclusive holding) leave `out` empty.
   virtual void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const {
@@ -58,21 +62,39 @@ class NetworkModel {
   }
 };
 
+// When a rank may move on to its next step (README "Step semantics").
+//  gpu: a send is complete for its sender once its data has left (credits permitting, see `credits`);
+//       a step waits for its receives and for its own sends to have left. What NCCL's kernels do.
+//  mpi: a step waits until its sends have arrived and its receives are in, and a transfer starts only
+//       when its receive is posted (blocking sendrecv with rendezvous): what SimGrid SMPI computes.
+enum class Semantics : std::uint8_t { gpu, mpi };
+Semantics semantics_from(const std::string& name, const char* flag); // "gpu" | "mpi", else fail(flag: ...)
+const char* to_string(Semantics s);
+
 struct ModelParams {
-  Time alpha_sw = 0;              // software start-up cost added to every message (on top of link latency)
+  Semantics semantics = Semantics::gpu;
+  // gpu semantics: a sender may run this many messages ahead of the receives its receiver has posted
+  // on the same connection. NCCL has NCCL_STEPS = 8 buffer slots per connection; with the LL protocols
+  // (small messages, where credits can bind) one step takes one slot. (Simple's ring chunk takes
+  // CHUNKSTEPS = 4 slots, but there the transfer time, not the window, sets the pace.)
+  std::uint32_t credits = 8;
+  Time alpha_sw = 0;              // software latency added to every message (on top of link latency; overlaps)
+  Time overhead = 0;              // LogP's o: time a rank is busy posting each send or receive (serialises)
   Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
   Bytes header_bytes = 0;         // added to every message on the wire (SimGrid SMPI sends a 16-byte envelope)
   bool eager = false;             // sends start at once (default: when the matching receive is posted)
 };
 
 // One network model the engine can be given: its name, a one-line description, and its factory.
+// `semantics` matters to flow only: under gpu its bytes flow first and the latency follows, so the
+// sender learns when its data has left; under mpi the latency comes first, as in SimGrid.
 struct NetworkEntry {
   std::string_view name, description;
-  std::unique_ptr<NetworkModel> (*make)(Time alpha_sw);
+  std::unique_ptr<NetworkModel> (*make)(const ModelParams& params);
 };
 std::span<const NetworkEntry> network_entries(); // fifo first (the default)
 const NetworkEntry& fifo_network();
 const NetworkEntry* find_network(std::string_view name); // nullptr when unknown
-std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw); // --model flow (flow_network.cpp)
+std::unique_ptr<NetworkModel> make_flow_network(Time alpha_sw, bool latency_last); // --model flow (flow_network.cpp)
 
 } // namespace ccsim::engine

@@ -25,6 +25,9 @@ class SmallList {
   bool empty() const { return size_ == 0; }
   std::uint32_t size() const { return size_; }
   std::uint32_t front() const { return data()[0]; }
+  const std::uint32_t* begin() const { return data(); }
+  std::uint32_t* begin() { return data(); }
+  const std::uint32_t* end() const { return data() + size_; }
   void push_back(std::uint32_t v) {
     if (size_ == cap_) grow();
     data()[size_++] = v;

@@ -39,8 +39,12 @@ struct Explanation {
   cost::Params params;        // the alpha/beta/gamma actually used
   std::vector<std::string> links_used; // topology mode: the links that set alpha and beta
   SizePlan plan;
-  Time latency_term = 0, bandwidth_term = 0, gamma_term = 0, formula_time = 0;
+  Time latency_term = 0, bandwidth_term = 0, gamma_term = 0, overhead_term = 0, formula_time = 0;
   Time simulated = 0;
+  engine::Semantics semantics = engine::Semantics::gpu; // the semantics `simulated` ran under
+  // Set when the formula assumes blocking send-recv: `simulated` then ran under mpi semantics, and this
+  // says so, with the gpu-semantics time beside it.
+  std::string semantics_note;
   std::string difference; // empty when formula == simulation
   cost::LowerBound bound;
   Time bound_time = 0, bound_alpha = 0, bound_beta = 0, bound_gamma = 0;

@@ -35,7 +35,9 @@ std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOp
   std::vector<double> out;
   for (const auto& ci : in) {
     ModelOptions mo{p, o.nccl_tables, o.gpu_arch, o.nccl_algo, gpus_per_thread(ci.trace)};
-    Predictor pr(*ci.topo, ci.cfg, o.model, mo);
+    auto cfg = ci.cfg;
+    cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)
+    Predictor pr(*ci.topo, cfg, o.model, mo);
     for (auto r : ci.rows) out.push_back(to_us(pr.predict(plan_of(ci.trace.rows[r])).time));
   }
   return out;

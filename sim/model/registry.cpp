@@ -16,15 +16,21 @@ class PlainModel final : public metrics::PlanBuilder {
   PlainModel(const topology::Topology& t, const engine::NetworkEntry& net, const ModelOptions& o)
       : topo_(scaled_topology(t, o.params)), router_(topo_),
         builder_(topo_, router_, net, from_us(o.params.step_us),
-                 from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)) {}
+                 from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)),
+        fitted_(!o.params.origin.empty()) {}
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override {
-    return builder_.plans(cfg, size);
+    auto plans = builder_.plans(cfg, size);
+    // A fitted set's step_us is a per-step cost of the lockstep model it was fitted under: replay it so.
+    if (fitted_)
+      for (auto& p : plans) p.params.semantics = engine::Semantics::mpi;
+    return plans;
   }
 
  private:
   topology::Topology topo_;
   topology::Router router_;
   metrics::PlainBuilder builder_;
+  bool fitted_;
 };
 
 template <std::size_t I>

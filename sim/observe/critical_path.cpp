@@ -68,7 +68,7 @@ class Walker {
         continue;
       }
       // Walk back through the message (and whatever held its links) to the step that posted it.
-      const Transfer* x = walk_transfer(static_cast<std::size_t>(gate), t);
+      const Transfer* x = walk_transfer(static_cast<std::size_t>(gate & ~kLeft), t, (gate & kLeft) != 0);
       job = x->job, t = x->post;
       // Rendezvous: a transfer starts when both ends are posted. If the sender's step began earlier, the
       // receiver's readiness (the end of its previous step) gated it: the walk continues there.
@@ -122,11 +122,18 @@ class Walker {
       auto lo = std::lower_bound(v.begin(), v.end(), t, [&](std::size_t i, Time x) { return rec_.transfers[i].arrive < x; });
       if (lo != v.end() && rec_.transfers[*lo].arrive == t && t >= begin) return static_cast<std::int64_t>(*lo);
     }
-    if (auto it = sends_.find(key3(job, rank, step)); it != sends_.end())
+    if (auto it = sends_.find(key3(job, rank, step)); it != sends_.end()) {
       for (std::size_t i : it->second)
         if (rec_.transfers[i].arrive == t) return static_cast<std::int64_t>(i);
+      // gpu semantics: a send gates its step when its last byte leaves, i.e. its first hop is released.
+      for (std::size_t i : it->second) {
+        const auto& x = rec_.transfers[i];
+        if (x.hop_count > 0 && rec_.hops[x.hop_first].held.end == t) return static_cast<std::int64_t>(i) | kLeft;
+      }
+    }
     return -1;
   }
+  static constexpr std::int64_t kLeft = std::int64_t{1} << 62; // gating() found a send that had left, not arrived
 
   Time wire_within(const Transfer& x, Time b, Time e) const {
     Time w = 0;
@@ -149,16 +156,17 @@ class Walker {
     push({PathSegment::Kind::Transfer, b, e, id, -1, 0, x.job, x.src, x.step, wire_within(x, b, e)});
   }
 
-  // From message `id`'s arrival at time `arrive`, back to its post, through any messages that held
-  // its links. Returns the message whose sender's step the walk continues from.
-  const Transfer* walk_transfer(std::size_t id, Time arrive) {
+  // From message `id`'s arrival at time `arrive` (or, `left`, the release of its first hop), back to its
+  // post, through any messages that held its links. Returns the message whose sender's step the walk
+  // continues from.
+  const Transfer* walk_transfer(std::size_t id, Time arrive, bool left = false) {
     const Transfer* x = &rec_.transfers[id];
     if (x->hop_count == 0) { // local or a model without holding times: the queueing is unattributed
       push_transfer(static_cast<std::int64_t>(id), x->start, arrive);
       if (x->start > x->post) push({PathSegment::Kind::Wait, x->post, x->start, -1, static_cast<std::int64_t>(id), 0, x->job, x->src, x->step, 0});
       return x;
     }
-    std::uint32_t k = x->hop_count - 1;
+    std::uint32_t k = left ? 0 : x->hop_count - 1;
     Time t = rec_.hops[x->hop_first + k].held.begin;
     push_transfer(static_cast<std::int64_t>(id), t, arrive);
     for (;;) {

@@ -100,8 +100,11 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   std::string o;
   o += fmt::format("{}{} {}: p = {}, n = {} ({} B)\n", md ? "## " : "", schedule::to_string(op), e.algo, p,
                    format_size(e.plan.size), e.plan.size);
-  o += fmt::format("alpha = {}, beta = 1/({}), gamma = {}\n", format_duration(e.params.alpha), format_bandwidth(e.params.bw),
-                   e.params.reduce_bw ? "1/(" + format_bandwidth(e.params.reduce_bw) + ")" : "0 (reductions free)");
+  o += fmt::format("alpha = {}, beta = 1/({}), gamma = {}{}\n", format_duration(e.params.alpha), format_bandwidth(e.params.bw),
+                   e.params.reduce_bw ? "1/(" + format_bandwidth(e.params.reduce_bw) + ")" : "0 (reductions free)",
+                   e.params.overhead ? ", o = " + format_duration(e.params.overhead) : "");
+  o += "alpha (latency) overlaps across a rank's messages in flight; o (posting a message) and n*beta (one port) "
+       "serialise\n";
   if (!e.links_used.empty()) {
     o += "alpha and beta come from the links the schedule uses (alpha: the slowest route's latency; beta: the narrowest bottleneck):\n";
     for (const auto& l : e.links_used) o += "  " + l + "\n";
@@ -118,6 +121,7 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
                      t.reduce_bytes ? fmt::format(", {} reduced", format_size(t.reduce_bytes)) : "");
   o += fmt::format("\n{}3. With the numbers\n", h);
   o += fmt::format("   latency term   {:>14}\n   bandwidth term {:>14}\n", us(e.latency_term), us(e.bandwidth_term));
+  if (e.overhead_term) o += fmt::format("   overhead (o)   {:>14}\n", us(e.overhead_term));
   if (e.gamma_term) o += fmt::format("   reduction term {:>14}\n", us(e.gamma_term));
   o += fmt::format("   total          {:>14}\n", us(e.formula_time));
   const bool lat = e.latency_term > e.bandwidth_term + e.gamma_term;
@@ -131,6 +135,7 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   }
   o += "\n";
   o += fmt::format("\n{}4. Simulation\n   simulated {}; formula {}\n", h, us(e.simulated), us(e.formula_time));
+  if (!e.semantics_note.empty()) o += "   " + e.semantics_note + "\n";
   o += e.difference.empty() ? "   they agree exactly (to the picosecond)\n"
                             : fmt::format("   they differ by {:+.3f} % ({:+} ps): {}\n",
                                           100.0 * (ratio(e.simulated, e.formula_time) - 1), e.simulated - e.formula_time,
@@ -197,6 +202,9 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
   j["formula_ps"] = e.formula_time;
   j["simulated_us"] = to_us(e.simulated);
   j["simulated_ps"] = e.simulated;
+  j["semantics"] = engine::to_string(e.semantics);
+  if (!e.semantics_note.empty()) j["semantics_note"] = e.semantics_note;
+  if (e.params.overhead) j["o_us"] = to_us(e.params.overhead);
   j["difference"] = e.difference;
   j["lower_bound"] = {{"text", bound_form(e.bound)}, {"us", to_us(e.bound_time)}, {"multi_port", e.bound.multi_port}};
   j["algbw_GBps"] = e.bw.algbw_GBps;
@@ -261,9 +269,10 @@ std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, Expla
     return o + "\\end{tabular}\n";
   }
   const bool md = f == ExplainFormat::Markdown;
-  std::string o = fmt::format("{}{} on p = {}: alpha = {}, beta = 1/({}); predicted time in us (simulated)\n\n",
+  std::string o = fmt::format("{}{} on p = {}: alpha = {}, beta = 1/({}){}; predicted time in us (simulated)\n\n",
                               md ? "## " : "", schedule::to_string(op), p, format_duration(s.params.alpha),
-                              format_bandwidth(s.params.bw));
+                              format_bandwidth(s.params.bw),
+                              s.params.overhead ? ", o = " + format_duration(s.params.overhead) + " per message (serialises)" : "");
   o += md ? "Formulas:\n\n" : "Formulas (ccsim explain --algo NAME shows one in full, with its lower bound):\n";
   for (std::size_t a = 0; a < s.algos.size(); ++a)
     o += md ? fmt::format("* `{}`: `{}`\n", s.algos[a], form_text(a)) : fmt::format("  {:<20} {}\n", s.algos[a], form_text(a));

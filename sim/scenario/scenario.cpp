@@ -310,7 +310,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
 
   if (j.contains("network")) {
     const json& n = j["network"];
-    r.only_keys(n, "network", {"model", "sw_alpha", "reduce_bw"});
+    r.only_keys(n, "network", {"model", "sw_alpha", "sw_overhead", "semantics", "reduce_bw"});
     if (n.contains("model")) {
       s.model_name = r.string(n["model"], "network.model");
       bool known = false;
@@ -318,6 +318,12 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
       if (!known) r.bad("network.model: unknown '{}' ({})", s.model_name, model::model_names());
     }
     if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
+    if (n.contains("sw_overhead")) s.model.overhead = r.duration(n["sw_overhead"], "network.sw_overhead");
+    if (n.contains("semantics")) {
+      const std::string sem = r.string(n["semantics"], "network.semantics");
+      if (sem != "gpu" && sem != "mpi") r.bad("network.semantics: unknown '{}' (gpu, mpi)", sem);
+      s.model.semantics = engine::semantics_from(sem, "network.semantics");
+    }
     if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
   }
 

@@ -20,7 +20,7 @@ grep -q 'Ring 0 1 2 3 4 5 6 7' "$tmp/e0" || fail "explain header"
 grep -q 'limiting hop' "$tmp/e0" || fail "explain has no limiting hop"
 grep -q 'Best ring' "$tmp/e0" || fail "explain has no comparison"
 # NCCL's p3dn ring among all 2520 rings (docs/choosing-a-ring.md quotes this line).
-"$ccsim" rings --topo dgx1 --explain 0,1,3,2,6,4,5,7 >"$tmp/ep" || fail "p3dn explain exited $?"
+"$ccsim" rings --topo dgx1 --explain 0,1,3,2,6,4,5,7 --semantics mpi >"$tmp/ep" || fail "p3dn explain exited $?"
 grep -qF '  rank: 5th of all 2520 rings (every ring simulated): 4 strictly faster, 149 tied (this one included), 2367 slower' "$tmp/ep" ||
   fail "p3dn ring rank line: $(grep rank: "$tmp/ep")"
 diff <(grep -v '^Ring' "$tmp/e0") <(grep -v '^Ring' "$tmp/e1") >/dev/null || fail "1-2-...-8-1 one-based differs from 0..7"

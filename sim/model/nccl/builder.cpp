@@ -105,6 +105,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   plan.choice.proto = std::string(name(c.proto));
   plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size);
   plan.params = cfg.model;
+  plan.params.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   plan.network = &engine::fifo_network();
   if (size.count > 0 && p >= 2) {
     if (c.algo == Algo::Tree && cfg.op == Op::AllReduce) return tree_plan(std::move(plan), c.proto, cfg, size);

@@ -59,10 +59,12 @@ struct StepEnds final : Observer {
 };
 
 std::map<int, Time> run_incast(int ranks, int dst, std::vector<int> senders, std::vector<std::uint64_t> bytes,
-                               std::vector<int> order, Time* makespan = nullptr) {
+                               std::vector<int> order, Time* makespan = nullptr,
+                               Semantics semantics = Semantics::mpi) { // SimGrid's: senders wait for arrival
   auto topo = topology::make_crossbar(ranks, kBw, kAlpha);
   topology::Router router(topo);
   ModelParams mp;
+  mp.semantics = semantics;
   Engine eng(topo, router, mp, *find_network("flow"));
   StepEnds obs;
   eng.add_observer(&obs);
@@ -85,6 +87,22 @@ TEST_CASE("flow: an uncontended message costs alpha + n/B exactly") {
     CHECK(t == kAlpha + transfer_time(n, kBw));
     CHECK(end.at(0) == t); // the sender is done when its message is in
   }
+}
+
+TEST_CASE("flow under gpu semantics: the bytes flow first, the sender is done when they are through, the latency follows") {
+  for (std::uint64_t n : {1ull, 1000ull, 12345677ull}) {
+    Time t = 0;
+    auto end = run_incast(2, 1, {0}, {n}, {0}, &t, Semantics::gpu);
+    CHECK(t == kAlpha + transfer_time(n, kBw)); // alone, the same as latency first
+    CHECK(end.at(0) == transfer_time(n, kBw));  // left the sender
+    CHECK(end.at(1) == t);
+  }
+  // Two flows into one link: each gets half, both leave at 2n/B and arrive alpha later.
+  const std::uint64_t n = 1'000'000;
+  Time t = 0;
+  auto end = run_incast(3, 2, {0, 1}, {n, n}, {0, 1}, &t, Semantics::gpu);
+  CHECK(end.at(0) == transfer_time(n, kBw / 2));
+  CHECK(t == kAlpha + transfer_time(n, kBw / 2));
 }
 
 TEST_CASE("flow: two flows into one link get half each") {

@@ -54,11 +54,12 @@ struct Transfers final : Observer {
   void on_transfer(const TransferRecord& t) override { seen.push_back(t); }
 };
 
-Time run(bool eager, bool drop_last, Transfers* obs = nullptr) {
+Time run(bool eager, bool drop_last, Transfers* obs = nullptr, Semantics semantics = Semantics::mpi) {
   auto topo = topology::make_crossbar(4, 10'000'000'000ULL, kPsPerUs);
   topology::Router router(topo);
   ModelParams mp;
   mp.eager = eager;
+  mp.semantics = semantics;
   Engine eng(topo, router, mp, fifo_network());
   if (obs) eng.add_observer(obs);
   Parking sched(drop_last);
@@ -104,4 +105,18 @@ TEST_CASE("a message nobody receives is reported: its sender never finishes (ren
     CHECK(what.find(eager ? "rank 1 is sent a message from rank 0 that it never receives"
                           : "job 0 rank 0 never finished step 0 (waiting for 1 message(s))") != std::string::npos);
   }
+}
+
+TEST_CASE("gpu semantics: sends within the credit window start when posted, and a message nobody receives is left over") {
+  Transfers obs;
+  run(false, false, &obs, Semantics::gpu);
+  REQUIRE(obs.seen.size() == 4);
+  for (const auto& t : obs.seen) CHECK(t.post == 0); // 1 or 2 messages per connection, window 8
+  std::string what;
+  try {
+    run(false, true, nullptr, Semantics::gpu);
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  CHECK(what.find("rank 1 is sent a message from rank 0 that it never receives") != std::string::npos);
 }

@@ -103,7 +103,7 @@ TEST_CASE("DGX-1 with six rings: a valid trace with every step, message and link
   auto t = trace_of(topo, config(rings), 1 << 20);
   const auto problems = testing::check_trace(t.trace, t.makespan_us);
   CHECK_MESSAGE(problems.empty(), (problems.empty() ? "" : problems.front()));
-  CHECK(t.makespan_us == doctest::Approx(to_us(t.row.time)).epsilon(1e-9));
+  CHECK(std::abs(t.makespan_us - to_us(t.row.time)) <= 0.0005); // the trace keeps whole nanoseconds
   // Every message appears once as a send and once as a receive; every step as a step slice.
   CHECK(slices(t.trace, "send").size() == t.rec.transfers.size());
   CHECK(slices(t.trace, "recv").size() == t.rec.transfers.size());

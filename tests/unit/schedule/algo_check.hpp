@@ -42,6 +42,7 @@ inline Time simulate(const schedule::CollArgs& a, const std::string& algo, const
   topology::Router router(topo);
   engine::ModelParams params;
   params.reduce_bw = m.reduce_bw;
+  params.semantics = engine::Semantics::mpi; // the formulas assume blocking sendrecv
   engine::Engine eng(topo, router, params, engine::fifo_network());
   engine::Job job;
   job.schedule = s.get();

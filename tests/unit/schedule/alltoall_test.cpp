@@ -57,7 +57,7 @@ TEST_CASE("fifo reaches the direct alltoall ideal when same-instant transfers ar
   for (int p : {2, 3, 5, 8, 16}) {
     const auto topo = topology::make_crossbar(p, kBw, kAlpha);
     topology::Router router(topo);
-    auto net = engine::fifo_network().make(0);
+    auto net = engine::fifo_network().make({});
     net->reset(topo);
     struct NoEvents final : engine::ArrivalSink {
       void schedule_model_event(Time, std::uint32_t, std::uint32_t) override {}

@@ -39,11 +39,13 @@ inline schedule::CollArgs args_of(schedule::Op op, int p, std::uint64_t count, i
 
 inline Timing crossbar_timing(const std::string& algo, const schedule::CollArgs& a, Bandwidth reduce_bw,
                               Time alpha = kAlpha, Bandwidth bw = kBw, engine::Observer* obs = nullptr,
-                              const std::string& network = "fifo") {
+                              const std::string& network = "fifo",
+                              engine::Semantics semantics = engine::Semantics::mpi) { // the textbook's blocking sendrecv
   const auto topo = topology::make_crossbar(a.ranks, bw, alpha);
   topology::Router router(topo);
   engine::ModelParams mp;
   mp.reduce_bw = reduce_bw;
+  mp.semantics = semantics;
   engine::Engine eng(topo, router, mp, *engine::find_network(network));
   if (obs) eng.add_observer(obs);
   const auto sched = schedule::require_algorithm(a.op, algo).make(a);

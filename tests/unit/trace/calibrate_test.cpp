@@ -44,6 +44,7 @@ static model::CalibInput synthetic_input(const topology::Topology& topo, schedul
   model::CalibInput in;
   in.cfg.op = op;
   in.cfg.placements = topology::pack_rings(topo, {}).rings;
+  in.cfg.model.semantics = engine::Semantics::mpi; // as calibrate replays (lockstep)
   in.label = std::string(schedule::to_string(op));
   in.trace = trace::parse_trace(synthetic_trace(topo, in.cfg, truth), in.label);
   in.topo = &topo;
