@@ -47,6 +47,7 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllToAll, "direct"}, direct_alltoall},
       {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
       {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
+      {{Op::AllGather, "recursive_doubling_fold"}, recursive_doubling_fold_allgather},
       {{Op::AllReduce, "halving_doubling"}, halving_doubling_allreduce},
       {{Op::ReduceScatter, "halving_doubling"}, halving_doubling_reduce_scatter},
       {{Op::AllGather, "bruck"}, bruck_allgather},

@@ -7,6 +7,7 @@ namespace ccsim::cost {
 
 Formula recursive_doubling_allreduce(const schedule::CollArgs& a, Bytes elt);
 Formula recursive_doubling_allgather(const schedule::CollArgs& a, Bytes elt);
+Formula recursive_doubling_fold_allgather(const schedule::CollArgs& a, Bytes elt);
 Formula halving_doubling_allreduce(const schedule::CollArgs& a, Bytes elt);
 Formula halving_doubling_reduce_scatter(const schedule::CollArgs& a, Bytes elt);
 Formula bruck_allgather(const schedule::CollArgs& a, Bytes elt);
