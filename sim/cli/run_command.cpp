@@ -4,6 +4,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/inspect.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/metrics/explain.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/model/compare.hpp"
@@ -108,6 +109,21 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   return c;
 }
 
+// A pipelined algorithm without --chunk-size runs at the segment `ccsim explain` chooses: the one that
+// minimises its formula's time with alpha and beta from the links it uses.
+metrics::RunConfig at_best_segment(const topology::Topology& topo, const metrics::RunConfig& cfg, Bytes size) {
+  if (cfg.segment_bytes > 0 || !schedule::require_algorithm(cfg.op, cfg.algo).pipelined) return cfg;
+  metrics::ExplainSetup s;
+  s.op = cfg.op;
+  s.topo = &topo;
+  s.run = cfg;
+  s.elt_size = cfg.dtype.size;
+  s.params.reduce_bw = cfg.model.reduce_bw;
+  metrics::RunConfig out = cfg;
+  out.segment_bytes = metrics::chosen_segment(s, cfg.algo, size);
+  return out;
+}
+
 int run_command(const RunOptions& o) {
   const auto topo = topology::resolve_topology(o.topo);
   const auto cfg = make_run_config(o, topo);
@@ -157,7 +173,7 @@ int run_command(const RunOptions& o) {
     report::Progress bar("sizes", sizes.size());
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       bar.update(i, format_size(sizes[i]));
-      rows.push_back(metrics::simulate(topo, router, cfg, sizes[i], inspect.observers(sizes[i])));
+      rows.push_back(metrics::simulate(topo, router, at_best_segment(topo, cfg, sizes[i]), sizes[i], inspect.observers(sizes[i])));
       inspect.saw(sizes[i], rows.back());
     }
     bar.done();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/cost/best_segment.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/routing.hpp"
 
@@ -116,19 +117,32 @@ schedule::CollArgs args_for(const ExplainSetup& s, std::uint64_t count, int p) {
 
 int ranks_in(const ExplainSetup& s) { return s.topo ? ranks_of(s.run) : s.ranks; }
 
+// Rings the explained run splits the data over (topology mode, ring algorithms), and one ring's args.
+std::uint64_t rings_of(const ExplainSetup& s, const schedule::AlgorithmInfo& algo) {
+  return s.topo && algo.ring_like && s.run.placements.size() > 1 ? static_cast<std::uint64_t>(s.run.placements.size()) : 1;
+}
+
+// A pipelined algorithm without --chunk-size: the segment that minimises its formula's time, with alpha
+// and beta as explain will use them (topology mode: from a first run's links; they do not depend on the cut).
+ExplainSetup with_best_segment(const ExplainSetup& s, const schedule::AlgorithmInfo& algo, Bytes size, std::string& why);
+
 } // namespace
 
-Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Bytes size) {
-  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+Explanation explain_one(const ExplainSetup& s_in, const std::string& algo_name, Bytes size) {
+  const auto& algo = schedule::require_algorithm(s_in.op, algo_name);
+  std::string segment_why;
+  const ExplainSetup s = with_best_segment(s_in, algo, size, segment_why);
   const int p = ranks_in(s);
   Explanation e;
+  e.segment_why = segment_why;
   e.algo = algo.name;
   e.summary = algo.summary;
   e.plan = plan_size(s.op, p, size, s.elt_size);
   // Several rings (topology mode, ring algorithms) each carry an equal share: the formula is one ring's.
-  const bool multi = s.topo && algo.ring_like && s.run.placements.size() > 1;
-  const auto rings = multi ? static_cast<std::uint64_t>(s.run.placements.size()) : 1;
+  const auto rings = rings_of(s, algo);
+  const bool multi = rings > 1;
   const auto args = args_for(s, schedule::split_block(e.plan.count, rings, 0).len, p);
+  if (algo.pipelined) e.segment_bytes = s.run.segment_bytes;
   const auto f = cost::formula_for(s.op, algo.name, args, s.elt_size);
   if (!f) fail("explain: {} {} has no formula (every algorithm must have one)", schedule::to_string(s.op), algo.name);
   e.alpha_expr = f->alpha, e.beta_expr = f->beta, e.gamma_expr = f->gamma, e.note = f->note;
@@ -239,6 +253,40 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   e.busbw_factor = busbw_factor(s.op, p);
   e.busbw_why = busbw_reason(s.op);
   return e;
+}
+
+namespace {
+
+ExplainSetup with_best_segment(const ExplainSetup& s, const schedule::AlgorithmInfo& algo, Bytes size, std::string& why) {
+  ExplainSetup out = s;
+  if (!algo.pipelined) return out;
+  if (s.run.segment_bytes > 0 || !s.choose_segment) {
+    why = s.run.segment_bytes > 0 ? "given by --chunk-size" : "";
+    return out;
+  }
+  cost::Params c = s.params;
+  if (s.topo) {
+    ExplainSetup probe = s;
+    probe.choose_segment = false;
+    c = explain_one(probe, algo.name, size).params;
+  }
+  const int p = ranks_in(s);
+  const auto plan = plan_size(s.op, p, size, s.elt_size);
+  const auto args = args_for(s, schedule::split_block(plan.count, rings_of(s, algo), 0).len, p);
+  const auto best = cost::best_segment(args, algo.name, s.elt_size, c);
+  out.run.segment_bytes = best.segment * s.elt_size;
+  why = fmt::format("chosen to minimise the formula's time ({} segment(s){}); --chunk-size overrides", best.segments,
+                    algo.op == Op::AllReduce ? " per tree half" : "");
+  return out;
+}
+
+} // namespace
+
+Bytes chosen_segment(const ExplainSetup& s, const std::string& algo_name, Bytes size) {
+  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+  if (!algo.pipelined || s.run.segment_bytes > 0) return 0;
+  std::string why;
+  return with_best_segment(s, algo, size, why).run.segment_bytes;
 }
 
 ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes,

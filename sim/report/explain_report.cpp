@@ -110,6 +110,9 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   for (const auto& w : e.schedule_words) o += "   " + w + "\n";
   o += fmt::format("\n{}2. Cost formula\n   {}\n", h, closed_form(e));
   if (!e.note.empty()) o += "   note: " + e.note + "\n";
+  if (e.segment_bytes > 0)
+    o += fmt::format("   segment: {} ({} B){}\n", format_size(e.segment_bytes), e.segment_bytes,
+                     e.segment_why.empty() ? "" : ", " + e.segment_why);
   for (const auto& t : e.terms)
     o += fmt::format("   {} x {}: {}{}{}{}\n", t.messages, t.what,
                      t.transfers == 0 ? "no message" : fmt::format("{} per message", format_size(t.bytes)),
@@ -203,6 +206,7 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
   j["busbw_GBps"] = e.bw.busbw_GBps;
   j["busbw_factor"] = e.busbw_factor;
   j["busbw_why"] = e.busbw_why;
+  if (e.segment_bytes > 0) j["segment"] = {{"bytes", e.segment_bytes}, {"why", e.segment_why}};
   return j;
 }
 

@@ -28,6 +28,9 @@ struct AlgorithmInfo {
   bool ring_like = false;
   FormulaFit fit = FormulaFit::Exact;
   std::string fit_note = {}; // why the formula is not exact, when it is not
+  // Cut into segments (CollArgs::segment): explain and the sweep choose the segment that minimises the
+  // formula's time unless --chunk-size gives one (sim/cost/best_segment.hpp).
+  bool pipelined = false;
 };
 
 // Whether `engine` (run with the default fifo model) and `formula` stand as `fit` promises.
