@@ -36,7 +36,7 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   add_placement_options(app, o);
   app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall")
       ->capture_default_str();
-  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below)")->capture_default_str();
+  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
   app.add_option("-e,--maxbytes", o.maxbytes, "Largest size")->capture_default_str();
   app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this between rows")->capture_default_str();
@@ -64,7 +64,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   auto op = schedule::op_from(o.op);
   if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall)", o.op);
   c.op = *op;
-  c.algo = o.algo;
+  c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);
   auto dt = metrics::datatype_from(o.datatype);
   if (!dt) fail("-d/--datatype: unknown type '{}' ({})", o.datatype, metrics::datatype_names());

@@ -67,11 +67,48 @@ std::string rel(int peer, int rank, int p) {
   return fmt::format("rank-{}", p - d);
 }
 
-// Rank 0's steps, consecutive steps of the same shape merged: the schedule in words.
+// The rank whose steps show the algorithm best: the one with the most steps among the first 64 (for p
+// not a power of two, rank 0 often only folds in and out; a survivor runs the main rounds), the lowest on a tie.
+int shown_rank(const schedule::Schedule& s) {
+  std::vector<Action> acts;
+  int best = 0, most = -1;
+  for (int r = 0; r < std::min(s.args().ranks, 64); ++r) {
+    int n = 0;
+    while (n < 2000 && s.step(r, n, acts)) ++n;
+    if (n > most) best = r, most = n;
+  }
+  return best;
+}
+
+// One step in words; repeated identical actions (Bruck's local rotations) are said once with a count.
+std::string step_words(const std::vector<Action>& acts, int rank, int p, Bytes elt) {
+  std::vector<std::string> parts;
+  for (const auto& a : acts) {
+    const Bytes b = a.len * elt;
+    switch (a.kind) {
+      case Action::Kind::Send: parts.push_back(fmt::format("send {} to {}", format_size(b), rel(a.peer, rank, p))); break;
+      case Action::Kind::Recv: parts.push_back(fmt::format("receive {} from {}", format_size(b), rel(a.peer, rank, p))); break;
+      case Action::Kind::RecvReduce:
+        parts.push_back(fmt::format("receive and reduce {} from {}", format_size(b), rel(a.peer, rank, p)));
+        break;
+      case Action::Kind::Copy: parts.push_back(fmt::format("copy {} locally", format_size(b))); break;
+    }
+  }
+  std::string line;
+  for (std::size_t i = 0; i < parts.size();) {
+    std::size_t j = i;
+    while (j < parts.size() && parts[j] == parts[i]) ++j;
+    line += (line.empty() ? "" : "; ") + parts[i] + (j - i > 1 ? fmt::format(" (x{})", j - i) : "");
+    i = j;
+  }
+  return line.empty() ? "wait" : line;
+}
+
+// One rank's steps, consecutive steps of the same shape merged: the schedule in words.
 std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
   std::vector<std::string> out;
   std::vector<Action> acts;
-  const int p = s.args().ranks;
+  const int p = s.args().ranks, rank = shown_rank(s);
   std::string prev;
   int first = 0, count = 0;
   auto flush = [&](int last) {
@@ -80,21 +117,8 @@ std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
                              : fmt::format("steps {}-{} ({} steps): {}", first, last, count, prev));
   };
   int st = 0;
-  for (; s.step(0, st, acts); ++st) {
-    std::string line;
-    for (const auto& a : acts) {
-      const Bytes b = a.len * elt;
-      switch (a.kind) {
-        case Action::Kind::Send: line += fmt::format("send {} to {}; ", format_size(b), rel(a.peer, 0, p)); break;
-        case Action::Kind::Recv: line += fmt::format("receive {} from {}; ", format_size(b), rel(a.peer, 0, p)); break;
-        case Action::Kind::RecvReduce:
-          line += fmt::format("receive and reduce {} from {}; ", format_size(b), rel(a.peer, 0, p));
-          break;
-        case Action::Kind::Copy: line += fmt::format("copy {} locally; ", format_size(b)); break;
-      }
-    }
-    if (line.empty()) line = "wait";
-    else line.resize(line.size() - 2);
+  for (; s.step(rank, st, acts); ++st) {
+    const std::string line = step_words(acts, rank, p, elt);
     if (line == prev) {
       ++count;
     } else {
@@ -104,7 +128,7 @@ std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
     if (out.size() > 40) break;
   }
   flush(st - 1);
-  out.insert(out.begin(), fmt::format("rank 0 runs {} step(s); p = {} ranks (peers relative to rank 0)", st, p));
+  out.insert(out.begin(), fmt::format("rank {} runs {} step(s); p = {} ranks (peers relative to rank {})", rank, st, p, rank));
   return out;
 }
 

@@ -47,6 +47,13 @@ bool fit_holds(FormulaFit fit, Time engine, Time formula) {
   return false;
 }
 
+const std::string& default_algorithm(Op op) {
+  if (const auto* ring = find_algorithm(op, "ring")) return ring->name;
+  for (const auto& a : all_algorithms())
+    if (a.op == op) return a.name;
+  fail("--op: no algorithm implements {}", to_string(op));
+}
+
 std::vector<std::string> algorithm_names() {
   std::set<std::string> names;
   for (const auto& a : all_algorithms()) names.insert(a.name);

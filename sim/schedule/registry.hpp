@@ -41,6 +41,9 @@ const AlgorithmInfo* find_algorithm(Op op, const std::string& name);
 // Throws Error listing what exists when (op, name) does not.
 const AlgorithmInfo& require_algorithm(Op op, const std::string& name);
 std::vector<std::string> algorithm_names(); // distinct names, sorted
+// What runs when --algo is not given: ring where the op has one, else the op's first registered
+// algorithm (binomial for gather and scatter, pairwise for alltoall).
+const std::string& default_algorithm(Op op);
 
 // Each algorithm file contributes its entries.
 void add_ring_algorithms(std::vector<AlgorithmInfo>& out);
