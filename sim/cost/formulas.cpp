@@ -54,6 +54,9 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllToAll, "bruck"}, bruck_alltoall},
       {{Op::AllReduce, "torus2d"}, torus2d_allreduce},
       {{Op::AllReduce, "double_binary_tree"}, double_binary_tree_allreduce},
+      {{Op::Broadcast, "scatter_allgather"}, scatter_allgather_broadcast},
+      {{Op::Reduce, "reducescatter_gather"}, reducescatter_gather_reduce},
+      {{Op::AllGather, "gather_bcast"}, gather_bcast_allgather},
   };
   return t;
 }
