@@ -79,7 +79,13 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     const auto e = metrics::explain_one(s, o.run.algo, checked_size(o.size, "--size"));
     out = report::render(e, s.op, s.ranks, f);
   } else {
-    const Bytes lo = checked_size(o.min, "--min"), hi = parse_size(o.max, "--max");
+    // Without --min, the sweep starts at the first power of two from 8 B that gives every rank an element
+    // (allgather's 8 B on 8 ranks would be 1 B each).
+    Bytes lo = 8;
+    if (cmd->count("--min") > 0) lo = checked_size(o.min, "--min");
+    else
+      while (metrics::plan_size(s.op, s.ranks, lo, s.elt_size).count == 0 && lo < (Bytes{1} << 50)) lo *= 2;
+    const Bytes hi = parse_size(o.max, "--max");
     if (lo > hi) fail("--min {} is larger than --max {}", o.min, o.max);
     report::Progress bar("explain", 2 * metrics::size_series(lo, hi, 2).size()); // sizes, then crossovers
     const auto sw = metrics::explain_sweep(s, lo, hi, [&](std::size_t done, std::size_t) { bar.update(done); });

@@ -34,6 +34,7 @@ struct RingsOptions {
   std::string explain;
   std::string format = "table";
   std::string output;
+  bool relay_outside = false; // routes may pass through GPUs outside --gpus
 };
 
 std::string join(const std::vector<int>& v, const char* sep = " ") {
@@ -99,6 +100,7 @@ struct Context {
   Bytes size = 0;
   topology::RingSearchResult found;
   std::vector<metrics::RankedRing> ranked;
+  bool relay_outside = false;
   int direct_rings = 0; // undirected Hamiltonian cycles over direct GPU-GPU links only (capped; -1: not counted)
 };
 
@@ -122,6 +124,9 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
   c.router = std::make_unique<topology::Router>(c.topo());
+  // NCCL cannot relay through a GPU outside the communicator: by default only the chosen GPUs forward.
+  c.relay_outside = o.relay_outside;
+  if (!o.relay_outside) c.router->set_relay_gpus(gpus);
   if (auto op = schedule::op_from(o.run.op); op && !schedule::find_algorithm(*op, "ring"))
     fail("--op: no ring algorithm is registered for {}, so there is no ring to rank", o.run.op);
   RunOptions ro = o.run;
@@ -129,7 +134,9 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   ro.algo = "ring";
   ro.root = 0;
   c.base = make_run_config(ro, c.topo());
-  c.model = model::make_model(ro.model, c.topo(), model_options(ro));
+  auto mo = model_options(ro);
+  if (!o.relay_outside) mo.relay_gpus = gpus;
+  c.model = model::make_model(ro.model, c.topo(), mo);
   c.base.builder = c.model.get();
   c.size = parse_size(o.size, "--size");
   if (c.size == 0) fail("--size: must be positive");
@@ -158,8 +165,9 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
 }
 
 std::string header(const Context& c) {
-  return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}\n", c.topo().name, c.topo().origin, join(c.hops->gpus()),
-                     schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model_name);
+  return fmt::format("# ccsim rings: {} ({}), GPUs {}, {} {} {}, model {}{}\n", c.topo().name, c.topo().origin, join(c.hops->gpus()),
+                     schedule::to_string(c.base.op), format_size(c.size), c.base.dtype.name, c.base.model_name,
+                     c.relay_outside ? ", routes may relay through other GPUs" : "");
 }
 
 std::vector<int> all_gpus(const topology::Topology& t) {
@@ -168,124 +176,137 @@ std::vector<int> all_gpus(const topology::Topology& t) {
   return g;
 }
 
-int run_rings(RingsOptions& o) {
-  const auto fmt_json = o.format == "json";
-  if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
-  if (o.channels && *o.channels < 1) fail("--channels: must be at least 1, got {}", *o.channels);
-  if (o.channels && *o.channels > 64) fail("--channels: {} is more than 64 rings at once", *o.channels);
+// The GPUs to search over: --explain's ring (which must match --gpus when both are given), else --gpus or all.
+std::vector<int> chosen_gpus(const RingsOptions& o, std::vector<int>& explain_ring) {
   const auto topo_probe = topology::resolve_topology(o.run.topo);
-  std::vector<int> explain_ring;
-  std::vector<int> gpus;
-  if (!o.explain.empty()) {
-    explain_ring = parse_ring_order(o.explain, "--explain", topo_probe, o.run.one_based);
-    gpus = explain_ring;
-    std::sort(gpus.begin(), gpus.end());
-    if (!o.run.gpus.empty()) {
-      auto given = parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
-      std::sort(given.begin(), given.end());
-      if (given != gpus) fail("--explain: the ring must visit exactly the GPUs of --gpus");
-    }
-  } else {
-    gpus = o.run.gpus.empty() ? all_gpus(topo_probe) : parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
+  if (o.explain.empty())
+    return o.run.gpus.empty() ? all_gpus(topo_probe) : parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
+  explain_ring = parse_ring_order(o.explain, "--explain", topo_probe, o.run.one_based);
+  auto gpus = explain_ring;
+  std::sort(gpus.begin(), gpus.end());
+  if (!o.run.gpus.empty()) {
+    auto given = parse_gpu_list(o.run.gpus, "--gpus", topo_probe, o.run.one_based);
+    std::sort(given.begin(), given.end());
+    if (given != gpus) fail("--explain: the ring must visit exactly the GPUs of --gpus");
   }
-  Context c = prepare(o, gpus);
+  return gpus;
+}
+
+std::string list_or_none(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return v.empty() ? std::string("none") : s;
+}
+
+// The slowest effective hop bandwidth of a ring set (a hop shared by k rings gets 1/k of its link).
+Bandwidth slowest_hop(const topology::HopTable& h, const metrics::RankedRing& r) {
+  Bandwidth m = std::numeric_limits<Bandwidth>::max();
+  const auto& ring = r.rings[0];
+  const auto share = hop_sharing(h, ring, r.rings);
+  for (std::size_t k = 0; k < ring.size(); ++k)
+    m = std::min(m, h.at(h.local_of(ring[k]), h.local_of(ring[(k + 1) % ring.size()])).bottleneck / static_cast<Bandwidth>(share[k]));
+  return m;
+}
+
+// --explain, part 1: the given ring hop by hop; returns the JSON hops.
+nlohmann::json explain_hops(const Context& c, const std::vector<int>& ring, Bandwidth best_min, std::ostringstream& out,
+                            std::vector<std::string>& slower) {
   const auto& h = *c.hops;
   const int p = h.size();
-  std::ostringstream out;
-  nlohmann::json j;
-  j["topology"] = c.topo().name;
-  j["gpus"] = h.gpus();
-  j["op"] = schedule::to_string(c.base.op);
-  j["size"] = c.size;
-  j["search"] = {{"exhaustive", c.found.exhaustive}, {"method", c.found.method}, {"distinct_rings", c.found.distinct_rings},
-                 {"scored", c.found.scored}, {"simulated", c.ranked.size()}};
-  if (c.direct_rings >= 0) j["direct_link_rings"] = c.direct_rings;
-  const auto& best = c.ranked.front();
-
-  if (!explain_ring.empty()) {
-    // Why this order is slow or fast, hop by hop, against the best ring.
-    const auto mine = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, {explain_ring});
-    const auto share = hop_sharing(h, explain_ring, {explain_ring});
-    const Bandwidth best_min = [&] {
-      Bandwidth m = std::numeric_limits<Bandwidth>::max();
-      const auto bs = hop_sharing(h, best.rings[0], best.rings);
-      for (std::size_t k = 0; k < best.rings[0].size(); ++k)
-        m = std::min(m, h.at(h.local_of(best.rings[0][k]), h.local_of(best.rings[0][(k + 1) % p])).bottleneck / static_cast<Bandwidth>(bs[k]));
-      return m;
-    }();
-    std::vector<std::string> single, doubled, routed, slower;
-    auto ja = nlohmann::json::array();
-    out << header(c);
-    out << fmt::format("Ring {} (as given{}):\n", join(explain_ring), o.run.one_based ? ", shown 0-based" : "");
-    out << fmt::format("  {:<9} {:<34} {:>8} {:>9} {:>7}\n", "hop", "link", "GB/s", "latency", "shared");
-    for (int k = 0; k < p; ++k) {
-      const int a = explain_ring[static_cast<std::size_t>(k)], b = explain_ring[static_cast<std::size_t>((k + 1) % p)];
-      const auto& hop = h.at(h.local_of(a), h.local_of(b));
-      const std::string name = fmt::format("{}->{}", a, b);
-      const Bandwidth eff = hop.bottleneck / static_cast<Bandwidth>(share[static_cast<std::size_t>(k)]);
-      out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(h, hop), gbps(eff), format_duration(hop.latency),
-                         share[static_cast<std::size_t>(k)] > 1 ? fmt::format("x{}", share[static_cast<std::size_t>(k)]) : "");
-      if (!hop.direct) routed.push_back(name + " (" + hop_text(h, hop) + ")");
-      else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
-      else single.push_back(name);
-      if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
-      ja.push_back({{"from", a}, {"to", b}, {"link", hop.kind}, {"via", hop.via}, {"effective_GBps", gbps(eff)},
-                    {"shared_by", share[static_cast<std::size_t>(k)]}});
-    }
-    auto list = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-      return v.empty() ? std::string("none") : s;
-    };
-    out << fmt::format("  direct hops on 2+ lanes (NVLink x2 and wider): {}\n", list(doubled));
-    out << fmt::format("  direct single-lane hops: {}\n", list(single));
-    out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list(routed));
-    out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
-    out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
-    // Its place among all rings, when the search simulated every one of them.
-    nlohmann::json jrank;
-    if (c.found.exhaustive && static_cast<double>(c.ranked.size()) == c.found.distinct_rings) {
-      const auto pos = metrics::ring_position(c.ranked, explain_ring, mine.row.time);
-      const auto nth = [](std::size_t n) {
-        const char* suf = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-        return fmt::format("{}{}", n, suf);
-      };
-      out << fmt::format("  rank: {} of all {} rings (every ring simulated): {} strictly faster, {} tied (this one included), {} slower\n",
-                         nth(pos.rank), pos.of, pos.faster, pos.tied, pos.slower);
-      jrank = {{"rank", pos.rank}, {"of", pos.of}, {"faster", pos.faster}, {"tied", pos.tied}, {"slower", pos.slower}};
-    } else {
-      out << fmt::format("  rank: not computed ({}; the rank among all rings is computed when they are at most {:.0f}, i.e. up to 9 GPUs)\n",
-                         c.found.exhaustive ? fmt::format("{:.0f} rings", c.found.distinct_rings) : "the search was not exhaustive",
-                         kRankAllMax);
-    }
-    out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
-                       best.row.bw.busbw_GBps, limiting_text(h, best.bound));
-    auto max_latency = [&](const std::vector<int>& r) {
-      Time m = 0;
-      for (int k = 0; k < p; ++k) m = std::max(m, h.at(h.local_of(r[static_cast<std::size_t>(k)]), h.local_of(r[static_cast<std::size_t>((k + 1) % p)])).latency);
-      return m;
-    };
-    if (best.row.time < mine.row.time) {
-      out << fmt::format("  The best order is {:.2f}x faster. Hops of the given order slower than every hop of the best ring "
-                         "(its slowest carries {:.4g} GB/s): {}.\n",
-                         static_cast<double>(mine.row.time) / static_cast<double>(best.row.time), gbps(best_min), list(slower));
-      // Same bandwidth: then the per-step latency (routed hops cross more links) is what differs.
-      out << fmt::format("  Slowest hop latency: {} here, {} in the best ring ({} steps pay it).\n", format_duration(max_latency(explain_ring)),
-                         format_duration(max_latency(best.rings[0])), c.base.op == schedule::Op::AllReduce ? 2 * (p - 1) : p - 1);
-    } else if (mine.row.time == best.row.time) {
-      out << "  The given order is as fast as the best ring found.\n";
-    } else {
-      out << "  The given order is faster than every ring the search simulated.\n";
-    }
-    j["explain"] = {{"ring", explain_ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
-                    {"limiting", limiting_text(h, mine.bound)}, {"rank", jrank}};
-    j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
-                 {"limiting", limiting_text(h, best.bound)}};
-    write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
-    return 0;
+  const auto share = hop_sharing(h, ring, {ring});
+  std::vector<std::string> single, doubled, routed;
+  auto ja = nlohmann::json::array();
+  out << fmt::format("  {:<9} {:<34} {:>8} {:>9} {:>7}\n", "hop", "link", "GB/s", "latency", "shared");
+  for (int k = 0; k < p; ++k) {
+    const int a = ring[static_cast<std::size_t>(k)], b = ring[static_cast<std::size_t>((k + 1) % p)];
+    const auto& hop = h.at(h.local_of(a), h.local_of(b));
+    const std::string name = fmt::format("{}->{}", a, b);
+    const int shared = share[static_cast<std::size_t>(k)];
+    const Bandwidth eff = hop.bottleneck / static_cast<Bandwidth>(shared);
+    out << fmt::format("  {:<9} {:<34} {:>8.4g} {:>9} {:>7}\n", name, hop_text(h, hop), gbps(eff), format_duration(hop.latency),
+                       shared > 1 ? fmt::format("x{}", shared) : "");
+    if (!hop.direct) routed.push_back(name + " (" + hop_text(h, hop) + ")");
+    else if (c.topo().link_of(hop.channels[0]).lanes > 1) doubled.push_back(name);
+    else single.push_back(name);
+    if (eff < best_min) slower.push_back(fmt::format("{} ({:.4g} GB/s)", name, gbps(eff)));
+    ja.push_back({{"from", a}, {"to", b}, {"link", hop.kind}, {"via", hop.via}, {"effective_GBps", gbps(eff)}, {"shared_by", shared}});
   }
+  out << fmt::format("  direct hops on 2+ lanes (NVLink x2 and wider): {}\n", list_or_none(doubled));
+  out << fmt::format("  direct single-lane hops: {}\n", list_or_none(single));
+  out << fmt::format("  routed hops (no direct link; what they cross): {}\n", list_or_none(routed));
+  return ja;
+}
 
+// --explain, part 2: the given ring's place among all rings, when the search simulated every one.
+nlohmann::json explain_rank(const Context& c, const std::vector<int>& ring, Time time, std::ostringstream& out) {
+  if (!(c.found.exhaustive && static_cast<double>(c.ranked.size()) == c.found.distinct_rings)) {
+    out << fmt::format("  rank: not computed ({}; the rank among all rings is computed when they are at most {:.0f}, i.e. up to 9 GPUs)\n",
+                       c.found.exhaustive ? fmt::format("{:.0f} rings", c.found.distinct_rings) : "the search was not exhaustive",
+                       kRankAllMax);
+    return nullptr;
+  }
+  const auto pos = metrics::ring_position(c.ranked, ring, time);
+  const auto nth = [](std::size_t n) {
+    const char* suf = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    return fmt::format("{}{}", n, suf);
+  };
+  out << fmt::format("  rank: {} of all {} rings (every ring simulated): {} strictly faster, {} tied (this one included), {} slower\n",
+                     nth(pos.rank), pos.of, pos.faster, pos.tied, pos.slower);
+  return {{"rank", pos.rank}, {"of", pos.of}, {"faster", pos.faster}, {"tied", pos.tied}, {"slower", pos.slower}};
+}
+
+// --explain, part 3: the best ring against the given one.
+void explain_against_best(const Context& c, const std::vector<int>& ring, const metrics::RankedRing& mine, Bandwidth best_min,
+                          const std::vector<std::string>& slower, std::ostringstream& out) {
+  const auto& h = *c.hops;
+  const int p = h.size();
+  const auto& best = c.ranked.front();
+  out << fmt::format("Best ring {}: {:.2f} us, busbw {:.2f} GB/s, limiting hop {}\n", join(best.rings[0]), to_us(best.row.time),
+                     best.row.bw.busbw_GBps, limiting_text(h, best.bound));
+  auto max_latency = [&](const std::vector<int>& r) {
+    Time m = 0;
+    for (int k = 0; k < p; ++k)
+      m = std::max(m, h.at(h.local_of(r[static_cast<std::size_t>(k)]), h.local_of(r[static_cast<std::size_t>((k + 1) % p)])).latency);
+    return m;
+  };
+  if (best.row.time < mine.row.time) {
+    out << fmt::format("  The best order is {:.2f}x faster. Hops of the given order slower than every hop of the best ring "
+                       "(its slowest carries {:.4g} GB/s): {}.\n",
+                       static_cast<double>(mine.row.time) / static_cast<double>(best.row.time), gbps(best_min), list_or_none(slower));
+    // Same bandwidth: then the per-step latency (routed hops cross more links) is what differs.
+    out << fmt::format("  Slowest hop latency: {} here, {} in the best ring ({} steps pay it).\n", format_duration(max_latency(ring)),
+                       format_duration(max_latency(best.rings[0])), c.base.op == schedule::Op::AllReduce ? 2 * (p - 1) : p - 1);
+  } else if (mine.row.time == best.row.time) {
+    out << "  The given order is as fast as the best ring found.\n";
+  } else {
+    out << "  The given order is faster than every ring the search simulated.\n";
+  }
+}
+
+// --explain: why this order is slow or fast, hop by hop, against the best ring.
+void explain_order(const RingsOptions& o, const Context& c, const std::vector<int>& ring, std::ostringstream& out, nlohmann::json& j) {
+  const auto& h = *c.hops;
+  const auto& best = c.ranked.front();
+  const auto mine = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, {ring});
+  const Bandwidth best_min = slowest_hop(h, best);
   out << header(c);
+  out << fmt::format("Ring {} (as given{}):\n", join(ring), o.run.one_based ? ", shown 0-based" : "");
+  std::vector<std::string> slower;
+  const auto ja = explain_hops(c, ring, best_min, out, slower);
+  out << fmt::format("  limiting hop: {}\n", limiting_text(h, mine.bound));
+  out << fmt::format("  simulated: {:.2f} us, busbw {:.2f} GB/s\n", to_us(mine.row.time), mine.row.bw.busbw_GBps);
+  const auto jrank = explain_rank(c, ring, mine.row.time, out);
+  explain_against_best(c, ring, mine, best_min, slower, out);
+  j["explain"] = {{"ring", ring}, {"hops", ja}, {"time_us", to_us(mine.row.time)}, {"busbw_GBps", mine.row.bw.busbw_GBps},
+                  {"limiting", limiting_text(h, mine.bound)}, {"rank", jrank}};
+  j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
+               {"limiting", limiting_text(h, best.bound)}};
+}
+
+// The ranked rings, each with its hops.
+void print_ranked(const RingsOptions& o, const Context& c, std::ostringstream& out, nlohmann::json& j) {
+  const auto& h = *c.hops;
+  const int p = h.size();
   out << fmt::format("# search: {}; {} complete rings scored by the bound, best {} simulated\n", c.found.method, c.found.scored, c.ranked.size());
   if (c.direct_rings == 0) out << "# no ring over direct GPU-GPU links exists for these GPUs: every ring has a routed hop\n";
   else if (c.direct_rings > 0) out << fmt::format("# rings over direct GPU-GPU links only: {}{} (undirected)\n", c.direct_rings, c.direct_rings >= 1000 ? "+" : "");
@@ -305,54 +326,61 @@ int run_rings(RingsOptions& o) {
                   {"bottleneck", limiting_text(h, r.bound)}, {"hops", hops_json(h, r.rings[0])}});
   }
   j["rings"] = jr;
+}
 
-  Time best_ring_time = best.row.time; // with --channels, the channel set counts as a ring schedule too
-  if (o.channels) {
-    const int k = *o.channels;
-    const auto pool = metrics::channel_pool(h, c.found);
-    const auto set = topology::choose_ring_set(h, pool, k, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
-    std::vector<std::vector<int>> rings;
-    for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
-    const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
-    out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", k, k,
-                       pool.size());
-    auto js = nlohmann::json::array();
-    for (std::size_t i = 0; i < rings.size(); ++i) {
-      out << fmt::format("  channel {:>2}: {}\n", i, join(rings[i]));
-      js.push_back({{"ring", rings[i]}, {"hops", hops_json(h, rings[i])}});
+// Directed channels that carry more ring hops than their link has lanes (what "not link-disjoint" means).
+void print_disjointness(const Context& c, const std::vector<std::vector<int>>& local_rings, int k, std::ostringstream& out, nlohmann::json& jc) {
+  std::map<topology::ChannelId, int> load;
+  for (const auto& r : local_rings)
+    for (std::size_t i = 0; i < r.size(); ++i)
+      for (auto ch : c.hops->at(r[i], r[(i + 1) % r.size()]).channels) ++load[ch];
+  std::vector<std::string> over;
+  auto jover = nlohmann::json::array();
+  for (const auto& [ch, n] : load)
+    if (const int lanes = c.topo().link_of(ch).lanes; n > lanes) {
+      over.push_back(fmt::format("{} ({} rings, {} lane{})", c.topo().channel_name(ch), n, lanes, lanes > 1 ? "s" : ""));
+      jover.push_back({{"channel", c.topo().channel_name(ch)}, {"rings", n}, {"lanes", lanes}});
     }
-    // Directed channels that carry more ring hops than their link has lanes (what "not link-disjoint" means).
-    std::map<topology::ChannelId, int> load;
-    for (const auto& r : set.rings)
-      for (std::size_t i = 0; i < r.size(); ++i)
-        for (auto ch : h.at(r[i], r[(i + 1) % r.size()]).channels) ++load[ch];
-    std::vector<std::string> over;
-    auto jover = nlohmann::json::array();
-    for (const auto& [ch, n] : load)
-      if (const int lanes = c.topo().link_of(ch).lanes; n > lanes) {
-        over.push_back(fmt::format("{} ({} rings, {} lane{})", c.topo().channel_name(ch), n, lanes, lanes > 1 ? "s" : ""));
-        jover.push_back({{"channel", c.topo().channel_name(ch)}, {"rings", n}, {"lanes", lanes}});
-      }
-    if (over.empty()) {
-      out << "  link-disjoint: no directed channel carries more rings than its link has lanes\n";
-    } else {
-      std::string list;
-      for (const auto& x : over) list += (list.empty() ? "" : ", ") + x;
-      out << fmt::format("  NOT link-disjoint: {} directed channel{} carry more rings than {} link{} lanes (no link-disjoint set "
-                         "of {} was found): {}\n",
-                         over.size(), over.size() > 1 ? "s" : "", over.size() > 1 ? "their" : "its", over.size() > 1 ? "s have" : " has", k,
-                         list);
-    }
-    out << fmt::format("  combined: {:.2f} us, busbw {:.2f} GB/s; busiest: {}\n", to_us(sim.row.time), sim.row.bw.busbw_GBps,
-                       limiting_text(h, set.score));
-    out << fmt::format("  best single ring for comparison: busbw {:.2f} GB/s\n", best.row.bw.busbw_GBps);
-    best_ring_time = std::min(best_ring_time, sim.row.time);
-    j["channels"] = {{"k", k}, {"rings", js}, {"link_disjoint", over.empty()}, {"over_lanes", jover}, {"time_us", to_us(sim.row.time)},
-                     {"busbw_GBps", sim.row.bw.busbw_GBps}};
+  if (over.empty())
+    out << "  link-disjoint: no directed channel carries more rings than its link has lanes\n";
+  else
+    out << fmt::format("  NOT link-disjoint: {} directed channel{} carry more rings than {} link{} lanes (no link-disjoint set "
+                       "of {} was found): {}\n",
+                       over.size(), over.size() > 1 ? "s" : "", over.size() > 1 ? "their" : "its", over.size() > 1 ? "s have" : " has", k,
+                       list_or_none(over));
+  jc["link_disjoint"] = over.empty();
+  jc["over_lanes"] = jover;
+}
+
+// --channels K: the best set of K rings at once; returns its simulated time.
+Time print_channels(const Context& c, int k, std::ostringstream& out, nlohmann::json& j) {
+  const auto& h = *c.hops;
+  const int p = h.size();
+  const auto pool = metrics::channel_pool(h, c.found);
+  const auto set = topology::choose_ring_set(h, pool, k, metrics::ring_step_bytes(c.base.op, p, c.size, c.base.dtype.size));
+  std::vector<std::vector<int>> rings;
+  for (const auto& r : set.rings) rings.push_back(h.to_gpus(r));
+  const auto sim = metrics::simulate_rings(c.topo(), *c.router, h, c.base, c.size, rings);
+  out << fmt::format("\n# {} channels (rings used at once, 1/{} of the data each), chosen from {} candidate rings:\n", k, k, pool.size());
+  auto js = nlohmann::json::array();
+  for (std::size_t i = 0; i < rings.size(); ++i) {
+    out << fmt::format("  channel {:>2}: {}\n", i, join(rings[i]));
+    js.push_back({{"ring", rings[i]}, {"hops", hops_json(h, rings[i])}});
   }
+  nlohmann::json jc{{"k", k}, {"rings", js}};
+  print_disjointness(c, set.rings, k, out, jc);
+  out << fmt::format("  combined: {:.2f} us, busbw {:.2f} GB/s; busiest: {}\n", to_us(sim.row.time), sim.row.bw.busbw_GBps,
+                     limiting_text(h, set.score));
+  out << fmt::format("  best single ring for comparison: busbw {:.2f} GB/s\n", c.ranked.front().row.bw.busbw_GBps);
+  jc["time_us"] = to_us(sim.row.time);
+  jc["busbw_GBps"] = sim.row.bw.busbw_GBps;
+  j["channels"] = jc;
+  return sim.row.time;
+}
 
-  // Every schedule of the op, on the given order and on the best ring's order.
-  std::vector<std::vector<int>> placements{h.gpus(), best.rings[0]};
+// Every schedule of the op, on the given order and on the best ring's order.
+void print_schedules(const Context& c, Time best_ring_time, std::ostringstream& out, nlohmann::json& j) {
+  std::vector<std::vector<int>> placements{c.hops->gpus(), c.ranked.front().rings[0]};
   const auto sched = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements);
   out << fmt::format("\n# every {} schedule, rank order = the GPUs as given or the best ring, whichever is faster:\n",
                      schedule::to_string(c.base.op));
@@ -369,6 +397,34 @@ int run_rings(RingsOptions& o) {
       out << "  no other schedule beats the best ring\n";
   }
   j["schedules"] = jsch;
+}
+
+int run_rings(RingsOptions& o) {
+  const auto fmt_json = o.format == "json";
+  if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
+  if (o.channels && *o.channels < 1) fail("--channels: must be at least 1, got {}", *o.channels);
+  if (o.channels && *o.channels > 64) fail("--channels: {} is more than 64 rings at once", *o.channels);
+  std::vector<int> explain_ring;
+  Context c = prepare(o, chosen_gpus(o, explain_ring));
+  std::ostringstream out;
+  nlohmann::json j;
+  j["topology"] = c.topo().name;
+  j["gpus"] = c.hops->gpus();
+  j["op"] = schedule::to_string(c.base.op);
+  j["size"] = c.size;
+  j["relay_outside"] = o.relay_outside;
+  j["search"] = {{"exhaustive", c.found.exhaustive}, {"method", c.found.method}, {"distinct_rings", c.found.distinct_rings},
+                 {"scored", c.found.scored}, {"simulated", c.ranked.size()}};
+  if (c.direct_rings >= 0) j["direct_link_rings"] = c.direct_rings;
+  if (!explain_ring.empty()) {
+    explain_order(o, c, explain_ring, out, j);
+  } else {
+    out << header(c);
+    print_ranked(o, c, out, j);
+    Time best_ring_time = c.ranked.front().row.time; // with --channels, the channel set counts as a ring schedule too
+    if (o.channels) best_ring_time = std::min(best_ring_time, print_channels(c, *o.channels, out, j));
+    print_schedules(c, best_ring_time, out, j);
+  }
   write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
   return 0;
 }
@@ -390,6 +446,8 @@ void add_rings_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
   add_model_options(*cmd, o->run);
+  cmd->add_flag("--relay-outside", o->relay_outside,
+                "Let routes pass through GPUs outside --gpus (NCCL cannot; by default only the chosen GPUs relay)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--output", o->output, "Write to this file instead of stdout");
   cmd->callback([o] { run_rings(*o); });

@@ -7,6 +7,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/inspect.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/metrics/explain.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/model/compare.hpp"
@@ -58,7 +59,7 @@ void add_model_options(CLI::App& app, RunOptions& o) {
 void add_collective_options(CLI::App& app, RunOptions& o) {
   app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall")
       ->capture_default_str();
-  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below)")->capture_default_str();
+  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
   app.add_option("-e,--maxbytes", o.maxbytes, "Largest size")->capture_default_str();
   app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this between rows")->capture_default_str();
@@ -109,7 +110,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   auto op = schedule::op_from(o.op);
   if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall)", o.op);
   c.op = *op;
-  c.algo = o.algo;
+  c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);
   auto dt = metrics::datatype_from(o.datatype);
   if (!dt) fail("-d/--datatype: unknown type '{}' ({})", o.datatype, metrics::datatype_names());
@@ -157,6 +158,22 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
 }
 
 namespace {
+
+// A pipelined algorithm without --chunk-size runs at the segment `ccsim explain` chooses: the one that
+// minimises its formula's time with alpha and beta from the links it uses.
+metrics::RunConfig at_best_segment(const topology::Topology& topo, const metrics::RunConfig& cfg, Bytes size) {
+  if (cfg.segment_bytes > 0 || !schedule::require_algorithm(cfg.op, cfg.algo).pipelined) return cfg;
+  metrics::ExplainSetup s;
+  s.op = cfg.op;
+  s.topo = &topo;
+  s.run = cfg;
+  s.elt_size = cfg.dtype.size;
+  s.params.reduce_bw = cfg.model.reduce_bw;
+  metrics::RunConfig out = cfg;
+  out.segment_bytes = metrics::chosen_segment(s, cfg.algo, size);
+  return out;
+}
+
 
 // Several rings split the data between ring schedules; any other algorithm would silently run on the
 // first ring's order alone while the header printed every ring as if used.
@@ -222,7 +239,7 @@ int run_command(const RunOptions& o) {
   const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
   Inspector inspect(o, topo, cfg, sizes, fmt_kind);
   auto predict = [&](Bytes s, std::span<engine::Observer* const> obs) {
-    return pred.predict(metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
+    return pred.predict(at_best_segment(topo, cfg, s), metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
   };
   std::vector<metrics::Row> rows;
   report::Progress bar("sizes", sizes.size());

@@ -16,7 +16,7 @@ namespace ccsim::cli {
 struct RunOptions {
   std::string topo = "dgx1";
   std::string op = "allreduce";
-  std::string algo = "ring";
+  std::string algo; // empty: schedule::default_algorithm(op)
   std::string minbytes = "8", maxbytes = "128M", stepbytes;
   double stepfactor = 2;
   std::string datatype = "float", redop = "sum";

@@ -1,7 +1,9 @@
 // Binomial trees (see sim/schedule/algorithms/binomial.cpp for the split rule): ceil(lg p) rounds.
-// Broadcast/reduce move the whole vector every round. Gather's critical path is the chain of
-// children that take the bigger part, ceil(m/2) blocks out of m; scatter's is the root's own sends,
-// floor(m/2) of m, which add up to exactly p-1 blocks.
+// Broadcast/reduce move the whole vector every round. Gather's critical path is the root's receives
+// (MPICH's tree: min(2^k, p-2^k) blocks in round k); scatter's is the root's own sends, floor(m/2) of
+// m. Both add up to exactly p-1 blocks.
+#include <algorithm>
+
 #include "sim/cost/family_formulas.hpp"
 
 namespace ccsim::cost {
@@ -31,11 +33,10 @@ Formula reduce_bcast_allreduce(const CollArgs& a, Bytes elt) {
 }
 
 Formula binomial_gather(const CollArgs& a, Bytes elt) {
-  Formula f{{}, "ceil(lg p)", "sum_i ceil(p/2^i)/p", "0", "beta is (p-1)/p for p a power of two", {}};
-  for (auto m = static_cast<std::uint64_t>(a.ranks); m > 1;) {
-    m = (m + 1) / 2;
-    f.terms.push_back({1, m * a.count * elt, 0, "gather"});
-  }
+  Formula f{{}, "ceil(lg p)", "(p-1)/p", "0", "", {}};
+  // The root's round k brings min(2^k, p - 2^k) blocks from rank 2^k, which is ready by then.
+  const auto p = static_cast<std::uint64_t>(a.ranks);
+  for (std::uint64_t m = 1; m < p; m *= 2) f.terms.push_back({1, std::min(m, p - m) * a.count * elt, 0, "gather"});
   return f;
 }
 

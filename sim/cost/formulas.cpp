@@ -47,12 +47,16 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllToAll, "direct"}, direct_alltoall},
       {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
       {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
+      {{Op::AllGather, "recursive_doubling_fold"}, recursive_doubling_fold_allgather},
       {{Op::AllReduce, "halving_doubling"}, halving_doubling_allreduce},
       {{Op::ReduceScatter, "halving_doubling"}, halving_doubling_reduce_scatter},
       {{Op::AllGather, "bruck"}, bruck_allgather},
       {{Op::AllToAll, "bruck"}, bruck_alltoall},
       {{Op::AllReduce, "torus2d"}, torus2d_allreduce},
       {{Op::AllReduce, "double_binary_tree"}, double_binary_tree_allreduce},
+      {{Op::Broadcast, "scatter_allgather"}, scatter_allgather_broadcast},
+      {{Op::Reduce, "reducescatter_gather"}, reducescatter_gather_reduce},
+      {{Op::AllGather, "gather_bcast"}, gather_bcast_allgather},
   };
   return t;
 }

@@ -17,6 +17,12 @@ const char* kFoldNote =
     "and each extra rank gets its result back at the end (MPICH): two extra rounds of the whole vector. Every "
     "transfer starts once its receive is posted, so survivors that skip the fold cannot run ahead of a partner "
     "that is still folding, and the rounds add up exactly";
+const char* kFoldNoteRs =
+    "non-power-of-two p: the first 2r ranks fold into p' = 2^floor(lg p) (r = p - p'): an extra round of the whole "
+    "vector in (a + nb + ng); halving runs over p' groups, survivors below r own two ranks' blocks; at the end each "
+    "extra rank gets its one block back (a + nb/p), MPICH's recursive halving. Every transfer starts once its receive "
+    "is posted, so survivors that skip the fold cannot run ahead of a partner that is still folding, and the rounds "
+    "add up exactly";
 }
 
 Formula halving_doubling_allreduce(const schedule::CollArgs& a, Bytes elt) {
@@ -59,7 +65,7 @@ Formula halving_doubling_reduce_scatter(const schedule::CollArgs& a, Bytes elt) 
     out.alpha = "floor(lg p)+2";
     out.beta = "1 + (p' + sum_k min(2^k, r))/p";
     out.gamma = "1 + (p'-1 + sum_k min(2^k, r))/p";
-    out.note = kFoldNote;
+    out.note = kFoldNoteRs;
   }
   return out;
 }

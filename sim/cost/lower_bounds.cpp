@@ -13,6 +13,7 @@ LowerBound lower_bound(Op op, int p, bool multi_port) {
   lb.multi_port = multi_port;
   const double frac = (q - 1) / q;
   lb.gamma_text = "0";
+  lb.source = "Chan et al. 2007";
   switch (op) {
     case Op::Broadcast:
       lb.beta = p > 1 ? 1 : 0, lb.beta_text = "1"; // the root must send n bytes once
@@ -24,8 +25,12 @@ LowerBound lower_bound(Op op, int p, bool multi_port) {
     case Op::Gather:
     case Op::Scatter:
     case Op::AllGather:
-    case Op::AllToAll:
       lb.beta = frac, lb.beta_text = "(p-1)/p";
+      break;
+    case Op::AllToAll: // Chan et al. do not treat alltoall
+      lb.beta = frac, lb.beta_text = "(p-1)/p";
+      lb.source = "one-port counting: ceil(lg p) rounds to reach every rank, (p-1)/p n must leave each rank; "
+                  "Bruck et al. 1997 show no algorithm meets both at once";
       break;
     case Op::ReduceScatter:
       lb.beta = frac, lb.beta_text = "(p-1)/p";

@@ -11,6 +11,7 @@ struct LowerBound {
   double alpha = 0, beta = 0, gamma = 0; // coefficients of alpha, n*beta, n*gamma
   std::string alpha_text, beta_text, gamma_text;
   bool multi_port = false;
+  std::string source; // who proves it, e.g. "Chan et al. 2007"
 };
 
 // `multi_port`: the schedule lets a rank post several messages at once (ccsim's links overlap their

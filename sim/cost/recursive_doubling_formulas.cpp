@@ -1,6 +1,7 @@
 // Mirrors sim/schedule/algorithms/recursive_doubling.cpp round for round. Not a power of two: the fold
 // costs one round of the first kind and the unfold one of the full result. A transfer starts once its
 // receive is posted, so survivors that skip the fold wait for partners still folding: rounds add up.
+// Thakur's allgather (any p) is in rd_allgather_formula.cpp.
 #include "sim/cost/formulas_algos2.hpp"
 #include "sim/schedule/algorithms/pof2_fold.hpp"
 
@@ -23,7 +24,7 @@ Formula recursive_doubling_allreduce(const schedule::CollArgs& a, Bytes elt) {
   return out;
 }
 
-Formula recursive_doubling_allgather(const schedule::CollArgs& a, Bytes elt) {
+Formula recursive_doubling_fold_allgather(const schedule::CollArgs& a, Bytes elt) {
   const schedule::Pof2Fold f(a.ranks);
   const Bytes blk = a.count * elt;
   Formula out;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/cost/best_segment.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/routing.hpp"
 
@@ -66,11 +67,48 @@ std::string rel(int peer, int rank, int p) {
   return fmt::format("rank-{}", p - d);
 }
 
-// Rank 0's steps, consecutive steps of the same shape merged: the schedule in words.
+// The rank whose steps show the algorithm best: the one with the most steps among the first 64 (for p
+// not a power of two, rank 0 often only folds in and out; a survivor runs the main rounds), the lowest on a tie.
+int shown_rank(const schedule::Schedule& s) {
+  std::vector<Action> acts;
+  int best = 0, most = -1;
+  for (int r = 0; r < std::min(s.args().ranks, 64); ++r) {
+    int n = 0;
+    while (n < 2000 && s.step(r, n, acts)) ++n;
+    if (n > most) best = r, most = n;
+  }
+  return best;
+}
+
+// One step in words; repeated identical actions (Bruck's local rotations) are said once with a count.
+std::string step_words(const std::vector<Action>& acts, int rank, int p, Bytes elt) {
+  std::vector<std::string> parts;
+  for (const auto& a : acts) {
+    const Bytes b = a.len * elt;
+    switch (a.kind) {
+      case Action::Kind::Send: parts.push_back(fmt::format("send {} to {}", format_size(b), rel(a.peer, rank, p))); break;
+      case Action::Kind::Recv: parts.push_back(fmt::format("receive {} from {}", format_size(b), rel(a.peer, rank, p))); break;
+      case Action::Kind::RecvReduce:
+        parts.push_back(fmt::format("receive and reduce {} from {}", format_size(b), rel(a.peer, rank, p)));
+        break;
+      case Action::Kind::Copy: parts.push_back(fmt::format("copy {} locally", format_size(b))); break;
+    }
+  }
+  std::string line;
+  for (std::size_t i = 0; i < parts.size();) {
+    std::size_t j = i;
+    while (j < parts.size() && parts[j] == parts[i]) ++j;
+    line += (line.empty() ? "" : "; ") + parts[i] + (j - i > 1 ? fmt::format(" (x{})", j - i) : "");
+    i = j;
+  }
+  return line.empty() ? "wait" : line;
+}
+
+// One rank's steps, consecutive steps of the same shape merged: the schedule in words.
 std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
   std::vector<std::string> out;
   std::vector<Action> acts;
-  const int p = s.args().ranks;
+  const int p = s.args().ranks, rank = shown_rank(s);
   std::string prev;
   int first = 0, count = 0;
   auto flush = [&](int last) {
@@ -79,21 +117,8 @@ std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
                              : fmt::format("steps {}-{} ({} steps): {}", first, last, count, prev));
   };
   int st = 0;
-  for (; s.step(0, st, acts); ++st) {
-    std::string line;
-    for (const auto& a : acts) {
-      const Bytes b = a.len * elt;
-      switch (a.kind) {
-        case Action::Kind::Send: line += fmt::format("send {} to {}; ", format_size(b), rel(a.peer, 0, p)); break;
-        case Action::Kind::Recv: line += fmt::format("receive {} from {}; ", format_size(b), rel(a.peer, 0, p)); break;
-        case Action::Kind::RecvReduce:
-          line += fmt::format("receive and reduce {} from {}; ", format_size(b), rel(a.peer, 0, p));
-          break;
-        case Action::Kind::Copy: line += fmt::format("copy {} locally; ", format_size(b)); break;
-      }
-    }
-    if (line.empty()) line = "wait";
-    else line.resize(line.size() - 2);
+  for (; s.step(rank, st, acts); ++st) {
+    const std::string line = step_words(acts, rank, p, elt);
     if (line == prev) {
       ++count;
     } else {
@@ -103,7 +128,7 @@ std::vector<std::string> describe(const schedule::Schedule& s, Bytes elt) {
     if (out.size() > 40) break;
   }
   flush(st - 1);
-  out.insert(out.begin(), fmt::format("rank 0 runs {} step(s); p = {} ranks (peers relative to rank 0)", st, p));
+  out.insert(out.begin(), fmt::format("rank {} runs {} step(s); p = {} ranks (peers relative to rank {})", rank, st, p, rank));
   return out;
 }
 
@@ -116,19 +141,32 @@ schedule::CollArgs args_for(const ExplainSetup& s, std::uint64_t count, int p) {
 
 int ranks_in(const ExplainSetup& s) { return s.topo ? ranks_of(s.run) : s.ranks; }
 
+// Rings the explained run splits the data over (topology mode, ring algorithms), and one ring's args.
+std::uint64_t rings_of(const ExplainSetup& s, const schedule::AlgorithmInfo& algo) {
+  return s.topo && algo.ring_like && s.run.placements.size() > 1 ? static_cast<std::uint64_t>(s.run.placements.size()) : 1;
+}
+
+// A pipelined algorithm without --chunk-size: the segment that minimises its formula's time, with alpha
+// and beta as explain will use them (topology mode: from a first run's links; they do not depend on the cut).
+ExplainSetup with_best_segment(const ExplainSetup& s, const schedule::AlgorithmInfo& algo, Bytes size, std::string& why);
+
 } // namespace
 
-Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Bytes size) {
-  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+Explanation explain_one(const ExplainSetup& s_in, const std::string& algo_name, Bytes size) {
+  const auto& algo = schedule::require_algorithm(s_in.op, algo_name);
+  std::string segment_why;
+  const ExplainSetup s = with_best_segment(s_in, algo, size, segment_why);
   const int p = ranks_in(s);
   Explanation e;
+  e.segment_why = segment_why;
   e.algo = algo.name;
   e.summary = algo.summary;
   e.plan = plan_size(s.op, p, size, s.elt_size);
   // Several rings (topology mode, ring algorithms) each carry an equal share: the formula is one ring's.
-  const bool multi = s.topo && algo.ring_like && s.run.placements.size() > 1;
-  const auto rings = multi ? static_cast<std::uint64_t>(s.run.placements.size()) : 1;
+  const auto rings = rings_of(s, algo);
+  const bool multi = rings > 1;
   const auto args = args_for(s, schedule::split_block(e.plan.count, rings, 0).len, p);
+  if (algo.pipelined) e.segment_bytes = s.run.segment_bytes;
   const auto f = cost::formula_for(s.op, algo.name, args, s.elt_size);
   if (!f) fail("explain: {} {} has no formula (every algorithm must have one)", schedule::to_string(s.op), algo.name);
   e.alpha_expr = f->alpha, e.beta_expr = f->beta, e.gamma_expr = f->gamma, e.note = f->note;
@@ -263,6 +301,40 @@ Explanation explain_one(const ExplainSetup& s, const std::string& algo_name, Byt
   e.busbw_factor = busbw_factor(s.op, p);
   e.busbw_why = busbw_reason(s.op);
   return e;
+}
+
+namespace {
+
+ExplainSetup with_best_segment(const ExplainSetup& s, const schedule::AlgorithmInfo& algo, Bytes size, std::string& why) {
+  ExplainSetup out = s;
+  if (!algo.pipelined) return out;
+  if (s.run.segment_bytes > 0 || !s.choose_segment) {
+    why = s.run.segment_bytes > 0 ? "given by --chunk-size" : "";
+    return out;
+  }
+  cost::Params c = s.params;
+  if (s.topo) {
+    ExplainSetup probe = s;
+    probe.choose_segment = false;
+    c = explain_one(probe, algo.name, size).params;
+  }
+  const int p = ranks_in(s);
+  const auto plan = plan_size(s.op, p, size, s.elt_size);
+  const auto args = args_for(s, schedule::split_block(plan.count, rings_of(s, algo), 0).len, p);
+  const auto best = cost::best_segment(args, algo.name, s.elt_size, c);
+  out.run.segment_bytes = best.segment * s.elt_size;
+  why = fmt::format("chosen to minimise the formula's time ({} segment(s){}); --chunk-size overrides", best.segments,
+                    algo.op == Op::AllReduce ? " per tree half" : "");
+  return out;
+}
+
+} // namespace
+
+Bytes chosen_segment(const ExplainSetup& s, const std::string& algo_name, Bytes size) {
+  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+  if (!algo.pipelined || s.run.segment_bytes > 0) return 0;
+  std::string why;
+  return with_best_segment(s, algo, size, why).run.segment_bytes;
 }
 
 ExplainSweep explain_sweep(const ExplainSetup& s, Bytes min_bytes, Bytes max_bytes,

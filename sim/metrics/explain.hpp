@@ -21,6 +21,8 @@ struct ExplainSetup {
   const topology::Topology* topo = nullptr; // topology mode when set
   RunConfig run;                           // placement/model for topology mode (op/algo overwritten)
   Bytes elt_size = 4;
+  // Pipelined algorithms without a segment (run.segment_bytes == 0) run at the one that minimises their time.
+  bool choose_segment = true;
 };
 
 struct TermLine {
@@ -54,9 +56,14 @@ struct Explanation {
   Bandwidths bw;
   double busbw_factor = 1;
   std::string busbw_why;
+  Bytes segment_bytes = 0;  // pipelined algorithms: the segment used (0: not pipelined)
+  std::string segment_why;  // how it was chosen
 };
 
 Explanation explain_one(const ExplainSetup& s, const std::string& algo, Bytes size);
+// The segment (bytes) explain_one would run a pipelined `algo` at for `size` when none is given; 0 when
+// `algo` is not pipelined or s.run.segment_bytes is already set. The main sweep uses it too.
+Bytes chosen_segment(const ExplainSetup& s, const std::string& algo, Bytes size);
 
 struct SweepCell {
   Time formula = 0, simulated = 0;

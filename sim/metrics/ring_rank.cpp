@@ -33,8 +33,20 @@ std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::R
                                         const RunConfig& base, Bytes size, const topology::RingSearchResult& found) {
   std::vector<RankedRing> out;
   for (const auto& c : found.best) out.push_back(simulate_rings(t, r, h, base, size, {h.to_gpus(c.order)}));
-  std::stable_sort(out.begin(), out.end(), [](const RankedRing& a, const RankedRing& b) {
-    if (a.row.time != b.row.time) return a.row.time < b.row.time;
+  // Times equal to the nanosecond tie (they differ by per-message rounding only); a tie goes to the ring
+  // whose hops cross fewer links, then to the lower summed hop latency, then to the better bound.
+  auto links_and_latency = [&](const RankedRing& x) {
+    std::pair<std::size_t, Time> s{0, 0};
+    const auto local = h.to_local(x.rings[0]);
+    for (std::size_t k = 0; k < local.size(); ++k) {
+      const auto& hop = h.at(local[k], local[(k + 1) % local.size()]);
+      s.first += hop.channels.size(), s.second += hop.latency;
+    }
+    return s;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const RankedRing& a, const RankedRing& b) {
+    if (a.row.time / 1000 != b.row.time / 1000) return a.row.time < b.row.time;
+    if (const auto la = links_and_latency(a), lb = links_and_latency(b); la != lb) return la < lb;
     return a.bound < b.bound;
   });
   return out;

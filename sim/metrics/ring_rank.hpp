@@ -23,7 +23,8 @@ double ring_step_bytes(schedule::Op op, int p, Bytes size, Bytes elt_size);
 RankedRing simulate_rings(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
                           const RunConfig& base, Bytes size, std::vector<std::vector<int>> rings);
 
-// The search's candidates, simulated and sorted by time (ties: the bound, then the order).
+// The search's candidates, simulated and sorted by time (ties, equal to the nanosecond: fewer links crossed,
+// then lower summed hop latency, then the bound).
 std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
                                         const RunConfig& base, Bytes size, const topology::RingSearchResult& found);
 

@@ -22,6 +22,13 @@ metrics::Row Predictor::predict(metrics::SizePlan plan, std::span<engine::Observ
   return metrics::run(*builder_, cfg_, plan, observers);
 }
 
+metrics::Row Predictor::predict(const metrics::RunConfig& cfg, metrics::SizePlan plan,
+                                std::span<engine::Observer* const> observers) {
+  auto c = cfg;
+  c.model_name = cfg_.model_name;
+  return metrics::run(*builder_, c, plan, observers);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());

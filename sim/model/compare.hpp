@@ -21,6 +21,8 @@ class Predictor {
   Predictor(const topology::Topology& t, metrics::RunConfig cfg, std::string model, ModelOptions o);
   ~Predictor();
   metrics::Row predict(metrics::SizePlan plan, std::span<engine::Observer* const> observers = {});
+  // The same model with a configuration that differs per size (e.g. a pipelined algorithm's segment).
+  metrics::Row predict(const metrics::RunConfig& cfg, metrics::SizePlan plan, std::span<engine::Observer* const> observers = {});
   std::vector<engine::RunPlan> plans(metrics::SizePlan plan) { return builder_->plans(cfg_, plan); }
   const metrics::RunConfig& config() const { return cfg_; }
   std::string describe() { return builder_->describe(cfg_); } // e.g. the NCCL graph; "" for plain models

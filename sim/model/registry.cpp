@@ -17,7 +17,9 @@ class PlainModel final : public metrics::PlanBuilder {
       : topo_(scaled_topology(t, o.params)), router_(topo_),
         builder_(topo_, router_, net, from_us(o.params.step_us),
                  from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)),
-        fitted_(!o.params.origin.empty()) {}
+        fitted_(!o.params.origin.empty()) {
+    if (!o.relay_gpus.empty()) router_.set_relay_gpus(o.relay_gpus);
+  }
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override {
     auto plans = builder_.plans(cfg, size);
     // A fitted set's step_us is a per-step cost of the lockstep model it was fitted under: replay it so.
@@ -45,6 +47,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.mode = nccl::algo_mode_from(o.nccl_algo);
   n.params = o.params;
   n.gpus_per_thread = o.gpus_per_thread;
+  n.relay_gpus = o.relay_gpus;
   return std::make_unique<nccl::Builder>(t, std::move(n));
 }
 

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/params.hpp"
@@ -17,6 +18,7 @@ struct ModelOptions {
   std::string gpu_arch;         // nccl: override the GPU generation
   std::string nccl_algo = "auto"; // nccl: auto | ring | tree | fastest
   int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
+  std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
 };
 
 struct ModelEntry {

@@ -1,5 +1,7 @@
 #include "sim/report/explain_report.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -18,22 +20,37 @@ ExplainFormat explain_format_from(const std::string& s) {
 
 std::string to_latex(const std::string& expr) {
   std::string s = expr;
+  // Every a/b becomes \frac{a}{b}, with a and b the operands next to the slash: a parenthesised group
+  // with any factor before it ("2(p-1)"), or a run of letters and digits ("22", "p'").
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '\'' || c == '_'; };
+  for (std::size_t slash; (slash = s.find('/')) != std::string::npos;) {
+    std::size_t a = slash, b = slash + 1;
+    if (a > 0 && s[a - 1] == ')')
+      for (int depth = 0; a > 0;) {
+        const char c = s[--a];
+        depth += c == ')' ? 1 : c == '(' ? -1 : 0;
+        if (depth == 0) break;
+      }
+    while (a > 0 && word(s[a - 1])) --a;
+    if (b < s.size() && s[b] == '(')
+      for (int depth = 0; b < s.size();) {
+        const char c = s[b++];
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth == 0) break;
+      }
+    else
+      while (b < s.size() && word(s[b])) ++b;
+    s = s.substr(0, a) + "\\frac{" + s.substr(a, slash - a) + "}{" + s.substr(slash + 1, b - slash - 1) + "}" + s.substr(b);
+  }
   auto replace_all = [&](const std::string& from, const std::string& to) {
     for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
   };
   replace_all("ceil(lg p)", "\\lceil\\log_2 p\\rceil");
   replace_all("floor(lg p)", "\\lfloor\\log_2 p\\rfloor");
   replace_all("lg p", "\\log_2 p");
+  replace_all("sum_k ", "\\sum_k ");
+  replace_all("min(", "\\min(");
   replace_all("*", "\\,");
-  // One top-level fraction: split at the last '/' outside parentheses.
-  int depth = 0;
-  std::size_t slash = std::string::npos;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')') --depth;
-    else if (s[i] == '/' && depth == 0) slash = i;
-  }
-  if (slash != std::string::npos) s = "\\frac{" + s.substr(0, slash) + "}{" + s.substr(slash + 1) + "}";
   return s;
 }
 
@@ -113,6 +130,9 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   for (const auto& w : e.schedule_words) o += "   " + w + "\n";
   o += fmt::format("\n{}2. Cost formula\n   {}\n", h, closed_form(e));
   if (!e.note.empty()) o += "   note: " + e.note + "\n";
+  if (e.segment_bytes > 0)
+    o += fmt::format("   segment: {} ({} B){}\n", format_size(e.segment_bytes), e.segment_bytes,
+                     e.segment_why.empty() ? "" : ", " + e.segment_why);
   for (const auto& t : e.terms)
     o += fmt::format("   {} x {}: {}{}{}{}\n", t.messages, t.what,
                      t.transfers == 0 ? "no message" : fmt::format("{} per message", format_size(t.bytes)),
@@ -140,7 +160,7 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
                             : fmt::format("   they differ by {:+.3f} % ({:+} ps): {}\n",
                                           100.0 * (ratio(e.simulated, e.formula_time) - 1), e.simulated - e.formula_time,
                                           e.difference);
-  o += fmt::format("\n{}5. Lower bound (Chan et al. 2007)\n   {} = {}\n", h, bound_form(e.bound), us(e.bound_time));
+  o += fmt::format("\n{}5. Lower bound ({})\n   {} = {}\n", h, e.bound.source, bound_form(e.bound), us(e.bound_time));
   if (e.bound.multi_port)
     o += "   (latency part: one alpha, not ceil(lg p): Chan's count assumes one message in and one out per rank at\n"
          "   a time, and this schedule posts several at once on a rank's link, whose latencies overlap)\n";
@@ -211,6 +231,7 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
   j["busbw_GBps"] = e.bw.busbw_GBps;
   j["busbw_factor"] = e.busbw_factor;
   j["busbw_why"] = e.busbw_why;
+  if (e.segment_bytes > 0) j["segment"] = {{"bytes", e.segment_bytes}, {"why", e.segment_why}};
   return j;
 }
 

@@ -20,6 +20,7 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
     add_bruck_algorithms(t);
     add_torus2d_algorithms(t);
     add_double_binary_tree_algorithms(t);
+    add_composed_algorithms(t);
     return t;
   }();
   return table;
@@ -45,6 +46,13 @@ bool fit_holds(FormulaFit fit, Time engine, Time formula) {
     case FormulaFit::ExactWithFairSharing: return engine >= formula;
   }
   return false;
+}
+
+const std::string& default_algorithm(Op op) {
+  if (const auto* ring = find_algorithm(op, "ring")) return ring->name;
+  for (const auto& a : all_algorithms())
+    if (a.op == op) return a.name;
+  fail("--op: no algorithm implements {}", to_string(op));
 }
 
 std::vector<std::string> algorithm_names() {

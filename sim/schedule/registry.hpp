@@ -28,6 +28,9 @@ struct AlgorithmInfo {
   bool ring_like = false;
   FormulaFit fit = FormulaFit::Exact;
   std::string fit_note = {}; // why the formula is not exact, when it is not
+  // Cut into segments (CollArgs::segment): explain and the sweep choose the segment that minimises the
+  // formula's time unless --chunk-size gives one (sim/cost/best_segment.hpp).
+  bool pipelined = false;
 };
 
 // Whether `engine` (run with the default fifo model) and `formula` stand as `fit` promises.
@@ -38,6 +41,9 @@ const AlgorithmInfo* find_algorithm(Op op, const std::string& name);
 // Throws Error listing what exists when (op, name) does not.
 const AlgorithmInfo& require_algorithm(Op op, const std::string& name);
 std::vector<std::string> algorithm_names(); // distinct names, sorted
+// What runs when --algo is not given: ring where the op has one, else the op's first registered
+// algorithm (binomial for gather and scatter, pairwise for alltoall).
+const std::string& default_algorithm(Op op);
 
 // Each algorithm file contributes its entries.
 void add_ring_algorithms(std::vector<AlgorithmInfo>& out);
@@ -50,5 +56,6 @@ void add_halving_doubling_algorithms(std::vector<AlgorithmInfo>& out);
 void add_bruck_algorithms(std::vector<AlgorithmInfo>& out);
 void add_torus2d_algorithms(std::vector<AlgorithmInfo>& out);
 void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out);
+void add_composed_algorithms(std::vector<AlgorithmInfo>& out);
 
 } // namespace ccsim::schedule

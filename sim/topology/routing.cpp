@@ -298,6 +298,15 @@ std::optional<ChannelId> Router::direct(int a, int b) const {
 // GPU to GPU, as NCCL does it: a direct link if there is one (P2P over NVLink); otherwise the better
 // of the generic route (PCIe, CPU, NIC, switches) and a two-link route through one intermediate GPU
 // (NCCL's "NVB" path): widest first, then lowest latency, then fewest hops.
+void Router::set_relay_gpus(const std::vector<int>& gpus) {
+  relay_ok_.clear();
+  if (!gpus.empty()) {
+    relay_ok_.assign(static_cast<std::size_t>(topo_.num_gpus()), 0);
+    for (int g : gpus) relay_ok_.at(static_cast<std::size_t>(g)) = 1;
+  }
+  gpu_pairs_.clear();
+}
+
 std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
   if (auto d = direct(src, dst)) return {*d};
   std::vector<ChannelId> best;
@@ -315,7 +324,8 @@ std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
   for (int li : incident_[static_cast<std::size_t>(src)]) {
     const auto& l = topo_.links[static_cast<std::size_t>(li)];
     const int k = l.a == src ? l.b : l.a;
-    if (topo_.nodes[static_cast<std::size_t>(k)].gpu < 0 || k == dst) continue;
+    const int relay = topo_.nodes[static_cast<std::size_t>(k)].gpu;
+    if (relay < 0 || k == dst || (!relay_ok_.empty() && !relay_ok_[static_cast<std::size_t>(relay)])) continue;
     auto first = direct(src, k), second = direct(k, dst);
     if (first && second && *first == Topology::channel(li, l.a != src)) consider({*first, *second});
   }

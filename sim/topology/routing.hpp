@@ -45,6 +45,9 @@ class Router {
   }
   RouteInfo info(std::span<const ChannelId> r) const;
   const Topology& topology() const { return topo_; }
+  // Only these GPUs (indices) may relay a GPU-to-GPU route (NCCL's NVB path): NCCL cannot forward through a
+  // GPU outside the communicator. Empty: any GPU may (the default). Forgets the GPU-pair routes chosen so far.
+  void set_relay_gpus(const std::vector<int>& gpus);
 
  private:
   std::span<const ChannelId> route_general(int src, int dst);
@@ -76,6 +79,7 @@ class Router {
   std::deque<int> tree_order_;
   std::size_t tree_bytes_ = 0, tree_budget_;
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
+  std::vector<char> relay_ok_; // per GPU index; empty: every GPU may relay
   std::vector<std::vector<int>> incident_; // links at each node
   struct Graph;
   std::unique_ptr<Graph> graph_;

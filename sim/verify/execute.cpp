@@ -18,8 +18,9 @@ constexpr std::int64_t kGarbage = -7777777; // what a rank holds where the op gi
 
 std::int64_t apply(RedOp op, std::int64_t a, std::int64_t b) {
   switch (op) {
-    case RedOp::Sum: return a + b;
-    case RedOp::Prod: return a * b;
+    // Wrapping arithmetic: scratch that a schedule reduces (padding) holds garbage and may overflow.
+    case RedOp::Sum: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    case RedOp::Prod: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
     case RedOp::Min: return std::min(a, b);
     case RedOp::Max: return std::max(a, b);
   }

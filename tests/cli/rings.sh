@@ -54,6 +54,16 @@ grep -q '^  NOT link-disjoint: [0-9]* directed channels\{0,1\} carr.* (3 rings, 
   fail "channels 7 does not name the over-subscribed channels: $(grep -i disjoint "$tmp/ch7")"
 grep -i 'not link-disjoint' "$tmp/ch7" | grep -q 'no directed channel carries' && fail "channels 7 contradicts itself"
 "$ccsim" rings --topo dgx1 --explain 0,1,1,2 >/dev/null 2>&1; [ $? -eq 2 ] || fail "a repeated GPU must exit 2"
+# A fragment of a DGX-1 (issue 16): no route may relay through GPUs 3 or 4, which are not allocated; the only
+# all-direct ring 0-1-5-7-6-2 ranks first; four channels cannot be link-disjoint on these links and say so.
+"$ccsim" rings --topo dgx1 --gpus 0,1,2,5,6,7 --channels 4 --semantics mpi >"$tmp/frag" || fail "fragment exited $?"
+grep -q "not chosen" "$tmp/frag" && fail "a route relays through an unallocated GPU: $(grep -m1 'not chosen' "$tmp/frag")"
+grep -qE '^ +1 +[0-9.]+ +[0-9.]+  0 1 5 7 6 2 ' "$tmp/frag" || fail "0 1 5 7 6 2 is not ranked first: $(grep -m1 '^ *1 ' "$tmp/frag")"
+grep -q "^  NOT link-disjoint" "$tmp/frag" || fail "4 channels on the fragment claim to be link-disjoint"
+# --relay-outside lets routes borrow GPU 4 (and says so in the header).
+"$ccsim" rings --topo dgx1 --gpus 0,1,2,5,6,7 --relay-outside --semantics mpi >"$tmp/relay" || fail "--relay-outside exited $?"
+grep -q "via gpu4 (gpu4 not chosen)" "$tmp/relay" || fail "--relay-outside does not relay through gpu4"
+grep -q "routes may relay through other GPUs" "$tmp/relay" || fail "--relay-outside header"
 
 [ "$fails" -eq 0 ] && echo "rings CLI: all checks passed"
 exit "$fails"

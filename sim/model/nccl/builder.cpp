@@ -66,6 +66,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
   v->router = std::make_unique<topology::Router>(v->topo);
+  if (!opt_.relay_gpus.empty()) v->router->set_relay_gpus(opt_.relay_gpus);
   views_.push_back(std::move(v));
   return *views_.back();
 }

@@ -7,10 +7,12 @@
 //  - broadcast, scatter (data flows down; every rank receives once, so nothing can meet): the root
 //    keeps the bigger part and serves the smaller one first, so scatter's critical path (the root's
 //    own sends) moves exactly p-1 blocks;
-//  - reduce, gather (data flows up): the child takes the bigger part, so it is never ready before
-//    the root's own part is done and its message never queues behind another on the root's link.
+//  - reduce (data flows up): the child takes the bigger part, so it is never ready before the root's
+//    own part is done and its message never queues behind another on the root's link.
+// Gather uses MPICH's lowest-set-bit tree instead (see BinomialGather): its critical path moves p-1 blocks.
 // Gather and scatter stage blocks in relative order in scratch [p*c, 2p*c) so that a subtree's blocks
 // are one message for any root; the root rotates them into rank order with local copies.
+#include <algorithm>
 #include <utility>
 
 #include "sim/schedule/registry.hpp"
@@ -120,6 +122,11 @@ class ReduceBcast final : public TreeBase {
   static CollArgs with_root0(CollArgs a) { return a.root = 0, a; }
 };
 
+// MPICH's binomial gather (gather_intra_binomial.c), the mirror of a scatter: relative rank v receives,
+// in round k, the blocks [v + 2^k, min(v + 2^(k+1), p)) from v + 2^k for every 2^k below v's lowest set
+// bit, then sends its whole range [v, v + lowbit(v)) to v - lowbit(v). The root's round k brings
+// min(2^k, p - 2^k) blocks, p-1 in all, and the child it waits for has received, round for round, no
+// more than the root has, so it is always ready first: ceil(lg p) alpha + (p-1)/p n beta for every p.
 class BinomialGather final : public TreeBase {
  public:
   using TreeBase::TreeBase;
@@ -128,18 +135,20 @@ class BinomialGather final : public TreeBase {
     out.clear();
     if (p() == 1) return false;
     const int v = rel(r);
-    const Node n = tree_node(p(), v, false);
-    const int nc = static_cast<int>(n.children.size());
+    int low = 1; // v's lowest set bit (p rounded up to a power of two for the root)
+    while (low < p() && (v & low) == 0) low <<= 1;
+    int nc = 0; // children: v + 2^k for 2^k < low and v + 2^k < p
+    while ((1 << nc) < low && v + (1 << nc) < p()) ++nc;
     if (s < nc) {
-      const auto [child, hi] = n.children[static_cast<std::size_t>(nc - 1 - s)];
-      recv(out, abs(child), staged(child, hi));
+      const int child = v + (1 << s);
+      recv(out, abs(child), staged(child, std::min(child + (1 << s), p())));
       // The own block joins the staged range it will be sent with (copies land after the step).
       if (s == 0 && v != 0 && args_.count > 0) copy(out, staged(v, v + 1).off, own(r).off, args_.count);
       return true;
     }
     if (s != nc || (v == 0 && args_.count == 0)) return false; // nothing to rotate
     if (v == 0) rotate(out, false);
-    else send(out, abs(n.parent), nc == 0 ? own(r) : staged(v, n.hi));
+    else send(out, abs(v - low), nc == 0 ? own(r) : staged(v, std::min(v + low, p())));
     return true;
   }
 };
@@ -182,7 +191,7 @@ void add_binomial_algorithms(std::vector<AlgorithmInfo>& out) {
                  factory<BinomialBroadcast>(), false});
   out.push_back({"binomial", Op::Reduce, "binomial tree, ceil(lg p) rounds of the whole vector, reducing on the way up",
                  factory<BinomialReduce>(), false});
-  out.push_back({"binomial", Op::Gather, "binomial tree, ceil(lg p) rounds of growing block ranges",
+  out.push_back({"binomial", Op::Gather, "MPICH's binomial tree, ceil(lg p) rounds of growing block ranges (mirror of scatter)",
                  factory<BinomialGather>(), false});
   out.push_back({"binomial", Op::Scatter, "binomial tree, ceil(lg p) rounds of shrinking block ranges",
                  factory<BinomialScatter>(), false});

@@ -63,6 +63,7 @@ void add_chain_algorithms(std::vector<AlgorithmInfo>& out) {
   auto make = [](const CollArgs& a) { return std::make_unique<Chain>(a); };
   out.push_back({"ring", Op::Broadcast, "pipelined chain root, root+1, ...: k segments in p-2+k rounds", make, true});
   out.push_back({"ring", Op::Reduce, "pipelined chain root+1, ..., root reducing k segments in p-2+k rounds", make, true});
+  out[out.size() - 2].pipelined = out.back().pipelined = true;
 }
 
 } // namespace ccsim::schedule

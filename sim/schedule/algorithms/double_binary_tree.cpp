@@ -100,6 +100,7 @@ void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"double_binary_tree", Op::AllReduce,
                  "two complementary binary trees, each reducing then broadcasting half the data in segments",
                  [](const CollArgs& a) { return std::make_unique<DoubleBinaryTreeAllReduce>(a); }, false});
+  out.back().pipelined = true;
 }
 
 } // namespace ccsim::schedule

@@ -1,11 +1,14 @@
 // Recursive doubling (reference §1.4, §1.5, §1.10). In round k rank i exchanges with i XOR 2^k.
 // Allreduce: both send the whole vector and reduce what they get, lg p (a + nb + ng). Allgather: both
 // send everything gathered so far, so round k moves 2^k blocks: lg p a + (p-1)/p nb.
-// Any p: MPICH's fold (pof2_fold.hpp). Before the rounds each even rank among the first 2r hands its
-// vector (allreduce) or its block (allgather) to the odd rank after it; the p' survivors run the
-// power-of-two rounds (a survivor below r then carries two blocks, which keeps every range contiguous);
-// at the end each odd survivor sends the full result back. Cost: one extra round at each end.
+// Allreduce, any p: MPICH's fold (pof2_fold.hpp). Before the rounds each even rank among the first 2r
+// hands its vector to the odd rank after it; the p' survivors run the power-of-two rounds; at the end
+// each odd survivor sends the result back. Cost: one extra round at each end.
+// Allgather, any p: Thakur's version (rd_allgather_plan.hpp), at most 2 floor(lg p) steps and near
+// (p-1)/p n beta. The fold is kept as recursive_doubling_fold to show why MPICH does not use it for
+// allgather: the unfold sends the whole result, (p'-1 + ... + p)/p n beta in all (28/13 at p = 13).
 #include "sim/schedule/algorithms/pof2_fold.hpp"
+#include "sim/schedule/algorithms/rd_allgather_plan.hpp"
 #include "sim/schedule/registry.hpp"
 
 namespace ccsim::schedule {
@@ -64,7 +67,7 @@ class RecursiveDoublingAllReduce final : public RecursiveDoublingBase {
   }
 };
 
-class RecursiveDoublingAllGather final : public RecursiveDoublingBase {
+class FoldedRecursiveDoublingAllGather final : public RecursiveDoublingBase {
  public:
   using RecursiveDoublingBase::RecursiveDoublingBase;
 
@@ -89,6 +92,26 @@ class RecursiveDoublingAllGather final : public RecursiveDoublingBase {
   }
 };
 
+// Thakur's allgather: every step of a rank is one entry of its plan.
+class RecursiveDoublingAllGather final : public Schedule {
+ public:
+  using Schedule::Schedule;
+  bool step(int r, int s, std::vector<Action>& out) const override {
+    out.clear();
+    const auto plan = rd_gather_plan(args_.ranks, r);
+    if (s >= static_cast<int>(plan.size())) return false;
+    const auto& st = plan[static_cast<std::size_t>(s)];
+    if (st.send_to >= 0) send(out, st.send_to, blocks(st.send_first, st.send_n));
+    if (st.recv_from >= 0) recv(out, st.recv_from, blocks(st.recv_first, st.recv_n));
+    return true;
+  }
+
+ private:
+  Block blocks(int first, int n) const {
+    return {static_cast<std::uint64_t>(first) * args_.count, static_cast<std::uint64_t>(n) * args_.count};
+  }
+};
+
 template <typename T>
 std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
   return [](const CollArgs& a) { return std::make_unique<T>(a); };
@@ -101,8 +124,13 @@ void add_recursive_doubling_algorithms(std::vector<AlgorithmInfo>& out) {
                  "lg p rounds exchanging the whole vector with rank XOR 2^k; other p fold the first 2r ranks in",
                  factory<RecursiveDoublingAllReduce>(), false});
   out.push_back({"recursive_doubling", Op::AllGather,
-                 "lg p rounds exchanging everything gathered so far with rank XOR 2^k; other p fold the first 2r in",
+                 "lg p rounds exchanging everything gathered so far with rank XOR 2^k; other p: Thakur's fix-up "
+                 "sub-rounds pass the blocks a short partner subtree lacked down a binomial tree",
                  factory<RecursiveDoublingAllGather>(), false});
+  out.push_back({"recursive_doubling_fold", Op::AllGather,
+                 "MPICH's allreduce fold applied to allgather: the first 2r ranks fold in, p' run lg p' rounds, the "
+                 "whole result goes back (a lesson in why Thakur's fix-up exists)",
+                 factory<FoldedRecursiveDoublingAllGather>(), false});
 }
 
 } // namespace ccsim::schedule

@@ -139,3 +139,33 @@ TEST_CASE("latex formulas") {
   CHECK(report::to_latex("ceil(lg p)") == "\\lceil\\log_2 p\\rceil");
   CHECK(report::to_latex("p-1") == "p-1");
 }
+
+TEST_CASE("--format latex is LaTeX: every formula of every algorithm, no plain-text operators left") {
+  for (auto op : schedule::kAllOps)
+    for (int p : {6, 8, 13}) {
+      auto s = ideal(op, p);
+      for (const auto& algo : algos_of(op)) {
+        const auto e = metrics::explain_one(s, algo, 1 << 20);
+        const std::string tex = report::render(e, op, p, report::ExplainFormat::Latex);
+        INFO(schedule::to_string(op), " ", algo, " p=", p, "\n", tex);
+        for (const char* bad : {"ceil(", "floor(", "sum_", "lg p", "|{", "/", "*"}) {
+          // "\sum_k" and "\log_2" are fine; the raw forms are not.
+          std::string t = tex;
+          for (const char* ok : {"\\sum_", "\\log_2", "{align*}"})
+            for (std::size_t at; (at = t.find(ok)) != std::string::npos;) t.erase(at, std::string(ok).size());
+          CHECK(t.find(bad) == std::string::npos);
+        }
+        int depth = 0, lowest = 0;
+        for (char c : tex) depth += c == '{' ? 1 : c == '}' ? -1 : 0, lowest = std::min(lowest, depth);
+        CHECK(lowest == 0);
+        CHECK(depth == 0);
+      }
+    }
+}
+
+TEST_CASE("to_latex turns each a/b into a fraction of its two operands") {
+  CHECK(report::to_latex("2 + 2(p'-1)/p'") == "2 + \\frac{2(p'-1)}{p'}");
+  CHECK(report::to_latex("(p-1)/p") == "\\frac{(p-1)}{p}");
+  CHECK(report::to_latex("22/p") == "\\frac{22}{p}");
+  CHECK(report::to_latex("(sum_k b_k)/p") == "\\frac{(\\sum_k b_k)}{p}");
+}

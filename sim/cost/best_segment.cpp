@@ -1,0 +1,45 @@
+#include "sim/cost/best_segment.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::cost {
+
+SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo, Bytes elt, const Params& c) {
+  // The double binary tree splits the vector in two halves and cuts each: k counts the larger half's segments.
+  const bool halves = a0.op == schedule::Op::AllReduce;
+  const std::uint64_t whole = halves ? (a0.count + 1) / 2 : a0.count;
+  const std::uint64_t kmax = std::clamp<std::uint64_t>(whole, 1, 4096); // bounds the formula's cost
+  std::map<std::uint64_t, Time> seen; // segment -> time
+  auto segment_for = [&](std::uint64_t k) { return std::max<std::uint64_t>(1, (whole + k - 1) / k); };
+  auto time_of = [&](std::uint64_t k) {
+    const std::uint64_t seg = segment_for(k);
+    if (auto it = seen.find(seg); it != seen.end()) return it->second;
+    schedule::CollArgs a = a0;
+    a.segment = seg;
+    const auto f = formula_for(a.op, algo, a, elt);
+    if (!f) fail("best segment: {} {} has no formula", schedule::to_string(a.op), algo);
+    return seen[seg] = evaluate(*f, c);
+  };
+  // Golden section over x = ln k (the time is close to unimodal in k), then a scan around the best.
+  double lo = 0, hi = std::log(static_cast<double>(kmax));
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  auto k_at = [&](double x) { return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::llround(std::exp(x))), 1, kmax); };
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  for (int it = 0; it < 40 && k_at(hi) > k_at(lo) + 2; ++it) {
+    if (time_of(k_at(x1)) <= time_of(k_at(x2))) hi = x2, x2 = x1, x1 = hi - g * (hi - lo);
+    else lo = x1, x1 = x2, x2 = lo + g * (hi - lo);
+  }
+  const std::uint64_t mid = k_at((lo + hi) / 2);
+  for (std::uint64_t k = mid > 16 ? mid - 16 : 1; k <= std::min(kmax, mid + 16); ++k) time_of(k);
+  time_of(1), time_of(kmax);
+  SegmentChoice best{0, 1, 0};
+  for (const auto& [seg, t] : seen) // smallest time; ties to the larger segment (fewer messages)
+    if (best.segment == 0 || t < best.time || (t == best.time && seg > best.segment)) best = {seg, (whole + seg - 1) / seg, t};
+  return best;
+}
+
+} // namespace ccsim::cost
