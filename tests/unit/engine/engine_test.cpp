@@ -97,7 +97,7 @@ TEST_CASE("DGX-1V: the doubled-NVLink ring beats rank order, and the default is 
   CHECK(dflt.bw.busbw_GBps < 129.14 * 1.5);
 }
 
-TEST_CASE("store-and-forward pays every hop; cut-through pays the bottleneck once") {
+TEST_CASE("store-and-forward pays every hop, cut-through pays the bottleneck once") {
   auto topo = topology::make_crossbar(2, 10'000'000'000ULL, 2 * kPsPerUs);
   topology::Router router(topo);
   auto cfg = ring_on({{0, 1}});

@@ -37,7 +37,7 @@ TEST_CASE("binomial trees take ceil(lg p) rounds and no message waits for a link
   }
 }
 
-TEST_CASE("binomial scatter's critical path moves exactly p-1 blocks; gather's is ceil(p/2)+ceil(p/4)+...") {
+TEST_CASE("binomial scatter's critical path moves exactly p-1 blocks, gather's is ceil(p/2)+ceil(p/4)+...") {
   for (int p : {4, 5, 7, 8, 13, 16}) {
     const std::uint64_t c = 1000;
     const auto sc = *cost::formula_for(Op::Scatter, "binomial", args_of(Op::Scatter, p, c), 4);

@@ -19,7 +19,7 @@ TEST_CASE("double_binary_tree allreduce is correct for every p up to 17, any seg
         }
 }
 
-TEST_CASE("double_binary_tree: each rank is interior in at most one tree; one send and one receive per tick") {
+TEST_CASE("double_binary_tree: each rank is interior in at most one tree, one send and one receive per tick") {
   for (int p = 2; p <= 33; ++p) {
     auto a = args(Op::AllReduce, p, 1000);
     a.segment = 7;
