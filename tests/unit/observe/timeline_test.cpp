@@ -15,7 +15,7 @@
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "tests/unit/observe/trace_check.hpp"
+#include "trace_check.hpp"
 
 using namespace ccsim;
 
