@@ -129,7 +129,9 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
   // single link type: one is held, and the products are what the data fixes.
   CHECK(f.not_separable.size() >= 1);
   const double link = f.params.efficiency(topology::LinkType::NvLink2);
-  for (const auto& [proto, want] : truth.protocol_efficiency) {
+  for (const auto& proto_want : truth.protocol_efficiency) { // CAPTURE is a lambda: no structured binding (clang 14)
+    const auto& proto = proto_want.first;
+    const auto& want = proto_want.second;
     CAPTURE(proto);
     CHECK(link * f.params.proto_efficiency(proto) == doctest::Approx(want).epsilon(0.01));
   }
