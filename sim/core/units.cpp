@@ -87,16 +87,16 @@ Bytes parse_size(std::string_view text, std::string_view what) {
 }
 
 std::string format_bandwidth(Bandwidth bw) {
-  if (bw >= 1'000'000'000) return fmt::format("{:g} GB/s", bw / 1e9);
-  if (bw >= 1'000'000) return fmt::format("{:g} MB/s", bw / 1e6);
+  if (bw >= 1'000'000'000) return fmt::format("{:g} GB/s", static_cast<double>(bw) / 1e9);
+  if (bw >= 1'000'000) return fmt::format("{:g} MB/s", static_cast<double>(bw) / 1e6);
   return fmt::format("{} B/s", bw);
 }
 
 std::string format_duration(Time t) {
   if (t >= kPsPerSec) return fmt::format("{:g} s", to_sec(t));
-  if (t >= 1'000'000'000) return fmt::format("{:g} ms", t / 1e9);
+  if (t >= 1'000'000'000) return fmt::format("{:g} ms", static_cast<double>(t) / 1e9);
   if (t >= kPsPerUs) return fmt::format("{:g} us", to_us(t));
-  if (t >= kPsPerNs) return fmt::format("{:g} ns", t / 1e3);
+  if (t >= kPsPerNs) return fmt::format("{:g} ns", static_cast<double>(t) / 1e3);
   return fmt::format("{} ps", t);
 }
 

@@ -34,7 +34,12 @@ ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSe
 std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
   std::vector<double> out;
   for (const auto& ci : in) {
-    ModelOptions mo{p, o.nccl_tables, o.gpu_arch, o.nccl_algo, gpus_per_thread(ci.trace)};
+    ModelOptions mo;
+    mo.params = p;
+    mo.nccl_tables = o.nccl_tables;
+    mo.gpu_arch = o.gpu_arch;
+    mo.nccl_algo = o.nccl_algo;
+    mo.gpus_per_thread = gpus_per_thread(ci.trace);
     auto cfg = ci.cfg;
     cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)
     Predictor pr(*ci.topo, cfg, o.model, mo);

@@ -67,8 +67,8 @@ class Reader {
 
   void only_keys(const json& j, const std::string& where, std::initializer_list<const char*> keys) const {
     if (!j.is_object()) bad("{} must be an object", where);
-    for (const auto& [k, v] : j.items())
-      if (std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
+    for (const auto& item : j.items()) // not a structured binding: the lambda uses the key (clang 14)
+      if (const std::string& k = item.key(); std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
         std::string known;
         for (const char* s : keys) known += (known.empty() ? "" : ", ") + std::string(s);
         bad("unknown key '{}' in {} (known: {})", k, where, known);

@@ -737,7 +737,8 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
 
 std::vector<std::vector<int>> hamiltonian_cycles(const Topology& t, const std::vector<int>& gpus_in,
                                                  const std::function<bool(const Link&)>& keep_link, std::size_t limit) {
-  const auto [gpus, local] = index_gpus(t, gpus_in);
+  const GpuIndex gi = index_gpus(t, gpus_in); // not a structured binding: a lambda below uses gpus (clang 14)
+  const auto &gpus = gi.gpus, &local = gi.local;
   const int n = static_cast<int>(gpus.size());
   std::vector<char> adj(static_cast<std::size_t>(n * n), 0);
   for (const auto& l : t.links) {

@@ -363,7 +363,9 @@ std::vector<RingChain> ring_chains(const std::vector<RingHop>& hops) {
   std::map<int, std::map<int, int>> next; // channel -> src -> dst (duplicates from send/receive lines merge)
   for (const auto& h : hops) next[h.channel][h.src] = h.dst;
   std::vector<RingChain> out;
-  for (auto& [ch, nx] : next) {
+  for (auto& channel_next : next) { // not a structured binding: `walk` uses both (clang 14)
+    const int ch = channel_next.first;
+    auto& nx = channel_next.second;
     std::set<int> has_pred;
     for (auto& [s, d] : nx) has_pred.insert(d);
     std::set<int> seen;

@@ -27,11 +27,22 @@ std::int64_t apply(RedOp op, std::int64_t a, std::int64_t b) {
   return 0;
 }
 
-// Small values so that a product over 17 ranks stays exact; varied so a wrong block shows.
-std::int64_t input(RedOp op, int rank, std::uint64_t idx) {
-  const auto h = static_cast<std::int64_t>((static_cast<std::uint64_t>(rank) * 2654435761u + idx * 40503u) % 1000);
-  if (op == RedOp::Prod) return 1 + (h % 2);
-  return h + 1000 * rank;
+// Rank r's input at element idx, chosen so that a missing, doubled or misplaced contribution shows:
+// - sum: 1 + h + 1000 r, never 0 and unique per rank (|h| < 1000), varied along the vector;
+// - prod: 3 or 5, odd, so dropping or repeating a factor changes the product even modulo 2^64;
+// - min/max: the rank holding the extreme value rotates with idx (rank (p-1-idx) mod p holds the max),
+//   so with count >= p every rank's contribution decides some element. (A doubled contribution is
+//   invisible to min/max by definition; sum and prod catch it.)
+std::int64_t input(RedOp op, int rank, std::uint64_t idx, int p) {
+  const auto ur = static_cast<std::uint64_t>(rank);
+  const auto h = static_cast<std::int64_t>((ur * 2654435761u + idx * 40503u) % 1000);
+  switch (op) {
+    case RedOp::Sum: return 1 + h + 1000 * static_cast<std::int64_t>(rank);
+    case RedOp::Prod: return 3 + 2 * (h % 2);
+    case RedOp::Min:
+    case RedOp::Max: return h + 1000 * static_cast<std::int64_t>((ur + idx) % static_cast<std::uint64_t>(p));
+  }
+  return 0;
 }
 
 struct RankRun {
@@ -84,7 +95,10 @@ void execute(const schedule::Schedule& s, Buffers& buf, RedOp op) {
       // Can every receive of this step be matched?
       std::map<int, std::size_t> need;
       for (const auto& a : rr.acts)
-        if (a.kind == Action::Kind::Recv || a.kind == Action::Kind::RecvReduce) ++need[a.peer];
+        if (a.kind == Action::Kind::Recv || a.kind == Action::Kind::RecvReduce) {
+          if (a.peer < 0 || a.peer >= p || a.peer == r) fail("schedule error: rank {} receives from rank {}", r, a.peer);
+          ++need[a.peer];
+        }
       bool ready = true;
       for (auto& [src, k] : need) ready = ready && wire[{src, r}].size() >= k;
       if (!ready) continue;
@@ -130,32 +144,32 @@ std::string check(const schedule::Schedule& s, RedOp op) {
     switch (a.op) {
       case Op::AllReduce:
       case Op::Reduce:
-        for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i);
+        for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i, p);
         break;
       case Op::Broadcast:
         if (r == a.root)
-          for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i);
+          for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i, p);
         break;
       case Op::ReduceScatter:
-        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i, p);
         break;
       case Op::AllGather:
       case Op::Gather:
-        for (std::uint64_t i = 0; i < c; ++i) b[ur * c + i] = input(op, r, ur * c + i);
+        for (std::uint64_t i = 0; i < c; ++i) b[ur * c + i] = input(op, r, ur * c + i, p);
         break;
       case Op::Scatter:
         if (r == a.root)
-          for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+          for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i, p);
         break;
       case Op::AllToAll:
-        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i);
+        for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i, p);
         break;
     }
   }
   execute(s, buf, op);
   auto reduced = [&](std::uint64_t idx) {
-    std::int64_t v = input(op, 0, idx);
-    for (int q = 1; q < p; ++q) v = apply(op, v, input(op, q, idx));
+    std::int64_t v = input(op, 0, idx, p);
+    for (int q = 1; q < p; ++q) v = apply(op, v, input(op, q, idx, p));
     return v;
   };
   auto expect = [&](int r, std::uint64_t idx, std::int64_t want) -> std::string {
@@ -176,26 +190,26 @@ std::string check(const schedule::Schedule& s, RedOp op) {
           for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, reduced(i));
         break;
       case Op::Broadcast:
-        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, input(op, a.root, i));
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, input(op, a.root, i, p));
         break;
       case Op::ReduceScatter:
         for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, reduced(ur * c + i));
         break;
       case Op::AllGather:
-        for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i));
+        for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i, p));
         break;
       case Op::Gather:
         if (r == a.root)
-          for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i));
+          for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i, p));
         break;
       case Op::Scatter:
-        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, input(op, a.root, ur * c + i));
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, input(op, a.root, ur * c + i, p));
         break;
       case Op::AllToAll:
         // Block q of rank r's output is block r of rank q's input.
         for (std::uint64_t q = 0; q < static_cast<std::uint64_t>(p) && err.empty(); ++q)
           for (std::uint64_t i = 0; i < c && err.empty(); ++i)
-            err = expect(r, pc + q * c + i, input(op, static_cast<int>(q), ur * c + i));
+            err = expect(r, pc + q * c + i, input(op, static_cast<int>(q), ur * c + i, p));
         break;
     }
     if (!err.empty()) return err;

@@ -11,7 +11,7 @@
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "tests/unit/observe/trace_check.hpp"
+#include "trace_check.hpp"
 
 using namespace ccsim;
 using observe::PathSegment;
@@ -123,7 +123,7 @@ TEST_CASE("DGX-1: the link report names the busiest links and its path ends at t
   topology::Router router(topo);
   observe::Recorder rec(topo.num_channels());
   auto row = metrics::simulate(topo, router, cfg, 64 << 20, {&rec});
-  observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements};
+  observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements, {}};
   auto rep = observe::make_link_report(topo, row.result, &rec.recording(), meta);
   REQUIRE(!rep.links.empty());
   REQUIRE(!rep.bottlenecks.empty());
@@ -169,7 +169,7 @@ TEST_CASE("every registered algorithm: the path tiles the run and the trace is v
       auto w = walk(topo, cfg, 1 << 20);
       check_tiles(w);
       observe::TimelineMeta meta{std::string(schedule::to_string(a.op)), a.name, model, w.row.plan.size, 4, w.row.time,
-                                 cfg.placements};
+                                 cfg.placements, {}};
       const auto trace = nlohmann::json::parse(observe::chrome_trace(w.rec, topo, meta));
       const auto problems = testing::check_trace(trace, trace["otherData"]["makespan_us"].get<double>());
       CHECK_MESSAGE(problems.empty(), (problems.empty() ? "" : problems.front()));

@@ -15,7 +15,7 @@
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "tests/unit/observe/trace_check.hpp"
+#include "trace_check.hpp"
 
 using namespace ccsim;
 
@@ -35,7 +35,7 @@ Traced trace_of(const topology::Topology& topo, const metrics::RunConfig& cfg, B
   t.row = metrics::simulate(topo, router, cfg, size, {&rec});
   t.rec = rec.recording();
   observe::TimelineMeta meta{std::string(schedule::to_string(cfg.op)), cfg.algo, cfg.model_name, t.row.plan.size,
-                             cfg.dtype.size, t.row.time, cfg.placements};
+                             cfg.dtype.size, t.row.time, cfg.placements, {}};
   t.trace = nlohmann::json::parse(observe::chrome_trace(t.rec, topo, meta));
   t.makespan_us = t.trace["otherData"]["makespan_us"].get<double>();
   return t;
@@ -169,7 +169,7 @@ TEST_CASE("store-and-forward hops, reductions and alltoall's many sends per step
     eng.add_observer(&rec);
     engine::Job job{&sched, {topo.gpu_node(0), topo.gpu_node(1), topo.gpu_node(2), topo.gpu_node(3)}, 4, 0};
     const auto res = eng.run(std::span<const engine::Job>(&job, 1));
-    observe::TimelineMeta meta{"alltoall", "direct", "fifo", 4 << 18, 4, res.makespan, {{0, 1, 2, 3}}};
+    observe::TimelineMeta meta{"alltoall", "direct", "fifo", 4 << 18, 4, res.makespan, {{0, 1, 2, 3}}, {}};
     auto trace = nlohmann::json::parse(observe::chrome_trace(rec.recording(), topo, meta));
     CHECK(testing::check_trace(trace, trace["otherData"]["makespan_us"].get<double>()).empty());
     CHECK(slices(trace, "send").size() == 12);
@@ -198,7 +198,7 @@ TEST_CASE("durations are rounded to the nanosecond like ts, unless a double sum 
     observe::Recorder rec(topo.num_channels());
     const auto cfg = config(rings);
     const auto row = metrics::simulate(topo, router, cfg, 3 << 20, {&rec});
-    observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements};
+    observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements, {}};
     const std::string raw = observe::chrome_trace(rec.recording(), topo, meta);
     struct X {
       std::string ts, dur;
@@ -243,6 +243,6 @@ TEST_CASE("a truncated recording is refused rather than drawn incomplete") {
   auto row = metrics::simulate(topo, router, cfg, 1 << 20, {&rec});
   CHECK(rec.recording().truncated);
   CHECK(rec.recording().transfers.size() == 5);
-  observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements};
+  observe::TimelineMeta meta{"allreduce", "ring", "fifo", row.plan.size, 4, row.time, cfg.placements, {}};
   CHECK_THROWS_AS(observe::chrome_trace(rec.recording(), topo, meta), Error);
 }

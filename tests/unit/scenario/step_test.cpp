@@ -216,7 +216,7 @@ TEST_CASE("16-bit gradients halve the bytes and nearly halve the communication")
   CHECK(static_cast<double>(rh.comm_busy) > 0.45 * static_cast<double>(rf.comm_busy));
 }
 
-TEST_CASE("a CPU parameter server over PCIe is slower than ring allreduce over NVLink; sharding the server helps") {
+TEST_CASE("a CPU parameter server over PCIe is slower than ring allreduce over NVLink, sharding the server helps") {
   auto topo = topology::resolve_topology("dgx1");
   auto s = make(timed_model(8, 4'000'000, "0us", "0us"), "dgx1");
   auto t = [&](scenario::Strategy st) { return scenario::StepSimulator(s, topo, st, kFloat, 8).run().step; };
@@ -227,7 +227,7 @@ TEST_CASE("a CPU parameter server over PCIe is slower than ring allreduce over N
   CHECK(sharded < gpu0); // the one server's links carry everything; sharding spreads them
 }
 
-TEST_CASE("run_scenario: speedup and efficiency follow from the step times; auto picks a registered algorithm") {
+TEST_CASE("run_scenario: speedup and efficiency follow from the step times, auto picks a registered algorithm") {
   json j = {{"model", {{"params", 2e8}, {"layers", 8}}},
             {"compute", {{"batch_per_gpu", 4}, {"tokens_per_sample", 512}, {"device_flops", 125e12}, {"utilization", 0.3}}},
             {"topology", "dgx1"},

@@ -56,7 +56,7 @@ TEST_CASE("without variation, sync = async = ssp: every worker takes the same st
   CHECK(sync.slowdown == doctest::Approx(1.0));
 }
 
-TEST_CASE("ssp with s = 0 is sync; larger s and async wait less for stragglers") {
+TEST_CASE("ssp with s = 0 is sync, larger s and async wait less for stragglers") {
   const auto f = scenario::draw_factors(lognormal(0.4, 11), 8, 200);
   const auto sync = scenario::run_mode(SyncMode::Sync, 0, f, toy_step, 1);
   const auto ssp0 = scenario::run_mode(SyncMode::Ssp, 0, f, toy_step, 1);
@@ -81,7 +81,7 @@ TEST_CASE("ssp with s = 0 is sync; larger s and async wait less for stragglers")
   CHECK(async.max_lead > 2);
 }
 
-TEST_CASE("a parameter-server scenario runs all three modes; the collective strategy only sync") {
+TEST_CASE("a parameter-server scenario runs all three modes, the collective strategy only sync") {
   nlohmann::json j = {
       {"model", {{"layers", {{{"params", 4'000'000}, {"forward", "2ms"}, {"backward", "4ms"}},
                              {{"params", 4'000'000}, {"forward", "2ms"}, {"backward", "4ms"}}}}}},

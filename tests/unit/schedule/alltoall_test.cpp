@@ -30,7 +30,7 @@ TEST_CASE("pairwise: step k sends to r+k and receives from r-k, with no queueing
   CHECK(w.queued == 0);
 }
 
-TEST_CASE("direct: one step; fair sharing gives the ideal, fifo queues to 2p-3 transfer times") {
+TEST_CASE("direct: one step, fair sharing gives the ideal, fifo queues to 2p-3 transfer times") {
   const int p = 5;
   const auto s = schedule::require_algorithm(Op::AllToAll, "direct").make(args_of(Op::AllToAll, p, 3));
   for (int r = 0; r < p; ++r) CHECK(steps_of(*s, r) == 1);

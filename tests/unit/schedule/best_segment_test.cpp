@@ -25,7 +25,7 @@ TEST_CASE("the chosen segment is never slower than any other segment tried by ha
     for (int p : {3, 8, 13}) {
       const std::string algo = op == Op::AllReduce ? "double_binary_tree" : "ring";
       const auto a = args_of(op, p, 1'000'003);
-      const cost::Params c{5'000'000, 25'000'000'000, op == Op::Broadcast ? 0 : 40'000'000'000};
+      const cost::Params c{5'000'000, 25'000'000'000, op == Op::Broadcast ? Bandwidth{0} : Bandwidth{40'000'000'000}};
       const auto best = cost::best_segment(a, algo, 4, c);
       INFO(schedule::to_string(op), " p=", p);
       for (std::uint64_t seg : {1'000ull, 16'384ull, 65'536ull, 131'072ull, 262'144ull, 524'288ull, 1'000'003ull}) {

@@ -19,7 +19,7 @@ TEST_CASE("double_binary_tree allreduce is correct for every p up to 17, any seg
         }
 }
 
-TEST_CASE("double_binary_tree: each rank is interior in at most one tree; one send and one receive per tick") {
+TEST_CASE("double_binary_tree: each rank is interior in at most one tree, one send and one receive per tick") {
   for (int p = 2; p <= 33; ++p) {
     auto a = args(Op::AllReduce, p, 1000);
     a.segment = 7;
@@ -78,4 +78,16 @@ TEST_CASE("double_binary_tree: the critical chain changes with gamma, and the fo
 
 TEST_CASE("double_binary_tree on one rank has no steps") {
   CHECK(steps_of_rank0(args(Op::AllReduce, 1, 9), "double_binary_tree") == 0);
+}
+
+TEST_CASE("double_binary_tree at p = 2 by hand: the p = 2 ring, 2(a + (n/2)b) + (n/2)g") {
+  // p = 2: tree 0 is 1 -> 0, tree 1 (the mirror) is 0 -> 1, each carrying one half (one segment here).
+  // Both halves go up at once (each rank sends one, receives and reduces one), then both results come
+  // back at once: two half-vector messages on the critical path and one half-vector reduction.
+  // 25 GB/s is 40 ps per byte and 50 GB/s 20 ps, so each term is exact in picoseconds.
+  const Machine m{1'234'566, 25'000'000'000, 50'000'000'000};
+  auto a = args(Op::AllReduce, 2, 1000);
+  a.segment = 500;
+  const ccsim::Time h = 500 * 4;
+  CHECK(simulate(a, "double_binary_tree", m) == 2 * m.alpha + 2 * 40 * h + 20 * h);
 }

@@ -41,7 +41,7 @@ TEST_CASE("recursive_doubling allreduce at p = 2^k is lg p (a + nb + ng)") {
   }
 }
 
-TEST_CASE("recursive_doubling on one rank has no steps; a folded rank has two") {
+TEST_CASE("recursive_doubling on one rank has no steps, a folded rank has two") {
   for (Op op : {Op::AllReduce, Op::AllGather}) {
     CHECK(steps_of_rank0(args(op, 1, 10), "recursive_doubling") == 0);
     // Allreduce: rank 0 folds out, then gets the result. Allgather (Thakur): exchanges with 1, 2 and 4, then

@@ -49,7 +49,7 @@ TEST_CASE("torus2d on 4x4 costs 2(X-1+Y-1) a + 2(p-1)/p nb") {
   CHECK(simulate(args(Op::AllReduce, 16, count), "torus2d", m) == 12 * m.alpha + 2 * 15 * n / 16 * 40);
 }
 
-TEST_CASE("torus2d on one rank has no steps; on 4x3, 2(X-1) + 2(Y-1) steps") {
+TEST_CASE("torus2d on one rank has no steps, on 4x3, 2(X-1) + 2(Y-1) steps") {
   CHECK(steps_of_rank0(args(Op::AllReduce, 1, 9), "torus2d") == 0);
   CHECK(steps_of_rank0(args(Op::AllReduce, 12, 9), "torus2d") == 10);
 }

@@ -445,7 +445,7 @@ TEST_CASE("pack_rings: large tori need no n x n matrix and no deep recursion") {
   CHECK(multi_hop == 0);
 }
 
-TEST_CASE("pack_rings: 3D tori with an even extent get a neighbour-only snake; all-odd ones fall back") {
+TEST_CASE("pack_rings: 3D tori with an even extent get a neighbour-only snake, all-odd ones fall back") {
   for (const auto& dims : std::vector<std::vector<int>>{{8, 8, 8}, {4, 4, 4}, {3, 5, 2}, {2, 2}, {5, 3, 3, 2}}) {
     const auto t = topology::make_torus(dims, 100'000'000'000, 1'000'000);
     const auto set = topology::pack_rings(t, {});

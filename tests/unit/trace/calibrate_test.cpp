@@ -13,8 +13,13 @@
 using namespace ccsim;
 
 namespace {
+model::ModelOptions with_params(const model::ParamSet& p) {
+  model::ModelOptions o;
+  o.params = p;
+  return o;
+}
 std::string synthetic_trace(const topology::Topology& topo, const metrics::RunConfig& cfg, const model::ParamSet& truth) {
-  model::Predictor p(topo, cfg, "fifo", {truth});
+  model::Predictor p(topo, cfg, "fifo", with_params(truth));
   const bool ag = cfg.op == schedule::Op::AllGather;
   std::string s = fmt::format("# synthetic: ccsim fifo model with known parameters\n# command: ./build/{} -b 1K -e 256M -f 2 -g 8\n",
                               schedule::nccl_test_name(cfg.op));
@@ -113,7 +118,7 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
   in.cfg.placements = topology::pack_rings(topo, {}).rings;
   in.label = "nccl-synthetic";
   {
-    model::Predictor p(topo, in.cfg, "nccl", {truth});
+    model::Predictor p(topo, in.cfg, "nccl", with_params(truth));
     std::string s = "# command: ./build/all_reduce_perf -g 8\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
     for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2)
       s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, to_us(p.predict({size / 4, size}).time));
@@ -130,7 +135,9 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
   // single link type: one is held, and the products are what the data fixes.
   CHECK(f.not_separable.size() >= 1);
   const double link = f.params.efficiency(topology::LinkType::NvLink2);
-  for (const auto& [proto, want] : truth.protocol_efficiency) {
+  for (const auto& proto_want : truth.protocol_efficiency) { // CAPTURE is a lambda: no structured binding (clang 14)
+    const auto& proto = proto_want.first;
+    const auto& want = proto_want.second;
     CAPTURE(proto);
     CHECK(link * f.params.proto_efficiency(proto) == doctest::Approx(want).epsilon(0.01));
   }

@@ -152,7 +152,6 @@ TEST_CASE("NCCL tree replay across nodes moves half the ring's bytes over the NI
   // NICs, the tree about once, so at 1 GiB the replayed tree beats the NIC-bound ring (busbw above the
   // 50 GB/s the NICs carry), while "auto" keeps NCCL's own pick and says nothing about overriding it.
   const auto topo = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
-  const auto& tab = nccl::load_tables();
   auto cfg = allreduce_on(topo);
   const metrics::SizePlan plan{Bytes{1} << 28, Bytes{1} << 30};
   const auto rr = run(topo, cfg, "ring", plan, "ampere"), tr = run(topo, cfg, "tree", plan, "ampere");

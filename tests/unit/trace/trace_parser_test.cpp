@@ -44,7 +44,7 @@ TEST_CASE("konnase DGX-1V allreduce: old format, op from the command line, ranks
   CHECK(t.provenance.front().rfind("# source: GitHub konnase", 0) == 0);
 }
 
-TEST_CASE("deepops 2-node allreduce: old format with indentation; ranks only from a hint") {
+TEST_CASE("deepops 2-node allreduce: old format with indentation, ranks only from a hint") {
   const auto bare = trace::load_trace(tp("dgx1-v100-2node-16gpu-allreduce-roce-deepops.txt"));
   CHECK(bare.rows.size() == 29);
   CHECK(*bare.op == Op::AllReduce);
@@ -73,7 +73,7 @@ TEST_CASE("p4de: srun task prefixes, new format with root and #wrong") {
   CHECK(t.rows.back().in_place->busbw == doctest::Approx(78.33));
 }
 
-TEST_CASE("DGX-2 allgather and reducescatter: 2019 algbw = busbw convention detected; zero-size rows kept") {
+TEST_CASE("DGX-2 allgather and reducescatter: 2019 algbw = busbw convention detected, zero-size rows kept") {
   const auto ag = trace::load_trace(tp("dgx2-v100-12of16gpu-allgather-dgx2fork.txt"));
   CHECK(*ag.op == Op::AllGather);
   CHECK(ag.ranks == 12);
