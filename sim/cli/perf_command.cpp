@@ -246,7 +246,7 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   PerfRun r;
   r.program = program;
   const auto op = op_of_program(program);
-  if (!op) fail("{}: ccsim cannot predict it yet (no point-to-point model); the collectives it predicts: all_reduce_perf, "
+  if (!op) fail("ccsim cannot predict it yet (no point-to-point model); the collectives it predicts: all_reduce_perf, "
                 "all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, gather_perf, scatter_perf, alltoall_perf", program);
   r.op = *op;
   r.threads = static_cast<int>(int_flag(f, 't', 1, 1024));
@@ -417,9 +417,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   f.run.algo.clear();
   add_perf_flags(app, f);
   try {
-    std::vector<std::string> args;
-    for (int i = argc - 1; i >= inv.first_arg; --i) args.emplace_back(argv[i]); // CLI11 takes them reversed
-    app.parse(args);
+    app.parse(argc - inv.first_arg + 1, argv + inv.first_arg - 1); // the name before the flags stands as argv[0]
     write_output("", run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {
