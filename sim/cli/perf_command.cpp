@@ -415,6 +415,11 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   PerfFlags f;
   f.run.model = "nccl"; // NCCL's own tuning model: the closest to what all_reduce_perf measures
   f.run.algo.clear();
+  // A script run unchanged through a symlink has no place for ccsim's flags: the environment names the
+  // machine and model instead (a flag still wins).
+  if (const char* t = std::getenv("CCSIM_TOPO")) f.run.topo = t;
+  if (const char* m = std::getenv("CCSIM_MODEL")) f.run.model = m;
+  if (const char* p = std::getenv("CCSIM_PARAMS")) f.run.params = p;
   add_perf_flags(app, f);
   try {
     app.parse(argc - inv.first_arg + 1, argv + inv.first_arg - 1); // the name before the flags stands as argv[0]

@@ -48,6 +48,11 @@ cp "$tmp/allreduce.log" "$tmp/perf.txt"
 check_sbatch "symlink all_reduce_perf" "$tmp/sb2.out" "$tmp/allreduce.log"
 cmp -s "$tmp/perf.txt" "$tmp/allreduce.log" || fail "symlink and 'ccsim all_reduce_perf' outputs differ"
 
+# The machine and model of a script run unchanged come from the environment (flags still win).
+CCSIM_TOPO=hgx-h100 CCSIM_MODEL=fifo "$tmp/nccl-tests/build/all_gather_perf" -g 8 -b 1M -e 1M >"$tmp/env" || fail "CCSIM_TOPO run exited $?"
+grep -q 'by model fifo on topology hgx-h100' "$tmp/env" || fail "CCSIM_TOPO/CCSIM_MODEL not used: $(grep 'ccsim prediction' "$tmp/env")"
+CCSIM_TOPO=hgx-h100 "$ccsim" all_gather_perf --topo dgx1 -g 8 -b 1M -e 1M | grep -q 'topology dgx1-v100' || fail "--topo does not win over CCSIM_TOPO"
+
 # The shape, line by line (nccl-tests src/common.cu).
 f="$tmp/perf.txt"
 head -1 "$f" | grep -qx '# Collective test starting: all_reduce_perf' || fail "first line: $(head -1 "$f")"
