@@ -390,7 +390,7 @@ std::string run_perf(const PerfFlags& f, const std::string& program) {
 void add_perf_flags(CLI::App& app, PerfFlags& f) {
   for (const auto& s : kFlags) {
     f.v[s.letter] = s.def;
-    f.given[s.letter] = app.add_option(s.names, f.v[s.letter], s.help);
+    f.given[s.letter] = app.add_option(s.names, f.v[s.letter], s.help)->capture_default_str();
   }
   add_topology_options(app, f.run, /*short_t=*/false);
   add_model_options(app, f.run);
