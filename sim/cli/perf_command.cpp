@@ -320,10 +320,10 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   const bool chooses = model::require_model(o.model).chooses_algorithm;
   n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks,
                           r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads,
-                          r.gpus, chooses ? "chosen per size by the model" : cfg.algo));
+                          r.gpus, chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
   for (std::size_t i = 0; i < cfg.placements.size(); ++i)
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
-                            fmt::join(cfg.placements[i], " ")));
+                            fmt::join(cfg.placements[i], ",")));
   if (!model_detail.empty()) n.push_back("ccsim: model sees: " + model_detail);
   n.push_back("ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
   std::string same, absent;

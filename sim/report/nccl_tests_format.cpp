@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <sstream>
 
 namespace ccsim::report {
 
@@ -22,6 +23,17 @@ void write_half(std::ostream& out, const PerfHalf& h, bool report_errors) {
   const std::string t = nccl_time_text(h.time_us);
   if (report_errors) printf_to(out, "  %7s  %6.2f  %6.2f  %5g", t.c_str(), h.algbw, h.busbw, 0.0);
   else printf_to(out, "  %7s  %6.2f  %6.2f  %5s", t.c_str(), h.algbw, h.busbw, "N/A");
+}
+
+// Scripts take the lines of 12 or 13 fields for rows (`awk 'NF==12 || NF==13'`), some without skipping
+// '#' lines; a note of that many fields is padded to 14 so that it is never taken for a row.
+std::string not_a_row(const std::string& note) {
+  std::istringstream in("# " + note);
+  int n = 0;
+  for (std::string w; in >> w;) ++n;
+  std::string pad;
+  for (; n == 12 || n == 13; ++n) pad += " #";
+  return pad;
 }
 
 } // namespace
@@ -50,7 +62,7 @@ void write_perf_header(std::ostream& out, const PerfHeader& h) {
             h.check, h.graph);
   if (h.blocking) out << "# Blocking Enabled: wait for completion and barrier after each collective \n";
   if (h.parallel_init) out << "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n";
-  for (const auto& n : h.notes) out << "# " << n << "\n";
+  for (const auto& n : h.notes) out << "# " << n << not_a_row(n) << "\n";
   out << "#\n# Using devices\n";
   for (const auto& d : h.devices)
     printf_to(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n", d.rank, 0, 0, d.host.c_str(), d.device,

@@ -76,6 +76,14 @@ awk 'NF==13 && $1 ~ /^[0-9]+$/ {
 awk 'NF==13 && $1 ~ /^[0-9]+$/ {n = split($6, p, "."); d = n > 1 ? length(p[2]) : 0; w = ($6 < 100) ? 2 : ($6 < 10000) ? 1 : 0;
      if (d != w) {print $6; exit 1}}' "$f" || fail "time precision"
 
+# Only rows have 12 or 13 fields, also for parsers that do not skip '#' lines (varied flags, 4 and 16 ranks).
+for args in "-g 8 -n 20 -w 5" "-g 4 -d all -o all -G 1 -z 1 -a 2 -T 30" "-g 8 --topo hgx-h100 --model fifo -N 2 -m 4 -c 0" \
+            "--procs 2 -g 8 --topo cluster:nodes=2,node=hgx-h100,nics=8x400G -p 1 -y 1 -R 1"; do
+  "$ccsim" all_reduce_perf -b 1K -e 1M -f 32 $args >"$tmp/nf" || fail "all_reduce_perf $args exited $?"
+  bad=$(awk '(NF==12 || NF==13) && /^#/' "$tmp/nf")
+  [ -z "$bad" ] || fail "a '#' line of 12/13 fields with '$args': $bad"
+done
+
 # srun-style launch: every task runs ccsim, only task 0 prints; ranks = tasks x -g.
 cat > "$tmp/bin/srun" <<'EOF'
 #!/bin/bash

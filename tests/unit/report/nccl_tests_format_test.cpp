@@ -83,6 +83,20 @@ TEST_CASE("header and footer lines match nccl-tests") {
   CHECK(f.back() == "#");
 }
 
+TEST_CASE("a ccsim note of 12 or 13 fields gets one more, never read as a row") {
+  report::PerfHeader h;
+  h.program = "all_reduce_perf";
+  // 13 and 12 fields with the '#', then 4
+  h.notes = {"ccsim: ring 0: GPUs 0 1 2 3 4 5 6 7", "ccsim: ring 0: GPUs 0 1 2 3 4 5 6", "ccsim: short note"};
+  std::ostringstream out;
+  report::write_perf_header(out, h);
+  const auto l = lines_of(out.str());
+  REQUIRE(l.size() >= 5);
+  CHECK(l[2] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 7 #");
+  CHECK(l[3] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 # #");
+  CHECK(l[4] == "# ccsim: short note");
+}
+
 TEST_CASE("nccl-tests' Avg bus bandwidth of the H100 log from its printed busbw") {
   // The log prints 439.369 from unrounded values; the printed (2-decimal) ones give the same to 0.01.
   const double out[] = {382.99, 412.35, 431.81, 465.25, 468.57, 473.60};
