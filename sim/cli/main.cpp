@@ -6,6 +6,7 @@
 
 #include "sim/cli/bench_command.hpp"
 #include "sim/cli/explain_command.hpp"
+#include "sim/cli/perf_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/scenario_command.hpp"
@@ -35,12 +36,16 @@ std::string catalogue() {
                "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa]\n"
                "              machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off][,nodes=4,nics=8x400G]\n";
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
+  s += "nccl-tests mode: ccsim all_reduce_perf -b 8 -e 128M -f 2 -g 8 --topo dgx1 (all of nccl-tests' flags and output; "
+       "also as a symlink named all_reduce_perf, all_gather_perf, ...)\n";
   return s;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+  // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
+  if (const auto perf = ccsim::cli::perf_invocation(argc, argv)) return ccsim::cli::perf_main(*perf, argc, argv);
   CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};
   app.footer(catalogue());
   app.require_subcommand(0, 1);

@@ -30,8 +30,8 @@ void add_semantics_options(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
 }
 
-void add_topology_options(CLI::App& app, RunOptions& o) {
-  app.add_option("-t,--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
+void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
+  app.add_option(short_t ? "-t,--topo" : "--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
   app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
                                        "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi)");

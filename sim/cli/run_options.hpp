@@ -43,8 +43,8 @@ struct RunOptions {
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
 };
 
-// --topo, --gpus, --ring, --rings, --one-based.
-void add_topology_options(CLI::App& app, RunOptions& o);
+// --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).
+void add_topology_options(CLI::App& app, RunOptions& o, bool short_t = true);
 // --model and what tunes it: --params, --nccl-tables, --gpu-arch, --nccl-algo, --sw-alpha, --eager, --reduce-bw,
 // and the step semantics (add_semantics_options).
 void add_model_options(CLI::App& app, RunOptions& o);

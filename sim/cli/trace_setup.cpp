@@ -4,6 +4,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/trace/ccsim_output.hpp"
 
 namespace ccsim::cli {
 
@@ -24,7 +25,7 @@ TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const st
   if (t.ranks < 0) fail("--ranks: must be positive, got {}", t.ranks);
   hints.ranks = t.ranks;
   hints.force = t.force;
-  TraceRun r{trace::load_trace(trace_path, hints), topology::resolve_topology(topo_spec), {}};
+  TraceRun r{trace::load_any_trace(trace_path, hints), topology::resolve_topology(topo_spec), {}};
   const auto& tr = r.trace;
   if (tr.rows.empty())
     fail("{}: no nccl-tests rows to compare ({} NCCL ring hops only)", trace_path, tr.ring_hops.size());

@@ -52,13 +52,16 @@ void write_table(std::ostream& out, const RunHeader& h, const std::vector<metric
 
 void write_csv(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
   const bool choice = has_choice(rows);
-  fmt::print(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps{}\n", choice ? ",algo,proto,channels,loops,simulated" : "");
+  // op and ranks close every row so that the file alone says what ran (ccsim compare reads it back).
+  fmt::print(out, "size,count,type,redop,root,time_us,algbw_GBps,busbw_GBps{},op,ranks\n",
+             choice ? ",algo,proto,channels,loops,simulated" : "");
   for (const auto& r : rows)
-    fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f}{}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h), root_of(h),
+    fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f}{},{},{}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h), root_of(h),
                to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
                choice ? fmt::format(",{},{},{},{},{}", r.choice.algo, r.choice.proto, r.choice.channels, r.choice.loops,
                                     r.choice.simulated ? 1 : 0)
-                      : "");
+                      : "",
+               schedule::to_string(h.op), h.ranks);
 }
 
 void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {

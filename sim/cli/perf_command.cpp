@@ -1,0 +1,445 @@
+// nccl-tests mode: the flags of nccl-tests' src/common.cu (short and long forms, same defaults), the
+// rank count of nccl-tests (processes x threads x GPUs per thread), and its output via report/.
+#include "sim/cli/perf_command.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/model/compare.hpp"
+#include "sim/report/nccl_tests_format.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/topology_json.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+using schedule::Op;
+
+// nccl-tests binaries ccsim cannot predict yet, so that their names give a clear refusal.
+constexpr const char* kUnsupported[] = {"sendrecv_perf", "hypercube_perf", "alltoallv_perf"};
+
+std::optional<Op> op_of_program(const std::string& name) {
+  for (auto op : schedule::kAllOps)
+    if (schedule::nccl_test_name(op) == name) return op;
+  return std::nullopt;
+}
+
+bool is_perf_name(const std::string& name) {
+  if (op_of_program(name)) return true;
+  for (const char* n : kUnsupported)
+    if (name == n) return true;
+  return false;
+}
+
+// nccl-tests' flags as typed; every one is a string so that a value is checked here, naming its flag.
+struct PerfFlags {
+  RunOptions run; // ccsim's machine and model flags (--topo, --model, --gpus, ...) and --algo
+  std::string procs;
+  std::map<char, std::string> v; // nccl-tests flag letter -> value
+  std::map<char, CLI::Option*> given;
+};
+
+struct FlagSpec {
+  char letter;
+  const char* names;
+  const char* def; // nccl-tests' default
+  const char* help;
+};
+
+// The getopt table of nccl-tests' src/common.cu, with its defaults.
+constexpr FlagSpec kFlags[] = {
+    {'t', "-t,--nthreads", "1", "Threads per process; ranks = processes x threads x GPUs per thread"},
+    {'g', "-g,--ngpus", "1", "GPUs per thread"},
+    {'b', "-b,--minbytes", "32M", "Smallest size (K/M/G = 2^10/2^20/2^30)"},
+    {'e', "-e,--maxbytes", "32M", "Largest size"},
+    {'i', "-i,--stepbytes", "1M", "Add this many bytes between sizes (when -f is 1)"},
+    {'f', "-f,--stepfactor", "1", "Multiply the size by this between sizes (when > 1)"},
+    {'n', "-n,--iters", "20", "Timed iterations (no effect on a prediction)"},
+    {'m', "-m,--agg_iters", "1", "Operations aggregated per launch (no effect on a prediction)"},
+    {'w', "-w,--warmup_iters", "1", "Warm-up iterations (no effect on a prediction)"},
+    {'N', "-N,--run_cycles", "1", "Print every size this many times"},
+    {'p', "-p,--parallel_init", "0", "Threads initialise NCCL in parallel (no effect on a prediction)"},
+    {'c', "-c,--check", "1", "Check results: #wrong is 0 (nothing moves, nothing is wrong); 0 prints N/A"},
+    {'o', "-o,--op", "sum", "Reduction: sum prod max min avg mulsum, or all"},
+    {'d', "-d,--datatype", "float", "Type: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, or all"},
+    {'r', "-r,--root", "0", "Root of broadcast/reduce/gather/scatter; -1 = every rank in turn"},
+    {'z', "-z,--blocking", "0", "Blocking collectives (no effect on a prediction)"},
+    {'y', "-y,--stream_null", "0", "Use the NULL stream (no effect on a prediction)"},
+    {'T', "-T,--timeout", "0", "Timeout in seconds (no effect on a prediction)"},
+    {'G', "-G,--cudagraph", "0", "CUDA graph launches (no effect on a prediction)"},
+    {'C', "-C,--report_cputime", "0", "Label the time columns cputime (the prediction is the same)"},
+    {'S', "-S,--report_timestamps", "0", "Timestamps per row (not printed by ccsim)"},
+    {'J', "-J,--output_file", "", "JSON result file (not written by ccsim)"},
+    {'a', "-a,--average", "1", "Rank time averaging 0..3 (every rank predicts the same time)"},
+    {'R', "-R,--local_register", "0", "Buffer registration (no effect on a prediction)"},
+    {'x', "-x,--cta_policy", "", "NCCL CTA policy (no effect on a prediction)"},
+    {'D', "-D,--device_implementation", "0", "Device-side implementation (no effect on a prediction)"},
+    {'V', "-V,--device_cta_count", "16", "CTAs of the device implementation (no effect on a prediction)"},
+    {'M', "-M,--memory", "0", "GPU memory report (not printed by ccsim)"},
+    {'u', "-u,--unalign", "0", "Misalign buffers by this many elements (no effect on a prediction)"},
+    {'I', "-I,--per_iter_timing", "0", "Per-iteration timing columns (not printed by ccsim)"},
+    {'K', "-K,--per_iter_skip", "0", "Leading samples skipped by -I (no effect)"},
+};
+
+std::string flag_name(char c) {
+  for (const auto& f : kFlags)
+    if (f.letter == c) return std::string(f.names);
+  return std::string("-") + c;
+}
+
+// strtol(…, 0) as nccl-tests reads numbers (decimal, 0x hex), but whole and in range or a one-line error.
+long long int_flag(const PerfFlags& f, char c, long long lo, long long hi) {
+  const std::string& s = f.v.at(c);
+  long long x = 0;
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char* b = s.data() + (hex ? 2 : 0);
+  const auto [end, ec] = std::from_chars(b, s.data() + s.size(), x, hex ? 16 : 10);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    fail("{}: '{}' is not a whole number", flag_name(c), s);
+  if (x < lo || x > hi) fail("{}: {} is out of range ({}..{})", flag_name(c), s, lo, hi);
+  return x;
+}
+
+// nccl-tests' parsesize: a number (fractions allowed) with an optional K, M or G (binary units).
+Bytes size_flag(const PerfFlags& f, char c) {
+  const std::string& s = f.v.at(c);
+  std::size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(s, &used);
+  } catch (...) {
+    fail("{}: '{}' is not a size (a number with an optional K, M or G)", flag_name(c), s);
+  }
+  std::string unit = s.substr(used);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  if (unit.size() > 1 && (unit.substr(1) == "B" || unit.substr(1) == "iB")) unit.resize(1);
+  double scale = 1;
+  if (unit == "K" || unit == "k") scale = 1024.0;
+  else if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty()) fail("{}: '{}' has an unknown unit (K, M or G)", flag_name(c), s);
+  x *= scale;
+  if (!std::isfinite(x) || x < 0) fail("{}: '{}' must be a non-negative size", flag_name(c), s);
+  if (x > std::ldexp(1.0, 40)) fail("{}: {} is larger than 1 TiB", flag_name(c), s);
+  return static_cast<Bytes>(x);
+}
+
+struct World {
+  int procs = 1, rank = 0;
+  std::string from; // "" (one process), "--procs", or the launcher's variables
+};
+
+// Under mpirun or srun every process runs this; nccl-tests makes one communicator of all of them and
+// only process 0 prints. The launchers say how many there are.
+World launcher_world(const PerfFlags& f) {
+  World w;
+  if (!f.procs.empty()) {
+    PerfFlags tmp;
+    tmp.v['P'] = f.procs;
+    w.procs = static_cast<int>(int_flag(tmp, 'P', 1, 100000));
+    w.from = "--procs";
+    return w;
+  }
+  const std::pair<const char*, const char*> vars[] = {
+      {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}, {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}};
+  for (const auto& [size, rank] : vars) {
+    const char* s = std::getenv(size);
+    if (!s) continue;
+    auto num = [](const char* name, const char* text, int lo) {
+      int x = 0;
+      const std::string t = text ? text : "";
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+      if (t.empty() || ec != std::errc() || end != t.data() + t.size() || x < lo || x > 100000)
+        fail("environment {}: '{}' is not a process count or rank", name, t);
+      return x;
+    };
+    w.procs = num(size, s, 1);
+    w.rank = std::getenv(rank) ? num(rank, std::getenv(rank), 0) : 0;
+    w.from = size;
+    return w;
+  }
+  return w;
+}
+
+struct TypeChoice {
+  std::string shown, ccsim; // nccl-tests' name and ccsim's
+};
+
+std::vector<TypeChoice> types_of(const std::string& d, const topology::Topology& topo) {
+  auto one = [](const std::string& s) -> TypeChoice {
+    if (s == "f8e4m3" || s == "f8e5m2") return {s, "fp8"};
+    auto t = metrics::datatype_from(s);
+    if (!t) fail("-d,--datatype: unknown type '{}' (int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, all)", s);
+    return {t->name, t->name};
+  };
+  if (d != "all") return {one(d)};
+  std::vector<TypeChoice> all;
+  for (const char* n : {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"})
+    all.push_back(one(n));
+  // nccl-tests runs the fp8 types only on sm90 and later.
+  if (!topo.gpu_kind.empty()) {
+    const auto kind = topology::gpu_kind(topo.gpu_kind, "--topo");
+    if (!kind.sm.empty() && std::isdigit(static_cast<unsigned char>(kind.sm[0])) && std::atoi(kind.sm.c_str()) >= 90)
+      for (const char* n : {"f8e4m3", "f8e5m2"}) all.push_back(one(n));
+  }
+  return all;
+}
+
+std::vector<std::string> redops_of(Op op, const std::string& o) {
+  if (!schedule::reduces(op)) return {"none"};
+  static const std::vector<std::string> all = {"sum", "prod", "max", "min", "avg", "mulsum"};
+  if (o == "all") return all;
+  if (std::find(all.begin(), all.end(), o) == all.end()) fail("-o,--op: unknown reduction '{}' (sum prod max min avg mulsum, all)", o);
+  return {o};
+}
+
+std::string default_algo(Op op) {
+  for (const char* a : {"ring", "direct"})
+    if (schedule::find_algorithm(op, a)) return a;
+  for (const auto& a : schedule::all_algorithms())
+    if (a.op == op) return a.name;
+  fail("{}: ccsim has no algorithm for it", schedule::nccl_test_name(op));
+}
+
+// Everything the flags resolve to.
+struct PerfRun {
+  std::string program;
+  Op op = Op::AllReduce;
+  int threads = 1, gpus = 1, ranks = 1;
+  World world;
+  Bytes lo = 0, hi = 0;
+  std::uint64_t factor = 1, step = 0;
+  std::vector<Bytes> sizes;
+  int warmup = 1, iters = 20, agg = 1, cycles = 1, check = 1, graph = 0, blocking = 0;
+  bool parallel_init = false, cputime = false;
+  std::vector<TypeChoice> types;
+  std::vector<std::string> redops;
+  std::vector<int> roots; // printed roots; -1 for collectives without one
+};
+
+// nccl-tests' loop: size = stepfactor > 1 ? size * stepfactor : size + stepbytes, while size <= maxbytes.
+std::vector<Bytes> size_series_of(const PerfRun& r) {
+  if (r.lo > r.hi) fail("-b,--minbytes {} is larger than -e,--maxbytes {}", r.lo, r.hi);
+  if (r.factor > 1 && r.lo == 0) fail("-b,--minbytes 0 with -f,--stepfactor {}: the size never grows (nccl-tests would loop forever)", r.factor);
+  if (r.factor <= 1 && r.step == 0) fail("-i,--stepbytes 0 with -f,--stepfactor {}: the size never grows (nccl-tests would loop forever)", r.factor);
+  std::vector<Bytes> out;
+  for (Bytes s = r.lo; s <= r.hi; s = r.factor > 1 ? s * r.factor : s + r.step) {
+    out.push_back(s);
+    if (out.size() > 10000) fail("-b/-e/-f/-i: more than 10000 sizes; raise -f or -i, or narrow -b/-e");
+  }
+  return out;
+}
+
+PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::Topology& topo) {
+  PerfRun r;
+  r.program = program;
+  const auto op = op_of_program(program);
+  if (!op) fail("ccsim cannot predict it yet (no point-to-point model); the collectives it predicts: all_reduce_perf, "
+                "all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, gather_perf, scatter_perf, alltoall_perf", program);
+  r.op = *op;
+  r.threads = static_cast<int>(int_flag(f, 't', 1, 1024));
+  r.gpus = static_cast<int>(int_flag(f, 'g', 1, 1024));
+  r.world = launcher_world(f);
+  const long long ranks = static_cast<long long>(r.world.procs) * r.threads * r.gpus;
+  if (ranks > topo.num_gpus())
+    fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks,
+         r.world.procs > 1 ? fmt::format("{} processes x ", r.world.procs) : "", r.threads, r.gpus, topo.name, topo.num_gpus());
+  r.ranks = static_cast<int>(ranks);
+  r.lo = size_flag(f, 'b');
+  r.hi = size_flag(f, 'e');
+  r.step = size_flag(f, 'i');
+  r.factor = static_cast<std::uint64_t>(int_flag(f, 'f', 0, 1 << 20));
+  r.sizes = size_series_of(r);
+  r.iters = static_cast<int>(int_flag(f, 'n', 0, 1 << 30));
+  r.agg = static_cast<int>(int_flag(f, 'm', 0, 1 << 30));
+  r.warmup = static_cast<int>(int_flag(f, 'w', 0, 1 << 30));
+  r.cycles = static_cast<int>(int_flag(f, 'N', 0, 1000));
+  if (r.cycles == 0) fail("-N,--run_cycles 0 runs forever in nccl-tests; a prediction is the same every cycle, give a count");
+  r.check = static_cast<int>(int_flag(f, 'c', 0, 1 << 30));
+  r.graph = static_cast<int>(int_flag(f, 'G', 0, 1 << 30));
+  r.blocking = static_cast<int>(int_flag(f, 'z', 0, 3));
+  r.parallel_init = int_flag(f, 'p', 0, 1) != 0;
+  r.cputime = int_flag(f, 'C', 0, 1) != 0;
+  for (char c : {'y', 'T', 'S', 'a', 'R', 'D', 'V', 'M', 'u', 'I', 'K'}) (void)int_flag(f, c, 0, 1 << 30);
+  if (!f.v.at('x').empty()) (void)int_flag(f, 'x', 0, 2);
+  r.types = types_of(f.v.at('d'), topo);
+  r.redops = redops_of(r.op, f.v.at('o'));
+  if (schedule::has_root(r.op)) {
+    const int root = static_cast<int>(int_flag(f, 'r', -1, r.ranks - 1));
+    for (int k = root < 0 ? 0 : root; k <= (root < 0 ? r.ranks - 1 : root); ++k) r.roots.push_back(k);
+  } else {
+    (void)int_flag(f, 'r', -1, 1 << 30);
+    r.roots = {-1};
+  }
+  return r;
+}
+
+// The placement flags as ccsim takes them; with fewer ranks than GPUs, nccl-tests uses devices 0..n-1.
+RunOptions base_options(const PerfFlags& f, const PerfRun& r, const topology::Topology& topo) {
+  RunOptions o = f.run;
+  o.op = std::string(schedule::to_string(r.op));
+  if (o.algo.empty()) o.algo = default_algo(r.op);
+  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && r.ranks < topo.num_gpus())
+    for (int g = 0; g < r.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
+  return o;
+}
+
+// Host and CUDA device of a GPU: "n1.gpu3" is device 3 of host n1; a one-node topology is its own host.
+report::PerfDevice device_of(const topology::Topology& topo, int rank, int gpu) {
+  report::PerfDevice d{rank, topo.name, gpu, topo.gpu_kind.empty() ? "simulated GPU" : "simulated " + topo.gpu_kind};
+  const std::string& n = topo.nodes[static_cast<std::size_t>(topo.gpu_node(gpu))].name;
+  const auto dot = n.rfind('.');
+  if (dot != std::string::npos && n.compare(dot + 1, 3, "gpu") == 0) {
+    int local = 0;
+    const auto [end, ec] = std::from_chars(n.data() + dot + 4, n.data() + n.size(), local);
+    if (ec == std::errc() && end == n.data() + n.size()) d.host = n.substr(0, dot), d.device = local;
+  }
+  for (auto& c : d.host)
+    if (c == ' ') c = '_';
+  return d;
+}
+
+// ccsim's own header lines: what predicted this, and which flags could not change it.
+std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const RunOptions& o, const metrics::RunConfig& cfg,
+                                  const topology::Topology& topo, const std::string& model_detail) {
+  std::vector<std::string> n;
+  n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
+                          o.params.empty() ? "" : " + " + o.params, topo.name, topo.origin));
+  const bool chooses = model::require_model(o.model).chooses_algorithm;
+  n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks,
+                          r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads,
+                          r.gpus, chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  for (std::size_t i = 0; i < cfg.placements.size(); ++i)
+    n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
+                            fmt::join(cfg.placements[i], ",")));
+  if (!model_detail.empty()) n.push_back("ccsim: model sees: " + model_detail);
+  n.push_back("ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
+  std::string same, absent;
+  for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K'})
+    if (f.given.at(c)->count()) same += fmt::format("{}-{} {}", same.empty() ? "" : ", ", c, f.v.at(c));
+  for (char c : {'S', 'J', 'M', 'I'})
+    if (f.given.at(c)->count()) absent += fmt::format("{}-{} {}", absent.empty() ? "" : ", ", c, f.v.at(c));
+  if (!same.empty()) n.push_back("ccsim: accepted, cannot change a prediction (one steady-state collective): " + same);
+  if (!absent.empty()) n.push_back("ccsim: accepted, their output is not produced: " + absent);
+  return n;
+}
+
+report::PerfHeader header_of(const PerfRun& r) {
+  report::PerfHeader h;
+  h.program = r.program;
+  h.threads = r.threads, h.gpus = r.gpus;
+  h.min_bytes = r.lo, h.max_bytes = r.hi;
+  h.step_is_factor = r.factor > 1;
+  h.step = h.step_is_factor ? r.factor : r.step;
+  h.warmup = r.warmup, h.iters = r.iters, h.agg = r.agg, h.check = r.check, h.graph = r.graph;
+  h.blocking = r.blocking, h.parallel_init = r.parallel_init, h.cputime = r.cputime;
+  return h;
+}
+
+std::string run_perf(const PerfFlags& f, const std::string& program) {
+  const auto topo = topology::resolve_topology(f.run.topo);
+  const PerfRun r = resolve(f, program, topo);
+  const RunOptions base = base_options(f, r, topo);
+  std::vector<report::PerfRow> rows;
+  report::PerfHeader h = header_of(r);
+  for (const auto& type : r.types)
+    for (const auto& redop : r.redops)
+      for (int root : r.roots) {
+        RunOptions o = base;
+        o.datatype = type.ccsim;
+        o.redop = redop == "none" || redop == "mulsum" ? "sum" : redop; // mulsum costs what sum does
+        o.root = std::max(root, 0);
+        const auto cfg = make_run_config(o, topo);
+        if (metrics::ranks_of(cfg) != r.ranks)
+          fail("--gpus/--ring/--rings place {} ranks but nccl-tests' flags ask for {}", metrics::ranks_of(cfg), r.ranks);
+        model::Predictor pred(topo, cfg, o.model, model_options(o, r.gpus));
+        if (h.devices.empty()) {
+          h.notes = notes_of(f, r, o, cfg, topo, pred.describe());
+          auto used = cfg.placements.front();
+          std::sort(used.begin(), used.end());
+          for (int k = 0; k < r.ranks; ++k) h.devices.push_back(device_of(topo, k, used[static_cast<std::size_t>(k)]));
+        }
+        std::vector<report::PerfRow> once;
+        for (Bytes s : r.sizes) {
+          const auto row = pred.predict(metrics::plan_size(r.op, r.ranks, s, cfg.dtype.size));
+          const report::PerfHalf half{to_us(row.time), row.bw.algbw_GBps, row.bw.busbw_GBps};
+          once.push_back({row.plan.size, row.plan.count, type.shown, redop, root, half, half});
+        }
+        for (int c = 0; c < r.cycles; ++c) rows.insert(rows.end(), once.begin(), once.end());
+      }
+  if (r.world.rank != 0) return {}; // nccl-tests prints from process 0 only
+  std::ostringstream out;
+  report::write_perf_header(out, h);
+  for (const auto& row : rows) report::write_perf_row(out, row, r.check != 0);
+  report::write_perf_footer(out, rows, r.program);
+  return out.str();
+}
+
+void add_perf_flags(CLI::App& app, PerfFlags& f) {
+  for (const auto& s : kFlags) {
+    f.v[s.letter] = s.def;
+    f.given[s.letter] = app.add_option(s.names, f.v[s.letter], s.help)->capture_default_str();
+  }
+  add_topology_options(app, f.run, /*short_t=*/false);
+  add_model_options(app, f.run);
+  app.add_option("--algo", f.run.algo, "Algorithm for the fifo/store_forward/flow models (default: ring, else the op's first)");
+  app.add_option("--procs", f.procs, "Processes, as mpirun -np (default: from OMPI_COMM_WORLD_SIZE, PMI_SIZE or "
+                                      "SLURM_STEP_NUM_TASKS, else 1); only process 0 prints");
+}
+
+} // namespace
+
+std::optional<PerfInvocation> perf_invocation(int argc, char** argv) {
+  if (argc < 1) return std::nullopt;
+  std::string self = argv[0];
+  if (const auto slash = self.rfind('/'); slash != std::string::npos) self = self.substr(slash + 1);
+  if (is_perf_name(self)) return PerfInvocation{self, 1};
+  if (argc >= 2 && is_perf_name(argv[1])) return PerfInvocation{argv[1], 2};
+  return std::nullopt;
+}
+
+int perf_main(const PerfInvocation& inv, int argc, char** argv) {
+  CLI::App app{inv.program + " as ccsim predicts it: nccl-tests' flags and output shape, no GPU needed"};
+  PerfFlags f;
+  f.run.model = "nccl"; // NCCL's own tuning model: the closest to what all_reduce_perf measures
+  f.run.algo.clear();
+  // A script run unchanged through a symlink has no place for ccsim's flags: the environment names the
+  // machine and model instead (a flag still wins).
+  if (const char* t = std::getenv("CCSIM_TOPO")) f.run.topo = t;
+  if (const char* m = std::getenv("CCSIM_MODEL")) f.run.model = m;
+  if (const char* p = std::getenv("CCSIM_PARAMS")) f.run.params = p;
+  add_perf_flags(app, f);
+  try {
+    app.parse(argc - inv.first_arg + 1, argv + inv.first_arg - 1); // the name before the flags stands as argv[0]
+    write_output("", run_perf(f, inv.program));
+    return 0;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ccsim " << inv.program << ": " << e.what() << " (see ccsim " << inv.program << " --help)\n";
+    return 2;
+  } catch (const ModelHelp&) {
+    std::cout << "Prediction models (--model NAME):\n" << model::model_table();
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "ccsim " << inv.program << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ccsim " << inv.program << ": internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+} // namespace ccsim::cli
