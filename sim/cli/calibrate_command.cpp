@@ -14,6 +14,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/calibrate.hpp"
+#include "sim/report/calibrate_report.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -27,8 +28,6 @@ struct CalibrateOptions {
   bool fit_protocols = false;
   std::vector<std::string> hold;
 };
-
-std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v) : "-"; }
 
 void run_calibrate(const CalibrateOptions& o) {
   if (o.traces.empty()) fail("calibrate: give at least one --trace");
@@ -68,59 +67,10 @@ void run_calibrate(const CalibrateOptions& o) {
   const auto f = model::fit(in, co);
   const auto cv = model::cross_validate(in, co);
 
-  std::string s = fmt::format("# ccsim calibrate: model {}, {} trace(s), {} points, {} Levenberg-Marquardt iteration(s)\n", co.model,
-                              in.size(), f.points.size(), f.iterations);
-  s += "# parameter         value   (fitted: the data constrains it; held: start value kept)\n";
-  for (std::size_t k = 0; k < f.names.size(); ++k)
-    s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
-                     f.fitted[k] ? "fitted"
-                     : f.held_by_user.count(f.names[k])  ? "held: --hold"
-                     : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
-                                                         : "held: the data does not depend on it");
-  s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
-                   f.r2_log_time, f.rms_rel * 100);
-  s += "# residuals: trace, size, measured us, predicted us, time residual, busbw error\n";
-  for (const auto& p : f.points)
-    s += fmt::format("  {:<3} {:>12} {:>10.2f} {:>10.2f} {:>+8.2f}% {:>+8.2f}%\n", p.input, p.size, p.measured_us, p.predicted_us,
-                     p.rel() * 100, p.busbw_err_pct());
-  s += "# cross-validation (|busbw error| on data left out of the fit):\n";
-  for (const auto& h : cv)
-    s += fmt::format("  {}: {} rows, median {} for >= 1 MiB, {} over all{}\n", h.label, h.n, pct(h.median_ge_1MiB),
-                     pct(h.median_all), h.note.empty() ? "" : " (" + h.note + ")");
-  for (std::size_t i = 0; i < in.size(); ++i) s += fmt::format("# trace {}: {}\n", i, in[i].label);
-
-  nlohmann::ordered_json j;
-  j["kind"] = "ccsim-params";
-  j["model"] = co.model;
-  j["command"] = o.command;
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char when[64];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  j["created"] = when;
-  j["source"] = "fitted by ccsim calibrate (least squares on relative time residuals, Levenberg-Marquardt with Eigen LDLT, rank-revealing QR to hold inseparable parameters)";
-  j["params"] = model::params_json(f.params);
-  j["fitted"] = nlohmann::ordered_json::object();
-  for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
-  j["inputs"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < in.size(); ++i)
-    j["inputs"].push_back({{"trace", in[i].label},
-                           {"topology", o.topos.size() == 1 ? o.topos[0] : o.topos[i]},
-                           {"op", schedule::to_string(in[i].cfg.op)},
-                           {"ranks", metrics::ranks_of(in[i].cfg)},
-                           {"points", in[i].rows.size()}});
-  j["fit"] = {{"r2_time", f.r2_time}, {"r2_log_time", f.r2_log_time}, {"rms_rel", f.rms_rel}, {"points", f.points.size()}};
-  j["residuals"] = nlohmann::ordered_json::array();
-  for (const auto& p : f.points)
-    j["residuals"].push_back({{"trace", p.input}, {"size", p.size}, {"measured_us", p.measured_us}, {"predicted_us", p.predicted_us}});
-  j["cross_validation"] = nlohmann::ordered_json::array();
-  for (const auto& h : cv)
-    j["cross_validation"].push_back({{"held_out", h.label},
-                                     {"rows", h.n},
-                                     {"median_abs_err_pct_ge_1MiB", std::isfinite(h.median_ge_1MiB) ? nlohmann::ordered_json(h.median_ge_1MiB) : nlohmann::ordered_json()},
-                                     {"median_abs_err_pct_all", std::isfinite(h.median_all) ? nlohmann::ordered_json(h.median_all) : nlohmann::ordered_json()},
-                                     {"note", h.note}});
-  write_output(o.out, j.dump(2) + "\n");
-  write_output("", s);
+  std::vector<std::string> topologies;
+  for (std::size_t i = 0; i < in.size(); ++i) topologies.push_back(o.topos.size() == 1 ? o.topos[0] : o.topos[i]);
+  write_output(o.out, model::params_file(f, cv, in, co.model, topologies, o.command));
+  write_output("", report::calibrate_text(f, cv, in, co.model));
 }
 
 } // namespace

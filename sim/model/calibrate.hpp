@@ -62,4 +62,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o);
 // Leave-one-trace-out when there are several traces; else 2-fold over alternate rows of the one trace.
 std::vector<Holdout> cross_validate(const std::vector<CalibInput>& in, const CalibOptions& o);
 
+// The parameter file for load_params, with the fit's record (written in params.cpp, beside the reader).
+std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, const std::vector<CalibInput>& in,
+                        const std::string& model, const std::vector<std::string>& topologies, const std::string& command);
+
 } // namespace ccsim::model

@@ -1,5 +1,10 @@
 #include "sim/model/params.hpp"
 
+#include <chrono>
+#include <ctime>
+
+#include "sim/model/calibrate.hpp"
+
 #include <cmath>
 #include <fstream>
 
@@ -83,6 +88,43 @@ topology::Topology scaled_topology(const topology::Topology& t, const ParamSet& 
     if (e != 1.0) l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(static_cast<double>(l.bw) * e)));
   }
   return c;
+}
+
+// The file `calibrate` writes and load_params reads back (plus the fit's record: inputs, residuals,
+// cross-validation, and the command that made it).
+std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, const std::vector<CalibInput>& in,
+                        const std::string& model, const std::vector<std::string>& topologies, const std::string& command) {
+  nlohmann::ordered_json j;
+  j["kind"] = "ccsim-params";
+  j["model"] = model;
+  j["command"] = command;
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char when[64];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  j["created"] = when;
+  j["source"] = "fitted by ccsim calibrate (least squares on relative time residuals, Levenberg-Marquardt with Eigen LDLT, rank-revealing QR to hold inseparable parameters)";
+  j["params"] = model::params_json(f.params);
+  j["fitted"] = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
+  j["inputs"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < in.size(); ++i)
+    j["inputs"].push_back({{"trace", in[i].label},
+                           {"topology", topologies[i]},
+                           {"op", schedule::to_string(in[i].cfg.op)},
+                           {"ranks", metrics::ranks_of(in[i].cfg)},
+                           {"points", in[i].rows.size()}});
+  j["fit"] = {{"r2_time", f.r2_time}, {"r2_log_time", f.r2_log_time}, {"rms_rel", f.rms_rel}, {"points", f.points.size()}};
+  j["residuals"] = nlohmann::ordered_json::array();
+  for (const auto& p : f.points)
+    j["residuals"].push_back({{"trace", p.input}, {"size", p.size}, {"measured_us", p.measured_us}, {"predicted_us", p.predicted_us}});
+  j["cross_validation"] = nlohmann::ordered_json::array();
+  for (const auto& h : cv)
+    j["cross_validation"].push_back({{"held_out", h.label},
+                                     {"rows", h.n},
+                                     {"median_abs_err_pct_ge_1MiB", std::isfinite(h.median_ge_1MiB) ? nlohmann::ordered_json(h.median_ge_1MiB) : nlohmann::ordered_json()},
+                                     {"median_abs_err_pct_all", std::isfinite(h.median_all) ? nlohmann::ordered_json(h.median_all) : nlohmann::ordered_json()},
+                                     {"note", h.note}});
+  return j.dump(2) + "\n";
 }
 
 } // namespace ccsim::model

@@ -1,0 +1,39 @@
+#include "sim/report/calibrate_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace ccsim::report {
+
+namespace {
+std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v) : "-"; }
+} // namespace
+
+std::string calibrate_text(const model::FitResult& f, const std::vector<model::Holdout>& cv,
+                           const std::vector<model::CalibInput>& in, const std::string& model) {
+  std::string s = fmt::format("# ccsim calibrate: model {}, {} trace(s), {} points, {} Levenberg-Marquardt iteration(s)\n", model,
+                              in.size(), f.points.size(), f.iterations);
+  s += "# parameter         value   (fitted: the data constrains it; held: start value kept)\n";
+  for (std::size_t k = 0; k < f.names.size(); ++k)
+    s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
+                     f.fitted[k] ? "fitted"
+                     : f.held_by_user.count(f.names[k])  ? "held: --hold"
+                     : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
+                                                         : "held: the data does not depend on it");
+  s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
+                   f.r2_log_time, f.rms_rel * 100);
+  s += "# residuals: trace, size, measured us, predicted us, time residual, busbw error\n";
+  for (const auto& p : f.points)
+    s += fmt::format("  {:<3} {:>12} {:>10.2f} {:>10.2f} {:>+8.2f}% {:>+8.2f}%\n", p.input, p.size, p.measured_us, p.predicted_us,
+                     p.rel() * 100, p.busbw_err_pct());
+  s += "# cross-validation (|busbw error| on data left out of the fit):\n";
+  for (const auto& h : cv)
+    s += fmt::format("  {}: {} rows, median {} for >= 1 MiB, {} over all{}\n", h.label, h.n, pct(h.median_ge_1MiB),
+                     pct(h.median_all), h.note.empty() ? "" : " (" + h.note + ")");
+  for (std::size_t i = 0; i < in.size(); ++i) s += fmt::format("# trace {}: {}\n", i, in[i].label);
+
+  return s;
+}
+
+} // namespace ccsim::report
