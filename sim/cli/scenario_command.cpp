@@ -2,6 +2,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/scenario_report.hpp"
 #include "sim/scenario/run.hpp"
 
 namespace ccsim::cli {
@@ -22,7 +23,7 @@ void run(const ScenarioOptions& o) {
     scenario::check_work(s, "--bucket-size");
   }
   const auto rep = scenario::run_scenario(s, o.topo);
-  write_output(o.output, o.format == "json" ? scenario::render_json(rep) : scenario::render_table(rep));
+  write_output(o.output, o.format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
 }
 
 } // namespace

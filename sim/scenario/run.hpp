@@ -1,5 +1,5 @@
 // Runs a whole scenario: every (topology, strategy, gradient dtype, degree) step, then, if the file asks,
-// the multi-iteration sync/async/ssp comparison at each degree above one; renders table or JSON.
+// the multi-iteration sync/async/ssp comparison at each degree above one (sim/report/scenario_report renders it).
 #pragma once
 #include <map>
 #include <string>
@@ -44,7 +44,5 @@ struct Report {
 
 // `topology_override` (the --topo flag) replaces the file's topology list when not empty.
 Report run_scenario(const Scenario& s, const std::string& topology_override = {});
-std::string render_table(const Report& r);
-std::string render_json(const Report& r);
 
 } // namespace ccsim::scenario
