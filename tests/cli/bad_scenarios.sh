@@ -22,7 +22,7 @@ bad() { # file-stem, expected fragment: the message must name the file too
   check "$dir/$1.json" "$dir/$1.json"
   check "$2" "$dir/$1.json"
 }
-bad malformed              "not valid JSON"
+bad malformed              "malformed JSON"
 bad not_object             "the scenario must be an object"
 bad no_model               "missing \"model\""
 bad unknown_strategy       "strategy: unknown 'gossip'"

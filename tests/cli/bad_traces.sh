@@ -30,7 +30,7 @@ check "--model" compare --topo dgx1-v100 --trace "$good" --model quantum
 check "--format" compare --topo dgx1-v100 --trace "$good" --format xml
 check "--gpu-arch" compare --topo dgx1-v100 --trace "$good" --model nccl --gpu-arch vax
 check "--params" compare --topo dgx1-v100 --trace "$good" --params /no/such/params.json
-check "--params $good: not valid JSON" compare --topo dgx1-v100 --trace "$good" --params "$good"
+check "--params $good: malformed JSON" compare --topo dgx1-v100 --trace "$good" --params "$good"
 check "neither a file nor a shipped topology" compare --topo nosuchmachine --trace "$good"
 check "need at least" calibrate --topo dgx1-v100 --trace "$good" --min-size 64M -o /tmp/ccsim-never-written.json
 [ -e /tmp/ccsim-never-written.json ] && { echo "FAIL: calibrate wrote a file after refusing"; fails=$((fails+1)); rm -f /tmp/ccsim-never-written.json; }
