@@ -14,6 +14,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/calibrate.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -118,7 +119,7 @@ void run_calibrate(const CalibrateOptions& o) {
                                      {"median_abs_err_pct_ge_1MiB", std::isfinite(h.median_ge_1MiB) ? nlohmann::ordered_json(h.median_ge_1MiB) : nlohmann::ordered_json()},
                                      {"median_abs_err_pct_all", std::isfinite(h.median_all) ? nlohmann::ordered_json(h.median_all) : nlohmann::ordered_json()},
                                      {"note", h.note}});
-  write_output(o.out, j.dump(2) + "\n");
+  write_output(o.out, safe_dump(j, 2) + "\n");
   write_output("", s);
 }
 

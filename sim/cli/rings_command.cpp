@@ -20,6 +20,7 @@
 #include "sim/metrics/ring_rank.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -277,7 +278,7 @@ int run_rings(RingsOptions& o) {
                     {"limiting", limiting_text(h, mine.bound)}, {"rank", jrank}};
     j["best"] = {{"ring", best.rings[0]}, {"time_us", to_us(best.row.time)}, {"busbw_GBps", best.row.bw.busbw_GBps},
                  {"limiting", limiting_text(h, best.bound)}};
-    write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
+    write_output(o.output, fmt_json ? safe_dump(j, 1) + "\n" : out.str());
     return 0;
   }
 
@@ -365,7 +366,7 @@ int run_rings(RingsOptions& o) {
       out << "  no other schedule beats the best ring\n";
   }
   j["schedules"] = jsch;
-  write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
+  write_output(o.output, fmt_json ? safe_dump(j, 1) + "\n" : out.str());
   return 0;
 }
 

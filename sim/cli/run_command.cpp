@@ -93,6 +93,8 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.root = o.root;
   c.model.network = o.model;
   c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
+  // A per-message cost above a second is a typo; the bound keeps simulated times inside 64 bits.
+  if (c.model.alpha_sw > kPsPerSec) fail("--sw-alpha: '{}' is more than 1 s per message", o.sw_alpha);
   c.model.eager = o.eager;
   if (!o.reduce_bw.empty()) c.model.reduce_bw = parse_bandwidth(o.reduce_bw, "--reduce-bw");
   if (!o.chunk_size.empty()) {

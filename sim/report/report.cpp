@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::report {
 using schedule::Op;
@@ -72,7 +73,7 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
                          {"time_ps", r.time},
                          {"algbw_GBps", r.bw.algbw_GBps},
                          {"busbw_GBps", r.bw.busbw_GBps}});
-  out << j.dump(2) << "\n";
+  out << safe_dump(j, 2) << "\n";
 }
 
 } // namespace

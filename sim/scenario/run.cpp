@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::scenario {
 
@@ -166,7 +167,7 @@ std::string render_json(const Report& r) {
                                        {"slowdown", row.mode.slowdown},
                                        {"max_lead", row.mode.max_lead}});
   }
-  return j.dump(1) + "\n";
+  return safe_dump(j, 1) + "\n";
 }
 
 } // namespace ccsim::scenario
