@@ -24,13 +24,18 @@ double ParamSet::proto_efficiency(const std::string& proto) const {
 constexpr double kMaxEfficiency = 100;
 
 ParamSet load_params(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path, "--params ");
-  const JsonValue j(doc, "--params " + printable(path));
+  ParamSet p = params_from_json(read_json_file(path, "--params "), "--params " + printable(path));
+  p.origin = path;
+  return p;
+}
+
+ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) {
+  const JsonValue j(doc, origin);
   if (!j.is_object() || !j.has("kind") || !j["kind"].is_string() || j["kind"].as_string() != "ccsim-params" ||
       !j.has("params") || !j["params"].is_object())
     j.fail("not a ccsim parameter file (want \"kind\": \"ccsim-params\" and a \"params\" object)");
   ParamSet p;
-  p.origin = path;
+  p.origin = origin;
   if (j.has("model")) p.model = j["model"].as_string();
   if (j.has("command")) p.command = j["command"].as_string();
   const JsonValue q = j["params"];
