@@ -2,14 +2,15 @@
 # Installs what ccsim needs from Debian (only what is missing), then configures and builds in Release.
 # Usage: scripts/setup.sh [--tests]   (as root on Debian 12; sudo is used when not root)
 #   --tests also installs what only the test suite uses: Debian's Chromium, whose DevTools trace engine
-#           loads a --timeline file in the trace_in_viewer test (without it that one test is skipped).
+#           loads a --timeline file in the trace_in_viewer test (without it that one test is skipped), and
+#           clang with its runtime libraries (libFuzzer, ASan, UBSan) for the fuzz harnesses (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
       python3 python3-matplotlib graphviz libbenchmark-dev time)
 case "${1:-}" in
   "") ;;
-  --tests) pkgs+=(chromium) ;;
+  --tests) pkgs+=(chromium clang libclang-rt-14-dev) ;;
   *) echo "setup.sh: unknown option '$1' (expected --tests or nothing)" >&2; exit 2 ;;
 esac
 missing=()

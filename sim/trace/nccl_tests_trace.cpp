@@ -312,6 +312,12 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
           if (!k.empty() && k.back() == ':') k.pop_back();
           t.header_values[k] = tk[i + 1];
         }
+        // Rank counts come from these two (here and in compare's launch overhead): whole and in range.
+        for (const char* k : {"nThread", "nGpus"})
+          if (t.header_values.count(k)) {
+            const int v = checked_int(t.header_values[k], k, where);
+            if (v < 1 || v > kMaxRanks) fail("{}: {} {} is not in 1..{}", where, k, v, kMaxRanks);
+          }
       } else if (tk[0] == "Rank" && tk.size() > 1 && is_uint(tk[1]) && body.find(" device ") != std::string::npos) {
         const int rank = checked_int(tk[1], "rank", where);
         if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
