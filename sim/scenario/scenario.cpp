@@ -66,12 +66,14 @@ class Reader {
 
   void only_keys(const json& j, const std::string& where, std::initializer_list<const char*> keys) const {
     if (!j.is_object()) bad("{} must be an object", where);
-    for (const auto& [k, v] : j.items())
+    for (auto it = j.begin(); it != j.end(); ++it) { // not a structured binding: clang 14 cannot capture one
+      const std::string& k = it.key();
       if (std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
         std::string known;
         for (const char* s : keys) known += (known.empty() ? "" : ", ") + std::string(s);
-        bad("unknown key '{}' in {} (known: {})", k, where, known);
+        bad("unknown key '{}' in {} (known: {})", printable(k), where, known);
       }
+    }
   }
 
   double number(const json& j, const std::string& key) const {

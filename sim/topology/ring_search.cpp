@@ -737,7 +737,8 @@ RingSearchResult search_rings(const HopTable& h, const RingSearchOptions& o) {
 
 std::vector<std::vector<int>> hamiltonian_cycles(const Topology& t, const std::vector<int>& gpus_in,
                                                  const std::function<bool(const Link&)>& keep_link, std::size_t limit) {
-  const auto [gpus, local] = index_gpus(t, gpus_in);
+  const auto [gpu_list, local] = index_gpus(t, gpus_in);
+  const auto& gpus = gpu_list; // clang 14 cannot capture a structured binding in the lambda below
   const int n = static_cast<int>(gpus.size());
   std::vector<char> adj(static_cast<std::size_t>(n * n), 0);
   for (const auto& l : t.links) {

@@ -459,7 +459,9 @@ std::vector<RingChain> ring_chains(const std::vector<RingHop>& hops) {
   std::map<int, std::map<int, int>> next; // channel -> src -> dst (duplicates from send/receive lines merge)
   for (const auto& h : hops) next[h.channel][h.src] = h.dst;
   std::vector<RingChain> out;
-  for (auto& [ch, nx] : next) {
+  for (auto& entry : next) { // not a structured binding: clang 14 cannot capture one in `walk`
+    const int ch = entry.first;
+    const auto& nx = entry.second;
     std::set<int> has_pred;
     for (auto& [s, d] : nx) has_pred.insert(d);
     std::set<int> seen;
