@@ -52,7 +52,7 @@ for t in "${targets[@]}"; do
   log="build-fuzz/fuzz-$t.log"
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "build-fuzz/tests/fuzz/fuzz_$t" "$corpus" "build-fuzz/seeds/$t" -max_total_time="$secs" -timeout=25 \
+    "build-fuzz/fuzz_$t" "$corpus" "build-fuzz/seeds/$t" -max_total_time="$secs" -timeout=25 \
     -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?
   set -e

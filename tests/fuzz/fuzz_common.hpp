@@ -9,11 +9,11 @@
 
 #include "sim/core/error.hpp"
 
-#define CCSIM_FUZZ_TARGET(body)                                                   \
+#define CCSIM_FUZZ_TARGET(...)                                                    \
   extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
     const std::string_view input(reinterpret_cast<const char*>(data), size);     \
     try {                                                                         \
-      body                                                                        \
+      __VA_ARGS__                                                                 \
     } catch (const ccsim::Error&) {                                               \
     }                                                                             \
     return 0;                                                                     \
