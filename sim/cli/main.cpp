@@ -1,6 +1,7 @@
 // ccsim: parse the command line, run one command, print its result. No logic lives here.
 #include <csignal>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
   } catch (const ccsim::Error& e) {
     // Messages quote file contents and arguments: control characters are escaped so it stays one line.
     std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) { // a resource limit, not a bug: say which
+    std::cerr << "ccsim: out of memory: the run needs more memory than this process may use (ulimit -v, "
+                 "cgroup); use fewer GPUs, sizes or rings\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ccsim: internal error: " << ccsim::printable(e.what(), 4000) << "\n";

@@ -88,6 +88,9 @@ check "explain: 65536 ranks is more than 256 for a sweep" explain --ranks 65536
 check "explain: 65536 ranks is more than 4096 for one algorithm" explain --ranks 65536 --algo ring
 check "--chunk-size: " --algo double_binary_tree -b 1T -e 1T --chunk-size 4
 check "unknown generator 'crossbar\x0aranks=4\x1b[31m'" --topo "$(printf 'crossbar\nranks=4\033[31m'):x=1"
+# Out of memory under a limit (bad_alloc was exit 3 "internal error").
+n=$((n+1)); err=$( (ulimit -v 400000; "$ccsim" --topo crossbar:ranks=1048576 --op broadcast --algo binomial -b 1M -e 1M) 2>&1 >/dev/null); rc=$?
+{ [ "$rc" -eq 2 ] && [[ "$err" == "ccsim: out of memory:"* ]]; } || { echo "FAIL: bad_alloc under ulimit -v: rc=$rc '$err'"; fails=$((fails+1)); }
 # Work that used to grow with the size (double_binary_tree -b 1T: 38-60 s) finishes in seconds.
 fast() {
   n=$((n+1))
