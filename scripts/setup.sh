@@ -3,14 +3,15 @@
 # Usage: scripts/setup.sh [--tests]   (as root on Debian 12; sudo is used when not root)
 #   --tests also installs what only the test suite and CI use: Debian's Chromium, whose DevTools trace engine
 #           loads a --timeline file in the trace_in_viewer test (without it that one test is skipped), and
-#           clang with its sanitizer runtimes (.ci/run builds once with clang under ASan+UBSan).
+#           clang with its runtime libraries (libFuzzer, ASan, UBSan) for the sanitized build and the fuzz
+#           harnesses (.ci/run, scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
       python3 python3-matplotlib graphviz libbenchmark-dev time)
 case "${1:-}" in
   "") ;;
-  --tests) pkgs+=(chromium clang libclang-rt-dev) ;;
+  --tests) pkgs+=(chromium clang libclang-rt-14-dev) ;;
   *) echo "setup.sh: unknown option '$1' (expected --tests or nothing)" >&2; exit 2 ;;
 esac
 missing=()
@@ -23,5 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# CI (CI=true, as .ci/run is run) builds with warnings as errors; a user's build only warns.
+werror=OFF; [ "${CI:-}" = true ] && werror=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCSIM_WERROR=$werror >/dev/null
 cmake --build build -j "$(nproc)"

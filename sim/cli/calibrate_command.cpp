@@ -15,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/model/calibrate.hpp"
 #include "sim/report/calibrate_report.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
 namespace {

@@ -1,8 +1,5 @@
 #include "sim/cli/common.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -69,24 +66,17 @@ std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std
   return rings;
 }
 
+OutputSet& outputs() {
+  static OutputSet set;
+  return set;
+}
+
 void write_output(const std::string& path, const std::string& content) {
   if (path.empty() || path == "-") {
     std::cout << content << std::flush;
     return;
   }
-  const std::string tmp = path + ".ccsim-tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) fail("{}: cannot open for writing", path);
-    out << content;
-    if (!out.flush()) fail("{}: write failed", path);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    fail("{}: cannot write: {}", path, ec.message());
-  }
+  outputs().add(path, content);
 }
 
 } // namespace ccsim::cli

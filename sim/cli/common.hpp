@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/output_files.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace ccsim::cli {
@@ -20,8 +21,10 @@ std::vector<int> parse_ring_order(const std::string& text, const std::string& fl
 // "0 3 2 1|0 1 3 2" -> several rings, each checked as above.
 std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
                                               const topology::Topology& t, bool one_based);
-// Writes `content` to `path` via a temporary file and rename, so a failed run never leaves half a file.
-// "-" or "" means stdout.
+// The run's output files: main() publishes them when the command succeeded and removes them otherwise.
+OutputSet& outputs();
+// Stages `content` for `path` (see OutputSet), so a failed run never leaves a file, whole or half.
+// "-" or "" means stdout, written at once.
 void write_output(const std::string& path, const std::string& content);
 
 } // namespace ccsim::cli

@@ -14,6 +14,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
@@ -59,28 +60,24 @@ void run_compare(const CompareOptions& o) {
   switch (fmt_kind) {
     case report::Format::Table: out = report::compare_table(res, m); break;
     case report::Format::Csv: out = report::compare_csv(res, m); break;
-    case report::Format::Json: out = j.dump(2) + "\n"; break;
+    case report::Format::Json: out = safe_dump(j, 2) + "\n"; break;
   }
   if (!o.plot.empty()) {
     const std::string script = data_dir() + "/scripts/plot_compare.py";
     if (!std::filesystem::exists(script)) fail("--plot: {} is missing", script);
-    const std::string tmp = o.plot + ".json.ccsim-tmp";
-    {
-      std::ofstream f(tmp);
-      if (!f) fail("--plot {}: cannot write next to it", o.plot);
-      f << j.dump();
-    }
+    const ScratchFile data(o.plot, safe_dump(j));
+    const std::string& tmp = data.path();
+    const std::string png = outputs().reserve(o.plot); // published with the other outputs
     // Debian's interpreter has python3-matplotlib; $CCSIM_PYTHON overrides, a PATH python3 is the fallback.
     std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     if (const char* e = std::getenv("CCSIM_PYTHON")) py = e;
-    const std::string cmd = fmt::format("{} {} {} {} 2>&1", shell_quote(py), shell_quote(script), shell_quote(tmp), shell_quote(o.plot));
+    const std::string cmd = fmt::format("{} {} {} {} 2>&1", shell_quote(py), shell_quote(script), shell_quote(tmp), shell_quote(png));
     std::string msg;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) fail("--plot: cannot run python3");
     char buf[512];
     while (std::fgets(buf, sizeof buf, p)) msg += buf;
     const int rc = pclose(p);
-    std::remove(tmp.c_str());
     if (rc != 0) {
       while (!msg.empty() && (msg.back() == '\n')) msg.pop_back();
       const auto nl = msg.rfind('\n');

@@ -11,6 +11,9 @@
 namespace ccsim::cli {
 namespace {
 
+constexpr int kExplainMaxRanks = 4096; // --algo ring at 4096 ranks: about 5 s
+constexpr int kSweepMaxRanks = 256;    // every allreduce algorithm at 31 sizes
+
 struct ExplainOptions {
   RunOptions run;       // --topo, placement, model flags
   bool topo_given = false;
@@ -58,6 +61,13 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     s.run.model.semantics = engine::semantics_from(o.run.semantics, "--semantics");
     if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
   }
+  // Every row is a simulation of p ranks (a sweep: every algorithm at every size, then bisections), so the
+  // rank count bounds the run time: a few seconds at these limits.
+  const bool one_algo = cmd->count("--algo") > 0;
+  const int limit = one_algo ? kExplainMaxRanks : kSweepMaxRanks;
+  if (s.ranks > limit)
+    fail("explain: {} ranks is more than {} {}; simulate larger runs with the main command", s.ranks, limit,
+         one_algo ? "for one algorithm" : "for a sweep of every algorithm (give --algo to explain one, up to 4096 ranks)");
   // One rank sends nothing: every formula is 0 and there is nothing to compare or teach.
   if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
   if (!o.gamma.empty()) {

@@ -5,6 +5,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
 #include "sim/observe/timeline.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
 
@@ -69,7 +70,7 @@ std::string Inspector::decorate(const std::string& output) const {
   if (fmt_ == report::Format::Json) {
     auto j = nlohmann::ordered_json::parse(output);
     j["links"] = observe::link_report_json(*report_, topo_, &rec);
-    return j.dump(2) + "\n";
+    return safe_dump(j, 2) + "\n";
   }
   return output + observe::link_report_text(*report_, topo_, &rec);
 }

@@ -1,10 +1,13 @@
 // ccsim: parse the command line, run one command, print its result. No logic lives here.
+#include <csignal>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "sim/cli/bench_command.hpp"
+#include "sim/cli/common.hpp"
 #include "sim/cli/explain_command.hpp"
 #include "sim/cli/perf_command.hpp"
 #include "sim/cli/rings_command.hpp"
@@ -14,6 +17,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/core/printable.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -58,10 +62,14 @@ int main(int argc, char** argv) {
   ccsim::cli::add_rings_command(app);
   ccsim::cli::add_compare_command(app);
   ccsim::cli::add_calibrate_command(app, argc, argv);
+  // Past a file size limit (ulimit -f) a write fails with EFBIG instead of killing ccsim, so the
+  // temporaries are removed and the error is reported.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     app.parse(argc, argv);
-    if (app.get_subcommands().empty()) return ccsim::cli::run_command(run);
-    return 0;
+    const int rc = app.get_subcommands().empty() ? ccsim::cli::run_command(run) : 0;
+    ccsim::cli::outputs().commit(); // every output file at once, only after the whole command succeeded
+    return rc;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -70,13 +78,18 @@ int main(int argc, char** argv) {
     std::cout << "Prediction models (--model NAME):\n" << ccsim::model::model_table();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ccsim: " << e.what() << " (see ccsim --help)\n";
+    std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << " (see ccsim --help)\n";
     return 2;
   } catch (const ccsim::Error& e) {
-    std::cerr << "ccsim: " << e.what() << "\n";
+    // Messages quote file contents and arguments: control characters are escaped so it stays one line.
+    std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) { // a resource limit, not a bug: say which
+    std::cerr << "ccsim: out of memory: the run needs more memory than this process may use (ulimit -v, "
+                 "cgroup); use fewer GPUs, sizes or rings\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "ccsim: internal error: " << e.what() << "\n";
+    std::cerr << "ccsim: internal error: " << ccsim::printable(e.what(), 4000) << "\n";
     return 3;
   }
 }

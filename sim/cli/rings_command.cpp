@@ -21,6 +21,7 @@
 #include "sim/model/registry.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -425,7 +426,7 @@ int run_rings(RingsOptions& o) {
     if (o.channels) best_ring_time = std::min(best_ring_time, print_channels(c, *o.channels, out, j));
     print_schedules(c, best_ring_time, out, j);
   }
-  write_output(o.output, fmt_json ? j.dump(1) + "\n" : out.str());
+  write_output(o.output, fmt_json ? safe_dump(j, 1) + "\n" : out.str());
   return 0;
 }
 

@@ -140,6 +140,8 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.root = o.root;
   c.model_name = o.model;
   c.model.alpha_sw = parse_duration(o.sw_alpha, "--sw-alpha");
+  // A per-message cost above a second is a typo; the bound keeps simulated times inside 64 bits.
+  if (c.model.alpha_sw > kPsPerSec) fail("--sw-alpha: '{}' is more than 1 s per message", o.sw_alpha);
   c.model.eager = o.eager;
   c.model.overhead = parse_duration(o.sw_overhead, "--sw-overhead");
   c.model.semantics = engine::semantics_from(o.semantics, "--semantics");

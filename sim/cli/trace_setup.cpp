@@ -40,6 +40,9 @@ TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const st
   const std::string redop = tr.rows.front().redop;
   o.redop = (redop == "sum" || redop == "prod" || redop == "max" || redop == "min" || redop == "avg") ? redop : "sum";
   o.root = std::max(0, tr.rows.front().root.value_or(0));
+  // The root comes from the file, so the file is named, never a -r flag nobody gave.
+  if (o.root >= tr.ranks)
+    fail("{}:{}: root {} does not exist on the trace's {} ranks", trace_path, tr.rows.front().line, o.root, tr.ranks);
   if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && tr.ranks < r.topo.num_gpus()) {
     for (int g = 0; g < tr.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
   }

@@ -1,12 +1,14 @@
 #include "sim/core/units.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/printable.hpp"
 
 namespace ccsim {
 namespace {
@@ -84,6 +86,16 @@ Bytes parse_size(std::string_view text, std::string_view what) {
   if (b > 1.2e15) fail("{}: size '{}' is absurdly large (limit 1 PiB)", what, text);
   if (b != std::floor(b)) fail("{}: size '{}' is not a whole number of bytes", what, text);
   return static_cast<Bytes>(b);
+}
+
+std::int64_t parse_whole(std::string_view text, std::string_view what, std::int64_t lo, std::int64_t hi) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool whole = !text.empty() && ec != std::errc::invalid_argument && end == text.data() + text.size();
+  if (!whole) fail("{}: '{}' is not a whole number", what, printable(text, 40));
+  if (ec == std::errc::result_out_of_range || v < lo || v > hi)
+    fail("{}: {} is out of range ({}..{})", what, printable(text, 40), lo, hi);
+  return v;
 }
 
 std::string format_bandwidth(Bandwidth bw) {

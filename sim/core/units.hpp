@@ -33,6 +33,10 @@ Bandwidth parse_bandwidth(std::string_view text, std::string_view what);
 Time parse_duration(std::string_view text, std::string_view what);
 Bytes parse_size(std::string_view text, std::string_view what);
 
+// A whole decimal number in [lo, hi]: "8" or "-1", never "8abc", "8.9", "+8", " 8" or a number that does not
+// fit. Throws ccsim::Error naming `what`.
+std::int64_t parse_whole(std::string_view text, std::string_view what, std::int64_t lo, std::int64_t hi);
+
 std::string format_bandwidth(Bandwidth bw); // "25 GB/s"
 std::string format_duration(Time t);        // "1.5 us"
 std::string format_size(Bytes b);           // "128 MiB" or "1000 B"

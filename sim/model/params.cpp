@@ -1,5 +1,6 @@
 #include "sim/model/params.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::model {
 
@@ -22,46 +24,47 @@ double ParamSet::proto_efficiency(const std::string& proto) const {
   return it == protocol_efficiency.end() ? 1.0 : it->second;
 }
 
+// Efficiencies multiply link bandwidths: above 100 a fitted or hand-written figure is a typo, and the
+// bound keeps a scaled bandwidth inside the range parse_bandwidth accepts.
+constexpr double kMaxEfficiency = 100;
+
 ParamSet load_params(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) fail("--params {}: cannot open", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const std::exception& e) {
-    fail("--params {}: not valid JSON ({})", path, std::string(e.what()).substr(0, 80));
-  }
-  if (!j.is_object() || j.value("kind", "") != "ccsim-params" || !j.contains("params") || !j["params"].is_object())
-    fail("--params {}: not a ccsim parameter file (want \"kind\": \"ccsim-params\" and a \"params\" object)", path);
-  ParamSet p;
+  ParamSet p = params_from_json(read_json_file(path, "--params "), "--params " + printable(path));
   p.origin = path;
-  p.model = j.value("model", "fifo");
-  p.command = j.value("command", "");
-  const auto& q = j["params"];
-  auto num = [&](const char* k) {
-    if (!q.contains(k)) return 0.0;
-    if (!q[k].is_number()) fail("--params {}: params.{} must be a number", path, k);
-    const double v = q[k].get<double>();
-    if (!std::isfinite(v) || v < 0) fail("--params {}: params.{} must be >= 0", path, k);
-    return v;
-  };
+  return p;
+}
+
+ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) {
+  const JsonValue j(doc, origin);
+  if (!j.is_object() || !j.has("kind") || !j["kind"].is_string() || j["kind"].as_string() != "ccsim-params" ||
+      !j.has("params") || !j["params"].is_object())
+    j.fail("not a ccsim parameter file (want \"kind\": \"ccsim-params\" and a \"params\" object)");
+  ParamSet p;
+  p.origin = origin;
+  if (j.has("model")) p.model = j["model"].as_string();
+  if (j.has("command")) p.command = j["command"].as_string();
+  const JsonValue q = j["params"];
+  // Overheads in microseconds: at most one second each (times are 64-bit picoseconds).
+  auto num = [&](const char* k) { return q.has(k) ? q[k].as_double(0, 1e6) : 0.0; };
   p.launch_us = num("launch_us");
   p.step_us = num("step_us");
   p.launch_per_gpu_us = num("launch_per_gpu_us");
-  if (q.contains("link_efficiency")) {
-    if (!q["link_efficiency"].is_object()) fail("--params {}: params.link_efficiency must be an object", path);
-    for (auto& [k, v] : q["link_efficiency"].items()) {
-      if (!topology::link_type_from(k)) fail("--params {}: unknown link type '{}'", path, k);
-      if (!v.is_number() || !(v.get<double>() > 0)) fail("--params {}: efficiency of {} must be > 0", path, k);
-      p.link_efficiency[k] = v.get<double>();
+  if (auto le = q.get("link_efficiency")) {
+    if (!le->is_object()) le->fail("must be an object");
+    for (const auto& [k, v] : le->items()) {
+      if (!topology::link_type_from(k)) v.fail("unknown link type '{}'", printable(k));
+      const double e = v.as_double(0, kMaxEfficiency);
+      if (!(e > 0)) v.fail("efficiency of {} must be > 0", k);
+      p.link_efficiency[k] = e;
     }
   }
-  if (q.contains("protocol_efficiency")) {
-    if (!q["protocol_efficiency"].is_object()) fail("--params {}: params.protocol_efficiency must be an object", path);
-    for (auto& [k, v] : q["protocol_efficiency"].items()) {
-      if (k != "LL" && k != "LL128" && k != "Simple") fail("--params {}: unknown protocol '{}' (LL, LL128, Simple)", path, k);
-      if (!v.is_number() || !(v.get<double>() > 0)) fail("--params {}: efficiency of {} must be > 0", path, k);
-      p.protocol_efficiency[k] = v.get<double>();
+  if (auto pe = q.get("protocol_efficiency")) {
+    if (!pe->is_object()) pe->fail("must be an object");
+    for (const auto& [k, v] : pe->items()) {
+      if (k != "LL" && k != "LL128" && k != "Simple") v.fail("unknown protocol '{}' (LL, LL128, Simple)", printable(k));
+      const double e = v.as_double(0, kMaxEfficiency);
+      if (!(e > 0)) v.fail("efficiency of {} must be > 0", k);
+      p.protocol_efficiency[k] = e;
     }
   }
   return p;
@@ -85,7 +88,9 @@ topology::Topology scaled_topology(const topology::Topology& t, const ParamSet& 
   topology::Topology c = t;
   for (auto& l : c.links) {
     const double e = p.efficiency(l.type);
-    if (e != 1.0) l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(static_cast<double>(l.bw) * e)));
+    // Capped so that bw x lanes stays inside what Topology::validate accepts.
+    const double cap = static_cast<double>(topology::kMaxBandwidth / static_cast<Bandwidth>(l.lanes));
+    if (e != 1.0) l.bw = static_cast<Bandwidth>(std::clamp(std::round(static_cast<double>(l.bw) * e), 1.0, cap));
   }
   return c;
 }
@@ -124,7 +129,7 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
                                      {"median_abs_err_pct_ge_1MiB", std::isfinite(h.median_ge_1MiB) ? nlohmann::ordered_json(h.median_ge_1MiB) : nlohmann::ordered_json()},
                                      {"median_abs_err_pct_all", std::isfinite(h.median_all) ? nlohmann::ordered_json(h.median_all) : nlohmann::ordered_json()},
                                      {"note", h.note}});
-  return j.dump(2) + "\n";
+  return safe_dump(j, 2) + "\n";
 }
 
 } // namespace ccsim::model

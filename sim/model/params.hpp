@@ -28,6 +28,7 @@ struct ParamSet {
 };
 
 ParamSet load_params(const std::string& path); // throws Error naming the file
+ParamSet params_from_json(const nlohmann::json& j, const std::string& origin); // throws Error naming `origin`
 nlohmann::ordered_json params_json(const ParamSet& p);
 
 // Copy of `t` with each link's bandwidth multiplied by the set's efficiency for its type.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::report {
 using metrics::Explanation;
@@ -242,7 +243,7 @@ std::string render(const Explanation& e, schedule::Op op, int ranks, ExplainForm
     case ExplainFormat::Text: return text(e, op, ranks, false);
     case ExplainFormat::Markdown: return text(e, op, ranks, true);
     case ExplainFormat::Latex: return latex(e, op, ranks);
-    case ExplainFormat::Json: return json(e, op, ranks).dump(2) + "\n";
+    case ExplainFormat::Json: return safe_dump(json(e, op, ranks), 2) + "\n";
   }
   return "";
 }
@@ -269,7 +270,7 @@ std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, Expla
     auto sel = nlohmann::ordered_json::array();
     for (const auto& r : s.selection) sel.push_back({{"algo", r.algo}, {"from", r.from}, {"to", r.to}});
     j["selection"] = sel;
-    return j.dump(2) + "\n";
+    return safe_dump(j, 2) + "\n";
   }
   auto form_text = [&](std::size_t a) { return closed_form(s.forms[a].alpha, s.forms[a].beta, s.forms[a].gamma); };
   if (f == ExplainFormat::Latex) {

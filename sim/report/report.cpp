@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::report {
 using schedule::Op;
@@ -92,7 +93,7 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
                        {"loops", r.choice.loops},       {"simulated", r.choice.simulated}, {"note", r.choice.note}};
     j["rows"].push_back(row);
   }
-  out << j.dump(2) << "\n";
+  out << safe_dump(j, 2) << "\n";
 }
 
 } // namespace

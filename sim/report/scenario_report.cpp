@@ -1,5 +1,7 @@
 #include "sim/report/scenario_report.hpp"
 
+#include "sim/core/json_file.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -127,7 +129,7 @@ std::string scenario_json(const scenario::Report& r) {
                                        {"slowdown", row.mode.slowdown},
                                        {"max_lead", row.mode.max_lead}});
   }
-  return j.dump(1) + "\n";
+  return safe_dump(j, 1) + "\n";
 }
 
 } // namespace ccsim::report

@@ -2,6 +2,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::scenario {
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::scenario {
 using nlohmann::json;
@@ -67,34 +68,40 @@ class Reader {
 
   void only_keys(const json& j, const std::string& where, std::initializer_list<const char*> keys) const {
     if (!j.is_object()) bad("{} must be an object", where);
-    for (const auto& item : j.items()) // not a structured binding: the lambda uses the key (clang 14)
-      if (const std::string& k = item.key(); std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
+    for (auto it = j.begin(); it != j.end(); ++it) { // not a structured binding: clang 14 cannot capture one
+      const std::string& k = it.key();
+      if (std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
         std::string known;
         for (const char* s : keys) known += (known.empty() ? "" : ", ") + std::string(s);
-        bad("unknown key '{}' in {} (known: {})", k, where, known);
+        bad("unknown key '{}' in {} (known: {})", printable(k), where, known);
       }
+    }
   }
 
   double number(const json& j, const std::string& key) const {
-    if (!j.is_number()) bad("{} must be a number, got {}", key, j.dump());
+    if (!j.is_number()) bad("{} must be a number, got {}", key, describe(j));
     const double v = j.get<double>();
     if (!std::isfinite(v)) bad("{} must be finite", key);
     return v;
   }
   double positive(const json& j, const std::string& key) const {
     const double v = number(j, key);
-    if (!(v > 0)) bad("{} must be positive, got {}", key, j.dump());
+    if (!(v > 0)) bad("{} must be positive, got {}", key, describe(j));
     return v;
   }
   // Counts may be written 3e8; they must still be whole.
-  std::uint64_t count(const json& j, const std::string& key, bool allow_zero = false) const {
+  // The range check is done on the number as written, before any narrowing.
+  std::uint64_t count(const json& j, const std::string& key, bool allow_zero = false,
+                      std::uint64_t max = 1'000'000'000'000'000'000) const {
     const double v = number(j, key);
     if (v < 0 || (!allow_zero && v == 0) || v != std::floor(v) || v > 1e18)
-      bad("{} must be a {} whole number, got {}", key, allow_zero ? "non-negative" : "positive", j.dump());
-    return static_cast<std::uint64_t>(v);
+      bad("{} must be a {} whole number, got {}", key, allow_zero ? "non-negative" : "positive", describe(j));
+    const std::uint64_t n = j.is_number_float() ? static_cast<std::uint64_t>(v) : JsonValue(j, origin_, key).as_uint(0, UINT64_MAX);
+    if (n > max) bad("{} must be at most {}, got {}", key, max, describe(j));
+    return n;
   }
   std::string string(const json& j, const std::string& key) const {
-    if (!j.is_string()) bad("{} must be a string, got {}", key, j.dump());
+    if (!j.is_string()) bad("{} must be a string, got {}", key, describe(j));
     return j.get<std::string>();
   }
   Time duration(const json& j, const std::string& key) const {
@@ -275,14 +282,14 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
     if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
     std::set<int> seen;
     for (const auto& g : j["gpus"]) {
-      const auto v = static_cast<int>(r.count(g, "gpus", true));
+      const auto v = static_cast<int>(r.count(g, "gpus", true, 1 << 24));
       if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
       s.gpus.push_back(v);
     }
   }
   if (!j.contains("degrees")) r.bad("missing \"degrees\" (data-parallel sizes, e.g. [1, 2, 4, 8])");
   if (!j["degrees"].is_array() || j["degrees"].empty()) r.bad("degrees must be a non-empty list");
-  for (const auto& d : j["degrees"]) s.degrees.push_back(static_cast<int>(r.count(d, "degrees")));
+  for (const auto& d : j["degrees"]) s.degrees.push_back(static_cast<int>(r.count(d, "degrees", false, 65536)));
   std::sort(s.degrees.begin(), s.degrees.end());
   if (std::adjacent_find(s.degrees.begin(), s.degrees.end()) != s.degrees.end()) r.bad("degrees: a degree appears twice");
   if (s.degrees.back() > 65536) r.bad("degrees: {} is more than 65536", s.degrees.back());
@@ -324,6 +331,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
       if (sem != "gpu" && sem != "mpi") r.bad("network.semantics: unknown '{}' (gpu, mpi)", sem);
       s.model.semantics = engine::semantics_from(sem, "network.semantics");
     }
+    if (s.model.alpha_sw > kPsPerSec) r.bad("network.sw_alpha: more than 1 s per message");
     if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
   }
 
@@ -405,22 +413,11 @@ void check_work(const Scenario& s, const std::string& flag) {
 }
 
 Scenario load_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("scenario {}: cannot open the file", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    fail("scenario {}: not valid JSON ({})", path, msg);
-  }
+  const json j = read_json_file(path, "scenario ");
   try {
     return scenario_from_json(j, path);
   } catch (const json::exception& e) { // a type nlohmann caught before we did
-    fail("scenario {}: {}", path, e.what());
+    fail("scenario {}: {}", printable(path), printable(e.what()));
   }
 }
 

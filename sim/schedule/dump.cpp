@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::schedule {
 namespace {
@@ -60,7 +61,7 @@ std::string dump_schedule(const Schedule& s, const std::string& format, std::uin
     text += "}\n";
     j["ranks_steps"].push_back(steps);
   }
-  return format == "json" ? j.dump(1) + "\n" : text;
+  return format == "json" ? safe_dump(j, 1) + "\n" : text;
 }
 
 } // namespace ccsim::schedule

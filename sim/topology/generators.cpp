@@ -12,23 +12,22 @@
 
 namespace ccsim::topology {
 
+// 2^20 GPUs: a 1M-rank crossbar takes 0.6 GB and a few seconds to build and run a broadcast on;
+// 16M took 8.6 GB and 88 s (and died of bad_alloc under a memory limit).
+constexpr long kMaxGeneratedGpus = 1L << 20;
+
 std::vector<int> parse_dims(const std::string& text, const std::string& what) {
   std::vector<int> dims;
   std::stringstream ss(text);
   std::string part;
   long total = 1;
   while (std::getline(ss, part, 'x')) {
-    int d = 0;
-    try {
-      std::size_t used = 0;
-      d = std::stoi(part, &used);
-      if (used != part.size()) throw 0;
-    } catch (...) {
+    if (part.empty() || part.find_first_not_of("-0123456789") != std::string::npos)
       fail("{}: '{}' is not a list of extents like 4x4x4", what, text);
-    }
+    const int d = static_cast<int>(parse_whole(part, what, INT32_MIN, INT32_MAX));
     if (d < 1) fail("{}: extent {} must be >= 1", what, d);
     total *= d;
-    if (total > (1L << 24)) fail("{}: '{}' has more than 16M nodes", what, text);
+    if (total > kMaxGeneratedGpus) fail("{}: '{}' has more than {} nodes (the generators' limit)", what, text, kMaxGeneratedGpus);
     dims.push_back(d);
   }
   if (dims.empty()) fail("{}: empty dimension list", what);
@@ -36,7 +35,7 @@ std::vector<int> parse_dims(const std::string& text, const std::string& what) {
 }
 
 Topology make_crossbar(int ranks, Bandwidth bw, Time alpha) {
-  if (ranks < 1 || ranks > (1 << 24)) fail("crossbar: ranks must be between 1 and 16M, got {}", ranks);
+  if (ranks < 1 || ranks > kMaxGeneratedGpus) fail("crossbar: ranks must be between 1 and {}, got {}", kMaxGeneratedGpus, ranks);
   if (alpha % 2 != 0) fail("crossbar: alpha must be an even number of picoseconds, got {}", alpha);
   Topology t;
   t.name = fmt::format("crossbar-{}", ranks);
@@ -58,8 +57,12 @@ Topology make_crossbar(int ranks, Bandwidth bw, Time alpha) {
 
 Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
   long total = 1;
-  for (int d : dims) total *= d;
-  if (dims.empty() || total < 1) fail("torus: needs at least one dimension");
+  for (int d : dims) {
+    if (d < 1) fail("torus: extent {} must be >= 1", d);
+    total *= d;
+    if (total > kMaxGeneratedGpus) fail("torus: more than {} nodes (the generators' limit)", kMaxGeneratedGpus);
+  }
+  if (dims.empty()) fail("torus: needs at least one dimension");
   Topology t;
   std::string shape;
   for (int d : dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
@@ -91,14 +94,10 @@ Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
 
 std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string& what) {
   const auto x = text.find('x');
-  int count = 0;
-  try {
-    std::size_t used = 0;
-    count = std::stoi(text.substr(0, x), &used);
-    if (x == std::string::npos || used != x) throw 0;
-  } catch (...) {
+  const std::string count_s = text.substr(0, x);
+  if (x == std::string::npos || count_s.empty() || count_s.find_first_not_of("-0123456789") != std::string::npos)
     fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, text);
-  }
+  const int count = static_cast<int>(parse_whole(count_s, what, INT32_MIN, INT32_MAX));
   if (count < 1 || count > 1024) fail("{}: NIC count must be between 1 and 1024, got {}", what, count);
   std::string speed = text.substr(x + 1);
   // NICs are sold in bits: "400G" is 400 Gb/s. Explicit units ("50GB/s", "400Gbps") pass through.
@@ -330,6 +329,13 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
 
 namespace {
 
+// A link latency above one second is a typo; the bound keeps simulated times inside 64 bits.
+Time generator_alpha(const std::string& text) {
+  const Time t = parse_duration(text, "--topo alpha");
+  if (t > kPsPerSec) fail("--topo alpha: '{}' is more than 1 s", text);
+  return t;
+}
+
 std::map<std::string, std::string> parse_kv(const std::string& body, const std::string& spec) {
   std::map<std::string, std::string> kv;
   std::stringstream ss(body);
@@ -337,7 +343,8 @@ std::map<std::string, std::string> parse_kv(const std::string& body, const std::
   while (std::getline(ss, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) fail("--topo {}: '{}' is not key=value", spec, item);
-    kv[item.substr(0, eq)] = item.substr(eq + 1);
+    if (!kv.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+      fail("--topo {}: '{}' is given twice", spec, item.substr(0, eq));
   }
   return kv;
 }
@@ -359,13 +366,8 @@ void no_leftovers(const std::map<std::string, std::string>& kv, const std::strin
 }
 
 int int_value(const std::string& v, const std::string& key, const std::string& spec) {
-  try {
-    std::size_t used = 0;
-    const int x = std::stoi(v, &used);
-    if (used == v.size()) return x;
-  } catch (...) {
-  }
-  fail("--topo {}: {} '{}' is not a number", spec, key, v);
+  if (v.empty() || v.find_first_not_of("-0123456789") != std::string::npos) fail("--topo {}: {} '{}' is not a number", spec, key, v);
+  return static_cast<int>(parse_whole(v, fmt::format("--topo {}: {}", spec, key), INT32_MIN, INT32_MAX));
 }
 
 // The network half of a cluster spec: nodes, nics, fabric, kind, alpha, leaf_ports, oversub.
@@ -381,7 +383,7 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
   c.kind = *lt;
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
-  c.alpha = parse_duration(take(kv, "alpha", spec, "2.7us"), "--topo alpha");
+  c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
   c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec);
   c.oversub = int_value(take(kv, "oversub", spec, "1"), "oversub", spec);
   return c;
@@ -395,21 +397,16 @@ Topology generate_from_spec(const std::string& spec) {
   auto kv = parse_kv(spec.substr(colon + 1), spec);
   if (kind == "crossbar") {
     const auto ranks_s = take(kv, "ranks", spec);
-    int ranks = 0;
-    try {
-      ranks = std::stoi(ranks_s);
-    } catch (...) {
-      fail("--topo {}: ranks '{}' is not a number", spec, ranks_s);
-    }
+    const int ranks = int_value(ranks_s, "ranks", spec);
     const Bandwidth bw = parse_bandwidth(take(kv, "bw", spec, "25GB/s"), "--topo bw");
-    const Time alpha = parse_duration(take(kv, "alpha", spec, "1us"), "--topo alpha");
+    const Time alpha = generator_alpha(take(kv, "alpha", spec, "1us"));
     no_leftovers(kv, spec);
     return make_crossbar(ranks, bw, alpha);
   }
   if (kind == "torus") {
     const auto dims = parse_dims(take(kv, "dims", spec), "--topo dims");
     const Bandwidth bw = parse_bandwidth(take(kv, "bw", spec, "100GB/s"), "--topo bw");
-    const Time alpha = parse_duration(take(kv, "alpha", spec, "1us"), "--topo alpha");
+    const Time alpha = generator_alpha(take(kv, "alpha", spec, "1us"));
     no_leftovers(kv, spec);
     return make_torus(dims, bw, alpha);
   }

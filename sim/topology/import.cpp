@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 #include "sim/topology/import_build.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -57,15 +58,7 @@ Topology import_topology(const std::string& text, const std::string& file, const
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);
     case TopoFormat::RocmSmi: return import_rocm_smi(text, file, o);
     case TopoFormat::Json: {
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(text);
-        return topology_from_json(j, file);
-      } catch (const nlohmann::json::exception& e) {
-        std::string msg = e.what();
-        std::replace(msg.begin(), msg.end(), '\n', ' ');
-        fail("{}: malformed JSON: {}", file, msg);
-      }
+      return topology_from_json(parse_json_text(text, file), file);
     }
     default:
       fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>) or "

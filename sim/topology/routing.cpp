@@ -110,7 +110,7 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
     const auto& dims = t.structure.dims;
     const int D = static_cast<int>(dims.size());
     long total = 1;
-    for (int d : dims) total *= d;
+    for (int d : dims) total = d < 1 || total > t.num_gpus() ? -1 : total * d; // no extent < 1, no overflow
     if (D == 0 || total != t.num_gpus()) fail("{}: torus dims do not match the {} GPUs", t.origin, t.num_gpus());
     torus_link_.assign(static_cast<std::size_t>(t.num_gpus()) * 2 * static_cast<std::size_t>(D), UINT32_MAX);
     torus_memo_.resize(static_cast<std::size_t>(t.num_gpus()));

@@ -95,8 +95,13 @@ void Topology::validate() const {
     if (l.a == l.b) fail("{}: link from '{}' to itself", where, nodes[static_cast<std::size_t>(l.a)].name);
     if (l.bw == 0) fail("{}: link {}-{} has zero bandwidth", where, nodes[static_cast<std::size_t>(l.a)].name,
                         nodes[static_cast<std::size_t>(l.b)].name);
-    if (l.lanes < 1) fail("{}: link {}-{} has {} lanes (need >= 1)", where, nodes[static_cast<std::size_t>(l.a)].name,
-                          nodes[static_cast<std::size_t>(l.b)].name, l.lanes);
+    if (l.lanes < 1 || l.lanes > kMaxLanes)
+      fail("{}: link {}-{} has {} lanes (need 1..{})", where, nodes[static_cast<std::size_t>(l.a)].name,
+           nodes[static_cast<std::size_t>(l.b)].name, l.lanes, kMaxLanes);
+    // bw x lanes must not wrap around (a wrapped capacity of 0 divides by zero in the engine).
+    if (l.bw > kMaxBandwidth / static_cast<Bandwidth>(l.lanes))
+      fail("{}: link {}-{}: {} lanes of {} B/s is more than {:g} B/s", where, nodes[static_cast<std::size_t>(l.a)].name,
+           nodes[static_cast<std::size_t>(l.b)].name, l.lanes, l.bw, static_cast<double>(kMaxBandwidth));
   }
   // Every GPU must reach every other: a breadth-first walk over the links from the first GPU.
   std::vector<std::vector<int>> adj(nodes.size());

@@ -34,6 +34,9 @@ struct Node {
   int gpu = -1; // GPU index (0..G-1) for GPUs, -1 otherwise
 };
 
+inline constexpr int kMaxLanes = 1024;                       // bonded links between one pair
+inline constexpr Bandwidth kMaxBandwidth = 10'000'000'000'000'000; // 1e16 B/s, as parse_bandwidth
+
 struct Link {
   int a = 0, b = 0; // node ids
   LinkType type = LinkType::Ideal;

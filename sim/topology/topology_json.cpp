@@ -11,6 +11,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/import.hpp"
 
@@ -26,169 +27,158 @@ struct LinkDefaults {
   std::string source;
 };
 
-std::string str_field(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) fail("{}: missing \"{}\"", where, key);
-  if (!j[key].is_string()) fail("{}: \"{}\" must be a string", where, key);
-  return j[key].get<std::string>();
-}
+// A link latency above one second is a typo (links take microseconds); the bound also keeps every
+// simulated time far inside 64-bit picoseconds.
+constexpr Time kMaxLinkLatency = kPsPerSec;
 
 // Numbers in files may be strings with units ("25GB/s") or plain numbers (bytes/s, microseconds).
-Bandwidth bw_field(const json& v, const std::string& where) {
-  if (v.is_string()) return parse_bandwidth(v.get<std::string>(), where);
+Bandwidth bw_field(const JsonValue& v) {
+  const std::string where = fmt::format("{}: {}", v.file(), v.path());
+  if (v.is_string()) return parse_bandwidth(v.as_string(), where);
   if (v.is_number()) {
-    if (!(v.get<double>() > 0)) fail("{}: bandwidth must be positive, got {}", where, v.dump());
-    return parse_bandwidth(v.dump(), where);
+    const double d = v.as_double();
+    if (!(d > 0)) v.fail("bandwidth must be positive, got {}", describe(v.raw()));
+    return parse_bandwidth(fmt::format("{}", d), where);
   }
-  fail("{}: bandwidth must be a string like \"25GB/s\" or a number of bytes/s", where);
+  v.fail("bandwidth must be a string like \"25GB/s\" or a number of bytes/s, got {}", describe(v.raw()));
 }
 
-Time latency_field(const json& v, const std::string& where) {
-  if (v.is_string()) return parse_duration(v.get<std::string>(), where);
-  if (v.is_number()) {
-    if (v.get<double>() < 0) fail("{}: latency must not be negative, got {}", where, v.dump());
-    return from_us(v.get<double>());
+Time latency_field(const JsonValue& v) {
+  Time t = 0;
+  if (v.is_string()) t = parse_duration(v.as_string(), fmt::format("{}: {}", v.file(), v.path()));
+  else if (v.is_number()) {
+    const double us = v.as_double();
+    if (us < 0) v.fail("latency must not be negative, got {}", describe(v.raw()));
+    if (us > to_us(kMaxLinkLatency)) v.fail("latency {} us is more than 1 s", describe(v.raw()));
+    t = from_us(us);
+  } else {
+    v.fail("latency must be a string like \"0.7us\" or a number of microseconds, got {}", describe(v.raw()));
   }
-  fail("{}: latency must be a string like \"0.7us\" or a number of microseconds", where);
+  if (t > kMaxLinkLatency) v.fail("latency {} is more than 1 s", describe(v.raw()));
+  return t;
 }
 
-int node_ref(const Topology& t, const json& v, const std::string& where) {
-  if (!v.is_string()) fail("{}: node reference must be a node name string", where);
-  auto id = t.find_node(v.get<std::string>());
-  if (!id) fail("{}: unknown node '{}'", where, v.get<std::string>());
+int node_ref(const Topology& t, const JsonValue& v) {
+  if (!v.is_string()) v.fail("node reference must be a node name string, got {}", describe(v.raw()));
+  const std::string name = v.as_string();
+  auto id = t.find_node(name);
+  if (!id) v.fail("unknown node '{}'", printable(name));
   return *id;
 }
 
-void read_nodes(Topology& t, const json& j, const std::string& origin) {
-  if (!j.contains("nodes") || !j["nodes"].is_array()) fail("{}: missing \"nodes\" array", origin);
+void read_nodes(Topology& t, const JsonValue& j) {
+  if (!j.has("nodes") || !j["nodes"].is_array()) j.fail("missing \"nodes\" array");
   std::map<std::string, int> seen;
-  for (std::size_t i = 0; i < j["nodes"].size(); ++i) {
-    const json& n = j["nodes"][i];
-    const std::string where = fmt::format("{}: node {}", origin, i);
-    if (!n.is_object()) fail("{}: must be an object", where);
-    const std::string name = str_field(n, "name", where);
-    const std::string kind_s = str_field(n, "kind", where);
+  for (const JsonValue& n : j["nodes"].elements()) {
+    if (!n.is_object()) n.fail("must be an object");
+    const std::string name = n["name"].as_string();
+    const std::string kind_s = n["kind"].as_string();
     auto kind = node_kind_from(kind_s);
-    if (!kind) fail("{}: unknown kind '{}' (gpu, nvswitch, pcie_switch, cpu, nic, net_switch)", where, kind_s);
-    if (!seen.emplace(name, 1).second) fail("{}: duplicate node name '{}'", where, name);
+    if (!kind) n.fail("unknown kind '{}' (gpu, nvswitch, pcie_switch, cpu, nic, net_switch)", printable(kind_s));
+    if (!seen.emplace(name, 1).second) n.fail("duplicate node name '{}'", printable(name));
     t.add_node(name, *kind);
   }
 }
 
-std::map<std::string, LinkDefaults> read_link_types(const json& j, const std::string& origin) {
+std::string source_text(const JsonValue& v) { return v.is_string() ? v.as_string() : safe_dump(v.raw()); }
+
+std::map<std::string, LinkDefaults> read_link_types(const JsonValue& j) {
   std::map<std::string, LinkDefaults> out;
-  if (!j.contains("link_types")) return out;
-  if (!j["link_types"].is_object()) fail("{}: \"link_types\" must be an object", origin);
-  for (auto& [type, d] : j["link_types"].items()) {
-    const std::string where = fmt::format("{}: link_types.{}", origin, type);
-    if (!link_type_from(type)) fail("{}: unknown link type", where);
+  const auto types = j.get("link_types");
+  if (!types) return out;
+  if (!types->is_object()) types->fail("must be an object");
+  for (const auto& [type, d] : types->items()) {
+    if (!link_type_from(type)) d.fail("unknown link type");
+    if (!d.is_object()) d.fail("must be an object");
     LinkDefaults ld;
-    if (d.contains("bw")) ld.bw = bw_field(d["bw"], where + ".bw");
-    if (d.contains("latency")) ld.latency = latency_field(d["latency"], where + ".latency");
-    if (d.contains("source")) ld.source = d["source"].is_string() ? d["source"].get<std::string>() : d["source"].dump();
+    if (auto bw = d.get("bw")) ld.bw = bw_field(*bw);
+    if (auto lat = d.get("latency")) ld.latency = latency_field(*lat);
+    if (auto src = d.get("source")) ld.source = source_text(*src);
     out[type] = ld;
   }
   return out;
 }
 
-void read_links(Topology& t, const json& j, const std::string& origin) {
-  if (!j.contains("links") || !j["links"].is_array()) fail("{}: missing \"links\" array", origin);
-  const auto defaults = read_link_types(j, origin);
-  for (std::size_t i = 0; i < j["links"].size(); ++i) {
-    const json& l = j["links"][i];
-    const std::string where = fmt::format("{}: link {}", origin, i);
-    if (!l.is_object()) fail("{}: must be an object", where);
-    if (!l.contains("a") || !l.contains("b")) fail("{}: needs \"a\" and \"b\"", where);
-    const int a = node_ref(t, l["a"], where), b = node_ref(t, l["b"], where);
-    if (a == b) fail("{}: link from '{}' to itself", where, t.nodes[static_cast<std::size_t>(a)].name);
-    const std::string type_s = str_field(l, "type", where);
+void read_links(Topology& t, const JsonValue& j) {
+  if (!j.has("links") || !j["links"].is_array()) j.fail("missing \"links\" array");
+  const auto defaults = read_link_types(j);
+  for (const JsonValue& l : j["links"].elements()) {
+    if (!l.is_object()) l.fail("must be an object");
+    if (!l.has("a") || !l.has("b")) l.fail("needs \"a\" and \"b\"");
+    const int a = node_ref(t, l["a"]), b = node_ref(t, l["b"]);
+    if (a == b) l.fail("link from '{}' to itself", printable(t.nodes[static_cast<std::size_t>(a)].name));
+    const std::string type_s = l["type"].as_string();
     auto type = link_type_from(type_s);
-    if (!type) fail("{}: unknown link type '{}'", where, type_s);
+    if (!type) l.fail("unknown link type '{}'", printable(type_s));
     auto it = defaults.find(type_s);
     const LinkDefaults* d = it == defaults.end() ? nullptr : &it->second;
     Bandwidth bw = 0;
-    if (l.contains("bw")) bw = bw_field(l["bw"], where + ".bw");
+    if (auto v = l.get("bw")) bw = bw_field(*v);
     else if (d && d->bw) bw = *d->bw;
-    else fail("{}: no bandwidth (give \"bw\" or link_types.{}.bw)", where, type_s);
+    else l.fail("no bandwidth (give \"bw\" or link_types.{}.bw)", type_s);
     Time lat = 0;
-    if (l.contains("latency")) lat = latency_field(l["latency"], where + ".latency");
+    if (auto v = l.get("latency")) lat = latency_field(*v);
     else if (d && d->latency) lat = *d->latency;
-    else fail("{}: no latency (give \"latency\" or link_types.{}.latency)", where, type_s);
+    else l.fail("no latency (give \"latency\" or link_types.{}.latency)", type_s);
     int lanes = 1;
-    if (l.contains("lanes")) {
-      if (!l["lanes"].is_number_integer() || l["lanes"].get<int>() < 1) fail("{}: \"lanes\" must be an integer >= 1", where);
-      lanes = l["lanes"].get<int>();
+    if (auto v = l.get("lanes")) {
+      if (!v->is_number()) v->fail("\"lanes\" must be an integer >= 1, got {}", describe(v->raw()));
+      lanes = static_cast<int>(v->as_int(1, kMaxLanes));
     }
-    std::string source = l.contains("source") && l["source"].is_string() ? l["source"].get<std::string>()
-                                                                         : (d ? d->source : std::string{});
+    std::string source = l.has("source") && l["source"].is_string() ? l["source"].as_string() : (d ? d->source : std::string{});
     t.add_link(a, b, *type, bw, lat, lanes, std::move(source));
   }
 }
 
-void read_routes(Topology& t, const json& j, const std::string& origin) {
-  if (!j.contains("routes")) return;
-  if (!j["routes"].is_array()) fail("{}: \"routes\" must be an array", origin);
-  for (std::size_t i = 0; i < j["routes"].size(); ++i) {
-    const std::string where = fmt::format("{}: route {}", origin, i);
-    const json& r = j["routes"][i];
-    if (!r.is_object() || !r.contains("path") || !r["path"].is_array() || r["path"].size() < 2)
-      fail("{}: needs a \"path\" of at least two node names", where);
+void read_routes(Topology& t, const JsonValue& j) {
+  const auto routes = j.get("routes");
+  if (!routes) return;
+  for (const JsonValue& r : routes->elements()) {
+    if (!r.is_object() || !r.has("path") || !r["path"].is_array() || r["path"].size() < 2)
+      r.fail("needs a \"path\" of at least two node names");
     Topology::RouteOverride ro;
-    for (const auto& n : r["path"]) ro.path.push_back(node_ref(t, n, where));
+    for (const JsonValue& n : r["path"].elements()) ro.path.push_back(node_ref(t, n));
     ro.src = ro.path.front();
     ro.dst = ro.path.back();
     t.route_overrides.push_back(std::move(ro));
   }
 }
 
-void read_structure(Topology& t, const json& j, const std::string& origin) {
-  if (!j.contains("structure")) return;
-  const json& s = j["structure"];
-  const std::string kind = s.value("kind", std::string{"general"});
+void read_structure(Topology& t, const JsonValue& j) {
+  const auto s = j.get("structure");
+  if (!s) return;
+  const std::string kind = s->has("kind") ? (*s)["kind"].as_string() : std::string{"general"};
   if (kind == "crossbar") t.structure.kind = Structure::Kind::Crossbar;
   else if (kind == "torus") {
     t.structure.kind = Structure::Kind::Torus;
-    if (!s.contains("dims") || !s["dims"].is_array()) fail("{}: structure torus needs \"dims\"", origin);
-    for (const auto& d : s["dims"]) t.structure.dims.push_back(d.get<int>());
-  } else if (kind != "general") fail("{}: unknown structure kind '{}'", origin, kind);
+    if (!s->has("dims") || !(*s)["dims"].is_array()) s->fail("structure torus needs \"dims\"");
+    // Extents are checked against the GPU count in Topology::validate; each must be at least 1.
+    for (const JsonValue& d : (*s)["dims"].elements()) t.structure.dims.push_back(static_cast<int>(d.as_int(1, 1 << 24)));
+  } else if (kind != "general") s->fail("unknown structure kind '{}'", printable(kind));
 }
 
 } // namespace
 
-Topology topology_from_json(const json& j, const std::string& origin) {
-  if (!j.is_object()) fail("{}: top level must be a JSON object", origin);
+Topology topology_from_json(const json& doc, const std::string& origin) {
+  const JsonValue j(doc, printable(origin));
+  if (!j.is_object()) j.fail("top level must be a JSON object");
   Topology t;
   t.origin = origin;
-  t.name = j.value("name", fs::path(origin).stem().string());
-  t.description = j.value("description", std::string{});
-  if (j.contains("gpu")) t.gpu_kind = str_field(j, "gpu", origin);
-  read_nodes(t, j, origin);
-  read_links(t, j, origin);
-  read_routes(t, j, origin);
-  read_structure(t, j, origin);
+  t.name = j.has("name") ? j["name"].as_string() : fs::path(origin).stem().string();
+  t.description = j.has("description") ? j["description"].as_string() : std::string{};
+  if (j.has("gpu")) t.gpu_kind = j["gpu"].as_string();
+  read_nodes(t, j);
+  read_links(t, j);
+  read_routes(t, j);
+  read_structure(t, j);
   t.validate();
   return t;
 }
 
 Topology load_topology_file(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", path);
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open topology file", path);
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    fail("{}: malformed JSON: {}", path, msg);
-  } catch (const std::exception& e) {
-    fail("{}: cannot read: {}", path, e.what());
-  }
-  try {
-    return topology_from_json(j, path);
-  } catch (const json::exception& e) {
-    fail("{}: wrong value type: {}", path, e.what());
-  }
+  if (!fs::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", printable(path));
+  return topology_from_json(read_json_file(path), path);
 }
 
 namespace {
@@ -239,17 +229,17 @@ json topology_to_json(const Topology& t) {
 // One element per line, built element by element: a 262k-GPU torus needs ~100 MB of text instead of a
 // multi-GB JSON tree.
 std::string topology_to_text(const Topology& t) {
-  std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", json(t.name).dump(),
-                                json(t.description).dump());
-  if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + json(t.gpu_kind).dump());
-  for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + node_json(t.nodes[i]).dump();
+  std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", safe_dump(json(t.name)),
+                                safe_dump(json(t.description)));
+  if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + safe_dump(json(t.gpu_kind)));
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(node_json(t.nodes[i]));
   out += "\n ],\n \"links\": [";
-  for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + link_json(t, t.links[i]).dump();
+  for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(link_json(t, t.links[i]));
   out += "\n ]";
   if (!t.route_overrides.empty()) {
     out += ",\n \"routes\": [";
     for (std::size_t i = 0; i < t.route_overrides.size(); ++i)
-      out += (i ? ",\n  " : "\n  ") + route_json(t, t.route_overrides[i]).dump();
+      out += (i ? ",\n  " : "\n  ") + safe_dump(route_json(t, t.route_overrides[i]));
     out += "\n ]";
   }
   if (auto s = structure_json(t)) out += ",\n \"structure\": " + s->dump();

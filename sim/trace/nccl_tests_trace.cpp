@@ -4,14 +4,18 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <charconv>
 #include <set>
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::trace {
 namespace {
+
+// More ranks than any trace has measured (and than ccsim simulates): 16M.
+constexpr int kMaxRanks = 1 << 24;
 
 std::string trim(std::string_view s) {
   std::size_t a = 0, b = s.size();
@@ -77,46 +81,119 @@ std::optional<schedule::Op> find_op(const std::string& text) {
   return op;
 }
 
-std::optional<int> find_g_flag(const std::string& text) {
-  static const std::regex re(R"((^|\s)-g\s+(\d+))");
-  std::smatch m;
-  if (std::regex_search(text, m, re)) return std::stoi(m[2].str());
+// A whole number written in decimal digits (optionally with a leading '-'), parsed without wrapping:
+// nullopt when `t` is not one or does not fit in an int.
+std::optional<int> to_int(std::string_view t) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc{} || end != t.data() + t.size() || t.empty()) return std::nullopt;
+  return v;
+}
+
+// Digits of `t` from `pos` on (possibly none).
+std::string_view digits_at(std::string_view t, std::size_t pos) {
+  std::size_t e = pos;
+  while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) ++e;
+  return t.substr(pos, e - pos);
+}
+
+// A rank or device number from a trace: out of range is an error naming the line, not a wrap.
+int checked_int(std::string_view t, const char* what, const std::string& where) {
+  const auto v = to_int(t);
+  if (!v) fail("{}: {} '{}' is not a whole number that fits in 32 bits", where, what, printable(t, 40));
+  return *v;
+}
+
+// "-g 8" standing as its own word in a command line.
+std::optional<int> find_g_flag(const std::string& text, const std::string& where) {
+  const auto tk = tokens(text);
+  for (std::size_t i = 0; i + 1 < tk.size(); ++i)
+    if (tk[i] == "-g") {
+      const auto d = digits_at(tk[i + 1], 0);
+      if (!d.empty()) return checked_int(d, "-g", where);
+    }
   return std::nullopt;
 }
 
 // "3[3]" -> (3, 3); "15" -> (15, -1)
-bool parse_rank_dev(const std::string& t, int& rank, int& dev) {
-  static const std::regex re(R"((\d+)(\[(\d+)\])?)");
-  std::smatch m;
-  if (!std::regex_match(t, m, re)) return false;
-  rank = std::stoi(m[1].str());
-  dev = m[3].matched ? std::stoi(m[3].str()) : -1;
+bool parse_rank_dev(const std::string& t, int& rank, int& dev, const std::string& where) {
+  const auto r = digits_at(t, 0);
+  if (r.empty()) return false;
+  rank = checked_int(r, "rank", where);
+  dev = -1;
+  if (r.size() == t.size()) return true;
+  if (t[r.size()] != '[' || t.back() != ']') return false;
+  const auto d = digits_at(t, r.size() + 1);
+  if (d.empty() || r.size() + 1 + d.size() + 1 != t.size()) return false;
+  dev = checked_int(d, "device", where);
   return true;
+}
+
+// After "NCCL INFO " at `pos`: "Ring 00 :" or "Channel 00/02 :"; returns the text after the colon.
+std::optional<std::string_view> ring_head(std::string_view line, std::size_t pos, int& channel, const std::string& where) {
+  std::string_view rest = line.substr(pos);
+  for (std::string_view word : {"Ring ", "Channel "})
+    if (starts_with(rest, word)) {
+      rest.remove_prefix(word.size());
+      const auto ch = digits_at(rest, 0);
+      if (ch.empty()) return std::nullopt;
+      rest.remove_prefix(ch.size());
+      if (!rest.empty() && rest[0] == '/') {
+        const auto of = digits_at(rest, 1);
+        if (of.empty()) return std::nullopt;
+        rest.remove_prefix(1 + of.size());
+      }
+      if (!starts_with(rest, " :")) return std::nullopt;
+      channel = checked_int(ch, "channel", where);
+      return rest.substr(2);
+    }
+  return std::nullopt;
 }
 
 // NCCL INFO "Ring 00 : 3[3] -> 2[2] via P2P/IPC", "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0",
 // or the ring listing "Channel 00/02 :    0   1   2   3". Returns false when the line is something else.
-bool parse_ring_line(const std::string& line, std::vector<RingHop>& out) {
-  static const std::regex head(R"(NCCL INFO (Ring|Channel) (\d+)(/\d+)? :(.*)$)");
-  std::smatch m;
-  if (!std::regex_search(line, m, head)) return false;
-  const int channel = std::stoi(m[2].str());
-  const auto rest = tokens(m[4].str());
+// Plain scanning, no std::regex: a recursive regex overflows the stack on a long line.
+bool parse_ring_line(const std::string& line, std::vector<RingHop>& out, const std::string& where) {
+  constexpr std::string_view kInfo = "NCCL INFO ";
+  int channel = 0;
+  std::optional<std::string_view> tail;
+  for (auto pos = line.find(kInfo); pos != std::string::npos && !tail; pos = line.find(kInfo, pos + 1))
+    tail = ring_head(line, pos + kInfo.size(), channel, where);
+  if (!tail) return false;
+  const auto rest = tokens(*tail);
   const auto arrow = std::find(rest.begin(), rest.end(), "->");
   if (arrow == rest.end()) {
     if (rest.empty() || !std::all_of(rest.begin(), rest.end(), is_uint)) return false;
     for (std::size_t i = 0; i < rest.size(); ++i)
-      out.push_back({channel, std::stoi(rest[i]), std::stoi(rest[(i + 1) % rest.size()]), -1, -1, ""});
+      out.push_back({channel, checked_int(rest[i], "rank", where), checked_int(rest[(i + 1) % rest.size()], "rank", where), -1, -1, ""});
     return true;
   }
   if (arrow == rest.begin() || arrow + 1 == rest.end()) return false;
   RingHop h;
   h.channel = channel;
-  if (!parse_rank_dev(*(arrow - 1), h.src, h.src_dev) || !parse_rank_dev(*(arrow + 1), h.dst, h.dst_dev)) return false;
+  if (!parse_rank_dev(*(arrow - 1), h.src, h.src_dev, where) || !parse_rank_dev(*(arrow + 1), h.dst, h.dst_dev, where)) return false;
   const auto via = std::find(rest.begin(), rest.end(), "via");
   if (via != rest.end() && via + 1 != rest.end()) h.transport = *(via + 1);
   out.push_back(h);
   return true;
+}
+
+// The earliest "<collective>_perf" standing as a word in `text`.
+std::optional<schedule::Op> find_perf_word(const std::string& text) {
+  std::size_t best = std::string::npos;
+  std::optional<schedule::Op> op;
+  for (const auto& [w, o] : op_words()) {
+    const std::string word = w + "_perf";
+    for (std::size_t pos = text.find(word); pos != std::string::npos; pos = text.find(word, pos + 1)) {
+      const bool left = pos == 0 || !word_char(text[pos - 1]);
+      const bool right = pos + word.size() >= text.size() || !word_char(text[pos + word.size()]);
+      if (left && right) {
+        if (pos < best) best = pos, op = o;
+        break;
+      }
+    }
+  }
+  return op;
 }
 
 struct Columns {
@@ -156,7 +233,7 @@ MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& c
     else if (n == "count") r.count = to_u64(tk[i], "count", where);
     else if (n == "type") r.type = tk[i];
     else if (n == "redop") r.redop = tk[i];
-    else if (n == "root") r.root = static_cast<int>(std::strtol(tk[i].c_str(), nullptr, 10));
+    else if (n == "root") r.root = checked_int(tk[i], "root", where);
     else if (n == "time") {
       flush();
       ++half;
@@ -235,8 +312,16 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
           if (!k.empty() && k.back() == ':') k.pop_back();
           t.header_values[k] = tk[i + 1];
         }
+        // Rank counts come from these two (here and in compare's launch overhead): whole and in range.
+        for (const char* k : {"nThread", "nGpus"})
+          if (t.header_values.count(k)) {
+            const int v = checked_int(t.header_values[k], k, where);
+            if (v < 1 || v > kMaxRanks) fail("{}: {} {} is not in 1..{}", where, k, v, kMaxRanks);
+          }
       } else if (tk[0] == "Rank" && tk.size() > 1 && is_uint(tk[1]) && body.find(" device ") != std::string::npos) {
-        device_ranks = std::max(device_ranks, std::stoi(tk[1]) + 1);
+        const int rank = checked_int(tk[1], "rank", where);
+        if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
+        device_ranks = std::max(device_ranks, rank + 1);
       } else if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) {
         Columns c;
         c.names = tk;
@@ -252,7 +337,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     if (line.find("NCCL INFO") != std::string::npos) { // NCCL log lines (commented-out ones are provenance)
-      parse_ring_line(line, t.ring_hops);
+      parse_ring_line(line, t.ring_hops, where);
       continue;
     }
     const auto tk = tokens(line);
@@ -288,15 +373,18 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     if (auto o = find_op(command_line)) t.op = o, t.op_from = "command: header line";
   }
   if (!t.op) {
-    static const std::regex perf(R"(\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|gather|scatter)_perf\b)");
-    std::smatch m;
-    if (std::regex_search(all_header, m, perf)) t.op = find_op(m[0].str()), t.op_from = "header mentions " + m[0].str();
+    if (auto o = find_perf_word(all_header)) {
+      t.op = o;
+      for (const auto& [w, op] : op_words())
+        if (op == *o) t.op_from = "header mentions " + w + "_perf";
+    }
   }
   if (!t.op && hints.op) t.op = hints.op, t.op_from = "--op";
 
   // The rank count.
   for (const auto* s : {&op_line, &command_line})
-    if (!g_flag) g_flag = find_g_flag(*s);
+    if (!g_flag) g_flag = find_g_flag(*s, origin);
+  if (g_flag && (*g_flag < 1 || *g_flag > kMaxRanks)) fail("{}: -g {} in the header is not in 1..{}", origin, *g_flag, kMaxRanks);
   // size/count ratio of the rows: 1 for allreduce-like tests, n for allgather/reducescatter/alltoall
   int ratio = 0;
   for (const auto& r : t.rows) {
@@ -307,9 +395,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     else if (r.type == "double" || r.type == "int64" || r.type == "uint64") elt = 8;
     else if (r.type == "int8" || r.type == "uint8" || r.type == "fp8" || r.type == "char") elt = 1;
     if (elt == 0) fail("{}:{}: unknown data type '{}'", origin, r.line, r.type);
-    if (r.size % (r.count * elt) != 0)
+    // count x elt may not fit in 64 bits: compare by division first.
+    if (r.count > r.size / elt || r.size % (r.count * elt) != 0)
       fail("{}:{}: size {} is not a multiple of count {} x {} B", origin, r.line, r.size, r.count, elt);
-    const int q = static_cast<int>(r.size / (r.count * elt));
+    const Bytes q64 = r.size / (r.count * elt);
+    if (q64 > static_cast<Bytes>(kMaxRanks))
+      fail("{}:{}: size {} is {} x count x {} B, more than the {} ranks ccsim handles", origin, r.line, r.size, q64, elt, kMaxRanks);
+    const int q = static_cast<int>(q64);
     if (ratio != 0 && q != ratio) fail("{}:{}: size/count ratio {} differs from the rows above ({})", origin, r.line, q, ratio);
     ratio = q;
   }
@@ -320,7 +412,11 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
   else if (t.header_values.count("nGpus") && t.header_values.count("nThread") && command_line.find("mpirun") == std::string::npos &&
            command_line.find("srun") == std::string::npos) {
-    t.ranks = std::stoi(t.header_values["nGpus"]) * std::stoi(t.header_values["nThread"]);
+    const int gpus = checked_int(t.header_values["nGpus"], "nGpus", origin);
+    const int threads = checked_int(t.header_values["nThread"], "nThread", origin);
+    if (gpus < 1 || threads < 1 || static_cast<long>(gpus) * threads > kMaxRanks)
+      fail("{}: nThread {} x nGpus {} is not in 1..{} ranks", origin, threads, gpus, kMaxRanks);
+    t.ranks = gpus * threads;
     t.ranks_from = "nThread*nGpus (single process)";
   }
 

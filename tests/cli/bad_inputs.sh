@@ -65,6 +65,43 @@ check "--chunk-size" --op broadcast --chunk-size 0
 check "--dims" --dims 3x3
 check "--rings: allreduce halving_doubling is not ring-like" --topo dgx1 --algo halving_doubling --rings "0 3 2 1 5 6 7 4|0 1 3 7 5 4 6 2" -b 1M -e 1M
 check "rings: 4096 GPUs is more than the ring search handles" rings --topo torus:dims=64x64
+# Issue 17: crashes (exit 3, SIGFPE) and wrong answers on bad input; each now one line and exit 2.
+tmp=$(mktemp -d)
+echo '{"kind": "ccsim-params", "params": {"link_efficiency": {"nvlink2": 1e10}}}' >"$tmp/eff.json"
+echo '{"kind": "ccsim-params", "model": 1, "params": {}}' >"$tmp/model.json"
+echo '{"kind": "ccsim-params", "params": {"step_us": 1e400}}' >"$tmp/overflow.json"
+check '"params.link_efficiency.nvlink2": expected a number in [0, 100]' --topo dgx1-v100 --params "$tmp/eff.json"
+check '"model": expected a string, got 1' --topo dgx1-v100 --params "$tmp/model.json"
+check "--params $tmp/overflow.json: malformed JSON: number overflow" --topo dgx1-v100 --params "$tmp/overflow.json"
+check "more than the 4.61e+06 s that 64-bit picoseconds hold" --reduce-bw 1 -b 1G -e 1G
+check "more than the 4.61e+06 s that 64-bit picoseconds hold" --topo crossbar:ranks=4,bw=1 -b 1G -e 1G
+check "--sw-alpha: '1e6s' is more than 1 s per message" --sw-alpha 1e6s
+check "--topo alpha: '2s' is more than 1 s" --topo crossbar:ranks=4,alpha=2s
+check "ranks '8abc' is not a number" --topo crossbar:ranks=8abc
+check "ranks '8.9' is not a number" --topo crossbar:ranks=8.9
+check "'ranks' is given twice" --topo crossbar:ranks=8,ranks=4
+check "ranks: 99999999999 is out of range" --topo crossbar:ranks=99999999999
+check "crossbar: ranks must be between 1 and 1048576" --topo crossbar:ranks=16777216
+check "more than 1048576 nodes" --topo torus:dims=1024x1024x2
+check "explain: 65536 ranks is more than 256 for a sweep" explain --ranks 65536
+check "explain: 65536 ranks is more than 4096 for one algorithm" explain --ranks 65536 --algo ring
+check "--chunk-size: " --algo double_binary_tree -b 1T -e 1T --chunk-size 4
+check "unknown generator 'crossbar\x0aranks=4\x1b[31m'" --topo "$(printf 'crossbar\nranks=4\033[31m'):x=1"
+# Out of memory under a limit (bad_alloc was exit 3 "internal error").
+n=$((n+1)); err=$( (ulimit -v 400000; "$ccsim" --topo crossbar:ranks=1048576 --op broadcast --algo binomial -b 1M -e 1M) 2>&1 >/dev/null); rc=$?
+{ [ "$rc" -eq 2 ] && [[ "$err" == "ccsim: out of memory:"* ]]; } || { echo "FAIL: bad_alloc under ulimit -v: rc=$rc '$err'"; fails=$((fails+1)); }
+# Work that used to grow with the size (double_binary_tree -b 1T: 38-60 s) finishes in seconds.
+fast() {
+  n=$((n+1))
+  timeout 20 "$ccsim" "$@" >/dev/null 2>&1 || { echo "FAIL: ccsim $* did not finish in 20 s with status 0"; fails=$((fails+1)); }
+}
+fast --algo double_binary_tree -b 1T -e 1T
+fast rings --size 64G
+fast explain --alpha 0us
+# A non-UTF-8 topology file name in JSON output (nlohmann threw on dumping it: exit 3).
+cp "$dir/../../../topologies/dgx1.json" "$tmp/$(printf '\xff').json"
+fast --topo "$tmp/$(printf '\xff').json" -b 1M -e 1M --format json
+rm -rf "$tmp"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }

@@ -22,7 +22,7 @@ bad() { # file-stem, expected fragment: the message must name the file too
   check "$dir/$1.json" "$dir/$1.json"
   check "$2" "$dir/$1.json"
 }
-bad malformed              "not valid JSON"
+bad malformed              "malformed JSON"
 bad not_object             "the scenario must be an object"
 bad no_model               "missing \"model\""
 bad unknown_strategy       "strategy: unknown 'gossip'"
@@ -46,6 +46,10 @@ bad huge_params            "model.params: 1e+15 is more than 1e13 parameters"
 bad huge_layer_list        "model.layers[1]: the layers up to this one hold more than 1e13 parameters"
 bad training_too_long      "training: would time 5.19e+09 bucket exchanges"
 bad step_too_long          "compute: forward + backward of"
+bad degree_wraps_int       "degrees must be at most 65536, got 4294967304"
+bad gpu_wraps_int          "gpus must be at most 16777216, got 4294967297"
+bad network_model_not_string "network.model must be a string, got 1"
+bad huge_sw_alpha          "network.sw_alpha: more than 1 s per message"
 check "cannot open" "$dir/no_such_file.json"
 check "--bucket-size: buckets of 1 KiB split 3e+08 parameters" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 1K
 check "--bucket-size: training: would time" "$dir/../../../scenarios/resnet50_ps_dgx1.json" --bucket-size 4K

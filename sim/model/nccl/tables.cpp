@@ -80,7 +80,9 @@ void read_caps(const Ref& r, Caps& out) {
   }
 }
 
-Tables parse(const std::string& path) {
+} // namespace
+
+Tables parse_tables(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail("--nccl-tables {}: cannot open", path);
   nlohmann::json j;
@@ -169,7 +171,6 @@ Tables parse(const std::string& path) {
   t.max_loops_simulated = root["max_loops_simulated"].integer(1, 4096);
   return t;
 }
-} // namespace
 
 std::string_view name(Algo a) { return kAlgoNames[static_cast<int>(a)]; }
 std::string_view name(Proto p) { return kProtoNames[static_cast<int>(p)]; }
@@ -199,7 +200,7 @@ const Tables& load_tables(const std::string& path_in) {
   const std::string path = path_in.empty() ? default_tables_path() : path_in;
   std::lock_guard lock(m);
   auto& slot = cache[path];
-  if (!slot) slot = std::make_unique<const Tables>(parse(path));
+  if (!slot) slot = std::make_unique<const Tables>(parse_tables(path));
   return *slot;
 }
 

@@ -64,5 +64,7 @@ struct Tables {
 std::string default_tables_path(); // <data_dir>/models/nccl.json
 // Parsed once per path and kept for the process; throws Error naming the file and the entry.
 const Tables& load_tables(const std::string& path = "");
+// Reads the file every time (no cache): for tests and the fuzz harness.
+Tables parse_tables(const std::string& path);
 
 } // namespace ccsim::model::nccl

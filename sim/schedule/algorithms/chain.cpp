@@ -13,8 +13,14 @@
 namespace ccsim::schedule {
 
 ChainSegments chain_segments(const CollArgs& a) {
+  // A run moves about p x segments messages: the default segment grows past 2^22 / p segments (32 GiB at
+  // 512 KiB for p = 8), and an explicit --chunk-size giving more is refused, so the work stays bounded.
+  const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 22) / static_cast<std::uint64_t>(std::max(1, a.ranks)));
   // 512 KiB: the step size of NCCL's Simple protocol (a 4 MiB buffer in 8 steps).
-  const std::uint64_t seg = a.segment > 0 ? a.segment : std::max<std::uint64_t>(1, (512 * 1024) / std::max<std::uint64_t>(1, a.elt_size));
+  const std::uint64_t dflt = std::max<std::uint64_t>(1, (512 * 1024) / std::max<std::uint64_t>(1, a.elt_size));
+  const std::uint64_t seg = a.segment > 0 ? a.segment : std::max(dflt, (a.count + kMaxSegments - 1) / kMaxSegments);
+  if (a.count / seg >= kMaxSegments + 1)
+    fail("--chunk-size: {} elements in segments of {} is more than {} segments; use a larger --chunk-size", a.count, seg, kMaxSegments);
   // An empty vector still walks the chain once (zero-byte messages), like the other algorithms.
   const std::uint64_t k = a.count == 0 ? 1 : (a.count + seg - 1) / seg;
   return {seg, k, a.count - (k - 1) * seg};

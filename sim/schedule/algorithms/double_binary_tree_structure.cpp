@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "sim/core/error.hpp"
 #include "sim/schedule/algorithms/double_binary_tree.hpp"
 
 namespace ccsim::schedule {
@@ -19,8 +20,15 @@ int btree_parent(int n, int x) {
 DbtStructure::DbtStructure(const CollArgs& a) {
   const int p = a.ranks;
   by_rank_.assign(static_cast<std::size_t>(p), {});
-  // Default segment 64 KiB, whatever the element size.
-  seg_ = a.segment > 0 ? a.segment : std::max<std::uint64_t>(1, 65536 / std::max<std::uint64_t>(1, a.elt_size));
+  // Default segment 64 KiB, whatever the element size. A run moves about p x segments messages, so the
+  // default grows past 2^19 / p segments a tree (65536 at p = 8: 4 GiB a tree; 4096 at p = 128) to keep
+  // the work bounded whatever the size; an explicit segment giving more is refused.
+  const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 19) / static_cast<std::uint64_t>(std::max(1, p)));
+  const std::uint64_t half = (a.count + 1) / 2;
+  seg_ = a.segment > 0 ? a.segment
+                       : std::max({std::uint64_t{1}, 65536 / std::max<std::uint64_t>(1, a.elt_size), (half + kMaxSegments - 1) / kMaxSegments});
+  if (half / seg_ >= kMaxSegments + 1)
+    fail("--chunk-size: {} elements per tree in segments of {} is more than {} segments; use a larger --chunk-size", half, seg_, kMaxSegments);
   for (int t = 0; t < 2; ++t) {
     half_[t] = split_block(a.count, 2, static_cast<std::uint64_t>(t));
     nseg_[t] = (half_[t].len + seg_ - 1) / seg_;

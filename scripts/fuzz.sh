@@ -1,0 +1,70 @@
+#!/bin/bash
+# Builds the libFuzzer harnesses (tests/fuzz, clang + ASan + UBSan, in build-fuzz/) and runs each for
+# SECONDS (default 60), seeded from the shipped files and tests/data. Prints, per parser, the inputs run,
+# and exits 1 if any harness found a crash, a sanitizer report, a leak or a slow input (> 25 s).
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]    e.g. scripts/fuzz.sh 10; scripts/fuzz.sh 300 trace
+# Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units.
+# Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+shift || true
+all=(topology_json trace scenario params nccl_tables calibrate generator_spec units)
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
+command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCCSIM_FUZZ=ON -DCCSIM_BUILD_TESTS=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
+
+# Seeds: every shipped and test file of the parser's format (copied, so the fuzzer never writes to them).
+seed() { # target, files...
+  local dir="build-fuzz/seeds/$1"; shift
+  rm -rf "$dir"; mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/$(echo "$f" | tr '/' '_')"; done
+  return 0
+}
+lines() { # target, then one seed per argument
+  local dir="build-fuzz/seeds/$1" i=0; shift
+  rm -rf "$dir"; mkdir -p "$dir"
+  for s in "$@"; do printf '%s' "$s" >"$dir/$i"; i=$((i+1)); done
+}
+seed topology_json topologies/*.json topologies/generator/*.json tests/data/bad/*.json
+seed trace models/traces/*.txt tests/data/bad_traces/*.txt
+seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
+seed scenario scenarios/*.json tests/data/bad_scenarios/*.json
+seed params models/fit-*.json
+seed nccl_tables models/nccl.json
+lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "torus:dims=4x4,bw=100GB/s,alpha=1us" \
+      "torus:dims=2x3x4" "cluster:nodes=2,node=hgx-h100,nics=8x400G" "cluster:nodes=2,node=dgx1,nics=4x100G,fabric=fattree,kind=roce" \
+      "machine:gpu=h100" "machine:gpu=a100,gpus=4,intra=pcie,p2p=off" "machine:gpu=h200,nodes=2,nics=8x400G"
+lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
+
+mkdir -p build-fuzz/artifacts
+total=0; failed=()
+printf '%-16s %12s %10s  %s\n' parser inputs exec/s result
+for t in "${targets[@]}"; do
+  corpus="build-fuzz/corpus/$t"
+  mkdir -p "$corpus"
+  log="build-fuzz/fuzz-$t.log"
+  set +e
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "build-fuzz/fuzz_$t" "$corpus" "build-fuzz/seeds/$t" -max_total_time="$secs" -timeout=25 \
+    -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" >"$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  result="ok"
+  if [ "$rc" -ne 0 ] || grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$log"; then
+    result="FAILED (exit $rc; see $log and build-fuzz/artifacts/$t-*)"
+    failed+=("$t")
+  fi
+  printf '%-16s %12s %10s  %s\n' "$t" "${runs:-?}" "${rate:-?}" "$result"
+  total=$((total + ${runs:-0}))
+done
+echo "fuzz.sh: ${#targets[@]} harness(es), $secs s each, $total inputs, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]

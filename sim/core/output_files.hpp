@@ -1,0 +1,52 @@
+// Output files written all-or-nothing. Each output goes to a fresh temporary in its target's directory,
+// created with mkstemps (O_CREAT|O_EXCL: a file or symlink planted at a guessable name is never opened or
+// followed), and is renamed over its target only when every output of the run was written. On any error,
+// or when the set is destroyed without commit(), every temporary is removed and no target is touched.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ccsim {
+
+class OutputSet {
+ public:
+  OutputSet() = default;
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+  ~OutputSet() { discard(); }
+
+  // Writes `content` to a new temporary for `target` now; throws Error naming `target` (and removes the
+  // temporary) when it cannot be created or written in full (disk full, file size limit).
+  void add(const std::string& target, std::string_view content);
+  // A new, empty temporary for `target` that another program fills (e.g. a plotting script); it keeps
+  // the target's extension so that program sees the format. Published by commit() like the others.
+  std::string reserve(const std::string& target);
+  // Renames every temporary over its target, in the order added; throws Error naming the first that fails
+  // (the remaining temporaries are removed).
+  void commit();
+  // Removes every temporary not yet published.
+  void discard();
+  bool empty() const { return pending_.empty(); }
+
+ private:
+  struct Pending {
+    std::string target, temp;
+  };
+  std::vector<Pending> pending_;
+};
+
+// A temporary file removed when this goes out of scope (inputs handed to a child process).
+class ScratchFile {
+ public:
+  ScratchFile(const std::string& near, std::string_view content); // created beside `near`; throws Error
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  ~ScratchFile();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+} // namespace ccsim

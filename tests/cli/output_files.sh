@@ -1,0 +1,47 @@
+#!/bin/bash
+# Output files are all-or-nothing and never written through a planted link: every output goes to a fresh
+# mkstemps temporary beside its target and is renamed over it only after the whole command succeeded.
+set -u
+ccsim="$1"
+fails=0; n=0
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+only() { # the directory holds exactly these names (sorted, space separated)
+  local got; got=$(cd "$d" && ls -A | sort | tr '\n' ' ' | sed 's/ $//')
+  n=$((n+1)); [ "$got" = "$1" ] || fail "$2: directory holds '$got', want '$1'"
+}
+
+# Success: both outputs published, no temporary left.
+"$ccsim" --topo dgx1 -b 1M -e 1M --timeline "$d/t.json" --output "$d/out.txt" 2>/dev/null || fail "plain run failed"
+only "out.txt t.json" "a run with --timeline and --output"
+rm -f "$d"/*
+
+# The main output fails after --timeline was produced: neither is left behind.
+"$ccsim" --topo dgx1 -b 1M -e 1M --timeline "$d/t.json" --output "$d/no/such/dir/x.txt" 2>/dev/null
+rc=$?; n=$((n+1)); [ "$rc" -eq 2 ] || fail "--output into a missing directory: exit $rc, want 2"
+only "" "--timeline with a failing --output"
+
+# Disk full (a file size limit): one line, exit 2, no temporary left.
+err=$( (ulimit -f 1; "$ccsim" --topo dgx1 -b 8 -e 128M --output "$d/big.txt") 2>&1 >/dev/null); rc=$?
+n=$((n+1)); { [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"big.txt: write failed"* ]]; } ||
+  fail "write past ulimit -f: exit $rc, stderr '$err'"
+only "" "a write past ulimit -f"
+
+# A symlink planted at the old predictable temporary name is neither followed nor removed.
+echo "precious" >"$d/victim"
+ln -s "$d/victim" "$d/out.txt.ccsim-tmp"
+"$ccsim" --topo dgx1 -b 1M -e 1M --output "$d/out.txt" 2>/dev/null || fail "run beside a planted link failed"
+n=$((n+1)); [ "$(cat "$d/victim")" = "precious" ] || fail "the planted link's target was overwritten"
+n=$((n+1)); grep -q "busbw" "$d/out.txt" || fail "out.txt does not hold the table"
+only "out.txt out.txt.ccsim-tmp victim" "beside a planted link"
+rm -f "$d"/*
+
+# A symlink at the target itself is replaced, not written through.
+echo "precious" >"$d/victim"
+ln -s "$d/victim" "$d/out.txt"
+"$ccsim" --topo dgx1 -b 1M -e 1M --output "$d/out.txt" 2>/dev/null || fail "run over a link failed"
+n=$((n+1)); [ "$(cat "$d/victim")" = "precious" ] || fail "the target link's file was overwritten"
+n=$((n+1)); [ -L "$d/out.txt" ] && fail "out.txt is still a link"
+
+echo "output files: $((n-fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
