@@ -18,8 +18,9 @@ AlgoMode algo_mode_from(const std::string& s) {
   if (s == "auto") return AlgoMode::Auto;
   if (s == "ring") return AlgoMode::Ring;
   if (s == "tree") return AlgoMode::Tree;
+  if (s == "nvls") return AlgoMode::Nvls;
   if (s == "fastest") return AlgoMode::Fastest;
-  fail("--nccl-algo: unknown '{}' (auto, ring, tree, fastest)", s);
+  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, fastest)", s);
 }
 
 NvlsMode nvls_mode_from(const std::string& s) {
@@ -90,6 +91,8 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   if (opt_.mode == AlgoMode::Tree && (cfg.op != Op::AllReduce || p <= 2))
     fail("--nccl-algo tree: NCCL's tree runs allreduce on more than 2 ranks only");
   if (opt_.nvls == NvlsMode::On && g.nvls.channels == 0) fail("--nvls on: {}", g.nvls.why_not);
+  if (opt_.mode == AlgoMode::Nvls && (opt_.nvls == NvlsMode::Off || g.nvls.channels == 0))
+    fail("--nccl-algo nvls: {}", opt_.nvls == NvlsMode::Off ? std::string("--nvls is off") : g.nvls.why_not);
   const auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
@@ -99,6 +102,7 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   };
   const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
                                    : opt_.mode == AlgoMode::Tree ? std::optional(Algo::Tree)
+                                   : opt_.mode == AlgoMode::Nvls ? std::optional(Algo::Nvls)
                                                                  : std::nullopt;
   const Candidate* pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");

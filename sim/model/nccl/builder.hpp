@@ -24,10 +24,10 @@
 
 namespace ccsim::model::nccl {
 
-// auto: NCCL's own pick; ring/tree: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
+// auto: NCCL's own pick; ring/tree/nvls: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
 // and best tree and keep the faster (NCCL's verdict across nodes rests on search speeds ccsim does not
 // reproduce, and versions differ).
-enum class AlgoMode { Auto, Ring, Tree, Fastest };
+enum class AlgoMode { Auto, Ring, Tree, Nvls, Fastest };
 AlgoMode algo_mode_from(const std::string& s); // throws Error naming --nccl-algo
 // --nvls: auto (NCCL's default: a candidate where the machine has it), on (refused where it has not),
 // off (NCCL_NVLS_ENABLE=0).
