@@ -29,7 +29,7 @@ metrics::Row run(const topology::Topology& t, Op op, Bytes size, const std::stri
   o.mode = nccl::algo_mode_from(algo);
   nccl::Builder b(t, o);
   const auto cfg = on(t, op);
-  return metrics::run(b, cfg, metrics::plan_size(op, 8, size, 4));
+  return metrics::run(b, cfg, metrics::plan_size(op, t.num_gpus(), size, 4));
 }
 double nvls_busbw(const std::string& topo, Op op) {
   const auto t = topology::resolve_topology(topo);
@@ -75,4 +75,26 @@ TEST_CASE("NVLS is refused where the machine has none") {
   const auto h100 = topology::resolve_topology("machine:gpu=h100,gpus=8");
   CHECK_THROWS_AS(run(h100, Op::AllReduce, 1 << 20, "off", "nvls"), Error);
   CHECK_THROWS_AS(nccl::nvls_mode_from("maybe"), Error);
+}
+
+TEST_CASE("NVLS busbw rises with size and algbw stays under a GPU's NVLink bandwidth") {
+  // Per-GPU NVLink per direction (models/gpus.json): H100 18 x 25 GB/s, B200 and GB200 18 x 50 GB/s. NVLS
+  // moves the vector once each way per GPU, so algbw can never exceed it.
+  const struct {
+    const char* topo;
+    double gpu_GBps;
+  } machines[] = {{"machine:gpu=h100,gpus=8", 450}, {"machine:gpu=b200,gpus=8", 900}, {"machine:gpu=gb200,gpus=16", 900}};
+  for (const auto& m : machines) {
+    CAPTURE(m.topo);
+    const auto t = topology::resolve_topology(m.topo);
+    double last = 0;
+    for (Bytes size = Bytes{4} << 20; size <= (Bytes{8} << 30); size *= 4) {
+      CAPTURE(size);
+      const auto row = run(t, Op::AllReduce, size, "on", "nvls");
+      CHECK(row.choice.algo == "nvls");
+      CHECK(row.bw.algbw_GBps < m.gpu_GBps);
+      CHECK(row.bw.busbw_GBps >= last * 0.999);
+      last = row.bw.busbw_GBps;
+    }
+  }
 }
