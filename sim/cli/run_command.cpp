@@ -47,6 +47,9 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
+  app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "
+                                               "use it), on (refused without an NVSwitch on Hopper or newer), off (as NCCL_NVLS_ENABLE=0)")
+      ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
                                            "concurrent messages (e.g. 2us)")
       ->capture_default_str();
@@ -99,6 +102,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nccl_tables = o.nccl_tables;
   m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
+  m.nvls = o.nvls;
   m.gpus_per_thread = gpus_per_thread;
   return m;
 }

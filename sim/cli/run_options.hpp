@@ -41,6 +41,7 @@ struct RunOptions {
   std::string nccl_tables; // --nccl-tables for --model nccl ("" = models/nccl.json)
   std::string gpu_arch;    // --gpu-arch for --model nccl
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
+  std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
 };
 
 // --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).

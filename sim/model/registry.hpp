@@ -17,6 +17,7 @@ struct ModelOptions {
   std::string nccl_tables;      // nccl: "" = models/nccl.json
   std::string gpu_arch;         // nccl: override the GPU generation
   std::string nccl_algo = "auto"; // nccl: auto | ring | tree | fastest
+  std::string nvls = "auto";      // nccl: auto | on | off (NVLink SHARP)
   int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
 };

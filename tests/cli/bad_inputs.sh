@@ -61,6 +61,10 @@ check "--model" --model quantum
 check "not a topology file" --topo /tmp
 check "--nccl-algo: unknown 'bogus'" --model nccl --nccl-algo bogus
 check "--nccl-algo tree: NCCL's tree runs allreduce" --model nccl --op allgather --nccl-algo tree
+check "--nvls on: NVLS needs Hopper or newer GPUs (arch ampere)" --model nccl --topo machine:gpu=a100,gpus=8 --nvls on -b 1M -e 1M
+check "--nvls on: NVLS needs an NVSwitch" --model nccl --topo machine:gpu=h100pcie,gpus=4 --gpu-arch hopper --nvls on -b 1M -e 1M
+check "--nvls: unknown 'maybe'" --model nccl --topo machine:gpu=h100,gpus=8 --nvls maybe
+check "--nccl-algo nvls: --nvls is off" --model nccl --topo machine:gpu=h100,gpus=8 --nvls off --nccl-algo nvls
 check "--chunk-size" --op broadcast --chunk-size 0
 check "--dims" --dims 3x3
 check "--rings: allreduce halving_doubling is not ring-like" --topo dgx1 --algo halving_doubling --rings "0 3 2 1 5 6 7 4|0 1 3 7 5 4 6 2" -b 1M -e 1M

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/schedule/algorithms/switch_reduce.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
 #include "sim/schedule/registry.hpp"
 
@@ -17,8 +18,16 @@ AlgoMode algo_mode_from(const std::string& s) {
   if (s == "auto") return AlgoMode::Auto;
   if (s == "ring") return AlgoMode::Ring;
   if (s == "tree") return AlgoMode::Tree;
+  if (s == "nvls") return AlgoMode::Nvls;
   if (s == "fastest") return AlgoMode::Fastest;
-  fail("--nccl-algo: unknown '{}' (auto, ring, tree, fastest)", s);
+  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, fastest)", s);
+}
+
+NvlsMode nvls_mode_from(const std::string& s) {
+  if (s == "auto") return NvlsMode::Auto;
+  if (s == "on" || s == "1") return NvlsMode::On;
+  if (s == "off" || s == "0") return NvlsMode::Off;
+  fail("--nvls: unknown '{}' (auto, on, off)", s);
 }
 
 // The topology as one (algorithm, protocol) sees it, with its router.
@@ -56,10 +65,15 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw;
     if (c.algo == algo && c.proto == proto) mine = c.busbw;
   }
-  const double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
-                   opt_.params.proto_efficiency(std::string(name(proto)));
+  double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
+             opt_.params.proto_efficiency(std::string(name(proto)));
+  // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
+  // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure.
+  if (algo == Algo::Nvls)
+    for (const auto& c : candidates(tab_, g, Op::AllReduce, metrics::ranks_of(cfg), Bytes{1} << 20))
+      if (c.algo == Algo::Nvls) f = c.algbw / g.nvls.switch_GBps * opt_.params.proto_efficiency(std::string(name(proto)));
   auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
-  const double intra = tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
+  const double intra = algo == Algo::Nvls ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
   const double inter = net_hop_us(tab_, algo, proto);
   for (auto& l : v->topo.links) {
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(tab_.lane_GBps(l) * 1e9 * opt_.params.efficiency(l.type) * f)));
@@ -76,7 +90,10 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   const int p = metrics::ranks_of(cfg);
   if (opt_.mode == AlgoMode::Tree && (cfg.op != Op::AllReduce || p <= 2))
     fail("--nccl-algo tree: NCCL's tree runs allreduce on more than 2 ranks only");
-  const auto cands = candidates(tab_, g, cfg.op, p, size.size);
+  if (opt_.nvls == NvlsMode::On && g.nvls.channels == 0) fail("--nvls on: {}", g.nvls.why_not);
+  if (opt_.mode == AlgoMode::Nvls && (opt_.nvls == NvlsMode::Off || g.nvls.channels == 0))
+    fail("--nccl-algo nvls: {}", opt_.nvls == NvlsMode::Off ? std::string("--nvls is off") : g.nvls.why_not);
+  const auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
     for (const auto& c : cands)
@@ -85,6 +102,7 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   };
   const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
                                    : opt_.mode == AlgoMode::Tree ? std::optional(Algo::Tree)
+                                   : opt_.mode == AlgoMode::Nvls ? std::optional(Algo::Nvls)
                                                                  : std::nullopt;
   const Candidate* pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
@@ -110,6 +128,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   plan.network = &engine::fifo_network();
   if (size.count > 0 && p >= 2) {
     if (c.algo == Algo::Tree && cfg.op == Op::AllReduce) return tree_plan(std::move(plan), c.proto, cfg, size);
+    if (c.algo == Algo::Nvls && cfg.op == Op::AllReduce) return nvls_plan(std::move(plan), c, cfg, size);
     if (c.algo == Algo::Ring && schedule::find_algorithm(cfg.op, "ring")) return ring_plan(std::move(plan), c.proto, cfg, size);
   }
   plan.choice.simulated = false;
@@ -190,6 +209,36 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   }
   plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Tree, proto) + opt_.params.step_us);
   plan.fixed = from_us(tab_.base_latency_us[1][static_cast<int>(proto)] + opt_.params.launch_us) + launch();
+  return plan;
+}
+
+// One job per switch every GPU links to (its share of the data by the GPU's lanes into it): the GPUs
+// and, as the last rank, the switch, which reduces and multicasts. Pipelined in segments of NCCL's
+// NVLS chunk over its CUDA channels. NCCL's NVLS latency is one term (no per-hop part): charged once.
+engine::RunPlan Builder::nvls_plan(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const Graph& g = graph(cfg);
+  View& v = view(Algo::Nvls, Proto::Simple, cfg);
+  plan.topo = &v.topo;
+  plan.router = v.router.get();
+  const auto& gpus = cfg.placements.front();
+  const auto shares = engine::split_by_weight(size.count, g.nvls.weights);
+  const double round = tab_.nvls->chunk_bytes * std::max(1, plan.choice.channels);
+  for (std::size_t i = 0; i < g.nvls.switches.size(); ++i) {
+    const double bytes = static_cast<double>(shares[i] * cfg.dtype.size);
+    const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / round)), 1,
+                                             static_cast<std::uint64_t>(4 * tab_.max_loops_simulated));
+    plan.choice.loops = std::max<int>(plan.choice.loops, static_cast<int>(k));
+    schedule::CollArgs a;
+    a.op = Op::AllReduce;
+    a.ranks = static_cast<int>(gpus.size()) + 1;
+    a.count = shares[i];
+    a.elt_size = cfg.dtype.size;
+    engine::add_job(plan, std::make_unique<schedule::SwitchAllReduce>(a, k), gpus, cfg.dtype.size);
+    plan.jobs.back().node_of_rank.push_back(g.nvls.switches[i]);
+    plan.job_names.push_back(fmt::format("nvls switch {}", i));
+  }
+  plan.params.alpha_sw += from_us(opt_.params.step_us);
+  plan.fixed = from_us(c.lat_us + opt_.params.launch_us) + launch();
   return plan;
 }
 

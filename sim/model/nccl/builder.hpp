@@ -24,16 +24,21 @@
 
 namespace ccsim::model::nccl {
 
-// auto: NCCL's own pick; ring/tree: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
+// auto: NCCL's own pick; ring/tree/nvls: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
 // and best tree and keep the faster (NCCL's verdict across nodes rests on search speeds ccsim does not
 // reproduce, and versions differ).
-enum class AlgoMode { Auto, Ring, Tree, Fastest };
+enum class AlgoMode { Auto, Ring, Tree, Nvls, Fastest };
 AlgoMode algo_mode_from(const std::string& s); // throws Error naming --nccl-algo
+// --nvls: auto (NCCL's default: a candidate where the machine has it), on (refused where it has not),
+// off (NCCL_NVLS_ENABLE=0).
+enum class NvlsMode { Auto, On, Off };
+NvlsMode nvls_mode_from(const std::string& s); // throws Error naming --nvls
 
 struct Options {
   std::string tables;       // "" = models/nccl.json
   std::string gpu_arch;     // "" = from the NVLink generation
   AlgoMode mode = AlgoMode::Auto;
+  NvlsMode nvls = NvlsMode::Auto;
   ParamSet params;          // fitted corrections (launch, step, link and protocol efficiency)
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
@@ -57,6 +62,7 @@ class Builder final : public metrics::PlanBuilder {
   View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
   engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan ring_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  engine::RunPlan nvls_plan(engine::RunPlan p, const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan tree_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
   Time launch() const;
 

@@ -102,6 +102,50 @@ void dup_channels(const Tables& tab, Graph& g) {
   }
 }
 
+// search.cc NVLS pattern: the first speed (from the top, at most what nch channels can share of the
+// switch bandwidth, widened by n/(n-1) as for every non-ring pattern) where nch channels plus the head's
+// second share fit on a GPU's switch links; then pass 2 raises bw_inter while it is below 2x bw_intra.
+void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vector<int>& gpus) {
+  auto& n = g.nvls;
+  const auto no = [&](std::string why) { n = {}, n.why_not = std::move(why); };
+  if (!tab.nvls) return no("the NCCL tables have no NVLS entry");
+  if (gpus.size() < 2) return no("NVLS needs at least 2 GPUs");
+  if (g.arch < Arch::Hopper || tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] <= 0)
+    return no(fmt::format("NVLS needs Hopper or newer GPUs (arch {})", name(g.arch)));
+  if (g.nodes > 1) return no("NCCL runs NVLS on one NVLink domain only (several nodes need CollNet for NVLS; NVLS-tree is not modelled)");
+  // Switches every GPU reaches with NVLink, weighted by the lanes of the first GPU.
+  for (const auto& node : t.nodes) {
+    if (node.kind != topology::NodeKind::NvSwitch) continue;
+    const int sw = static_cast<int>(&node - t.nodes.data());
+    int lanes_first = 0;
+    bool all = true;
+    for (int gpu : gpus) {
+      int lanes = 0;
+      for (const auto& l : t.links)
+        if (topology::is_nvlink(l.type) && ((l.a == sw && l.b == t.gpu_node(gpu)) || (l.b == sw && l.a == t.gpu_node(gpu)))) lanes += l.lanes;
+      if (lanes == 0) all = false;
+      if (gpu == gpus.front()) lanes_first = lanes;
+    }
+    if (all) n.switches.push_back(sw), n.weights.push_back(lanes_first);
+  }
+  const double total = nvswitch_total(t, tab, gpus);
+  if (n.switches.empty() || total <= 0) return no("NVLS needs an NVSwitch that every GPU links to with NVLink");
+  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
+  const int p = static_cast<int>(gpus.size());
+  const int nch = std::min(tab.nvls->max_arity, p);
+  const double head_load = nch + 1.0; // a head GPU's link carries its channel's share twice
+  const double widened = total * p / (p - 1.0);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > total || speeds[i] * nch > widened)) ++i;
+  while (i + 1 < speeds.size() && speeds[i] * head_load > total + 1e-9) ++i;
+  if (speeds[i] * head_load > total + 1e-9) return no("the NVSwitch links are too slow for NCCL's NVLS search");
+  n.channels = nch;
+  n.switch_GBps = total;
+  n.bw_intra = speeds[i];
+  while (i > 0 && speeds[i] < 2 * n.bw_intra) --i;
+  n.bw_inter = speeds[i];
+}
+
 } // namespace
 
 Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
@@ -128,12 +172,15 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   }
   dup_channels(tab, g);
   g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink;
+  nvls_graph(t, tab, g, placements.empty() ? std::vector<int>{} : placements.front());
   return g;
 }
 
 std::string Graph::describe() const {
-  return fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
-                     path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
+  std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
+                              path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
+  if (nvls.channels > 0) s += fmt::format(", NVLS {} channel(s) x {:.1f}/{:.1f} GB/s", nvls.channels, nvls.bw_intra, nvls.bw_inter);
+  return s;
 }
 
 } // namespace ccsim::model::nccl

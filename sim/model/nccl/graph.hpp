@@ -20,6 +20,17 @@ struct Graph {
   Arch arch = Arch::Volta;
   bool amd_cpu = false;
   bool ll128 = false;
+  // NCCL's NVLS graph (search.cc, pattern NVLS): one search channel per GPU (up to the NVLS arity) at
+  // speed bw_intra on every GPU's switch links, the channel's head GPU carrying twice that; bw_inter
+  // raised afterwards to just under 2x bw_intra. channels 0: no NVLS here, for the reason in why_not.
+  struct Nvls {
+    int channels = 0;
+    double bw_intra = 0, bw_inter = 0;
+    double switch_GBps = 0;    // a GPU's NVLink bandwidth into the switches, NCCL's units
+    std::vector<int> switches; // NVSwitch nodes every GPU of the placement links to
+    std::vector<int> weights;  // NVLink lanes from a GPU to each switch (the share of the data it carries)
+    std::string why_not;
+  } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
 };
 

@@ -14,7 +14,7 @@
 namespace ccsim::model::nccl {
 
 namespace {
-constexpr std::string_view kAlgoNames[] = {"ring", "tree"};
+constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls"};
 constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
 constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
 constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
@@ -78,6 +78,19 @@ void read_caps(const Ref& r, Caps& out) {
     const auto row = r[a == 0 ? kArchNames[1] : kArchNames[a]];
     for (std::size_t n = 0; n < 3; ++n) out[a][n] = row[n].number();
   }
+}
+
+void read_nvls(const Ref& r, Tables& t) {
+  Tables::Nvls n;
+  for (std::size_t a = 0; a < kArchs; ++a) {
+    if (r["efficiency"].has(kArchNames[a])) n.efficiency[a] = r["efficiency"][kArchNames[a]].number();
+    if (r["cuda_channels"].has(kArchNames[a])) n.cuda_channels[a] = r["cuda_channels"][kArchNames[a]].integer(1, 64);
+    if (n.efficiency[a] < 0 || n.efficiency[a] > 1) r["efficiency"][kArchNames[a]].bad("must be from 0 to 1");
+  }
+  n.nvlink_latency_us = r["nvlink_latency_us"].number();
+  n.max_arity = r["max_arity"].integer(2, 1024);
+  n.chunk_bytes = r["chunk_bytes"].positive();
+  t.nvls = n;
 }
 
 } // namespace
@@ -169,6 +182,7 @@ Tables parse_tables(const std::string& path) {
   t.chunk_ll = chunk["LL"].positive();
   t.chunk_ll128 = chunk["LL128"].positive();
   t.max_loops_simulated = root["max_loops_simulated"].integer(1, 4096);
+  if (root.has("nvls")) read_nvls(root["nvls"], t);
   return t;
 }
 

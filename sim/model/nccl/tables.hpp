@@ -12,7 +12,7 @@
 
 namespace ccsim::model::nccl {
 
-enum class Algo { Ring, Tree };
+enum class Algo { Ring, Tree, Nvls }; // Nvls: NVLink SHARP, reduction and multicast in the NVSwitch
 enum class Proto { LL, LL128, Simple };
 enum class Path { NvLink, Pci, Net }; // NCCL's hwLatencies rows: intra-node NVLink, intra-node PCI, network
 enum class Arch { Pascal, Volta, Ampere, Hopper, Blackwell };
@@ -57,6 +57,16 @@ struct Tables {
   PerProto<Threads> threads{};
   double chunk_simple = 0, chunk_simple_one_step = 0, chunk_ll = 0, chunk_ll128 = 0;
   int max_loops_simulated = 64;
+  // NVLS (tuning.cc nvlsEfficiency, hwLatencies[..][NVLS], search.cc NVLS pattern, transport/nvls.cc).
+  // Absent from a tables file: NVLS is never a candidate.
+  struct Nvls {
+    std::array<double, kArchs> efficiency{}; // 0 = the architecture has no NVLS
+    double nvlink_latency_us = 0;            // the whole NVLS latency on one NVLink domain (base latency 0)
+    int max_arity = 32;                      // NCCL_MAX_NVLS_ARITY: search channels = min(this, GPUs)
+    std::array<int, kArchs> cuda_channels{}; // NVLS_NCHANNELS_SM90 / SM100_NVL (one domain)
+    double chunk_bytes = 131072;             // NCCL_NVLS_CHUNKSIZE default
+  };
+  std::optional<Nvls> nvls;
 
   double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane of this link
 };

@@ -74,7 +74,16 @@ double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int r
   return g.arch >= Arch::Ampere ? tab.plateau_ampere_plus : tab.plateau_pre_ampere;
 }
 
-std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes) {
+double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
+  const auto& n = g.nvls;
+  const bool runs = op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter;
+  if (!tab.nvls || !runs || n.channels < 2 || p < 2) return 0;
+  double intra = n.bw_intra * tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] * (n.channels - 1) / n.channels;
+  intra *= op == Op::AllReduce ? 2.0 : (p - 1.0) / p;
+  return n.channels * std::min(intra, n.bw_inter);
+}
+
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls) {
   std::vector<Candidate> out;
   std::vector<Algo> algos{Algo::Ring};
   if (op == Op::AllReduce && p > 2) algos.push_back(Algo::Tree);
@@ -90,10 +99,22 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
       c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
       out.push_back(c);
     }
+  if (const double bus = nvls ? nvls_bus_bandwidth(tab, g, op, p) : 0; bus > 0) {
+    Candidate c;
+    c.algo = Algo::Nvls;
+    c.busbw = bus;
+    // NCCL converts to algorithm bandwidth for allreduce only (nRanks/nsteps); for allgather and
+    // reducescatter its NVLS figure is already per byte of the whole buffer.
+    c.algbw = op == Op::AllReduce ? bus * ring_alg_factor(op, p) : bus;
+    c.lat_us = tab.nvls->nvlink_latency_us;
+    c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
+    out.push_back(c);
+  }
   return out;
 }
 
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes) {
+  if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
   int nc = std::min(64, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;

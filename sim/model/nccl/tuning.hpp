@@ -16,8 +16,13 @@ struct Candidate {
   double lat_us = 0, busbw = 0, algbw = 0, time_us = 0;
 };
 
-// Every enabled (algorithm, protocol) with NCCL's modelled time for nBytes (the nccl-tests size).
-std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes);
+// Every enabled (algorithm, protocol) with NCCL's modelled time for nBytes (the nccl-tests size); NVLS
+// (Simple only) when the graph has an NVLS graph and `nvls` is true.
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes, bool nvls = true);
+// NCCL's NVLS bus bandwidth (tuning.cc): per channel bw_intra x efficiency x (nch-1)/nch, x2 for allreduce
+// (NCCL pipelines its reduce and multicast halves) or x(p-1)/p for allgather/reducescatter, capped by
+// bw_inter; times the channels. 0 when NVLS does not run this op here.
+double nvls_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes);
 
