@@ -185,20 +185,17 @@ static std::vector<int> torus_snake(const std::vector<int>& dims) {
   return seq;
 }
 
-// Several nodes (the cluster generator names them "n<i>."): NCCL opens each ring at a NIC, so ring j
-// leaves every node through NIC j and runs the node's own ring order inside. Empty when the GPUs are
-// not spread over named nodes that all have NICs.
+// Several hosts (topology::host_map): NCCL opens each ring at a NIC, so ring j leaves every host through
+// NIC j and runs the host's own ring order inside. Empty when the GPUs are not spread over several hosts
+// that all have NICs.
 static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
-  auto prefix_of = [&](int node) {
-    const std::string& name = t.nodes[static_cast<std::size_t>(node)].name;
-    const auto dot = name.find('.');
-    return dot == std::string::npos ? std::string{} : name.substr(0, dot);
-  };
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<int>> members, nics;
+  const HostMap hosts = host_map(t);
+  auto host_of = [&](int node) { return hosts.of_node[static_cast<std::size_t>(node)]; };
+  std::vector<int> order;
+  std::map<int, std::vector<int>> members, nics;
   for (int g : gpus) {
-    const std::string pre = prefix_of(t.gpu_node(g));
-    if (pre.empty()) return {};
+    const int pre = host_of(t.gpu_node(g));
+    if (pre < 0) return {};
     if (members[pre].empty()) order.push_back(pre);
     members[pre].push_back(g);
   }
@@ -207,7 +204,7 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
   for (const auto& l : t.links)
     if (is_network(l.type))
       for (int end : {l.a, l.b})
-        if (t.nodes[static_cast<std::size_t>(end)].kind == NodeKind::Nic) nics[prefix_of(end)].push_back(end);
+        if (t.nodes[static_cast<std::size_t>(end)].kind == NodeKind::Nic) nics[host_of(end)].push_back(end);
   for (auto& [pre, list] : nics) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
