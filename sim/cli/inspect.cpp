@@ -5,6 +5,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
 #include "sim/observe/timeline.hpp"
+#include "sim/report/link_report_text.hpp"
 #include "sim/core/json_file.hpp"
 
 namespace ccsim::cli {
@@ -69,10 +70,10 @@ std::string Inspector::decorate(const std::string& output) const {
   const auto& rec = rec_->recording();
   if (fmt_ == report::Format::Json) {
     auto j = nlohmann::ordered_json::parse(output);
-    j["links"] = observe::link_report_json(*report_, topo_, &rec);
+    j["links"] = report::link_report_json(*report_, topo_, &rec);
     return safe_dump(j, 2) + "\n";
   }
-  return output + observe::link_report_text(*report_, topo_, &rec);
+  return output + report::link_report_text(*report_, topo_, &rec);
 }
 
 } // namespace ccsim::cli

@@ -1,5 +1,5 @@
 // --links: what each directed link carried and how busy it was, the bottleneck link(s), and the
-// critical path of the schedule, as text (after the table) or JSON (under "links").
+// critical path of the schedule (sim/report/link_report_text renders it).
 #pragma once
 #include <optional>
 #include <string>
@@ -31,8 +31,5 @@ struct LinkReport {
 // `rec` may be null (nothing recorded): the report then has no critical path.
 LinkReport make_link_report(const topology::Topology& topo, const engine::RunResult& result, const Recording* rec,
                             TimelineMeta meta);
-// Lines start with '#', as the table's header does, so nccl-tests parsers still read the rows.
-std::string link_report_text(const LinkReport& r, const topology::Topology& topo, const Recording* rec);
-nlohmann::ordered_json link_report_json(const LinkReport& r, const topology::Topology& topo, const Recording* rec);
 
 } // namespace ccsim::observe

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/metrics/sweep.hpp"
+#include "sim/report/link_report_text.hpp"
 #include "sim/observe/timeline.hpp"
 #include "sim/observe/link_report.hpp"
 #include "sim/topology/generators.hpp"
@@ -139,18 +140,18 @@ TEST_CASE("DGX-1: the link report names the busiest links and its path ends at t
   }
   REQUIRE(rep.path);
   CHECK(rep.path->finish == row.time);
-  const auto text = observe::link_report_text(rep, topo, &rec.recording());
+  const auto text = report::link_report_text(rep, topo, &rec.recording());
   CHECK(text.find("# Bottleneck link") != std::string::npos);
   CHECK(text.find("# Critical path: ring ") != std::string::npos);
   for (std::size_t pos = 0; pos < text.size(); pos = text.find('\n', pos) + 1) CHECK(text[pos] == '#');
-  const auto j = observe::link_report_json(rep, topo, &rec.recording());
+  const auto j = report::link_report_json(rep, topo, &rec.recording());
   CHECK(j["links"].size() == rep.links.size());
   CHECK(j["critical_path"]["finish_us"].get<double>() == doctest::Approx(to_us(row.time)));
   CHECK(j["critical_path"]["segments"].back()["end_us"].get<double>() == doctest::Approx(to_us(row.time)));
   // Without a recording there is still a link table, and the report says why there is no path.
   auto bare = observe::make_link_report(topo, row.result, nullptr, meta);
   CHECK(!bare.path);
-  CHECK(observe::link_report_text(bare, topo, nullptr).find("Critical path: not recorded") != std::string::npos);
+  CHECK(report::link_report_text(bare, topo, nullptr).find("Critical path: not recorded") != std::string::npos);
 }
 
 TEST_CASE("every registered algorithm: the path tiles the run and the trace is valid") {
