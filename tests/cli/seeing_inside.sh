@@ -57,5 +57,14 @@ else
   echo "skipped: no 'script' command to give ccsim a terminal"
 fi
 
+# One pipeline: the NCCL model's replay is seen like any other model's (issue 13's "done when").
+"$ccsim" --model nccl -b 32M -e 32M --timeline "$tmp/nccl.json" --links >"$tmp/nccl.txt" \
+  && python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; sys.exit(not any('ring 0 loop' in str(x.get('args', x.get('name',''))) or 'ring 0 loop' in x.get('name','') for x in e))" "$tmp/nccl.json" \
+  && grep -q '^# Bottleneck link' "$tmp/nccl.txt" && grep -q 'ring/Simple ch=12' "$tmp/nccl.txt" && ok || bad "--model nccl --timeline --links"
+"$ccsim" rings --model nccl --top 1 >"$tmp/rings.txt" && grep -q 'model nccl' "$tmp/rings.txt" && ok || bad "rings --model nccl"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); s.setdefault('network',{})['model']='nccl'; s['degrees']=[8]; json.dump(s,open(sys.argv[2],'w'))" \
+  "$(dirname "$0")/../../scenarios/lm300m_dgx1.json" "$tmp/scenario.json"
+"$ccsim" scenario "$tmp/scenario.json" >"$tmp/sc.txt" && grep -q 'network model nccl' "$tmp/sc.txt" && ok || bad "scenario with network.model nccl"
+
 echo "seeing_inside: $((n-fails)) passed, $fails failed"
 [ $fails -eq 0 ]
