@@ -21,6 +21,76 @@ struct ExplainOptions {
   std::string size = "64M", alpha = "5us", bw = "25GB/s", gamma, min = "8", max = "8G", format = "text", output;
 };
 
+// With a topology, alpha and beta come from its links and p from its GPUs: refuse what would be ignored.
+void setup_on_topology(ExplainOptions& o, CLI::App* cmd, metrics::ExplainSetup& s, std::optional<topology::Topology>& topo) {
+  for (const char* flag : {"--alpha", "--bw"})
+    if (cmd->count(flag) > 0) fail("{}: with --topo, alpha and beta come from the topology's links; drop {} or --topo", flag, flag);
+  topo = topology::resolve_topology(o.run.topo);
+  // The placement follows the explained algorithm; for a sweep, the op's first one (ring where it exists).
+  if (cmd->count("--algo") == 0)
+    for (const auto& a : schedule::all_algorithms())
+      if (a.op == s.op) {
+        o.run.algo = a.name;
+        break;
+      }
+  s.run = make_run_config(o.run, *topo);
+  s.topo = &*topo;
+  s.ranks = metrics::ranks_of(s.run);
+  if (cmd->count("--ranks") > 0 && o.ranks != s.ranks)
+    fail("--ranks {}: the placement on --topo {} has {} GPUs (choose GPUs with --gpus)", o.ranks, o.run.topo, s.ranks);
+}
+
+// The textbook machine: p ranks, alpha, beta (and o, gamma) given on the command line.
+void setup_textbook(const ExplainOptions& o, metrics::ExplainSetup& s) {
+  if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (2..65536)", o.ranks);
+  s.ranks = o.ranks;
+  s.params.alpha = parse_duration(o.alpha, "--alpha");
+  if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
+  // A bare number would be bytes per second, never what anyone means here: ask for the unit.
+  if (o.bw.find_first_not_of("0123456789.") == std::string::npos) fail("--bw: '{}' needs a unit (e.g. 25GB/s)", o.bw);
+  s.params.bw = parse_bandwidth(o.bw, "--bw");
+  auto dt = metrics::datatype_from(o.run.datatype);
+  if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);
+  s.elt_size = dt->size;
+  s.run.root = o.run.root;
+  s.params.overhead = parse_duration(o.run.sw_overhead, "--o");
+  s.run.model.semantics = engine::semantics_from(o.run.semantics, "--semantics");
+  if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
+}
+
+// Every row is a simulation of p ranks (a sweep: every algorithm at every size, then bisections), so the
+// rank count bounds the run time: a few seconds at these limits. One rank sends nothing: refused too.
+void check_ranks(const metrics::ExplainSetup& s, bool one_algo) {
+  const int limit = one_algo ? kExplainMaxRanks : kSweepMaxRanks;
+  if (s.ranks > limit)
+    fail("explain: {} ranks is more than {} {}; simulate larger runs with the main command", s.ranks, limit,
+         one_algo ? "for one algorithm" : "for a sweep of every algorithm (give --algo to explain one, up to 4096 ranks)");
+  if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
+}
+
+// A size too small to hold one element per rank explains a zero-byte run: refuse it.
+Bytes checked_size(const metrics::ExplainSetup& s, const std::string& text, const char* flag) {
+  const Bytes b = parse_size(text, flag);
+  if (metrics::plan_size(s.op, s.ranks, b, s.elt_size).count == 0)
+    fail("{}: {} B holds no whole {}-byte element for {} on {} ranks", flag, b, s.elt_size, schedule::to_string(s.op), s.ranks);
+  return b;
+}
+
+std::string explain_sweep(const ExplainOptions& o, CLI::App* cmd, const metrics::ExplainSetup& s, report::ExplainFormat f) {
+  // Without --min, the sweep starts at the first power of two from 8 B that gives every rank an element
+  // (allgather's 8 B on 8 ranks would be 1 B each).
+  Bytes lo = 8;
+  if (cmd->count("--min") > 0) lo = checked_size(s, o.min, "--min");
+  else
+    while (metrics::plan_size(s.op, s.ranks, lo, s.elt_size).count == 0 && lo < (Bytes{1} << 50)) lo *= 2;
+  const Bytes hi = parse_size(o.max, "--max");
+  if (lo > hi) fail("--min {} is larger than --max {}", o.min, o.max);
+  report::Progress bar("explain", 2 * metrics::size_series(lo, hi, 2).size()); // sizes, then crossovers
+  const auto sw = metrics::explain_sweep(s, lo, hi, [&](std::size_t done, std::size_t) { bar.update(done); });
+  bar.done();
+  return report::render(sw, s.op, s.ranks, f);
+}
+
 int run_explain(ExplainOptions& o, CLI::App* cmd) {
   auto op = schedule::op_from(o.run.op);
   if (!op) fail("--op: unknown collective '{}'", o.run.op);
@@ -28,80 +98,19 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   s.op = *op;
   const auto f = report::explain_format_from(o.format);
   std::optional<topology::Topology> topo;
-  if (cmd->count("--topo") > 0) {
-    // With a topology, alpha and beta come from its links and p from its GPUs: refuse what would be ignored.
-    for (const char* flag : {"--alpha", "--bw"})
-      if (cmd->count(flag) > 0) fail("{}: with --topo, alpha and beta come from the topology's links; drop {} or --topo", flag, flag);
-    topo = topology::resolve_topology(o.run.topo);
-    // The placement follows the explained algorithm; for a sweep, the op's first one (ring where it exists).
-    if (cmd->count("--algo") == 0)
-      for (const auto& a : schedule::all_algorithms())
-        if (a.op == *op) {
-          o.run.algo = a.name;
-          break;
-        }
-    s.run = make_run_config(o.run, *topo);
-    s.topo = &*topo;
-    s.ranks = metrics::ranks_of(s.run);
-    if (cmd->count("--ranks") > 0 && o.ranks != s.ranks)
-      fail("--ranks {}: the placement on --topo {} has {} GPUs (choose GPUs with --gpus)", o.ranks, o.run.topo, s.ranks);
-  } else {
-    if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (2..65536)", o.ranks);
-    s.ranks = o.ranks;
-    s.params.alpha = parse_duration(o.alpha, "--alpha");
-    if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
-    // A bare number would be bytes per second, never what anyone means here: ask for the unit.
-    if (o.bw.find_first_not_of("0123456789.") == std::string::npos) fail("--bw: '{}' needs a unit (e.g. 25GB/s)", o.bw);
-    s.params.bw = parse_bandwidth(o.bw, "--bw");
-    auto dt = metrics::datatype_from(o.run.datatype);
-    if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);
-    s.elt_size = dt->size;
-    s.run.root = o.run.root;
-    s.params.overhead = parse_duration(o.run.sw_overhead, "--o");
-    s.run.model.semantics = engine::semantics_from(o.run.semantics, "--semantics");
-    if (!o.run.chunk_size.empty()) s.run.segment_bytes = parse_size(o.run.chunk_size, "--chunk-size");
-  }
-  // Every row is a simulation of p ranks (a sweep: every algorithm at every size, then bisections), so the
-  // rank count bounds the run time: a few seconds at these limits.
+  if (cmd->count("--topo") > 0) setup_on_topology(o, cmd, s, topo);
+  else setup_textbook(o, s);
   const bool one_algo = cmd->count("--algo") > 0;
-  const int limit = one_algo ? kExplainMaxRanks : kSweepMaxRanks;
-  if (s.ranks > limit)
-    fail("explain: {} ranks is more than {} {}; simulate larger runs with the main command", s.ranks, limit,
-         one_algo ? "for one algorithm" : "for a sweep of every algorithm (give --algo to explain one, up to 4096 ranks)");
-  // One rank sends nothing: every formula is 0 and there is nothing to compare or teach.
-  if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
+  check_ranks(s, one_algo);
   if (!o.gamma.empty()) {
     const Time g = parse_duration(o.gamma, "--gamma"); // time per byte
     if (g <= 0) fail("--gamma: must be positive (time to reduce one byte, e.g. 10ps)");
     s.params.reduce_bw = static_cast<Bandwidth>(kPsPerSec / g);
     s.run.model.reduce_bw = s.params.reduce_bw;
   }
-  std::string out;
-  const bool one = cmd->count("--algo") > 0;
-  // A size too small to hold one element per rank explains a zero-byte run: refuse it.
-  auto checked_size = [&](const std::string& text, const char* flag) {
-    const Bytes b = parse_size(text, flag);
-    if (metrics::plan_size(s.op, s.ranks, b, s.elt_size).count == 0)
-      fail("{}: {} B holds no whole {}-byte element for {} on {} ranks", flag, b, s.elt_size, schedule::to_string(s.op), s.ranks);
-    return b;
-  };
-  if (one) {
-    const auto e = metrics::explain_one(s, o.run.algo, checked_size(o.size, "--size"));
-    out = report::render(e, s.op, s.ranks, f);
-  } else {
-    // Without --min, the sweep starts at the first power of two from 8 B that gives every rank an element
-    // (allgather's 8 B on 8 ranks would be 1 B each).
-    Bytes lo = 8;
-    if (cmd->count("--min") > 0) lo = checked_size(o.min, "--min");
-    else
-      while (metrics::plan_size(s.op, s.ranks, lo, s.elt_size).count == 0 && lo < (Bytes{1} << 50)) lo *= 2;
-    const Bytes hi = parse_size(o.max, "--max");
-    if (lo > hi) fail("--min {} is larger than --max {}", o.min, o.max);
-    report::Progress bar("explain", 2 * metrics::size_series(lo, hi, 2).size()); // sizes, then crossovers
-    const auto sw = metrics::explain_sweep(s, lo, hi, [&](std::size_t done, std::size_t) { bar.update(done); });
-    bar.done();
-    out = report::render(sw, s.op, s.ranks, f);
-  }
+  const std::string out = one_algo ? report::render(metrics::explain_one(s, o.run.algo, checked_size(s, o.size, "--size")), s.op,
+                                                    s.ranks, f)
+                                   : explain_sweep(o, cmd, s, f);
   write_output(o.output, out);
   return 0;
 }
