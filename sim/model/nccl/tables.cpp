@@ -1,5 +1,6 @@
 #include "sim/model/nccl/tables.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -201,9 +202,12 @@ std::optional<Algo> algo_from(std::string_view s) {
   return std::nullopt;
 }
 
+// NCCL's figure for the link type, but never more than the link itself carries: a topology that says a
+// link is slower (an edited file, a host-staged PCIe path measured below the bus speed) is believed.
 double Tables::lane_GBps(const topology::Link& l) const {
+  const double own = static_cast<double>(l.bw) / 1e9;
   const auto it = link_lane_GBps.find(l.type);
-  return it != link_lane_GBps.end() ? it->second : static_cast<double>(l.bw) / 1e9;
+  return it != link_lane_GBps.end() ? std::min(it->second, own) : own;
 }
 
 std::string default_tables_path() { return data_dir() + "/models/nccl.json"; }

@@ -68,7 +68,7 @@ struct Tables {
   };
   std::optional<Nvls> nvls;
 
-  double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane of this link
+  double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane, at most the link's own
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json
