@@ -11,6 +11,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_file.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -20,57 +21,35 @@ constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
 constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
 constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
 
-// One entry of the tables file; every error names the file and the entry ("caps_GBps.ll_max.volta").
-// (Local until the project-wide JSON helper lands; the file is trusted data shipped with ccsim.)
+// One entry of the tables file, read through the project's JSON reader (sim/core/json_file): every error
+// names the file and the entry ("caps_GBps.ll_max.volta").
 class Ref {
  public:
-  Ref(const nlohmann::json* j, std::string where, const std::string* file) : j_(j), where_(std::move(where)), file_(file) {}
-  Ref operator[](std::string_view key) const {
-    const std::string w = where_.empty() ? std::string(key) : where_ + "." + std::string(key);
-    if (!j_->is_object() || !j_->contains(key)) fail("--nccl-tables {}: missing entry '{}'", *file_, w);
-    return Ref(&(*j_)[std::string(key)], w, file_);
-  }
-  Ref operator[](std::size_t i) const {
-    if (!j_->is_array() || i >= j_->size()) fail("--nccl-tables {}: '{}' has no element {}", *file_, where_, i);
-    return Ref(&(*j_)[i], where_ + "[" + std::to_string(i) + "]", file_);
-  }
-  bool has(std::string_view key) const { return j_->is_object() && j_->contains(key); }
-  std::size_t size() const { return j_->is_array() ? j_->size() : 0; }
-  bool is_null() const { return j_->is_null(); }
+  explicit Ref(JsonValue v) : v_(std::move(v)) {}
+  Ref operator[](std::string_view key) const { return Ref(v_[key]); }
+  Ref operator[](std::size_t i) const { return Ref(v_.at(i)); }
+  bool has(std::string_view key) const { return v_.has(key); }
+  std::size_t size() const { return v_.is_array() ? v_.size() : 0; }
+  bool is_null() const { return v_.raw().is_null(); }
   std::vector<std::string> keys() const {
     std::vector<std::string> out;
-    if (j_->is_object())
-      for (const auto& [k, v] : j_->items()) out.push_back(k);
+    if (v_.is_object())
+      for (const auto& [k, v] : v_.items()) out.push_back(k);
     return out;
   }
-  double number() const {
-    if (!j_->is_number() || !std::isfinite(j_->get<double>())) bad("must be a finite number");
-    return j_->get<double>();
-  }
+  double number() const { return v_.as_double(); }
   double positive() const {
     const double v = number();
     if (!(v > 0)) bad("must be positive");
     return v;
   }
-  int integer(int lo, int hi) const {
-    const double v = number();
-    if (v != std::floor(v) || v < lo || v > hi) bad(fmt::format("must be a whole number from {} to {}", lo, hi));
-    return static_cast<int>(v);
-  }
-  std::string string() const {
-    if (!j_->is_string()) bad("must be a string");
-    return j_->get<std::string>();
-  }
-  bool boolean() const {
-    if (!j_->is_boolean()) bad("must be true or false");
-    return j_->get<bool>();
-  }
-  [[noreturn]] void bad(const std::string& what) const { fail("--nccl-tables {}: '{}' {}", *file_, where_, what); }
+  int integer(int lo, int hi) const { return static_cast<int>(v_.as_int(lo, hi)); }
+  std::string string() const { return v_.as_string(); }
+  bool boolean() const { return v_.as_bool(); }
+  [[noreturn]] void bad(const std::string& what) const { v_.fail_message(what); }
 
  private:
-  const nlohmann::json* j_;
-  std::string where_;
-  const std::string* file_;
+  JsonValue v_;
 };
 
 void read_caps(const Ref& r, Caps& out) {
@@ -97,15 +76,8 @@ void read_nvls(const Ref& r, Tables& t) {
 } // namespace
 
 Tables parse_tables(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("--nccl-tables {}: cannot open", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    fail("--nccl-tables {}: not valid JSON ({})", path, std::string(e.what()).substr(0, 80));
-  }
-  const Ref root(&j, "", &path);
+  const nlohmann::json j = read_json_file(path, "--nccl-tables ");
+  const Ref root(JsonValue(j, "--nccl-tables " + printable(path)));
   Tables t;
   t.path = path;
   if (root["kind"].string() != "ccsim-nccl-tables") root["kind"].bad("must be \"ccsim-nccl-tables\"");
