@@ -4,7 +4,7 @@
 
 #include "sim/model/calibrate.hpp"
 #include "sim/topology/generators.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   using namespace ccsim;

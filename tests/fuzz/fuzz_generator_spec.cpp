@@ -1,7 +1,7 @@
 // --topo generator specs (crossbar:, torus:, cluster:, machine:), then a route between two GPUs.
 #include "sim/topology/generators.hpp"
 #include "sim/topology/routing.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   using namespace ccsim;

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "sim/model/nccl/tables.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   static const std::string path = "/tmp/ccsim-fuzz-nccl-" + std::to_string(::getpid()) + ".json";

@@ -2,7 +2,7 @@
 #include "sim/core/json_file.hpp"
 #include "sim/model/params.hpp"
 #include "sim/topology/generators.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   using namespace ccsim;

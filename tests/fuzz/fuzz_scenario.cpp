@@ -1,7 +1,7 @@
 // A training scenario file (parsing and its checks; running one needs shipped topologies).
 #include "sim/core/json_file.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   const auto s = ccsim::scenario::scenario_from_json(ccsim::parse_json_text(input, "fuzz.json"), "fuzz.json");

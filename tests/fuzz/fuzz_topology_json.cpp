@@ -2,7 +2,7 @@
 #include "sim/core/json_file.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   using namespace ccsim;

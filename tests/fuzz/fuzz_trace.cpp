@@ -1,6 +1,6 @@
 // An nccl-tests output (or NCCL INFO log): parse it as compare and calibrate do.
 #include "sim/trace/nccl_tests_trace.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 CCSIM_FUZZ_TARGET({
   const auto t = ccsim::trace::parse_trace(input, "fuzz.txt");

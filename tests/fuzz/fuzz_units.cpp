@@ -1,7 +1,7 @@
 // Size, time, bandwidth and whole-number strings as flags and files write them; values that parse
 // must format and parse back.
 #include "sim/core/units.hpp"
-#include "tests/fuzz/fuzz_common.hpp"
+#include "fuzz_common.hpp"
 
 namespace {
 template <typename F>
