@@ -189,6 +189,28 @@ MeasuredRow row_by_shape(const std::vector<std::string>& tk, const std::string& 
   return row_from_header(tk, c, where);
 }
 
+// The rank count the printed busbw/algbw ratio implies (nccl-tests' bus factor: 2(n-1)/n for allreduce,
+// (n-1)/n for allgather/reducescatter/alltoall), read on the row with the largest algbw (printed with two
+// decimals, so the ratio is sharpest there); 0 when it names no whole count.
+int ranks_from_busbw(const Trace& t) {
+  using schedule::Op;
+  if (!t.op) return 0;
+  const bool ar = *t.op == Op::AllReduce;
+  if (!ar && *t.op != Op::AllGather && *t.op != Op::ReduceScatter && *t.op != Op::AllToAll) return 0;
+  double algbw = 0, busbw = 0;
+  for (const auto& r : t.rows) {
+    const auto& h = r.out_of_place ? r.out_of_place : r.in_place;
+    if (h && h->algbw > algbw) algbw = h->algbw, busbw = h->busbw;
+  }
+  if (algbw < 10.0) return 0;
+  const double scale = ar ? 2.0 : 1.0, f = busbw / algbw;
+  if (f <= 0 || f >= scale - 1e-3) return 0; // 2019 convention (algbw = busbw) or nonsense
+  const double n = scale / (scale - f);
+  const long k = std::lround(n);
+  if (k < 2 || k > (1L << 20) || std::abs(n - static_cast<double>(k)) > 0.25) return 0;
+  return static_cast<int>(k);
+}
+
 } // namespace
 
 double measured_time_us(const MeasuredRow& r, bool in_place) {
@@ -214,6 +236,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     if (raw.find('\0') != std::string::npos) fail("{}: binary data, not an nccl-tests output", where);
     std::string line = trim(raw);
     if (line.empty()) continue;
+    // mpirun --tag-output prefix "[1,0]<stdout>:" (before the srun one)
+    if (line[0] == '[') {
+      const auto close = line.find("]<std");
+      const auto colon = close == std::string::npos ? close : line.find(">:", close);
+      if (colon != std::string::npos) line = trim(line.substr(colon + 2));
+      if (line.empty()) continue;
+    }
     // srun/mpirun task prefix "0: "
     {
       const auto sp = line.find_first_of(" \t");
@@ -317,12 +346,12 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   else if (device_ranks > 0) t.ranks = device_ranks, t.ranks_from = "device list";
   else if (g_flag) t.ranks = *g_flag, t.ranks_from = "-g flag in the header";
   else if (ratio > 1) t.ranks = ratio, t.ranks_from = "size/count ratio";
-  else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
   else if (t.header_values.count("nGpus") && t.header_values.count("nThread") && command_line.find("mpirun") == std::string::npos &&
-           command_line.find("srun") == std::string::npos) {
+           command_line.find("srun") == std::string::npos && hints.ranks <= 0) {
     t.ranks = std::stoi(t.header_values["nGpus"]) * std::stoi(t.header_values["nThread"]);
     t.ranks_from = "nThread*nGpus (single process)";
-  }
+  } else if (const int n = ranks_from_busbw(t); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
+  else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
 
   if (t.op && t.ranks > 0 && ratio > 0) {
     using schedule::Op;
