@@ -243,6 +243,8 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       if (colon != std::string::npos) line = trim(line.substr(colon + 2));
       if (line.empty()) continue;
     }
+    // a bare srun task prefix on an empty line ("0:")
+    if (line.size() >= 2 && line.back() == ':' && is_uint(line.substr(0, line.size() - 1))) continue;
     // srun/mpirun task prefix "0: "
     {
       const auto sp = line.find_first_of(" \t");
