@@ -18,6 +18,8 @@ def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
 
+REASON = {}  # file (or "file [run k]") -> index.json's miss_reason
+
 def entries(index):
     """(label, class, file, compare-args, fittable) per run."""
     out = []
@@ -30,10 +32,12 @@ def entries(index):
         if e.get("runs"):
             for k, r in enumerate(e["runs"], 1):
                 out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + common, False))
+                REASON[f'{e["file"]} [run {k}]'] = e.get("miss_reason", "")
             continue
         args = ["--topo", e["topology"]] + common
         if e.get("gpus"): args += ["--gpus", e["gpus"]]
         out.append((e["file"], e["class"], path, args, True))
+        REASON[e["file"]] = e.get("miss_reason", "")
     return out
 
 def summary(ccsim, path, args, params=None):
@@ -134,7 +138,8 @@ def main():
         own = own_cv.get(path)
         if o is not None: mids.append(o)
         miss = o is None or (o[0] is not None and o[0] > 5) or o[1] > 15
-        note = (derr or oerr)[:90] if d is None or o is None else ""
+        note = ((derr or oerr)[:90] + "; ") if d is None or o is None else ""
+        if miss: note += REASON.get(label, "") or "NO REASON GIVEN (add miss_reason to models/traces/index.json)"
         lines.append((label, cls, d, o, own, "MISS" if miss else "ok", note))
     hdr = "| trace | class | described >=1MiB / all | other machines >=1MiB / all | own (held out) >=1MiB / all | middle column | note |\n|---|---|---|---|---|---|---|"
     body = "\n".join(f"| {l} | {c} | {fmt(d[0]) if d else 'ERR'} / {fmt(d[1]) if d else 'ERR'} | {fmt(o[0]) if o else 'ERR'} / {fmt(o[1]) if o else 'ERR'} | "
@@ -147,7 +152,13 @@ def main():
     print(text)
     if md:
         head = (f"# Validation: ccsim --model nccl against every trace in models/traces\n\n"
-                f"Measured {datetime.date.today().isoformat()} with `scripts/validate.sh --table {md}` (scripts/validate_table.py).\n\n")
+                f"Measured {datetime.date.today().isoformat()} with `scripts/validate.sh --table {md}` (scripts/validate_table.py).\n\n"
+                "Columns (median |busbw error| for sizes >= 1 MiB / over all sizes): **described** = `ccsim compare --model nccl` on the machine "
+                "as models/traces/index.json describes it, shipped parameters; **other machines** = a class-level parameter set built from "
+                "every other machine class's own fit (each parameter the median over those fits; the trace's own class never enters); "
+                "**own** = the trace's own calibration held out by halves (worse of the two folds; n/a under 8 rows or when the described "
+                "machine needs a GPU subset). Target for the middle column: <= 5 % / <= 15 %. Every miss carries its reason "
+                "(`miss_reason` in models/traces/index.json).\n\n")
         with open(md + ".tmp", "w") as fh:
             fh.write(head + text)
         os.replace(md + ".tmp", md)
