@@ -223,7 +223,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   Trace t;
   t.origin = origin;
   std::optional<Columns> cols;
-  std::string op_line, command_line, all_header;
+  std::string op_line, command_line, banner_line, all_header; // banner: nccl-tests' own "Collective test starting: X_perf"
   int device_ranks = 0;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
@@ -258,6 +258,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       const auto tk = tokens(body);
       if (tk.empty()) continue;
       if (starts_with(body, "hardware:") && t.hardware.empty()) t.hardware = trim(body.substr(9));
+      else if (starts_with(body, "Collective test starting:") && banner_line.empty()) banner_line = body;
       else if (starts_with(body, "op:") && op_line.empty()) op_line = body;
       else if (starts_with(body, "command:") && command_line.empty()) command_line = body;
       else if (tk[0] == "nThread") {
@@ -312,6 +313,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
 
   // The collective.
   if (hints.force && hints.op) t.op = hints.op, t.op_from = "--op";
+  if (!t.op && !banner_line.empty()) { // what the binary printed beats what a collector wrote about it
+    if (auto o = find_op(banner_line)) t.op = o, t.op_from = "nccl-tests banner";
+  }
   if (!t.op && !op_line.empty()) {
     if (auto o = find_op(op_line)) t.op = o, t.op_from = "op: header line";
   }

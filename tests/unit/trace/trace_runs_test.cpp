@@ -59,3 +59,12 @@ TEST_CASE("mpirun --tag-output prefixes are stripped from header and rows") {
   CHECK(t.rows[1].size == 2097152);
   CHECK(t.rows[1].out_of_place->time_us == doctest::Approx(30.0));
 }
+
+TEST_CASE("the nccl-tests banner names the collective over a collector's command line") {
+  // The header's command says "-t alltoall" (sic, per the file's own caveat) but the binary printed all_gather_perf.
+  const auto runs = trace::load_trace_runs(tp("gb300-a4xmax-2node-8gpu-allgather-4K-16G-gcpdocs.txt"));
+  REQUIRE(runs.size() == 1);
+  REQUIRE(runs.front().op);
+  CHECK(*runs.front().op == schedule::Op::AllGather);
+  CHECK(runs.front().op_from == "nccl-tests banner");
+}
