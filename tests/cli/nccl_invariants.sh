@@ -26,5 +26,11 @@ check "hgx-h100 ring" 450 --topo hgx-h100 --model nccl --nccl-algo ring -b 1M -e
 check "hgx-h100 auto" 450 --topo hgx-h100 --model nccl -b 1M -e 2G
 check "4-node hgx-h100 ring" 400 --topo cluster:nodes=4,node=hgx-h100,nics=8x400G --model nccl --nccl-algo ring -b 16M -e 2G
 check "mi300x auto" 448 --topo machine:gpu=mi300x --model nccl -b 1M -e 1G
+# --p2p off (NCCL_P2P_DISABLE=1): every copy through host memory; an H100 stages at most PCIe Gen5's
+# host-staged 39 GB/s (models/gpus.json nop2p_bw), so no busbw may exceed it, whatever the NVLinks could do.
+check "hgx-h100 4 GPUs, P2P off" 39 --topo hgx-h100 --gpus 4,5,6,7 --p2p off --model nccl -b 1M -e 1G
+"$ccsim" --topo hgx-h100 --p2p sideways -b 8 -e 8 >/dev/null 2>/tmp/p2p.$$; rc=$?
+{ [ "$rc" = 2 ] && [ "$(wc -l </tmp/p2p.$$)" = 1 ] && grep -q -- "--p2p" /tmp/p2p.$$; } || { echo "FAIL --p2p sideways: rc $rc, $(cat /tmp/p2p.$$)"; fail=1; }
+rm -f /tmp/p2p.$$
 [ "$fail" = 0 ] && echo "nccl invariants: ok"
 exit $fail
