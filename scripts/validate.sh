@@ -9,7 +9,10 @@
 # calibration, scripts/refit.sh), and the line adds that fit's held-out error: the worse of its two
 # folds (even rows predicted from a fit on the odd ones, and back), so in-sample luck shows.
 #
-# Usage: scripts/validate.sh [--stand-ins] [--models "fifo nccl"] [--params FILE | --own-fits] [--plots DIR] [--ccsim PATH]
+# With --table [FILE] it runs the three-column benchmark instead (described only / calibrated on other
+# machine classes / own machine held out by halves; scripts/validate_table.py) and writes FILE (markdown).
+#
+# Usage: scripts/validate.sh [--table [FILE]] [--stand-ins] [--models "fifo nccl"] [--params FILE | --own-fits] [--plots DIR] [--ccsim PATH]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ccsim=build/ccsim; stand_ins=0; models="fifo nccl"; params=""; plots=""; own=0
@@ -21,6 +24,7 @@ while [ $# -gt 0 ]; do
     --own-fits) own=1 ;;
     --plots) plots="$2"; shift ;;
     --ccsim) ccsim="$2"; shift ;;
+    --table) exec python3 scripts/validate_table.py --ccsim "$ccsim" ${2:+--output "$2"} ;;
     *) echo "validate.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -18,6 +18,7 @@
 #include "sim/model/compare.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
+#include "sim/trace/trace_runs.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -26,6 +27,7 @@ struct CompareOptions {
   RunOptions run;
   TraceOptions tr;
   std::string trace, plot;
+  int run_index = 0; // 0 = every run of the file
 };
 
 std::string shell_quote(const std::string& s) {
@@ -34,10 +36,14 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-void run_compare(const CompareOptions& o) {
-  if (o.trace.empty()) fail("compare: --trace FILE is required");
-  const auto fmt_kind = report::format_from(o.run.format);
-  auto tr = setup_trace_run(o.run, o.tr, o.trace, o.run.topo);
+// One run of the trace file against one topology: the report's JSON and its rendering in `fmt_kind`.
+struct RunResult {
+  nlohmann::json json;
+  std::string text;
+};
+
+RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::string& topo_spec, report::Format fmt_kind) {
+  auto tr = setup_trace_run(o.run, std::move(run), o.trace, topo_spec);
   model::Predictor pred(tr.topo, tr.cfg, o.run.model, model_options(o.run, model::gpus_per_thread(tr.trace)));
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;
@@ -55,12 +61,50 @@ void run_compare(const CompareOptions& o) {
   m.old_busbw_convention = tr.trace.old_busbw_convention;
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
-  const auto j = report::compare_json(res, m);
-  std::string out;
+  RunResult r{report::compare_json(res, m), {}};
   switch (fmt_kind) {
-    case report::Format::Table: out = report::compare_table(res, m); break;
-    case report::Format::Csv: out = report::compare_csv(res, m); break;
-    case report::Format::Json: out = safe_dump(j, 2) + "\n"; break;
+    case report::Format::Table: r.text = report::compare_table(res, m); break;
+    case report::Format::Csv: r.text = report::compare_csv(res, m); break;
+    case report::Format::Json: r.text = safe_dump(r.json, 2) + "\n"; break;
+  }
+  return r;
+}
+
+// `--topo A|B|C`: one topology per run of a file with several runs (a scaling study); one spec for all.
+std::vector<std::string> topo_per_run(const std::string& spec, std::size_t runs) {
+  std::vector<std::string> specs;
+  std::size_t a = 0;
+  for (auto b = spec.find('|'); ; b = spec.find('|', a)) {
+    specs.push_back(spec.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  if (specs.size() == 1) return std::vector<std::string>(runs, specs.front());
+  if (specs.size() != runs) fail("--topo: {} topologies given for {} runs in the trace", specs.size(), runs);
+  return specs;
+}
+
+void run_compare(const CompareOptions& o) {
+  if (o.trace.empty()) fail("compare: --trace FILE is required");
+  const auto fmt_kind = report::format_from(o.run.format);
+  auto runs = trace::load_trace_runs(o.trace, trace_hints(o.tr));
+  if (o.run_index < 0 || o.run_index > static_cast<int>(runs.size()))
+    fail("--run: {} is not a run of {} (it holds {})", o.run_index, o.trace, runs.size());
+  if (o.run_index > 0) runs = {std::move(runs[static_cast<std::size_t>(o.run_index - 1)])};
+  const auto specs = topo_per_run(o.run.topo, runs.size());
+  std::vector<RunResult> results;
+  for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(compare_one(o, std::move(runs[i]), specs[i], fmt_kind));
+  std::string out;
+  nlohmann::json j = results.front().json;
+  if (results.size() == 1) {
+    out = results.front().text;
+  } else if (fmt_kind == report::Format::Json) {
+    j = nlohmann::json{{"kind", "ccsim-compare-runs"}, {"trace", o.trace}, {"runs", nlohmann::json::array()}};
+    for (const auto& r : results) j["runs"].push_back(r.json);
+    out = safe_dump(j, 2) + "\n";
+  } else {
+    for (std::size_t i = 0; i < results.size(); ++i)
+      out += fmt::format("{}== run {} of {} ==\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text);
   }
   if (!o.plot.empty()) {
     const std::string script = data_dir() + "/scripts/plot_compare.py";
@@ -98,6 +142,7 @@ void add_compare_command(CLI::App& app) {
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
   c->add_option("--format", opts->run.format, "Output: table, csv, json")->capture_default_str();
   c->add_option("--output", opts->run.output, "Write the output to this file instead of stdout");
+  c->add_option("--run", opts->run_index, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
   c->add_option("--plot", opts->plot, "Also draw measured vs predicted busbw over size into this PNG");
   c->callback([opts] { run_compare(*opts); });
 }

@@ -31,5 +31,8 @@ struct TraceRun {
 // rank count and data type plus the placement flags in `o`. Throws Error with one line.
 TraceRun setup_trace_run(const RunOptions& o, const TraceOptions& t, const std::string& trace_path,
                          const std::string& topo_spec);
+// The same for a trace already read (one run of a file with several).
+TraceRun setup_trace_run(const RunOptions& o, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec);
+trace::Hints trace_hints(const TraceOptions& t);
 
 } // namespace ccsim::cli

@@ -15,8 +15,7 @@ void add_trace_options(CLI::App& app, TraceOptions& t) {
   app.add_flag("--in-place", t.in_place, "Use the in-place columns of the trace (default out-of-place)");
 }
 
-TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const std::string& trace_path,
-                         const std::string& topo_spec) {
+trace::Hints trace_hints(const TraceOptions& t) {
   trace::Hints hints;
   if (!t.op.empty()) {
     hints.op = schedule::op_from(t.op);
@@ -25,7 +24,16 @@ TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const st
   if (t.ranks < 0) fail("--ranks: must be positive, got {}", t.ranks);
   hints.ranks = t.ranks;
   hints.force = t.force;
-  TraceRun r{trace::load_any_trace(trace_path, hints), topology::resolve_topology(topo_spec), {}};
+  return hints;
+}
+
+TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const std::string& trace_path,
+                         const std::string& topo_spec) {
+  return setup_trace_run(o_in, trace::load_any_trace(trace_path, trace_hints(t)), trace_path, topo_spec);
+}
+
+TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec) {
+  TraceRun r{std::move(trace), topology::resolve_topology(topo_spec), {}};
   const auto& tr = r.trace;
   if (tr.rows.empty())
     fail("{}: no nccl-tests rows to compare ({} NCCL ring hops only)", trace_path, tr.ring_hops.size());

@@ -1,3 +1,4 @@
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
 
 #include <algorithm>
@@ -260,7 +261,17 @@ std::vector<std::string> shipped_topologies() {
   return names;
 }
 
+namespace {
+Topology resolve_as_drawn(const std::string& spec);
+} // namespace
+
 Topology resolve_topology(const std::string& spec) {
+  if (p2p_disabled()) return without_p2p(resolve_as_drawn(spec), "--p2p off");
+  return resolve_as_drawn(spec);
+}
+
+namespace {
+Topology resolve_as_drawn(const std::string& spec) {
   if (spec.empty()) fail("--topo: empty topology name");
   if (spec.find(':') != std::string::npos && !fs::exists(spec)) return generate_from_spec(spec);
   // Files are read by content: ccsim JSON, `nvidia-smi topo -m`, NCCL topology XML, `rocm-smi --showtopo`.
@@ -275,5 +286,6 @@ Topology resolve_topology(const std::string& spec) {
   for (const auto& n : shipped_topologies()) known += (known.empty() ? "" : ", ") + n;
   fail("--topo: '{}' is neither a file nor a shipped topology (shipped: {})", spec, known);
 }
+} // namespace
 
 } // namespace ccsim::topology

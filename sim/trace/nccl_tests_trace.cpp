@@ -266,6 +266,28 @@ MeasuredRow row_by_shape(const std::vector<std::string>& tk, const std::string& 
   return row_from_header(tk, c, where);
 }
 
+// The rank count the printed busbw/algbw ratio implies (nccl-tests' bus factor: 2(n-1)/n for allreduce,
+// (n-1)/n for allgather/reducescatter/alltoall), read on the row with the largest algbw (printed with two
+// decimals, so the ratio is sharpest there); 0 when it names no whole count.
+int ranks_from_busbw(const Trace& t) {
+  using schedule::Op;
+  if (!t.op) return 0;
+  const bool ar = *t.op == Op::AllReduce;
+  if (!ar && *t.op != Op::AllGather && *t.op != Op::ReduceScatter && *t.op != Op::AllToAll) return 0;
+  double algbw = 0, busbw = 0;
+  for (const auto& r : t.rows) {
+    const auto& h = r.out_of_place ? r.out_of_place : r.in_place;
+    if (h && h->algbw > algbw) algbw = h->algbw, busbw = h->busbw;
+  }
+  if (algbw < 10.0) return 0;
+  const double scale = ar ? 2.0 : 1.0, f = busbw / algbw;
+  if (f <= 0 || f >= scale - 1e-3) return 0; // 2019 convention (algbw = busbw) or nonsense
+  const double n = scale / (scale - f);
+  const long k = std::lround(n);
+  if (k < 2 || k > (1L << 20) || std::abs(n - static_cast<double>(k)) > 0.25) return 0;
+  return static_cast<int>(k);
+}
+
 } // namespace
 
 double measured_time_us(const MeasuredRow& r, bool in_place) {
@@ -278,7 +300,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   Trace t;
   t.origin = origin;
   std::optional<Columns> cols;
-  std::string op_line, command_line, all_header;
+  std::string op_line, command_line, banner_line, all_header; // banner: nccl-tests' own "Collective test starting: X_perf"
   int device_ranks = 0;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
@@ -291,6 +313,15 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     if (raw.find('\0') != std::string::npos) fail("{}: binary data, not an nccl-tests output", where);
     std::string line = trim(raw);
     if (line.empty()) continue;
+    // mpirun --tag-output prefix "[1,0]<stdout>:" (before the srun one)
+    if (line[0] == '[') {
+      const auto close = line.find("]<std");
+      const auto colon = close == std::string::npos ? close : line.find(">:", close);
+      if (colon != std::string::npos) line = trim(line.substr(colon + 2));
+      if (line.empty()) continue;
+    }
+    // a bare srun task prefix on an empty line ("0:")
+    if (line.size() >= 2 && line.back() == ':' && is_uint(line.substr(0, line.size() - 1))) continue;
     // srun/mpirun task prefix "0: "
     {
       const auto sp = line.find_first_of(" \t");
@@ -304,6 +335,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       const auto tk = tokens(body);
       if (tk.empty()) continue;
       if (starts_with(body, "hardware:") && t.hardware.empty()) t.hardware = trim(body.substr(9));
+      else if (starts_with(body, "Collective test starting:") && banner_line.empty()) banner_line = body;
       else if (starts_with(body, "op:") && op_line.empty()) op_line = body;
       else if (starts_with(body, "command:") && command_line.empty()) command_line = body;
       else if (tk[0] == "nThread") {
@@ -366,6 +398,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
 
   // The collective.
   if (hints.force && hints.op) t.op = hints.op, t.op_from = "--op";
+  if (!t.op && !banner_line.empty()) { // what the binary printed beats what a collector wrote about it
+    if (auto o = find_op(banner_line)) t.op = o, t.op_from = "nccl-tests banner";
+  }
   if (!t.op && !op_line.empty()) {
     if (auto o = find_op(op_line)) t.op = o, t.op_from = "op: header line";
   }
@@ -409,16 +444,16 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   else if (device_ranks > 0) t.ranks = device_ranks, t.ranks_from = "device list";
   else if (g_flag) t.ranks = *g_flag, t.ranks_from = "-g flag in the header";
   else if (ratio > 1) t.ranks = ratio, t.ranks_from = "size/count ratio";
-  else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
   else if (t.header_values.count("nGpus") && t.header_values.count("nThread") && command_line.find("mpirun") == std::string::npos &&
-           command_line.find("srun") == std::string::npos) {
+           command_line.find("srun") == std::string::npos && hints.ranks <= 0) {
     const int gpus = checked_int(t.header_values["nGpus"], "nGpus", origin);
     const int threads = checked_int(t.header_values["nThread"], "nThread", origin);
     if (gpus < 1 || threads < 1 || static_cast<long>(gpus) * threads > kMaxRanks)
       fail("{}: nThread {} x nGpus {} is not in 1..{} ranks", origin, threads, gpus, kMaxRanks);
     t.ranks = gpus * threads;
     t.ranks_from = "nThread*nGpus (single process)";
-  }
+  } else if (const int n = ranks_from_busbw(t); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
+  else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
 
   if (t.op && t.ranks > 0 && ratio > 0) {
     using schedule::Op;

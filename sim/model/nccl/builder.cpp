@@ -76,7 +76,10 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   const double intra = algo == Algo::Nvls ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
   const double inter = net_hop_us(tab_, algo, proto);
   for (auto& l : v->topo.links) {
-    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(tab_.lane_GBps(l) * 1e9 * opt_.params.efficiency(l.type) * f)));
+    // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
+    // slow bridge): busbw must not exceed what the hardware can carry.
+    const double seen = tab_.lane_GBps(l) * 1e9 * opt_.params.efficiency(l.type) * f;
+    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
   v->router = std::make_unique<topology::Router>(v->topo);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model::nccl {
@@ -13,13 +14,26 @@ using topology::Topology;
 
 namespace {
 
+// The topology names its GPU kind (machine: generators, imports, presets with "gpu"): NCCL's tuning row
+// is the catalogue's nccl_arch (an RTX 4090 is Ada, NCCL's Ampere row, whatever links it has); AMD's CDNA
+// generations map to the row nccl.json's arch_of_nccl_arch gives them.
+std::optional<Arch> arch_of_gpu_kind(const Topology& t, const Tables& tab) {
+  if (t.gpu_kind.empty()) return std::nullopt;
+  const auto kind = topology::gpu_kind(t.gpu_kind, "topology " + t.name);
+  if (const auto a = arch_from(kind.nccl_arch)) return a;
+  const auto it = tab.arch_of_nccl_arch.find(kind.nccl_arch);
+  if (it != tab.arch_of_nccl_arch.end()) return it->second;
+  return std::nullopt;
+}
+
 Arch arch_of(const Topology& t, const Tables& tab, const std::string& override_) {
   if (!override_.empty()) {
     const auto a = arch_from(override_);
     if (!a) fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", override_);
     return *a;
   }
-  int newest = 0; // GPU generation from the newest NVLink generation present
+  if (const auto from_kind = arch_of_gpu_kind(t, tab)) return *from_kind;
+  int newest = 0; // no GPU kind named: the generation from the newest NVLink generation present
   for (const auto& l : t.links)
     if (topology::is_nvlink(l.type)) newest = std::max(newest, static_cast<int>(l.type) - static_cast<int>(topology::LinkType::NvLink1) + 1);
   if (newest == 0) return Arch::Volta;
@@ -46,7 +60,7 @@ RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
       double lane_min = 1e300, cap_min = 1e300;
       for (auto c : router.route(a, b)) {
         const auto& l = t.link_of(c);
-        if (!inter && !topology::is_nvlink(l.type)) s.all_nvlink = false;
+        if (!inter && !topology::is_nvlink(l.type) && l.type != topology::LinkType::Xgmi) s.all_nvlink = false;
         lane_min = std::min(lane_min, tab.lane_GBps(l));
         cap_min = std::min(cap_min, tab.lane_GBps(l) * l.lanes);
       }

@@ -128,6 +128,15 @@ Tables parse_tables(const std::string& path) {
     if (!a) arch_of[key].bad("is not a GPU architecture");
     t.arch_of_nvlink[static_cast<std::size_t>(g - 1)] = *a;
   }
+  if (root.has("arch_of_nccl_arch")) {
+    const auto rows = root["arch_of_nccl_arch"];
+    for (const auto& key : rows.keys()) {
+      if (key == "source") continue;
+      const auto a = arch_from(rows[key].string());
+      if (!a) rows[key].bad("is not a GPU architecture");
+      t.arch_of_nccl_arch[key] = *a;
+    }
+  }
   const auto ll128 = arch_from(root["ll128_min_arch"]["value"].string());
   if (!ll128) root["ll128_min_arch"]["value"].bad("is not a GPU architecture");
   t.ll128_min_arch = *ll128;

@@ -45,6 +45,7 @@ struct Tables {
   PerProto<std::vector<double>> tree_correction; // by log2(bytes / 64)
   std::map<topology::LinkType, double> link_lane_GBps; // absent = the link's own bandwidth
   std::array<std::optional<Arch>, 5> arch_of_nvlink{};      // by NVLink generation 1..5
+  std::map<std::string, Arch> arch_of_nccl_arch;           // GPU families outside NCCL's rows (AMD CDNA) -> row used
   Arch ll128_min_arch = Arch::Volta;
   std::array<std::vector<double>, kArchs> speed_intra;
   int max_search_channels = 32, cuda_channels_per_search_channel = 2;

@@ -44,16 +44,20 @@ TEST_CASE("konnase DGX-1V allreduce: old format, op from the command line, ranks
   CHECK(t.provenance.front().rfind("# source: GitHub konnase", 0) == 0);
 }
 
-TEST_CASE("deepops 2-node allreduce: old format with indentation, ranks only from a hint") {
+TEST_CASE("deepops 2-node allreduce: old format with indentation, ranks only from busbw over algbw") {
   const auto bare = trace::load_trace(tp("dgx1-v100-2node-16gpu-allreduce-roce-deepops.txt"));
   CHECK(bare.rows.size() == 29);
   CHECK(*bare.op == Op::AllReduce);
-  CHECK(bare.ranks == 0); // the file never says
+  CHECK(bare.ranks == 16); // the header's 2 nodes x 8 GPUs; the file prints no count, the bus factor 1.875 says it
+  CHECK(bare.ranks_from == "busbw/algbw ratio");
   trace::Hints h;
+  h.ranks = 12; // a hint that the measured ratio contradicts loses unless forced
+  CHECK(trace::load_trace(tp("dgx1-v100-2node-16gpu-allreduce-roce-deepops.txt"), h).ranks == 16);
+  h.force = true;
+  CHECK(trace::load_trace(tp("dgx1-v100-2node-16gpu-allreduce-roce-deepops.txt"), h).ranks_from == "--ranks");
   h.ranks = 16;
   const auto t = trace::load_trace(tp("dgx1-v100-2node-16gpu-allreduce-roce-deepops.txt"), h);
   CHECK(t.ranks == 16);
-  CHECK(t.ranks_from == "--ranks");
   CHECK(t.rows.front().out_of_place->time_us == doctest::Approx(2193.5));
   CHECK(t.rows.front().in_place->time_us == doctest::Approx(132.2));
   CHECK(row_of(t, 2147483648ULL).out_of_place->busbw == doctest::Approx(22.92));

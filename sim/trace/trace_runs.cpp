@@ -1,0 +1,108 @@
+#include "sim/trace/trace_runs.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/trace/ccsim_output.hpp"
+
+namespace ccsim::trace {
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Drops an mpirun --tag-output ("[1,0]<stdout>:") or srun ("0: ") prefix.
+std::string_view unprefixed(std::string_view s) {
+  s = trimmed(s);
+  if (starts_with(s, "[")) {
+    const auto close = s.find("]<std");
+    const auto colon = close == std::string_view::npos ? close : s.find(">:", close);
+    if (colon != std::string_view::npos) s = trimmed(s.substr(colon + 2));
+  }
+  const auto sp = s.find_first_of(" \t");
+  if (sp != std::string_view::npos && sp >= 2 && s[sp - 1] == ':') {
+    bool digits = true;
+    for (std::size_t i = 0; i + 1 < sp; ++i) digits = digits && std::isdigit(static_cast<unsigned char>(s[i]));
+    if (digits) s = trimmed(s.substr(sp));
+  }
+  return s;
+}
+
+// A line that opens a run: an echo marker "====== ... ======", a collector's "# === RUN" note, or the
+// first lines nccl-tests prints ("# Collective test starting", "# nThread ...", "# Using devices").
+bool opens_run(std::string_view l) {
+  if (starts_with(l, "======")) return true;
+  if (!starts_with(l, "#")) return false;
+  const auto body = trimmed(l.substr(1));
+  return starts_with(body, "=== RUN") || starts_with(body, "Collective test starting") || starts_with(body, "nThread ") ||
+         starts_with(body, "Using devices");
+}
+
+bool is_row(std::string_view l) { return !l.empty() && std::isdigit(static_cast<unsigned char>(l.front())) && l.find(' ') != std::string_view::npos; }
+
+} // namespace
+
+std::vector<std::string> split_runs(std::string_view text) {
+  std::string preamble, current;
+  std::vector<std::string> runs;
+  bool in_run = false, rows_seen = false;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view raw = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    const auto l = unprefixed(raw);
+    const bool opener = opens_run(l), row = is_row(l);
+    if (!in_run && (opener || row)) in_run = true;
+    else if (in_run && opener && rows_seen) { // the previous run is complete: a new one starts here
+      runs.push_back(preamble + current);
+      current.clear();
+      rows_seen = false;
+    }
+    (in_run ? current : preamble).append(raw).append("\n");
+    rows_seen = rows_seen || row;
+    if (nl == text.size()) break;
+  }
+  if (in_run) runs.push_back(preamble + current);
+  if (runs.empty()) runs.push_back(std::string(text));
+  // A file whose "runs" hold no rows but the last (one output with a repeated banner) is one run.
+  if (runs.size() > 1) {
+    int with_rows = 0;
+    for (const auto& r : runs) {
+      std::istringstream in(r);
+      std::string line;
+      bool rows = false;
+      while (std::getline(in, line)) rows = rows || is_row(unprefixed(line));
+      with_rows += rows;
+    }
+    if (with_rows < 2) return {std::string(text)};
+  }
+  return runs;
+}
+
+std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("--trace {}: cannot open", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  if (text.find('\0') == std::string::npos)
+    if (auto t = parse_ccsim_output(text, path, hints)) return {std::move(*t)};
+  const auto parts = split_runs(text);
+  std::vector<Trace> out;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out.push_back(parse_trace(parts[i], parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()), hints));
+  return out;
+}
+
+} // namespace ccsim::trace

@@ -1,0 +1,21 @@
+// Files that hold several nccl-tests runs (a scaling study: `====== 2-node ======` echo markers,
+// `# === RUN` notes, or one full output after another with its own header). Each run is parsed on its
+// own, after the file's common preamble (the `# ` provenance lines before the first run), so its rank
+// count comes from its own device list, header or busbw/algbw ratio.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/trace/nccl_tests_trace.hpp"
+
+namespace ccsim::trace {
+
+// The texts of the runs in `text`, each with the common preamble in front; one element when the file
+// holds a single run.
+std::vector<std::string> split_runs(std::string_view text);
+
+// Every run of the file at `path` (nccl-tests output or a ccsim output), in file order.
+std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints = {});
+
+} // namespace ccsim::trace

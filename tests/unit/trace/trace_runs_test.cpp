@@ -1,0 +1,70 @@
+// Files holding several runs (scaling studies), mpirun --tag-output prefixes, and rank counts read from
+// the printed busbw/algbw ratio. Expected counts come from the files' headers (8/16/32/64 and 4/8/64/128
+// ranks, stated by their authors), not from the parser.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/core/data_dir.hpp"
+#include "sim/trace/trace_runs.hpp"
+
+using namespace ccsim;
+
+namespace {
+std::string tp(const char* f) { return ccsim::data_dir() + "/models/traces/" + f; }
+} // namespace
+
+TEST_CASE("MI325X scaling file: four runs split at the echo markers, ranks from busbw over algbw") {
+  const auto runs = trace::load_trace_runs(tp("mi325x-1to8node-8to64gpu-allreduce-ring-4G-16G-scaling-hisohara-aac11.txt"));
+  REQUIRE(runs.size() == 4);
+  const int want[] = {8, 16, 32, 64};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(runs[i].ranks == want[i]);
+    CHECK(runs[i].ranks_from == "busbw/algbw ratio");
+    CHECK(runs[i].rows.size() == 3);
+    CHECK(runs[i].rows.front().size == 4294967296ULL);
+  }
+}
+
+TEST_CASE("GB300 NVL72 scaling file: four runs at the RUN notes, ranks from each run's own device list") {
+  const auto runs = trace::load_trace_runs(tp("gb300-nvl72-oci-4to128gpu-allreduce-8G-16G-scaling-ociquickstart.txt"));
+  REQUIRE(runs.size() == 4);
+  const int want[] = {4, 8, 64, 128};
+  for (std::size_t i = 0; i < 4; ++i) CHECK(runs[i].ranks == want[i]);
+  CHECK(runs[1].rows.back().out_of_place->busbw == doctest::Approx(841.63));
+}
+
+TEST_CASE("a file with one run stays one run") {
+  const auto runs = trace::load_trace_runs(tp("dgx1-v100-8gpu-allreduce-konnase.txt"));
+  REQUIRE(runs.size() == 1);
+  CHECK(runs.front().ranks == 8);
+  CHECK(trace::split_runs("# a\n# nThread 1\n 8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\n").size() == 1);
+}
+
+TEST_CASE("mpirun --tag-output prefixes are stripped from header and rows") {
+  const std::string text =
+      "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "[1,0]<stdout>:#  Rank  0 Group  0 Pid 1 on h device  0 [0x1b] NVIDIA H100 80GB HBM3\n"
+      "[1,0]<stdout>:#  Rank  1 Group  0 Pid 2 on h device  1 [0x43] NVIDIA H100 80GB HBM3\n"
+      "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "[1,0]<stdout>:     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    20.00   52.43   52.43      0\n"
+      "[1,0]<stdout>:     2097152        524288     float     sum      -1    30.00   69.91   69.91      0    30.00   69.91   69.91      0\n";
+  const auto runs = trace::split_runs(text);
+  REQUIRE(runs.size() == 1);
+  trace::Hints h;
+  h.op = schedule::Op::AllReduce;
+  const auto t = trace::parse_trace(runs.front(), "tagged", h);
+  CHECK(t.ranks == 2);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1].size == 2097152);
+  CHECK(t.rows[1].out_of_place->time_us == doctest::Approx(30.0));
+}
+
+TEST_CASE("the nccl-tests banner names the collective over a collector's command line") {
+  // The header's command says "-t alltoall" (sic, per the file's own caveat) but the binary printed all_gather_perf.
+  const auto runs = trace::load_trace_runs(tp("gb300-a4xmax-2node-8gpu-allgather-4K-16G-gcpdocs.txt"));
+  REQUIRE(runs.size() == 1);
+  REQUIRE(runs.front().op);
+  CHECK(*runs.front().op == schedule::Op::AllGather);
+  CHECK(runs.front().op_from == "nccl-tests banner");
+}
