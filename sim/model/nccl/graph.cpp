@@ -100,7 +100,9 @@ void split_into_channels(const Tables& tab, Graph& g, double route_total) {
       break;
     }
   if (speed <= 0) speed = route_total; // slower than the smallest search speed: one channel at what is there
-  g.channels = std::max(1, std::min(tab.max_search_channels, static_cast<int>(std::floor(route_total / speed + 1e-9))));
+  // (Clamped in double first: a single GPU has no hop, and route_total stays at its 1e300 "unbounded".)
+  const double fit = std::min<double>(tab.max_search_channels, std::floor(route_total / speed + 1e-9));
+  g.channels = std::max(1, static_cast<int>(fit));
   g.bw = speed;
   g.graph_efficiency = std::min(1.0, g.channels * g.bw / route_total);
 }
