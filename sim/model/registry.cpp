@@ -1,5 +1,7 @@
 #include "sim/model/registry.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
@@ -10,11 +12,20 @@ namespace ccsim::model {
 
 namespace {
 
-// A plain network model on the topology as a parameter set scales it; owns that copy and its router.
+// Whether the parameter set changes any link's bandwidth (then the model runs on a scaled copy).
+bool scales_links(const ParamSet& p) {
+  for (const auto& [type, e] : p.link_efficiency)
+    if (e != 1.0) return true;
+  return false;
+}
+
+// A plain network model on the topology, or on a copy scaled by the parameter set when it scales any link
+// (a million-GPU crossbar is not copied for nothing), with its own router.
 class PlainModel final : public metrics::PlanBuilder {
  public:
   PlainModel(const topology::Topology& t, const engine::NetworkEntry& net, const ModelOptions& o)
-      : topo_(scaled_topology(t, o.params)), router_(topo_),
+      : scaled_(scales_links(o.params) ? std::optional(scaled_topology(t, o.params)) : std::nullopt),
+        topo_(scaled_ ? *scaled_ : t), router_(topo_),
         builder_(topo_, router_, net, from_us(o.params.step_us),
                  from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)),
         fitted_(!o.params.origin.empty()) {
@@ -29,7 +40,8 @@ class PlainModel final : public metrics::PlanBuilder {
   }
 
  private:
-  topology::Topology topo_;
+  std::optional<topology::Topology> scaled_;
+  const topology::Topology& topo_; // scaled_, or the caller's topology
   topology::Router router_;
   metrics::PlainBuilder builder_;
   bool fitted_;

@@ -22,6 +22,7 @@ struct ModelOptions {
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
 };
 
+// A factory's builder refers to the topology it was given: that topology must outlive the builder.
 struct ModelEntry {
   std::string_view name, description;
   bool chooses_algorithm; // picks algorithm and protocol per size (--algo is ignored; rows carry the choice)
