@@ -17,6 +17,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/metrics/sweep.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/report/nccl_tests_format.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -230,16 +231,14 @@ struct PerfRun {
 };
 
 // nccl-tests' loop: size = stepfactor > 1 ? size * stepfactor : size + stepbytes, while size <= maxbytes.
+// The series itself is metrics::size_series; what is checked here are the inputs on which nccl-tests
+// itself would never stop.
 std::vector<Bytes> size_series_of(const PerfRun& r) {
   if (r.lo > r.hi) fail("-b,--minbytes {} is larger than -e,--maxbytes {}", r.lo, r.hi);
   if (r.factor > 1 && r.lo == 0) fail("-b,--minbytes 0 with -f,--stepfactor {}: the size never grows (nccl-tests would loop forever)", r.factor);
   if (r.factor <= 1 && r.step == 0) fail("-i,--stepbytes 0 with -f,--stepfactor {}: the size never grows (nccl-tests would loop forever)", r.factor);
-  std::vector<Bytes> out;
-  for (Bytes s = r.lo; s <= r.hi; s = r.factor > 1 ? s * r.factor : s + r.step) {
-    out.push_back(s);
-    if (out.size() > 10000) fail("-b/-e/-f/-i: more than 10000 sizes; raise -f or -i, or narrow -b/-e");
-  }
-  return out;
+  if (r.factor > 1) return metrics::size_series(r.lo, r.hi, static_cast<double>(r.factor));
+  return metrics::size_series(r.lo, r.hi, 1.0, r.step);
 }
 
 PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::Topology& topo) {

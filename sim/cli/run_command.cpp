@@ -168,22 +168,6 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
 
 namespace {
 
-// A pipelined algorithm without --chunk-size runs at the segment `ccsim explain` chooses: the one that
-// minimises its formula's time with alpha and beta from the links it uses.
-metrics::RunConfig at_best_segment(const topology::Topology& topo, const metrics::RunConfig& cfg, Bytes size) {
-  if (cfg.segment_bytes > 0 || !schedule::require_algorithm(cfg.op, cfg.algo).pipelined) return cfg;
-  metrics::ExplainSetup s;
-  s.op = cfg.op;
-  s.topo = &topo;
-  s.run = cfg;
-  s.elt_size = cfg.dtype.size;
-  s.params.reduce_bw = cfg.model.reduce_bw;
-  metrics::RunConfig out = cfg;
-  out.segment_bytes = metrics::chosen_segment(s, cfg.algo, size);
-  return out;
-}
-
-
 // Several rings split the data between ring schedules; any other algorithm would silently run on the
 // first ring's order alone while the header printed every ring as if used.
 void check_rings_apply(const RunOptions& o, const metrics::RunConfig& cfg) {
@@ -248,7 +232,7 @@ int run_command(const RunOptions& o) {
   const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
   Inspector inspect(o, topo, cfg, sizes, fmt_kind);
   auto predict = [&](Bytes s, std::span<engine::Observer* const> obs) {
-    return pred.predict(at_best_segment(topo, cfg, s), metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
+    return pred.predict(cfg, metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
   };
   std::vector<metrics::Row> rows;
   report::Progress bar("sizes", sizes.size());

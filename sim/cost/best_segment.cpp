@@ -34,7 +34,10 @@ SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo
     else lo = x1, x1 = x2, x2 = lo + g * (hi - lo);
   }
   const std::uint64_t mid = k_at((lo + hi) / 2);
-  for (std::uint64_t k = mid > 16 ? mid - 16 : 1; k <= std::min(kmax, mid + 16); ++k) time_of(k);
+  // Rounding to whole segments matters at small k; near kmax (alpha ~ 0) each formula costs O(k), and
+  // a neighbour's time differs by O(1/k), so the scan narrows there.
+  const std::uint64_t width = mid <= 512 ? 16 : 2;
+  for (std::uint64_t k = mid > width ? mid - width : 1; k <= std::min(kmax, mid + width); ++k) time_of(k);
   time_of(1), time_of(kmax);
   SegmentChoice best{0, 1, 0};
   for (const auto& [seg, t] : seen) // smallest time; ties to the larger segment (fewer messages)

@@ -180,6 +180,7 @@ Explanation explain_one(const ExplainSetup& s_in, const std::string& algo_name, 
   RunConfig run = s.run;
   run.op = s.op;
   run.algo = algo.name;
+  run.best_segment = false; // explain chose the segment above (or runs the default on purpose)
   run.dtype.size = s.elt_size;
   std::optional<topology::Topology> ideal;
   const topology::Topology* topo = s.topo;
@@ -316,7 +317,9 @@ ExplainSetup with_best_segment(const ExplainSetup& s, const schedule::AlgorithmI
   if (s.topo) {
     ExplainSetup probe = s;
     probe.choose_segment = false;
-    c = explain_one(probe, algo.name, size).params;
+    // The links a schedule uses do not depend on the size once every edge carries data, so probe at
+    // most 1 MiB per rank: the probe replays the default segment, whose count grows with the size.
+    c = explain_one(probe, algo.name, std::min<Bytes>(size, static_cast<Bytes>(ranks_in(s)) << 20)).params;
   }
   const int p = ranks_in(s);
   const auto plan = plan_size(s.op, p, size, s.elt_size);

@@ -1,4 +1,5 @@
 #include "sim/metrics/sweep.hpp"
+#include "sim/metrics/explain.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +37,25 @@ Row simulate_plan(const topology::Topology& topo, topology::Router& router, cons
   return run(b, cfg, plan, observers);
 }
 
-engine::RunPlan PlainBuilder::plan(const RunConfig& cfg, SizePlan size) const {
+namespace {
+
+RunConfig at_best_segment(const topology::Topology& topo, const RunConfig& cfg, Bytes size) {
+  if (cfg.segment_bytes > 0 || !cfg.best_segment || !schedule::require_algorithm(cfg.op, cfg.algo).pipelined) return cfg;
+  ExplainSetup s;
+  s.op = cfg.op;
+  s.topo = &topo;
+  s.run = cfg;
+  s.elt_size = cfg.dtype.size;
+  s.params.reduce_bw = cfg.model.reduce_bw;
+  RunConfig out = cfg;
+  out.segment_bytes = chosen_segment(s, cfg.algo, size);
+  return out;
+}
+
+} // namespace
+
+engine::RunPlan PlainBuilder::plan(const RunConfig& cfg_in, SizePlan size) const {
+  const RunConfig cfg = at_best_segment(topo_, cfg_in, size.size);
   if (cfg.placements.empty()) fail("run: no GPUs to run on");
   const int p = ranks_of(cfg);
   for (const auto& pl : cfg.placements)

@@ -25,7 +25,11 @@ struct RunConfig {
   // plain network model named by model_name on the topology simulate() is given.
   class PlanBuilder* builder = nullptr;
   engine::ModelParams model;
-  std::uint64_t segment_bytes = 0; // --chunk-size; 0 = algorithm default
+  std::uint64_t segment_bytes = 0; // --chunk-size; 0 = see best_segment
+  // A pipelined algorithm (chain, double binary tree) without segment_bytes runs at the segment that
+  // minimises its closed form with the links' alpha and beta (what `ccsim explain` prints); false keeps
+  // the algorithm's fixed default segment. Every command gets the same choice through PlainBuilder.
+  bool best_segment = true;
   std::vector<int> dims;           // for hierarchical algorithms
 };
 

@@ -54,3 +54,29 @@ TEST_CASE("explain picks the best segment for the double binary tree unless --ch
   s.run.segment_bytes = 2ull << 20; // the issue's 2 MiB
   CHECK(chosen.simulated <= metrics::explain_one(s, "double_binary_tree", n).simulated);
 }
+
+TEST_CASE("every plain-model run without --chunk-size uses the best segment, not only the main sweep") {
+  // metrics::simulate is what compare, rings, scenarios and all_reduce_perf mode run through. With no
+  // segment it must run the double binary tree within 0.1% of every segment tried by hand (the choice
+  // minimises the lockstep closed form; the default gpu-semantics replay overlaps a little more), and
+  // best_segment = false must bring back the schedule's fixed default (64 KiB, slower at 64 MiB).
+  const auto topo = topology::make_crossbar(8, 25'000'000'000, 5'000'000);
+  topology::Router router(topo);
+  metrics::RunConfig cfg;
+  cfg.algo = "double_binary_tree";
+  cfg.placements = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  const Bytes n = 64ull << 20;
+  const Time chosen = metrics::simulate(topo, router, cfg, n).time;
+  for (std::uint64_t seg : {65'536ull, 524'288ull, 1ull << 20, 2ull << 20, 4ull << 20, 8ull << 20}) {
+    auto c = cfg;
+    c.segment_bytes = seg;
+    INFO("segment ", seg);
+    CHECK(static_cast<double>(chosen) <= 1.001 * static_cast<double>(metrics::simulate(topo, router, c, n).time));
+  }
+  auto fixed = cfg;
+  fixed.best_segment = false;
+  auto at_64k = cfg;
+  at_64k.segment_bytes = 65'536;
+  CHECK(metrics::simulate(topo, router, fixed, n).time == metrics::simulate(topo, router, at_64k, n).time);
+  CHECK(chosen < metrics::simulate(topo, router, fixed, n).time);
+}
