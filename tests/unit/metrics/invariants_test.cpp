@@ -139,8 +139,12 @@ TEST_CASE("invariant: on an ideal crossbar, twice the ranks at the same per-rank
           const bool total = op == schedule::Op::AllGather || op == schedule::Op::ReduceScatter || op == schedule::Op::AllToAll;
           const Bytes size = (Bytes{1} << 20) * (total ? static_cast<Bytes>(p) : 1);
           // Under the lockstep (mpi) step semantics of the textbook. Under the default gpu semantics one pair
-          // breaks it: halving_doubling with store_forward, 10 -> 20 ranks, 1.8% faster (a send done when its
-          // first hop took it lets the 20-rank fold overlap more) -- an open question, not yet explained.
+          // breaks it: halving_doubling with store_forward, 10 -> 20 ranks, 1.8% faster. The cause is
+          // head-of-line blocking, not a defect: with gpu semantics a rank posts its first halving step
+          // while the fold's whole buffer is still arriving at the same receive port (switch->gpu3 on 10
+          // ranks: rank 7's step-0 message queues 42 us behind rank 2's 1 MiB fold, and the delay cascades,
+          // 84 us queued in all per `--links`), where mpi's lockstep happens to keep them apart (0 us queued).
+          // How much lines up depends on p's fold pattern, so gpu semantics need not be monotone in p.
           auto c = config(t, op, algo, m);
           c.model.semantics = engine::Semantics::mpi;
           const auto now = time_of(t, c, size);
