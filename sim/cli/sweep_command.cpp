@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -146,6 +147,11 @@ std::string render(const SweepPlan& plan, const std::vector<report::SweepCells>&
 void run(const SweepOptions& o) {
   const auto fmt_kind = report::sweep_format_from(o.format);
   if (o.jobs < 0 || o.jobs > 4096) fail("-j/--jobs: {} is not between 1 and 4096 (0 = every core)", o.jobs);
+  // The table is renamed over its target at the end: never over a device or pipe (as root, -o /dev/null
+  // would replace the device node with a regular file).
+  std::error_code ec;
+  if (!o.output.empty() && o.output != "-" && std::filesystem::exists(o.output, ec) && !std::filesystem::is_regular_file(o.output, ec))
+    fail("-o/--output: {} is not a regular file (write to stdout and redirect instead)", printable(o.output));
   const auto plan = load_sweep_plan(o.plan);
   const MpiWorld world = mpi_start();
   if (world.rank > 0) { // a worker rank: compute what rank 0 hands out, write nothing
