@@ -20,21 +20,21 @@ cat >"$OUT/plan.json" <<'P'
           "bytes": ["8", "32", "128", "512", "2K", "8K", "32K", "256K", "2M", "16M"],
           "sw-alpha": ["0us", "1us", "2us", "5us", "10us", "20us", "50us", "100us", "200us", "500us"]}}
 P
-# run NAME CMD...: wall and CPU seconds of the whole run (every rank's CPU under mpirun), --stats lines kept.
+# run NAME THREADS CMD...: wall and CPU seconds of the whole run (every rank's CPU under mpirun), --stats kept.
 run() {
-  local name=$1; shift
+  local name=$1 jobs=$2; shift 2
   rm -f "$OUT/$name.csv"
-  /usr/bin/time -f "%e %U %S" -o "$OUT/$name.time" "$@" sweep "$OUT/plan.json" --stats -o "$OUT/$name.csv" 2>"$OUT/$name.stats"
+  /usr/bin/time -f "%e %U %S" -o "$OUT/$name.time" "$@" sweep "$OUT/plan.json" -j "$jobs" --stats -o "$OUT/$name.csv" 2>"$OUT/$name.stats"
   read -r wall user sys <"$OUT/$name.time"
   eval "${name}_wall=$wall ${name}_cpu=$(echo "$user + $sys" | bc)"
 }
 echo "## ccsim sweep: 10,000 points, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-run j1 "$CCSIM" -j 1
-run j2 "$CCSIM" -j 2
+run j1 1 "$CCSIM"
+run j2 2 "$CCSIM"
 cmp -s "$OUT/j1.csv" "$OUT/j2.csv" || { echo "bench_sweep: -j 2 table differs from -j 1" >&2; exit 1; }
 mpi=0
 if command -v mpirun >/dev/null && ldd "$CCSIM" | grep -q libmpi; then
-  run np2 mpirun --allow-run-as-root --oversubscribe -np 2 "$CCSIM" -j 1
+  run np2 1 mpirun --allow-run-as-root --oversubscribe -np 2 "$CCSIM"
   grep -q 'x 2 rank(s)' "$OUT/np2.stats" && mpi=1
   cmp -s "$OUT/j1.csv" "$OUT/np2.csv" || { echo "bench_sweep: mpirun -np 2 table differs from -j 1" >&2; exit 1; }
 fi
