@@ -52,7 +52,9 @@ echo '```'
 cat "$OUT/j1.stats"
 [ $mpi = 1 ] && cat "$OUT/np2.stats"
 echo '```'
-python3 -c '
+python3 - "$OUT/j1.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print(f"{sum(r[\"error\"] != \"\" for r in rows)} of {len(rows)} rows are errors (an algorithm that does not fit the machine); the tables are identical across the runs.")' "$OUT/j1.csv"
+errors = sum(r["error"] != "" for r in rows)
+print(f"{errors} of {len(rows)} rows are errors (an algorithm that does not fit the machine); the tables are identical across the runs.")
+PY

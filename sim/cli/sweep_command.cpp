@@ -79,26 +79,31 @@ class Sweep {
     if (n >= pending_.size() || failed_) return std::nullopt;
     return pending_[n];
   }
+  // Never throws (it runs on worker threads and in the MPI master loop): a journal that cannot be
+  // written (disk full) stops the sweep, and rethrow() reports it once every thread has stopped.
   void finish(std::size_t point, report::SweepCells cells, double seconds) {
-    journal_.append(point_key(plan_, plan_.points[point]), cells);
+    try {
+      journal_.append(point_key(plan_, plan_.points[point]), cells);
+    } catch (const Error& e) {
+      stop(e.what());
+    }
     std::lock_guard lock(mutex_);
     cells_[point] = std::move(cells);
     seconds_[point] = seconds;
     bar_.update(++done_);
   }
-  // Runs points on this thread until none is left; an error (the journal's disk is full) stops all.
+  // Runs points on this thread until none is left or the sweep was stopped.
   void work() {
-    try {
-      while (const auto p = take()) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto cells = run_point(plan_, *p);
-        finish(*p, std::move(cells), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      }
-    } catch (const Error& e) {
-      std::lock_guard lock(mutex_);
-      if (!failed_) error_ = e.what();
-      failed_ = true;
+    while (const auto p = take()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto cells = run_point(plan_, *p);
+      finish(*p, std::move(cells), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
+  }
+  void stop(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    if (!failed_) error_ = why;
+    failed_ = true;
   }
   void rethrow() const {
     if (failed_) throw Error(error_);

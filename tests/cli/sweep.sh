@@ -76,6 +76,13 @@ else [ -s int.csv.ccsim-journal ] || fail "an interrupted sweep left no journal"
 "$ccsim" sweep long.json -o int.csv || fail "resume after interrupt exited $?"
 cmp -s int.csv fresh.csv || fail "table after an interruption differs from a fresh one"
 
+# A journal that cannot be written (file size limit, as a full disk) stops the sweep: one line, exit 2, no table.
+(ulimit -f 1; "$ccsim" sweep long.json -j 1 -o full.csv >out 2>err); rc=$?
+[ $rc -eq 2 ] || fail "journal past the file size limit: exit $rc"
+grep -q 'full.csv.ccsim-journal: cannot write the sweep journal' err || fail "journal write error: $(cat err)"
+[ "$(wc -l <err)" -eq 1 ] || fail "journal write error is not one line: $(cat err)"
+[ -e full.csv ] && fail "a table was written after the journal failed"
+
 # Bad plans: one line naming the file and the element, exit 2, no output file.
 bad() { # name json expected-substring
   echo "$2" >"$1.json"
