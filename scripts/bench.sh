@@ -11,6 +11,8 @@
 #   scripts/bench.sh --no-simgrid    ours only
 #   scripts/bench.sh --only-ring P   just the ring allreduce row at P ranks (e.g. 2048) beside SimGrid
 #   scripts/bench.sh --only-torus    just the ring allreduce rows on 2D/3D tori beside SimGrid
+#   scripts/bench.sh --only-sweep    just `ccsim sweep` on 10,000 points: 1 vs 2 threads vs 2 MPI ranks
+#                                    (scripts/bench_sweep.sh; also the last section of the default set)
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
 #   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
@@ -33,7 +35,8 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT=$2; shift ;;
     --only-ring) ONLY_RING=$2; shift ;;
     --only-torus) ONLY_TORUS=1 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -352,5 +355,7 @@ say "## DGX-1 sweep, 8 B to 8 GiB (31 sizes), whole process"
 measure "$WORK/dgx.out" "$CCSIM" --topo dgx1 -b 8 -e 8G
 say ""
 say "\`build/ccsim --topo dgx1 -b 8 -e 8G\`: wall $WALL s, CPU $CPU s, peak RSS $RSS MiB, rc $RC, $(grep -c '^ *[0-9]' "$WORK/dgx.out") rows."
+say ""
+"$ROOT/scripts/bench_sweep.sh" "$OUT/sweep" | tee -a "$RESULTS"
 say ""
 say "Results: $RESULTS"

@@ -13,6 +13,7 @@
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/scenario_command.hpp"
+#include "sim/cli/sweep_command.hpp"
 #include "sim/cli/topo_command.hpp"
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   ccsim::cli::add_rings_command(app);
   ccsim::cli::add_compare_command(app);
   ccsim::cli::add_calibrate_command(app, argc, argv);
+  ccsim::cli::add_sweep_command(app);
   // Past a file size limit (ulimit -f) a write fails with EFBIG instead of killing ccsim, so the
   // temporaries are removed and the error is reported.
   std::signal(SIGXFSZ, SIG_IGN);

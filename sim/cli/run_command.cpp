@@ -235,13 +235,18 @@ int run_command(const RunOptions& o) {
     return pred.predict(cfg, metrics::plan_size(cfg.op, metrics::ranks_of(cfg), s, cfg.dtype.size), obs);
   };
   std::vector<metrics::Row> rows;
-  report::Progress bar("sizes", sizes.size());
+  // A sweep runs many of these at once on worker threads: one bar of its own, none per point.
+  report::Progress bar("sizes", sizes.size(), stderr, o.result == nullptr && report::Progress::stderr_is_terminal());
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     bar.update(i, format_size(sizes[i]));
     rows.push_back(predict(sizes[i], inspect.observers(sizes[i])));
     inspect.saw(sizes[i], rows.back());
   }
   bar.done();
+  if (o.result) {
+    *o.result = {run_header(o, topo, cfg, pred, lo, hi), std::move(rows)};
+    return 0;
+  }
   inspect.finish(predict);
   std::ostringstream out;
   report::write(out, fmt_kind, run_header(o, topo, cfg, pred, lo, hi), rows);

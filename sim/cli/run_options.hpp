@@ -13,6 +13,12 @@
 
 namespace ccsim::cli {
 
+// One run's prediction as data: what `ccsim sweep` takes from each point instead of printed output.
+struct RunRows {
+  report::RunHeader header;
+  std::vector<metrics::Row> rows;
+};
+
 struct RunOptions {
   std::string topo = "dgx1";
   std::string op = "allreduce";
@@ -42,6 +48,8 @@ struct RunOptions {
   std::string gpu_arch;    // --gpu-arch for --model nccl
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
   std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
+  // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
+  RunRows* result = nullptr;
 };
 
 // --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).

@@ -12,11 +12,6 @@
 namespace ccsim::report {
 namespace {
 
-bool stderr_is_terminal() {
-  const char* term = std::getenv("TERM");
-  return isatty(STDERR_FILENO) == 1 && !(term && std::strcmp(term, "dumb") == 0);
-}
-
 int terminal_width() {
   winsize ws{};
   if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
@@ -31,6 +26,11 @@ std::string short_duration(double s) {
 }
 
 } // namespace
+
+bool Progress::stderr_is_terminal() {
+  const char* term = std::getenv("TERM");
+  return isatty(STDERR_FILENO) == 1 && !(term && std::strcmp(term, "dumb") == 0);
+}
 
 Progress::Progress(std::string what, std::size_t total)
     : Progress(std::move(what), total, stderr, stderr_is_terminal(), std::chrono::milliseconds(300),

@@ -28,6 +28,8 @@ class Progress {
   // Erases the bar (if one was drawn). Idempotent.
   void done();
   bool enabled() const { return enabled_; }
+  // Whether the default constructor draws: stderr is a terminal and TERM is not "dumb".
+  static bool stderr_is_terminal();
 
   // The bar's text for `done` of `total` after `elapsed`, fitted to `width` columns (no control codes).
   static std::string render(const std::string& what, std::size_t done, std::size_t total, const std::string& current,

@@ -16,7 +16,7 @@ using namespace import_detail;
 
 namespace {
 std::string& import_gpu() {
-  static std::string kind;
+  thread_local std::string kind; // per thread: `ccsim sweep` parses each point's --gpu on its own worker thread
   return kind;
 }
 } // namespace

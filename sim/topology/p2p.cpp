@@ -11,7 +11,8 @@
 namespace ccsim::topology {
 namespace {
 
-bool g_p2p_off = false;
+// Per thread: `ccsim sweep` parses each point's --p2p on its own worker thread.
+thread_local bool g_p2p_off = false;
 
 bool direct_gpu_link(const Topology& t, const Link& l) {
   const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };

@@ -41,6 +41,7 @@ for script in "$src"/scripts/plot_*.py; do
     plot_sweep.py) "$script" "6 packed rings=$tmp/rings6.json" "rank order=$tmp/naive.json" -o "$out" >"$tmp/log" 2>&1 ;;
     plot_timeline.py) "$script" "$tmp/run.json" -o "$out" >"$tmp/log" 2>&1 ;;
     plot_compare.py) "$script" "$tmp/compare.json" "$out.png" >"$tmp/log" 2>&1 ;;
+    plot_sweep_table.py) "$ccsim" sweep "$src/docs/sweep-example.json" -o "$tmp/sweep.csv" && "$script" "$tmp/sweep.csv" -o "$out" --best >"$tmp/log" 2>&1 ;;
     *) fail "$name: no case in tests/cli/plot_scripts.sh; add how to run it"; continue ;;
   esac
   rc=$?

@@ -1,0 +1,61 @@
+// `ccsim sweep`'s table rendering: expected lines written by hand from the column list and RFC 4180 /
+// JSON rules, never produced by the code under test.
+#include <doctest/doctest.h>
+
+#include "sim/core/error.hpp"
+#include "sim/report/sweep_table.hpp"
+
+using namespace ccsim;
+using report::SweepFormat;
+
+namespace {
+// A run of one 1 MiB row: 8 ranks, 2 rings, 100 us (time is in picoseconds).
+report::SweepCells one_row() {
+  report::RunHeader h;
+  h.topology = "dgx1-v100";
+  h.algo = "ring";
+  h.redop = "sum";
+  h.dtype = "float";
+  h.op = schedule::Op::AllReduce;
+  h.ranks = 8;
+  h.placements = {{0, 1, 2, 3, 4, 5, 6, 7}, {0, 7, 6, 5, 4, 3, 2, 1}};
+  metrics::Row r;
+  r.plan.size = 1048576;
+  r.plan.count = 262144;
+  r.time = 100'000'000;
+  r.bw.algbw_GBps = 10.48576;
+  r.bw.busbw_GBps = 18.35008;
+  return report::sweep_cells(h, {r});
+}
+} // namespace
+
+TEST_CASE("sweep table CSV: parameters, every output column, fields with commas quoted") {
+  const auto cells = one_row();
+  REQUIRE(cells.size() == 1);
+  CHECK(report::sweep_header(SweepFormat::Csv, {"topo", "ring"}) ==
+        "point,topo,ring,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,"
+        "busbw_GBps,algorithm,protocol,channels,loops,simulated,error\n");
+  CHECK(report::sweep_lines(SweepFormat::Csv, 4, {"topo", "ring"}, {"dgx1", "0,1,2"}, cells) ==
+        "4,dgx1,\"0,1,2\",dgx1-v100,8,0 1 2 3 4 5 6 7|0 7 6 5 4 3 2 1,1048576,262144,float,sum,-1,100.000000,100000000,"
+        "10.485760,18.350080,ring,,,,,\n");
+}
+
+TEST_CASE("sweep table: a failed point is one row with only its error, quotes doubled in CSV") {
+  const auto cells = report::sweep_error_cells("--ring: GPU 9 does not exist, \"dgx1\"");
+  // 18 output columns: 17 empty ones and the error, each after a comma.
+  CHECK(report::sweep_lines(SweepFormat::Csv, 0, {"ring"}, {"9"}, cells) ==
+        "0,9" + std::string(18, ',') + "\"--ring: GPU 9 does not exist, \"\"dgx1\"\"\"\n");
+}
+
+TEST_CASE("sweep table JSON lines: numbers bare, empty outputs null, no header") {
+  CHECK(report::sweep_header(SweepFormat::Jsonl, {"topo"}).empty());
+  CHECK(report::sweep_lines(SweepFormat::Jsonl, 2, {"topo"}, {"dgx1"}, one_row()) ==
+        "{\"point\":2,\"topo\":\"dgx1\",\"topology\":\"dgx1-v100\",\"ranks\":8,\"rank_order\":\"0 1 2 3 4 5 6 7|0 7 6 5 4 3 2 1\","
+        "\"size\":1048576,\"count\":262144,\"type\":\"float\",\"reduction\":\"sum\",\"root_rank\":-1,\"time_us\":100.0,"
+        "\"time_ps\":100000000,\"algbw_GBps\":10.48576,\"busbw_GBps\":18.35008,\"algorithm\":\"ring\",\"protocol\":\"\","
+        "\"channels\":null,\"loops\":null,\"simulated\":null,\"error\":\"\"}\n");
+}
+
+TEST_CASE("sweep table: unknown format named with its flag") {
+  CHECK_THROWS_WITH_AS(report::sweep_format_from("parquet"), "--format: unknown format 'parquet' (csv, jsonl)", Error);
+}
