@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
 
 namespace ccsim::topology {
@@ -419,7 +420,7 @@ Topology generate_from_spec(const std::string& spec) {
   }
   if (kind == "machine") {
     MachineSpec m;
-    m.gpu = take(kv, "gpu", spec);
+    m.gpu = canonical_gpu_kind(take(kv, "gpu", spec));
     m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec);
     m.intra = take(kv, "intra", spec, "-");
     if (m.intra == "-") m.intra.clear();

@@ -46,6 +46,17 @@ for flag in "--nvls on" "--nccl-algo nvls"; do
   { [ "$rc" = 2 ] && [ "$(wc -l </tmp/nvls.$$)" = 1 ] && grep -q -- "${flag%% *}" /tmp/nvls.$$; } || { echo "FAIL $flag on MI300X: rc $rc, $(cat /tmp/nvls.$$)"; fail=1; }
 done
 rm -f /tmp/nvls.$$
+# --p2p-level (NCCL_P2P_LEVEL): staging through host memory never makes a PCIe box faster, and a level
+# NCCL does not know is one line naming the flag.
+bw_at() { "$ccsim" --topo "$1" --model nccl --p2p-level "$2" -b 1G -e 1G 2>&1 | awk '/^ *[0-9]/ {print $8}'; }
+for box in machine:gpu=rtx4090,gpus=4,intra=pcie machine:gpu=l40s,gpus=8 machine:gpu=a100-pcie,gpus=2; do
+  sys=$(bw_at "$box" SYS); pix=$(bw_at "$box" PIX); loc=$(bw_at "$box" LOC)
+  awk -v s="$sys" -v p="$pix" -v l="$loc" 'BEGIN { exit !(s != "" && p != "" && l != "" && p <= s * 1.001 && l <= p * 1.001) }' ||
+    { echo "FAIL --p2p-level on $box: SYS $sys, PIX $pix, LOC $loc GB/s (must not rise as the level tightens)"; fail=1; }
+done
+"$ccsim" --topo machine:gpu=l40s,gpus=4 --p2p-level NEAR -b 8 -e 8 >/dev/null 2>/tmp/lvl.$$; rc=$?
+{ [ "$rc" = 2 ] && [ "$(wc -l </tmp/lvl.$$)" = 1 ] && grep -q -- "--p2p-level" /tmp/lvl.$$; } || { echo "FAIL --p2p-level NEAR: rc $rc, $(cat /tmp/lvl.$$)"; fail=1; }
+rm -f /tmp/lvl.$$
 "$ccsim" --topo hgx-h100 --p2p sideways -b 8 -e 8 >/dev/null 2>/tmp/p2p.$$; rc=$?
 { [ "$rc" = 2 ] && [ "$(wc -l </tmp/p2p.$$)" = 1 ] && grep -q -- "--p2p" /tmp/p2p.$$; } || { echo "FAIL --p2p sideways: rc $rc, $(cat /tmp/p2p.$$)"; fail=1; }
 rm -f /tmp/p2p.$$
