@@ -149,7 +149,14 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     // count) are rank-deficient columns: hold the ones the pivoted QR puts last.
     {
       Eigen::MatrixXd Jn = Ja;
-      for (Eigen::Index a = 0; a < Jn.cols(); ++a) Jn.col(a) /= Jn.col(a).norm();
+      // On an AMD mesh the xGMI link's efficiency and RCCL's Simple protocol efficiency are one column (all
+      // Simple traffic crosses xGMI): the link is kept, so that what RCCL loses there stays with AMD links
+      // instead of entering the protocol efficiencies that NVIDIA machines share.
+      for (Eigen::Index a = 0; a < Jn.cols(); ++a) {
+        const auto j = static_cast<std::size_t>(active[static_cast<std::size_t>(a)]);
+        const bool xgmi = j >= 2 && j < 2 + L.types.size() && L.types[j - 2] == "xgmi";
+        Jn.col(a) *= (xgmi ? 1.1 : 1.0) / Jn.col(a).norm();
+      }
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
       qr.setThreshold(1e-5);
       if (qr.rank() < Jn.cols()) {
