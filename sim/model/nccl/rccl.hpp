@@ -16,7 +16,9 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
 // MSCCL all-pairs allreduce (tools/msccl-algorithms/allreduce-allpairs-8n-*.xml): when the tables have
 // it, one node, exactly its rank count, a full mesh and a size inside one of its ranges. Two phases
 // (reduce-scatter, all-gather) of one hop each; every link carries 2*bytes/p; LL moves half the data of
-// a Simple line. `efficiency` scales the link (fitted link x protocol efficiency).
+// a Simple line. `efficiency` scales the link (fitted link x protocol efficiency). The shipped XML files
+// declare in-place only; measured out-of-place rows show the same small-size times (mi300x trace), so
+// both columns get it.
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
                                           double efficiency, int* channels);
 
