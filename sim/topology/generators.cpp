@@ -427,6 +427,9 @@ Topology generate_from_spec(const std::string& spec) {
     const std::string p2p = take(kv, "p2p", spec, "on");
     if (p2p != "on" && p2p != "off") fail("--topo {}: p2p '{}' is not on or off", spec, p2p);
     m.p2p = p2p == "on";
+    const std::string sw = take(kv, "pcie_switch", spec, "on");
+    if (sw != "on" && sw != "off") fail("--topo {}: pcie_switch '{}' is not on or off", spec, sw);
+    m.pcie_switch = sw == "on";
     Topology node = make_machine(m);
     if (!kv.count("nodes") && !kv.count("nics")) {
       no_leftovers(kv, spec);

@@ -71,3 +71,11 @@ TEST_CASE("machine: GPU names as users type them, and 4 PCIe GPUs sharing 1 NIC 
   for (const auto& n : c.nodes) nics += n.kind == NodeKind::Nic;
   CHECK(nics == 2);
 }
+
+TEST_CASE("machine: pcie_switch=off puts every GPU on a CPU root port, so no pair is PIX") {
+  const auto t = resolve_topology("machine:gpu=rtx4090,gpus=4,intra=pcie,pcie_switch=off");
+  for (const auto& n : t.nodes) CHECK(n.kind != NodeKind::PcieSwitch);
+  CHECK(path_class(t, 0, 1) == PathClass::Phb); // two root ports of one CPU
+  CHECK(path_class(t, 1, 2) == PathClass::Sys); // across the sockets
+  CHECK_THROWS_AS(resolve_topology("machine:gpu=rtx4090,pcie_switch=maybe"), Error);
+}
