@@ -3,9 +3,17 @@
 // bandwidth on the mesh, and multi-node rings that share no xGMI link.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/model/nccl/tables.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -87,4 +95,22 @@ TEST_CASE("Rings across full-mesh hosts share no xGMI link and enter through dis
   CHECK(use.size() == 112);
   for (const auto& [hop, n] : use) CHECK(n == 1);
   CHECK(entries.size() == 8);
+}
+
+TEST_CASE("RCCL tables: a bad rccl entry is refused naming the file and the entry") {
+  const std::string path = "/tmp/ccsim-rccl-bad-" + std::to_string(::getpid()) + ".json";
+  auto j = nlohmann::json::parse(std::ifstream(model::nccl::default_rccl_tables_path()));
+  j["rccl"]["xgmi_lane_fraction"] = 2.0;
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a fraction above 1");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("xgmi_lane_fraction") != std::string::npos);
+  }
+  j["rccl"]["xgmi_lane_fraction"] = 0.75;
+  j["rccl"]["direct"]["ranges"][0]["proto"] = "LL128";
+  std::ofstream(path) << j.dump();
+  CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
+  std::remove(path.c_str());
 }
