@@ -238,6 +238,33 @@ static std::vector<int> nearest_members(Router& router, const Topology& t, const
   return out;
 }
 
+// Ring j's stretch inside one host, leaving it from a GPU `near` NIC j: an inside ring in which two such
+// GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink), else one leaving
+// from the nearest GPU and entering at its successor; rotated to end at the exit GPU.
+static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j,
+                                    const std::function<bool(int)>& near, std::set<int>& entries) {
+  std::vector<int> r;
+  std::size_t exit = SIZE_MAX;
+  for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
+    const auto& c = inside[(j + k) % inside.size()];
+    for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+      if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
+  }
+  if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
+    // Of the inside rings, the first whose successor is not yet another ring's entry: the network
+    // delivers to the entry GPU through the NIC beside it, so distinct entries spread the receives
+    // over the NICs (RCCL's xGMI-mesh models enter each ring at a different GPU's NIC).
+    for (std::size_t k = 0; k <= inside.size() && exit == SIZE_MAX; ++k) {
+      const auto& c = inside[(j + k) % inside.size()];
+      for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+        if (near(c[i]) && (k == inside.size() || !entries.count(c[(i + 1) % c.size()]))) r = c, exit = i;
+    }
+    if (exit != SIZE_MAX) entries.insert(r[(exit + 1) % r.size()]);
+  }
+  std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
+  return r;
+}
+
 // Several hosts (topology::host_map): NCCL opens each ring at a NIC, so ring j leaves every host through
 // NIC j and runs the host's own ring order inside. Empty when the GPUs are not spread over several hosts
 // that all have NICs.
@@ -277,34 +304,15 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
     }
     for (std::size_t j = 0; j < rings; ++j) {
       // GPUs nearest NIC j (fewest hops): the ring should leave the node from one and enter at another,
-      // so that both directions of the network hop use NIC j. Prefer an inside ring in which two such
-      // GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink).
+      // so that both directions of the network hop use NIC j.
       std::vector<int> hops(static_cast<std::size_t>(t.num_gpus()), INT32_MAX);
       int fewest = INT32_MAX;
       for (int g : members[pre]) {
         hops[static_cast<std::size_t>(g)] = router.info(router.route(t.gpu_node(g), nics[pre][j])).hops;
         fewest = std::min(fewest, hops[static_cast<std::size_t>(g)]);
       }
-      auto near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
-      std::vector<int> r;
-      std::size_t exit = SIZE_MAX;
-      for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
-        const auto& c = inside[(j + k) % inside.size()];
-        for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-          if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
-      }
-      if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
-        // Of the inside rings, the first whose successor is not yet another ring's entry: the network
-        // delivers to the entry GPU through the NIC beside it, so distinct entries spread the receives
-        // over the NICs (RCCL's xGMI-mesh models enter each ring at a different GPU's NIC).
-        for (std::size_t k = 0; k <= inside.size() && exit == SIZE_MAX; ++k) {
-          const auto& c = inside[(j + k) % inside.size()];
-          for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-            if (near(c[i]) && (k == inside.size() || !entries.count(c[(i + 1) % c.size()]))) r = c, exit = i;
-        }
-        if (exit != SIZE_MAX) entries.insert(r[(exit + 1) % r.size()]);
-      }
-      std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
+      const std::function<bool(int)> near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
+      const auto r = inside_part(inside, j, near, entries);
       out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
     }
   }
