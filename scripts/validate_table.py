@@ -78,6 +78,7 @@ def class_params(fits, source):
         return statistics.median(vals) if vals else default
     P = {"launch_us": med([j["params"]["launch_us"] for j in fits if j["fitted"].get("launch_us")], 0.0),
          "step_us": med([j["params"]["step_us"] for j in fits if j["fitted"].get("step_us")], 0.0),
+         "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if j["fitted"].get("launch_per_gpu_us")], 0.0),
          "link_efficiency": {}, "protocol_efficiency": {}}
     links = {k for j in fits for k in j["params"].get("link_efficiency", {})}
     for k in sorted(links):

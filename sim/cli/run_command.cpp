@@ -38,6 +38,8 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
                                        "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi)");
   app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
                                        "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed");
+  app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,
+                                       "As NCCL_P2P_LEVEL (LOC, NVL, PIX, PXB, PHB, SYS or 0-5): a GPU with a peer on a farther PCIe path copies through host memory");
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
@@ -47,7 +49,7 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
 void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--model", o.model, "Model: " + model::model_names() + " (`--model help` describes them)")->capture_default_str();
   app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
-  app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json)");
+  app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json; models/rccl.json on AMD GPUs)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
   app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "

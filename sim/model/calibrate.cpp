@@ -15,7 +15,8 @@ namespace {
 struct Layout {
   std::vector<std::string> types;  // link types of the efficiency parameters
   std::vector<std::string> protos; // protocols (nccl model only)
-  bool per_gpu = false;            // launch_per_gpu_us (only when the traces differ in GPUs per thread)
+  bool per_gpu = false;            // launch_per_gpu_us (traces differ in GPUs per thread, or all drive several)
+  bool per_gpu_only = false;       // all traces drive the same G > 1 GPUs per thread: launch_us held
   std::size_t size() const { return 2 + types.size() + protos.size() + (per_gpu ? 1 : 0); }
   std::size_t per_gpu_index() const { return 2 + types.size() + protos.size(); }
 };
@@ -82,6 +83,10 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     std::set<int> g;
     for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));
     L.per_gpu = g.size() >= 2;
+    // Every trace from one thread driving G > 1 GPUs (nccl-tests -g G): their launch overhead cannot be told
+    // apart from a per-collective one, and it is the G launches that cost it, so it is fitted per GPU.
+    L.per_gpu_only = g.size() == 1 && *g.begin() > 1;
+    L.per_gpu = L.per_gpu || L.per_gpu_only;
   }
   const auto meas = measured_all(in, o.in_place);
   const std::size_t n = meas.size();
@@ -130,7 +135,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     std::vector<Eigen::Index> active;
     for (std::size_t j = 0; j < L.size(); ++j)
-      if (!o.hold.count(R.names[j]) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
+      if (!o.hold.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
         active.push_back(static_cast<Eigen::Index>(j));
     if (it == 0 && n < active.size() + 3) {
       std::string names;
@@ -144,7 +149,14 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     // count) are rank-deficient columns: hold the ones the pivoted QR puts last.
     {
       Eigen::MatrixXd Jn = Ja;
-      for (Eigen::Index a = 0; a < Jn.cols(); ++a) Jn.col(a) /= Jn.col(a).norm();
+      // On an AMD mesh the xGMI link's efficiency and RCCL's Simple protocol efficiency are one column (all
+      // Simple traffic crosses xGMI): the link is kept, so that what RCCL loses there stays with AMD links
+      // instead of entering the protocol efficiencies that NVIDIA machines share.
+      for (Eigen::Index a = 0; a < Jn.cols(); ++a) {
+        const auto j = static_cast<std::size_t>(active[static_cast<std::size_t>(a)]);
+        const bool xgmi = j >= 2 && j < 2 + L.types.size() && L.types[j - 2] == "xgmi";
+        Jn.col(a) *= (xgmi ? 1.1 : 1.0) / Jn.col(a).norm();
+      }
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
       qr.setThreshold(1e-5);
       if (qr.rank() < Jn.cols()) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
 
 namespace ccsim::topology {
@@ -419,13 +420,16 @@ Topology generate_from_spec(const std::string& spec) {
   }
   if (kind == "machine") {
     MachineSpec m;
-    m.gpu = take(kv, "gpu", spec);
+    m.gpu = canonical_gpu_kind(take(kv, "gpu", spec));
     m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec);
     m.intra = take(kv, "intra", spec, "-");
     if (m.intra == "-") m.intra.clear();
     const std::string p2p = take(kv, "p2p", spec, "on");
     if (p2p != "on" && p2p != "off") fail("--topo {}: p2p '{}' is not on or off", spec, p2p);
     m.p2p = p2p == "on";
+    const std::string sw = take(kv, "pcie_switch", spec, "on");
+    if (sw != "on" && sw != "off") fail("--topo {}: pcie_switch '{}' is not on or off", spec, sw);
+    m.pcie_switch = sw == "on";
     Topology node = make_machine(m);
     if (!kv.count("nodes") && !kv.count("nics")) {
       no_leftovers(kv, spec);

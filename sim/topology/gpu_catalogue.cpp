@@ -1,6 +1,7 @@
 #include "sim/topology/gpu_catalogue.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 
@@ -37,6 +38,18 @@ std::vector<std::string> gpu_kind_names() {
   std::vector<std::string> names;
   for (const auto& [name, g] : gpu_table()["gpus"].items()) names.push_back(name);
   return names;
+}
+
+std::string canonical_gpu_kind(const std::string& name) {
+  const json& gpus = gpu_table()["gpus"];
+  if (gpus.contains(name)) return name;
+  // "A100-PCIe", "h100_pcie", "A6000": case, dashes and underscores dropped; workstation cards may omit "rtx".
+  std::string key;
+  for (char c : name)
+    if (c != '-' && c != '_' && c != ' ') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (gpus.contains(key)) return key;
+  if (gpus.contains("rtx" + key)) return "rtx" + key;
+  return name;
 }
 
 PcieGen pcie_gen(const std::string& name, const std::string& who) {

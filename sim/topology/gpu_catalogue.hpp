@@ -43,6 +43,9 @@ const nlohmann::json& gpu_table(); // the parsed file, loaded once
 // Throws Error "<who>: unknown gpu 'x' (known: ...)".
 GpuKind gpu_kind(const std::string& name, const std::string& who);
 std::vector<std::string> gpu_kind_names();
+// The catalogue's key for a name a user types ("a100-pcie" -> "a100pcie", "A6000" -> "rtxa6000"); the name
+// itself when nothing matches (gpu_kind then reports it with the known names).
+std::string canonical_gpu_kind(const std::string& name);
 // The kind whose product name ("Tesla V100-SXM2-16GB", "NVIDIA GeForce RTX 4090") occurs in `text`.
 std::optional<std::string> gpu_kind_from_product(std::string_view text);
 PcieGen pcie_gen(const std::string& name, const std::string& who);

@@ -72,6 +72,92 @@ Topology without_p2p(const Topology& t, const std::string& who) {
   return out;
 }
 
+namespace {
+std::optional<PathClass> g_level;
+constexpr std::string_view kClassNames[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
+
+bool joined_directly(const Topology& t, int a, int b) {
+  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
+  std::vector<int> switches_a;
+  for (const auto& l : t.links) {
+    const bool gpu_link = is_nvlink(l.type) || l.type == LinkType::Xgmi;
+    if (gpu_link && ((l.a == a && l.b == b) || (l.a == b && l.b == a))) return true;
+    if (gpu_link && (l.a == a || l.b == a) && kind(l.a == a ? l.b : l.a) == NodeKind::NvSwitch) switches_a.push_back(l.a == a ? l.b : l.a);
+  }
+  for (const auto& l : t.links)
+    if ((is_nvlink(l.type)) && (l.a == b || l.b == b) &&
+        std::find(switches_a.begin(), switches_a.end(), l.a == b ? l.b : l.a) != switches_a.end())
+      return true;
+  return false;
+}
+} // namespace
+
+std::string_view name(PathClass c) { return kClassNames[static_cast<int>(c)]; }
+
+PathClass path_class(const Topology& t, int gpu_a, int gpu_b) {
+  const int a = t.gpu_node(gpu_a), b = t.gpu_node(gpu_b);
+  if (a == b) return PathClass::Loc;
+  if (joined_directly(t, a, b)) return PathClass::Nvl;
+  // Fewest-hop path over PCIe and the sockets' links (never through another GPU or the network).
+  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
+  std::vector<int> prev(t.nodes.size(), -2);
+  std::vector<int> queue{a};
+  prev[static_cast<std::size_t>(a)] = -1;
+  for (std::size_t q = 0; q < queue.size() && prev[static_cast<std::size_t>(b)] == -2; ++q) {
+    const int n = queue[q];
+    if (n != a && kind(n) == NodeKind::Gpu) continue;
+    for (const auto& l : t.links) {
+      if (l.a != n && l.b != n) continue;
+      const int m = l.a == n ? l.b : l.a;
+      const bool socket = kind(n) == NodeKind::Cpu && kind(m) == NodeKind::Cpu;
+      if (prev[static_cast<std::size_t>(m)] != -2 || !(is_pcie(l.type) || socket)) continue;
+      prev[static_cast<std::size_t>(m)] = n;
+      queue.push_back(m);
+    }
+  }
+  if (prev[static_cast<std::size_t>(b)] == -2) return PathClass::Sys; // no PCIe path drawn: the farthest class
+  int cpus = 0, switches = 0;
+  for (int n = prev[static_cast<std::size_t>(b)]; n != a; n = prev[static_cast<std::size_t>(n)]) {
+    cpus += kind(n) == NodeKind::Cpu;
+    switches += kind(n) == NodeKind::PcieSwitch;
+  }
+  return cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+}
+
+PathClass p2p_level_from(const std::string& text, const std::string& who) {
+  for (int i = 0; i < 6; ++i)
+    if (text == kClassNames[i]) return static_cast<PathClass>(i);
+  if (text == "NODE") return PathClass::Phb;
+  constexpr PathClass kOld[] = {PathClass::Loc, PathClass::Pix, PathClass::Pxb, PathClass::Phb, PathClass::Sys, PathClass::Sys};
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kOld[text[0] - '0'];
+  fail("{}: '{}' is not a P2P level (LOC, NVL, PIX, PXB, PHB, SYS, or 0-5)", who, text);
+}
+
+Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who) {
+  if (level == PathClass::Loc) return without_p2p(t, who);
+  std::vector<bool> staged(t.nodes.size(), false);
+  bool any = false;
+  for (int g = 0; g < t.num_gpus(); ++g)
+    for (int h = 0; h < t.num_gpus(); ++h)
+      if (g != h && path_class(t, g, h) > level) staged[static_cast<std::size_t>(t.gpu_node(g))] = any = true;
+  if (!any) return t;
+  Topology out = t;
+  for (auto& l : out.links) {
+    const bool gpu_end = staged[static_cast<std::size_t>(l.a)] || staged[static_cast<std::size_t>(l.b)];
+    if (!gpu_end || !is_pcie(l.type)) continue;
+    const auto gen = pcie_gen(fmt::format("pcie{}", static_cast<int>(l.type) - static_cast<int>(LinkType::Pcie3) + 3), who);
+    l.bw = std::min(l.bw, gen.nop2p_bw / static_cast<Bandwidth>(std::max(1, l.lanes)));
+    l.source += fmt::format("; NCCL_P2P_LEVEL={}: a peer is farther, copies staged through host memory at {}'s host-staged speed "
+                            "(models/gpus.json nop2p_bw)", name(level), gen.name);
+  }
+  out.name = t.name + fmt::format("-p2p-{}", name(level));
+  out.validate();
+  return out;
+}
+
+void set_p2p_level(const std::string& text) { g_level = p2p_level_from(text, "--p2p-level"); }
+std::optional<PathClass> p2p_level() { return g_level; }
+
 void set_p2p_mode(const std::string& mode) {
   if (mode != "on" && mode != "off") fail("--p2p: '{}' is not on or off", mode);
   g_p2p_off = mode == "off";

@@ -3,7 +3,9 @@
 // staged through host memory, at the host-staged speed of the GPU's PCIe generation (models/gpus.json
 // nop2p_bw, measured on Gen3/Gen4 boxes), as NCCL's SHM transport does.
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/topology/topology.hpp"
 
@@ -16,5 +18,23 @@ Topology without_p2p(const Topology& t, const std::string& who);
 // `--p2p on|off`: resolve_topology applies without_p2p to every machine it returns while "off".
 void set_p2p_mode(const std::string& mode);
 bool p2p_disabled();
+
+// NCCL's path types between two GPUs, as far as P2P goes (src/graph/topo.h, paths.cc): LOC the same GPU,
+// NVL a direct NVLink/xGMI link or a shared NVSwitch, PIX one PCIe switch, PXB several PCIe switches
+// without the CPU, PHB through a CPU's host bridge, SYS across the CPU sockets' link.
+enum class PathClass { Loc, Nvl, Pix, Pxb, Phb, Sys };
+std::string_view name(PathClass c);
+// The class of the path P2P between GPUs a and b would take (PCIe links only, unless NVL joins them).
+PathClass path_class(const Topology& t, int gpu_a, int gpu_b);
+// NCCL_P2P_LEVEL's values: LOC, NVL, PIX, PXB, PHB, SYS (NODE taken as PHB, nvidia-smi's name for it),
+// or the old numbers 0-5 (LOC, PIX, PXB, PHB, SYS, SYS). Throws Error naming `who`.
+PathClass p2p_level_from(const std::string& text, const std::string& who);
+// NCCL_P2P_LEVEL=level: GPUs with a peer farther than `level` copy to it through host memory (SHM); as
+// NCCL picks per pair but ccsim's links are per GPU, such a GPU's PCIe link runs at its generation's
+// host-staged speed for all its traffic. LOC is --p2p off (without_p2p).
+Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who);
+// `--p2p-level LEVEL`: resolve_topology applies with_p2p_level while set.
+void set_p2p_level(const std::string& text);
+std::optional<PathClass> p2p_level();
 
 } // namespace ccsim::topology

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -185,6 +186,85 @@ static std::vector<int> torus_snake(const std::vector<int>& dims) {
   return seq;
 }
 
+// A host whose n GPUs (n even) are all directly linked (an AMD Instinct xGMI mesh): inside a host a ring
+// opened at the NICs is a Hamiltonian path, and the n directed zigzag paths s, s+1, s-1, s+2, ... (s <
+// n/2, both directions; Walecki's decomposition of the complete graph) use every directed GPU pair once,
+// so n rings share no link. The path of ring j ends at exits[j] and starts n/2 further round. Empty when
+// that does not apply (exits not distinct, odd n, a pair without a direct link).
+static std::vector<std::vector<int>> mesh_paths(const Topology& t, const std::vector<int>& members,
+                                                const std::vector<int>& exits) {
+  const int n = static_cast<int>(members.size());
+  if (n < 4 || n % 2 != 0 || exits.size() > members.size()) return {};
+  if (std::set<int>(exits.begin(), exits.end()).size() != exits.size()) return {};
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const int x = t.gpu_node(members[static_cast<std::size_t>(a)]), y = t.gpu_node(members[static_cast<std::size_t>(b)]);
+      if (std::none_of(t.links.begin(), t.links.end(), [&](const Link& l) { return (l.a == x && l.b == y) || (l.a == y && l.b == x); }))
+        return {};
+    }
+  auto zigzag = [n](int s) {
+    std::vector<int> out{s};
+    for (int k = 1; static_cast<int>(out.size()) < n; ++k) {
+      out.push_back((s + k) % n);
+      if (static_cast<int>(out.size()) < n) out.push_back(((s - k) % n + n) % n);
+    }
+    return out;
+  };
+  std::vector<std::vector<int>> paths;
+  for (int x : exits) { // x: local index of the exit GPU
+    auto path = x >= n / 2 ? zigzag(x - n / 2) : zigzag(x);
+    if (x < n / 2) std::reverse(path.begin(), path.end());
+    for (int& v : path) v = members[static_cast<std::size_t>(v)];
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+// For each of the first `rings` NICs, the local index in `members` of the one GPU fewest hops from it
+// (-1 when several tie: no single exit GPU).
+static std::vector<int> nearest_members(Router& router, const Topology& t, const std::vector<int>& members,
+                                        const std::vector<int>& nics, std::size_t rings) {
+  std::vector<int> out;
+  for (std::size_t j = 0; j < rings && j < nics.size(); ++j) {
+    int best = -1, fewest = INT32_MAX, ties = 0;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const int h = router.info(router.route(t.gpu_node(members[i]), nics[j])).hops;
+      if (h < fewest) fewest = h, best = static_cast<int>(i), ties = 0;
+      else if (h == fewest) ++ties;
+    }
+    if (ties > 0) return {};
+    out.push_back(best);
+  }
+  return out;
+}
+
+// Ring j's stretch inside one host, leaving it from a GPU `near` NIC j: an inside ring in which two such
+// GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink), else one leaving
+// from the nearest GPU and entering at its successor; rotated to end at the exit GPU.
+static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j,
+                                    const std::function<bool(int)>& near, std::set<int>& entries) {
+  std::vector<int> r;
+  std::size_t exit = SIZE_MAX;
+  for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
+    const auto& c = inside[(j + k) % inside.size()];
+    for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+      if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
+  }
+  if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
+    // Of the inside rings, the first whose successor is not yet another ring's entry: the network
+    // delivers to the entry GPU through the NIC beside it, so distinct entries spread the receives
+    // over the NICs (RCCL's xGMI-mesh models enter each ring at a different GPU's NIC).
+    for (std::size_t k = 0; k <= inside.size() && exit == SIZE_MAX; ++k) {
+      const auto& c = inside[(j + k) % inside.size()];
+      for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+        if (near(c[i]) && (k == inside.size() || !entries.count(c[(i + 1) % c.size()]))) r = c, exit = i;
+    }
+    if (exit != SIZE_MAX) entries.insert(r[(exit + 1) % r.size()]);
+  }
+  std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
+  return r;
+}
+
 // Several hosts (topology::host_map): NCCL opens each ring at a NIC, so ring j leaves every host through
 // NIC j and runs the host's own ring order inside. Empty when the GPUs are not spread over several hosts
 // that all have NICs.
@@ -217,30 +297,22 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
   out.rings.resize(rings);
   for (const auto& pre : order) {
     const auto inside = pack_rings(t, members[pre]).rings;
+    std::set<int> entries; // entry GPUs already taken by a ring on this host
+    if (const auto paths = mesh_paths(t, members[pre], nearest_members(router, t, members[pre], nics[pre], rings)); !paths.empty()) {
+      for (std::size_t j = 0; j < rings; ++j) out.rings[j].insert(out.rings[j].end(), paths[j].begin(), paths[j].end());
+      continue;
+    }
     for (std::size_t j = 0; j < rings; ++j) {
       // GPUs nearest NIC j (fewest hops): the ring should leave the node from one and enter at another,
-      // so that both directions of the network hop use NIC j. Prefer an inside ring in which two such
-      // GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink).
+      // so that both directions of the network hop use NIC j.
       std::vector<int> hops(static_cast<std::size_t>(t.num_gpus()), INT32_MAX);
       int fewest = INT32_MAX;
       for (int g : members[pre]) {
         hops[static_cast<std::size_t>(g)] = router.info(router.route(t.gpu_node(g), nics[pre][j])).hops;
         fewest = std::min(fewest, hops[static_cast<std::size_t>(g)]);
       }
-      auto near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
-      std::vector<int> r;
-      std::size_t exit = SIZE_MAX;
-      for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
-        const auto& c = inside[(j + k) % inside.size()];
-        for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-          if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
-      }
-      if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
-        r = inside[j % inside.size()];
-        for (std::size_t i = 0; i < r.size() && exit == SIZE_MAX; ++i)
-          if (near(r[i])) exit = i;
-      }
-      std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
+      const std::function<bool(int)> near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
+      const auto r = inside_part(inside, j, near, entries);
       out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
     }
   }

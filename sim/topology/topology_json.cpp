@@ -267,6 +267,7 @@ Topology resolve_as_drawn(const std::string& spec);
 
 Topology resolve_topology(const std::string& spec) {
   if (p2p_disabled()) return without_p2p(resolve_as_drawn(spec), "--p2p off");
+  if (const auto level = p2p_level()) return with_p2p_level(resolve_as_drawn(spec), *level, "--p2p-level");
   return resolve_as_drawn(spec);
 }
 

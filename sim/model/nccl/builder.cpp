@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/rccl.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
 #include "sim/schedule/registry.hpp"
@@ -38,7 +40,15 @@ struct Builder::View {
   std::unique_ptr<topology::Router> router;
 };
 
-Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(o.tables)), opt_(std::move(o)) {}
+namespace {
+// No tables named: RCCL's on AMD GPUs (rccl-tests and RCCL keep NCCL's API, not its tuning), NCCL's otherwise.
+std::string tables_for(const topology::Topology& t, const std::string& named) {
+  if (!named.empty() || t.gpu_kind.empty()) return named;
+  return topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd" ? default_rccl_tables_path() : named;
+}
+} // namespace
+
+Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {}
 Builder::~Builder() = default;
 
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
@@ -96,6 +106,11 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   if (opt_.nvls == NvlsMode::On && g.nvls.channels == 0) fail("--nvls on: {}", g.nvls.why_not);
   if (opt_.mode == AlgoMode::Nvls && (opt_.nvls == NvlsMode::Off || g.nvls.channels == 0))
     fail("--nccl-algo nvls: {}", opt_.nvls == NvlsMode::Off ? std::string("--nvls is off") : g.nvls.why_not);
+  if (auto direct = rccl_direct(cfg, size)) {
+    std::vector<engine::RunPlan> one;
+    one.push_back(std::move(*direct));
+    return one;
+  }
   const auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
@@ -118,6 +133,32 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
       if (alt.choice.simulated) out.push_back(std::move(alt));
     }
   return out;
+}
+
+// RCCL's paths outside its tuning model (rccl.hpp): MSCCL all-pairs allreduce where it has an algorithm
+// for the size (it runs before the tuner, so only NCCL_ALGO unset), alltoall as direct sends on a mesh.
+std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  if (!tab_.rccl || size.count == 0) return std::nullopt;
+  const bool a2a = cfg.op == Op::AllToAll;
+  if (!a2a && (cfg.op != Op::AllReduce || opt_.mode != AlgoMode::Auto)) return std::nullopt;
+  const Graph& g = graph(cfg);
+  const int p = metrics::ranks_of(cfg);
+  const double link = mesh_link_GBps(topo_, tab_, cfg.placements.front());
+  const auto eff = [&](Proto pr) { return opt_.params.efficiency(topology::LinkType::Xgmi) * opt_.params.proto_efficiency(std::string(name(pr))); };
+  int channels = 1;
+  auto c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(Proto::Simple))
+               : direct_allreduce(tab_, g, link, p, size.size, 1.0, &channels);
+  if (!c) return std::nullopt;
+  if (!a2a) c = direct_allreduce(tab_, g, link, p, size.size, eff(c->proto), &channels);
+  engine::RunPlan plan;
+  plan.choice.algo = std::string(name(c->algo));
+  plan.choice.proto = std::string(name(c->proto));
+  plan.choice.channels = a2a ? p - 1 : channels;
+  plan.choice.simulated = false;
+  plan.params = cfg.model;
+  plan.network = &engine::fifo_network();
+  plan.closed_form = from_us(c->time_us + opt_.params.launch_us + opt_.params.step_us * (a2a ? 1 : 2)) + launch();
+  return plan;
 }
 
 engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size) {

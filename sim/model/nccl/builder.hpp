@@ -13,6 +13,7 @@
 // Uncontended and on uniform rings this reproduces NCCL's closed form lat + bytes/algbw exactly.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,7 @@ class Builder final : public metrics::PlanBuilder {
   struct View;
   View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
   engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  std::optional<engine::RunPlan> rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan ring_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan nvls_plan(engine::RunPlan p, const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan tree_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);

@@ -187,7 +187,7 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     split_into_channels(tab, g, speeds.route_total);
   }
   dup_channels(tab, g);
-  g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink;
+  g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink && (!tab.rccl || tab.rccl->ll128);
   nvls_graph(t, tab, g, placements.empty() ? std::vector<int>{} : placements.front());
   return g;
 }

@@ -16,7 +16,7 @@
 namespace ccsim::model::nccl {
 
 namespace {
-constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls"};
+constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "direct"};
 constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
 constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
 constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
@@ -71,6 +71,43 @@ void read_nvls(const Ref& r, Tables& t) {
   n.max_arity = r["max_arity"].integer(2, 1024);
   n.chunk_bytes = r["chunk_bytes"].positive();
   t.nvls = n;
+}
+
+std::optional<Proto> proto_from(std::string_view s) {
+  for (int p = 0; p < 3; ++p)
+    if (kProtoNames[p] == s) return static_cast<Proto>(p);
+  return std::nullopt;
+}
+
+void read_rccl(const Ref& r, Tables& t) {
+  Tables::Rccl x;
+  const char* rows[2] = {"one_or_two_nodes", "more_nodes"};
+  for (int n = 0; n < 2; ++n)
+    for (int a = 0; a < 2; ++a)
+      for (int p = 0; p < 3; ++p) {
+        const auto v = r["bw_ratio"][rows[n]][kAlgoNames[a]][kProtoNames[p]];
+        x.bw_ratio[static_cast<std::size_t>(n)][static_cast<std::size_t>(a)][static_cast<std::size_t>(p)] = v.number();
+        if (v.number() < 0) v.bad("must not be negative");
+      }
+  x.ll128 = r["ll128"].boolean();
+  x.tree_simple_one_node = r["tree_simple_one_node"].boolean();
+  x.xgmi_lane_fraction = r["xgmi_lane_fraction"].positive();
+  if (x.xgmi_lane_fraction > 1) r["xgmi_lane_fraction"].bad("must be at most 1");
+  const auto d = r["direct"];
+  x.direct_ranks = d["ranks"].integer(0, 1024);
+  const auto ranges = d["ranges"];
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    Tables::Rccl::Range g;
+    g.min_bytes = ranges[i]["min_bytes"].number();
+    g.max_bytes = ranges[i]["max_bytes"].number();
+    if (g.max_bytes < g.min_bytes) ranges[i]["max_bytes"].bad("must not be below min_bytes");
+    const auto p = proto_from(ranges[i]["proto"].string());
+    if (!p || *p == Proto::LL128) ranges[i]["proto"].bad("must be LL or Simple");
+    g.proto = *p;
+    g.channels = ranges[i]["channels"].integer(1, 64);
+    x.direct.push_back(g);
+  }
+  t.rccl = x;
 }
 
 } // namespace
@@ -165,6 +202,7 @@ Tables parse_tables(const std::string& path) {
   t.chunk_ll128 = chunk["LL128"].positive();
   t.max_loops_simulated = root["max_loops_simulated"].integer(1, 4096);
   if (root.has("nvls")) read_nvls(root["nvls"], t);
+  if (root.has("rccl")) read_rccl(root["rccl"], t);
   return t;
 }
 
@@ -187,11 +225,13 @@ std::optional<Algo> algo_from(std::string_view s) {
 // link is slower (an edited file, a host-staged PCIe path measured below the bus speed) is believed.
 double Tables::lane_GBps(const topology::Link& l) const {
   const double own = static_cast<double>(l.bw) / 1e9;
+  if (rccl && l.type == topology::LinkType::Xgmi) return own * rccl->xgmi_lane_fraction;
   const auto it = link_lane_GBps.find(l.type);
   return it != link_lane_GBps.end() ? std::min(it->second, own) : own;
 }
 
 std::string default_tables_path() { return data_dir() + "/models/nccl.json"; }
+std::string default_rccl_tables_path() { return data_dir() + "/models/rccl.json"; }
 
 const Tables& load_tables(const std::string& path_in) {
   static std::mutex m;

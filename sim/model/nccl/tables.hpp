@@ -12,7 +12,9 @@
 
 namespace ccsim::model::nccl {
 
-enum class Algo { Ring, Tree, Nvls }; // Nvls: NVLink SHARP, reduction and multicast in the NVSwitch
+// Nvls: NVLink SHARP, reduction and multicast in the NVSwitch. Direct: RCCL's MSCCL all-pairs allreduce
+// (every GPU exchanges its share with every peer over its own link; sim/model/nccl/rccl.hpp).
+enum class Algo { Ring, Tree, Nvls, Direct };
 enum class Proto { LL, LL128, Simple };
 enum class Path { NvLink, Pci, Net }; // NCCL's hwLatencies rows: intra-node NVLink, intra-node PCI, network
 enum class Arch { Pascal, Volta, Ampere, Hopper, Blackwell };
@@ -68,11 +70,29 @@ struct Tables {
     double chunk_bytes = 131072;             // NCCL_NVLS_CHUNKSIZE default
   };
   std::optional<Nvls> nvls;
+  // RCCL (ROCm/rccl src/graph/tuning.cc, topo.h, rome_models.cc, tools/msccl-algorithms): present in
+  // models/rccl.json only. RCCL replaces NCCL's protocol caps by one bandwidth ratio per (algo, proto),
+  // enables LL128 only where its tables say so, and runs MSCCL all-pairs allreduce on 8-GPU meshes.
+  struct Rccl {
+    std::array<PerAlgo<PerProto<double>>, 2> bw_ratio{}; // [1-2 nodes | more][algo][proto]
+    bool ll128 = false;                   // LL128 enabled by default on this GPU family
+    bool tree_simple_one_node = true;     // false: gfx94x drops tree/Simple on a single node
+    double xgmi_lane_fraction = 1;        // effective share of an xGMI link's data-sheet speed
+    struct Range {
+      double min_bytes = 0, max_bytes = 0;
+      Proto proto = Proto::Simple;
+      int channels = 1;
+    };
+    int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
+    std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
+  };
+  std::optional<Rccl> rccl;
 
   double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane, at most the link's own
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json
+std::string default_rccl_tables_path(); // <data_dir>/models/rccl.json: RCCL's tables, the default on AMD GPUs
 // Parsed once per path and kept for the process; throws Error naming the file and the entry.
 const Tables& load_tables(const std::string& path = "");
 // Reads the file every time (no cache): for tests and the fuzz harness.

@@ -25,6 +25,8 @@ double ring_alg_factor(Op op, int p) {
 // Bus bandwidth of (algo, proto) from the graph's total (reference §3.4).
 double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
   const double bus = g.channels * g.bw, nch = g.channels;
+  // RCCL: one measured ratio per (algo, proto) in place of NCCL's efficiencies and per-channel caps.
+  if (tab.rccl) return bus * tab.rccl->bw_ratio[g.nodes > 2 ? 1 : 0][static_cast<std::size_t>(algo)][static_cast<std::size_t>(proto)];
   // The LL cap on several nodes is indexed by the CPU vendor in NCCL (AMD: the Ampere row).
   const Arch ll_row = g.nodes > 1 ? (g.amd_cpu ? Arch::Ampere : Arch::Volta) : g.arch;
   if (algo == Algo::Ring) {
@@ -69,7 +71,7 @@ double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
 double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[idx(Path::Net)][idx(algo)][idx(proto)]; }
 
 double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int ranks, Bytes nbytes) {
-  if (g.nodes <= 1 || op != Op::AllReduce || proto != Proto::Simple) return 1.0;
+  if (tab.rccl || g.nodes <= 1 || op != Op::AllReduce || proto != Proto::Simple) return 1.0; // RCCL has no plateau term
   if (static_cast<double>(nbytes) / (g.channels * ranks) < tab.plateau_min_bytes_per_channel_rank) return 1.0;
   return g.arch >= Arch::Ampere ? tab.plateau_ampere_plus : tab.plateau_pre_ampere;
 }
@@ -90,6 +92,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
   for (Algo algo : algos)
     for (Proto proto : kProtos) {
       if (proto == Proto::LL128 && !g.ll128) continue;
+      // RCCL on gfx94x leaves tree/Simple out when every rank is on one node.
+      if (tab.rccl && !tab.rccl->tree_simple_one_node && algo == Algo::Tree && proto == Proto::Simple && g.nodes == 1) continue;
       Candidate c;
       c.algo = algo;
       c.proto = proto;

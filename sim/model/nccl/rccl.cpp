@@ -1,0 +1,64 @@
+#include "sim/model/nccl/rccl.hpp"
+
+#include <algorithm>
+
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::model::nccl {
+
+double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus) {
+  double slowest = 1e300;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    for (std::size_t j = i + 1; j < gpus.size(); ++j) {
+      const int a = t.gpu_node(gpus[i]), b = t.gpu_node(gpus[j]);
+      double best = 0; // the fastest direct link of the pair
+      for (const auto& l : t.links)
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) best = std::max(best, tab.lane_GBps(l) * l.lanes);
+      if (best <= 0) return 0;
+      slowest = std::min(slowest, best);
+    }
+  return gpus.size() < 2 ? 0 : slowest;
+}
+
+namespace {
+int idx(auto e) { return static_cast<int>(e); }
+
+Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_link, double link_GBps, double busbw_per_algbw,
+                      Bytes nbytes) {
+  Candidate c;
+  c.algo = algo;
+  c.proto = proto;
+  c.lat_us = lat_us;
+  c.time_us = lat_us + bytes_per_link / (1000.0 * link_GBps);
+  c.algbw = static_cast<double>(nbytes) / (1000.0 * std::max(1e-9, c.time_us - lat_us));
+  c.busbw = c.algbw * busbw_per_algbw;
+  return c;
+}
+} // namespace
+
+std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
+                                          double efficiency, int* channels) {
+  if (!tab.rccl || g.nodes != 1 || p != tab.rccl->direct_ranks || p < 2 || link_GBps <= 0) return std::nullopt;
+  const auto n = static_cast<double>(nbytes);
+  for (const auto& r : tab.rccl->direct) {
+    if (n < r.min_bytes || n > r.max_bytes) continue;
+    // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
+    const double bw = link_GBps * efficiency * (r.proto == Proto::LL ? 0.5 : 1.0);
+    const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +
+                       2.0 * tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(r.proto)];
+    if (channels) *channels = r.channels;
+    return closed_form(Algo::Direct, r.proto, lat, 2.0 * n / p, bw, 2.0 * (p - 1) / p, nbytes);
+  }
+  return std::nullopt;
+}
+
+std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
+                                         double efficiency) {
+  if (!tab.rccl || g.nodes != 1 || p < 2 || link_GBps <= 0) return std::nullopt;
+  const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(Proto::Simple)] +
+                     tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(Proto::Simple)];
+  return closed_form(Algo::Direct, Proto::Simple, lat, static_cast<double>(nbytes) / p, link_GBps * efficiency,
+                     (p - 1.0) / p, nbytes);
+}
+
+} // namespace ccsim::model::nccl

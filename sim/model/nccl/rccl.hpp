@@ -1,0 +1,30 @@
+// RCCL's own paths on AMD Instinct meshes that NCCL's tuning model does not have (models/rccl.json,
+// ROCm/rccl): MSCCL's all-pairs allreduce for small and mid sizes on 8 fully connected GPUs, and
+// alltoall as direct sends over the mesh. Both are closed forms on the mesh's slowest link.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "sim/model/nccl/tuning.hpp"
+
+namespace ccsim::model::nccl {
+
+// The per-direction GB/s (RCCL's effective figure) of the slowest direct link between two of `gpus`,
+// or 0 when some pair has no direct link (not a full mesh).
+double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
+
+// MSCCL all-pairs allreduce (tools/msccl-algorithms/allreduce-allpairs-8n-*.xml): when the tables have
+// it, one node, exactly its rank count, a full mesh and a size inside one of its ranges. Two phases
+// (reduce-scatter, all-gather) of one hop each; every link carries 2*bytes/p; LL moves half the data of
+// a Simple line. `efficiency` scales the link (fitted link x protocol efficiency). The shipped XML files
+// declare in-place only; measured out-of-place rows show the same small-size times (mi300x trace), so
+// both columns get it.
+std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
+                                          double efficiency, int* channels);
+
+// Alltoall over a full mesh: each GPU sends bytes/p to every peer at once, each on its own link; one
+// Simple step of latency (RCCL's base + one intra-node hop).
+std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
+                                         double efficiency);
+
+} // namespace ccsim::model::nccl

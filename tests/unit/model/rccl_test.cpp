@@ -1,0 +1,116 @@
+// RCCL on AMD Instinct meshes (models/rccl.json, sim/model/nccl/rccl.cpp): the default tables on AMD GPU
+// kinds, MSCCL all-pairs allreduce and mesh alltoall against hand-computed closed forms, the ring's
+// bandwidth on the mesh, and multi-node rings that share no xGMI link.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/model/nccl/tables.hpp"
+#include "sim/model/registry.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+metrics::Row predict(const topology::Topology& t, schedule::Op op, Bytes size) {
+  auto b = model::make_model("nccl", t, {});
+  metrics::RunConfig c;
+  c.op = op;
+  c.model_name = "nccl";
+  c.placements = topology::pack_rings(t, {}).rings;
+  return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
+}
+
+double us(Time t) { return static_cast<double>(t) / 1e6; }
+
+} // namespace
+
+TEST_CASE("RCCL: MSCCL all-pairs allreduce on an 8x MI300X mesh, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi300x");
+  // 1 MiB is in allreduce-allpairs-8n-simple.xml's range (524288..11534336 B): Simple, 8 channels.
+  // Latency: RCCL base 17 us + 2 hops x 2.1 us (tuning_model_5 xGMI ring Simple) = 21.2 us.
+  // Each link carries 2 x 1 MiB / 8 at 48 GB/s (64 GB/s x 0.75): 262144 B / 48e3 B/us = 5.4613 us.
+  const auto r = predict(t, schedule::Op::AllReduce, Bytes{1} << 20);
+  CHECK(r.choice.algo == "direct");
+  CHECK(r.choice.proto == "Simple");
+  CHECK(r.choice.channels == 8);
+  CHECK(us(r.time) == doctest::Approx(21.2 + 262144.0 / 48e3).epsilon(1e-3));
+  // 4 KiB: the LL range of the 4-channel algorithm; LL moves half the data per line.
+  // 12 + 2 x 0.8 = 13.6 us; 2 x 512 B per link at 24 GB/s = 0.04267 us.
+  const auto s = predict(t, schedule::Op::AllReduce, 4096);
+  CHECK(s.choice.proto == "LL");
+  CHECK(s.choice.channels == 4);
+  CHECK(us(s.time) == doctest::Approx(13.6 + 1024.0 / 24e3).epsilon(1e-3));
+}
+
+TEST_CASE("RCCL: large allreduce on the MI300X mesh runs rings at 7 links x 48 GB/s") {
+  const auto t = topology::resolve_topology("machine:gpu=mi300x");
+  const auto r = predict(t, schedule::Op::AllReduce, Bytes{1} << 30);
+  CHECK(r.choice.algo == "ring");
+  CHECK(r.choice.proto == "Simple"); // RCCL enables no LL128 on gfx942
+  // 14 steps of 2.1 us + 17 us base; each GPU sends 2 x 7/8 x 1 GiB over 7 links of 48 GB/s.
+  const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (7 * 48e3);
+  CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.01));
+  CHECK(r.bw.busbw_GBps <= 7 * 48.0 * 1.0001);
+}
+
+TEST_CASE("RCCL: alltoall over an MI355X mesh sends to every peer at once, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+  // 128 MiB: each GPU sends 16 MiB to each of 7 peers on its own link, 76.8 x 0.75 = 57.6 GB/s;
+  // latency one Simple step, 17 + 2.1 us.
+  const auto r = predict(t, schedule::Op::AllToAll, Bytes{128} << 20);
+  CHECK(r.choice.algo == "direct");
+  CHECK(us(r.time) == doctest::Approx(19.1 + 16777216.0 / 57.6e3).epsilon(1e-3));
+}
+
+TEST_CASE("RCCL: NVIDIA machines keep NCCL's tables") {
+  const auto r = predict(topology::resolve_topology("hgx-h100"), schedule::Op::AllReduce, Bytes{1} << 20);
+  CHECK(r.choice.algo != "direct");
+}
+
+TEST_CASE("Rings across full-mesh hosts share no xGMI link and enter through distinct NICs") {
+  const auto t = topology::resolve_topology("machine:gpu=mi325x,nodes=2,nics=8x400G,kind=roce");
+  const auto rings = topology::pack_rings(t, {}).rings;
+  REQUIRE(rings.size() == 8);
+  std::map<std::pair<int, int>, int> use; // directed intra-node hop -> rings on it
+  std::set<int> entries;
+  for (const auto& r : rings) {
+    REQUIRE(r.size() == 16);
+    for (std::size_t i = 0; i + 1 < r.size(); ++i)
+      if (r[i] / 8 == r[i + 1] / 8) ++use[{r[i], r[i + 1]}];
+    entries.insert(r[0]);
+  }
+  // 8 rings x 7 hops per host x 2 hosts = 112 = every directed pair of both meshes once.
+  CHECK(use.size() == 112);
+  for (const auto& [hop, n] : use) CHECK(n == 1);
+  CHECK(entries.size() == 8);
+}
+
+TEST_CASE("RCCL tables: a bad rccl entry is refused naming the file and the entry") {
+  const std::string path = "/tmp/ccsim-rccl-bad-" + std::to_string(::getpid()) + ".json";
+  auto j = nlohmann::json::parse(std::ifstream(model::nccl::default_rccl_tables_path()));
+  j["rccl"]["xgmi_lane_fraction"] = 2.0;
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a fraction above 1");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("xgmi_lane_fraction") != std::string::npos);
+  }
+  j["rccl"]["xgmi_lane_fraction"] = 0.75;
+  j["rccl"]["direct"]["ranges"][0]["proto"] = "LL128";
+  std::ofstream(path) << j.dump();
+  CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
+  std::remove(path.c_str());
+}
