@@ -100,7 +100,7 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
     for (const auto& c : cands)
-      if ((!only || c.algo == *only) && (!b || c.time_us < b->time_us)) b = &c;
+      if ((!only || c.algo == *only || (*only == Algo::Nvls && c.algo == Algo::NvlsTree)) && (!b || c.time_us < b->time_us)) b = &c;
     return b;
   };
   const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
