@@ -59,6 +59,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.ranks_from = tr.trace.ranks_from;
   m.in_place = o.tr.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
+  m.notes = tr.trace.notes;
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
   RunResult r{report::compare_json(res, m), {}};

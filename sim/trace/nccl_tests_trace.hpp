@@ -56,6 +56,7 @@ struct Trace {
   std::vector<MeasuredRow> rows;
   std::vector<RingHop> ring_hops;       // NCCL INFO Ring/Channel lines
   std::map<std::string, std::string> header_values; // "nThread" -> "1", "nGpus" -> "8", "minBytes" -> ...
+  std::vector<std::string> notes;       // what the reader decided about the file (rows left out, facts read)
 };
 
 struct Hints {
