@@ -125,7 +125,8 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c.algo));
   plan.choice.proto = std::string(name(c.proto));
-  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size);
+  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
+                                      c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
   plan.params = cfg.model;
   plan.params.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   plan.network = &engine::fifo_network();

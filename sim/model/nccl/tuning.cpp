@@ -122,9 +122,9 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
   return out;
 }
 
-int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes) {
+int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
   if (algo == Algo::Nvls || algo == Algo::NvlsTree) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
-  int nc = std::min(64, g.channels * tab.cuda_channels_per_search_channel);
+  int nc = logged > 0 ? std::min(64, logged) : std::min(64, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;
   if (algo == Algo::Ring && th.ring_times_nranks) thr *= p;
