@@ -473,6 +473,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   if (kept.empty() && !t.rows.empty()) fail("{}: every row's count contradicts its size ({})", origin, t.notes.front());
   t.rows = std::move(kept);
   if (hints.force && hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
+  // A device list with lines elided ("...") shows fewer ranks than the rows' own busbw/algbw ratio says.
+  else if (const int beyond_list = device_ranks > 0 ? ranks_from_busbw(t) : 0; beyond_list > device_ranks)
+    t.ranks = beyond_list, t.ranks_from = fmt::format("busbw/algbw ratio (the device list shows {})", device_ranks);
   else if (device_ranks > 0) t.ranks = device_ranks, t.ranks_from = "device list";
   // The run's own busbw/algbw ratio (2(n-1)/n, (n-1)/n) before a header's -g: in a file of several runs
   // the shared header's -g belongs to one run (and under mpirun it counts GPUs per process).

@@ -49,3 +49,20 @@ TEST_CASE("a run's busbw over algbw wins over a header's -g that belongs to anot
                           "8589934592  2147483648  float   sum     -1  22820   376.43  748.93  0   22859   375.77  747.63  0\n";
   CHECK(trace::parse_trace(big, "big.txt").ranks == 192);
 }
+
+TEST_CASE("a device list with elided lines gives way to the rows' busbw over algbw") {
+  // 5 ranks listed, then "..."; busbw 110.73 / algbw 57.15 = 1.9375 = 2 x 31/32: 32 ranks.
+  const std::string text =
+      "#   Rank  0 Pid 33 on w0 device  0 [0x27] NVIDIA A100-SXM4-80GB\n"
+      "#   Rank  1 Pid 34 on w0 device  1 [0x2a] NVIDIA A100-SXM4-80GB\n"
+      "#   Rank  2 Pid 35 on w0 device  2 [0x51] NVIDIA A100-SXM4-80GB\n"
+      "#   Rank  3 Pid 36 on w0 device  3 [0x57] NVIDIA A100-SXM4-80GB\n"
+      "#   Rank  4 Pid 37 on w0 device  4 [0x9e] NVIDIA A100-SXM4-80GB\n"
+      "# ...\n"
+      "# command: all_reduce_perf -b 512M -e 512M\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "   536870912     134217728     float     sum      -1   9393.7   57.15  110.73      0   9318.5   57.61  111.63      0\n";
+  const auto t = trace::parse_trace(text, "elided.txt");
+  CHECK(t.ranks == 32);
+  CHECK(t.ranks_from.find("device list shows 5") != std::string::npos);
+}
