@@ -80,12 +80,15 @@ def class_params(fits, source):
          "step_us": med([j["params"]["step_us"] for j in fits if j["fitted"].get("step_us")], 0.0),
          "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if j["fitted"].get("launch_per_gpu_us")], 0.0),
          "link_efficiency": {}, "protocol_efficiency": {}}
+    # An efficiency the fit drove to its bound (calibrate keeps them in [0.05, 5]) was not identified by
+    # that trace (e.g. a link the chosen algorithm's closed form never sees): it does not vote.
+    identified = lambda x: 0.0501 < x < 4.99
     links = {k for j in fits for k in j["params"].get("link_efficiency", {})}
     for k in sorted(links):
-        v = [j["params"]["link_efficiency"][k] for j in fits if j["fitted"].get("eff:" + k)]
+        v = [j["params"]["link_efficiency"][k] for j in fits if j["fitted"].get("eff:" + k) and identified(j["params"]["link_efficiency"][k])]
         if v: P["link_efficiency"][k] = med(v, 1.0)
     for k in ("LL", "LL128", "Simple"):
-        v = [j["params"]["protocol_efficiency"][k] for j in fits if j["fitted"].get("proto:" + k)]
+        v = [j["params"]["protocol_efficiency"][k] for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])]
         if v: P["protocol_efficiency"][k] = med(v, 1.0)
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
     return {"kind": "ccsim-params", "model": "nccl", "source": "median of per-machine fits: " + source, "params": P}

@@ -1,6 +1,7 @@
 // ccsim compare: predicted time/algbw/busbw beside every row of a measured nccl-tests trace, signed
 // busbw error per row and the median |error| for sizes >= 1 MiB and over all sizes; --plot draws
 // busbw vs size through scripts/plot_compare.py (Debian's python3-matplotlib) fed by the JSON.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -42,9 +43,45 @@ struct RunResult {
   std::string text;
 };
 
+// NCCL settings the trace says its run was made with, and the facts of its NCCL INFO lines, become the
+// nccl model's settings where the user left the default (NCCL_NVLS_ENABLE=0 or "0 nvls channels" -> --nvls
+// off, NCCL_ALGO=ring -> --nccl-algo ring, "24 coll channels" -> 24 CUDA channels); each one a note.
+std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t) {
+  std::vector<std::string> applied;
+  const bool nccl = run.model == "nccl";
+  if (const auto it = t.env.find("NCCL_NVLS_ENABLE"); nccl && it != t.env.end() && run.nvls == "auto" && it->second == "0") {
+    run.nvls = "off";
+    applied.push_back("applied NCCL_NVLS_ENABLE=0 from the trace: --nvls off");
+  }
+  if (const auto it = t.env.find("NCCL_ALGO"); nccl && it != t.env.end() && run.nccl_algo == "auto") {
+    std::string a;
+    for (char c : it->second) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (a == "ring" || a == "tree" || a == "nvls") {
+      run.nccl_algo = a;
+      applied.push_back("applied NCCL_ALGO=" + it->second + " from the trace: --nccl-algo " + a);
+    }
+  }
+  const auto& info = t.info;
+  if (info.coll_channels > 0) {
+    if (nccl) run.nccl_channels = info.coll_channels;
+    applied.push_back(fmt::format("NCCL INFO: {} coll channels{}", info.coll_channels, nccl ? " (applied as the ring/tree CUDA channel count)" : ""));
+  }
+  if (nccl && info.nvls_channels == 0 && run.nvls == "auto") {
+    run.nvls = "off";
+    applied.push_back("NCCL INFO: 0 nvls channels (applied: --nvls off)");
+  } else if (info.nvls_channels > 0) {
+    applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
+  }
+  if (info.collnet_channels > 0) applied.push_back(fmt::format("NCCL INFO: {} collnet channels (CollNet/SHARP in use; not modelled)", info.collnet_channels));
+  if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
+  return applied;
+}
+
 RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::string& topo_spec, report::Format fmt_kind) {
-  auto tr = setup_trace_run(o.run, std::move(run), o.trace, topo_spec);
-  model::Predictor pred(tr.topo, tr.cfg, o.run.model, model_options(o.run, model::gpus_per_thread(tr.trace)));
+  RunOptions ropt = o.run;
+  auto applied = apply_trace_env(ropt, run);
+  auto tr = setup_trace_run(ropt, std::move(run), o.trace, topo_spec);
+  model::Predictor pred(tr.topo, tr.cfg, ropt.model, model_options(ropt, model::gpus_per_thread(tr.trace)));
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;
   m.trace = o.trace;
@@ -59,6 +96,8 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.ranks_from = tr.trace.ranks_from;
   m.in_place = o.tr.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
+  m.notes = tr.trace.notes;
+  m.notes.insert(m.notes.end(), applied.begin(), applied.end());
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
   RunResult r{report::compare_json(res, m), {}};

@@ -108,6 +108,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
   m.nvls = o.nvls;
+  m.nccl_channels = o.nccl_channels;
   m.gpus_per_thread = gpus_per_thread;
   return m;
 }

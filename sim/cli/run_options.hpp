@@ -50,6 +50,7 @@ struct RunOptions {
   std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
   RunRows* result = nullptr;
+  int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
 };
 
 // --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).

@@ -59,6 +59,7 @@ struct CompareMeta {
   std::string trace, hardware, topology, topology_origin, model, params, op, op_from, ranks_from;
   int ranks = 0;
   bool in_place = false, old_busbw_convention = false;
+  std::vector<std::string> notes; // the trace reader's decisions and the facts it read (rows left out, INFO lines)
   std::vector<std::vector<int>> placements;
   std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
 };

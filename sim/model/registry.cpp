@@ -61,6 +61,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.params = o.params;
   n.gpus_per_thread = o.gpus_per_thread;
   n.relay_gpus = o.relay_gpus;
+  n.channels = o.nccl_channels;
   return std::make_unique<nccl::Builder>(t, std::move(n));
 }
 

@@ -30,6 +30,7 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
   if (!m.model_detail.empty()) j["nccl_graph"] = m.model_detail;
   j["measured_column"] = m.in_place ? "in-place" : "out-of-place";
   j["old_busbw_convention"] = m.old_busbw_convention;
+  if (!m.notes.empty()) j["notes"] = m.notes;
   j["rows"] = nlohmann::ordered_json::array();
   for (const auto& x : r.rows) {
     nlohmann::ordered_json row{{"size", x.size},
@@ -67,6 +68,7 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
   s += fmt::format("# prediction: {} on topology {} ({}), model {}{}\n", m.op, m.topology, m.topology_origin, m.model,
                    m.params.empty() ? "" : ", params " + m.params);
   if (!m.model_detail.empty()) s += fmt::format("# nccl graph: {}\n", m.model_detail);
+  for (const auto& n : m.notes) s += fmt::format("# trace: {}\n", n);
   s += fmt::format("# measured: {} column; busbw recomputed from size/time (nccl-tests definitions){}\n",
                    m.in_place ? "in-place" : "out-of-place",
                    m.old_busbw_convention ? "; this file prints the 2019 algbw = busbw convention" : "");

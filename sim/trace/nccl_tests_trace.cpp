@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 
@@ -284,7 +286,9 @@ int ranks_from_busbw(const Trace& t) {
   if (f <= 0 || f >= scale - 1e-3) return 0; // 2019 convention (algbw = busbw) or nonsense
   const double n = scale / (scale - f);
   const long k = std::lround(n);
-  if (k < 2 || k > (1L << 20) || std::abs(n - static_cast<double>(k)) > 0.25) return 0;
+  // Printed to 0.01 GB/s: on many ranks that rounding alone moves n by more than a quarter (n^2/scale x df).
+  const double rounding = n * n / scale * f * (0.005 / algbw + 0.005 / std::max(busbw, 1e-9));
+  if (k < 2 || k > (1L << 20) || std::abs(n - static_cast<double>(k)) > std::max(0.25, rounding)) return 0;
   return static_cast<int>(k);
 }
 
@@ -295,6 +299,20 @@ double measured_time_us(const MeasuredRow& r, bool in_place) {
   if (r.out_of_place) return r.out_of_place->time_us;
   return r.in_place ? r.in_place->time_us : 0.0;
 }
+
+namespace {
+// size = algbw x time (GB/s x us = 1e3 B) within the printed precision, for every half the row has.
+bool size_confirmed_by_row(const MeasuredRow& r) {
+  bool any = false;
+  for (const auto& h : {r.out_of_place, r.in_place}) {
+    if (!h || h->time_us <= 0 || h->algbw <= 0) continue;
+    const double implied = h->algbw * h->time_us * 1e3;
+    if (std::abs(implied - static_cast<double>(r.size)) > 0.01 * static_cast<double>(r.size)) return false;
+    any = true;
+  }
+  return any;
+}
+} // namespace
 
 Trace parse_trace(std::string_view text, const std::string& origin, const Hints& hints) {
   Trace t;
@@ -370,6 +388,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     if (line.find("NCCL INFO") != std::string::npos) { // NCCL log lines (commented-out ones are provenance)
       parse_ring_line(line, t.ring_hops, where);
+      parse_info_facts(line, t.info, where);
       continue;
     }
     const auto tk = tokens(line);
@@ -422,8 +441,12 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   if (g_flag && (*g_flag < 1 || *g_flag > kMaxRanks)) fail("{}: -g {} in the header is not in 1..{}", origin, *g_flag, kMaxRanks);
   // size/count ratio of the rows: 1 for allreduce-like tests, n for allgather/reducescatter/alltoall
   int ratio = 0;
+  std::vector<MeasuredRow> kept;
   for (const auto& r : t.rows) {
-    if (r.count == 0 || r.size == 0) continue;
+    if (r.count == 0 || r.size == 0) {
+      kept.push_back(r);
+      continue;
+    }
     Bytes elt = 0;
     if (r.type == "float" || r.type == "int32" || r.type == "uint32") elt = 4;
     else if (r.type == "half" || r.type == "bfloat16") elt = 2;
@@ -431,8 +454,15 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     else if (r.type == "int8" || r.type == "uint8" || r.type == "fp8" || r.type == "char") elt = 1;
     if (elt == 0) fail("{}:{}: unknown data type '{}'", origin, r.line, r.type);
     // count x elt may not fit in 64 bits: compare by division first.
-    if (r.count > r.size / elt || r.size % (r.count * elt) != 0)
-      fail("{}:{}: size {} is not a multiple of count {} x {} B", origin, r.line, r.size, r.count, elt);
+    if (r.count > r.size / elt || r.size % (r.count * elt) != 0) {
+      // A mistyped count (a hand-copied table): when nccl-tests' own time and algbw columns confirm the
+      // size, the count is the bad column; the row is left out with a note, the other rows stand.
+      if (!size_confirmed_by_row(r)) fail("{}:{}: size {} is not a multiple of count {} x {} B", origin, r.line, r.size, r.count, elt);
+      t.notes.push_back(fmt::format("line {} skipped: count {} does not fit size {} ({} B elements), which the row's own time and algbw confirm",
+                                    r.line, r.count, r.size, elt));
+      continue;
+    }
+    kept.push_back(r);
     const Bytes q64 = r.size / (r.count * elt);
     if (q64 > static_cast<Bytes>(kMaxRanks))
       fail("{}:{}: size {} is {} x count x {} B, more than the {} ranks ccsim handles", origin, r.line, r.size, q64, elt, kMaxRanks);
@@ -440,8 +470,16 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     if (ratio != 0 && q != ratio) fail("{}:{}: size/count ratio {} differs from the rows above ({})", origin, r.line, q, ratio);
     ratio = q;
   }
+  if (kept.empty() && !t.rows.empty()) fail("{}: every row's count contradicts its size ({})", origin, t.notes.front());
+  t.rows = std::move(kept);
   if (hints.force && hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
+  // A device list with lines elided ("...") shows fewer ranks than the rows' own busbw/algbw ratio says.
+  else if (const int beyond_list = device_ranks > 0 ? ranks_from_busbw(t) : 0; beyond_list > device_ranks)
+    t.ranks = beyond_list, t.ranks_from = fmt::format("busbw/algbw ratio (the device list shows {})", device_ranks);
   else if (device_ranks > 0) t.ranks = device_ranks, t.ranks_from = "device list";
+  // The run's own busbw/algbw ratio (2(n-1)/n, (n-1)/n) before a header's -g: in a file of several runs
+  // the shared header's -g belongs to one run (and under mpirun it counts GPUs per process).
+  else if (const int from_bw = ranks_from_busbw(t); g_flag && from_bw > 1 && from_bw != *g_flag) t.ranks = from_bw, t.ranks_from = "busbw/algbw ratio";
   else if (g_flag) t.ranks = *g_flag, t.ranks_from = "-g flag in the header";
   else if (ratio > 1) t.ranks = ratio, t.ranks_from = "size/count ratio";
   else if (t.header_values.count("nGpus") && t.header_values.count("nThread") && command_line.find("mpirun") == std::string::npos &&

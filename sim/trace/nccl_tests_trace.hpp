@@ -56,6 +56,14 @@ struct Trace {
   std::vector<MeasuredRow> rows;
   std::vector<RingHop> ring_hops;       // NCCL INFO Ring/Channel lines
   std::map<std::string, std::string> header_values; // "nThread" -> "1", "nGpus" -> "8", "minBytes" -> ...
+  std::vector<std::string> notes;       // what the reader decided about the file (rows left out, facts read)
+  std::map<std::string, std::string> env; // NCCL_* settings the file says the run was made with (NCCL_NVLS_ENABLE -> 0)
+  // Facts of NCCL INFO lines ("24 coll channels, 0 collnet channels, 0 nvls channels", "Using network IB");
+  // -1 / "" when the log does not say.
+  struct NcclInfo {
+    int coll_channels = -1, collnet_channels = -1, nvls_channels = -1;
+    std::string network;
+  } info;
 };
 
 struct Hints {
@@ -63,6 +71,9 @@ struct Hints {
   int ranks = 0;
   bool force = false;             // hints win over what the file says
 };
+
+// Reads the facts of one NCCL INFO line into `info` (channel counts, network); other lines change nothing.
+void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::string& where);
 
 // Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.
 Trace parse_trace(std::string_view text, const std::string& origin, const Hints& hints = {});

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/trace/busbw_summary.hpp"
 #include "sim/trace/ccsim_output.hpp"
 
 namespace ccsim::trace {
@@ -98,6 +99,8 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints) 
   const std::string text = ss.str();
   if (text.find('\0') == std::string::npos)
     if (auto t = parse_ccsim_output(text, path, hints)) return {std::move(*t)};
+  if (text.find('\0') == std::string::npos)
+    if (auto runs = parse_busbw_summary(text, path, hints)) return std::move(*runs);
   const auto parts = split_runs(text);
   std::vector<Trace> out;
   for (std::size_t i = 0; i < parts.size(); ++i)

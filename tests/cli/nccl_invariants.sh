@@ -29,6 +29,9 @@ check "hgx-h100 ring" 450 --topo hgx-h100 --model nccl --nccl-algo ring -b 1M -e
 check "hgx-h100 auto" 450 --topo hgx-h100 --model nccl -b 1M -e 2G
 check "4-node hgx-h100 ring" 400 --topo cluster:nodes=4,node=hgx-h100,nics=8x400G --model nccl --nccl-algo ring -b 16M -e 2G
 check "mi300x auto" 448 --topo machine:gpu=mi300x --model nccl -b 1M -e 1G
+# NVLS-tree across 2 HGX H100 nodes: each node sends and receives the vector once through its 8 x 400G
+# NICs (50 GB/s each), so algbw (the nvls bound) is at most 400 GB/s.
+check "2-node hgx-h100 auto (NVLS-tree)" 400 --topo cluster:nodes=2,node=hgx-h100,nics=8x400G --model nccl -b 16M -e 4G
 # --p2p off (NCCL_P2P_DISABLE=1): every copy through host memory; an H100 stages at most PCIe Gen5's
 # host-staged 39 GB/s (models/gpus.json nop2p_bw), so no busbw may exceed it, whatever the NVLinks could do.
 check "hgx-h100 4 GPUs, P2P off" 39 --topo hgx-h100 --gpus 4,5,6,7 --p2p off --model nccl -b 1M -e 1G

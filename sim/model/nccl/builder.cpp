@@ -115,7 +115,7 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
     for (const auto& c : cands)
-      if ((!only || c.algo == *only) && (!b || c.time_us < b->time_us)) b = &c;
+      if ((!only || c.algo == *only || (*only == Algo::Nvls && c.algo == Algo::NvlsTree)) && (!b || c.time_us < b->time_us)) b = &c;
     return b;
   };
   const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
@@ -166,7 +166,8 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c.algo));
   plan.choice.proto = std::string(name(c.proto));
-  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size);
+  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
+                                      c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
   plan.params = cfg.model;
   plan.params.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   plan.network = &engine::fifo_network();

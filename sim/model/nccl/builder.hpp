@@ -43,6 +43,7 @@ struct Options {
   ParamSet params;          // fitted corrections (launch, step, link and protocol efficiency)
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
+  int channels = 0;            // ring/tree CUDA channels as NCCL's log reports them (0 = from the graph)
 };
 
 // NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -118,17 +120,91 @@ void dup_channels(const Tables& tab, Graph& g) {
   }
 }
 
+// NCCL's NVLS heads on one host: every NIC belongs to its nearest GPU of the placement (fewest links;
+// NCCL's localGpu), and the ports next to the same GPU count together (NCCL_IB_MERGE_NICS merges the
+// ports of one card). Per head GPU: what NCCL sees from the GPU to the network, min(the PCIe/NVLink path
+// at NCCL's lane speeds, the NICs' line rate summed).
+std::map<int, double> nvls_heads(const Topology& t, const Tables& tab, const Graph& g, const std::vector<int>& gpus) {
+  const auto hosts = topology::host_map(t);
+  const int host = g.host_of_gpu[static_cast<std::size_t>(gpus.front())];
+  topology::Router router(t);
+  std::map<int, double> net_sum, path_min;
+  for (std::size_t node = 0; node < t.nodes.size(); ++node) {
+    if (t.nodes[node].kind != topology::NodeKind::Nic || hosts.of_node[node] != host) continue;
+    double net = 0;
+    for (const auto& l : t.links)
+      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) net += tab.lane_GBps(l) * l.lanes;
+    int best = -1;
+    std::size_t hops = SIZE_MAX;
+    double path = 0;
+    for (int gpu : gpus) {
+      if (g.host_of_gpu[static_cast<std::size_t>(gpu)] != host) continue;
+      const auto route = router.route(t.gpu_node(gpu), static_cast<int>(node));
+      if (route.empty() || route.size() >= hops) continue;
+      hops = route.size(), best = gpu, path = 1e300;
+      for (auto c : route) path = std::min(path, tab.lane_GBps(t.link_of(c)) * t.link_of(c).lanes);
+    }
+    if (best < 0 || net <= 0) continue;
+    net_sum[best] += net;
+    path_min[best] = path_min.count(best) ? std::min(path_min[best], path) : path;
+  }
+  std::map<int, double> heads;
+  for (const auto& [gpu, net] : net_sum) heads[gpu] = std::min(net, path_min[gpu]);
+  return heads;
+}
+
+// search.cc NVLS pattern with a network: one channel per head (at most the NVLS arity and the GPUs of a
+// host), searched over the inter-node speeds from the fastest a head's NIC path carries down; a GPU
+// carries every channel once on its switch links and its own channel's share once more. NCCL keeps the
+// graph with more channels, then the larger channels x speed, and stops once a speed is under half the
+// best. Pass 2 raises bwInter while the NICs carry it and it is below 2x bwIntra.
+void nvls_tree_graph(const Topology& t, const Tables& tab, Graph& g, const std::vector<int>& gpus, double total) {
+  auto& n = g.nvls;
+  const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
+  const auto heads = nvls_heads(t, tab, g, gpus);
+  int ppn = 0;
+  for (int gpu : gpus) ppn += g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(gpus.front())];
+  if (heads.empty() || speeds.empty()) return n = {}, void(n.why_not = "NVLS-tree needs NICs on the hosts (NCCL's NVLS heads)");
+  if (ppn < 2) return n = {}, void(n.why_not = "NVLS-tree needs at least 2 GPUs per node");
+  double max_bw = 0;
+  for (const auto& [gpu, bw] : heads) max_bw = std::max(max_bw, bw);
+  int best_ch = 0;
+  double best_bw = 0;
+  for (double s : speeds) {
+    if (s > max_bw + 1e-9) continue;
+    if (best_ch > 0 && s / best_bw <= 0.49) break;
+    int fitting_heads = 0;
+    for (const auto& [gpu, bw] : heads) fitting_heads += bw + 1e-9 >= s;
+    const int k = std::min({tab.nvls->max_arity, ppn, fitting_heads, static_cast<int>(std::floor(total / s + 1e-9)) - 1});
+    if (k > best_ch || (k > 0 && k * s > best_ch * best_bw)) best_ch = k, best_bw = s;
+  }
+  if (best_ch < 1) return n = {}, void(n.why_not = "the NVSwitch links are too slow for NCCL's NVLS search");
+  n.channels = best_ch;
+  n.switch_GBps = total;
+  n.bw_intra = n.bw_inter = best_bw;
+  std::vector<double> head_bws;
+  for (const auto& [gpu, bw] : heads) head_bws.push_back(bw);
+  std::sort(head_bws.rbegin(), head_bws.rend());
+  const double nic_cap = head_bws[static_cast<std::size_t>(std::min<int>(best_ch, static_cast<int>(head_bws.size())) - 1)];
+  for (auto it = speeds.rbegin(); it != speeds.rend(); ++it)
+    if (*it > n.bw_inter && n.bw_inter < 2 * n.bw_intra && *it <= nic_cap + 1e-9) n.bw_inter = *it;
+  n.tree = true;
+}
+
 // search.cc NVLS pattern: the first speed (from the top, at most what nch channels can share of the
 // switch bandwidth, widened by n/(n-1) as for every non-ring pattern) where nch channels plus the head's
 // second share fit on a GPU's switch links; then pass 2 raises bw_inter while it is below 2x bw_intra.
-void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vector<int>& gpus) {
+void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vector<int>& placement) {
   auto& n = g.nvls;
+  // Several nodes: each host's NVLink domain is searched on its own (the first host's, hosts alike).
+  std::vector<int> gpus;
+  for (int gpu : placement)
+    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(placement.front())]) gpus.push_back(gpu);
   const auto no = [&](std::string why) { n = {}, n.why_not = std::move(why); };
   if (!tab.nvls) return no("the NCCL tables have no NVLS entry");
   if (gpus.size() < 2) return no("NVLS needs at least 2 GPUs");
   if (g.arch < Arch::Hopper || tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] <= 0)
     return no(fmt::format("NVLS needs Hopper or newer GPUs (arch {})", name(g.arch)));
-  if (g.nodes > 1) return no("NCCL runs NVLS on one NVLink domain only (several nodes need CollNet for NVLS; NVLS-tree is not modelled)");
   // Switches every GPU reaches with NVLink, weighted by the lanes of the first GPU.
   for (const auto& node : t.nodes) {
     if (node.kind != topology::NodeKind::NvSwitch) continue;
@@ -146,6 +222,7 @@ void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vecto
   }
   const double total = nvswitch_total(t, tab, gpus);
   if (n.switches.empty() || total <= 0) return no("NVLS needs an NVSwitch that every GPU links to with NVLink");
+  if (g.nodes > 1) return nvls_tree_graph(t, tab, g, placement, total);
   const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
   const int p = static_cast<int>(gpus.size());
   const int nch = std::min(tab.nvls->max_arity, p);
@@ -195,7 +272,8 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
 std::string Graph::describe() const {
   std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
                               path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
-  if (nvls.channels > 0) s += fmt::format(", NVLS {} channel(s) x {:.1f}/{:.1f} GB/s", nvls.channels, nvls.bw_intra, nvls.bw_inter);
+  if (nvls.channels > 0)
+    s += fmt::format(", {} {} channel(s) x {:.1f}/{:.1f} GB/s", nvls.tree ? "NVLS-tree" : "NVLS", nvls.channels, nvls.bw_intra, nvls.bw_inter);
   return s;
 }
 

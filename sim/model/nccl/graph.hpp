@@ -30,6 +30,7 @@ struct Graph {
     std::vector<int> switches; // NVSwitch nodes every GPU of the placement links to
     std::vector<int> weights;  // NVLink lanes from a GPU to each switch (the share of the data it carries)
     std::string why_not;
+    bool tree = false; // several nodes: NCCL's NVLS-tree graph (speeds searched with the NIC in the path)
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
 };

@@ -16,7 +16,7 @@
 namespace ccsim::model::nccl {
 
 namespace {
-constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "direct"};
+constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "nvls_tree", "direct"};
 constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
 constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
 constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};
@@ -70,6 +70,17 @@ void read_nvls(const Ref& r, Tables& t) {
   n.nvlink_latency_us = r["nvlink_latency_us"].number();
   n.max_arity = r["max_arity"].integer(2, 1024);
   n.chunk_bytes = r["chunk_bytes"].positive();
+  if (r.has("tree")) {
+    const auto tr = r["tree"];
+    n.tree_nvlink_latency_us = tr["nvlink_latency_us"].number();
+    n.tree_net_latency_us = tr["net_latency_us"].number();
+    read_caps(tr["per_ch_max_GBps"], n.per_ch_tree);
+    for (std::size_t a = 0; a < kArchs; ++a) {
+      const auto row = tr["speed_inter"][a == 0 ? kArchNames[1] : kArchNames[a]];
+      for (std::size_t i = 0; i < row.size(); ++i) n.speed_inter[a].push_back(row[i].positive());
+      if (n.speed_inter[a].empty()) row.bad("needs at least one speed");
+    }
+  }
   t.nvls = n;
 }
 

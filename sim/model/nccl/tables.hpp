@@ -12,9 +12,10 @@
 
 namespace ccsim::model::nccl {
 
-// Nvls: NVLink SHARP, reduction and multicast in the NVSwitch. Direct: RCCL's MSCCL all-pairs allreduce
-// (every GPU exchanges its share with every peer over its own link; sim/model/nccl/rccl.hpp).
-enum class Algo { Ring, Tree, Nvls, Direct };
+// Nvls: NVLink SHARP, reduction and multicast in the NVSwitch; NvlsTree: NVLS inside each node and a tree
+// across nodes over the NICs (NCCL_ALGO_NVLS_TREE, allreduce on several nodes). Direct: RCCL's MSCCL
+// all-pairs allreduce (every GPU exchanges its share with every peer over its own link; sim/model/nccl/rccl.hpp).
+enum class Algo { Ring, Tree, Nvls, NvlsTree, Direct };
 enum class Proto { LL, LL128, Simple };
 enum class Path { NvLink, Pci, Net }; // NCCL's hwLatencies rows: intra-node NVLink, intra-node PCI, network
 enum class Arch { Pascal, Volta, Ampere, Hopper, Blackwell };
@@ -68,6 +69,12 @@ struct Tables {
     int max_arity = 32;                      // NCCL_MAX_NVLS_ARITY: search channels = min(this, GPUs)
     std::array<int, kArchs> cuda_channels{}; // NVLS_NCHANNELS_SM90 / SM100_NVL (one domain)
     double chunk_bytes = 131072;             // NCCL_NVLS_CHUNKSIZE default
+    // NVLS-tree (several nodes): hwLatencies NVLINK and NET rows of NVLSTree (base latency 0), the
+    // per-channel cap perChMaxNVLSTreeBws, and the search's inter-node speeds (the NVLS graph on several
+    // nodes is searched with speedArrayInter).
+    double tree_nvlink_latency_us = 0, tree_net_latency_us = 0;
+    Caps per_ch_tree{};
+    std::array<std::vector<double>, kArchs> speed_inter;
   };
   std::optional<Nvls> nvls;
   // RCCL (ROCm/rccl src/graph/tuning.cc, topo.h, rome_models.cc, tools/msccl-algorithms): present in

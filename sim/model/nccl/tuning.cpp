@@ -81,6 +81,13 @@ double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
   const bool runs = op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter;
   if (!tab.nvls || !runs || n.channels < 2 || p < 2) return 0;
   double intra = n.bw_intra * tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] * (n.channels - 1) / n.channels;
+  if (n.tree) {
+    // NVLS-tree: allreduce only (NVLS allgather/reducescatter across nodes need CollNet). On 2 nodes the
+    // tree is one hop each way, so a NIC's bwInter counts twice.
+    if (op != Op::AllReduce) return 0;
+    const double inter = n.bw_inter * (g.nodes <= 2 ? 2.0 : 1.0);
+    return n.channels * std::min({2.0 * intra, inter, cap(tab.nvls->per_ch_tree, g.arch, g)});
+  }
   intra *= op == Op::AllReduce ? 2.0 : (p - 1.0) / p;
   return n.channels * std::min(intra, n.bw_inter);
 }
@@ -105,21 +112,23 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
     }
   if (const double bus = nvls ? nvls_bus_bandwidth(tab, g, op, p) : 0; bus > 0) {
     Candidate c;
-    c.algo = Algo::Nvls;
+    c.algo = g.nvls.tree ? Algo::NvlsTree : Algo::Nvls;
     c.busbw = bus;
     // NCCL converts to algorithm bandwidth for allreduce only (nRanks/nsteps); for allgather and
     // reducescatter its NVLS figure is already per byte of the whole buffer.
     c.algbw = op == Op::AllReduce ? bus * ring_alg_factor(op, p) : bus;
-    c.lat_us = tab.nvls->nvlink_latency_us;
+    // NVLS-tree: the NVLink part once plus a network hop each way per level of the tree (log2i(nodes)).
+    c.lat_us = g.nvls.tree ? tab.nvls->tree_nvlink_latency_us + 2.0 * std::floor(std::log2(g.nodes)) * tab.nvls->tree_net_latency_us
+                           : tab.nvls->nvlink_latency_us;
     c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
     out.push_back(c);
   }
   return out;
 }
 
-int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes) {
-  if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
-  int nc = std::min(64, g.channels * tab.cuda_channels_per_search_channel);
+int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
+  if (algo == Algo::Nvls || algo == Algo::NvlsTree) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
+  int nc = logged > 0 ? std::min(64, logged) : std::min(64, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;
   if (algo == Algo::Ring && th.ring_times_nranks) thr *= p;

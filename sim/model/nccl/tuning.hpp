@@ -24,7 +24,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::O
 // bw_inter; times the channels. 0 when NVLS does not run this op here.
 double nvls_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
-int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes);
+// `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
+int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);
 
 // The latency terms, shared by the closed form and the replay:
 // NCCL's intra-node hop latency, floored on several nodes by the network overhead (x3 for Simple).
