@@ -50,6 +50,18 @@ bad degree_wraps_int       "degrees must be at most 65536, got 4294967304"
 bad gpu_wraps_int          "gpus must be at most 16777216, got 4294967297"
 bad network_model_not_string "network.model must be a string, got 1"
 bad huge_sw_alpha          "network.sw_alpha: more than 1 s per message"
+bad hybrid_tp_heads         "parallel.tp: 3 does not divide transformer.heads = 16"
+bad hybrid_bad_order        "parallel.order: unknown dimension 'xp'"
+bad hybrid_pp_layers        "do not divide transformer.layers = 8"
+bad hybrid_ep_dense         "parallel.ep: 2 needs an MoE model"
+bad hybrid_bad_schedule     "parallel.schedule: unknown 'zigzag'"
+bad hybrid_too_many_gpus    "tp x cp x pp x dp = 16 GPUs"
+bad hybrid_no_seq           "transformer: missing \"seq\""
+bad hybrid_global_batch     "parallel.global_batch: 10 is not a multiple of dp x micro_batch = 4"
+bad hybrid_oom              "GiB per GPU"
+bad hybrid_zero4            "parallel.zero must be at most 3"
+bad hybrid_with_degrees     "unknown key 'degrees'"
+check "--timeline: only a hybrid-parallel scenario" "$dir/../../../scenarios/lm300m_dgx1.json" --timeline /tmp/never-written.json
 check "cannot open" "$dir/no_such_file.json"
 check "--bucket-size: buckets of 1 KiB split 3e+08 parameters" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 1K
 check "--bucket-size: training: would time" "$dir/../../../scenarios/resnet50_ps_dgx1.json" --bucket-size 4K
