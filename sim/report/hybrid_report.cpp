@@ -48,12 +48,13 @@ std::string hybrid_table(const Scenario& s, const std::string& topology, const H
   }
   if (p.pp > 1) out += fmt::format("  {:<28} {:>10.3f} ms\n", "pipeline bubble + p2p wait", ms(r.bubble));
   out += fmt::format("  {:<28} {:>10.3f} ms\n", "data-parallel tail", ms(r.tail));
-  out += "# communication per step: collectives in the machine; bytes GPU 0 sends\n";
+  out += "# communication per step: collectives in the whole machine; bytes GPU 0 puts on the wire (ring: 2(n-1)/n of an allreduce)\n";
   for (auto k : kCommKinds) {
     auto it = r.collectives.find(k);
     if (it == r.collectives.end()) continue;
     auto b = r.bytes_per_gpu.find(k);
-    out += fmt::format("  {:<6} {:>9} collectives  {:>12}\n", to_string(k), it->second, format_size(b == r.bytes_per_gpu.end() ? 0 : b->second));
+    out += fmt::format("  {:<6} {:>9} collectives  {:>10.3f} GB\n", to_string(k), it->second,
+                       static_cast<double>(b == r.bytes_per_gpu.end() ? 0 : b->second) / 1e9);
   }
   out += fmt::format("# memory per GPU (pipeline stage 0): weights {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} = {:.2f} GiB",
                      gib(r.memory.weights), gib(r.memory.grads), gib(r.memory.optimizer), gib(r.memory.activations), gib(r.memory.total()));

@@ -174,3 +174,33 @@ TEST_CASE("engine: a job with `after` starts when the jobs it waits for are done
   jobs[0].after = {{1, 0}};
   CHECK_THROWS_AS(eng.run(jobs), Error);
 }
+
+TEST_CASE("contention: data-parallel buckets overlapping backward slow the tensor-parallel allreduces sharing GPU links") {
+  // On a 4-GPU crossbar each GPU has one link to the switch: GPU 0's TP group {0,1} and DP group {0,2}
+  // share it. With overlap the DP reduce-scatters run during backward, beside the TP allreduces;
+  // without it they run after the last backward, so the TP allreduces have the links to themselves.
+  json j = base({{"tp", 2}, {"dp", 2}, {"zero", 1}}, {{"layers", 4}});
+  j["topology"] = "crossbar:ranks=4,bw=10GB/s,alpha=0us";
+  j["compute"] = {{"peak_flops", 2e14}, {"efficiency", 1.0}}; // backward of a layer (0.15 ms) shorter than its buckets (1.2 ms)
+  j["bucket_size"] = "4M";
+  auto exposed_tp = [&](bool overlap) {
+    j["overlap"] = overlap;
+    return step(j).exposed.at(CommKind::Tp);
+  };
+  const Time alone = exposed_tp(false), shared = exposed_tp(true);
+  CHECK(shared > alone + alone / 10);
+}
+
+TEST_CASE("every network model runs a hybrid step, nccl included") {
+  json j = base({{"tp", 2}, {"pp", 2}, {"dp", 2}, {"micro_batches", 4}}, {{"vocab", 51200}});
+  j["topology"] = "machine:gpu=a100,gpus=8";
+  j["compute"] = {{"efficiency", 0.5}};
+  for (const char* model : {"fifo", "store_forward", "flow", "nccl"}) {
+    CAPTURE(model);
+    j["network"] = {{"model", model}};
+    const auto r = step(j);
+    CHECK(r.step > r.compute);
+    CHECK(r.collectives.at(CommKind::Tp) == 4 * 4 * 4 * 2 * 2); // 4 layers/stage x 4 micro x 4 AR x 2 stages x 2 replicas
+    CHECK(r.collectives.at(CommKind::Pp) == 2 * 4 * 2);         // fwd + bwd per micro-batch, per replica
+  }
+}
