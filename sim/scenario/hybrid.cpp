@@ -88,6 +88,12 @@ void read_parallel(const Reader& r, const json& p, const Transformer& m, Paralle
     if (B / per > 100000) r.bad("parallel.global_batch: {} micro-batches per step is more than 100000", B / per);
     par.micro_batches = B / per;
   }
+  // Every chain (tensor-parallel group) runs its layers forward and backward for every micro-batch; bound
+  // the passes so that a typo cannot ask for hours (the 39.1B Megatron row needs 48 x 48 x 32 = 73728).
+  const double passes = static_cast<double>(par.micro_batches) * static_cast<double>(m.layers) * par.cp * par.dp;
+  if (passes > 2e7)
+    r.bad("parallel.micro_batches: {} micro-batches x {} layers x {} context x data-parallel groups is {:.3g} layer passes, more than 2e7",
+          par.micro_batches, m.layers, par.cp * par.dp, passes);
   if (m.layers % (static_cast<std::uint64_t>(par.pp) * par.virtual_stages) != 0)
     r.bad("parallel.pp: {} stages x {} virtual stages do not divide transformer.layers = {}", par.pp, par.virtual_stages, m.layers);
   if (par.virtual_stages > 1 && (par.schedule != PipeSchedule::OneFOneB || par.pp < 2))

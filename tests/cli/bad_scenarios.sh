@@ -61,6 +61,9 @@ bad hybrid_global_batch     "parallel.global_batch: 10 is not a multiple of dp x
 bad hybrid_oom              "GiB per GPU"
 bad hybrid_zero4            "parallel.zero must be at most 3"
 bad hybrid_with_degrees     "unknown key 'degrees'"
+bad ps_cpu_no_route         "strategy ps_cpu on cluster-2xmachine-8xa100-nvswitch: generated: no route"
+bad hybrid_too_many_passes  "layer passes, more than 2e7"
+bad hybrid_too_many_jobs    "ranks in engine jobs"
 check "--timeline: only a hybrid-parallel scenario" "$dir/../../../scenarios/lm300m_dgx1.json" --timeline /tmp/never-written.json
 check "cannot open" "$dir/no_such_file.json"
 check "--bucket-size: buckets of 1 KiB split 3e+08 parameters" "$dir/../../../scenarios/lm300m_dgx1.json" --bucket-size 1K
