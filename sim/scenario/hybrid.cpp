@@ -130,7 +130,7 @@ HybridSpec hybrid_from_json(const Reader& r, const json& parallel, const json& t
   if (m.experts < 2 && (t.contains("top_k") || t.contains("moe_every"))) r.bad("transformer: top_k and moe_every need experts > 1");
   // Every byte count below is at most a few times s b h V or s^2 b a: keep them far inside 64 bits.
   const double act = static_cast<double>(m.seq) * static_cast<double>(m.micro_batch) *
-                     static_cast<double>(std::max({m.hidden, m.vocab, m.ffn_hidden * m.top_k})) * 8;
+                     static_cast<double>(std::max({m.hidden * m.top_k, m.vocab, m.ffn_hidden * m.top_k})) * 8;
   if (act > 1e15) r.bad("transformer: one micro-batch's activations ({:.3g} B) are absurd; check seq, micro_batch and hidden", act);
   if (total_params(m) > 1e13) r.bad("transformer: {:.4g} parameters is more than 1e13, the ceiling", total_params(m));
   read_parallel(r, parallel, m, h.par);

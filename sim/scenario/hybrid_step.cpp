@@ -195,6 +195,12 @@ void StepBuilder::setup_compute() {
 // Every stage's ops in turn, each as far as it can go: a stage stops at a receive whose send the
 // neighbouring stage has not reached yet (the schedules are deadlock-free, so this terminates).
 void StepBuilder::build_program() {
+  // Times are 64-bit picoseconds: a step of more than 1e6 s of compute (11.6 days) is a typo.
+  const double work = 4 * (layer_forward_flops(m_, m_.experts > 1) * static_cast<double>(m_.layers) + logits_forward_flops(m_)) *
+                      static_cast<double>(p_.micro_batches) / (p_.tp * p_.cp * p_.pp);
+  if (!(work / (peak_ * h_.efficiency) <= 1e6))
+    fail("scenario {}: compute: {:.3g} s of compute per GPU per step is more than 1e6 s (check the shapes and micro-batches)", s_.origin,
+         work / (peak_ * h_.efficiency));
   // The tensor-parallel collectives alone, counted before anything is built (a model may add channels).
   const double per_layer = p_.tp < 2 ? 0 : (p_.sequence_parallel ? 8 : 4) * (p_.recompute == Recompute::Full ? 1.5 : 1.0);
   const double tp_ranks = static_cast<double>(p_.micro_batches) * static_cast<double>(m_.layers) * per_layer * p_.tp * p_.cp * p_.dp;
