@@ -45,7 +45,7 @@ void run(const ScenarioOptions& o) {
     return;
   }
   if (!o.timeline.empty()) fail("--timeline: only a hybrid-parallel scenario (\"parallel\" + \"transformer\") has a step timeline");
-  const auto rep = scenario::run_scenario(s, o.topo);
+  const auto rep = scenario::run_scenario(s, o.topo, o.allow_oversubscribed);
   write_output(o.output, o.format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
 }
 
@@ -61,7 +61,7 @@ void add_scenario_command(CLI::App& app) {
   cmd->add_flag("--no-overlap", o->no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd->add_option("--bucket-size", o->bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
-  cmd->add_flag("--allow-oversubscribed-memory", o->allow_oversubscribed, "Simulate a hybrid-parallel step that does not fit in the GPU's memory");
+  cmd->add_flag("--allow-oversubscribed-memory", o->allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");
   cmd->callback([o] { run(*o); });
 }
