@@ -204,3 +204,18 @@ TEST_CASE("every network model runs a hybrid step, nccl included") {
     CHECK(r.collectives.at(CommKind::Pp) == 2 * 4 * 2);         // fwd + bwd per micro-batch, per replica
   }
 }
+
+TEST_CASE("the breakdown adds up to the step, and the rank order decides where tensor groups sit") {
+  json j = base({{"tp", 2}, {"pp", 2}, {"dp", 4}, {"micro_batches", 4}}, {{"vocab", 51200}});
+  j["topology"] = "machine:gpu=a100,gpus=8,nodes=2,nics=8x200G,kind=ib";
+  j["compute"] = {{"efficiency", 0.5}};
+  const auto r = step(j);
+  Time sum = r.compute + r.bubble + r.tail;
+  for (const auto& [k, t] : r.exposed) sum += t;
+  CHECK(sum == r.step);
+  // Default order tp-cp-ep-dp-pp: a tensor group is GPUs 0,1 of one node (NVLink). With dp first, rank 0's
+  // tensor partner is rank 4 x 2 = 8, on the other node: its allreduces cross the 200 Gb/s NICs.
+  j["parallel"]["order"] = "dp-pp-tp";
+  const auto across = step(j);
+  CHECK(across.exposed.at(CommKind::Tp) > 2 * r.exposed.at(CommKind::Tp));
+}
