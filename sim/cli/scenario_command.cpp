@@ -3,15 +3,33 @@
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/scenario_report.hpp"
+#include "sim/report/hybrid_report.hpp"
+#include "sim/scenario/hybrid_step.hpp"
+#include "sim/topology/topology_json.hpp"
 #include "sim/scenario/run.hpp"
 
 namespace ccsim::cli {
 namespace {
 
 struct ScenarioOptions {
-  std::string file, format = "table", topo, output, bucket_size;
-  bool no_overlap = false;
+  std::string file, format = "table", topo, output, bucket_size, timeline;
+  bool no_overlap = false, allow_oversubscribed = false;
 };
+
+// A hybrid-parallel scenario: one step on one topology, its breakdown, optionally its timeline.
+void run_hybrid(const scenario::Scenario& s, const ScenarioOptions& o) {
+  if (!o.timeline.empty() && (o.timeline == "-" || o.timeline == o.output)) fail("--timeline: give a file of its own");
+  topology::Topology topo;
+  try {
+    topo = topology::resolve_topology(o.topo.empty() ? s.topologies.front() : o.topo);
+  } catch (const Error& e) {
+    if (!o.topo.empty()) throw;
+    fail("scenario {}: topology: {}", s.origin, e.what());
+  }
+  const auto r = scenario::run_hybrid_step(s, topo, o.allow_oversubscribed);
+  if (!o.timeline.empty()) write_output(o.timeline, report::hybrid_timeline(s, r));
+  write_output(o.output, o.format == "json" ? report::hybrid_json(s, topo.name, r) : report::hybrid_table(s, topo.name, r));
+}
 
 void run(const ScenarioOptions& o) {
   if (o.format != "table" && o.format != "json") fail("--format: unknown '{}' (table, json)", o.format);
@@ -22,7 +40,12 @@ void run(const ScenarioOptions& o) {
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
     scenario::check_work(s, "--bucket-size");
   }
-  const auto rep = scenario::run_scenario(s, o.topo);
+  if (s.hybrid) {
+    run_hybrid(s, o);
+    return;
+  }
+  if (!o.timeline.empty()) fail("--timeline: only a hybrid-parallel scenario (\"parallel\" + \"transformer\") has a step timeline");
+  const auto rep = scenario::run_scenario(s, o.topo, o.allow_oversubscribed);
   write_output(o.output, o.format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
 }
 
@@ -37,6 +60,8 @@ void add_scenario_command(CLI::App& app) {
   cmd->add_option("-t,--topo", o->topo, "Run on this topology instead of the file's");
   cmd->add_flag("--no-overlap", o->no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd->add_option("--bucket-size", o->bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
+  cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
+  cmd->add_flag("--allow-oversubscribed-memory", o->allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");
   cmd->callback([o] { run(*o); });
 }

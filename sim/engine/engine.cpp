@@ -100,9 +100,10 @@ void check_clock_range(const topology::Topology& topo, const ModelParams& params
     min_bw = min_bw == 0 ? l.bw : std::min(min_bw, l.bw);
     max_lat = std::max(max_lat, l.latency);
   }
-  double bytes = 0, per_rank = 0, steps = 64, start = 0;
+  double bytes = 0, per_rank = 0, steps = 64, start = 0, delays = 0;
   for (const auto& j : jobs) {
     start = std::max(start, static_cast<double>(j.start));
+    for (const auto& d : j.after) delays += static_cast<double>(d.second); // a chain of waits at worst
     const double p = j.schedule->args().ranks;
     const double buffer = static_cast<double>(j.schedule->buffer_elems()) * static_cast<double>(j.elt_size);
     bytes += p * buffer * (2 + std::log2(std::max(1.0, p)));
@@ -113,7 +114,7 @@ void check_clock_range(const topology::Topology& topo, const ModelParams& params
   const double wire = min_bw ? bytes * ps / static_cast<double>(min_bw) : 0;
   const double reduce = params.reduce_bw ? per_rank * ps / static_cast<double>(params.reduce_bw) : 0;
   const double latency = steps * (16 * static_cast<double>(max_lat) + static_cast<double>(params.alpha_sw));
-  const double bound = wire + reduce + latency + start;
+  const double bound = wire + reduce + latency + start + delays;
   constexpr double kLimit = static_cast<double>(kNever / 2);
   if (bound > kLimit)
     fail("the run could last up to {:.3g} s of simulated time (moving {:.3g} B over the slowest link, {}{}), more than the "
@@ -151,8 +152,24 @@ RunResult Engine::run(std::span<const Job> jobs) {
       rs.job = ji;
       rs.rank = static_cast<int>(r);
     }
-  // Every rank begins at its job's start time.
-  for (std::uint32_t g = 0; g < total; ++g) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
+  // Every rank begins at its job's start time, or once the jobs it waits for are done.
+  deps_ = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.after.empty(); });
+  waiting_.clear();
+  dependents_.clear();
+  if (deps_) {
+    waiting_.resize(jobs.size());
+    dependents_.assign(jobs.size(), {});
+    for (std::uint32_t ji = 0; ji < jobs.size(); ++ji) {
+      waiting_[ji] = {static_cast<std::uint32_t>(jobs[ji].after.size()), static_cast<std::uint32_t>(job_info_[ji].p), jobs[ji].start};
+      for (const auto& [d, delay] : jobs[ji].after) {
+        if (d >= ji) fail("engine: job {} waits for job {}, which does not come before it", ji, d);
+        if (delay < 0) fail("engine: job {} waits a negative time", ji);
+        dependents_[d].emplace_back(ji, delay);
+      }
+    }
+  }
+  for (std::uint32_t g = 0; g < total; ++g)
+    if (!deps_ || waiting_[ranks_[g].job].deps_left == 0) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
 
   std::uint64_t events = 0;
   while (!queue_.empty()) {
@@ -189,6 +206,18 @@ RunResult Engine::run(std::span<const Job> jobs) {
   res.transfers = transfers_;
   res.channels = net_->stats();
   return res;
+}
+
+// A rank of `job` finished: when it was the job's last, the jobs waiting for it may start.
+void Engine::job_rank_done(std::uint32_t job, Time now) {
+  if (--waiting_[job].ranks_left > 0) return;
+  for (const auto& [next, delay] : dependents_[job]) {
+    Waiting& w = waiting_[next];
+    w.earliest = std::max(w.earliest, now + delay);
+    if (--w.deps_left > 0) continue;
+    const JobInfo& info = job_info_[next];
+    for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(info.p); ++r) queue_.push(w.earliest, kStepDone, info.base + r, 0);
+  }
 }
 
 // Appends a send to the sends parked at rank `rd` (the list is usually empty or one long).
@@ -236,6 +265,7 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
   const JobInfo& job = job_info_[rs.job];
   if (!job.schedule->step(rs.rank, step, actions_)) {
     rs.pending = -1;
+    if (deps_) job_rank_done(rs.job, now);
     return false;
   }
   int pending = 0; // what the step waits for (nothing can complete before the loop ends)

@@ -20,6 +20,9 @@ struct Job {
   std::vector<int> node_of_rank; // topology node id of each rank
   Bytes elt_size = 4;
   Time start = 0;
+  // Jobs this one waits for (a training step's compute and collectives in dependency order): it starts
+  // at max(start, each listed job's finish + its delay). Listed jobs come earlier in the run's list.
+  std::vector<std::pair<std::uint32_t, Time>> after;
 };
 
 struct TransferRecord {
@@ -80,6 +83,7 @@ class Engine {
   void sent(std::uint32_t src, Time now);
   void park(RankState& rd, const Parked& t);
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
+  void job_rank_done(std::uint32_t job, Time now);
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                        Time arrive, std::span<const ChannelId> route);
 
@@ -98,6 +102,14 @@ class Engine {
   std::vector<Parked> parked_;          // pool of sends waiting for their receive (RankState::parked)
   std::uint32_t free_parked_ = kNone;   // first free slot of parked_
   std::vector<JobInfo> job_info_; // per job, what every step reads
+  // Job dependencies (Job::after), used only when some job has them.
+  struct Waiting {
+    std::uint32_t deps_left = 0, ranks_left = 0;
+    Time earliest = 0;
+  };
+  bool deps_ = false;
+  std::vector<Waiting> waiting_;
+  std::vector<std::vector<std::pair<std::uint32_t, Time>>> dependents_;
   std::vector<schedule::Action> actions_;
   std::vector<std::uint64_t> arrived_, left_;
   std::vector<Occupancy> hops_; // filled only when observers are attached

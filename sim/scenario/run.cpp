@@ -3,10 +3,11 @@
 #include "sim/core/error.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::scenario {
 
-Report run_scenario(const Scenario& s, const std::string& topology_override) {
+Report run_scenario(const Scenario& s, const std::string& topology_override, bool allow_oversubscribed) {
   Report rep;
   rep.scenario = &s;
   const auto topos = topology_override.empty() ? s.topologies : std::vector<std::string>{topology_override};
@@ -29,6 +30,13 @@ Report run_scenario(const Scenario& s, const std::string& topology_override) {
           row.speedup = p * to_sec(row.result.compute) / step_s;
           row.efficiency = row.speedup / p;
           row.state_bytes = state_bytes_per_gpu(s, st, dt.size, p);
+          if (!allow_oversubscribed && !topo.gpu_kind.empty() && topology::gpu_table()["gpus"].contains(topo.gpu_kind)) {
+            const double cap = static_cast<double>(topology::gpu_kind(topo.gpu_kind, "scenario " + s.origin).memory_gb) * (1ULL << 30);
+            if (row.state_bytes > cap)
+              fail("scenario {}: strategy {} on {} GPUs needs {:.1f} GiB of model state per GPU but a {} has {:.0f} GiB; use zero or "
+                   "more GPUs, or pass --allow-oversubscribed-memory",
+                   s.origin, to_string(st), p, row.state_bytes / (1ULL << 30), topo.gpu_kind, cap / (1ULL << 30));
+          }
           row.epoch_s = s.dataset_samples ? static_cast<double>(s.dataset_samples) / row.samples_per_s : 0;
           for (const auto& it : row.result.items) ++row.algos[it.algo];
           rep.steps.push_back(std::move(row));

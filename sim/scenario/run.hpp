@@ -42,7 +42,9 @@ struct Report {
   std::vector<TrainingRow> training;
 };
 
-// `topology_override` (the --topo flag) replaces the file's topology list when not empty.
-Report run_scenario(const Scenario& s, const std::string& topology_override = {});
+// `topology_override` (the --topo flag) replaces the file's topology list when not empty. A row whose
+// model state (state_bytes) does not fit the memory of the topology's GPU kind is a one-line error unless
+// `allow_oversubscribed` (--allow-oversubscribed-memory); without a known GPU kind it is not checked.
+Report run_scenario(const Scenario& s, const std::string& topology_override = {}, bool allow_oversubscribed = false);
 
 } // namespace ccsim::scenario

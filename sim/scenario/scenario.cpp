@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/scenario/reader.hpp"
 
 namespace ccsim::scenario {
 using nlohmann::json;
@@ -55,73 +56,6 @@ Time Scenario::backward_time() const {
 }
 
 namespace {
-
-// Reads one scenario; every message starts with "scenario <file>:" so it names the file.
-class Reader {
- public:
-  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
-
-  template <typename... Args>
-  [[noreturn]] void bad(fmt::format_string<Args...> f, Args&&... args) const {
-    fail("scenario {}: {}", origin_, fmt::format(f, std::forward<Args>(args)...));
-  }
-
-  void only_keys(const json& j, const std::string& where, std::initializer_list<const char*> keys) const {
-    if (!j.is_object()) bad("{} must be an object", where);
-    for (auto it = j.begin(); it != j.end(); ++it) { // not a structured binding: clang 14 cannot capture one
-      const std::string& k = it.key();
-      if (std::find_if(keys.begin(), keys.end(), [&](const char* s) { return k == s; }) == keys.end()) {
-        std::string known;
-        for (const char* s : keys) known += (known.empty() ? "" : ", ") + std::string(s);
-        bad("unknown key '{}' in {} (known: {})", printable(k), where, known);
-      }
-    }
-  }
-
-  double number(const json& j, const std::string& key) const {
-    if (!j.is_number()) bad("{} must be a number, got {}", key, describe(j));
-    const double v = j.get<double>();
-    if (!std::isfinite(v)) bad("{} must be finite", key);
-    return v;
-  }
-  double positive(const json& j, const std::string& key) const {
-    const double v = number(j, key);
-    if (!(v > 0)) bad("{} must be positive, got {}", key, describe(j));
-    return v;
-  }
-  // Counts may be written 3e8; they must still be whole.
-  // The range check is done on the number as written, before any narrowing.
-  std::uint64_t count(const json& j, const std::string& key, bool allow_zero = false,
-                      std::uint64_t max = 1'000'000'000'000'000'000) const {
-    const double v = number(j, key);
-    if (v < 0 || (!allow_zero && v == 0) || v != std::floor(v) || v > 1e18)
-      bad("{} must be a {} whole number, got {}", key, allow_zero ? "non-negative" : "positive", describe(j));
-    const std::uint64_t n = j.is_number_float() ? static_cast<std::uint64_t>(v) : JsonValue(j, origin_, key).as_uint(0, UINT64_MAX);
-    if (n > max) bad("{} must be at most {}, got {}", key, max, describe(j));
-    return n;
-  }
-  std::string string(const json& j, const std::string& key) const {
-    if (!j.is_string()) bad("{} must be a string, got {}", key, describe(j));
-    return j.get<std::string>();
-  }
-  Time duration(const json& j, const std::string& key) const {
-    const Time t = parse_duration(string(j, key), "scenario " + origin_ + ": " + key);
-    if (t < 0) bad("{} must not be negative", key);
-    return t;
-  }
-  // A value that may be one string or a list of strings.
-  std::vector<std::string> strings(const json& j, const std::string& key) const {
-    std::vector<std::string> out;
-    if (j.is_string()) out.push_back(j.get<std::string>());
-    else if (j.is_array() && !j.empty())
-      for (const auto& e : j) out.push_back(string(e, key));
-    else bad("{} must be a string or a non-empty list of strings", key);
-    return out;
-  }
-
- private:
-  std::string origin_;
-};
 
 Strategy strategy_from(const Reader& r, const std::string& s) {
   if (s == "allreduce") return Strategy::AllReduce;
@@ -241,10 +175,102 @@ void derive_times(const Reader& r, const json& model, const json& c, Scenario& s
       s.batch_per_gpu, how, dev, util, format_duration(s.forward_time()), ratio, all_flops ? "layer FLOPs" : "parameters");
 }
 
+void read_network(const Reader& r, const json& j, Scenario& s, const std::string& origin) {
+  if (j.contains("network")) {
+    const json& n = j["network"];
+    r.only_keys(n, "network", {"model", "sw_alpha", "sw_overhead", "semantics", "reduce_bw"});
+    if (n.contains("model")) {
+      s.model_name = r.string(n["model"], "network.model");
+      bool known = false;
+      for (const auto& m : model::model_registry()) known = known || m.name == s.model_name;
+      if (!known) r.bad("network.model: unknown '{}' ({})", s.model_name, model::model_names());
+    }
+    if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
+    if (n.contains("sw_overhead")) s.model.overhead = r.duration(n["sw_overhead"], "network.sw_overhead");
+    if (n.contains("semantics")) {
+      const std::string sem = r.string(n["semantics"], "network.semantics");
+      if (sem != "gpu" && sem != "mpi") r.bad("network.semantics: unknown '{}' (gpu, mpi)", sem);
+      s.model.semantics = engine::semantics_from(sem, "network.semantics");
+    }
+    if (s.model.alpha_sw > kPsPerSec) r.bad("network.sw_alpha: more than 1 s per message");
+    if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
+  }
+
+}
+
+// A hybrid-parallel scenario: "parallel" and "transformer" instead of "model", "compute" and "degrees".
+Scenario read_hybrid(const Reader& r, const json& j, Scenario s) {
+  r.only_keys(j, "the scenario",
+              {"name", "description", "sources", "transformer", "parallel", "compute", "topology", "gpus", "bucket_size",
+               "grad_dtype", "algorithm", "overlap", "optimizer_bytes_per_param", "network", "allow_oversubscribed_memory"});
+  if (!j.contains("transformer")) r.bad("missing \"transformer\" (layers, hidden, heads, seq, ...), which \"parallel\" splits");
+  if (!j.contains("parallel")) r.bad("missing \"parallel\" (tp, pp, dp, ...) for the \"transformer\"");
+  HybridSpec h = hybrid_from_json(r, j["parallel"], j["transformer"]);
+  if (j.contains("compute")) {
+    const json& c = j["compute"];
+    r.only_keys(c, "compute", {"efficiency", "peak_flops", "gpu"});
+    if (c.contains("efficiency")) h.efficiency = r.positive(c["efficiency"], "compute.efficiency");
+    if (h.efficiency > 1) r.bad("compute.efficiency must be at most 1, got {}", h.efficiency);
+    if (c.contains("peak_flops")) h.peak_flops = r.positive(c["peak_flops"], "compute.peak_flops");
+    if (h.peak_flops > 1e18) r.bad("compute.peak_flops: {:.3g} FLOP/s per GPU is absurd", h.peak_flops);
+    if (c.contains("gpu")) h.gpu = r.string(c["gpu"], "compute.gpu");
+  }
+  if (!j.contains("topology")) r.bad("missing \"topology\"");
+  s.topologies = r.strings(j["topology"], "topology");
+  if (s.topologies.size() != 1) r.bad("topology: a hybrid-parallel scenario runs on one topology");
+  if (j.contains("gpus")) {
+    if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
+    std::set<int> seen;
+    for (const auto& g : j["gpus"]) {
+      const auto v = static_cast<int>(r.count(g, "gpus", true, 1 << 24));
+      if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
+      s.gpus.push_back(v);
+    }
+  }
+  if (j.contains("bucket_size")) {
+    s.bucket_bytes = parse_size(r.string(j["bucket_size"], "bucket_size"), "scenario " + s.origin + ": bucket_size");
+    if (s.bucket_bytes == 0) r.bad("bucket_size must be positive");
+  }
+  if (j.contains("grad_dtype")) {
+    const auto dt = metrics::datatype_from(r.string(j["grad_dtype"], "grad_dtype"));
+    if (!dt) r.bad("grad_dtype: unknown type '{}' ({})", printable(j["grad_dtype"].get<std::string>()), metrics::datatype_names());
+    s.grad_dtypes = {*dt};
+    h.grad_bytes = dt->size;
+  } else {
+    h.grad_bytes = h.model.dtype_bytes;
+    s.grad_dtypes = {metrics::DataType{h.grad_bytes == 4 ? "float" : "bfloat16", h.grad_bytes}};
+  }
+  // A typo such as "bucket_size": "1" would ask for a billion buckets per stage.
+  if (total_params(h.model) / static_cast<double>(std::max<Bytes>(1, s.bucket_bytes / h.grad_bytes)) > 1e5)
+    r.bad("bucket_size: {} splits the gradients into more than 100000 buckets; use a larger bucket size", format_size(s.bucket_bytes));
+  if (j.contains("algorithm")) s.algorithm = r.string(j["algorithm"], "algorithm");
+  if (j.contains("overlap")) {
+    if (!j["overlap"].is_boolean()) r.bad("overlap must be true or false");
+    s.overlap = j["overlap"].get<bool>();
+  }
+  if (j.contains("optimizer_bytes_per_param")) h.optimizer_bytes = r.number(j["optimizer_bytes_per_param"], "optimizer_bytes_per_param");
+  if (h.optimizer_bytes < 0 || h.optimizer_bytes > 64) r.bad("optimizer_bytes_per_param must be in [0, 64]");
+  if (j.contains("allow_oversubscribed_memory")) {
+    if (!j["allow_oversubscribed_memory"].is_boolean()) r.bad("allow_oversubscribed_memory must be true or false");
+    h.allow_oversubscribed = j["allow_oversubscribed_memory"].get<bool>();
+  }
+  read_network(r, j, s, s.origin);
+  s.hybrid = h;
+  return s;
+}
+
 } // namespace
 
 Scenario scenario_from_json(const json& j, const std::string& origin) {
   Reader r(origin);
+  if (j.is_object() && (j.contains("parallel") || j.contains("transformer"))) {
+    Scenario s;
+    s.origin = origin;
+    s.name = j.contains("name") ? r.string(j["name"], "name") : origin;
+    if (j.contains("description")) s.description = r.string(j["description"], "description");
+    if (j.contains("sources")) s.sources = r.strings(j["sources"], "sources");
+    return read_hybrid(r, j, std::move(s));
+  }
   r.only_keys(j, "the scenario",
               {"name", "description", "sources", "model", "compute", "dataset_samples", "topology", "gpus", "degrees",
                "bucket_size", "grad_dtype", "algorithm", "strategy", "overlap", "server_node",
@@ -315,25 +341,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
     s.optimizer_bytes_per_param = r.number(j["optimizer_bytes_per_param"], "optimizer_bytes_per_param");
   if (s.optimizer_bytes_per_param < 0) r.bad("optimizer_bytes_per_param must not be negative");
 
-  if (j.contains("network")) {
-    const json& n = j["network"];
-    r.only_keys(n, "network", {"model", "sw_alpha", "sw_overhead", "semantics", "reduce_bw"});
-    if (n.contains("model")) {
-      s.model_name = r.string(n["model"], "network.model");
-      bool known = false;
-      for (const auto& m : model::model_registry()) known = known || m.name == s.model_name;
-      if (!known) r.bad("network.model: unknown '{}' ({})", s.model_name, model::model_names());
-    }
-    if (n.contains("sw_alpha")) s.model.alpha_sw = r.duration(n["sw_alpha"], "network.sw_alpha");
-    if (n.contains("sw_overhead")) s.model.overhead = r.duration(n["sw_overhead"], "network.sw_overhead");
-    if (n.contains("semantics")) {
-      const std::string sem = r.string(n["semantics"], "network.semantics");
-      if (sem != "gpu" && sem != "mpi") r.bad("network.semantics: unknown '{}' (gpu, mpi)", sem);
-      s.model.semantics = engine::semantics_from(sem, "network.semantics");
-    }
-    if (s.model.alpha_sw > kPsPerSec) r.bad("network.sw_alpha: more than 1 s per message");
-    if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
-  }
+  read_network(r, j, s, origin);
 
   if (j.contains("training")) {
     const json& t = j["training"];

@@ -13,6 +13,7 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/metrics/nccl_metrics.hpp"
+#include "sim/scenario/hybrid.hpp"
 
 namespace ccsim::scenario {
 
@@ -63,6 +64,9 @@ struct Scenario {
   std::string model_name = "fifo"; // from the model registry (fifo, store_forward, flow, nccl)
   engine::ModelParams model;
   std::optional<TrainingSpec> training;
+  // Set when the file describes hybrid parallelism ("parallel" + "transformer"): one step of that
+  // configuration (sim/scenario/hybrid_step.hpp) instead of the data-parallel sweep.
+  std::optional<HybridSpec> hybrid;
 
   std::uint64_t total_params() const;
   Time forward_time() const;

@@ -117,7 +117,11 @@ Time StepSimulator::run_push_pull(std::uint64_t count) {
   // The parameter server's schedules are not NCCL's: they run on the plain fifo network.
   const auto* net = engine::find_network(s_.model_name);
   engine::Engine eng(topo_, router_, s_.model, net ? *net : engine::fifo_network());
-  return eng.run(std::span<const engine::Job>(&job, 1)).makespan;
+  try {
+    return eng.run(std::span<const engine::Job>(&job, 1)).makespan;
+  } catch (const Error& e) { // e.g. no route from a GPU of another node to the server's CPU
+    fail("scenario {}: strategy {} on {}: {}", s_.origin, to_string(strategy_), topo_.name, e.what());
+  }
 }
 
 std::pair<Time, std::string> StepSimulator::exchange(ExchangeKind kind, std::uint64_t elems) {

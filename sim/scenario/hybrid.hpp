@@ -1,0 +1,98 @@
+// Hybrid parallelism in a scenario: a transformer split by tensor (tp), context (cp), pipeline (pp),
+// data (dp) and expert (ep) parallelism, as Megatron-LM lays it out. This file holds the schema and the
+// closed forms every other part uses: parameter counts, FLOPs, the bytes of each collective a layer
+// inserts, and memory per GPU. The formulas and their sources are in docs/training.md.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/core/units.hpp"
+
+namespace ccsim::scenario {
+
+class Reader;
+
+// The model's shapes (Megatron-LM argument names in comments).
+struct Transformer {
+  std::uint64_t layers = 0;        // --num-layers
+  std::uint64_t hidden = 0;        // --hidden-size (h)
+  std::uint64_t heads = 0;         // --num-attention-heads (a)
+  std::uint64_t seq = 0;           // --seq-length (s)
+  std::uint64_t micro_batch = 1;   // --micro-batch-size (b)
+  std::uint64_t vocab = 0;         // --padded-vocab-size (V)
+  std::uint64_t ffn_hidden = 0;    // --ffn-hidden-size (default 4h)
+  std::uint64_t experts = 0;       // 0 or 1 = dense; > 1 = MoE layers with this many experts
+  std::uint64_t top_k = 1;         // experts each token is routed to
+  std::uint64_t moe_every = 1;     // every n-th layer is MoE (Switch: 2); layer i is MoE when (i + 1) % n == 0
+  Bytes dtype_bytes = 2;           // activations and weights (fp16/bf16 = 2)
+};
+
+enum class PipeSchedule { GPipe, OneFOneB };
+enum class Recompute { None, Full };
+
+struct Parallel {
+  int tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
+  std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first (Megatron-Core's default)
+  std::uint64_t micro_batches = 1;      // per pipeline per step (= gradient accumulation steps when pp = 1)
+  PipeSchedule schedule = PipeSchedule::OneFOneB;
+  int virtual_stages = 1;               // interleaved 1F1B: model chunks per pipeline rank
+  bool sequence_parallel = false;       // TP allreduce -> reduce-scatter + allgather
+  int zero = 0;                         // ZeRO stage 0 (plain allreduce), 1, 2 or 3
+  Recompute recompute = Recompute::None;
+  int world() const { return tp * cp * pp * dp; }
+};
+
+struct HybridSpec {
+  Transformer model;
+  Parallel par;
+  double efficiency = 0.5;          // achieved / peak tensor FLOP/s for the layers' math
+  double peak_flops = 0;            // 0 = from the GPU kind (models/gpus.json peak_tensor_flops)
+  std::string gpu;                  // GPU kind for peak and memory; "" = the topology's
+  Bytes grad_bytes = 2;             // gradient element size in the data-parallel exchange
+  double optimizer_bytes = 12;      // K of the ZeRO paper (mixed-precision Adam)
+  bool allow_oversubscribed = false;
+};
+
+// Reads "parallel" and "transformer" (and "efficiency", "gpu", ...) of a scenario file.
+HybridSpec hybrid_from_json(const Reader& r, const nlohmann::json& parallel, const nlohmann::json& transformer);
+
+// ---- closed forms (docs/training.md) ----
+bool is_moe_layer(const Transformer& m, std::uint64_t layer);
+// Parameters of one transformer layer, whole (not split): 4h^2 + 4h attention, 2 h f + f + h MLP (x experts
+// for MoE, plus the h x E router), 4h layer norms.
+double layer_params(const Transformer& m, bool moe);
+double embedding_params(const Transformer& m); // V h + s h
+double expert_params(const Transformer& m);    // the experts' MLPs of one MoE layer: E (2 h f + f + h)
+double total_params(const Transformer& m);
+// Forward FLOPs of one layer for one micro-batch, whole: 8bsh^2 + 4bs^2h + 4bsh f (x top-k for MoE)
+// = 24bsh^2 (1 + s/6h) for f = 4h (Narayanan et al. 2021, eq. 3 without the factor 4 for fwd+bwd+recompute).
+double layer_forward_flops(const Transformer& m, bool moe);
+double logits_forward_flops(const Transformer& m); // 2 b s h V
+// Narayanan et al.'s model FLOPs per step for B sequences: 96 B s l h^2 (1 + s/6h + V/16lh) (with recompute).
+double narayanan_step_flops(const Transformer& m, double batch);
+
+// Bytes moved by one tensor-parallel collective: the b s h activation (per context-parallel rank: s/cp).
+Bytes tp_activation_bytes(const Transformer& m, const Parallel& p);
+// Bytes one rank sends to the next pipeline stage per micro-batch (activation; with tp, scatter-gather: /tp).
+Bytes pp_send_bytes(const Transformer& m, const Parallel& p);
+// Bytes one rank sends in one all-to-all (dispatch or combine) of an MoE layer: tokens x top-k x h x bytes.
+Bytes ep_alltoall_bytes(const Transformer& m, const Parallel& p);
+// Bytes of one context-parallel K,V allgather per rank (its own block): 2 b (s/cp) h / tp x bytes.
+Bytes cp_kv_bytes(const Transformer& m, const Parallel& p);
+
+// Memory per GPU on the fullest pipeline stage (Korthikanti et al. 2022, ZeRO paper).
+struct Memory {
+  double weights = 0, grads = 0, optimizer = 0, activations = 0;
+  double total() const { return weights + grads + optimizer + activations; }
+};
+// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2):
+// sbh (34 + 5as/h) without parallelism; with tp: sbh (10 + 24/t + 5as/(ht)); with tp and sequence
+// parallel: sbh (34/t + 5as/(ht)); with full recomputation only the layer input, 2sbh (/t with sp).
+double layer_activation_bytes(const Transformer& m, const Parallel& p);
+Memory memory_per_gpu(const HybridSpec& h);
+
+} // namespace ccsim::scenario
