@@ -16,6 +16,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/scenario_command.hpp"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/cli/sweep_plan.hpp"
 #include "sim/cli/sweep_resume.hpp"
@@ -43,9 +44,19 @@ report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
     topology::set_default_import_gpu("");
     std::vector<std::string> args{"ccsim"};
     for (auto& a : point_arguments(plan, point)) args.push_back(std::move(a));
+    const bool scenario = args.size() > 1 && args[1] == "scenario";
+    if (scenario) args.erase(args.begin() + 1); // the subcommand's own arguments follow
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     CLI::App app;
+    if (scenario) {
+      ScenarioOptions so;
+      add_scenario_run_options(app, so);
+      app.parse(static_cast<int>(argv.size()), argv.data());
+      report::SweepCells cells;
+      run_scenario_options(so, [&](const scenario::Report& rep) { cells = report::sweep_scenario_cells(rep); });
+      return cells;
+    }
     RunOptions o;
     add_run_options(app, o);
     app.parse(static_cast<int>(argv.size()), argv.data());
