@@ -21,9 +21,9 @@ def human(n):
     return f"{n} B"
 
 
-rows = [r for r in csv.DictReader(open(args.table)) if not r["error"]]
+rows = [r for r in csv.DictReader(open(args.table)) if not r["error"] and r["size"]]  # collectives only
 if not rows:
-    raise SystemExit(f"{args.table}: no rows without an error")
+    raise SystemExit(f"{args.table}: no collective rows without an error")
 series = defaultdict(lambda: defaultdict(list))  # machine -> config -> [(size, busbw)]
 for r in rows:
     machine = r.get("topo") or r["topology"]

@@ -2,19 +2,24 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
-#include "sim/report/scenario_report.hpp"
 #include "sim/report/hybrid_report.hpp"
+#include "sim/report/scenario_report.hpp"
 #include "sim/scenario/hybrid_step.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "sim/scenario/run.hpp"
 
 namespace ccsim::cli {
 namespace {
 
-struct ScenarioOptions {
-  std::string file, format = "table", topo, output, bucket_size, timeline;
-  bool no_overlap = false, allow_oversubscribed = false;
-};
+scenario::Scenario load_with_flags(const ScenarioOptions& o) {
+  auto s = scenario::load_scenario_file(o.file);
+  if (o.no_overlap) s.overlap = false;
+  if (!o.bucket_size.empty()) {
+    s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
+    if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
+    scenario::check_work(s, "--bucket-size");
+  }
+  return s;
+}
 
 // A hybrid-parallel scenario: one step on one topology, its breakdown, optionally its timeline.
 void run_hybrid(const scenario::Scenario& s, const ScenarioOptions& o) {
@@ -31,39 +36,38 @@ void run_hybrid(const scenario::Scenario& s, const ScenarioOptions& o) {
   write_output(o.output, o.format == "json" ? report::hybrid_json(s, topo.name, r) : report::hybrid_table(s, topo.name, r));
 }
 
-void run(const ScenarioOptions& o) {
-  if (o.format != "table" && o.format != "json") fail("--format: unknown '{}' (table, json)", o.format);
-  auto s = scenario::load_scenario_file(o.file);
-  if (o.no_overlap) s.overlap = false;
-  if (!o.bucket_size.empty()) {
-    s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
-    if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
-    scenario::check_work(s, "--bucket-size");
-  }
-  if (s.hybrid) {
-    run_hybrid(s, o);
-    return;
-  }
-  if (!o.timeline.empty()) fail("--timeline: only a hybrid-parallel scenario (\"parallel\" + \"transformer\") has a step timeline");
-  const auto rep = scenario::run_scenario(s, o.topo, o.allow_oversubscribed);
-  write_output(o.output, o.format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
+} // namespace
+
+void run_scenario_options(const ScenarioOptions& o, const std::function<void(const scenario::Report&)>& use) {
+  const auto s = load_with_flags(o);
+  if (s.hybrid) fail("scenario {}: a hybrid-parallel scenario is run by `ccsim scenario` alone; `ccsim sweep` runs data-parallel scenarios", o.file);
+  use(scenario::run_scenario(s, o.topo, o.allow_oversubscribed));
 }
 
-} // namespace
+void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o) {
+  cmd.add_option("file", o.file, "Scenario file (see docs/training-scenarios.md)")->required();
+  cmd.add_option("-t,--topo", o.topo, "Run on this topology instead of the file's");
+  cmd.add_flag("--no-overlap", o.no_overlap, "Start every exchange after backward ends (what overlap saves)");
+  cmd.add_option("--bucket-size", o.bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
+  cmd.add_flag("--allow-oversubscribed-memory", o.allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
+}
 
 void add_scenario_command(CLI::App& app) {
   auto o = std::make_shared<ScenarioOptions>();
-  auto* cmd = app.add_subcommand("scenario", "Simulate a data-parallel training step (scenarios/*.json): step time, "
-                                             "exposed communication, throughput, speedup and efficiency per GPU count");
-  cmd->add_option("file", o->file, "Scenario file (see docs/training-scenarios.md)")->required();
+  auto* cmd = app.add_subcommand("scenario", "Simulate a training step (scenarios/*.json): data-parallel sweeps over GPU counts, or "
+                                             "one hybrid-parallel (tp/pp/dp/ep) step with its breakdown and memory");
+  add_scenario_run_options(*cmd, *o);
   cmd->add_option("--format", o->format, "Output: table, json")->capture_default_str();
-  cmd->add_option("-t,--topo", o->topo, "Run on this topology instead of the file's");
-  cmd->add_flag("--no-overlap", o->no_overlap, "Start every exchange after backward ends (what overlap saves)");
-  cmd->add_option("--bucket-size", o->bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
-  cmd->add_flag("--allow-oversubscribed-memory", o->allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");
-  cmd->callback([o] { run(*o); });
+  cmd->callback([o] {
+    if (o->format != "table" && o->format != "json") fail("--format: unknown '{}' (table, json)", o->format);
+    const auto s = load_with_flags(*o);
+    if (s.hybrid) return run_hybrid(s, *o);
+    if (!o->timeline.empty()) fail("--timeline: only a hybrid-parallel scenario (\"parallel\" + \"transformer\") has a step timeline");
+    const auto rep = scenario::run_scenario(s, o->topo, o->allow_oversubscribed);
+    write_output(o->output, o->format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
+  });
 }
 
 } // namespace ccsim::cli

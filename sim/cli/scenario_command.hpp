@@ -1,7 +1,25 @@
 // `ccsim scenario FILE [--format table|json] [--topo NAME] [--output FILE]`: simulate a training step.
 #pragma once
+#include <functional>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
+#include "sim/scenario/run.hpp"
+
 namespace ccsim::cli {
+
+struct ScenarioOptions {
+  std::string file, format = "table", topo, output, bucket_size, timeline;
+  bool no_overlap = false, allow_oversubscribed = false;
+};
+
 void add_scenario_command(CLI::App& app);
-}
+// The file and the flags that change what runs (--topo, --bucket-size, --no-overlap), shared with `ccsim sweep`.
+void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o);
+// Loads the file, applies the flags, runs it and hands the report to `use` (it points into the loaded scenario).
+// A hybrid-parallel scenario ("parallel" + "transformer") is run and written by `ccsim scenario` itself;
+// here it is refused in one line (its one-step report has other columns).
+void run_scenario_options(const ScenarioOptions& o, const std::function<void(const scenario::Report&)>& use);
+
+} // namespace ccsim::cli

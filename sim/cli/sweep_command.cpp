@@ -16,6 +16,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/scenario_command.hpp"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/cli/sweep_plan.hpp"
 #include "sim/cli/sweep_resume.hpp"
@@ -43,9 +44,19 @@ report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
     topology::set_default_import_gpu("");
     std::vector<std::string> args{"ccsim"};
     for (auto& a : point_arguments(plan, point)) args.push_back(std::move(a));
+    const bool scenario = args.size() > 1 && args[1] == "scenario";
+    if (scenario) args.erase(args.begin() + 1); // the subcommand's own arguments follow
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     CLI::App app;
+    if (scenario) {
+      ScenarioOptions so;
+      add_scenario_run_options(app, so);
+      app.parse(static_cast<int>(argv.size()), argv.data());
+      report::SweepCells cells;
+      run_scenario_options(so, [&](const scenario::Report& rep) { cells = report::sweep_scenario_cells(rep); });
+      return cells;
+    }
     RunOptions o;
     add_run_options(app, o);
     app.parse(static_cast<int>(argv.size()), argv.data());
@@ -108,6 +119,10 @@ class Sweep {
   void rethrow() const {
     if (failed_) throw Error(error_);
   }
+  std::size_t left() const {
+    const std::size_t n = next_.load();
+    return n >= pending_.size() ? 0 : pending_.size() - n;
+  }
   void set(std::size_t point, report::SweepCells cells) { cells_[point] = std::move(cells); }
   const std::vector<report::SweepCells>& cells() const { return cells_; }
   const std::vector<double>& seconds() const { return seconds_; }
@@ -140,7 +155,7 @@ void print_stats(const Sweep& s, std::size_t resumed, double wall, int threads, 
     std::cerr << fmt::format("sweep: per point ms: min {:.3f} median {:.3f} p90 {:.3f} p99 {:.3f} max {:.3f}\n", t.front(),
                              q(0.5), q(0.9), q(0.99), t.back());
   if (w.size > 1 && !t.empty())
-    std::cerr << fmt::format("sweep: rank 0 serving other ranks: {:.1f} us per point\n", serving * 1e6 / static_cast<double>(t.size()));
+    std::cerr << fmt::format("sweep: rank 0 serving other ranks: {:.1f} us CPU per point\n", serving * 1e6 / static_cast<double>(t.size()));
 }
 
 std::string render(const SweepPlan& plan, const std::vector<report::SweepCells>& cells, report::SweepFormat f) {
@@ -182,7 +197,7 @@ void run(const SweepOptions& o) {
   for (int t = 0; t < threads; ++t) pool.emplace_back([&] { sweep.work(); });
   double serving = 0;
   if (world.size > 1)
-    serving = mpi_serve(world, {[&] { return sweep.take(); },
+    serving = mpi_serve(world, {[&] { return sweep.take(); }, [&] { return sweep.left(); },
                                 [&](std::size_t p, report::SweepCells c, double s) { sweep.finish(p, std::move(c), s); }});
   for (auto& t : pool) t.join();
   sweep.done();

@@ -1,6 +1,6 @@
-// `mpirun -np N ccsim sweep plan.json`: rank 0 hands out point indices one at a time to whichever rank
-// asks (points differ in cost by orders of magnitude, so a static split would leave ranks idle) and
-// gathers their rows; the other ranks only compute. Built only when CMake finds MPI (CCSIM_HAVE_MPI);
+// `mpirun -np N ccsim sweep plan.json`: rank 0 hands out point indices to whichever rank asks, in
+// shrinking batches (points differ in cost by orders of magnitude, so a static split would leave ranks
+// idle) and gathers their rows; the other ranks only compute. Built only when CMake finds MPI (CCSIM_HAVE_MPI);
 // otherwise every function here says "one process".
 #pragma once
 #include <cstddef>
@@ -22,10 +22,11 @@ void mpi_stop();
 // What rank 0 shares with the ranks that ask for work (both functions are thread-safe).
 struct SweepWork {
   std::function<std::optional<std::size_t>()> take;                   // the next point, or none left
+  std::function<std::size_t()> left;                                   // points not yet handed out
   std::function<void(std::size_t, report::SweepCells, double)> finish; // its rows and seconds spent
 };
-// Rank 0: answers the other ranks until every one was told to stop. Returns the seconds spent serving
-// (the master's overhead).
+// Rank 0: answers the other ranks until every one was told to stop. Returns the CPU seconds its thread
+// spent serving (receiving and decoding rows, journaling them, handing out points): the master's overhead.
 double mpi_serve(const MpiWorld& w, const SweepWork& work);
 // Ranks > 0: asks for points, runs them with `run`, sends the rows back, until told to stop.
 void mpi_work(const std::function<report::SweepCells(std::size_t)>& run);

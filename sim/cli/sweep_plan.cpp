@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/scenario_command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/core/printable.hpp"
@@ -33,10 +34,18 @@ struct ParamInfo {
 
 ParamInfo param_info(const std::string& name) {
   if (name == "bytes") return {true, false, false, {"--minbytes", "--maxbytes"}}; // -b and -e at once
+  if (name == "scenario") return {true, false, false, {"scenario"}};            // a training-scenario file
+  if (name.empty() || name.front() == '-') return {};
+  // `ccsim scenario`'s own flags (topo is the main command's too).
+  CLI::App scenario_app;
+  ScenarioOptions so;
+  add_scenario_run_options(scenario_app, so);
+  if (name != "topo" && name != "t")
+    if (const CLI::Option* opt = scenario_app.get_option_no_throw(flag_of(name)))
+      return {true, opt->get_expected_min() == 0, false, {"scenario " + opt->get_name()}};
   CLI::App app;
   RunOptions o;
   add_run_options(app, o);
-  if (name.empty() || name.front() == '-') return {};
   const CLI::Option* opt = app.get_option_no_throw(flag_of(name));
   if (!opt) return {};
   // Output and inspection flags belong to the sweep as a whole, not to a point.
@@ -65,7 +74,7 @@ std::size_t column(SweepPlan& p, const std::string& where, const std::string& na
   if (it != p.params.end()) return static_cast<std::size_t>(it - p.params.begin());
   const auto info = param_info(name);
   if (!info.known) bad(p, where, fmt::format("unknown parameter '{}' (the main command's flags without dashes: topo, op, algo, "
-                                             "model, ring, gpus, b, e, f, bytes, semantics, nvls, ...)", printable(name, 60)));
+                                             "model, ring, gpus, b, e, f, bytes, semantics, nvls, ..., or scenario, bucket-size, no-overlap)", printable(name, 60)));
   if (info.forbidden) bad(p, where, fmt::format("'{}' is not a point parameter (the sweep has its own -o and --format)", name));
   p.params.push_back(name);
   p.is_flag.push_back(info.flag);
@@ -163,6 +172,7 @@ std::vector<std::string> point_arguments(const SweepPlan& plan, std::size_t poin
     if (v.empty() || (plan.is_flag[i] && v == "false")) continue;
     const std::string& name = plan.params[i];
     if (plan.is_flag[i]) args.push_back(flag_of(name));
+    else if (name == "scenario") args.insert(args.begin(), {"scenario", v}); // `ccsim scenario FILE ...`
     else if (name == "bytes") args.insert(args.end(), {"-b", v, "-e", v});
     else if (name.size() == 1) args.insert(args.end(), {flag_of(name), v});
     else args.push_back(flag_of(name) + "=" + v);

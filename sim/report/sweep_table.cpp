@@ -10,11 +10,22 @@
 namespace ccsim::report {
 namespace {
 
-// Output columns whose cells are numbers (written bare in JSON lines; null when empty).
-const std::vector<bool>& numeric_columns() {
-  static const std::vector<bool> numeric = {false, true, false, true, true, false, false, true,
-                                            true,  true, true,  true, false, false, true, true, true, false};
-  return numeric;
+struct Column {
+  const char* name;
+  bool numeric; // written bare in JSON lines (null when empty)
+};
+
+// A collective point fills the first block, a training-scenario point the topology/ranks/type and the
+// scenario block, one row per (topology, strategy, dtype, GPU count) the scenario steps through.
+const std::vector<Column>& columns() {
+  static const std::vector<Column> cols = {
+      {"topology", false},  {"ranks", true},       {"rank_order", false},   {"size", true},       {"count", true},
+      {"type", false},      {"reduction", false},  {"root_rank", true},     {"time_us", true},    {"time_ps", true},
+      {"algbw_GBps", true}, {"busbw_GBps", true},  {"algorithm", false},    {"protocol", false},  {"channels", true},
+      {"loops", true},      {"simulated", true},   {"strategy", false},     {"step_ms", true},    {"compute_ms", true},
+      {"comm_ms", true},    {"exposed_ms", true},  {"samples_per_s", true}, {"speedup", true},    {"efficiency", true},
+      {"error", false}};
+  return cols;
 }
 
 std::string csv_field(const std::string& s) {
@@ -39,10 +50,12 @@ SweepFormat sweep_format_from(const std::string& s) {
 }
 
 const std::vector<std::string>& sweep_output_columns() {
-  static const std::vector<std::string> cols = {
-      "topology",   "ranks",      "rank_order", "size",     "count",    "type",     "reduction", "root_rank", "time_us",
-      "time_ps",    "algbw_GBps", "busbw_GBps", "algorithm", "protocol", "channels", "loops", "simulated", "error"};
-  return cols;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& c : columns()) n.push_back(c.name);
+    return n;
+  }();
+  return names;
 }
 
 SweepCells sweep_cells(const RunHeader& h, const std::vector<metrics::Row>& rows) {
@@ -55,8 +68,28 @@ SweepCells sweep_cells(const RunHeader& h, const std::vector<metrics::Row>& rows
                    std::to_string(r.plan.count), h.dtype, redop, std::to_string(root), fmt::format("{:.6f}", to_us(r.time)),
                    std::to_string(r.time), fmt::format("{:.6f}", r.bw.algbw_GBps), fmt::format("{:.6f}", r.bw.busbw_GBps),
                    chose ? r.choice.algo : h.algo, r.choice.proto, chose ? std::to_string(r.choice.channels) : "",
-                   chose ? std::to_string(r.choice.loops) : "", chose ? std::to_string(r.choice.simulated ? 1 : 0) : "", ""});
+                   chose ? std::to_string(r.choice.loops) : "", chose ? std::to_string(r.choice.simulated ? 1 : 0) : ""});
+    out.back().resize(columns().size()); // no scenario columns, no error
   }
+  return out;
+}
+
+SweepCells sweep_scenario_cells(const scenario::Report& rep) {
+  SweepCells out;
+  const auto ms = [](Time t) { return fmt::format("{:.6f}", static_cast<double>(t) / 1e9); };
+  for (const auto& s : rep.steps) {
+    std::vector<std::string> row(columns().size());
+    row[0] = s.topology;
+    row[1] = std::to_string(s.gpus);
+    row[5] = s.dtype.name;
+    const std::size_t first = 17; // "strategy"
+    const std::vector<std::string> tail = {std::string(scenario::to_string(s.strategy)), ms(s.result.step), ms(s.result.compute),
+                                           ms(s.result.comm_busy), ms(s.result.exposed()), fmt::format("{:.6f}", s.samples_per_s),
+                                           fmt::format("{:.6f}", s.speedup), fmt::format("{:.6f}", s.efficiency)};
+    std::copy(tail.begin(), tail.end(), row.begin() + first);
+    out.push_back(std::move(row));
+  }
+  if (out.empty()) return sweep_error_cells("the scenario has no steps to run");
   return out;
 }
 
@@ -90,7 +123,7 @@ std::string sweep_lines(SweepFormat f, std::size_t point, const std::vector<std:
     j["point"] = point;
     for (std::size_t i = 0; i < params.size(); ++i) j[params[i]] = values[i];
     for (std::size_t i = 0; i < cols.size(); ++i) {
-      if (!numeric_columns()[i]) j[cols[i]] = row[i];
+      if (!columns()[i].numeric) j[cols[i]] = row[i];
       else if (row[i].empty()) j[cols[i]] = nullptr;
       else j[cols[i]] = nlohmann::ordered_json::parse(row[i]); // our own number text
     }

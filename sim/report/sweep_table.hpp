@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/report/report.hpp"
+#include "sim/scenario/run.hpp"
 
 namespace ccsim::report {
 
@@ -20,6 +21,8 @@ SweepFormat sweep_format_from(const std::string& s); // throws Error naming --fo
 const std::vector<std::string>& sweep_output_columns();
 // A run's rows as cells (numbers formatted as the main command's CSV formats them).
 SweepCells sweep_cells(const RunHeader& h, const std::vector<metrics::Row>& rows);
+// A training-scenario point (`ccsim scenario` flags): one row per step the scenario runs.
+SweepCells sweep_scenario_cells(const scenario::Report& rep);
 // A point that failed: one row, every output empty but the error.
 SweepCells sweep_error_cells(const std::string& message);
 

@@ -7,6 +7,7 @@ ccsim="$1"
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$tmp"
 
 cat >plan.json <<'P'
@@ -23,7 +24,7 @@ P
 "$ccsim" sweep plan.json -j 2 -o j2.csv || fail "sweep -j 2 exited $?"
 cmp -s j1.csv j2.csv || fail "-j 1 and -j 2 tables differ"
 [ -e j1.csv.ccsim-journal ] && fail "journal left after a finished sweep"
-head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,error' ||
+head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,speedup,efficiency,error' ||
   fail "header: $(head -1 j1.csv)"
 # 6 grid points (2 failing: 'bogus') with 3 sizes or 1 error row each, then 3 points of one size: 4*3+2+3 rows.
 [ "$(tail -n +2 j1.csv | wc -l)" -eq 17 ] || fail "expected 17 rows, got $(tail -n +2 j1.csv | wc -l)"
@@ -51,6 +52,21 @@ assert rows[0]["point"] == 0 and rows[0]["size"] == 1024 and rows[0]["error"] ==
 assert rows[3]["ranks"] is None and "bogus" in rows[3]["error"]
 ' || fail "JSON lines do not parse as expected"
 
+# Training-scenario points (`ccsim scenario` flags): one row per step, step times as `ccsim scenario` prints them.
+scen="$root/scenarios/lm300m_dgx1.json"
+echo "{\"grid\": {\"scenario\": [\"$scen\"], \"bucket-size\": [\"25M\", \"1G\"]}, \"points\": [{\"scenario\": \"$scen\", \"algo\": \"ring\"}]}" >scen.json
+"$ccsim" sweep scen.json -o scen.csv || fail "scenario sweep exited $?"
+want=$("$ccsim" scenario "$scen" --bucket-size 1G | awk '$1 == "dgx1-v100" && $3 == "half" && $4 == 8 {print $6}')
+got=$(python3 - <<'PY'
+import csv
+for r in csv.DictReader(open("scen.csv")):
+    if r["point"] == "1" and r["type"] == "half" and r["ranks"] == "8":
+        print("%.3f" % float(r["step_ms"]))
+PY
+)
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "scenario step at 8 GPUs, half, one bucket: sweep $got, ccsim scenario $want"
+grep -q '^2,.*The following argument was not expected: --algo=ring' scen.csv || fail "a main-command flag on a scenario point is not its error"
+
 # Resume from an output file: a sweep of the first two grid points, then the whole plan: only the rest run.
 python3 -c '
 import json; p = json.load(open("plan.json")); p["grid"]["topo"] = ["dgx1"]; del p["points"]; json.dump(p, open("part.json", "w"))'
@@ -60,7 +76,7 @@ grep -q '^sweep: 6 points run (3 resumed)' stats || fail "resume from the output
 cmp -s resumed.csv j1.csv || fail "resumed table differs from a fresh one"
 # Resume from a journal: a whole entry is used as it is, a torn last line is ignored.
 echo '{"points": [{"topo": "dgx1", "bytes": "1M"}, {"topo": "dgx1", "bytes": "2M"}]}' >two.json
-cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","",""'
+cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","","","","","","","","","",""'
 printf '{"key":"--topo=dgx1\\u001f-b\\u001f1M\\u001f-e\\u001f1M\\u001f","cells":[[%s]]}\n{"key":"--topo=dgx1\\u001f-b\\u001f2M' "$cells" >j.csv.ccsim-journal
 "$ccsim" sweep two.json -o j.csv --stats 2>stats || fail "journal resume exited $?"
 grep -q '^sweep: 1 points run (1 resumed)' stats || fail "resume from the journal: $(head -1 stats)"

@@ -1,10 +1,15 @@
 // MPI side of `ccsim sweep` (built when CMake finds MPI). Rank 0's main thread is the master: it polls
 // for requests (sleeping briefly between polls, so it leaves its core to the threads computing points)
-// and answers each with the next point index; a request carries the rows of the asking rank's previous
-// point. Only rank 0's main thread calls MPI (MPI_THREAD_FUNNELED).
+// and answers each with the next point indices; a request carries the rows of the asking rank's previous
+// points. Batches follow guided self-scheduling: a share of what is left (left / (2 x ranks), at most 64),
+// so cheap points early cost one request per batch and the last points still go out one by one to
+// whichever rank is free. Only rank 0's main thread calls MPI (MPI_THREAD_FUNNELED).
+#include <algorithm>
 #include <chrono>
+#include <vector>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <thread>
 
@@ -28,9 +33,26 @@ bool launched_by_mpi() {
 
 bool g_initialised = false;
 
-// "<point>\n<json rows>\n<seconds>" or "" for a first request.
-std::string encode(std::int64_t point, const report::SweepCells& cells, double seconds) {
-  return std::to_string(point) + "\n" + nlohmann::json(cells).dump() + "\n" + std::to_string(seconds);
+// CPU seconds of the calling thread: the master's cost, which wall time on a shared machine would inflate
+// by whatever else runs.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+constexpr std::size_t kMaxBatch = 64;
+
+// A request: the rows of the points just run (none on the first request).
+struct Done {
+  std::int64_t point;
+  report::SweepCells cells;
+  double seconds;
+};
+std::string encode(const std::vector<Done>& done) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& d : done) j.push_back({d.point, d.cells, d.seconds});
+  return j.dump();
 }
 
 } // namespace
@@ -55,6 +77,7 @@ double mpi_serve(const MpiWorld& w, const SweepWork& work) {
   double busy = 0;
   int running = w.size - 1;
   std::string buf;
+  std::vector<std::int64_t> reply;
   while (running > 0) {
     int flag = 0;
     MPI_Status st;
@@ -63,36 +86,44 @@ double mpi_serve(const MpiWorld& w, const SweepWork& work) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       continue;
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = thread_cpu_seconds();
     int len = 0;
     MPI_Get_count(&st, MPI_CHAR, &len);
     buf.assign(static_cast<std::size_t>(len), '\0');
     MPI_Recv(buf.data(), len, MPI_CHAR, st.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (!buf.empty()) {
-      const auto nl1 = buf.find('\n'), nl2 = buf.rfind('\n');
-      const auto point = static_cast<std::size_t>(std::stoll(buf.substr(0, nl1)));
-      auto cells = nlohmann::json::parse(buf.substr(nl1 + 1, nl2 - nl1 - 1)).get<report::SweepCells>();
-      work.finish(point, std::move(cells), std::stod(buf.substr(nl2 + 1)));
-    }
-    const auto next = work.take();
-    const std::int64_t reply = next ? static_cast<std::int64_t>(*next) : kStop;
-    MPI_Send(&reply, 1, MPI_INT64_T, st.MPI_SOURCE, kTagPoint, MPI_COMM_WORLD);
-    if (!next) --running;
-    busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& d : nlohmann::json::parse(buf))
+      work.finish(d[0].get<std::size_t>(), d[1].get<report::SweepCells>(), d[2].get<double>());
+    reply.clear();
+    const std::size_t batch = std::clamp<std::size_t>(work.left() / (2 * static_cast<std::size_t>(w.size)), 1, kMaxBatch);
+    while (reply.size() < batch)
+      if (const auto next = work.take()) reply.push_back(static_cast<std::int64_t>(*next));
+      else break;
+    if (reply.empty()) reply.push_back(kStop), --running;
+    MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT64_T, st.MPI_SOURCE, kTagPoint, MPI_COMM_WORLD);
+    busy += thread_cpu_seconds() - t0;
   }
   return busy;
 }
 
 void mpi_work(const std::function<report::SweepCells(std::size_t)>& run) {
-  std::string request;
+  std::vector<Done> done;
+  std::vector<std::int64_t> points;
   for (;;) {
+    const std::string request = encode(done);
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
-    std::int64_t point = kStop;
-    MPI_Recv(&point, 1, MPI_INT64_T, 0, kTagPoint, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (point == kStop) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto cells = run(static_cast<std::size_t>(point));
-    request = encode(point, cells, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    MPI_Status st;
+    MPI_Probe(0, kTagPoint, MPI_COMM_WORLD, &st);
+    int n = 0;
+    MPI_Get_count(&st, MPI_INT64_T, &n);
+    points.assign(static_cast<std::size_t>(n), kStop);
+    MPI_Recv(points.data(), n, MPI_INT64_T, 0, kTagPoint, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (points.empty() || points.front() == kStop) return;
+    done.clear();
+    for (const auto p : points) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto cells = run(static_cast<std::size_t>(p));
+      done.push_back({p, std::move(cells), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+    }
   }
 }
 

@@ -34,17 +34,18 @@ TEST_CASE("sweep table CSV: parameters, every output column, fields with commas 
   REQUIRE(cells.size() == 1);
   CHECK(report::sweep_header(SweepFormat::Csv, {"topo", "ring"}) ==
         "point,topo,ring,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,"
-        "busbw_GBps,algorithm,protocol,channels,loops,simulated,error\n");
+        "busbw_GBps,algorithm,protocol,channels,loops,simulated,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,"
+        "speedup,efficiency,error\n");
   CHECK(report::sweep_lines(SweepFormat::Csv, 4, {"topo", "ring"}, {"dgx1", "0,1,2"}, cells) ==
         "4,dgx1,\"0,1,2\",dgx1-v100,8,0 1 2 3 4 5 6 7|0 7 6 5 4 3 2 1,1048576,262144,float,sum,-1,100.000000,100000000,"
-        "10.485760,18.350080,ring,,,,,\n");
+        "10.485760,18.350080,ring,,,,,,,,,,,,,\n");
 }
 
 TEST_CASE("sweep table: a failed point is one row with only its error, quotes doubled in CSV") {
   const auto cells = report::sweep_error_cells("--ring: GPU 9 does not exist, \"dgx1\"");
-  // 18 output columns: 17 empty ones and the error, each after a comma.
+  // 26 output columns: 25 empty ones and the error, each after a comma.
   CHECK(report::sweep_lines(SweepFormat::Csv, 0, {"ring"}, {"9"}, cells) ==
-        "0,9" + std::string(18, ',') + "\"--ring: GPU 9 does not exist, \"\"dgx1\"\"\"\n");
+        "0,9" + std::string(26, ',') + "\"--ring: GPU 9 does not exist, \"\"dgx1\"\"\"\n");
 }
 
 TEST_CASE("sweep table JSON lines: numbers bare, empty outputs null, no header") {
@@ -53,7 +54,8 @@ TEST_CASE("sweep table JSON lines: numbers bare, empty outputs null, no header")
         "{\"point\":2,\"topo\":\"dgx1\",\"topology\":\"dgx1-v100\",\"ranks\":8,\"rank_order\":\"0 1 2 3 4 5 6 7|0 7 6 5 4 3 2 1\","
         "\"size\":1048576,\"count\":262144,\"type\":\"float\",\"reduction\":\"sum\",\"root_rank\":-1,\"time_us\":100.0,"
         "\"time_ps\":100000000,\"algbw_GBps\":10.48576,\"busbw_GBps\":18.35008,\"algorithm\":\"ring\",\"protocol\":\"\","
-        "\"channels\":null,\"loops\":null,\"simulated\":null,\"error\":\"\"}\n");
+        "\"channels\":null,\"loops\":null,\"simulated\":null,\"strategy\":\"\",\"step_ms\":null,\"compute_ms\":null,"
+        "\"comm_ms\":null,\"exposed_ms\":null,\"samples_per_s\":null,\"speedup\":null,\"efficiency\":null,\"error\":\"\"}\n");
 }
 
 TEST_CASE("sweep table: unknown format named with its flag") {
