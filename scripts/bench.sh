@@ -13,6 +13,7 @@
 #   scripts/bench.sh --only-torus    just the ring allreduce rows on 2D/3D tori beside SimGrid
 #   scripts/bench.sh --only-sweep    just `ccsim sweep` on 10,000 points: 1 vs 2 threads vs 2 MPI ranks
 #                                    (scripts/bench_sweep.sh; also the last section of the default set)
+#   scripts/bench.sh --no-loggopsim  without the LogGOPSim section (scripts/bench_loggopsim.sh, run last)
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
 #   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
@@ -25,18 +26,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-BIG=0 SIMGRID=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING="" ONLY_TORUS=0
+BIG=0 SIMGRID=1 LOGGOPSIM_ROWS=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING="" ONLY_TORUS=0
 while [ $# -gt 0 ]; do
   case $1 in
     --big) BIG=1 ;;
     --no-simgrid) SIMGRID=0 ;;
+    --no-loggopsim) LOGGOPSIM_ROWS=0 ;;
     --timeout) TIMEOUT=$2; shift ;;
     --out) OUT=$2; shift ;;
     --repeat) REPEAT=$2; shift ;;
     --only-ring) ONLY_RING=$2; shift ;;
     --only-torus) ONLY_TORUS=1 ;;
     --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -355,6 +357,11 @@ say "## DGX-1 sweep, 8 B to 8 GiB (31 sizes), whole process"
 measure "$WORK/dgx.out" "$CCSIM" --topo dgx1 -b 8 -e 8G
 say ""
 say "\`build/ccsim --topo dgx1 -b 8 -e 8G\`: wall $WALL s, CPU $CPU s, peak RSS $RSS MiB, rc $RC, $(grep -c '^ *[0-9]' "$WORK/dgx.out") rows."
+if [ $LOGGOPSIM_ROWS = 1 ]; then
+  lgs_opts=(--timeout "$TIMEOUT" --out "$OUT")
+  [ $BIG = 1 ] && lgs_opts+=(--big)
+  scripts/bench_loggopsim.sh "${lgs_opts[@]}"
+fi
 say ""
 "$ROOT/scripts/bench_sweep.sh" "$OUT/sweep" | tee -a "$RESULTS"
 say ""

@@ -58,10 +58,15 @@ struct Router::Tree {
 };
 
 Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budget_(tree_budget) {
-  incident_.resize(t.nodes.size());
+  // Counting sort of link ends by node: each node's links stay in link order.
+  incident_start_.assign(t.nodes.size() + 1, 0);
+  for (const auto& l : t.links) ++incident_start_[static_cast<std::size_t>(l.a) + 1], ++incident_start_[static_cast<std::size_t>(l.b) + 1];
+  for (std::size_t v = 0; v < t.nodes.size(); ++v) incident_start_[v + 1] += incident_start_[v];
+  incident_links_.resize(2 * t.links.size());
+  std::vector<std::uint32_t> fill(incident_start_.begin(), incident_start_.end() - 1);
   for (std::size_t li = 0; li < t.links.size(); ++li) {
-    incident_[static_cast<std::size_t>(t.links[li].a)].push_back(static_cast<int>(li));
-    incident_[static_cast<std::size_t>(t.links[li].b)].push_back(static_cast<int>(li));
+    incident_links_[fill[static_cast<std::size_t>(t.links[li].a)]++] = static_cast<int>(li);
+    incident_links_[fill[static_cast<std::size_t>(t.links[li].b)]++] = static_cast<int>(li);
   }
   for (const auto& ro : t.route_overrides) {
     std::vector<ChannelId> chans;
@@ -284,7 +289,7 @@ const std::vector<ChannelId>* Router::generic_route(int src, int dst) {
 // Best direct link between two nodes (widest, then lowest latency), as a channel from a to b.
 std::optional<ChannelId> Router::direct(int a, int b) const {
   std::optional<ChannelId> best;
-  for (int li : incident_[static_cast<std::size_t>(a)]) {
+  for (int li : incident(a)) {
     const auto& l = topo_.links[static_cast<std::size_t>(li)];
     if (l.a != b && l.b != b) continue;
     const ChannelId c = Topology::channel(li, l.a != a);
@@ -321,7 +326,7 @@ std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
     }
   };
   if (const auto* generic = generic_route(src, dst)) consider(*generic);
-  for (int li : incident_[static_cast<std::size_t>(src)]) {
+  for (int li : incident(src)) {
     const auto& l = topo_.links[static_cast<std::size_t>(li)];
     const int k = l.a == src ? l.b : l.a;
     const int relay = topo_.nodes[static_cast<std::size_t>(k)].gpu;

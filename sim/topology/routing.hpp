@@ -80,7 +80,14 @@ class Router {
   std::size_t tree_bytes_ = 0, tree_budget_;
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
   std::vector<char> relay_ok_; // per GPU index; empty: every GPU may relay
-  std::vector<std::vector<int>> incident_; // links at each node
+  // Links at each node, flat: node v's are incident_links_[incident_start_[v] .. incident_start_[v + 1]) (one
+  // small vector per node cost a million allocations on a million-GPU crossbar).
+  std::vector<std::uint32_t> incident_start_;
+  std::vector<int> incident_links_;
+  std::span<const int> incident(int v) const {
+    const auto i = static_cast<std::size_t>(v);
+    return {incident_links_.data() + incident_start_[i], incident_start_[i + 1] - incident_start_[i]};
+  }
   struct Graph;
   std::unique_ptr<Graph> graph_;
 };

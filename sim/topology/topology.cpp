@@ -59,7 +59,6 @@ int Topology::add_node(std::string node_name, NodeKind kind) {
     n.gpu = static_cast<int>(gpu_nodes_.size());
     gpu_nodes_.push_back(static_cast<int>(nodes.size()));
   }
-  by_name_.emplace(n.name, static_cast<int>(nodes.size()));
   nodes.push_back(std::move(n));
   return static_cast<int>(nodes.size()) - 1;
 }
@@ -70,14 +69,15 @@ int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, 
 }
 
 std::optional<int> Topology::find_node(std::string_view node_name) const {
-  if (by_name_.size() == nodes.size()) {
-    auto it = by_name_.find(std::string(node_name));
-    if (it != by_name_.end()) return it->second;
-    return std::nullopt;
-  }
-  // Nodes pushed directly into `nodes` (not through add_node) are found by scanning.
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].name == node_name) return static_cast<int>(i);
+  if (indexed_ > nodes.size()) by_name_.clear(), indexed_ = 0; // nodes were removed: index afresh
+  for (; indexed_ < nodes.size(); ++indexed_) by_name_.emplace(nodes[indexed_].name, static_cast<int>(indexed_));
+  auto it = by_name_.find(std::string(node_name));
+  if (it == by_name_.end()) return std::nullopt;
+  const auto i = static_cast<std::size_t>(it->second);
+  if (nodes[i].name == node_name) return it->second;
+  // A node was renamed in place since it was indexed: find the name by scanning.
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    if (nodes[k].name == node_name) return static_cast<int>(k);
   return std::nullopt;
 }
 
@@ -103,23 +103,19 @@ void Topology::validate() const {
       fail("{}: link {}-{}: {} lanes of {} B/s is more than {:g} B/s", where, nodes[static_cast<std::size_t>(l.a)].name,
            nodes[static_cast<std::size_t>(l.b)].name, l.lanes, l.bw, static_cast<double>(kMaxBandwidth));
   }
-  // Every GPU must reach every other: a breadth-first walk over the links from the first GPU.
-  std::vector<std::vector<int>> adj(nodes.size());
-  for (const auto& l : links) {
-    adj[static_cast<std::size_t>(l.a)].push_back(l.b);
-    adj[static_cast<std::size_t>(l.b)].push_back(l.a);
-  }
-  std::vector<bool> seen(nodes.size(), false);
-  std::vector<int> frontier{gpu_nodes_.front()};
-  seen[static_cast<std::size_t>(gpu_nodes_.front())] = true;
-  while (!frontier.empty()) {
-    const int v = frontier.back();
-    frontier.pop_back();
-    for (int w : adj[static_cast<std::size_t>(v)])
-      if (!seen[static_cast<std::size_t>(w)]) seen[static_cast<std::size_t>(w)] = true, frontier.push_back(w);
-  }
+  // Every GPU must reach every other: union-find over the links (flat; per-node adjacency vectors cost a
+  // million allocations on a million-GPU crossbar), then every GPU in the first GPU's set.
+  std::vector<int> parent(nodes.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
+  auto root = [&](int x) {
+    while (parent[static_cast<std::size_t>(x)] != x)
+      x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    return x;
+  };
+  for (const auto& l : links) parent[static_cast<std::size_t>(root(l.a))] = root(l.b);
+  const int home = root(gpu_nodes_.front());
   for (int g : gpu_nodes_)
-    if (!seen[static_cast<std::size_t>(g)])
+    if (root(g) != home)
       fail("{}: GPU '{}' is not connected to '{}'", where, nodes[static_cast<std::size_t>(g)].name,
            nodes[static_cast<std::size_t>(gpu_nodes_.front())].name);
 }

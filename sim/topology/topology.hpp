@@ -90,7 +90,10 @@ class Topology {
 
  private:
   std::vector<int> gpu_nodes_;
-  std::unordered_map<std::string, int> by_name_; // keeps loading a 262k-GPU torus linear, not quadratic
+  // Name index, built on the first find_node (a generated million-GPU crossbar is never searched by name, and
+  // hashing its names was a third of its set-up); keeps loading a 262k-GPU torus linear, not quadratic.
+  mutable std::unordered_map<std::string, int> by_name_;
+  mutable std::size_t indexed_ = 0; // nodes [0, indexed_) are in by_name_
 };
 
 // Which host (server, "node" in NCCL's sense) each topology node belongs to: nodes joined by anything

@@ -13,6 +13,7 @@
 // Gather and scatter stage blocks in relative order in scratch [p*c, 2p*c) so that a subtree's blocks
 // are one message for any root; the root rotates them into rank order with local copies.
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "sim/schedule/registry.hpp"
@@ -20,10 +21,20 @@
 namespace ccsim::schedule {
 namespace {
 
+// A node has at most ceil(lg p) <= 31 children: kept inline, since every step of every rank builds its node
+// (a heap vector here was a third of a million-rank broadcast's instructions).
+struct Children {
+  std::array<std::pair<int, int>, 32> at{};
+  int count = 0;
+  void emplace_back(int child, int hi) { at[static_cast<std::size_t>(count++)] = {child, hi}; }
+  std::size_t size() const { return static_cast<std::size_t>(count); }
+  const std::pair<int, int>& operator[](std::size_t i) const { return at[i]; }
+};
+
 struct Node {
   int parent = -1; // relative rank; -1 at the root
   int hi = 0;      // the subtree is [v, hi)
-  std::vector<std::pair<int, int>> children; // (child, its hi), in split order: biggest range first
+  Children children; // (child, its hi), in split order: biggest range first
 };
 
 Node tree_node(int p, int v, bool root_keeps_bigger) {
