@@ -46,9 +46,42 @@ bool write_all(int fd, std::string_view content) {
   return true;
 }
 
+// True for a target that must be written into rather than replaced: an existing device, FIFO or socket,
+// and anything under /dev or /proc (/dev/stdout is a symlink to the process's own descriptor). A symlink
+// elsewhere is replaced, never written through (a link planted at an output name must not redirect it).
+bool writes_through(const std::string& target) {
+  if (target.starts_with("/dev/") || target.starts_with("/proc/")) return true;
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0) return false; // a new file: temporary, then rename
+  return !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// Opens an existing target for writing (following a symlink the user named; never creating one).
+void write_into(const std::string& target, std::string_view content) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) fail("{}: cannot open for writing: {}", printable(target), std::strerror(errno));
+  const bool ok = write_all(fd, content);
+  const int err = errno;
+  if (::close(fd) != 0 || !ok) fail("{}: write failed: {}", printable(target), std::strerror(ok ? errno : err));
+}
+
+std::string read_temp(const std::string& path) {
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
 } // namespace
 
 void OutputSet::add(const std::string& target, std::string_view content) {
+  if (writes_through(target)) {
+    pending_.push_back({target, "", std::string(content), true});
+    return;
+  }
   std::string temp;
   const int fd = create_temp(target, temp);
   const bool ok = write_all(fd, content);
@@ -57,29 +90,45 @@ void OutputSet::add(const std::string& target, std::string_view content) {
     ::unlink(temp.c_str());
     fail("{}: write failed: {}", printable(target), std::strerror(ok ? errno : err));
   }
-  pending_.push_back({target, temp});
+  pending_.push_back({target, temp, {}, false});
 }
 
 std::string OutputSet::reserve(const std::string& target) {
   std::string temp;
+  if (writes_through(target)) { // filled in the temporary directory, copied into the target at commit()
+    const std::string ext = std::filesystem::path(target).extension().string();
+    ::close(create_temp((std::filesystem::temp_directory_path() / ("ccsim-output" + ext)).string(), temp));
+    pending_.push_back({target, temp, {}, true});
+    return temp;
+  }
   ::close(create_temp(target, temp));
-  pending_.push_back({target, temp});
+  pending_.push_back({target, temp, {}, false});
   return temp;
 }
 
 void OutputSet::commit() {
-  for (std::size_t i = 0; i < pending_.size(); ++i)
-    if (std::rename(pending_[i].temp.c_str(), pending_[i].target.c_str()) != 0) {
-      const std::string target = pending_[i].target, why = std::strerror(errno);
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    auto& p = pending_[i];
+    try {
+      if (p.write_through) {
+        write_into(p.target, p.temp.empty() ? std::string_view(p.content) : std::string_view(read_temp(p.temp)));
+        if (!p.temp.empty()) ::unlink(p.temp.c_str());
+        p.temp.clear();
+      } else if (std::rename(p.temp.c_str(), p.target.c_str()) != 0) {
+        fail("{}: cannot write: {}", printable(p.target), std::strerror(errno));
+      }
+    } catch (const Error&) {
       pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(i));
       discard();
-      fail("{}: cannot write: {}", printable(target), why);
+      throw;
     }
+  }
   pending_.clear();
 }
 
 void OutputSet::discard() {
-  for (const auto& p : pending_) ::unlink(p.temp.c_str());
+  for (const auto& p : pending_)
+    if (!p.temp.empty()) ::unlink(p.temp.c_str());
   pending_.clear();
 }
 

@@ -2,6 +2,9 @@
 // created with mkstemps (O_CREAT|O_EXCL: a file or symlink planted at a guessable name is never opened or
 // followed), and is renamed over its target only when every output of the run was written. On any error,
 // or when the set is destroyed without commit(), every temporary is removed and no target is touched.
+// A target that is a device, FIFO or socket, or lies under /dev or /proc (/dev/null, /dev/stdout), is
+// written into at commit() instead: renaming over it would replace the node itself (as root, /dev/null
+// became a regular file). A symlink elsewhere is replaced, never written through.
 #pragma once
 #include <string>
 #include <string_view>
@@ -31,7 +34,9 @@ class OutputSet {
 
  private:
   struct Pending {
-    std::string target, temp;
+    std::string target, temp; // temp empty: `content` is written into the target at commit()
+    std::string content;
+    bool write_through = false;
   };
   std::vector<Pending> pending_;
 };

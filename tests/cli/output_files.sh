@@ -43,5 +43,18 @@ ln -s "$d/victim" "$d/out.txt"
 n=$((n+1)); [ "$(cat "$d/victim")" = "precious" ] || fail "the target link's file was overwritten"
 n=$((n+1)); [ -L "$d/out.txt" ] && fail "out.txt is still a link"
 
+rm -f "$d"/*
+
+# A FIFO (like /dev/null, not a regular file) is written into, not replaced by a regular file.
+mkfifo "$d/pipe"
+cat "$d/pipe" >"$d/got" &
+reader=$!
+"$ccsim" --topo dgx1 -b 1M -e 1M --output "$d/pipe" 2>/dev/null || fail "run into a FIFO failed"
+wait "$reader"
+n=$((n+1)); [ -p "$d/pipe" ] || fail "the FIFO was replaced"
+n=$((n+1)); grep -q "busbw" "$d/got" || fail "the FIFO's reader did not get the table"
+n=$((n+1)); "$ccsim" --topo dgx1 -b 1M -e 1M --output /dev/null 2>/dev/null && [ -c /dev/null ] || fail "--output /dev/null"
+n=$((n+1)); [ "$("$ccsim" --topo dgx1 -b 1M -e 1M --output /dev/stdout 2>/dev/null | grep -c busbw)" -ge 1 ] || fail "--output /dev/stdout"
+
 echo "output files: $((n-fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
