@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
-      python3 python3-matplotlib graphviz libbenchmark-dev time)
+      python3 python3-matplotlib graphviz libbenchmark-dev time
+      pybind11-dev python3-pybind11 python3-dev python3-pytest)
 case "${1:-}" in
   "") ;;
   --tests) pkgs+=(chromium clang libclang-rt-14-dev) ;;
