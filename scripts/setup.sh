@@ -4,7 +4,7 @@
 #   --tests also installs what only the test suite and CI use: Debian's Chromium, whose DevTools trace engine
 #           loads a --timeline file in the trace_in_viewer test (without it that one test is skipped), and
 #           clang with its runtime libraries (libFuzzer, ASan, UBSan) for the sanitized build and the fuzz
-#           harnesses (.ci/run, scripts/fuzz.sh), and pandas (the Python module's optional to_pandas, tested).
+#           harnesses (.ci/run, scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
@@ -12,9 +12,11 @@ pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev lib
       pybind11-dev python3-pybind11 python3-dev python3-pytest)
 case "${1:-}" in
   "") ;;
-  --tests) pkgs+=(chromium clang libclang-rt-14-dev python3-pandas) ;;
+  --tests) pkgs+=(chromium clang libclang-rt-14-dev) ;;
   *) echo "setup.sh: unknown option '$1' (expected --tests or nothing)" >&2; exit 2 ;;
 esac
+# pandas: the Python module's optional to_pandas(), tested when installed.
+[ "${1:-}" = --tests ] && pkgs+=(python3-pandas)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
