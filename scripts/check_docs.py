@@ -5,8 +5,9 @@ block may show an excerpt; a line of "..." marks an elision). With --fix, a bloc
 command's whole output is rewritten with the new output; stale excerpts are listed for a human.
 
   scripts/check_docs.py [--fix] [--ccsim build/ccsim] README.md docs/*.md
+A `$ PYTHONPATH=build/python <script> ...` example runs the Python module built beside --ccsim.
 Exit status 1 if any example is stale (without --fix)."""
-import argparse, re, shlex, subprocess, sys
+import argparse, os, re, shlex, subprocess, sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--fix", action="store_true")
@@ -14,11 +15,16 @@ ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("files", nargs="+")
 args = ap.parse_args()
 
-block = re.compile(r"```[a-z]*\n(\$ (?:build/)?ccsim.*?)```", re.S)
-command = re.compile(r"^\$ ((?:build/)?ccsim.*)$")
+block = re.compile(r"```[a-z]*\n(\$ (?:(?:build/)?ccsim|PYTHONPATH=build/python ).*?)```", re.S)
+command = re.compile(r"^\$ ((?:build/)?ccsim.*|PYTHONPATH=build/python .*)$")
+PYTHON = "PYTHONPATH=build/python "
 
 
 def run(cmd):
+    if cmd.startswith(PYTHON):
+        module = os.path.join(os.path.dirname(os.path.abspath(args.ccsim)), "python")
+        shell = "PYTHONPATH=" + shlex.quote(module) + " " + cmd[len(PYTHON):]
+        return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300).stdout
     shell = shlex.quote(args.ccsim) + cmd[cmd.index("ccsim") + len("ccsim"):]  # may hold a pipe
     return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300).stdout
 

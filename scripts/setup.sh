@@ -9,12 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(g++ cmake ninja-build libboost-graph-dev nlohmann-json3-dev libfmt-dev libeigen3-dev doctest-dev libcli11-dev
-      python3 python3-matplotlib graphviz libbenchmark-dev time)
+      python3 python3-matplotlib graphviz libbenchmark-dev time
+      pybind11-dev python3-pybind11 python3-dev python3-pytest)
 case "${1:-}" in
   "") ;;
   --tests) pkgs+=(chromium clang libclang-rt-14-dev libopenmpi-dev openmpi-bin) ;;
   *) echo "setup.sh: unknown option '$1' (expected --tests or nothing)" >&2; exit 2 ;;
 esac
+# pandas: the Python module's optional to_pandas(), tested when installed.
+[ "${1:-}" = --tests ] && pkgs+=(python3-pandas)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,183 @@
+"""The Python module against the binary: for the same inputs, ccsim.<function>(...) returns what
+`ccsim ... --format json` prints, and bad input raises ccsim.Error with the line the binary prints after
+"ccsim: " (and exits 2 for). Run by ctest as python_api with PYTHONPATH=build/python and CCSIM=build/ccsim."""
+import json
+import os
+import pathlib
+import subprocess
+import threading
+
+import pytest
+
+import ccsim
+
+CCSIM = os.environ["CCSIM"]
+DATA = pathlib.Path(ccsim.data_dir())
+TRACE = DATA / "models" / "traces" / "dgx1-v100-8gpu-allreduce-konnase.txt"
+
+
+def cli_json(*args):
+    out = subprocess.run([CCSIM, *map(str, args)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def cli_error(*args):
+    p = subprocess.run([CCSIM, *map(str, args)], capture_output=True, text=True)
+    assert p.returncode == 2, (args, p.returncode, p.stdout)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ccsim: "), p.stderr
+    return lines[0][len("ccsim: "):]
+
+
+def test_data_dir_is_the_tree_the_binary_reads():
+    assert (DATA / "topologies" / "dgx1.json").is_file()
+
+
+@pytest.mark.parametrize("kwargs,flags", [
+    (dict(topo="dgx1", sizes=("8", "1M")), ["--topo", "dgx1", "-b", "8", "-e", "1M"]),
+    (dict(topo="dgx1", algo="ring", ring=[0, 1, 2, 3, 4, 5, 6, 7], sizes="4M", datatype="half"),
+     ["--topo", "dgx1", "--algo", "ring", "--ring", "0,1,2,3,4,5,6,7", "-b", "4M", "-e", "4M", "-d", "half"]),
+    (dict(topo="hgx-h100", model="nccl", sizes=("1K", "64M"), stepfactor=8),
+     ["--topo", "hgx-h100", "--model", "nccl", "-b", "1K", "-e", "64M", "-f", "8"]),
+    (dict(topo="machine:gpu=h100,nodes=2,nics=8x400G", model="nccl", nccl_algo="ring", sizes="16M"),
+     ["--topo", "machine:gpu=h100,nodes=2,nics=8x400G", "--model", "nccl", "--nccl-algo", "ring", "-b", "16M", "-e", "16M"]),
+    (dict(topo="pcie-gen3-8gpu", op="allgather", p2p="off", sizes="1M", eager=True),
+     ["--topo", "pcie-gen3-8gpu", "--op", "allgather", "--p2p", "off", "-b", "1M", "-e", "1M", "--eager"]),
+    (dict(topo="dgx1", rings=[[0, 3, 2, 1, 5, 6, 7, 4], [0, 1, 3, 2, 6, 7, 5, 4]], sizes="8M"),
+     ["--topo", "dgx1", "--rings", "0 3 2 1 5 6 7 4|0 1 3 2 6 7 5 4", "-b", "8M", "-e", "8M"]),
+    (dict(topo="dgx1", op="broadcast", algo="binomial", root=3, sizes="2M"),
+     ["--topo", "dgx1", "--op", "broadcast", "--algo", "binomial", "-r", "3", "-b", "2M", "-e", "2M"]),
+])
+def test_predict_is_the_cli_json(kwargs, flags):
+    got = ccsim.predict(**kwargs)
+    want = cli_json(*flags, "--format", "json")
+    assert got.json == want
+    assert len(got) == len(want["rows"]) > 0
+    for row, w in zip(got, want["rows"]):
+        # every column of the CLI table, with the header's type/redop/root on each row
+        assert (row.size, row.count, row.time_us, row.algbw_GBps, row.busbw_GBps) == \
+            (w["size"], w["count"], w["time_us"], w["algbw_GBps"], w["busbw_GBps"])
+        assert (row.type, row.redop, row.root) == (want["datatype"], want["redop"], want["root"])
+        assert row.get("choice") == w.get("choice")
+    assert got.topology == want["topology"] and got.placements == want["placements"]
+
+
+def test_model_choice_is_on_every_row():
+    rows = ccsim.predict("dgx1", model="nccl", sizes=("1K", "1G"))
+    assert all(r.choice["algo"] in ("ring", "tree") and r.choice["proto"] in ("LL", "LL128", "Simple") for r in rows)
+
+
+def test_a_flag_set_in_one_call_does_not_leak_into_the_next():
+    ccsim.predict("pcie-gen3-8gpu", sizes="1M", p2p="off")
+    assert ccsim.predict("pcie-gen3-8gpu", sizes="1M").json == \
+        cli_json("--topo", "pcie-gen3-8gpu", "-b", "1M", "-e", "1M", "--format", "json")
+
+
+def test_topology_from_dict_path_and_name_predict_alike():
+    doc = json.loads((DATA / "topologies" / "dgx1.json").read_text())
+    by_name = ccsim.predict("dgx1", sizes="1M").json
+    for t in (ccsim.topology(doc), ccsim.topology(DATA / "topologies" / "dgx1.json")):
+        got = ccsim.predict(t, sizes="1M").json
+        assert {k: v for k, v in got.items() if k != "topology_origin"} == \
+            {k: v for k, v in by_name.items() if k != "topology_origin"}
+
+
+def test_topology_graph_matches_topo_show():
+    t = ccsim.topology("dgx1")
+    show = subprocess.run([CCSIM, "topo", "show", "dgx1"], check=True, capture_output=True, text=True).stdout
+    assert t.gpus == 8 and t.name == "dgx1-v100"
+    assert f"links ({len(t.links)})" in show and f"nodes ({len(t.nodes)})" in show
+    # DGX-1: 24 NVLink2 links over 16 GPU pairs (the topology's description), 8 of them doubled
+    nvlink = [l for l in t.links if l["type"] == "nvlink2"]
+    assert len(nvlink) == 16 and sum(l["lanes"] for l in nvlink) == 24
+    for a, b in ((0, 1), (0, 3), (0, 5), (2, 7)):
+        r = t.route(a, b)
+        line = next(l for l in show.splitlines() if l.strip().startswith(f"gpu {a} -> gpu {b}:"))
+        assert line.endswith("  " + " -> ".join(r["path"])), (line, r)
+        assert f"{r['hops']} hop(s)" in line and "[" + "+".join(r["links"]) + "]" in line
+    assert t.route(0, 3)["bottleneck_GBps"] == 50.0  # a doubled NVLink2 pair, 2 x 25 GB/s
+    dot = subprocess.run([CCSIM, "topo", "show", "--dot", "dgx1"], check=True, capture_output=True, text=True).stdout
+    assert t.to_dot() == dot
+
+
+def test_explain_rings_compare_scenario_are_the_cli_json():
+    assert ccsim.explain(op="allgather", ranks=16) == cli_json("explain", "--op", "allgather", "--ranks", "16", "--format", "json")
+    assert ccsim.explain(algo="ring", topo="dgx1", size="1M") == \
+        cli_json("explain", "--op", "allreduce", "--algo", "ring", "--topo", "dgx1", "--size", "1M", "--format", "json")
+    assert ccsim.rings("dgx1", top=3, channels=2) == \
+        cli_json("rings", "--topo", "dgx1", "--top", "3", "--channels", "2", "--format", "json")
+    want = cli_json("compare", "--topo", "dgx1", "--trace", TRACE, "--format", "json")
+    assert ccsim.compare("dgx1", TRACE) == want
+    got = ccsim.compare("dgx1", TRACE.read_text())  # the trace's text: only the file it was read from differs
+    assert got["trace"] != want["trace"] and {**got, "trace": ""} == {**want, "trace": ""}
+    scen = DATA / "scenarios" / "lm300m_dgx1.json"
+    want = cli_json("scenario", scen, "--format", "json")
+    assert ccsim.scenario(scen) == want
+    from_dict = ccsim.scenario(json.loads(scen.read_text()))
+    assert _without_file(from_dict) == _without_file(want)
+
+
+def _without_file(doc):
+    d = json.loads(json.dumps(doc))
+    d["scenario"].pop("file", None)
+    return d
+
+
+def test_timeline_is_the_trace_the_cli_writes(tmp_path):
+    path = tmp_path / "t.json"
+    subprocess.run([CCSIM, "--topo", "dgx1", "-b", "1M", "-e", "1M", "--timeline", path], check=True, capture_output=True)
+    got = ccsim.timeline("dgx1", size="1M")
+    assert got == json.loads(path.read_text())
+    assert any(e.get("ph") == "X" for e in got["traceEvents"])
+
+
+# Each bad call beside the command line that means the same (predict passes --op and --model always).
+@pytest.mark.parametrize("call,flags", [
+    (lambda: ccsim.topology("no-such-machine"), ["--topo", "no-such-machine"]),
+    (lambda: ccsim.predict("dgx1", algo="no_such_algo"), ["--topo", "dgx1", "--algo", "no_such_algo"]),
+    (lambda: ccsim.predict("dgx1", sizes="12Q"), ["--topo", "dgx1", "-b", "12Q", "-e", "12Q"]),
+    (lambda: ccsim.predict("dgx1", sizes=("1M", "2T")), ["--topo", "dgx1", "-b", "1M", "-e", "2T"]),
+    (lambda: ccsim.predict("dgx1", ring=[0, 0, 1, 2, 3, 4, 5, 6]), ["--topo", "dgx1", "--ring", "0,0,1,2,3,4,5,6"]),
+    (lambda: ccsim.predict("dgx1", model="nccl", nccl_algo="magic"), ["--topo", "dgx1", "--model", "nccl", "--nccl-algo", "magic"]),
+    (lambda: ccsim.predict("dgx1", op="allgather", no_such_flag=1), ["--topo", "dgx1", "--op", "allgather", "--no-such-flag", "1"]),
+    (lambda: ccsim.predict("dgx1", root=-1, op="reduce"), ["--topo", "dgx1", "--op", "reduce", "--root", "-1"]),
+    (lambda: ccsim.rings("dgx1", explain=[0, 1, 9]), ["rings", "--topo", "dgx1", "--explain", "0,1,9"]),
+    (lambda: ccsim.explain(op="gossip"), ["explain", "--op", "gossip"]),
+    (lambda: ccsim.scenario("/nonexistent/s.json"), ["scenario", "/nonexistent/s.json"]),
+    (lambda: ccsim.compare("dgx1", "not a trace\nat all\n"), None),
+])
+def test_bad_input_raises_the_cli_line(call, flags, tmp_path):
+    with pytest.raises(ccsim.Error) as e:
+        call()
+    if flags is None:  # a trace given as text: the CLI reads the same text from a file of the same name
+        trace = tmp_path / "trace.txt"
+        trace.write_text("not a trace\nat all\n")
+        assert str(e.value).replace(str(e.value).split("trace.txt")[0], "") == \
+            cli_error("compare", "--topo", "dgx1", "--trace", trace).replace(str(trace.parent) + "/", "")
+        return
+    assert str(e.value) == cli_error(*flags)
+
+
+def test_a_topology_dict_that_is_wrong_names_what_is_wrong():
+    doc = json.loads((DATA / "topologies" / "dgx1.json").read_text())
+    doc["links"][0]["lanes"] = 0.5
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology(doc)
+    assert "lanes" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_rows_to_pandas():
+    pandas = pytest.importorskip("pandas")
+    df = ccsim.predict("dgx1", model="nccl", sizes=("1M", "4M")).to_pandas()
+    assert list(df["size"]) == [1 << 20, 2 << 20, 4 << 20] and "choice_proto" in df.columns and pandas is not None
+
+
+def test_two_threads_get_the_answers_one_gets():
+    want = ccsim.predict("hgx-a100", sizes=("1K", "1M")).json
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(ccsim.predict("hgx-a100", sizes=("1K", "1M")).json)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 3
