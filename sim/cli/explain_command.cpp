@@ -4,6 +4,8 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/explain.hpp"
+#include "sim/metrics/schedule_picture.hpp"
+#include "sim/report/explain_html.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -91,6 +93,18 @@ std::string explain_sweep(const ExplainOptions& o, CLI::App* cmd, const metrics:
   return report::render(sw, s.op, s.ranks, f);
 }
 
+// One algorithm; the HTML page also draws its schedule, step by step, for a small p.
+std::string explain_algo(const ExplainOptions& o, const metrics::ExplainSetup& s, report::ExplainFormat f) {
+  const Bytes size = checked_size(s, o.size, "--size");
+  const auto e = metrics::explain_one(s, o.run.algo, size);
+  if (f != report::ExplainFormat::Html) return report::render(e, s.op, s.ranks, f);
+  if (s.ranks > metrics::kPictureMaxRanks)
+    return report::render_html(e, nullptr, s.op, s.ranks,
+                               fmt::format("No drawing: the schedule is drawn for at most {} ranks.", metrics::kPictureMaxRanks));
+  const auto pic = metrics::picture_schedule(s, e.algo, size, e.segment_bytes);
+  return report::render_html(e, &pic, s.op, s.ranks, "");
+}
+
 int run_explain(ExplainOptions& o, CLI::App* cmd) {
   auto op = schedule::op_from(o.run.op);
   if (!op) fail("--op: unknown collective '{}'", o.run.op);
@@ -108,9 +122,7 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     s.params.reduce_bw = static_cast<Bandwidth>(kPsPerSec / g);
     s.run.model.reduce_bw = s.params.reduce_bw;
   }
-  const std::string out = one_algo ? report::render(metrics::explain_one(s, o.run.algo, checked_size(s, o.size, "--size")), s.op,
-                                                    s.ranks, f)
-                                   : explain_sweep(o, cmd, s, f);
+  const std::string out = one_algo ? explain_algo(o, s, f) : explain_sweep(o, cmd, s, f);
   write_output(o.output, out);
   return 0;
 }
@@ -138,8 +150,8 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
   cmd->add_option("-r,--root", o->run.root, "Root rank")->capture_default_str();
   cmd->add_option("--chunk-size", o->run.chunk_size, "Pipeline segment for chain/tree algorithms");
-  cmd->add_option("--format", o->format, "text, markdown, latex, json")->capture_default_str();
-  cmd->add_option("--output", o->output, "Write to this file instead of stdout");
+  cmd->add_option("--format", o->format, "text, markdown, latex, json, html (one self-contained page with drawings)")->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
   cmd->add_option("-t,--topo", o->run.topo, "Take alpha and beta from this topology instead of --alpha/--bw");
   cmd->add_option("--gpus", o->run.gpus, "With --topo: the GPUs to use");
   cmd->add_option("--ring", o->run.ring, "With --topo: ring order");
