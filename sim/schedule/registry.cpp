@@ -45,6 +45,7 @@ bool fit_holds(FormulaFit fit, Time engine, Time formula) {
   switch (fit) {
     case FormulaFit::Exact: return engine == formula;
     case FormulaFit::ExactWithFairSharing: return engine >= formula;
+    case FormulaFit::UpperBound: return engine <= formula;
   }
   return false;
 }
