@@ -4,9 +4,13 @@
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/explain.hpp"
+#include "sim/metrics/schedule_picture.hpp"
+#include "sim/report/explain_html.hpp"
+#include "sim/report/data_view.hpp"
 #include "sim/report/explain_report.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/verify/show_data.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -19,7 +23,10 @@ struct ExplainOptions {
   bool topo_given = false;
   int ranks = 8;
   std::string size = "64M", alpha = "5us", bw = "25GB/s", gamma, min = "8", max = "8G", format = "text", output;
+  bool show_data = false;
+  std::string values = "rank";
 };
+
 
 // With a topology, alpha and beta come from its links and p from its GPUs: refuse what would be ignored.
 void setup_on_topology(ExplainOptions& o, CLI::App* cmd, metrics::ExplainSetup& s, std::optional<topology::Topology>& topo) {
@@ -76,6 +83,53 @@ Bytes checked_size(const metrics::ExplainSetup& s, const std::string& text, cons
   return b;
 }
 
+constexpr int kShowDataMaxRanks = 16;
+constexpr std::uint64_t kShowDataMaxElems = 64; // per rank, the op's part of the buffer
+
+// --show-data: the schedule executed on small integers (the verifier's executor), each rank's buffer
+// before and after, instead of the cost explanation.
+std::string show_data(const ExplainOptions& o, const metrics::ExplainSetup& s, const std::string& algo_name) {
+  const auto& algo = schedule::require_algorithm(s.op, algo_name);
+  if (s.ranks > kShowDataMaxRanks) fail("--show-data: {} ranks is too many to print; give at most {}", s.ranks, kShowDataMaxRanks);
+  const auto values = verify::values_from(o.values);
+  const auto red = verify::red_op_from(o.run.redop);
+  // Counts as given, without nccl-tests' 16-byte alignment of per-rank blocks: one element per rank is
+  // the textbook picture (the MindSpore examples).
+  const Bytes size = parse_size(o.size, "--size");
+  const bool split = s.op == schedule::Op::AllGather || s.op == schedule::Op::ReduceScatter || s.op == schedule::Op::Gather ||
+                     s.op == schedule::Op::Scatter || s.op == schedule::Op::AllToAll;
+  const std::uint64_t count = size / s.elt_size / (split ? static_cast<std::uint64_t>(s.ranks) : 1);
+  if (count == 0) fail("--size: {} B holds no whole {}-byte element per rank for --show-data", size, s.elt_size);
+  metrics::RunConfig run = s.run;
+  run.op = s.op;
+  run.dtype.size = s.elt_size;
+  if (algo.pipelined && run.segment_bytes == 0) run.segment_bytes = metrics::chosen_segment(s, algo.name, size);
+  const auto args = metrics::coll_args(run, count, s.ranks);
+  if (schedule::op_buffer_elems(args) > kShowDataMaxElems)
+    fail("--show-data: {} elements per rank is too many to print (at most {}); give a smaller --size, e.g. --size {}",
+         schedule::op_buffer_elems(args), kShowDataMaxElems, s.elt_size);
+  const auto sched = algo.make(args);
+  if (s.op == schedule::Op::Barrier) {
+    const auto err = verify::check(*sched, red);
+    return fmt::format("barrier {} on {} ranks moves no data; replayed with each rank's knowledge of who has arrived: {}\n", algo.name,
+                       s.ranks, err.empty() ? "every rank hears (directly or through others) from all ranks before it leaves" : err);
+  }
+  const auto d = verify::run_on_data(*sched, red, values);
+  report::DataView v;
+  v.title = fmt::format("{} {} on {} ranks, {} element(s) of {} B per {}{}; before: {}; '-': holds nothing; '.': no result defined",
+                        schedule::to_string(s.op), algo.name, s.ranks, count, s.elt_size,
+                        s.op == schedule::Op::AllToAll ? "peer" : "rank",
+                        schedule::reduces(s.op) ? ", " + o.run.redop : "",
+                        values == verify::Values::Rank ? "rank r holds r" : "element i holds i");
+  const bool blocks = schedule::op_buffer_elems(args) > count;
+  v.block = blocks ? count : 0;
+  v.before = d.before, v.after = d.after;
+  if (schedule::has_root(s.op)) v.note = fmt::format("root: rank {}", args.root);
+  if (s.op == schedule::Op::AllToAll) v.note = "blocks 0..p-1: what the rank sends (block j to rank j); blocks p..2p-1: what it received";
+  if (s.op == schedule::Op::Scan) v.note = "inclusive scan: rank r ends with the reduction of ranks 0..r";
+  return report::render_data(v);
+}
+
 std::string explain_sweep(const ExplainOptions& o, CLI::App* cmd, const metrics::ExplainSetup& s, report::ExplainFormat f) {
   // Without --min, the sweep starts at the first power of two from 8 B that gives every rank an element
   // (allgather's 8 B on 8 ranks would be 1 B each).
@@ -89,6 +143,18 @@ std::string explain_sweep(const ExplainOptions& o, CLI::App* cmd, const metrics:
   const auto sw = metrics::explain_sweep(s, lo, hi, [&](std::size_t done, std::size_t) { bar.update(done); });
   bar.done();
   return report::render(sw, s.op, s.ranks, f);
+}
+
+// One algorithm; the HTML page also draws its schedule, step by step, for a small p.
+std::string explain_algo(const ExplainOptions& o, const metrics::ExplainSetup& s, report::ExplainFormat f) {
+  const Bytes size = checked_size(s, o.size, "--size");
+  const auto e = metrics::explain_one(s, o.run.algo, size);
+  if (f != report::ExplainFormat::Html) return report::render(e, s.op, s.ranks, f);
+  if (s.ranks > metrics::kPictureMaxRanks)
+    return report::render_html(e, nullptr, s.op, s.ranks,
+                               fmt::format("No drawing: the schedule is drawn for at most {} ranks.", metrics::kPictureMaxRanks));
+  const auto pic = metrics::picture_schedule(s, e.algo, size, e.segment_bytes);
+  return report::render_html(e, &pic, s.op, s.ranks, "");
 }
 
 int run_explain(ExplainOptions& o, CLI::App* cmd) {
@@ -108,9 +174,12 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     s.params.reduce_bw = static_cast<Bandwidth>(kPsPerSec / g);
     s.run.model.reduce_bw = s.params.reduce_bw;
   }
-  const std::string out = one_algo ? report::render(metrics::explain_one(s, o.run.algo, checked_size(s, o.size, "--size")), s.op,
-                                                    s.ranks, f)
-                                   : explain_sweep(o, cmd, s, f);
+  if (o.show_data) {
+    if (f != report::ExplainFormat::Text) fail("--show-data: prints text only; drop --format {}", o.format);
+    write_output(o.output, show_data(o, s, one_algo ? o.run.algo : schedule::default_algorithm(s.op)));
+    return 0;
+  }
+  const std::string out = one_algo ? explain_algo(o, s, f) : explain_sweep(o, cmd, s, f);
   write_output(o.output, out);
   return 0;
 }
@@ -138,8 +207,12 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
   cmd->add_option("-r,--root", o->run.root, "Root rank")->capture_default_str();
   cmd->add_option("--chunk-size", o->run.chunk_size, "Pipeline segment for chain/tree algorithms");
-  cmd->add_option("--format", o->format, "text, markdown, latex, json")->capture_default_str();
-  cmd->add_option("--output", o->output, "Write to this file instead of stdout");
+  cmd->add_option("--format", o->format, "text, markdown, latex, json, html (one self-contained page with drawings)")->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "Write to this file instead of stdout");
+  cmd->add_flag("--show-data", o->show_data, "Instead of the costs: run the schedule on small integers and print each rank's "
+                                             "buffer before and after (at most 16 ranks, 64 elements)");
+  cmd->add_option("--values", o->values, "With --show-data: rank (rank r holds r) or index (element i holds i)")->capture_default_str();
+  cmd->add_option("--redop", o->run.redop, "With --show-data: sum, prod, min, max")->capture_default_str();
   cmd->add_option("-t,--topo", o->run.topo, "Take alpha and beta from this topology instead of --alpha/--bw");
   cmd->add_option("--gpus", o->run.gpus, "With --topo: the GPUs to use");
   cmd->add_option("--ring", o->run.ring, "With --topo: ring order");

@@ -46,6 +46,24 @@ Formula reducescatter_gather_reduce(const schedule::CollArgs& a, Bytes elt) {
   return f;
 }
 
+// Recursive halving then recursive doubling: for p a power of two the messages of Rabenseifner's
+// halving_doubling; otherwise the reduce-scatter folds the extra ranks in and Thakur's allgather runs on all p.
+Formula reducescatter_allgather_allreduce(const schedule::CollArgs& a, Bytes elt) {
+  auto f = compose(a, elt, "reducescatter_allgather");
+  const bool pof2 = (a.ranks & (a.ranks - 1)) == 0;
+  if (pof2) {
+    f.alpha = "2 lg p", f.beta = "2(p-1)/p", f.gamma = "(p-1)/p";
+    return f;
+  }
+  const auto c = schedule::composition(a, "reducescatter_allgather");
+  const auto f1 = formula_for(c.first.op, c.first_algo, c.first, elt);
+  const auto f2 = formula_for(c.second.op, c.second_algo, c.second, elt);
+  f.alpha = f1->alpha + " + " + f2->alpha, f.beta = f1->beta + " + " + f2->beta, f.gamma = f1->gamma;
+  f.note += std::string(f.note.empty() ? "" : "; ") + "non-power-of-two p: the reduce-scatter folds the first 2r ranks in (MPICH), "
+            "then Thakur's recursive-doubling allgather runs on all p";
+  return f;
+}
+
 Formula gather_bcast_allgather(const schedule::CollArgs& a, Bytes elt) {
   auto f = compose(a, elt, "gather_bcast");
   f.alpha = "2ceil(lg p)", f.beta = "(p-1)/p + ceil(lg p)", f.gamma = "0";

@@ -57,6 +57,10 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::Broadcast, "scatter_allgather"}, scatter_allgather_broadcast},
       {{Op::Reduce, "reducescatter_gather"}, reducescatter_gather_reduce},
       {{Op::AllGather, "gather_bcast"}, gather_bcast_allgather},
+      {{Op::AllReduce, "reducescatter_allgather"}, reducescatter_allgather_allreduce},
+      {{Op::Barrier, "dissemination"}, dissemination_barrier},
+      {{Op::Scan, "recursive_doubling"}, recursive_doubling_scan},
+      {{Op::Scan, "linear"}, linear_scan},
   };
   return t;
 }

@@ -17,5 +17,9 @@ Formula torus2d_allreduce(const schedule::CollArgs& a, Bytes elt);
 Formula scatter_allgather_broadcast(const schedule::CollArgs& a, Bytes elt);
 Formula reducescatter_gather_reduce(const schedule::CollArgs& a, Bytes elt);
 Formula gather_bcast_allgather(const schedule::CollArgs& a, Bytes elt);
+Formula reducescatter_allgather_allreduce(const schedule::CollArgs& a, Bytes elt);
+Formula dissemination_barrier(const schedule::CollArgs& a, Bytes elt);
+Formula recursive_doubling_scan(const schedule::CollArgs& a, Bytes elt);
+Formula linear_scan(const schedule::CollArgs& a, Bytes elt);
 
 } // namespace ccsim::cost

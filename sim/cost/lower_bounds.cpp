@@ -40,6 +40,16 @@ LowerBound lower_bound(Op op, int p, bool multi_port) {
       lb.beta = 2 * frac, lb.beta_text = "2(p-1)/p";
       lb.gamma = frac, lb.gamma_text = "(p-1)/p";
       break;
+    case Op::Scan: // at least a reduce to rank p-1, whose prefix is the sum of all p vectors
+      lb.beta = p > 1 ? 1 : 0, lb.beta_text = "1";
+      lb.gamma = frac, lb.gamma_text = "(p-1)/p";
+      lb.source = "Chan et al. 2007's reduce bound: rank p-1's prefix is a reduction of all p vectors";
+      break;
+    case Op::Barrier: // one-port fan-in: a rank's exit depends on every arrival, and knowledge at most doubles per round
+      lb.beta = 0, lb.beta_text = "0";
+      lb.source = "fan-in: no rank may leave before all p arrived; one message per round at most doubles the ranks a "
+                  "rank has heard from (the dissemination barrier of Hensgen, Finkel and Manber 1988 meets it)";
+      break;
   }
   return lb;
 }

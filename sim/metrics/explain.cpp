@@ -31,6 +31,12 @@ std::string busbw_reason(Op op) {
     case Op::Broadcast:
     case Op::Reduce:
       return "the root must send (or receive) the whole vector once, so busbw = algbw: the root's link is the bottleneck";
+    case Op::Scan:
+      return "nccl-tests has no scan; ccsim uses busbw = algbw (factor 1), as for reduce: the last rank must receive "
+             "at least n bytes (its prefix depends on every other rank), so its link carries at least the whole vector";
+    case Op::Barrier:
+      return "nccl-tests has no barrier; a barrier moves no data, so its size is 0 and algbw = busbw = 0 "
+             "(factor 1, never meaningful): only its time counts";
   }
   return "";
 }

@@ -43,7 +43,9 @@ SizePlan plan_size(Op op, int ranks, Bytes requested, Bytes elt) {
   switch (op) {
     case Op::AllReduce:
     case Op::Broadcast:
-    case Op::Reduce: return {count, count * elt};
+    case Op::Reduce:
+    case Op::Scan: return {count, count * elt};
+    case Op::Barrier: return {count, 0}; // no data moves: size 0, so algbw and busbw are 0
     case Op::AllGather:
     case Op::ReduceScatter:
     case Op::Gather:
@@ -67,7 +69,9 @@ double busbw_factor(Op op, int ranks) {
     case Op::Scatter:
     case Op::AllToAll: return (n - 1) / n;
     case Op::Broadcast:
-    case Op::Reduce: return 1.0;
+    case Op::Reduce:
+    case Op::Scan:
+    case Op::Barrier: return 1.0;
   }
   return 1.0;
 }
@@ -76,7 +80,9 @@ std::string busbw_factor_text(Op op) {
   switch (op) {
     case Op::AllReduce: return "2(n-1)/n";
     case Op::Broadcast:
-    case Op::Reduce: return "1";
+    case Op::Reduce:
+    case Op::Scan:
+    case Op::Barrier: return "1";
     default: return "(n-1)/n";
   }
 }

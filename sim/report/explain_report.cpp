@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/report/explain_html.hpp"
 
 namespace ccsim::report {
 using metrics::Explanation;
@@ -16,7 +17,8 @@ ExplainFormat explain_format_from(const std::string& s) {
   if (s == "markdown" || s == "md") return ExplainFormat::Markdown;
   if (s == "latex") return ExplainFormat::Latex;
   if (s == "json") return ExplainFormat::Json;
-  fail("--format: unknown format '{}' (text, markdown, latex, json)", s);
+  if (s == "html") return ExplainFormat::Html;
+  fail("--format: unknown format '{}' (text, markdown, latex, json, html)", s);
 }
 
 std::string to_latex(const std::string& expr) {
@@ -77,13 +79,13 @@ std::string term(const std::string& coef, const std::string& var) {
 }
 
 // "T = a*alpha + b*n*beta + g*n*gamma" from the coefficients, omitting zero terms.
-std::string closed_form(const std::string& a, const std::string& b, const std::string& g) {
+std::string closed_form_of(const std::string& a, const std::string& b, const std::string& g) {
   std::string t;
   for (auto s : {term(a, "alpha"), term(b, "n*beta"), term(g, "n*gamma")})
     if (!s.empty()) t += (t.empty() ? "" : " + ") + s;
   return "T = " + (t.empty() ? "0" : t);
 }
-std::string closed_form(const Explanation& e) { return closed_form(e.alpha_expr, e.beta_expr, e.gamma_expr); }
+std::string closed_form(const Explanation& e) { return closed_form_of(e.alpha_expr, e.beta_expr, e.gamma_expr); }
 
 std::string latex_form(const std::string& a, const std::string& b, const std::string& g) {
   std::string t;
@@ -105,7 +107,7 @@ std::string latex_escape(const std::string& x) {
   return o;
 }
 
-std::string bound_form(const cost::LowerBound& b) {
+std::string bound_form_of(const cost::LowerBound& b) {
   std::string t = b.alpha_text + "*alpha + " + b.beta_text + "*n*beta";
   if (b.gamma != 0) t += " + " + b.gamma_text + "*n*gamma";
   return t;
@@ -161,7 +163,7 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
                             : fmt::format("   they differ by {:+.3f} % ({:+} ps): {}\n",
                                           100.0 * (ratio(e.simulated, e.formula_time) - 1), e.simulated - e.formula_time,
                                           e.difference);
-  o += fmt::format("\n{}5. Lower bound ({})\n   {} = {}\n", h, e.bound.source, bound_form(e.bound), us(e.bound_time));
+  o += fmt::format("\n{}5. Lower bound ({})\n   {} = {}\n", h, e.bound.source, bound_form_of(e.bound), us(e.bound_time));
   if (e.bound.multi_port)
     o += "   (latency part: one alpha, not ceil(lg p): Chan's count assumes one message in and one out per rank at\n"
          "   a time, and this schedule posts several at once on a rank's link, whose latencies overlap)\n";
@@ -227,7 +229,7 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
   if (!e.semantics_note.empty()) j["semantics_note"] = e.semantics_note;
   if (e.params.overhead) j["o_us"] = to_us(e.params.overhead);
   j["difference"] = e.difference;
-  j["lower_bound"] = {{"text", bound_form(e.bound)}, {"us", to_us(e.bound_time)}, {"multi_port", e.bound.multi_port}};
+  j["lower_bound"] = {{"text", bound_form_of(e.bound)}, {"us", to_us(e.bound_time)}, {"multi_port", e.bound.multi_port}};
   j["algbw_GBps"] = e.bw.algbw_GBps;
   j["busbw_GBps"] = e.bw.busbw_GBps;
   j["busbw_factor"] = e.busbw_factor;
@@ -238,17 +240,22 @@ nlohmann::ordered_json json(const Explanation& e, schedule::Op op, int p) {
 
 } // namespace
 
+std::string closed_form(const std::string& a, const std::string& b, const std::string& g) { return closed_form_of(a, b, g); }
+std::string bound_form(const cost::LowerBound& b) { return bound_form_of(b); }
+
 std::string render(const Explanation& e, schedule::Op op, int ranks, ExplainFormat f) {
   switch (f) {
     case ExplainFormat::Text: return text(e, op, ranks, false);
     case ExplainFormat::Markdown: return text(e, op, ranks, true);
     case ExplainFormat::Latex: return latex(e, op, ranks);
     case ExplainFormat::Json: return safe_dump(json(e, op, ranks), 2) + "\n";
+    case ExplainFormat::Html: return render_html(e, nullptr, op, ranks, "");
   }
   return "";
 }
 
 std::string render(const metrics::ExplainSweep& s, schedule::Op op, int p, ExplainFormat f) {
+  if (f == ExplainFormat::Html) return render_html(s, op, p);
   if (f == ExplainFormat::Json) {
     nlohmann::ordered_json j;
     j["op"] = schedule::to_string(op);

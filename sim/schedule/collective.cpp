@@ -15,6 +15,8 @@ std::string_view to_string(Op op) {
     case Op::Gather: return "gather";
     case Op::Scatter: return "scatter";
     case Op::AllToAll: return "alltoall";
+    case Op::Barrier: return "barrier";
+    case Op::Scan: return "scan";
   }
   return "?";
 }
@@ -29,6 +31,8 @@ std::string_view nccl_test_name(Op op) {
     case Op::Gather: return "gather_perf";
     case Op::Scatter: return "scatter_perf";
     case Op::AllToAll: return "alltoall_perf";
+    case Op::Barrier:
+    case Op::Scan: return "no nccl-tests program";
   }
   return "?";
 }
@@ -44,14 +48,16 @@ std::optional<Op> op_from(std::string_view s) {
 }
 
 bool has_root(Op op) { return op == Op::Broadcast || op == Op::Reduce || op == Op::Gather || op == Op::Scatter; }
-bool reduces(Op op) { return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce; }
+bool reduces(Op op) { return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce || op == Op::Scan; }
 
 std::uint64_t op_buffer_elems(const CollArgs& a) {
   const auto p = static_cast<std::uint64_t>(a.ranks);
   switch (a.op) {
     case Op::AllReduce:
     case Op::Broadcast:
-    case Op::Reduce: return a.count;
+    case Op::Reduce:
+    case Op::Scan: return a.count;
+    case Op::Barrier: return 0;
     case Op::AllGather:
     case Op::ReduceScatter:
     case Op::Gather:

@@ -1,6 +1,7 @@
 // The collectives ccsim knows, their arguments, and where each rank's data lives in its buffer.
 // Sizes follow nccl-tests' "count" (reference §2): per-rank vector for allreduce/broadcast/reduce,
-// per-rank block for allgather/reducescatter/gather/scatter, per-peer block for alltoall.
+// per-rank block for allgather/reducescatter/gather/scatter, per-peer block for alltoall. Scan (inclusive
+// prefix sum, MPI_Scan) has a per-rank vector; a barrier moves no data (its messages are empty).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,12 +11,12 @@
 
 namespace ccsim::schedule {
 
-enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll };
-inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast,
-                                 Op::Reduce,    Op::Gather,    Op::Scatter,       Op::AllToAll};
+enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll, Barrier, Scan };
+inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce,
+                                 Op::Gather,    Op::Scatter,   Op::AllToAll,      Op::Barrier,   Op::Scan};
 
 std::string_view to_string(Op op);          // "allreduce"
-std::string_view nccl_test_name(Op op);     // "all_reduce_perf"
+std::string_view nccl_test_name(Op op);     // "all_reduce_perf"; barrier and scan have none (a phrase saying so)
 std::optional<Op> op_from(std::string_view s); // accepts "allreduce", "all_reduce", "AllReduce"
 bool has_root(Op op);
 bool reduces(Op op);
@@ -32,7 +33,7 @@ struct CollArgs {
 
 // Elements one rank's vector holds for the op's definition (before any algorithm scratch):
 // allreduce/broadcast/reduce: count; allgather/reducescatter/gather/scatter: ranks*count;
-// alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them).
+// alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them); scan: count; barrier: 0.
 std::uint64_t op_buffer_elems(const CollArgs& a);
 
 // Even split of `n` elements into `parts` blocks; the first n % parts blocks get one more element.

@@ -21,6 +21,7 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
     add_torus2d_algorithms(t);
     add_double_binary_tree_algorithms(t);
     add_composed_algorithms(t);
+    add_scan_barrier_algorithms(t);
     return t;
   }();
   return table;
@@ -44,6 +45,7 @@ bool fit_holds(FormulaFit fit, Time engine, Time formula) {
   switch (fit) {
     case FormulaFit::Exact: return engine == formula;
     case FormulaFit::ExactWithFairSharing: return engine >= formula;
+    case FormulaFit::UpperBound: return engine <= formula;
   }
   return false;
 }

@@ -17,6 +17,11 @@ enum class FormulaFit {
   // Equal under --model flow (every link shared max-min fairly); under the default fifo model, which
   // serves each link's messages one at a time in the order they start, a lower bound.
   ExactWithFairSharing,
+  // The formula adds two phases one after the other; a rank starts the second as soon as its own first
+  // is done, so where the ranks end the first phase at different times (p not a power of two) the engine
+  // overlaps them and may be faster, never slower (under mpi semantics, the textbook's blocking send-recv,
+  // which explain falls back to). Exact for p a power of two.
+  UpperBound,
 };
 
 struct AlgorithmInfo {
@@ -57,5 +62,6 @@ void add_bruck_algorithms(std::vector<AlgorithmInfo>& out);
 void add_torus2d_algorithms(std::vector<AlgorithmInfo>& out);
 void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out);
 void add_composed_algorithms(std::vector<AlgorithmInfo>& out);
+void add_scan_barrier_algorithms(std::vector<AlgorithmInfo>& out);
 
 } // namespace ccsim::schedule

@@ -132,7 +132,47 @@ void execute(const schedule::Schedule& s, Buffers& buf, RedOp op) {
     if (!q.empty()) fail("schedule error: {} message(s) from rank {} to rank {} never received", q.size(), k.first, k.second);
 }
 
+namespace {
+
+// A barrier moves no data, so what it must guarantee is causal: no rank leaves before every rank has
+// arrived. Its messages are replayed carrying what each rank knows (element q = 1: rank q has arrived),
+// every receive merged in with max: a rank's final vector is all ones exactly when it heard from all p.
+class KnowledgeOf final : public schedule::Schedule {
+ public:
+  explicit KnowledgeOf(const schedule::Schedule& b) : Schedule(b.args()), barrier_(b) {}
+  bool step(int rank, int s, std::vector<Action>& out) const override {
+    if (!barrier_.step(rank, s, out)) return false;
+    const auto p = static_cast<std::uint64_t>(args_.ranks);
+    for (auto& x : out) {
+      if (x.kind == Action::Kind::Copy) continue;
+      if (x.kind == Action::Kind::Recv) x.kind = Action::Kind::RecvReduce;
+      x.off = 0, x.len = p;
+    }
+    return true;
+  }
+  std::uint64_t buffer_elems() const override { return static_cast<std::uint64_t>(args_.ranks); }
+
+ private:
+  const schedule::Schedule& barrier_;
+};
+
+std::string check_barrier(const schedule::Schedule& s) {
+  const int p = s.args().ranks;
+  const KnowledgeOf k(s);
+  Buffers know(static_cast<std::size_t>(p), std::vector<std::int64_t>(static_cast<std::size_t>(p), 0));
+  for (int r = 0; r < p; ++r) know[static_cast<std::size_t>(r)][static_cast<std::size_t>(r)] = 1;
+  execute(k, know, RedOp::Max);
+  for (int r = 0; r < p; ++r)
+    for (int q = 0; q < p; ++q)
+      if (know[static_cast<std::size_t>(r)][static_cast<std::size_t>(q)] != 1)
+        return fmt::format("barrier p={}: rank {} may leave before rank {} has arrived (no chain of messages from it)", p, r, q);
+  return "";
+}
+
+} // namespace
+
 std::string check(const schedule::Schedule& s, RedOp op) {
+  if (s.args().op == Op::Barrier) return check_barrier(s);
   const auto& a = s.args();
   const int p = a.ranks;
   const std::uint64_t c = a.count, pc = static_cast<std::uint64_t>(p) * c;
@@ -144,8 +184,10 @@ std::string check(const schedule::Schedule& s, RedOp op) {
     switch (a.op) {
       case Op::AllReduce:
       case Op::Reduce:
+      case Op::Scan:
         for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i, p);
         break;
+      case Op::Barrier: break; // checked apart, above
       case Op::Broadcast:
         if (r == a.root)
           for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i, p);
@@ -167,9 +209,9 @@ std::string check(const schedule::Schedule& s, RedOp op) {
     }
   }
   execute(s, buf, op);
-  auto reduced = [&](std::uint64_t idx) {
+  auto reduced = [&](std::uint64_t idx, int last = -1) { // ranks 0..last (default: all)
     std::int64_t v = input(op, 0, idx, p);
-    for (int q = 1; q < p; ++q) v = apply(op, v, input(op, q, idx, p));
+    for (int q = 1; q <= (last < 0 ? p - 1 : last); ++q) v = apply(op, v, input(op, q, idx, p));
     return v;
   };
   auto expect = [&](int r, std::uint64_t idx, std::int64_t want) -> std::string {
@@ -205,6 +247,10 @@ std::string check(const schedule::Schedule& s, RedOp op) {
       case Op::Scatter:
         for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, input(op, a.root, ur * c + i, p));
         break;
+      case Op::Scan: // inclusive: rank r holds the reduction of ranks 0..r
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, i, reduced(i, r));
+        break;
+      case Op::Barrier: break;
       case Op::AllToAll:
         // Block q of rank r's output is block r of rank q's input.
         for (std::uint64_t q = 0; q < static_cast<std::uint64_t>(p) && err.empty(); ++q)

@@ -99,6 +99,9 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
 }
 
 std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  // NCCL has no barrier and no scan collective: refuse rather than predict a ring it would never run.
+  if (cfg.op == Op::Barrier || cfg.op == Op::Scan)
+    fail("--model nccl: NCCL has no {} collective; use an alpha-beta model (--model fifo)", schedule::to_string(cfg.op));
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
   if (opt_.mode == AlgoMode::Tree && (cfg.op != Op::AllReduce || p <= 2))

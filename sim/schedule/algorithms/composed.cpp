@@ -26,6 +26,11 @@ Composition composition(const CollArgs& a, const std::string& algo) {
     c.first.count = c.second.count = block;
     c.first_algo = "halving_doubling", c.second_algo = "binomial";
     c.padded = block * p;
+  } else if (algo == "reducescatter_allgather") {
+    c.first.op = Op::ReduceScatter, c.second.op = Op::AllGather;
+    c.first.count = c.second.count = block;
+    c.first_algo = "halving_doubling", c.second_algo = "recursive_doubling";
+    c.padded = block * p;
   } else if (algo == "gather_bcast") {
     c.first.op = Op::Gather, c.second.op = Op::Broadcast;
     c.first.root = c.second.root = 0;
@@ -81,6 +86,13 @@ void add_composed_algorithms(std::vector<AlgorithmInfo>& out) {
                          "van de Geijn: binomial scatter of p blocks, then ring allgather of them"));
   out.push_back(composed("reducescatter_gather", Op::Reduce,
                          "Rabenseifner: recursive-halving reduce-scatter, then binomial gather of the reduced blocks to the root"));
+  auto rs_ag = composed("reducescatter_allgather", Op::AllReduce,
+                        "reduce-scatter by recursive halving, then allgather by recursive doubling (Thakur's, any p)");
+  rs_ag.fit = FormulaFit::UpperBound;
+  rs_ag.fit_note = "for p not a power of two the folded ranks finish the reduce-scatter last and the others start the "
+                   "allgather without them, so the phases overlap: the formula (their sum) is an upper bound under blocking "
+                   "send-recv (--semantics mpi, as the textbook counts)";
+  out.push_back(rs_ag);
   out.push_back(composed("gather_bcast", Op::AllGather,
                          "the course's composition: binomial gather to rank 0, then binomial broadcast of the whole result"));
 }

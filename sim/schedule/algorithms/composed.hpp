@@ -1,6 +1,7 @@
 // Collectives built from two others run one after the other on each rank (the textbook compositions):
 // broadcast = scatter + allgather (van de Geijn), reduce = reduce-scatter + gather (Rabenseifner),
-// allgather = gather + broadcast (the course's). Shared by the schedules and their formulas, so both
+// allgather = gather + broadcast (the course's), allreduce = reduce-scatter + allgather (recursive
+// halving then recursive doubling). Shared by the schedules and their formulas, so both
 // split the data the same way.
 #pragma once
 #include <string>
