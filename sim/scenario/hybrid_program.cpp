@@ -40,8 +40,9 @@ void StepBuilder::blocking(std::vector<Chain*>& cs, int stage, CommKind kind, Op
   for (const auto& g : groups) {
     std::vector<int> gpus;
     std::vector<Mark> ready;
-    for (const auto& [c, t] : g) {
-      gpus.push_back(c->gpus[static_cast<std::size_t>(t)]);
+    for (const auto& member : g) {
+      const Chain* c = member.first; // not a structured binding: clang 14 cannot capture one in a lambda
+      gpus.push_back(c->gpus[static_cast<std::size_t>(member.second)]);
       if (std::find_if(ready.begin(), ready.end(), [&](const Mark& m) { return m.job == c->at.job && m.offset == c->at.offset; }) == ready.end())
         ready.push_back(c->at);
     }

@@ -24,10 +24,12 @@ libdir=$(dirname "$(find "$p" -name libccsim_core.a -print -quit)")
   || fail "no ccsimConfig.cmake/ccsimConfigVersion.cmake beside the libraries"
 # Nothing installed names the source or build tree (the build tree's share/ccsim link is how a build-tree
 # binary finds the sources; an installed one must not need either). Debug information (a RelWithDebInfo
-# tree) names the sources by design, so binaries are searched without it.
+# tree) names the sources by design, so binaries are searched without it; in an ASan/UBSan tree the
+# sanitizers' own diagnostics data names every source file too, so there only non-binary files are searched.
 while IFS= read -r -d '' f; do
   look=$f
   if [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "177ELF" ] || [ "$(head -c 7 "$f")" = '!<arch>' ]; then
+    [ "$sanitized" = 1 ] && continue
     look=$tmp/stripped; objcopy --strip-debug "$f" "$look"
   fi
   if grep -qF -e "$src" -e "$build" "$look"; then fail "installed file names the source/build tree: $f"; fi
