@@ -3,13 +3,13 @@
 # SECONDS (default 60), seeded from the shipped files and tests/data. Prints, per parser, the inputs run,
 # and exits 1 if any harness found a crash, a sanitizer report, a leak or a slow input (> 25 s).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]    e.g. scripts/fuzz.sh 10; scripts/fuzz.sh 300 trace
-# Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units.
+# Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
-all=(topology_json trace scenario params nccl_tables calibrate generator_spec units)
+all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
@@ -37,7 +37,8 @@ seed trace models/traces/*.txt tests/data/bad_traces/*.txt
 seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
 seed scenario scenarios/*.json tests/data/bad_scenarios/*.json
 seed params models/fit-*.json
-seed nccl_tables models/nccl.json
+seed nccl_tables models/nccl.json models/rccl.json
+seed sweep_plan docs/sweep-example.json
 lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "torus:dims=4x4,bw=100GB/s,alpha=1us" \
       "torus:dims=2x3x4" "cluster:nodes=2,node=hgx-h100,nics=8x400G" "cluster:nodes=2,node=dgx1,nics=4x100G,fabric=fattree,kind=roce" \
       "machine:gpu=h100" "machine:gpu=a100,gpus=4,intra=pcie,p2p=off" "machine:gpu=h200,nodes=2,nics=8x400G"

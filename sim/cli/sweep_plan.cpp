@@ -137,14 +137,18 @@ void expand_grid(SweepPlan& p, const Json& grid, const std::vector<std::string>&
 } // namespace
 
 SweepPlan load_sweep_plan(const std::string& path) {
-  SweepPlan p;
-  p.file = path;
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open the sweep plan", printable(path));
   std::stringstream ss;
   ss << in.rdbuf();
-  parse_json_text(ss.str(), printable(path)); // one-line message for malformed JSON
-  const Json root = Json::parse(ss.str());
+  return sweep_plan_from_text(ss.str(), path);
+}
+
+SweepPlan sweep_plan_from_text(const std::string& text, const std::string& path) {
+  SweepPlan p;
+  p.file = path;
+  parse_json_text(text, printable(path)); // one-line message for malformed JSON
+  const Json root = Json::parse(text);
   if (!root.is_object()) bad(p, "", "expected an object with \"grid\" and/or \"points\"");
   for (auto it = root.begin(); it != root.end(); ++it)
     if (it.key() != "defaults" && it.key() != "grid" && it.key() != "points")

@@ -21,6 +21,8 @@ struct SweepPlan {
 
 // Reads and expands the plan; bad input throws Error naming the file and the element ("grid.topo[2]").
 SweepPlan load_sweep_plan(const std::string& path);
+// The same for a plan's text; `path` names it in errors (the fuzz harness parses from memory).
+SweepPlan sweep_plan_from_text(const std::string& text, const std::string& path);
 // The point's arguments after "ccsim": {"--topo=dgx1", "-b", "1M", ...}.
 std::vector<std::string> point_arguments(const SweepPlan& plan, std::size_t point);
 // One string that identifies a point by what it runs (its arguments), for resuming.
