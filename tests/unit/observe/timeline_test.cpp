@@ -167,7 +167,7 @@ TEST_CASE("store-and-forward hops, reductions and alltoall's many sends per step
     engine::Engine eng(topo, router, {}, engine::fifo_network());
     observe::Recorder rec(topo.num_channels());
     eng.add_observer(&rec);
-    engine::Job job{&sched, {topo.gpu_node(0), topo.gpu_node(1), topo.gpu_node(2), topo.gpu_node(3)}, 4, 0};
+    engine::Job job{&sched, {topo.gpu_node(0), topo.gpu_node(1), topo.gpu_node(2), topo.gpu_node(3)}, 4, 0, {}};
     const auto res = eng.run(std::span<const engine::Job>(&job, 1));
     observe::TimelineMeta meta{"alltoall", "direct", "fifo", 4 << 18, 4, res.makespan, {{0, 1, 2, 3}}, {}};
     auto trace = nlohmann::json::parse(observe::chrome_trace(rec.recording(), topo, meta));

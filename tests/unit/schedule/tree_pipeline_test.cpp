@@ -52,7 +52,7 @@ TEST_CASE("tree pipeline: segments overlap across steps and directions") {
     const std::uint64_t count = 1 << 20;
     const TreePipelineAllReduce s(testing::args_of(Op::AllReduce, 2, count), {-1, 0}, k);
     engine::Engine eng(topo, router, {}, engine::fifo_network());
-    engine::Job job{&s, {topo.gpu_node(0), topo.gpu_node(1)}, 4, 0};
+    engine::Job job{&s, {topo.gpu_node(0), topo.gpu_node(1)}, 4, 0, {}};
     const std::vector<engine::Job> jobs{job};
     const Time t = eng.run(jobs).makespan;
     const Time msg = alpha + transfer_time(4 * count / k, bw);
