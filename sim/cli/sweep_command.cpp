@@ -167,8 +167,8 @@ std::string render(const SweepPlan& plan, const std::vector<report::SweepCells>&
 void run(const SweepOptions& o) {
   const auto fmt_kind = report::sweep_format_from(o.format);
   if (o.jobs < 0 || o.jobs > 4096) fail("-j/--jobs: {} is not between 1 and 4096 (0 = every core)", o.jobs);
-  // The table is renamed over its target at the end: never over a device or pipe (as root, -o /dev/null
-  // would replace the device node with a regular file).
+  // -o is also where the resume journal lives (FILE.ccsim-journal beside it) and what a rerun reads back:
+  // a device or pipe has neither (a journal for /dev/null would be created in /dev).
   std::error_code ec;
   if (!o.output.empty() && o.output != "-" && std::filesystem::exists(o.output, ec) && !std::filesystem::is_regular_file(o.output, ec))
     fail("-o/--output: {} is not a regular file (write to stdout and redirect instead)", printable(o.output));

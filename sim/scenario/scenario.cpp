@@ -198,6 +198,18 @@ void read_network(const Reader& r, const json& j, Scenario& s, const std::string
 
 }
 
+// "gpus": the topology's GPUs to run on, each once (both scenario kinds).
+void read_gpus(const Reader& r, const json& j, Scenario& s) {
+  if (!j.contains("gpus")) return;
+  if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
+  std::set<int> seen;
+  for (const auto& g : j["gpus"]) {
+    const auto v = static_cast<int>(r.count(g, "gpus", true, 1 << 24));
+    if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
+    s.gpus.push_back(v);
+  }
+}
+
 // A hybrid-parallel scenario: "parallel" and "transformer" instead of "model", "compute" and "degrees".
 Scenario read_hybrid(const Reader& r, const json& j, Scenario s) {
   r.only_keys(j, "the scenario",
@@ -218,15 +230,7 @@ Scenario read_hybrid(const Reader& r, const json& j, Scenario s) {
   if (!j.contains("topology")) r.bad("missing \"topology\"");
   s.topologies = r.strings(j["topology"], "topology");
   if (s.topologies.size() != 1) r.bad("topology: a hybrid-parallel scenario runs on one topology");
-  if (j.contains("gpus")) {
-    if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
-    std::set<int> seen;
-    for (const auto& g : j["gpus"]) {
-      const auto v = static_cast<int>(r.count(g, "gpus", true, 1 << 24));
-      if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
-      s.gpus.push_back(v);
-    }
-  }
+  read_gpus(r, j, s);
   if (j.contains("bucket_size")) {
     s.bucket_bytes = parse_size(r.string(j["bucket_size"], "bucket_size"), "scenario " + s.origin + ": bucket_size");
     if (s.bucket_bytes == 0) r.bad("bucket_size must be positive");
@@ -304,15 +308,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
 
   if (!j.contains("topology")) r.bad("missing \"topology\"");
   s.topologies = r.strings(j["topology"], "topology");
-  if (j.contains("gpus")) {
-    if (!j["gpus"].is_array() || j["gpus"].empty()) r.bad("gpus must be a non-empty list of GPU indices");
-    std::set<int> seen;
-    for (const auto& g : j["gpus"]) {
-      const auto v = static_cast<int>(r.count(g, "gpus", true, 1 << 24));
-      if (!seen.insert(v).second) r.bad("gpus: GPU {} appears twice", v);
-      s.gpus.push_back(v);
-    }
-  }
+  read_gpus(r, j, s);
   if (!j.contains("degrees")) r.bad("missing \"degrees\" (data-parallel sizes, e.g. [1, 2, 4, 8])");
   if (!j["degrees"].is_array() || j["degrees"].empty()) r.bad("degrees must be a non-empty list");
   for (const auto& d : j["degrees"]) s.degrees.push_back(static_cast<int>(r.count(d, "degrees", false, 65536)));
