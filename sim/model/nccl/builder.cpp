@@ -78,17 +78,20 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
              opt_.params.proto_efficiency(std::string(name(proto)));
   // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
-  // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure.
-  if (algo == Algo::Nvls)
-    for (const auto& c : candidates(tab_, g, Op::AllReduce, metrics::ranks_of(cfg), Bytes{1} << 20))
-      if (c.algo == Algo::Nvls) f = c.algbw / g.nvls.switch_GBps * opt_.params.proto_efficiency(std::string(name(proto)));
+  // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure (without
+  // its bwInter cap on one NVLink domain: nvls_replay_bus_bandwidth).
+  if (algo == Algo::Nvls) {
+    const int p = metrics::ranks_of(cfg);
+    const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
+    if (algbw > 0) f = algbw / g.nvls.switch_GBps * opt_.params.proto_efficiency(std::string(name(proto)));
+  }
   auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
   const double intra = algo == Algo::Nvls ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
   const double inter = net_hop_us(tab_, algo, proto);
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry.
-    const double seen = tab_.lane_GBps(l) * 1e9 * opt_.params.efficiency(l.type) * f;
+    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * opt_.params.efficiency(l.type) * f;
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }

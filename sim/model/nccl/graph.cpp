@@ -63,8 +63,8 @@ RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
       for (auto c : router.route(a, b)) {
         const auto& l = t.link_of(c);
         if (!inter && !topology::is_nvlink(l.type) && l.type != topology::LinkType::Xgmi) s.all_nvlink = false;
-        lane_min = std::min(lane_min, tab.lane_GBps(l));
-        cap_min = std::min(cap_min, tab.lane_GBps(l) * l.lanes);
+        lane_min = std::min(lane_min, tab.lane_GBps(t, l));
+        cap_min = std::min(cap_min, tab.lane_GBps(t, l) * l.lanes);
       }
       s.per_ring = std::min(s.per_ring, lane_min);
       s.route_total = std::min(s.route_total, cap_min);
@@ -142,7 +142,7 @@ std::map<int, double> nvls_heads(const Topology& t, const Tables& tab, const Gra
       const auto route = router.route(t.gpu_node(gpu), static_cast<int>(node));
       if (route.empty() || route.size() >= hops) continue;
       hops = route.size(), best = gpu, path = 1e300;
-      for (auto c : route) path = std::min(path, tab.lane_GBps(t.link_of(c)) * t.link_of(c).lanes);
+      for (auto c : route) path = std::min(path, tab.lane_GBps(t, t.link_of(c)) * t.link_of(c).lanes);
     }
     if (best < 0 || net <= 0) continue;
     net_sum[best] += net;

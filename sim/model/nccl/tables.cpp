@@ -168,6 +168,19 @@ Tables parse_tables(const std::string& path) {
     if (!type) lanes[key].bad("is not a link type");
     if (!lanes[key].is_null()) t.link_lane_GBps[*type] = lanes[key].number();
   }
+  if (root.has("cpu_link_GBps")) {
+    const auto cpu = root["cpu_link_GBps"];
+    for (const auto& key : cpu.keys()) {
+      if (key == "source") continue;
+      if (key == "upi_pcie5") {
+        t.cpu_link_upi_pcie5_GBps = cpu[key].positive();
+        continue;
+      }
+      const auto type = topology::link_type_from(key);
+      if (!type) cpu[key].bad("is not a link type");
+      t.cpu_link_GBps[*type] = cpu[key].positive();
+    }
+  }
   const auto arch_of = root["arch_of_nvlink"];
   for (int g = 1; g <= 5; ++g) {
     const std::string key = "nvlink" + std::to_string(g);
@@ -239,6 +252,23 @@ double Tables::lane_GBps(const topology::Link& l) const {
   if (rccl && l.type == topology::LinkType::Xgmi) return own * rccl->xgmi_lane_fraction;
   const auto it = link_lane_GBps.find(l.type);
   return it != link_lane_GBps.end() ? std::min(it->second, own) : own;
+}
+
+// NCCL gives the link between two CPU sockets one figure for all GPU traffic crossing it (AMD_BW 16,
+// SKL_QPI_BW 10, ...), far below the sockets' own links: it is what host-staged and PHB/SYS P2P copies
+// reach across sockets (8 RTX 4090 on 2 EPYC 7542 with P2P off: NCCL's ring at 15 GB/s, 15.0 measured).
+double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
+  if (kind(l.a) != topology::NodeKind::Cpu || kind(l.b) != topology::NodeKind::Cpu) return lane_GBps(l);
+  const auto it = cpu_link_GBps.find(l.type);
+  if (it == cpu_link_GBps.end()) return lane_GBps(l);
+  double total = it->second;
+  if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0)
+    for (const auto& k : t.links) // a Gen5 root port on either socket: Sapphire Rapids or newer
+      if ((k.a == l.a || k.b == l.a || k.a == l.b || k.b == l.b) && topology::is_pcie(k.type) && k.type >= topology::LinkType::Pcie5)
+        total = cpu_link_upi_pcie5_GBps;
+  const int lanes = std::max(1, l.lanes);
+  return std::min(total / lanes, static_cast<double>(l.bw) / 1e9);
 }
 
 std::string default_tables_path() { return data_dir() + "/models/nccl.json"; }

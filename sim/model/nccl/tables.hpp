@@ -95,7 +95,15 @@ struct Tables {
   };
   std::optional<Rccl> rccl;
 
+  // NCCL's bandwidth of the link between two CPU sockets, whatever its lanes (topo.cc ncclTopoGetInterCpuBw):
+  // by the socket link's type (qpi Broadwell, upi Skylake, xgmi AMD), upi next to PCIe Gen5 root ports
+  // taken as Sapphire Rapids. Absent: the socket link keeps its per-lane figure.
+  std::map<topology::LinkType, double> cpu_link_GBps;
+  double cpu_link_upi_pcie5_GBps = 0;
+
   double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane, at most the link's own
+  // As above, and a link between two CPUs carries NCCL's socket-link figure (cpu_link_GBps) over its lanes.
+  double lane_GBps(const topology::Topology& t, const topology::Link& l) const;
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json

@@ -76,7 +76,18 @@ double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int r
   return g.arch >= Arch::Ampere ? tab.plateau_ampere_plus : tab.plateau_pre_ampere;
 }
 
-double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
+double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) { return nvls_bus(tab, g, op, p, true); }
+
+// On one NVLink domain NCCL's bwInter is no link: search.cc pass 2 raises it from bwIntra towards 2x bwIntra
+// through the speed array, so it only binds where the array ends first (Blackwell's sm100SpeedArrayIntra
+// tops at 90 < 2 x 80 on 8 GPUs). The data path of NVLS there is the GPUs' switch links alone: the replay
+// carries the uncapped figure, 8 x 80 x 0.74 x 7/8 x 2 = 828.8 GB/s on 8 B200/GB300 (NCCL 2.28.7 measured
+// 838-842 on 8 GB300, B200 840-845 at 8-16 GiB), while NCCL's choice keeps its own capped 720.
+double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
+  return nvls_bus(tab, g, op, p, g.nvls.tree || g.nodes > 1);
+}
+
+double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap) {
   const auto& n = g.nvls;
   const bool runs = op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter;
   if (!tab.nvls || !runs || n.channels < 2 || p < 2) return 0;
@@ -89,7 +100,7 @@ double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
     return n.channels * std::min({2.0 * intra, inter, cap(tab.nvls->per_ch_tree, g.arch, g)});
   }
   intra *= op == Op::AllReduce ? 2.0 : (p - 1.0) / p;
-  return n.channels * std::min(intra, n.bw_inter);
+  return n.channels * (inter_cap ? std::min(intra, n.bw_inter) : intra);
 }
 
 std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls) {

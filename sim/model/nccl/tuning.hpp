@@ -23,6 +23,11 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::O
 // (NCCL pipelines its reduce and multicast halves) or x(p-1)/p for allgather/reducescatter, capped by
 // bw_inter; times the channels. 0 when NVLS does not run this op here.
 double nvls_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
+// What the NVLS replay carries: NCCL's figure without the bwInter cap on one NVLink domain, where bwInter
+// is a search artefact, not a link (tuning.cpp says why); NCCL's figure everywhere else.
+double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
+// Both: inter_cap false drops the min(., bwInter) of a one-domain NVLS graph.
+double nvls_bus(const Tables& tab, const Graph& g, schedule::Op op, int ranks, bool inter_cap);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
 // `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);

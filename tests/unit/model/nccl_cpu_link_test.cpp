@@ -1,0 +1,64 @@
+// NCCL's figure for the link between two CPU sockets (topo.h AMD_BW 16, SKL_QPI_BW 10, SRP_QPI_BW 22;
+// topo.cc ncclTopoGetInterCpuBw), whatever lanes the socket link has, caps every ring hop that crosses
+// sockets through host memory or PCIe. Worked by hand:
+//  * 8 RTX 4090 on 2 EPYC 7542 (P2P off, rtx4090-pcie-8gpu): the ring crosses the sockets over xGMI,
+//    NCCL's 16; the hop GPU->CPU->CPU->GPU carries min(19.5 host-staged PCIe, 16) = 16; Ampere's
+//    speedArrayIntra {40,30,20,18,15,...} gives 15, one channel (measured 15.0 GB/s busbw).
+//  * pcie-gen4-8gpu (Ice Lake, 3 UPI links): NCCL's SKL figure 10 for the pair, not 3 x 10: speed 10.
+//  * 4 H100 with P2P off over 2 sockets beside PCIe Gen5 root ports: Sapphire Rapids' 22; Hopper's
+//    sm90SpeedArrayIntra {60,50,40,30,24,20,...} gives 20.
+#include <doctest/doctest.h>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+namespace nccl = model::nccl;
+
+namespace {
+metrics::RunConfig on(const topology::Topology& t) {
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllReduce;
+  c.placements = topology::pack_rings(t, {}).rings;
+  return c;
+}
+nccl::Graph graph_of(const std::string& spec) {
+  const auto t = topology::resolve_topology(spec);
+  return nccl::make_graph(t, nccl::load_tables(), on(t).placements, "");
+}
+} // namespace
+
+TEST_CASE("NCCL's socket-link figure sets the ring speed across CPU sockets") {
+  const auto rtx = graph_of("rtx4090-pcie-8gpu");
+  CHECK(rtx.channels == 1);
+  CHECK(rtx.bw == doctest::Approx(15.0));
+  const auto icx = graph_of("pcie-gen4-8gpu");
+  CHECK(icx.channels == 1);
+  CHECK(icx.bw == doctest::Approx(10.0));
+  const auto spr = graph_of("machine:gpu=h100,gpus=4,intra=pcie,p2p=off");
+  CHECK(spr.channels == 1);
+  CHECK(spr.bw == doctest::Approx(20.0));
+}
+
+TEST_CASE("The replay of 8 RTX 4090 with P2P off runs at NCCL's 15 GB/s across the sockets") {
+  const auto t = topology::resolve_topology("rtx4090-pcie-8gpu");
+  nccl::Builder b(t, {});
+  const Bytes size = Bytes{1} << 30;
+  const auto row = metrics::run(b, on(t), metrics::plan_size(schedule::Op::AllReduce, 8, size, 4));
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.bw.busbw_GBps == doctest::Approx(15.0).epsilon(0.02));
+  CHECK(row.bw.busbw_GBps <= 15.0 + 1e-9);
+}
+
+TEST_CASE("A socket link keeps NCCL's figure only between two CPUs") {
+  const auto& tab = nccl::load_tables();
+  const auto t = topology::resolve_topology("pcie-gen4-8gpu");
+  for (const auto& l : t.links) {
+    const bool sockets = t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Cpu &&
+                         t.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Cpu;
+    if (sockets) CHECK(tab.lane_GBps(t, l) * l.lanes == doctest::Approx(10.0));
+    else CHECK(tab.lane_GBps(t, l) == doctest::Approx(tab.lane_GBps(l)));
+  }
+}
