@@ -90,8 +90,11 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   const double inter = net_hop_us(tab_, algo, proto);
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
-    // slow bridge): busbw must not exceed what the hardware can carry.
-    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * opt_.params.efficiency(l.type) * f;
+    // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
+    // effective figure for GPU traffic across sockets (AMD_BW 16, ...), not a line rate: the link-type
+    // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it.
+    const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
+    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * f;
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }

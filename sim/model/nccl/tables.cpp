@@ -257,12 +257,14 @@ double Tables::lane_GBps(const topology::Link& l) const {
 // NCCL gives the link between two CPU sockets one figure for all GPU traffic crossing it (AMD_BW 16,
 // SKL_QPI_BW 10, ...), far below the sockets' own links: it is what host-staged and PHB/SYS P2P copies
 // reach across sockets (8 RTX 4090 on 2 EPYC 7542 with P2P off: NCCL's ring at 15 GB/s, 15.0 measured).
-double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+bool Tables::socket_figure(const topology::Topology& t, const topology::Link& l) const {
   const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
-  if (kind(l.a) != topology::NodeKind::Cpu || kind(l.b) != topology::NodeKind::Cpu) return lane_GBps(l);
-  const auto it = cpu_link_GBps.find(l.type);
-  if (it == cpu_link_GBps.end()) return lane_GBps(l);
-  double total = it->second;
+  return kind(l.a) == topology::NodeKind::Cpu && kind(l.b) == topology::NodeKind::Cpu && cpu_link_GBps.count(l.type) > 0;
+}
+
+double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+  if (!socket_figure(t, l)) return lane_GBps(l);
+  double total = cpu_link_GBps.at(l.type);
   if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0)
     for (const auto& k : t.links) // a Gen5 root port on either socket: Sapphire Rapids or newer
       if ((k.a == l.a || k.b == l.a || k.a == l.b || k.b == l.b) && topology::is_pcie(k.type) && k.type >= topology::LinkType::Pcie5)

@@ -104,6 +104,8 @@ struct Tables {
   double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane, at most the link's own
   // As above, and a link between two CPUs carries NCCL's socket-link figure (cpu_link_GBps) over its lanes.
   double lane_GBps(const topology::Topology& t, const topology::Link& l) const;
+  // Does this link carry NCCL's socket-link figure (two CPUs, a type in cpu_link_GBps)?
+  bool socket_figure(const topology::Topology& t, const topology::Link& l) const;
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json

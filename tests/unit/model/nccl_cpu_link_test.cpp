@@ -62,3 +62,12 @@ TEST_CASE("A socket link keeps NCCL's figure only between two CPUs") {
     else CHECK(tab.lane_GBps(t, l) == doctest::Approx(tab.lane_GBps(l)));
   }
 }
+
+TEST_CASE("A fitted xGMI efficiency (AMD GPU meshes) leaves the socket link's NCCL figure alone") {
+  const auto t = topology::resolve_topology("rtx4090-pcie-8gpu");
+  nccl::Options o;
+  o.params.link_efficiency["xgmi"] = 0.5; // would halve a GPU xGMI mesh; the sockets' xGMI is NCCL's 16
+  nccl::Builder b(t, o);
+  const auto row = metrics::run(b, on(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4));
+  CHECK(row.bw.busbw_GBps == doctest::Approx(15.0).epsilon(0.02));
+}
