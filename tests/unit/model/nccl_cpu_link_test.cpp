@@ -8,6 +8,14 @@
 //  * 4 H100 with P2P off over 2 sockets beside PCIe Gen5 root ports: Sapphire Rapids' 22; Hopper's
 //    sm90SpeedArrayIntra {60,50,40,30,24,20,...} gives 20.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
@@ -70,4 +78,21 @@ TEST_CASE("A fitted xGMI efficiency (AMD GPU meshes) leaves the socket link's NC
   nccl::Builder b(t, o);
   const auto row = metrics::run(b, on(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4));
   CHECK(row.bw.busbw_GBps == doctest::Approx(15.0).epsilon(0.02));
+}
+
+TEST_CASE("NCCL tables: a bad socket-link entry is refused naming it") {
+  const std::string path = "/tmp/ccsim-cpu-link-bad-" + std::to_string(::getpid()) + ".json";
+  auto j = nlohmann::json::parse(std::ifstream(nccl::default_tables_path()));
+  for (const auto& [key, value] : {std::pair<std::string, double>{"xgmi", -1.0}, {"tcp", 5.0}}) {
+    auto bad = j;
+    bad["cpu_link_GBps"][key] = value;
+    std::ofstream(path) << bad.dump();
+    try {
+      (void)nccl::parse_tables(path);
+      FAIL("accepted cpu_link_GBps." << key);
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("cpu_link_GBps") != std::string::npos);
+    }
+  }
+  std::remove(path.c_str());
 }
