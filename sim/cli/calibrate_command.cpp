@@ -65,7 +65,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)
     fail("--fit-protocols: only with a model that chooses protocols (--model nccl)");
-  if (!o.run.params.empty()) co.start = model::load_params(o.run.params);
+  // The fit starts from --params when given; 'none' (the bare model, as elsewhere) is the default start.
+  if (!o.run.params.empty() && o.run.params != "none") co.start = model::load_params(o.run.params);
   const auto f = model::fit(in, co);
   const auto cv = o.no_cross_validation ? std::vector<model::Holdout>{} : model::cross_validate(in, co);
 
