@@ -108,8 +108,10 @@ def fmt(v):
     return "-" if v is None else f"{v:.1f}%"
 
 DEFAULT_COMMAND = "python3 scripts/validate_table.py --write-default models/params-nccl-default.json"
-# What the staleness check compares: the shipped file against a fresh build, parameter by parameter.
-TOLERANCE = 1e-3
+# What the staleness check allows between the shipped file and a fresh build, per parameter (relative):
+# another compiler's fit (CI's clang tree) may differ in late digits, and a change that moves no parameter
+# by 1 % moves no prediction by more.
+TOLERANCE = 1e-2
 # A link or protocol efficiency enters a class-level set only when at least this many classes' sets
 # identified it: a median of one value is that machine's constant (the A40 P2P-off box's pcie4 0.21 would
 # slow every PCIe Gen4 machine five-fold), and a median of two is their mean, which one odd class moves
