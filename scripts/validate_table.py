@@ -19,7 +19,8 @@ Target: <= 5 % (>= 1 MiB) and <= 15 % (all sizes) per trace, for the middle colu
 --write-default FILE builds the same class-level set from EVERY class (what `compare` and `--model nccl`
 apply by default for a machine ccsim has never seen) and writes it with its per-class fits and the command;
 --check-default FILE rebuilds it and exits 1 when FILE's parameters differ (the file is stale: the traces,
-tables or model changed since it was made; rerun the command inside it).
+tables or model changed since it was made; rerun the command inside it). --own-class measures whether
+picking the machine's own class's set would beat one set for all (it does not, today: see README).
 """
 import json, os, subprocess, sys, tempfile, statistics, datetime
 
@@ -234,12 +235,43 @@ def in_sample(ccsim, rows, lines):
         out += "Runs where it is more than 5 points worse than the bare model at >= 1 MiB: " + "; ".join(worse) + ".\n"
     return out
 
+def own_class_check(ccsim):
+    """--own-class: would picking the machine's own class's set (from its description) beat one set for
+    all? For every run whose class has another trace: its class's set without the run's file (parameters
+    it lacks from the other classes' set) against the other classes' set alone, both medians printed."""
+    rows = entries("models/traces/index.json")
+    usable, tmp = usable_traces(ccsim, rows), tempfile.mkdtemp(prefix="ccsim-ownclass-")
+    own_fit = trace_fits(ccsim, rows, usable, tmp, cross_validate=False)[0]
+    sets, res = class_sets(own_fit), []
+    for label, cls, path, args, fittable in rows:
+        mine = [j for p, (c, j) in own_fit.items() if c == cls and p != path]
+        if not mine: continue
+        base = class_params([j for c, j in sets.items() if c != cls], "other classes", LEAST)
+        own = class_params(mine, "own class without this file")
+        P = json.loads(json.dumps(base["params"]))
+        P.setdefault("protocol_efficiency", {})
+        for k in ("launch_us", "step_us", "launch_per_gpu_us"):
+            if own["fitted"].get(k): P[k] = own["params"][k]
+        P["link_efficiency"].update(own["params"]["link_efficiency"])
+        P["protocol_efficiency"].update(own["params"].get("protocol_efficiency", {}))
+        fo, fb = os.path.join(tmp, "own.json"), os.path.join(tmp, "base.json")
+        json.dump({"kind": "ccsim-params", "model": "nccl", "params": P}, open(fo, "w"))
+        json.dump(base, open(fb, "w"))
+        o, b = summary(ccsim, path, args, fo)[0], summary(ccsim, path, args, fb)[0]
+        if o and b:
+            res.append((b, o))
+            print(f"{label[:64]:<64} other classes {fmt(b[0])} / {fmt(b[1])}   own class {fmt(o[0])} / {fmt(o[1])}")
+    med = lambda i, j: statistics.median([r[i][j] for r in res if r[i][j] is not None])
+    print(f"{len(res)} runs: other classes' set {med(0, 0):.1f}% / {med(0, 1):.1f}%, own class's set {med(1, 0):.1f}% / {med(1, 1):.1f}% "
+          "(>= 1 MiB / all sizes)")
+
 def main():
     ccsim, md = "build/ccsim", None
     a = sys.argv[1:]
     while a:
         if a[0] == "--ccsim": ccsim = a[1]; a = a[2:]
         elif a[0] == "--output": md = a[1]; a = a[2:]
+        elif a[0] == "--own-class": return own_class_check(ccsim)
         elif a[0] in ("--write-default", "--check-default") and len(a) == 2:
             return write_default(ccsim, a[1], a[0] == "--check-default")
         else: sys.exit(f"validate_table.py: unknown argument '{a[0]}'")
