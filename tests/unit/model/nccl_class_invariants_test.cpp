@@ -7,6 +7,7 @@
 //  - busbw never exceeds what the hardware carries, with bounds worked out by hand from data sheets below.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
