@@ -68,6 +68,8 @@ if [ "$only_machines" = 0 ]; then
     case "$cmd" in "ccsim calibrate "*) ;; *) echo "refit: $f: recorded command is not 'ccsim calibrate ...'"; status=1; continue ;; esac
     eval "run ${cmd#ccsim calibrate }"
   done
+  # The shipped class-level default (what --model nccl applies): its own one command, recorded in the file.
+  python3 scripts/validate_table.py --ccsim "$ccsim" --write-default models/params-nccl-default.json || status=1
 fi
 rm -f /tmp/refit.$$
 exit $status

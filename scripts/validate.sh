@@ -9,6 +9,9 @@
 # calibration, scripts/refit.sh), and the line adds that fit's held-out error: the worse of its two
 # folds (even rows predicted from a fit on the odd ones, and back), so in-sample luck shows.
 #
+# Without --params every model runs bare (--params none), not with the shipped default
+# models/params-nccl-default.json (give it with --params to see what a user gets by default; in-sample).
+#
 # With --table [FILE] it runs the three-column benchmark instead (described only / calibrated on other
 # machine classes / own machine held out by halves; scripts/validate_table.py) and writes FILE (markdown).
 #
@@ -91,7 +94,10 @@ while IFS='|' read -r file hw topo stand gpus ranks arch; do
     [ -n "$ranks" ] && args+=(--ranks "$ranks")
     [ -n "$arch" ] && args+=(--gpu-arch "$arch")
     [ -n "$gpus" ] && [ "$used" = "$topo" ] && args+=(--gpus "$gpus")
+    # No --params: the bare model (--model nccl would otherwise apply the shipped class-level default,
+    # which was fitted on these very traces).
     [ -n "$params" ] && args+=(--params "$params")
+    [ -z "$params" ] && [ "$own" = 0 ] && args+=(--params none)
     fit=""
     if [ "$own" = 1 ]; then
       fit="models/fit-nccl-machine-${file%.txt}.json"

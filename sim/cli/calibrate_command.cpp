@@ -27,6 +27,7 @@ struct CalibrateOptions {
   std::string out, min_size = "0";
   std::string command;
   bool fit_protocols = false;
+  bool no_cross_validation = false;
   std::vector<std::string> hold;
 };
 
@@ -64,9 +65,10 @@ void run_calibrate(const CalibrateOptions& o) {
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)
     fail("--fit-protocols: only with a model that chooses protocols (--model nccl)");
-  if (!o.run.params.empty()) co.start = model::load_params(o.run.params);
+  // The fit starts from --params when given; 'none' (the bare model, as elsewhere) is the default start.
+  if (!o.run.params.empty() && o.run.params != "none") co.start = model::load_params(o.run.params);
   const auto f = model::fit(in, co);
-  const auto cv = model::cross_validate(in, co);
+  const auto cv = o.no_cross_validation ? std::vector<model::Holdout>{} : model::cross_validate(in, co);
 
   std::vector<std::string> topologies;
   for (std::size_t i = 0; i < in.size(); ++i) topologies.push_back(o.topos.size() == 1 ? o.topos[0] : o.topos[i]);
@@ -92,6 +94,8 @@ void add_calibrate_command(CLI::App& app, int argc, char** argv) {
   c->add_option("--hold", opts->hold, "Keep these parameters at their start value (--params or default), e.g. launch_us,step_us")
       ->delimiter(',');
   c->add_flag("--fit-protocols", opts->fit_protocols, "--model nccl: also fit a bandwidth multiplier per protocol (more parameters; check the held-out error)");
+  c->add_flag("--no-cross-validation", opts->no_cross_validation,
+              "Skip the held-out fits (one more fit per trace): for a fit whose held-out error is measured elsewhere");
   c->callback([opts] { run_calibrate(*opts); });
 }
 

@@ -17,6 +17,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/model/default_params.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/trace/trace_runs.hpp"
@@ -89,7 +90,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.topology = tr.topo.name;
   m.topology_origin = tr.topo.origin;
   m.model = o.run.model;
-  m.params = o.run.params;
+  m.params = model::choose_params(o.run.params, o.run.model).label;
   m.op = std::string(schedule::to_string(tr.cfg.op));
   m.op_from = tr.trace.op_from;
   m.ranks = tr.trace.ranks;

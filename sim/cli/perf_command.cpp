@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/sweep.hpp"
@@ -314,8 +315,9 @@ report::PerfDevice device_of(const topology::Topology& topo, int rank, int gpu) 
 std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const RunOptions& o, const metrics::RunConfig& cfg,
                                   const topology::Topology& topo, const std::string& model_detail) {
   std::vector<std::string> n;
+  const std::string params = model::choose_params(o.params, o.model).label;
   n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
-                          o.params.empty() ? "" : " + " + o.params, topo.name, topo.origin));
+                          params.empty() ? "" : " + " + params, topo.name, topo.origin));
   const bool chooses = model::require_model(o.model).chooses_algorithm;
   n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks,
                           r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads,

@@ -12,6 +12,7 @@
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/model/default_params.hpp"
 #include "sim/report/report.hpp"
 #include "sim/schedule/dump.hpp"
 #include "sim/topology/generators.hpp"
@@ -48,7 +49,9 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
 
 void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--model", o.model, "Model: " + model::model_names() + " (`--model help` describes them)")->capture_default_str();
-  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate)");
+  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate); --model nccl "
+                                       "applies the shipped class-level calibration models/params-nccl-default.json unless "
+                                       "given, 'none' = the bare model");
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json; models/rccl.json on AMD GPUs)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
@@ -103,7 +106,7 @@ void add_run_options(CLI::App& app, RunOptions& o) {
 
 model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   model::ModelOptions m;
-  if (!o.params.empty()) m.params = model::load_params(o.params);
+  if (const auto pc = model::choose_params(o.params, o.model); !pc.path.empty()) m.params = model::load_params(pc.path);
   m.nccl_tables = o.nccl_tables;
   m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
@@ -203,7 +206,8 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   h.topology = topo.name;
   h.topology_origin = topo.origin;
   h.algo = model::require_model(cfg.model_name).chooses_algorithm ? "chosen per size by the model (choice column)" : cfg.algo;
-  h.model = o.model + (o.params.empty() ? "" : " + " + o.params);
+  const std::string params = model::choose_params(o.params, o.model).label;
+  h.model = o.model + (params.empty() ? "" : " + " + params);
   h.model_detail = pred.describe();
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;

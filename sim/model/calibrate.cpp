@@ -143,6 +143,9 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
       fail("calibrate: {} measured points for {} free parameters ({}); need at least {} - add traces or sizes", n,
            active.size(), names, active.size() + 3);
     }
+    // Nothing the data can see (every parameter held, or none moves a prediction): keep the start values.
+    // Eigen's pivoted QR of a matrix without columns is not defined (it crashed calibrate).
+    if (active.empty()) break;
     Eigen::MatrixXd Ja(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(active.size()));
     for (std::size_t a = 0; a < active.size(); ++a) Ja.col(static_cast<Eigen::Index>(a)) = J.col(active[a]);
     // Parameters the data cannot tell apart (e.g. launch vs step when every point has the same step

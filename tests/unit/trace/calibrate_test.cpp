@@ -2,6 +2,8 @@
 // efficiency, step and launch overheads, written in nccl-tests format and read back by the parser.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/data_dir.hpp"
@@ -159,6 +161,22 @@ TEST_CASE("calibrate --hold keeps named parameters at their start value and refu
   CHECK(f.params.link_efficiency.at("nvlink2") == doctest::Approx(0.8).epsilon(0.005));
   o.hold = {"eff:nvlink9"};
   CHECK_THROWS_WITH_AS(model::fit({ar}, o), doctest::Contains("--hold: no parameter 'eff:nvlink9'"), Error);
+}
+
+TEST_CASE("calibrate with every parameter held keeps the start values instead of crashing") {
+  // No free parameter left: Eigen's pivoted QR of a matrix without columns crashed calibrate (found with
+  // two B200 traces and --hold launch_us,step_us, where no link efficiency moved a prediction).
+  const auto topo = topology::resolve_topology("dgx1-v100");
+  const auto ar = synthetic_input(topo, schedule::Op::AllReduce, known_truth());
+  model::CalibOptions o;
+  o.start.launch_us = 3.0;
+  o.hold = {"launch_us", "step_us"};
+  for (const auto& l : topo.links) o.hold.insert("eff:" + std::string(topology::to_string(l.type)));
+  const auto f = model::fit({ar}, o);
+  CHECK(f.params.launch_us == 3.0);
+  CHECK(f.params.step_us == 0.0);
+  CHECK(f.params.efficiency(topology::LinkType::NvLink2) == 1.0);
+  CHECK(std::none_of(f.fitted.begin(), f.fitted.end(), [](bool b) { return b; }));
 }
 
 TEST_CASE("calibrate on a real trace: adding per-protocol factors never fits worse than the plain fit") {
