@@ -65,6 +65,7 @@ struct Engine::JobInfo {
   int p;              // ranks in the job
   std::uint32_t base; // index of the job's rank 0 in ranks_
   Bytes elt_size;
+  bool fixed;         // the schedule writes its steps into a fixed buffer (Schedule::fixed_steps)
 };
 
 class Engine::Sink final : public ArrivalSink {
@@ -137,7 +138,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
     const int p = j.schedule->args().ranks;
     if (static_cast<int>(j.node_of_rank.size()) != p)
       fail("engine: job places {} ranks but its schedule has {}", j.node_of_rank.size(), p);
-    job_info_.push_back(JobInfo{j.schedule, p, total, j.elt_size});
+    job_info_.push_back(JobInfo{j.schedule, p, total, j.elt_size, j.schedule->fixed_steps()});
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
     if (total >= (1u << 30)) fail("engine: more than 2^30 ranks");
   }
@@ -171,24 +172,13 @@ RunResult Engine::run(std::span<const Job> jobs) {
   for (std::uint32_t g = 0; g < total; ++g)
     if (!deps_ || waiting_[ranks_[g].job].deps_left == 0) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
 
-  std::uint64_t events = 0;
-  while (!queue_.empty()) {
-    const Event e = queue_.pop();
-    ++events;
-    switch (e.kind) {
-      case kArrival: deliver(e.a, e.b, e.time); break;
-      case kStepDone: start_steps(e.a, e.time); break;
-      case kSendsDone: complete_step(e.a, e.time); break;
-      case kModel:
-        arrived_.clear();
-        left_.clear();
-        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_, left_);
-        for (std::uint64_t tok : left_) sent(static_cast<std::uint32_t>(tok >> 32), e.time);
-        for (std::uint64_t tok : arrived_)
-          deliver(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
-        break;
-    }
-  }
+  // The FIFO model without observers, software overhead or reduction time is the common case (and every
+  // benchmark's): its own instantiations of the hot path.
+  const bool plain_fifo = fifo_ && !observed_ && params_.overhead == 0 && params_.reduce_bw == 0;
+  const std::uint64_t events = !plain_fifo                               ? loop<kGeneric>()
+                               : !gpu_ && window_ == 0                    ? loop<kFifoMpi>()
+                               : gpu_ && window_ != 0 && window_ != kNone ? loop<kFifoGpu>()
+                                                                          : loop<kGeneric>();
 
   RunResult res;
   res.job_finish.assign(jobs.size(), 0);
@@ -206,6 +196,35 @@ RunResult Engine::run(std::span<const Job> jobs) {
   res.transfers = transfers_;
   res.channels = net_->stats();
   return res;
+}
+
+// What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no
+// software overhead, free reductions; kFifoGpu: the same under gpu semantics with credits. kGeneric reads
+// every switch at run time. Each function below is one source for all modes.
+template <int M> inline bool Engine::gpu() const { return M == kGeneric ? gpu_ : M == kFifoGpu; }
+template <int M> inline bool Engine::rendezvous() const { return M == kGeneric ? window_ == 0 : M == kFifoMpi; }
+template <int M> inline bool Engine::observed() const { return M == kGeneric && observed_; }
+
+template <int M> std::uint64_t Engine::loop() {
+  std::uint64_t events = 0;
+  while (!queue_.empty()) {
+    const Event e = queue_.pop();
+    ++events;
+    switch (e.kind) {
+      case kArrival: deliver<M>(e.a, e.b, e.time); break;
+      case kStepDone: start_steps<M>(e.a, e.time); break;
+      case kSendsDone: complete_step<M>(e.a, e.time); break;
+      case kModel:
+        arrived_.clear();
+        left_.clear();
+        net_->on_model_event(e.time, e.a, e.b, *sink_, arrived_, left_);
+        for (std::uint64_t tok : left_) sent<M>(static_cast<std::uint32_t>(tok >> 32), e.time);
+        for (std::uint64_t tok : arrived_)
+          deliver<M>(static_cast<std::uint32_t>(tok >> 32), static_cast<std::uint32_t>(tok), e.time);
+        break;
+    }
+  }
+  return events;
 }
 
 // A rank of `job` finished: when it was the job's last, the jobs waiting for it may start.
@@ -249,21 +268,29 @@ inline bool Engine::unpark(RankState& rs, std::uint32_t src, Parked& t) {
 }
 
 // Begin the rank's next steps until one has something to wait for (or the rank is done).
-void Engine::start_steps(std::uint32_t g, Time now) {
-  while (begin_step(g, now)) {
+template <int M> void Engine::start_steps(std::uint32_t g, Time now) {
+  while (begin_step<M>(g, now)) {
   }
 }
 
 // Returns true when the step just begun completed on the spot (nothing to wait for).
-bool Engine::begin_step(std::uint32_t g, Time now) {
+template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
-  if (observed_ && rs.step >= 0)
+  if (observed<M>() && rs.step >= 0)
     for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
   const int step = ++rs.step;
   rs.step_begin = now;
-  rs.ready = now;
+  if constexpr (M != kFifoMpi) rs.ready = now; // kFifoMpi never reads it (see end_step_now)
   const JobInfo& job = job_info_[rs.job];
-  if (!job.schedule->step(rs.rank, step, actions_)) {
+  const schedule::Action* acts = fixed_actions_;
+  int n;
+  if (job.fixed) {
+    n = job.schedule->step_fixed(rs.rank, step, fixed_actions_);
+  } else {
+    n = job.schedule->step(rs.rank, step, actions_) ? static_cast<int>(actions_.size()) : -1;
+    acts = actions_.data();
+  }
+  if (n < 0) {
     rs.pending = -1;
     if (deps_) job_rank_done(rs.job, now);
     return false;
@@ -271,23 +298,25 @@ bool Engine::begin_step(std::uint32_t g, Time now) {
   int pending = 0; // what the step waits for (nothing can complete before the loop ends)
   Bytes reduce_bytes = 0;
   Time at = now; // when the action is posted: each one's overhead after the previous one's
-  for (const auto& a : actions_) {
-    if (a.kind == schedule::Action::Kind::Copy) continue;
-    if (static_cast<unsigned>(a.peer) >= static_cast<unsigned>(job.p) || a.peer == rs.rank)
-      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a.peer, job.p - 1);
-    const std::uint32_t peer = job.base + static_cast<std::uint32_t>(a.peer);
-    at += params_.overhead;
-    if (a.kind == schedule::Action::Kind::Send) {
-      pending += post_send(Parked{g, step, a.len * job.elt_size + params_.header_bytes, a.off, at}, peer, now);
+  for (const schedule::Action* a = acts; a != acts + n; ++a) {
+    if (a->kind == schedule::Action::Kind::Copy) continue;
+    if (static_cast<unsigned>(a->peer) >= static_cast<unsigned>(job.p) || a->peer == rs.rank)
+      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a->peer, job.p - 1);
+    const std::uint32_t peer = job.base + static_cast<std::uint32_t>(a->peer);
+    if constexpr (M == kGeneric) at += params_.overhead;
+    if (a->kind == schedule::Action::Kind::Send) {
+      pending += post_send<M>(Parked{g, step, a->len * job.elt_size + params_.header_bytes, a->off, at}, peer);
       continue;
     }
-    if (a.kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a.len * job.elt_size;
-    pending += post_recv(g, peer, at, now);
+    if (M == kGeneric && a->kind == schedule::Action::Kind::RecvReduce) reduce_bytes += a->len * job.elt_size;
+    pending += post_recv<M>(g, peer, at, now);
   }
-  rs.ready = std::max(rs.ready, at);
+  if constexpr (M == kGeneric) { // else `at` is `now`, and reductions are free
+    rs.ready = std::max(rs.ready, at);
+    rs.reduce_bytes = reduce_bytes;
+  }
   rs.pending = pending;
-  rs.reduce_bytes = reduce_bytes;
-  return pending == 0 && end_step_now(g, now);
+  return pending == 0 && end_step_now<M>(g, now);
 }
 
 // Whether `src` may start one more message to `rd` now: fewer than window_ of its messages to `rd` have
@@ -317,27 +346,26 @@ inline bool Engine::claim(RankState& rd, std::uint32_t src) {
 }
 
 // Posts send `t` to rank `peer`; returns 1 when the sender's step must wait for it, else 0 (gpu: it
-// started and the model says when it will have left).
-[[gnu::always_inline]] inline int Engine::post_send(const Parked& t, std::uint32_t peer, Time now) {
-  (void)now;
+// started and the model says when it will have left; the FIFO model always says).
+template <int M> [[gnu::always_inline]] inline int Engine::post_send(const Parked& t, std::uint32_t peer) {
   RankState& rd = ranks_[peer];
-  if (window_ == 0 ? !rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight)) : !claim(rd, t.src))
+  if (rendezvous<M>() ? !rd.waiting.replace(entry(t.src, kRecvPosted), entry(t.src, kInFlight)) : !claim(rd, t.src))
     return park(rd, t), 1; // rendezvous: its receive is not posted; credits: none left until one is
-  const Time left = start_transfer(t, peer, t.at);
-  if (!gpu_ || left == kNever) return 1;
+  const Time left = start_transfer<M>(t, peer, t.at);
+  if (!gpu<M>() || (M == kGeneric && left == kNever)) return 1;
   RankState& rs = ranks_[t.src];
   rs.ready = std::max(rs.ready, left);
   return 0;
 }
 
 // Rank `g` posts at `at` its receive from `peer`; returns 1 when its step must wait for the message.
-inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now) {
+template <int M> inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now) {
   RankState& rs = ranks_[g];
   Parked t;
-  if (window_ == 0) { // rendezvous: the send, if posted, is parked here
+  if (rendezvous<M>()) { // rendezvous: the send, if posted, is parked here
     if (unpark(rs, peer, t)) {
       rs.waiting.push_back(entry(peer, kInFlight));
-      start_unparked(t, g, at, now);
+      start_unparked<M>(t, g, at, now);
     } else {
       rs.waiting.push_back(entry(peer, kRecvPosted));
     }
@@ -349,7 +377,7 @@ inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time 
   // This receive frees one credit on the connection: a send parked for want of one may start.
   if (rs.parked != kNone && may_start(rs, peer) && unpark(rs, peer, t)) {
     claim(rs, peer);
-    start_unparked(t, g, at, now);
+    start_unparked<M>(t, g, at, now);
   }
   return waits;
 }
@@ -357,9 +385,9 @@ inline int Engine::post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time 
 // A parked send to `dst` may start now that `dst` posted a receive at `at`. Under gpu semantics its
 // sender's step was waiting for it to start (and leave): that step may end, through an event, since
 // the caller is in the middle of another rank's step.
-void Engine::start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now) {
-  const Time left = start_transfer(t, dst, std::max(t.at, at));
-  if (!gpu_ || left == kNever) return; // mpi: the sender waits for the arrival; flow: for sent()
+template <int M> void Engine::start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now) {
+  const Time left = start_transfer<M>(t, dst, std::max(t.at, at));
+  if (!gpu<M>() || (M == kGeneric && left == kNever)) return; // mpi: the sender waits for the arrival; flow: for sent()
   RankState& rs = ranks_[t.src];
   rs.ready = std::max(rs.ready, left);
   if (--rs.pending == 0) queue_.push(now, kSendsDone, t.src, 0);
@@ -369,10 +397,10 @@ void Engine::start_unparked(const Parked& t, std::uint32_t dst, Time at, Time no
 // returns when its last byte has left the sender (kNever: the model reports that later). The FIFO model
 // is called directly (inlined); the others through NetworkModel. Inlined into both callers: as a call,
 // it made begin_step keep its state on the stack (~5% more instructions per transfer).
-[[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
+template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
   const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
   Time arrive, left;
-  if (fifo_) {
+  if (M != kGeneric || fifo_) {
     arrive = fifo_->post(route, t.bytes, at);
     left = fifo_->last_left();
   } else {
@@ -380,8 +408,8 @@ void Engine::start_unparked(const Parked& t, std::uint32_t dst, Time at, Time no
     left = net_->last_left();
   }
   ++transfers_;
-  if (arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
-  if (observed_) report_transfer(t.src, dst, t.step, t.bytes, t.off, at, arrive, route);
+  if (M != kGeneric || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
+  if (observed<M>()) report_transfer(t.src, dst, t.step, t.bytes, t.off, at, arrive, route);
   return left;
 }
 
@@ -397,10 +425,12 @@ void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Byt
 // The step's messages are all in at `now`. It ends once it is `ready` (posts paid, gpu: sends left), then
 // reduces what it received, if reductions cost time. Returns true when that is `now` (the caller
 // begins the next step), else schedules the end.
-inline bool Engine::end_step_now(std::uint32_t g, Time now) {
+template <int M> inline bool Engine::end_step_now(std::uint32_t g, Time now) {
+  // kFifoMpi: `ready` is the step's begin (no overhead, and under mpi sends leaving do not count).
+  if constexpr (M == kFifoMpi) return (void)g, (void)now, true;
   RankState& rs = ranks_[g];
   const Time at = std::max(now, rs.ready);
-  if (rs.reduce_bytes == 0 || params_.reduce_bw == 0) {
+  if (M != kGeneric || rs.reduce_bytes == 0 || params_.reduce_bw == 0) {
     if (at == now) return true;
     queue_.push(at, kStepDone, g, 0);
     return false;
@@ -413,22 +443,22 @@ inline bool Engine::end_step_now(std::uint32_t g, Time now) {
 }
 
 // The step's last message is in (or its last send done): end it, then move on.
-inline void Engine::complete_step(std::uint32_t g, Time now) {
-  if (end_step_now(g, now)) start_steps(g, now);
+template <int M> inline void Engine::complete_step(std::uint32_t g, Time now) {
+  if (end_step_now<M>(g, now)) start_steps<M>(g, now);
 }
 
 // The network model reports that a send of `src` has left (gpu semantics, flow model).
-inline void Engine::sent(std::uint32_t src, Time now) {
-  if (--ranks_[src].pending == 0) complete_step(src, now);
+template <int M> inline void Engine::sent(std::uint32_t src, Time now) {
+  if (--ranks_[src].pending == 0) complete_step<M>(src, now);
 }
 
-inline void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
+template <int M> inline void Engine::deliver(std::uint32_t src, std::uint32_t dst, Time now) {
   // mpi: the sender's send is complete.
-  if (!gpu_ && --ranks_[src].pending == 0) complete_step(src, now);
+  if (!gpu<M>() && --ranks_[src].pending == 0) complete_step<M>(src, now);
   // The receiver takes it if its current step waits for it, else keeps it for a later step.
   RankState& rd = ranks_[dst];
   if (rd.waiting.erase(entry(src, kInFlight))) {
-    if (--rd.pending == 0) complete_step(dst, now);
+    if (--rd.pending == 0) complete_step<M>(dst, now);
   } else {
     rd.waiting.replace(entry(src, kEarly), entry(src, kArrived)); // came before its receive was posted
   }

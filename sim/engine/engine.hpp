@@ -69,18 +69,25 @@ class Engine {
   struct JobInfo;
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   class Sink;
-  void start_steps(std::uint32_t g, Time now);
-  bool begin_step(std::uint32_t g, Time now);
-  int post_send(const Parked& t, std::uint32_t peer, Time now);
-  int post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now);
-  Time start_transfer(const Parked& t, std::uint32_t dst, Time at);
+  // The hot path is compiled once per Mode (engine.cpp): the common FIFO cases with their switches fixed
+  // at compile time, and one that reads them at run time.
+  enum Mode : int { kGeneric, kFifoMpi, kFifoGpu };
+  template <int M> bool gpu() const;
+  template <int M> bool rendezvous() const;
+  template <int M> bool observed() const;
+  template <int M> std::uint64_t loop();
+  template <int M> void start_steps(std::uint32_t g, Time now);
+  template <int M> bool begin_step(std::uint32_t g, Time now);
+  template <int M> int post_send(const Parked& t, std::uint32_t peer);
+  template <int M> int post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now);
+  template <int M> Time start_transfer(const Parked& t, std::uint32_t dst, Time at);
   bool may_start(const RankState& rd, std::uint32_t src) const;
   bool claim(RankState& rd, std::uint32_t src);
-  void start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now);
-  bool end_step_now(std::uint32_t g, Time now);
-  void complete_step(std::uint32_t g, Time now);
-  void deliver(std::uint32_t src, std::uint32_t dst, Time now);
-  void sent(std::uint32_t src, Time now);
+  template <int M> void start_unparked(const Parked& t, std::uint32_t dst, Time at, Time now);
+  template <int M> bool end_step_now(std::uint32_t g, Time now);
+  template <int M> void complete_step(std::uint32_t g, Time now);
+  template <int M> void deliver(std::uint32_t src, std::uint32_t dst, Time now);
+  template <int M> void sent(std::uint32_t src, Time now);
   void park(RankState& rd, const Parked& t);
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void job_rank_done(std::uint32_t job, Time now);
@@ -111,6 +118,7 @@ class Engine {
   std::vector<Waiting> waiting_;
   std::vector<std::vector<std::pair<std::uint32_t, Time>>> dependents_;
   std::vector<schedule::Action> actions_;
+  schedule::Action fixed_actions_[schedule::Schedule::kFixedActions]; // steps of fixed_steps() schedules
   std::vector<std::uint64_t> arrived_, left_;
   std::vector<Occupancy> hops_; // filled only when observers are attached
   std::uint64_t transfers_ = 0;

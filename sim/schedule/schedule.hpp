@@ -32,6 +32,18 @@ class Schedule {
   // Writes rank `rank`'s step `s` into `out` (cleared first) and returns true, or returns false when the
   // rank has finished. Steps are numbered from 0 without gaps; a step may be empty of sends or receives.
   virtual bool step(int rank, int s, std::vector<Action>& out) const = 0;
+
+  // The engine's fast path, for schedules whose steps have at most kFixedActions actions (the rings:
+  // a 16k-rank ring takes half a billion steps): when fixed_steps() is true, step_fixed() writes the same
+  // step as step() into `out` and returns its number of actions, or -1 when the rank has finished. No
+  // vector to size or clear, and the actions stay in the caller's fixed buffer.
+  static constexpr int kFixedActions = 4;
+  virtual bool fixed_steps() const { return false; }
+  virtual int step_fixed(int rank, int s, Action* out) const {
+    (void)rank, (void)s, (void)out;
+    return -1;
+  }
+
   // Elements each rank's buffer needs, scratch included.
   virtual std::uint64_t buffer_elems() const { return op_buffer_elems(args_); }
 

@@ -28,24 +28,25 @@ class RingBase : public Schedule {
   int next(int i) const { return i + 1 == p() ? 0 : i + 1; } // i in [0, p)
   int prev(int i) const { return i == 0 ? p() - 1 : i - 1; }
   // Step s of a reduce-scatter pass: send block r-s-1, receive-and-reduce block r-s-2.
-  void reduce_scatter_step(int r, int s, std::vector<Action>& out) const {
+  void reduce_scatter_step(int r, int s, Action* out) const {
     exchange(r, mod(r - s - 1, p()), Action::Kind::RecvReduce, out);
   }
   // Step s of an allgather pass: send block r-s (rank r starts with block r), receive block r-s-1.
-  void allgather_step(int r, int s, std::vector<Action>& out) const {
+  void allgather_step(int r, int s, Action* out) const {
     exchange(r, mod(r - s, p()), Action::Kind::Recv, out);
   }
-  // A ring step is written in place over the two actions `out` holds from the previous step (a 16k-rank
-  // ring takes half a billion steps: cheaper than clear + push_back). Else this sizes `out` and takes the
-  // step again; out of line and called last, so the common path needs no stack frame.
-  [[gnu::noinline]] bool resize_then_step(int r, int s, std::vector<Action>& out) const {
+  // Every ring step is two actions, written into the engine's fixed buffer (step_fixed); step() sizes a
+  // vector and takes the same step.
+  bool fixed_steps() const final { return true; }
+  bool step(int r, int s, std::vector<Action>& out) const final {
     out.resize(2);
-    return step(r, s, out);
+    if (step_fixed(r, s, out.data()) < 0) return out.clear(), false;
+    return true;
   }
 
  private:
   // Send block b to the successor, receive block b-1 from the predecessor.
-  void exchange(int r, int b, Action::Kind recv_kind, std::vector<Action>& out) const {
+  void exchange(int r, int b, Action::Kind recv_kind, Action* out) const {
     const Block sent = blocks(b), received = blocks(prev(b));
     out[0] = Action{Action::Kind::Send, next(r), sent.off, sent.len, 0};
     out[1] = Action{recv_kind, prev(r), received.off, received.len, 0};
@@ -57,34 +58,31 @@ class RingBase : public Schedule {
 class RingAllReduce final : public RingBase {
  public:
   explicit RingAllReduce(const CollArgs& a) : RingBase(a, true) {}
-  bool step(int r, int s, std::vector<Action>& out) const override {
-    if (s >= 2 * (p() - 1)) return out.clear(), false;
-    if (out.size() != 2) [[unlikely]] return resize_then_step(r, s, out);
+  int step_fixed(int r, int s, Action* out) const override {
+    if (s >= 2 * (p() - 1)) return -1;
     if (s < p() - 1) reduce_scatter_step(r, s, out);
     else allgather_step(r, s - (p() - 1), out);
-    return true;
+    return 2;
   }
 };
 
 class RingAllGather final : public RingBase {
  public:
   explicit RingAllGather(const CollArgs& a) : RingBase(a, false) {}
-  bool step(int r, int s, std::vector<Action>& out) const override {
-    if (s >= p() - 1) return out.clear(), false;
-    if (out.size() != 2) [[unlikely]] return resize_then_step(r, s, out);
+  int step_fixed(int r, int s, Action* out) const override {
+    if (s >= p() - 1) return -1;
     allgather_step(r, s, out);
-    return true;
+    return 2;
   }
 };
 
 class RingReduceScatter final : public RingBase {
  public:
   explicit RingReduceScatter(const CollArgs& a) : RingBase(a, false) {}
-  bool step(int r, int s, std::vector<Action>& out) const override {
-    if (s >= p() - 1) return out.clear(), false;
-    if (out.size() != 2) [[unlikely]] return resize_then_step(r, s, out);
+  int step_fixed(int r, int s, Action* out) const override {
+    if (s >= p() - 1) return -1;
     reduce_scatter_step(r, s, out);
-    return true;
+    return 2;
   }
 };
 
