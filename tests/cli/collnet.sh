@@ -30,7 +30,7 @@ out=$("$ccsim" --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 
 echo "$out" | grep -q "collnet_" || { echo "FAIL sharp run: no collnet row: $out"; fail=1; }
 
 trace="$src/models/traces/hgx-a100-80gb-4node-32gpu-allreduce-8B-8G-ib-sharp-coreweave-2023a.txt"
-out=$("$ccsim" compare "$trace" --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 --model nccl 2>&1) || {
+out=$("$ccsim" compare --trace "$trace" --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 --model nccl 2>&1) || {
   echo "FAIL compare: $out"; fail=1; }
 echo "$out" | grep -q "SHARP tree log line" || { echo "FAIL compare: the SHARP log lines were not read as a fact: $out"; fail=1; }
 echo "$out" | grep -q "collnet_" || { echo "FAIL compare: no collnet row: $out"; fail=1; }
