@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 
 namespace ccsim::topology {
@@ -22,6 +24,7 @@ void set_sharp(Topology& t, const std::string& value, const std::string& where) 
   if (!has_switch || fastest == 0) fail("{}: sharp needs a network switch (a cluster of several nodes on InfiniBand)", where);
   // A port's line rate names the switch generation: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s.
   t.sharp = !any ? value : fastest <= 25'000'000'000 ? "v2" : fastest <= 50'000'000'000 ? "v3" : "v4";
+  if (t.description.find("SHARP") == std::string::npos) t.description += fmt::format("; SHARP {} (in-network reduction) in the fabric's switches", t.sharp);
 }
 
 } // namespace ccsim::topology
