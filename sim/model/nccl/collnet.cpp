@@ -239,9 +239,11 @@ int collnet_channels(const CollNetTables& ct, const CollNetGraph& cg, Algo algo,
 engine::RunPlan collnet_plan(engine::RunPlan plan, const CollNetGraph& cg, const metrics::RunConfig& cfg, metrics::SizePlan size,
                              double chunk_bytes, int max_segments) {
   const auto elt = cfg.dtype.size;
-  const std::vector<int> even(static_cast<std::size_t>(cg.heads), 1);
+  // NCCL runs as many CollNet channels as the size keeps (plan.choice.channels); each carries a head's share.
+  const int used = std::clamp(plan.choice.channels, 1, cg.heads);
+  const std::vector<int> even(static_cast<std::size_t>(used), 1);
   const auto shares = engine::split_by_weight(size.count, even);
-  for (int h = 0; h < cg.heads; ++h) {
+  for (int h = 0; h < used; ++h) {
     const std::uint64_t mine = shares[static_cast<std::size_t>(h)];
     if (mine == 0) continue;
     const double bytes = static_cast<double>(mine * elt);

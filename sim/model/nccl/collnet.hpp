@@ -71,7 +71,7 @@ int collnet_channels(const CollNetTables& ct, const CollNetGraph& cg, Algo algo,
 std::vector<Candidate> nvls_collnet_candidates(const Tables& tab, const CollNetTables& ct, const Graph& g, const CollNetGraph& cg,
                                                schedule::Op op, int ranks, Bytes nbytes);
 
-// The replay: per head a SwitchAllReduce over that head's GPU on every node and the reduction switch
+// The replay: per head (the first plan.choice.channels heads: NCCL's CollNet channels at this size) a SwitchAllReduce over that head's GPU on every node and the reduction switch
 // (the head's 1/heads share, pipelined in `chunk_bytes` segments), concurrent with each node's ring
 // reduce-scatter and allgather of the whole vector over its GPUs (NCCL pipelines the three). `plan`
 // already names the view topology and router the jobs run on.
