@@ -123,3 +123,29 @@ TEST_CASE("in-network reduction beats the ring by 2(p-1)/p at the fabric for lar
   };
   CHECK(time_of("ring") / time_of("collnet_chain") == doctest::Approx(1.75).epsilon(0.03));
 }
+
+TEST_CASE("NVLS across H100 nodes is a candidate only with CollNet, and NCCL's pick on four SHARP nodes") {
+  // NVLS graph on several HGX H100 nodes with 8 x 400G (nccl_nvls_tree_test.cpp): 8 channels, bwIntra 40,
+  // bwInter 48. NVLS over CollNet: busBw = 8 x min(40 x 0.85 x 7/8 x 2 = 59.5, 48) = 384 GB/s, latency
+  // hwLatencies NVLINK NVLS 25 + NET NVLS 18 = 43 us. On 4 nodes NVLS-tree gives 364 (perChMaxNVLSTreeBw 45.5),
+  // CollNet Direct 8 x 48 x 0.85 = 326.4: NCCL picks NVLS for a large allreduce.
+  const auto t = topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib,sharp=1");
+  const auto& tab = nccl::load_tables();
+  const auto cfg = allreduce_on(t);
+  const auto g = nccl::make_graph(t, tab, cfg.placements, "");
+  const auto cg = nccl::collnet_graph_for(t, tab, g, cfg.placements);
+  const auto nv = nccl::nvls_collnet_candidates(tab, nccl::load_collnet_tables(), g, cg, Op::AllReduce, 32, Bytes{4} << 30);
+  REQUIRE(nv.size() == 1);
+  CHECK(nv[0].busbw == doctest::Approx(384.0));
+  CHECK(nv[0].lat_us == doctest::Approx(43.0));
+  const auto cn = nccl::collnet_candidates(nccl::load_collnet_tables(), g, cg, Op::AllReduce, 32, Bytes{4} << 30);
+  REQUIRE(!cn.empty());
+  CHECK(cn[0].busbw == doctest::Approx(326.4));
+  nccl::Builder b(t, nccl::Options{});
+  CHECK(metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, 32, Bytes{4} << 30, 4)).choice.algo == "nvls");
+  // Without SHARP the same machine has no NVLS-over-CollNet candidate.
+  const auto plain = topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib");
+  const auto gp = nccl::make_graph(plain, tab, allreduce_on(plain).placements, "");
+  CHECK(nccl::nvls_collnet_candidates(tab, nccl::load_collnet_tables(), gp, nccl::collnet_graph_for(plain, tab, gp, allreduce_on(plain).placements),
+                                      Op::AllReduce, 32, Bytes{4} << 30).empty());
+}
