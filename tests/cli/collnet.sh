@@ -29,6 +29,13 @@ out=$("$ccsim" --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 
   echo "FAIL sharp run: $out"; fail=1; }
 echo "$out" | grep -q "collnet_" || { echo "FAIL sharp run: no collnet row: $out"; fail=1; }
 
+# A generated topology file keeps SHARP ("sharp": "v2") and runs CollNet when read back.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$ccsim" topo gen cluster --nodes 2 --node hgx-a100 --nics 8x200G --sharp 1 -o "$tmp/sharp.json" >/dev/null 2>&1 ||
+  { echo "FAIL topo gen --sharp"; fail=1; }
+grep -q '"sharp": "v2"' "$tmp/sharp.json" || { echo "FAIL topo gen --sharp: no \"sharp\" field"; fail=1; }
+"$ccsim" --topo "$tmp/sharp.json" --model nccl -b 1G -e 1G 2>&1 | grep -q "collnet_" || { echo "FAIL sharp file: no collnet row"; fail=1; }
+
 trace="$src/models/traces/hgx-a100-80gb-4node-32gpu-allreduce-8B-8G-ib-sharp-coreweave-2023a.txt"
 out=$("$ccsim" compare --trace "$trace" --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 --model nccl 2>&1) || {
   echo "FAIL compare: $out"; fail=1; }
