@@ -59,7 +59,7 @@ class Builder final : public metrics::PlanBuilder {
   Builder(const topology::Topology& t, Options o);
   ~Builder() override;
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
-  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe(); }
+  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe() + describe_collnet(collnet_); }
   const Graph& graph(const metrics::RunConfig& cfg);
 
  private:

@@ -290,6 +290,11 @@ CollNetGraph collnet_graph_for(const Topology& t, const Tables& tab, const Graph
   return make_collnet_graph(t, tab, load_collnet_tables(), g, placements.front());
 }
 
+std::string describe_collnet(const CollNetGraph& cg) {
+  if (cg.heads < 1) return {};
+  return fmt::format(", CollNet (SHARP {}) {} head(s) x {:.1f}/{:.1f} GB/s", cg.generation, cg.heads, cg.bw_intra, cg.bw_inter);
+}
+
 void cap_sharp_ports(Topology& view, const CollNetGraph& cg) {
   if (cg.reduce_switch < 0 || cg.port_GBps <= 0) return;
   const auto cap = static_cast<Bandwidth>(cg.port_GBps * 1e9);

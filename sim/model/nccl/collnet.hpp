@@ -85,6 +85,8 @@ namespace ccsim::model::nccl {
 // the fabric has SHARP.
 CollNetGraph collnet_graph_for(const topology::Topology& t, const Tables& tab, const Graph& g,
                                const std::vector<std::vector<int>>& placements);
+// ", CollNet (SHARP v2) 8 head(s) x 48.0/24.0 GB/s" for the graph line; "" without CollNet.
+std::string describe_collnet(const CollNetGraph& cg);
 // SHARP's streaming aggregation rate per port caps the links into the reduction switch.
 void cap_sharp_ports(topology::Topology& view, const CollNetGraph& cg);
 } // namespace ccsim::model::nccl
