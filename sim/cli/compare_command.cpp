@@ -78,7 +78,8 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   if (const auto it = t.env.find("NCCL_ALGO"); nccl && it != t.env.end() && run.nccl_algo == "auto") {
     std::string a;
     for (char c : it->second) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (a == "ring" || a == "tree" || a == "nvls") {
+    if (a == "collnetdirect" || a == "collnetchain") a.insert(7, "_"); // NCCL's spelling -> --nccl-algo's
+    if (a == "ring" || a == "tree" || a == "nvls" || a == "collnet_direct" || a == "collnet_chain") {
       run.nccl_algo = a;
       applied.push_back("applied NCCL_ALGO=" + it->second + " from the trace: --nccl-algo " + a);
     }
