@@ -9,7 +9,7 @@
 namespace ccsim::cli {
 
 inline constexpr const char* kNcclAlgoHelp =
-    "--model nccl: auto (NCCL's own ring/tree/nvls pick), ring, tree or nvls (as NCCL_ALGO), fastest (replay both, keep the faster)";
+    "--model nccl: auto (NCCL's own ring/tree/nvls/collnet pick), ring, tree, nvls, collnet_direct or collnet_chain (as NCCL_ALGO), fastest (replay both, keep the faster)";
 
 // "0,3,2,1" or "0 3 2 1" -> GPU indices (0-based after applying one_based); checks range and duplicates.
 std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,

@@ -47,6 +47,28 @@ struct RunResult {
 // NCCL settings the trace says its run was made with, and the facts of its NCCL INFO lines, become the
 // nccl model's settings where the user left the default (NCCL_NVLS_ENABLE=0 or "0 nvls channels" -> --nvls
 // off, NCCL_ALGO=ring -> --nccl-algo ring, "24 coll channels" -> 24 CUDA channels); each one a note.
+// CollNet (SHARP in the fabric): NCCL_COLLNET_ENABLE, "N collnet channels" and SHARP tree log lines say
+// whether the run used it; --collnet is set from them where the user left auto.
+void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
+  const bool nccl = run.model == "nccl", free = nccl && run.collnet == "auto";
+  const auto& info = t.info;
+  const auto env = t.env.find("NCCL_COLLNET_ENABLE");
+  const bool off = (env != t.env.end() && env->second == "0") || info.collnet_channels == 0;
+  const bool on = (env != t.env.end() && env->second == "1") || info.collnet_channels > 0 || info.sharp_trees > 0;
+  if (on && !off) {
+    // Left at auto, not forced on: auto runs CollNet where the described fabric has SHARP (sharp=1) and
+    // a description without it still predicts (NCCL's ring/tree), instead of refusing the comparison.
+    applied.push_back(fmt::format("CollNet in use ({}{}){}", info.sharp_trees > 0 ? fmt::format("{} SHARP tree log line(s)", info.sharp_trees)
+                                                              : info.collnet_channels > 0 ? fmt::format("{} collnet channels", info.collnet_channels)
+                                                                                          : std::string("NCCL_COLLNET_ENABLE=1"),
+                                  info.sharp_group_size > 0 ? fmt::format(", SHARP group of {} nodes", info.sharp_group_size) : std::string(),
+                                  free ? " (--collnet auto: used where the fabric has sharp=1)" : ""));
+  } else if (off) {
+    if (free) run.collnet = "off";
+    if (env != t.env.end()) applied.push_back(std::string("applied NCCL_COLLNET_ENABLE=0 from the trace") + (free ? ": --collnet off" : ""));
+  }
+}
+
 std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t) {
   std::vector<std::string> applied;
   const bool nccl = run.model == "nccl";
@@ -57,7 +79,8 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   if (const auto it = t.env.find("NCCL_ALGO"); nccl && it != t.env.end() && run.nccl_algo == "auto") {
     std::string a;
     for (char c : it->second) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (a == "ring" || a == "tree" || a == "nvls") {
+    if (a == "collnetdirect" || a == "collnetchain") a.insert(7, "_"); // NCCL's spelling -> --nccl-algo's
+    if (a == "ring" || a == "tree" || a == "nvls" || a == "collnet_direct" || a == "collnet_chain") {
       run.nccl_algo = a;
       applied.push_back("applied NCCL_ALGO=" + it->second + " from the trace: --nccl-algo " + a);
     }
@@ -73,7 +96,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   } else if (info.nvls_channels > 0) {
     applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
   }
-  if (info.collnet_channels > 0) applied.push_back(fmt::format("NCCL INFO: {} collnet channels (CollNet/SHARP in use; not modelled)", info.collnet_channels));
+  apply_trace_collnet(run, t, applied);
   if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
   return applied;
 }

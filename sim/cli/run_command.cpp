@@ -58,6 +58,9 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "
                                                "use it), on (refused without an NVSwitch on Hopper or newer), off (as NCCL_NVLS_ENABLE=0)")
       ->capture_default_str();
+  app.add_option("--collnet,--nccl-collnet", o.collnet, "--model nccl: CollNet, reduction in the fabric's switches (InfiniBand SHARP): "
+                                                        "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
+      ->capture_default_str();
   app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
                                            "concurrent messages (e.g. 2us)")
       ->capture_default_str();
@@ -111,6 +114,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
   m.nvls = o.nvls;
+  m.collnet = o.collnet;
   m.nccl_channels = o.nccl_channels;
   m.gpus_per_thread = gpus_per_thread;
   return m;

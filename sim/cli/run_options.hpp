@@ -48,6 +48,7 @@ struct RunOptions {
   std::string gpu_arch;    // --gpu-arch for --model nccl
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
   std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
+  std::string collnet = "auto";   // --collnet for --model nccl: auto | on | off (SHARP in the fabric)
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
   RunRows* result = nullptr;
   int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)

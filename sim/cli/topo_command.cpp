@@ -22,7 +22,7 @@ struct TopoOptions {
   int ranks = 8;
   // gen cluster
   int nodes = 2, leaf_ports = 32, oversub = 1;
-  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib";
+  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib", sharp;
   // import / export
   std::string file, gpu;
   bool nccl_xml = false;
@@ -103,6 +103,7 @@ std::string generate(const TopoOptions& o) {
     std::string spec = fmt::format("cluster:nodes={},node={},nics={},fabric={},kind={},leaf_ports={},oversub={}", o.nodes,
                                    o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
+    if (!o.sharp.empty()) spec += ",sharp=" + o.sharp;
     return topology::topology_to_text(topology::generate_from_spec(spec));
   }
   const Bandwidth bw = parse_bandwidth(o.bw, "--bw");
@@ -145,6 +146,7 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--kind", opts->net, "Cluster: ib | roce | efa | ethernet")->capture_default_str();
   gen->add_option("--leaf-ports", opts->leaf_ports, "Cluster fat tree: NIC ports per leaf")->capture_default_str();
   gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
+  gen->add_option("--sharp", opts->sharp, "Cluster on InfiniBand: SHARP in the switches (0, 1, v2, v3, v4)");
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts] { write_output(opts->output, generate(*opts)); });
 

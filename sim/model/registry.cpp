@@ -58,6 +58,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.gpu_arch = o.gpu_arch;
   n.mode = nccl::algo_mode_from(o.nccl_algo);
   n.nvls = nccl::nvls_mode_from(o.nvls);
+  n.collnet = nccl::nvls_mode_from(o.collnet, "--collnet");
   n.params = o.params;
   n.gpus_per_thread = o.gpus_per_thread;
   n.relay_gpus = o.relay_gpus;

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/topology/sharp.hpp"
 
 namespace ccsim::topology {
 
@@ -415,8 +416,11 @@ Topology generate_from_spec(const std::string& spec) {
     const std::string node = take(kv, "node", spec);
     if (node.rfind("cluster:", 0) == 0) fail("--topo {}: a cluster node cannot itself be a cluster", spec);
     const ClusterSpec c = cluster_spec(kv, spec, "");
+    const std::string sharp = take(kv, "sharp", spec, "0");
     no_leftovers(kv, spec);
-    return make_cluster(resolve_topology(node), c, node);
+    Topology t = make_cluster(resolve_topology(node), c, node);
+    set_sharp(t, sharp, "--topo " + spec);
+    return t;
   }
   if (kind == "machine") {
     MachineSpec m;
@@ -436,8 +440,11 @@ Topology generate_from_spec(const std::string& spec) {
       return node;
     }
     const ClusterSpec c = cluster_spec(kv, spec, "1");
+    const std::string sharp = take(kv, "sharp", spec, "0");
     no_leftovers(kv, spec);
-    return make_cluster(node, c, node.name);
+    Topology t = make_cluster(node, c, node.name);
+    set_sharp(t, sharp, "--topo " + spec);
+    return t;
   }
   fail("--topo {}: unknown generator '{}' (crossbar, torus, cluster)", spec, kind);
 }

@@ -61,6 +61,9 @@ class Topology {
   std::string description;
   std::string origin; // file it was loaded from, or "generated"
   std::string gpu_kind; // models/gpus.json kind of its GPUs when known ("v100"), else empty
+  // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
+  // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
+  std::string sharp;
   std::vector<Node> nodes;
   std::vector<Link> links;
   Structure structure;

@@ -15,6 +15,7 @@
 #include "sim/core/json_file.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/import.hpp"
+#include "sim/topology/sharp.hpp"
 
 namespace ccsim::topology {
 namespace fs = std::filesystem;
@@ -173,6 +174,7 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   read_routes(t, j);
   read_structure(t, j);
   t.validate();
+  if (j.has("sharp")) set_sharp(t, j["sharp"].as_string(), printable(origin)); // checks the fabric's links
   return t;
 }
 
@@ -218,6 +220,7 @@ json topology_to_json(const Topology& t) {
   j["name"] = t.name;
   j["description"] = t.description;
   if (!t.gpu_kind.empty()) j["gpu"] = t.gpu_kind;
+  if (!t.sharp.empty()) j["sharp"] = t.sharp;
   j["nodes"] = json::array();
   for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
   j["links"] = json::array();
@@ -233,6 +236,7 @@ std::string topology_to_text(const Topology& t) {
   std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", safe_dump(json(t.name)),
                                 safe_dump(json(t.description)));
   if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + safe_dump(json(t.gpu_kind)));
+  if (!t.sharp.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"sharp\": " + safe_dump(json(t.sharp)));
   for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(node_json(t.nodes[i]));
   out += "\n ],\n \"links\": [";
   for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(link_json(t, t.links[i]));

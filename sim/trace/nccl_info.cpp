@@ -1,4 +1,5 @@
 // NCCL INFO lines as facts of a run (see parse_info_facts in nccl_tests_trace.hpp).
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -36,6 +37,26 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
     while (!net.empty() && std::isspace(static_cast<unsigned char>(net.back()))) net.remove_suffix(1);
     info.network = std::string(net.substr(0, 40));
   }
+}
+
+} // namespace ccsim::trace
+
+namespace ccsim::trace {
+
+void parse_collnet_facts(std::string_view line, Trace& t, const std::string& where) {
+  if (const auto at = line.find("NCCL_COLLNET_ENABLE="); at != std::string_view::npos) {
+    auto v = line.substr(at + 20);
+    v = v.substr(0, std::min(v.find_first_of(" \t,;\"'`"), v.size()));
+    if (!v.empty()) t.env["NCCL_COLLNET_ENABLE"] = std::string(v.substr(0, 8));
+  }
+  if (line.find(" INFO [group#:") == std::string_view::npos || line.find("tree_type:") == std::string_view::npos) return;
+  ++t.info.sharp_trees;
+  const auto g = line.find("group size:");
+  if (g == std::string_view::npos) return;
+  auto digits = line.substr(g + 11);
+  std::size_t n = 0;
+  while (n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n;
+  if (n > 0) t.info.sharp_group_size = static_cast<int>(parse_whole(digits.substr(0, n), where + ": SHARP group size", 1, 1 << 24));
 }
 
 } // namespace ccsim::trace

@@ -63,6 +63,9 @@ struct Trace {
   struct NcclInfo {
     int coll_channels = -1, collnet_channels = -1, nvls_channels = -1;
     std::string network;
+    // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
+    // with SHARP trees of that many nodes.
+    int sharp_trees = 0, sharp_group_size = -1;
   } info;
 };
 
@@ -73,6 +76,9 @@ struct Hints {
 };
 
 // Reads the facts of one NCCL INFO line into `info` (channel counts, network); other lines change nothing.
+// NCCL_COLLNET_ENABLE=<v> anywhere in a line (an -x flag, an env dump) into t.env; SHARP log lines into
+// t.info (sim/trace/nccl_info.cpp).
+void parse_collnet_facts(std::string_view line, Trace& t, const std::string& where);
 void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::string& where);
 
 // Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.

@@ -17,7 +17,7 @@ check() { # $1 label, $2 bound GB/s, rest: ccsim args
       size = $1; algbw = $7; busbw = $8; key = $9; sub(/ .*/, "", key)
       # NVLS reduces inside the switch: each GPU link then carries the data once each way, so the bound is
       # on algbw (what one GPU moves), not on busbw (which counts the ring-equivalent traffic).
-      if (key ~ /^nvls/) { if (algbw > bound * 1.001) { printf "FAIL %s: %s B NVLS algbw %s GB/s above the hardware bound %s\n", label, size, algbw, bound; bad = 1 } }
+      if (key ~ /^(nvls|collnet)/) { if (algbw > bound * 1.001) { printf "FAIL %s: %s B NVLS algbw %s GB/s above the hardware bound %s\n", label, size, algbw, bound; bad = 1 } }
       else if (busbw > bound * 1.001) { printf "FAIL %s: %s B busbw %s GB/s above the hardware bound %s\n", label, size, busbw, bound; bad = 1 }
       if ((key in last) && last_size[key] * 2 == size && busbw < last[key] * 0.995) {
         printf "FAIL %s: %s busbw falls %s -> %s GB/s from %s to %s B\n", label, key, last[key], busbw, last_size[key], size; bad = 1 }
@@ -32,6 +32,9 @@ check "mi300x auto" 448 --topo machine:gpu=mi300x --model nccl -b 1M -e 1G
 # NVLS-tree across 2 HGX H100 nodes: each node sends and receives the vector once through its 8 x 400G
 # NICs (50 GB/s each), so algbw (the nvls bound) is at most 400 GB/s.
 check "2-node hgx-h100 auto (NVLS-tree)" 400 --topo cluster:nodes=2,node=hgx-h100,nics=8x400G --model nccl -b 16M -e 4G
+# SHARP in the fabric (CollNet): each node sends its vector once and receives the sum once through its
+# 8 x 200G NICs (25 GB/s each), so algbw (the collnet bound, as for NVLS) is at most 200 GB/s.
+check "4-node hgx-a100 with SHARP (CollNet)" 200 --topo cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1 --model nccl -b 16M -e 4G
 # --p2p off (NCCL_P2P_DISABLE=1): every copy through host memory; an H100 stages at most PCIe Gen5's
 # host-staged 39 GB/s (models/gpus.json nop2p_bw), so no busbw may exceed it, whatever the NVLinks could do.
 check "hgx-h100 4 GPUs, P2P off" 39 --topo hgx-h100 --gpus 4,5,6,7 --p2p off --model nccl -b 1M -e 1G

@@ -22,14 +22,16 @@ AlgoMode algo_mode_from(const std::string& s) {
   if (s == "tree") return AlgoMode::Tree;
   if (s == "nvls") return AlgoMode::Nvls;
   if (s == "fastest") return AlgoMode::Fastest;
-  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, fastest)", s);
+  if (s == "collnet_direct" || s == "collnetdirect") return AlgoMode::CollNetDirect;
+  if (s == "collnet_chain" || s == "collnetchain") return AlgoMode::CollNetChain;
+  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, collnet_direct, collnet_chain, fastest)", s);
 }
 
-NvlsMode nvls_mode_from(const std::string& s) {
+NvlsMode nvls_mode_from(const std::string& s, const char* flag) {
   if (s == "auto") return NvlsMode::Auto;
   if (s == "on" || s == "1") return NvlsMode::On;
   if (s == "off" || s == "0") return NvlsMode::Off;
-  fail("--nvls: unknown '{}' (auto, on, off)", s);
+  fail("{}: unknown '{}' (auto, on, off)", flag, s);
 }
 
 // The topology as one (algorithm, protocol) sees it, with its router.
@@ -41,6 +43,17 @@ struct Builder::View {
 };
 
 namespace {
+// --collnet on and --nccl-algo collnet_* where CollNet cannot run: one line saying why.
+void check_collnet(const metrics::RunConfig& cfg, const Options& o, const CollNetGraph& cn) {
+  if (o.collnet == NvlsMode::On && cn.heads == 0) fail("--collnet on: {}", cn.why_not);
+  if (o.mode != AlgoMode::CollNetDirect && o.mode != AlgoMode::CollNetChain) return;
+  const char* flag = o.mode == AlgoMode::CollNetDirect ? "--nccl-algo collnet_direct" : "--nccl-algo collnet_chain";
+  if (o.collnet == NvlsMode::Off) fail("{}: --collnet is off", flag);
+  if (cn.heads == 0) fail("{}: {}", flag, cn.why_not);
+  if (cfg.op != Op::AllReduce) fail("{}: CollNet runs allreduce only", flag);
+  if (o.mode == AlgoMode::CollNetDirect && !cn.nvswitch) fail("{}: NCCL runs CollNet Direct on NVSwitch nodes only (try collnet_chain)", flag);
+}
+
 // No tables named: RCCL's on AMD GPUs (rccl-tests and RCCL keep NCCL's API, not its tuning), NCCL's otherwise.
 std::string tables_for(const topology::Topology& t, const std::string& named) {
   if (!named.empty() || t.gpu_kind.empty()) return named;
@@ -54,6 +67,7 @@ Builder::~Builder() = default;
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
   if (graph_for_.empty() || graph_for_ != cfg.placements) {
     graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch);
+    collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     graph_for_ = cfg.placements;
     views_.clear();
   }
@@ -86,8 +100,10 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     if (algbw > 0) f = algbw / g.nvls.switch_GBps * opt_.params.proto_efficiency(std::string(name(proto)));
   }
   auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
-  const double intra = algo == Algo::Nvls ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
-  const double inter = net_hop_us(tab_, algo, proto);
+  // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
+  const bool once = algo == Algo::Nvls || is_collnet(algo);
+  const double intra = once ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
+  const double inter = is_collnet(algo) ? 0.0 : net_hop_us(tab_, algo, proto);
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
@@ -98,6 +114,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
+  if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
   v->router = std::make_unique<topology::Router>(v->topo);
   if (!opt_.relay_gpus.empty()) v->router->set_relay_gpus(opt_.relay_gpus);
   views_.push_back(std::move(v));
@@ -115,12 +132,18 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   if (opt_.nvls == NvlsMode::On && g.nvls.channels == 0) fail("--nvls on: {}", g.nvls.why_not);
   if (opt_.mode == AlgoMode::Nvls && (opt_.nvls == NvlsMode::Off || g.nvls.channels == 0))
     fail("--nccl-algo nvls: {}", opt_.nvls == NvlsMode::Off ? std::string("--nvls is off") : g.nvls.why_not);
+  check_collnet(cfg, opt_, collnet_);
   if (auto direct = rccl_direct(cfg, size)) {
     std::vector<engine::RunPlan> one;
     one.push_back(std::move(*direct));
     return one;
   }
-  const auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
+  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
+  if (opt_.collnet != NvlsMode::Off && collnet_.heads > 0)
+    for (const auto& list : {collnet_candidates(load_collnet_tables(), g, collnet_, cfg.op, p, size.size),
+                             opt_.nvls == NvlsMode::Off ? std::vector<Candidate>{}
+                                                        : nvls_collnet_candidates(tab_, load_collnet_tables(), g, collnet_, cfg.op, p, size.size)})
+      cands.insert(cands.end(), list.begin(), list.end());
   auto best_of = [&](std::optional<Algo> only) {
     const Candidate* b = nullptr;
     for (const auto& c : cands)
@@ -130,7 +153,9 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   const std::optional<Algo> only = opt_.mode == AlgoMode::Ring   ? std::optional(Algo::Ring)
                                    : opt_.mode == AlgoMode::Tree ? std::optional(Algo::Tree)
                                    : opt_.mode == AlgoMode::Nvls ? std::optional(Algo::Nvls)
-                                                                 : std::nullopt;
+                                   : opt_.mode == AlgoMode::CollNetDirect ? std::optional(Algo::CollNetDirect)
+                                   : opt_.mode == AlgoMode::CollNetChain  ? std::optional(Algo::CollNetChain)
+                                                                          : std::nullopt;
   const Candidate* pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
   std::vector<engine::RunPlan> out;
@@ -175,14 +200,23 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c.algo));
   plan.choice.proto = std::string(name(c.proto));
-  plan.choice.channels = channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
-                                      c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
+  plan.choice.channels = is_collnet(c.algo) ? collnet_channels(load_collnet_tables(), collnet_, c.algo, size.size)
+                                            : channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
+                                                            c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
   plan.params = cfg.model;
   plan.params.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   plan.network = &engine::fifo_network();
   if (size.count > 0 && p >= 2) {
     if (c.algo == Algo::Tree && cfg.op == Op::AllReduce) return tree_plan(std::move(plan), c.proto, cfg, size);
-    if (c.algo == Algo::Nvls && cfg.op == Op::AllReduce) return nvls_plan(std::move(plan), c, cfg, size);
+    if (c.algo == Algo::Nvls && cfg.op == Op::AllReduce && graph(cfg).nodes == 1) return nvls_plan(std::move(plan), c, cfg, size);
+    if (is_collnet(c.algo) && cfg.op == Op::AllReduce) {
+      View& v = view(c.algo, Proto::Simple, cfg);
+      plan.topo = &v.topo;
+      plan.router = v.router.get();
+      plan.params.alpha_sw += from_us(opt_.params.step_us);
+      plan.fixed = from_us(c.lat_us + opt_.params.launch_us) + launch();
+      return collnet_plan(std::move(plan), collnet_, cfg, size, tab_.chunk_simple, 4 * tab_.max_loops_simulated);
+    }
     if (c.algo == Algo::Ring && schedule::find_algorithm(cfg.op, "ring")) return ring_plan(std::move(plan), c.proto, cfg, size);
   }
   plan.choice.simulated = false;

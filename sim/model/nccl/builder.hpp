@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/collnet.hpp"
 #include "sim/model/nccl/graph.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/model/params.hpp"
@@ -28,18 +29,20 @@ namespace ccsim::model::nccl {
 // auto: NCCL's own pick; ring/tree/nvls: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
 // and best tree and keep the faster (NCCL's verdict across nodes rests on search speeds ccsim does not
 // reproduce, and versions differ).
-enum class AlgoMode { Auto, Ring, Tree, Nvls, Fastest };
+enum class AlgoMode { Auto, Ring, Tree, Nvls, Fastest, CollNetDirect, CollNetChain };
 AlgoMode algo_mode_from(const std::string& s); // throws Error naming --nccl-algo
 // --nvls: auto (NCCL's default: a candidate where the machine has it), on (refused where it has not),
 // off (NCCL_NVLS_ENABLE=0).
 enum class NvlsMode { Auto, On, Off };
-NvlsMode nvls_mode_from(const std::string& s); // throws Error naming --nvls
+NvlsMode nvls_mode_from(const std::string& s, const char* flag = "--nvls"); // throws Error naming the flag
+// --collnet takes the same three values (auto: where the fabric has SHARP; off: NCCL_COLLNET_ENABLE=0).
 
 struct Options {
   std::string tables;       // "" = models/nccl.json
   std::string gpu_arch;     // "" = from the NVLink generation
   AlgoMode mode = AlgoMode::Auto;
   NvlsMode nvls = NvlsMode::Auto;
+  NvlsMode collnet = NvlsMode::Auto; // CollNet (SHARP in the fabric)
   ParamSet params;          // fitted corrections (launch, step, link and protocol efficiency)
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
@@ -56,7 +59,7 @@ class Builder final : public metrics::PlanBuilder {
   Builder(const topology::Topology& t, Options o);
   ~Builder() override;
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
-  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe(); }
+  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe() + describe_collnet(collnet_); }
   const Graph& graph(const metrics::RunConfig& cfg);
 
  private:
@@ -74,6 +77,7 @@ class Builder final : public metrics::PlanBuilder {
   Options opt_;
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
+  CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
   std::vector<std::unique_ptr<View>> views_;
 };
 

@@ -16,7 +16,7 @@
 namespace ccsim::model::nccl {
 
 namespace {
-constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "nvls_tree", "direct"};
+constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "nvls_tree", "direct", "collnet_direct", "collnet_chain"};
 constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
 constexpr std::string_view kPathNames[] = {"nvlink", "pci", "net"};
 constexpr std::string_view kArchNames[] = {"pascal", "volta", "ampere", "hopper", "blackwell"};

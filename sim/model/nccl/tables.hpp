@@ -15,7 +15,8 @@ namespace ccsim::model::nccl {
 // Nvls: NVLink SHARP, reduction and multicast in the NVSwitch; NvlsTree: NVLS inside each node and a tree
 // across nodes over the NICs (NCCL_ALGO_NVLS_TREE, allreduce on several nodes). Direct: RCCL's MSCCL
 // all-pairs allreduce (every GPU exchanges its share with every peer over its own link; sim/model/nccl/rccl.hpp).
-enum class Algo { Ring, Tree, Nvls, NvlsTree, Direct };
+// CollNetDirect/CollNetChain: in-network reduction across nodes (InfiniBand SHARP; sim/model/nccl/collnet.hpp).
+enum class Algo { Ring, Tree, Nvls, NvlsTree, Direct, CollNetDirect, CollNetChain };
 enum class Proto { LL, LL128, Simple };
 enum class Path { NvLink, Pci, Net }; // NCCL's hwLatencies rows: intra-node NVLink, intra-node PCI, network
 enum class Arch { Pascal, Volta, Ampere, Hopper, Blackwell };
