@@ -18,6 +18,7 @@
 // channels when posted and, once its bytes are through, has left its sender; it arrives a route latency
 // (plus the software alpha) later. Alone on its route it costs the same either way.
 #include <algorithm>
+#include <array>
 
 #include "sim/engine/network.hpp"
 
@@ -41,6 +42,8 @@ class FlowNetwork final : public NetworkModel {
     stats_.bytes.assign(n, 0);
     stats_.busy.assign(n, 0);
     flows_.clear();
+    flow_stamp_.clear();
+    chan_stamp_.assign(n, 0);
     free_.clear();
     dirty_.clear();
     batches_.clear();
@@ -65,6 +68,7 @@ class FlowNetwork final : public NetworkModel {
     if (free_.empty()) {
       id = static_cast<std::uint32_t>(flows_.size());
       flows_.emplace_back();
+      flow_stamp_.push_back(0);
     } else {
       id = free_.back();
       free_.pop_back();
@@ -168,7 +172,6 @@ class FlowNetwork final : public NetworkModel {
     Time finish = kNever;   // when the current rate empties `work`
     Time lat = 0;           // route latency + software alpha
     std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
-    std::uint32_t stamp_epoch = 0; // component search
     bool live = false, active = false, fixed = false;
     bool arriving = false;  // latency last: bytes through, waiting out the latency
   };
@@ -179,7 +182,6 @@ class FlowNetwork final : public NetworkModel {
     Time busy_since = 0;
     Bandwidth left = 0;     // progressive filling: capacity not yet given out
     std::uint32_t unfixed = 0;
-    std::uint32_t stamp = 0; // component search
   };
 
   struct Cand { // a channel's share when it was last changed: left / n
@@ -239,7 +241,7 @@ class FlowNetwork final : public NetworkModel {
       cm.flow_begin = first;
       cm.flow_end = keep;
     }
-    if (!std::is_sorted(done_.begin(), done_.end())) std::sort(done_.begin(), done_.end()); // tokens are unique
+    sort_done();
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
       for (ChannelId c : f.route) leave(c, id, now);
@@ -268,6 +270,31 @@ class FlowNetwork final : public NetworkModel {
     }
   }
 
+  // Orders done_ by token (the engine learns arrivals in that order, whatever order the flows were found
+  // in). Flows with one token (same sender and receiver) are interchangeable to the engine. A ring's p
+  // flows finish together, so large lists are radix-sorted (8-bit digits, skipping digits every token
+  // shares: a token is sender << 32 | receiver, so p = 1024 needs four passes instead of p log p compares).
+  void sort_done() {
+    const std::size_t n = done_.size();
+    if (n < 2 || std::is_sorted(done_.begin(), done_.end())) return;
+    if (n <= 64) {
+      std::sort(done_.begin(), done_.end());
+      return;
+    }
+    std::uint64_t all_or = 0, all_and = ~std::uint64_t{0};
+    for (const auto& d : done_) all_or |= d.first, all_and &= d.first;
+    const std::uint64_t varying = all_or ^ all_and;
+    sort_scratch_.resize(n);
+    for (int shift = 0; shift < 64; shift += 8) {
+      if (((varying >> shift) & 0xff) == 0) continue;
+      std::array<std::uint32_t, 257> start{};
+      for (const auto& d : done_) ++start[((d.first >> shift) & 0xff) + 1];
+      for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+      for (const auto& d : done_) sort_scratch_[start[(d.first >> shift) & 0xff]++] = d;
+      done_.swap(sort_scratch_);
+    }
+  }
+
   // The connected components of the marked flows' channels: channels and the active flows on them, transitively, one
   // component after another in comp_chans_ / comp_flows_ (sharing one component at a time keeps the
   // filling's search to the channels that can interact; the rates are the same as over their union).
@@ -278,13 +305,13 @@ class FlowNetwork final : public NetworkModel {
     comps_.clear();
     for (std::uint32_t seed : dirty_)
       for (ChannelId s : flows_[seed].route) {
-      if (chans_[s].stamp == epoch_) continue;
+      if (chan_stamp_[s] == epoch_) continue;
       Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
       visit(s);
       for (std::size_t i = cm.chan_begin; i < comp_chans_.size(); ++i)
         for (std::uint32_t id : chans_[comp_chans_[i]].flows)
-          if (flows_[id].stamp_epoch != epoch_) {
-            flows_[id].stamp_epoch = epoch_;
+          if (flow_stamp_[id] != epoch_) {
+            flow_stamp_[id] = epoch_;
             comp_flows_.push_back(id);
             for (ChannelId c : flows_[id].route) visit(c);
           }
@@ -295,8 +322,8 @@ class FlowNetwork final : public NetworkModel {
   }
 
   void visit(ChannelId c) {
-    if (chans_[c].stamp == epoch_) return;
-    chans_[c].stamp = epoch_;
+    if (chan_stamp_[c] == epoch_) return;
+    chan_stamp_[c] = epoch_;
     comp_chans_.push_back(c);
   }
 
@@ -390,7 +417,7 @@ class FlowNetwork final : public NetworkModel {
   std::vector<Chan> chans_;
   std::vector<ChannelId> comp_chans_;
   std::vector<std::uint32_t> comp_flows_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> done_; // (token, flow)
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> done_, sort_scratch_; // (token, flow)
   std::vector<Cand> heap_;
   std::vector<Comp> comps_;
   std::vector<std::uint32_t> dirty_; // flows that started or finished since the last re-plan
@@ -403,6 +430,9 @@ class FlowNetwork final : public NetworkModel {
   Time open_at_ = 0;
   bool replan_pending_ = false;
   std::uint32_t epoch_ = 0;
+  // Component search marks (== epoch_: seen), apart from the flows and channels so the walk's checks
+  // stay in a few cache lines.
+  std::vector<std::uint32_t> chan_stamp_, flow_stamp_;
   ChannelStats stats_;
   Time last_start_ = 0, last_left_ = 0;
 };
