@@ -44,6 +44,11 @@ class FlowNetwork final : public NetworkModel {
     flows_.clear();
     flow_stamp_.clear();
     chan_stamp_.assign(n, 0);
+    flow_rec_.clear();
+    chan_rec_.assign(n, kNoRec);
+    recs_.clear();
+    rec_chans_.clear();
+    rec_flows_.clear();
     free_.clear();
     dirty_.clear();
     batches_.clear();
@@ -69,6 +74,7 @@ class FlowNetwork final : public NetworkModel {
       id = static_cast<std::uint32_t>(flows_.size());
       flows_.emplace_back();
       flow_stamp_.push_back(0);
+      flow_rec_.push_back(kNoRec);
     } else {
       id = free_.back();
       free_.pop_back();
@@ -190,6 +196,12 @@ class FlowNetwork final : public NetworkModel {
     ChannelId c;
   };
 
+  struct Rec { // a remembered component: ranges of rec_chans_ and rec_flows_
+    std::uint32_t chan_begin, chan_end, flow_begin, flow_end;
+    bool valid;         // no flow joined one of its channels since
+    std::uint32_t seen; // == epoch_: already taken in this re-plan
+  };
+  static constexpr std::uint32_t kNoRec = UINT32_MAX;
   struct Comp { // one connected component: ranges of comp_chans_ and comp_flows_
     std::size_t chan_begin, chan_end, flow_begin, flow_end;
   };
@@ -202,19 +214,25 @@ class FlowNetwork final : public NetworkModel {
     Chan& ch = chans_[c];
     if (ch.flows.empty()) ch.busy_since = now;
     ch.flows.push_back(id);
+    if (chan_rec_[c] != kNoRec) recs_[chan_rec_[c]].valid = false; // its component grows
   }
-  void leave(ChannelId c, std::uint32_t id, Time now) {
-    Chan& ch = chans_[c];
-    auto it = std::find(ch.flows.begin(), ch.flows.end(), id);
-    *it = ch.flows.back();
-    ch.flows.pop_back();
-    if (ch.flows.empty()) stats_.busy[c] += now - ch.busy_since;
+  // The component's finished flows (no longer active) leave its channels: one pass over each list,
+  // instead of a search per flow and channel.
+  void leave(const Comp& cm, Time now) {
+    for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
+      const ChannelId c = comp_chans_[i];
+      auto& list = chans_[c].flows;
+      if (list.empty()) continue;
+      std::erase_if(list, [&](std::uint32_t id) { return !flows_[id].active; });
+      if (list.empty()) stats_.busy[c] += now - chans_[c].busy_since;
+    }
   }
 
   void retire(std::uint32_t id) {
     Flow& f = flows_[id];
     f.live = f.active = f.arriving = false;
     ++f.gen;
+    flow_rec_[id] = kNoRec;
     free_.push_back(id);
   }
 
@@ -223,28 +241,33 @@ class FlowNetwork final : public NetworkModel {
   // last, left their sender), shares each connected component's channels anew and schedules the new
   // finish times of the flows whose finish moved.
   void replan(Time now, ArrivalSink& sink, std::vector<std::uint64_t>& done) {
+    if (rec_chans_.size() > 8 * chans_.size() + 4096) forget_components();
     find_components();
     // Progress up to now; finished flows leave (each component keeps its remaining flows contiguous).
     done_.clear();
     std::size_t keep = 0;
     for (Comp& cm : comps_) {
-      const std::size_t first = keep;
+      const std::size_t first = keep, done_before = done_.size();
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
         const Work moved = static_cast<Work>(f.rate) * static_cast<Work>(now - f.since);
         f.work = moved >= f.work ? 0 : f.work - moved;
         f.since = now;
-        if (f.work == 0) done_.emplace_back(f.token, id);
-        else comp_flows_[keep++] = id;
+        if (f.work == 0) {
+          f.active = false;
+          done_.emplace_back(f.token, id);
+        } else {
+          comp_flows_[keep++] = id;
+        }
       }
       cm.flow_begin = first;
       cm.flow_end = keep;
+      if (done_.size() > done_before) leave(cm, now);
     }
     sort_done();
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
-      for (ChannelId c : f.route) leave(c, id, now);
       done.push_back(f.token);
       if (!latency_last_) {
         retire(id);
@@ -252,10 +275,12 @@ class FlowNetwork final : public NetworkModel {
       }
       f.active = false;
       f.arriving = true;
+      flow_rec_[id] = kNoRec;
       ++f.gen;
       schedule(now + f.lat, now, id, tag(f, true), sink);
     }
     for (const Comp& cm : comps_) {
+      remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
       share(cm);
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
@@ -303,7 +328,11 @@ class FlowNetwork final : public NetworkModel {
     comp_chans_.clear();
     comp_flows_.clear();
     comps_.clear();
-    for (std::uint32_t seed : dirty_)
+    for (std::uint32_t seed : dirty_) {
+      if (const std::uint32_t r = flow_rec_[seed]; r != kNoRec && recs_[r].valid) {
+        if (recs_[r].seen != epoch_) recall(r);
+        continue;
+      }
       for (ChannelId s : flows_[seed].route) {
       if (chan_stamp_[s] == epoch_) continue;
       Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
@@ -319,6 +348,54 @@ class FlowNetwork final : public NetworkModel {
       cm.flow_end = comp_flows_.size();
       if (cm.flow_end > cm.flow_begin) comps_.push_back(cm);
       }
+    }
+  }
+
+  // Components are remembered between re-plans (recs_: ranges of rec_chans_ / rec_flows_, and which one
+  // each channel and active flow belongs to), so a re-plan whose marked flow sits in a component that
+  // no flow has joined since (typically: its flows finishing) takes it as it was instead of searching
+  // again. Such a component is closed: a flow on one of its channels is one of its flows (a flow that
+  // joins invalidates it). After finished flows left it may really be several components; sharing
+  // their union gives the same rates, since progressive filling never mixes unconnected channels.
+  void recall(std::uint32_t r) {
+    Rec& rec = recs_[r];
+    rec.seen = epoch_;
+    Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
+    comp_chans_.insert(comp_chans_.end(), rec_chans_.begin() + rec.chan_begin, rec_chans_.begin() + rec.chan_end);
+    comp_flows_.insert(comp_flows_.end(), rec_flows_.begin() + rec.flow_begin, rec_flows_.begin() + rec.flow_end);
+    cm.chan_end = comp_chans_.size();
+    cm.flow_end = comp_flows_.size();
+    comps_.push_back(cm);
+  }
+
+  // Records a component after its finished flows left (called before sharing it; the flows stay).
+  void remember(const Comp& cm) {
+    if (cm.flow_begin == cm.flow_end) {
+      for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) chan_rec_[comp_chans_[i]] = kNoRec;
+      return;
+    }
+    const auto r = static_cast<std::uint32_t>(recs_.size());
+    recs_.push_back({static_cast<std::uint32_t>(rec_chans_.size()), 0, static_cast<std::uint32_t>(rec_flows_.size()), 0,
+                     true, 0});
+    for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
+      rec_chans_.push_back(comp_chans_[i]);
+      chan_rec_[comp_chans_[i]] = r;
+    }
+    for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
+      rec_flows_.push_back(comp_flows_[i]);
+      flow_rec_[comp_flows_[i]] = r;
+    }
+    recs_[r].chan_end = static_cast<std::uint32_t>(rec_chans_.size());
+    recs_[r].flow_end = static_cast<std::uint32_t>(rec_flows_.size());
+  }
+
+  // Drops every remembered component (their ranges only grow); the next re-plans search again.
+  void forget_components() {
+    recs_.clear();
+    rec_chans_.clear();
+    rec_flows_.clear();
+    std::fill(chan_rec_.begin(), chan_rec_.end(), kNoRec);
+    std::fill(flow_rec_.begin(), flow_rec_.end(), kNoRec);
   }
 
   void visit(ChannelId c) {
@@ -433,6 +510,9 @@ class FlowNetwork final : public NetworkModel {
   // Component search marks (== epoch_: seen), apart from the flows and channels so the walk's checks
   // stay in a few cache lines.
   std::vector<std::uint32_t> chan_stamp_, flow_stamp_;
+  std::vector<Rec> recs_;
+  std::vector<ChannelId> rec_chans_;
+  std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
   ChannelStats stats_;
   Time last_start_ = 0, last_left_ = 0;
 };
