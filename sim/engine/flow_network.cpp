@@ -8,19 +8,18 @@
 //
 // Exact and deterministic: remaining work is an integer (bytes x ps-per-second, 128-bit), rates are whole
 // bytes/s (shares rounded down), finish times round up to the next ps. Rates only change when a flow
-// starts or ends, and only for the flows connected to it through shared channels (its component),
-// so independent flows (a ring on a crossbar) cost O(route) each; starts and finishes at one instant are
-// re-planned together. A flow's predicted finish is a model event tagged with a generation number;
-// re-planning bumps it, and stale events are ignored. Observers see a transfer when it is posted, before
-// its arrival is known: under this model TransferRecord::arrive is kNever and start is the post time.
-//
+// starts or ends, and only for the flows connected to it through shared channels (its component, shared
+// on its own; a ring on a fat tree is many small ones), so independent flows cost O(route) each; starts
+// and finishes at one instant are re-planned together. A flow's predicted finish is tagged with a
+// generation number; re-planning bumps it, and stale events are ignored. Observers see a transfer when
+// it is posted, before its arrival is known: TransferRecord::arrive is kNever, start the post time.
 // Latency first (SimGrid's order) or last: with `latency_last` (gpu step semantics) a flow joins its
 // channels when posted and, once its bytes are through, has left its sender; it arrives a route latency
 // (plus the software alpha) later. Alone on its route it costs the same either way.
 #include <algorithm>
-#include <array>
 
 #include "sim/engine/network.hpp"
+#include "sim/engine/token_sort.hpp"
 
 namespace ccsim::engine {
 namespace {
@@ -265,7 +264,7 @@ class FlowNetwork final : public NetworkModel {
       cm.flow_end = keep;
       if (done_.size() > done_before) leave(cm, now);
     }
-    sort_done();
+    sort_by_token(done_, sort_scratch_);
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
       done.push_back(f.token);
@@ -292,31 +291,6 @@ class FlowNetwork final : public NetworkModel {
         ++f.gen;
         schedule(finish, now, id, tag(f, false), sink);
       }
-    }
-  }
-
-  // Orders done_ by token (the engine learns arrivals in that order, whatever order the flows were found
-  // in). Flows with one token (same sender and receiver) are interchangeable to the engine. A ring's p
-  // flows finish together, so large lists are radix-sorted (8-bit digits, skipping digits every token
-  // shares: a token is sender << 32 | receiver, so p = 1024 needs four passes instead of p log p compares).
-  void sort_done() {
-    const std::size_t n = done_.size();
-    if (n < 2 || std::is_sorted(done_.begin(), done_.end())) return;
-    if (n <= 64) {
-      std::sort(done_.begin(), done_.end());
-      return;
-    }
-    std::uint64_t all_or = 0, all_and = ~std::uint64_t{0};
-    for (const auto& d : done_) all_or |= d.first, all_and &= d.first;
-    const std::uint64_t varying = all_or ^ all_and;
-    sort_scratch_.resize(n);
-    for (int shift = 0; shift < 64; shift += 8) {
-      if (((varying >> shift) & 0xff) == 0) continue;
-      std::array<std::uint32_t, 257> start{};
-      for (const auto& d : done_) ++start[((d.first >> shift) & 0xff) + 1];
-      for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-      for (const auto& d : done_) sort_scratch_[start[(d.first >> shift) & 0xff]++] = d;
-      done_.swap(sort_scratch_);
     }
   }
 
@@ -494,7 +468,7 @@ class FlowNetwork final : public NetworkModel {
   std::vector<Chan> chans_;
   std::vector<ChannelId> comp_chans_;
   std::vector<std::uint32_t> comp_flows_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> done_, sort_scratch_; // (token, flow)
+  std::vector<TokenFlow> done_, sort_scratch_;
   std::vector<Cand> heap_;
   std::vector<Comp> comps_;
   std::vector<std::uint32_t> dirty_; // flows that started or finished since the last re-plan
