@@ -125,11 +125,10 @@ class FlowNetwork final : public NetworkModel {
   static constexpr std::uint32_t kBatch = 0;           // model event id of a batch (b = its index)
   static constexpr std::uint32_t kNoBatch = UINT32_MAX;
 
-  // Flow events fall due in crowds (a ring's p flows start, and finish, at one instant), so the engine
-  // gets one event per instant and batch: an event due later than `now` joins the open batch when that
-  // is due at the same instant. The batch fires where its first event would have, and its other events
-  // only mark flows (or, latency last, deliver arrivals that post later flows) without reading what the
-  // events in between changed, so the re-plans see the same flows as with one engine event each.
+  // Flow events fall due in crowds (a ring's p flows start, and finish, at one instant): an event due
+  // later than `now` joins the open batch due at the same instant, one engine event. The batch fires where
+  // its first event would have; its other events only mark flows (or, latency last, deliver arrivals that
+  // post later flows) without reading what the events in between changed, so re-plans see the same flows.
   void schedule(Time at, Time now, std::uint32_t flow, std::uint32_t flow_tag, ArrivalSink& sink) {
     if (at > now && open_batch_ != kNoBatch && open_at_ == at) {
       batches_[open_batch_].items.emplace_back(flow, flow_tag);
@@ -307,6 +306,7 @@ class FlowNetwork final : public NetworkModel {
         if (recs_[r].seen != epoch_) recall(r);
         continue;
       }
+      if (flow_stamp_[seed] == epoch_) continue; // found with an earlier seed, channels and all
       for (ChannelId s : flows_[seed].route) {
       if (chan_stamp_[s] == epoch_) continue;
       Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
