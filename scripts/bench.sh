@@ -12,15 +12,16 @@
 #   scripts/bench.sh --only-ring P   just the ring allreduce row at P ranks (e.g. 2048) beside SimGrid
 #   scripts/bench.sh --only-torus    just the ring allreduce rows on 2D/3D tori beside SimGrid
 #   scripts/bench.sh --only-sweep    just `ccsim sweep` on 10,000 points: 1 vs 2 threads vs 2 MPI ranks
+#                                    (scripts/bench_sweep.sh; also the last section of the default set)
 #   scripts/bench.sh --only-contention  just the contention rows (--model flow vs SimGrid's max-min: all-to-all,
 #                                    fat-tree ring at p = 64, 256, 1024), CPU to the microsecond, --pairs N
 #                                    alternating runs of the two programs per row (least CPU of each kept)
-#                                    (scripts/bench_sweep.sh; also the last section of the default set)
 #   scripts/bench.sh --no-loggopsim  without the LogGOPSim section (scripts/bench_loggopsim.sh, run last)
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --pairs N (contention rows: alternating ccsim/SimGrid runs per row, default 1)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
-#   env: CCSIM (binary to measure, default build/ccsim), BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
+#   env: CCSIM (binary to measure, default build/ccsim);
+#        BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
 #        recursive-doubling allreduce; rows are skipped (and say so) when this build lacks them.
 #
 # Prints markdown tables; also writes DIR/results.md, DIR/scaling.csv and DIR/scaling.png (matplotlib).
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
     --only-contention) ONLY_CONTENTION=1 ;;
     --pairs) PAIRS=$2; shift ;;
     --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
