@@ -13,10 +13,15 @@
 #   scripts/bench.sh --only-torus    just the ring allreduce rows on 2D/3D tori beside SimGrid
 #   scripts/bench.sh --only-sweep    just `ccsim sweep` on 10,000 points: 1 vs 2 threads vs 2 MPI ranks
 #                                    (scripts/bench_sweep.sh; also the last section of the default set)
+#   scripts/bench.sh --only-contention  just the contention rows (--model flow vs SimGrid's max-min: all-to-all,
+#                                    fat-tree ring at p = 64, 256, 1024), CPU to the microsecond, --pairs N
+#                                    alternating runs of the two programs per row (least CPU of each kept)
 #   scripts/bench.sh --no-loggopsim  without the LogGOPSim section (scripts/bench_loggopsim.sh, run last)
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
+#            --pairs N (contention rows: alternating ccsim/SimGrid runs per row, default 1)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
-#   env: BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
+#   env: CCSIM (binary to measure, default build/ccsim);
+#        BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
 #        recursive-doubling allreduce; rows are skipped (and say so) when this build lacks them.
 #
 # Prints markdown tables; also writes DIR/results.md, DIR/scaling.csv and DIR/scaling.png (matplotlib).
@@ -27,6 +32,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 BIG=0 SIMGRID=1 LOGGOPSIM_ROWS=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING="" ONLY_TORUS=0
+ONLY_CONTENTION=0 PAIRS=1
 while [ $# -gt 0 ]; do
   case $1 in
     --big) BIG=1 ;;
@@ -37,8 +43,10 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT=$2; shift ;;
     --only-ring) ONLY_RING=$2; shift ;;
     --only-torus) ONLY_TORUS=1 ;;
+    --only-contention) ONLY_CONTENTION=1 ;;
+    --pairs) PAIRS=$2; shift ;;
     --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -55,7 +63,8 @@ RESULTS=$OUT/results.md
 say() { echo "$*" | tee -a "$RESULTS"; }
 
 command -v /usr/bin/time >/dev/null || { echo "bench: /usr/bin/time missing (apt-get install time)" >&2; exit 2; }
-CCSIM=$ROOT/build/ccsim
+CCSIM=${CCSIM:-$ROOT/build/ccsim}
+[ -n "${CCSIM_DATA_DIR:-}" ] || export CCSIM_DATA_DIR=$ROOT # a binary copied elsewhere (CCSIM=) still finds topologies/
 if [ ! -x "$CCSIM" ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   ninja -C build ccsim
@@ -124,6 +133,32 @@ measure() {
   rm -f "$tf"
 }
 
+MEASURE=measure
+# measure_precise OUTFILE CMD...: as measure, but CPU (user+sys) from wait4 to the microsecond (/usr/bin/time's
+# 10 ms would read 0 for a ccsim run of a few milliseconds); peak RSS from /usr/bin/time itself.
+measure_precise() {
+  local of=$1
+  shift
+  read -r CPU RSS RC WALL < <(python3 - "$TIMEOUT" "$WORK/rss.$$" "$of" "$@" <<'EOF'
+import os, sys, time
+timeout, rssf, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+argv = ["/usr/bin/time", "-f", "%M", "-o", rssf, "timeout", timeout] + cmd
+fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+t0 = time.monotonic()
+pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, fd, 1), (os.POSIX_SPAWN_DUP2, fd, 2)])
+os.close(fd)
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic() - t0
+try:
+    rss = int(open(rssf).read().split()[-1]) / 1024
+except (OSError, ValueError, IndexError):
+    rss = float("nan")
+print(f"{ru.ru_utime + ru.ru_stime:.4f} {rss:.1f} {os.waitstatus_to_exitcode(status)} {wall:.3f}")
+EOF
+)
+  rm -f "$WORK/rss.$$"
+}
+
 # sg_run KIND P OP BYTES SMPI_ALG HOSTORDER [FT]: SMPI trace replay; sets SG_T (s), SG_WALL, SG_RSS, SG_RC.
 sg_run() {
   local kind=$1 p=$2 op=$3 bytes=$4 alg=$5 order=$6 ft=${7:-} xml hosts trace idx act opts=()
@@ -150,7 +185,7 @@ EOF
     for (r = 0; r < p; r++) print r " " act; for (r = 0; r < p; r++) print r " finalize" }' >"$trace"
   echo "$trace" >"$idx"
   mapfile -t opts < <(sg_opts)
-  measure "$WORK/sg.out" smpirun -np "$p" -platform "$xml" -hostfile "$hosts" -no-privatize "${opts[@]}" \
+  $MEASURE "$WORK/sg.out" smpirun -np "$p" -platform "$xml" -hostfile "$hosts" -no-privatize "${opts[@]}" \
     "--cfg=smpi/$op:$alg" -replay "$idx"
   SG_RC=$RC SG_WALL=$WALL SG_RSS=$RSS SG_CPU=$CPU
   SG_T=$(sed -n 's/^SIMCLOCK=\([0-9.e+-]*\) Simulation time.*/\1/p' "$WORK/sg.out" | tail -1)
@@ -165,7 +200,7 @@ EOF
 our_run() {
   local topo=$1 op=$2 algo=$3 bytes=$4 model=$5 gpus=${6:-} extra=()
   [ -n "$gpus" ] && extra=(--gpus "$gpus")
-  measure "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" --semantics mpi \
+  $MEASURE "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" --semantics mpi \
     --header 16 --repeat "$REPEAT" "${extra[@]}"
   OUR_RC=$RC OUR_WALL=$WALL OUR_RSS=$RSS OUR_CPU=$CPU
   OUR_LINE=$(grep '^bench ' "$WORK/ours.out" || true)
@@ -218,7 +253,89 @@ say "ccsim $(git rev-parse --short HEAD 2>/dev/null || echo '?'); SimGrid: $([ $
 say "Platform: links of 10 GB/s per direction, 0.5 us each (flat crossbar: alpha = 1 us end to end). ccsim adds SMPI's"
 say "16-byte envelope to every message (--header 16), so both predict the same time. rel. diff = |ccsim - SimGrid| / SimGrid."
 
+# The contention rows: --model flow against SimGrid's max-min sharing (and fifo for contrast). Each row runs
+# the two programs alternately PAIRS times and keeps the least CPU time (user+sys, to the microsecond) of each.
+ctable() {
+  say ""
+  say "| workload | p | model | ccsim sim time (s) | SimGrid sim time (s) | rel. diff | ccsim CPU (s) | SimGrid CPU (s) | SimGrid/ccsim CPU | ccsim wall (s) | SimGrid wall (s) | ccsim RSS (MiB) | SimGrid RSS (MiB) | pairs |"
+  say "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+}
+contend() { # KIND P OP(ours) ALGO SMPIOP SMPIALG BYTES MODEL [FT ORDER TOPO GPUS]
+  local kind=$1 p=$2 op=$3 algo=$4 sop=$5 salg=$6 bytes=$7 model=$8 ft=${9:-} order=${10:-id} topo=${11:-} gpus=${12:-}
+  local i oc="" ow="" sc="" sw="" ot="" st=skip orss="" srss=""
+  [ -n "$topo" ] || topo="crossbar:ranks=$p,bw=$OUR_BW,alpha=1us"
+  local w="$op $algo ($kind${ft:+ $ft})"
+  MEASURE=measure_precise
+  for ((i = 0; i < PAIRS; i++)); do
+    if ! our_run "$topo" "$op" "$algo" "$bytes" "$model" "$gpus"; then
+      say "| $w | $p | $model | ${OUR_ERR} | | | | | | | | | | |"
+      MEASURE=measure
+      return
+    fi
+    ot=$OUR_T orss=$OUR_RSS
+    oc=$(python3 -c "print(min(x for x in [$OUR_CPU, ${oc:-1e9}]))") ow=$(python3 -c "print(min($OUR_WALL, ${ow:-1e9}))")
+    [ $SG = 1 ] && [ "$salg" != - ] || continue
+    sg_run "$kind" "$p" "$sop" "$bytes" "$salg" "$order" "$ft"
+    st=$SG_T srss=$SG_RSS
+    sc=$(python3 -c "print(min($SG_CPU, ${sc:-1e9}))") sw=$(python3 -c "print(min($SG_WALL, ${sw:-1e9}))")
+  done
+  MEASURE=measure
+  python3 - "$w" "$p" "$model" "$ot" "$st" "$oc" "$sc" "$ow" "$sw" "$orss" "$srss" "$PAIRS" <<'EOF' | tee -a "$RESULTS"
+import sys
+w, p, model, ot, st, oc, sc, ow, sw, orss, srss, pairs = sys.argv[1:]
+def f(x, fmt):
+    try: return fmt.format(float(x))
+    except ValueError: return x or "-"
+agree = cratio = "-"
+try:
+    agree = f"{abs(float(ot) - float(st)) / float(st):.1e}"
+    cratio = f"{float(sc) / max(float(oc), 1e-4):.0f}x"
+except (ValueError, ZeroDivisionError):
+    pass
+print(f"| {w} | {p} | {model} | {f(ot, '{:.6e}')} | {f(st, '{:.6e}')} | {agree} | {f(oc, '{:.4f}')} | {f(sc, '{:.3f}')} | "
+      f"{cratio} | {f(ow, '{:.3f}')} | {f(sw, '{:.2f}')} | {f(orss, '{:.0f}')} | {f(srss, '{:.0f}')} | {pairs} |")
+EOF
+}
+
+contention_sections() {
+say ""
+say "## Contention: all-to-all posting every send at once (ccsim direct, SMPI basic_linear), flat crossbar, 1 MiB"
+say "(every rank's link carries p-1 flows each way: max-min gives each B/(p-1); fifo queues them instead)"
+ctable
+for p in 16 64; do
+  contend flat $p alltoall direct alltoall basic_linear 1048576 flow
+  contend flat $p alltoall direct alltoall - 1048576 fifo
+done
+
+say ""
+say "## Contention: ring allreduce on a 4:1 oversubscribed two-level fat tree, ranks strided over leaves"
+say "(SimGrid FAT_TREE 2;k,L;1,1;1,1: L leaves of k hosts, one uplink per leaf; every ring neighbour is on"
+say "another leaf, so each leaf uplink carries k flows each way. SimGrid shares max-min; ccsim --model flow"
+say "does the same, --model fifo queues whole messages instead.)"
+ctable
+for kl in "8 8" "16 16" "32 32"; do
+  read -r k L <<<"$kl"
+  p=$((k * L)) ft="2;$k,$L;1,1;1,1"
+  topo_json=$WORK/fattree-$k-$L.json
+  gpus=$(python3 - "$k" "$L" "$topo_json" <<'EOF'
+import json, sys
+k, L, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+nodes = [{"name": f"gpu{i}", "kind": "gpu"} for i in range(k * L)]
+nodes += [{"name": f"leaf{j}", "kind": "net_switch"} for j in range(L)] + [{"name": "spine", "kind": "net_switch"}]
+link = lambda a, b: {"a": a, "b": b, "type": "ideal", "bw": "10GB/s", "latency": "0.5us", "source": "bench"}
+links = [link(f"gpu{i}", f"leaf{i // k}") for i in range(k * L)] + [link(f"leaf{j}", "spine") for j in range(L)]
+json.dump({"name": f"fattree-{k}x{L}-oversub{k}", "description": f"{L} leaves of {k} GPUs, one uplink per leaf",
+           "nodes": nodes, "links": links}, open(path, "w"), indent=1)
+print(",".join(str((r % L) * k + r // L) for r in range(k * L)))
+EOF
+)
+  contend fattree $p allreduce ring allreduce lr 1048576 flow "$ft" stride "$topo_json" "$gpus"
+  contend fattree $p allreduce ring allreduce - 1048576 fifo "$ft" stride "$topo_json" "$gpus"
+done
+}
+
 N=67108864
+if [ $ONLY_CONTENTION = 1 ]; then contention_sections; exit 0; fi
 if [ $ONLY_TORUS = 0 ]; then
   say ""
   say "## Ring allreduce, 64 MiB, flat crossbar (SMPI lr)"
@@ -247,40 +364,7 @@ header
 for p in 64 1024; do compare flat $p broadcast "$BCAST_ALGO" bcast binomial_tree $N fifo; done
 for p in 64 1024; do compare flat $p allreduce "$RDB_ALGO" allreduce rdb 1048576 fifo; done
 
-say ""
-say "## Contention: all-to-all posting every send at once (ccsim direct, SMPI basic_linear), flat crossbar, 1 MiB"
-say "(every rank's link carries p-1 flows each way: max-min gives each B/(p-1); fifo queues them instead)"
-header
-for p in 16 64; do
-  compare flat $p alltoall direct alltoall basic_linear 1048576 flow
-  compare flat $p alltoall direct alltoall - 1048576 fifo
-done
-
-say ""
-say "## Contention: ring allreduce on a 4:1 oversubscribed two-level fat tree, ranks strided over leaves"
-say "(SimGrid FAT_TREE 2;k,L;1,1;1,1: L leaves of k hosts, one uplink per leaf; every ring neighbour is on"
-say "another leaf, so each leaf uplink carries k flows each way. SimGrid shares max-min; ccsim --model flow"
-say "does the same, --model fifo queues whole messages instead.)"
-header
-for kl in "8 8" "16 16"; do
-  read -r k L <<<"$kl"
-  p=$((k * L)) ft="2;$k,$L;1,1;1,1"
-  topo_json=$WORK/fattree-$k-$L.json
-  gpus=$(python3 - "$k" "$L" "$topo_json" <<'EOF'
-import json, sys
-k, L, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-nodes = [{"name": f"gpu{i}", "kind": "gpu"} for i in range(k * L)]
-nodes += [{"name": f"leaf{j}", "kind": "net_switch"} for j in range(L)] + [{"name": "spine", "kind": "net_switch"}]
-link = lambda a, b: {"a": a, "b": b, "type": "ideal", "bw": "10GB/s", "latency": "0.5us", "source": "bench"}
-links = [link(f"gpu{i}", f"leaf{i // k}") for i in range(k * L)] + [link(f"leaf{j}", "spine") for j in range(L)]
-json.dump({"name": f"fattree-{k}x{L}-oversub{k}", "description": f"{L} leaves of {k} GPUs, one uplink per leaf",
-           "nodes": nodes, "links": links}, open(path, "w"), indent=1)
-print(",".join(str((r % L) * k + r // L) for r in range(k * L)))
-EOF
-)
-  compare fattree $p allreduce ring allreduce lr 1048576 flow "$ft" stride "$topo_json" "$gpus"
-  compare fattree $p allreduce ring allreduce - 1048576 fifo "$ft" stride "$topo_json" "$gpus"
-done
+contention_sections
 
 say ""
 say "## Scaling of ccsim alone: ring allreduce 64 MiB, flat crossbar, event by event"

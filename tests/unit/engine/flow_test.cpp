@@ -174,3 +174,28 @@ TEST_CASE("flow: ring allreduce on a crossbar equals the fifo model and the clos
     CHECK(flow.time == 2 * (p - 1) * (kAlpha + transfer_time(n / static_cast<Bytes>(p), kBw)));
   }
 }
+
+// All-to-all posting every send at once: each rank's up and down link carries p-1 flows, so every flow
+// runs at B/(p-1) (rounded down to whole bytes/s, which costs at most a few ps) and the collective takes
+// alpha + (p-1) m / B. At p = 16 the one connected component (every link) needs 32 bottleneck rounds, so
+// progressive filling goes past its scan into the heap; at p = 4 it stays in the scan.
+TEST_CASE("flow: all-to-all on a crossbar shares every link p-1 ways, with the scan and with the heap") {
+  for (int p : {4, 16}) {
+    for (Semantics sem : {Semantics::mpi, Semantics::gpu}) {
+      auto topo = topology::make_crossbar(p, kBw, kAlpha);
+      topology::Router router(topo);
+      metrics::RunConfig cfg;
+      cfg.op = schedule::Op::AllToAll;
+      cfg.algo = "direct";
+      cfg.model_name = "flow";
+      cfg.model.semantics = sem;
+      cfg.placements = {{}};
+      for (int g = 0; g < p; ++g) cfg.placements[0].push_back(g);
+      const Bytes m = 65536; // bytes to each peer; the size is the send buffer, m to every rank
+      const auto row = metrics::simulate(topo, router, cfg, m * static_cast<Bytes>(p));
+      const Time ideal = kAlpha + transfer_time(m * static_cast<Bytes>(p - 1), kBw);
+      CHECK(row.time >= ideal);
+      CHECK(row.time <= ideal + 4);
+    }
+  }
+}
