@@ -61,23 +61,26 @@ std::unique_ptr<SplitRoutes> SplitRoutes::make(const Topology& t) {
   auto s = std::unique_ptr<SplitRoutes>(new SplitRoutes(t));
   s->host_of_.assign(n, -1);
   std::vector<int> id_of_root(n, -1);
-  int count = 0;
+  int count = 0, switches = 0;
   for (std::size_t v = 0; v < n; ++v) {
     if (is_switch(static_cast<int>(v))) {
-      s->switch_nodes_.push_back(static_cast<int>(v));
+      ++switches;
       continue;
     }
     int& id = id_of_root[static_cast<std::size_t>(hosts.find(static_cast<int>(v)))];
     if (id < 0) id = count++;
     s->host_of_[v] = id;
   }
-  if (count < 2 || s->switch_nodes_.empty()) return nullptr;
+  if (count < 2 || switches == 0) return nullptr;
   std::vector<int> host_of_link(t.links.size(), -1);
   for (std::size_t li = 0; li < t.links.size(); ++li) {
     const auto& l = t.links[li];
     host_of_link[li] = std::max(s->host_of_[static_cast<std::size_t>(l.a)], s->host_of_[static_cast<std::size_t>(l.b)]);
-    if (host_of_link[li] < 0) s->switch_links_.push_back(static_cast<int>(li));
   }
+  bucket(n, t.links.size(),
+         [&](std::size_t li) { return host_of_link[li] >= 0 ? std::array<int, 2>{-1, -1} : std::array<int, 2>{t.links[li].a, t.links[li].b}; },
+         s->sw_start_, s->sw_links_);
+  s->prune_switch_trees();
   bucket(static_cast<std::size_t>(count), t.links.size(), [&](std::size_t li) { return std::array<int, 1>{host_of_link[li]}; },
          s->host_start_, s->host_links_);
   bucket(n, t.links.size(), [&](std::size_t li) { return std::array<int, 2>{t.links[li].a, t.links[li].b}; }, s->inc_start_,
@@ -86,7 +89,40 @@ std::unique_ptr<SplitRoutes> SplitRoutes::make(const Topology& t) {
   return s;
 }
 
-// The part for one query: the switches, the hosts of both ends, the links among them, as local arcs.
+// Switches whose switch neighbours (distinct) are at most one are peeled off repeatedly, remembering
+// that neighbour; what is left is the core. (Every switch of a two-level fat tree with one spine node
+// hangs in one tree rooted at the spine.)
+void SplitRoutes::prune_switch_trees() {
+  const std::size_t n = topo_.nodes.size();
+  auto other = [&](int li, int v) { const auto& l = topo_.links[static_cast<std::size_t>(li)]; return l.a == v ? l.b : l.a; };
+  std::vector<int> degree(n, 0); // distinct switch neighbours still present
+  std::vector<char> gone(n, 0);
+  std::vector<int> queue;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (topo_.nodes[v].kind != NodeKind::NetSwitch) continue;
+    std::vector<int> seen;
+    for (std::uint32_t i = sw_start_[v]; i < sw_start_[v + 1]; ++i) seen.push_back(other(sw_links_[i], static_cast<int>(v)));
+    std::sort(seen.begin(), seen.end());
+    degree[v] = static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
+    if (degree[v] <= 1) queue.push_back(static_cast<int>(v));
+  }
+  up_switch_.assign(n, -1);
+  for (std::size_t q = 0; q < queue.size(); ++q) {
+    const int v = queue[q];
+    gone[static_cast<std::size_t>(v)] = 1;
+    for (std::uint32_t i = sw_start_[static_cast<std::size_t>(v)]; i < sw_start_[static_cast<std::size_t>(v) + 1]; ++i) {
+      const int w = other(sw_links_[i], v);
+      if (gone[static_cast<std::size_t>(w)] || up_switch_[static_cast<std::size_t>(v)] == w) continue;
+      up_switch_[static_cast<std::size_t>(v)] = w; // the one neighbour left
+      if (--degree[static_cast<std::size_t>(w)] == 1) queue.push_back(w);
+    }
+  }
+  for (std::size_t v = 0; v < n; ++v)
+    if (topo_.nodes[v].kind == NodeKind::NetSwitch && !gone[v]) core_switches_.push_back(static_cast<int>(v));
+}
+
+// The part for one query: the core switches, the hosts of both ends, the switches from those hosts up to
+// the core, the links among them, as local arcs.
 void SplitRoutes::gather(int src, int dst) {
   for (int v : nodes_) local_[static_cast<std::size_t>(v)] = -1;
   nodes_.clear();
@@ -95,14 +131,30 @@ void SplitRoutes::gather(int src, int dst) {
   };
   add_node(src);
   add_node(dst);
-  for (int v : switch_nodes_) add_node(v);
-  std::vector<int> links(switch_links_);
+  for (int v : core_switches_) add_node(v);
+  std::vector<int> links;
   const int hs = host_of_[static_cast<std::size_t>(src)], hd = host_of_[static_cast<std::size_t>(dst)];
   for (int h : {hs, hd == hs ? -1 : hd})
     if (h >= 0)
       links.insert(links.end(), host_links_.begin() + host_start_[static_cast<std::size_t>(h)],
                    host_links_.begin() + host_start_[static_cast<std::size_t>(h) + 1]);
   for (int li : links) add_node(topo_.links[static_cast<std::size_t>(li)].a), add_node(topo_.links[static_cast<std::size_t>(li)].b);
+  // Switches so far: the core, the ends (when switches) and those next to the two hosts; add their chains up.
+  for (std::size_t i = 0, known = nodes_.size(); i < known; ++i)
+    for (int v = nodes_[i]; topo_.nodes[static_cast<std::size_t>(v)].kind == NodeKind::NetSwitch && up_switch_[static_cast<std::size_t>(v)] >= 0;) {
+      v = up_switch_[static_cast<std::size_t>(v)];
+      if (local_[static_cast<std::size_t>(v)] >= 0) break;
+      add_node(v);
+    }
+  // Links between two switches of the part, once each (from its end with the lower node id).
+  for (int v : nodes_) {
+    if (topo_.nodes[static_cast<std::size_t>(v)].kind != NodeKind::NetSwitch) continue;
+    for (std::uint32_t i = sw_start_[static_cast<std::size_t>(v)]; i < sw_start_[static_cast<std::size_t>(v) + 1]; ++i) {
+      const auto& l = topo_.links[static_cast<std::size_t>(sw_links_[i])];
+      const int w = l.a == v ? l.b : l.a;
+      if (v < w && local_[static_cast<std::size_t>(w)] >= 0) links.push_back(sw_links_[i]);
+    }
+  }
   adj_start_.assign(nodes_.size() + 1, 0);
   for (int li : links) {
     const auto& l = topo_.links[static_cast<std::size_t>(li)];

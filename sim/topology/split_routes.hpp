@@ -31,6 +31,7 @@ class SplitRoutes {
 
  private:
   explicit SplitRoutes(const Topology& t) : topo_(t) {}
+  void prune_switch_trees();
   void gather(int src, int dst);
   Bandwidth widest(int src, int dst);
   Result shortest(int src, int dst, Bandwidth level, std::vector<ChannelId>& out);
@@ -40,7 +41,12 @@ class SplitRoutes {
   std::vector<int> host_of_;                    // host per node, -1 for network switches
   std::vector<std::uint32_t> host_start_;       // host h's links: host_links_[host_start_[h] .. host_start_[h + 1])
   std::vector<int> host_links_;                 // links inside a host or between it and a switch
-  std::vector<int> switch_nodes_, switch_links_; // network switches and the links between two of them
+  // Network switches: those on a cycle of switches (always searched), and for the others, which hang off
+  // in trees, the next switch towards that core (-1: a tree's root). A route enters such a tree only to
+  // reach a host below it, so a query takes the core plus the chains up from the switches at its hosts.
+  std::vector<int> core_switches_, up_switch_;
+  std::vector<std::uint32_t> sw_start_; // switch-to-switch links at each node: sw_links_[sw_start_[v] .. sw_start_[v + 1])
+  std::vector<int> sw_links_;
   std::vector<std::uint32_t> inc_start_;        // all links at each node, in link order
   std::vector<int> inc_links_;
   // Per query: the part's nodes (global ids), their local index (-1 elsewhere), and its adjacency.

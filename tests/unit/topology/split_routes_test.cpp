@@ -8,6 +8,7 @@
 #include "sim/topology/generators.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/split_routes.hpp"
+#include "sim/topology/topology_json.hpp"
 
 using namespace ccsim;
 using namespace ccsim::topology;
@@ -91,10 +92,12 @@ TEST_CASE("split routes: a host whose forwarding nodes touch two switches could 
   CHECK(SplitRoutes::make(two_hosts(true, false, false).t) != nullptr); // two NICs, one switch, not joined
   CHECK(SplitRoutes::make(two_hosts(true, true, false).t) != nullptr);  // two switches, the NICs meet only at a GPU
   CHECK(SplitRoutes::make(two_hosts(true, true, true).t) == nullptr);   // sw -> a.nic0 -> a.nic1 -> sw2 is a way through
-  // A DGX-1's NICs share PCIe switches and CPUs: a cluster of them is searched whole.
-  CHECK(SplitRoutes::make(generate_from_spec("cluster:nodes=2,node=dgx1,nics=4x100G,kind=ib")) == nullptr);
+  // A DGX-1's NICs share PCIe switches and CPUs: fine on one switch, but with two NICs per 2-port leaf
+  // a host joins two leaves, and the cluster is searched whole.
+  CHECK(SplitRoutes::make(generate_from_spec("cluster:nodes=2,node=dgx1,nics=4x100G,kind=ib")) != nullptr);
+  CHECK(SplitRoutes::make(generate_from_spec("cluster:nodes=2,node=dgx1,nics=4x100G,kind=ib,fabric=fattree,leaf_ports=2")) == nullptr);
   // One host: nothing to split.
-  CHECK(SplitRoutes::make(generate_from_spec("hgx-h100")) == nullptr);
+  CHECK(SplitRoutes::make(resolve_topology("hgx-h100")) == nullptr);
 }
 
 TEST_CASE("split routes: two equally short paths are left to the full search") {
@@ -121,4 +124,21 @@ TEST_CASE("split routes: a host cut off from the switches is unreachable") {
   std::vector<ChannelId> r;
   CHECK(split->route(h.gpu_a, lone, r) == SplitRoutes::Result::Unreachable);
   CHECK(split->route(h.gpu_a, h.gpu_b, r) == SplitRoutes::Result::Unique);
+}
+
+TEST_CASE("split routes: on a fat tree a route between two leaves goes up to the spine and down") {
+  // 4 nodes x 8 NICs on 8-port leaves: node k's NICs fill leaf k, and every leaf hangs off the one spine node.
+  const Topology t = generate_from_spec("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib,fabric=fattree,leaf_ports=8");
+  auto split = SplitRoutes::make(t);
+  REQUIRE(split != nullptr);
+  std::vector<ChannelId> r;
+  REQUIRE(split->route(node(t, "n1.gpu3"), node(t, "n3.gpu3"), r) == SplitRoutes::Result::Unique);
+  CHECK(names_along(t, node(t, "n1.gpu3"), r) ==
+        std::vector<std::string>{"n1.gpu3", "n1.xnic3", "leaf1", "spine", "leaf3", "n3.xnic3", "n3.gpu3"});
+  // Within a leaf the spine is not needed.
+  REQUIRE(split->route(node(t, "n2.gpu0"), node(t, "n2.xnic6"), r) == SplitRoutes::Result::Unique);
+  CHECK(names_along(t, node(t, "n2.gpu0"), r) == std::vector<std::string>{"n2.gpu0", "n2.xnic0", "leaf2", "n2.xnic6"});
+  // Switch to switch.
+  REQUIRE(split->route(node(t, "leaf0"), node(t, "leaf2"), r) == SplitRoutes::Result::Unique);
+  CHECK(names_along(t, node(t, "leaf0"), r) == std::vector<std::string>{"leaf0", "spine", "leaf2"});
 }
