@@ -81,6 +81,9 @@ std::unique_ptr<SplitRoutes> SplitRoutes::make(const Topology& t) {
          [&](std::size_t li) { return host_of_link[li] >= 0 ? std::array<int, 2>{-1, -1} : std::array<int, 2>{t.links[li].a, t.links[li].b}; },
          s->sw_start_, s->sw_links_);
   s->prune_switch_trees();
+  // Every query searches the whole switch core: worth it only while the core is a small part of the graph
+  // (the full search keeps one tree per source for all its destinations).
+  if (s->core_switches_.size() * 4 > n) return nullptr;
   bucket(static_cast<std::size_t>(count), t.links.size(), [&](std::size_t li) { return std::array<int, 1>{host_of_link[li]}; },
          s->host_start_, s->host_links_);
   bucket(n, t.links.size(), [&](std::size_t li) { return std::array<int, 2>{t.links[li].a, t.links[li].b}; }, s->inc_start_,
