@@ -142,3 +142,23 @@ TEST_CASE("split routes: on a fat tree a route between two leaves goes up to the
   REQUIRE(split->route(node(t, "leaf0"), node(t, "leaf2"), r) == SplitRoutes::Result::Unique);
   CHECK(names_along(t, node(t, "leaf0"), r) == std::vector<std::string>{"leaf0", "spine", "leaf2"});
 }
+
+TEST_CASE("split routes: every GPU pair of a 3-node HGX H100 cluster follows the rail rule") {
+  // Worked out from the links: inside a node the NVSwitch (450 GB/s) is the widest way; across nodes every
+  // way runs at most at the NIC's 50 GB/s, and the fewest microseconds are out of the source GPU's own
+  // PCIe NIC, through the fabric switch, into the destination GPU's NIC (GPUs do not forward).
+  const Topology t = generate_from_spec("cluster:nodes=3,node=hgx-h100,nics=8x400G,kind=ib");
+  Router router(t);
+  for (int a = 0; a < t.num_gpus(); ++a)
+    for (int b = 0; b < t.num_gpus(); ++b) {
+      if (a == b) continue;
+      const auto na = "n" + std::to_string(a / 8), nb = "n" + std::to_string(b / 8);
+      const auto ga = na + ".gpu" + std::to_string(a % 8), gb = nb + ".gpu" + std::to_string(b % 8);
+      const auto route = router.route(t.gpu_node(a), t.gpu_node(b));
+      const std::vector<ChannelId> channels(route.begin(), route.end());
+      const auto expected = a / 8 == b / 8 ? std::vector<std::string>{ga, na + ".nvswitch", gb}
+                                           : std::vector<std::string>{ga, na + ".xnic" + std::to_string(a % 8), "fabric",
+                                                                      nb + ".xnic" + std::to_string(b % 8), gb};
+      CHECK(names_along(t, t.gpu_node(a), channels) == expected);
+    }
+}
