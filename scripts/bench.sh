@@ -5,7 +5,7 @@
 #   scripts/bench.sh                 default set (~3 min idle, ~10 min on 2 busy cores): ring allreduce
 #                                    64 MiB on a flat crossbar at p = 64..1024 vs SimGrid, a contended fat
 #                                    tree (--model flow and fifo vs SimGrid), optional algorithms, scaling
-#                                    to p = 4096, the DGX-1 sweep
+#                                    to p = 4096, the DGX-1 sweep, the NCCL-model sweeps on 256/2,048-node clusters
 #   scripts/bench.sh --big           adds SimGrid at p = 2048 (~75 s idle), ours at p = 8192 and 16384,
 #                                    1M-rank bcast
 #   scripts/bench.sh --no-simgrid    ours only
@@ -17,6 +17,8 @@
 #                                    fat-tree ring at p = 64, 256, 1024), CPU to the microsecond, --pairs N
 #                                    alternating runs of the two programs per row (least CPU of each kept)
 #   scripts/bench.sh --no-loggopsim  without the LogGOPSim section (scripts/bench_loggopsim.sh, run last)
+#   scripts/bench.sh --only-nccl-sweep  just the NCCL-model allreduce sweeps on 256- and 2,048-node HGX H100
+#                                    clusters (scripts/bench_nccl_sweep.sh; also in the default set)
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --pairs N (contention rows: alternating ccsim/SimGrid runs per row, default 1)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
@@ -46,7 +48,8 @@ while [ $# -gt 0 ]; do
     --only-contention) ONLY_CONTENTION=1 ;;
     --pairs) PAIRS=$2; shift ;;
     --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    --only-nccl-sweep) exec "$(dirname "$0")/bench_nccl_sweep.sh" ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -441,6 +444,8 @@ say "## DGX-1 sweep, 8 B to 8 GiB (31 sizes), whole process"
 measure "$WORK/dgx.out" "$CCSIM" --topo dgx1 -b 8 -e 8G
 say ""
 say "\`build/ccsim --topo dgx1 -b 8 -e 8G\`: wall $WALL s, CPU $CPU s, peak RSS $RSS MiB, rc $RC, $(grep -c '^ *[0-9]' "$WORK/dgx.out") rows."
+say ""
+"$ROOT/scripts/bench_nccl_sweep.sh" --ccsim "$CCSIM" --out "$OUT/nccl-sweep" --timeout "$TIMEOUT" | tee -a "$RESULTS"
 if [ $LOGGOPSIM_ROWS = 1 ]; then
   lgs_opts=(--timeout "$TIMEOUT" --out "$OUT")
   [ $BIG = 1 ] && lgs_opts+=(--big)

@@ -268,9 +268,12 @@ static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside,
 // Several hosts (topology::host_map): NCCL opens each ring at a NIC, so ring j leaves every host through
 // NIC j and runs the host's own ring order inside. Empty when the GPUs are not spread over several hosts
 // that all have NICs.
-static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
-  const HostMap hosts = host_map(t);
-  auto host_of = [&](int node) { return hosts.of_node[static_cast<std::size_t>(node)]; };
+static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts);
+static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const HostMap* known) {
+  // The host map once per search, not once per host's own search (that was quadratic in a cluster's size).
+  const HostMap hosts = known ? HostMap{} : host_map(t);
+  const HostMap& host_of_node = known ? *known : hosts;
+  auto host_of = [&](int node) { return host_of_node.of_node[static_cast<std::size_t>(node)]; };
   std::vector<int> order;
   std::map<int, std::vector<int>> members, nics;
   for (int g : gpus) {
@@ -296,7 +299,7 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
   RingSet out;
   out.rings.resize(rings);
   for (const auto& pre : order) {
-    const auto inside = pack_rings(t, members[pre]).rings;
+    const auto inside = pack_rings_on(t, members[pre], 16, &host_of_node).rings;
     std::set<int> entries; // entry GPUs already taken by a ring on this host
     if (const auto paths = mesh_paths(t, members[pre], nearest_members(router, t, members[pre], nics[pre], rings)); !paths.empty()) {
       for (std::size_t j = 0; j < rings; ++j) out.rings[j].insert(out.rings[j].end(), paths[j].begin(), paths[j].end());
@@ -305,13 +308,13 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
     for (std::size_t j = 0; j < rings; ++j) {
       // GPUs nearest NIC j (fewest hops): the ring should leave the node from one and enter at another,
       // so that both directions of the network hop use NIC j.
-      std::vector<int> hops(static_cast<std::size_t>(t.num_gpus()), INT32_MAX);
+      std::map<int, int> hops; // per member GPU (a vector over every GPU per host and ring was quadratic)
       int fewest = INT32_MAX;
       for (int g : members[pre]) {
-        hops[static_cast<std::size_t>(g)] = router.info(router.route(t.gpu_node(g), nics[pre][j])).hops;
-        fewest = std::min(fewest, hops[static_cast<std::size_t>(g)]);
+        hops[g] = router.info(router.route(t.gpu_node(g), nics[pre][j])).hops;
+        fewest = std::min(fewest, hops[g]);
       }
-      const std::function<bool(int)> near = [&](int g) { return hops[static_cast<std::size_t>(g)] == fewest; };
+      const std::function<bool(int)> near = [&](int g) { const auto it = hops.find(g); return it != hops.end() && it->second == fewest; };
       const auto r = inside_part(inside, j, near, entries);
       out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
     }
@@ -319,7 +322,10 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus) {
   return out;
 }
 
-RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
+RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) { return pack_rings_on(t, std::move(gpus_in), max_rings, nullptr); }
+
+// pack_rings with the host map when a caller has it (nullptr: made when needed).
+static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts) {
   auto [gpus, local] = index_gpus(t, std::move(gpus_in));
   const int n = static_cast<int>(gpus.size());
   RingSet out;
@@ -372,7 +378,7 @@ RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) {
   if (out.rings.empty()) {
     if (t.structure.kind == Structure::Kind::Torus && n == t.num_gpus())
       if (auto snake = torus_snake(t.structure.dims); !snake.empty()) return {{std::move(snake)}, true};
-    if (auto per_nic = nic_rings(t, gpus); !per_nic.rings.empty()) return per_nic;
+    if (auto per_nic = nic_rings(t, gpus, hosts); !per_nic.rings.empty()) return per_nic;
     return {{gpus}, false};
   }
   out.over_direct_links = true;

@@ -11,6 +11,7 @@
 #include <boost/property_map/function_property_map.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/split_routes.hpp"
 
 namespace ccsim::topology {
 
@@ -249,6 +250,13 @@ Router::Tree& Router::tree_for(int src) {
 const std::vector<ChannelId>* Router::generic_route(int src, int dst) {
   using G = Graph::G;
   if (auto it = cache_.find(key(src, dst)); it != cache_.end()) return &it->second;
+  if (!split_checked_) split_ = SplitRoutes::make(topo_), split_checked_ = true;
+  if (split_) {
+    std::vector<ChannelId> path;
+    const auto found = split_->route(src, dst, path);
+    if (found == SplitRoutes::Result::Unreachable) return nullptr;
+    if (found == SplitRoutes::Result::Unique) return &(cache_[key(src, dst)] = std::move(path));
+  }
   Tree& tree = tree_for(src);
   const Bandwidth level = tree.width[static_cast<std::size_t>(dst)];
   if (level == 0) return nullptr;

@@ -19,6 +19,8 @@
 
 namespace ccsim::topology {
 
+class SplitRoutes;
+
 struct RouteInfo {
   Bandwidth bottleneck = 0; // min channel capacity along the route
   Time latency = 0;         // summed link latency
@@ -90,6 +92,10 @@ class Router {
   }
   struct Graph;
   std::unique_ptr<Graph> graph_;
+  // Hosts that meet only at network switches: generic routes searched on the two hosts and the switches
+  // (split_routes.hpp), made on the first generic route.
+  std::unique_ptr<SplitRoutes> split_;
+  bool split_checked_ = false;
 };
 
 } // namespace ccsim::topology

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -205,16 +207,22 @@ void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vecto
   if (gpus.size() < 2) return no("NVLS needs at least 2 GPUs");
   if (g.arch < Arch::Hopper || tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] <= 0)
     return no(fmt::format("NVLS needs Hopper or newer GPUs (arch {})", name(g.arch)));
-  // Switches every GPU reaches with NVLink, weighted by the lanes of the first GPU.
-  for (const auto& node : t.nodes) {
-    if (node.kind != topology::NodeKind::NvSwitch) continue;
-    const int sw = static_cast<int>(&node - t.nodes.data());
+  // Switches every GPU reaches with NVLink, weighted by the lanes of the first GPU. NVLink lanes per (switch,
+  // GPU node) in one pass over the links (per switch and GPU it was quadratic in a cluster's size).
+  std::map<int, std::map<int, int>> lanes_at; // switch node -> GPU node -> lanes
+  std::set<int> gpu_nodes;
+  for (int gpu : gpus) gpu_nodes.insert(t.gpu_node(gpu));
+  for (const auto& l : t.links) {
+    if (!topology::is_nvlink(l.type)) continue;
+    for (auto [sw, gn] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
+      if (t.nodes[static_cast<std::size_t>(sw)].kind == topology::NodeKind::NvSwitch && gpu_nodes.count(gn)) lanes_at[sw][gn] += l.lanes;
+  }
+  for (const auto& [sw, by_gpu] : lanes_at) {
     int lanes_first = 0;
     bool all = true;
     for (int gpu : gpus) {
-      int lanes = 0;
-      for (const auto& l : t.links)
-        if (topology::is_nvlink(l.type) && ((l.a == sw && l.b == t.gpu_node(gpu)) || (l.b == sw && l.a == t.gpu_node(gpu)))) lanes += l.lanes;
+      const auto it = by_gpu.find(t.gpu_node(gpu));
+      const int lanes = it == by_gpu.end() ? 0 : it->second;
       if (lanes == 0) all = false;
       if (gpu == gpus.front()) lanes_first = lanes;
     }
