@@ -54,7 +54,8 @@ const ccsim_mpi_module& load_module() {
   // RTLD_GLOBAL: Open MPI's own plugins, dlopened by libmpi, resolve libmpi's symbols globally.
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {
-    std::string why = dlerror(); // names the file when the file is the problem, else the library it needs
+    const char* err = dlerror(); // names the file when the file is the problem, else the library it needs
+    std::string why = err ? err : "unknown error";
     if (why.rfind(path, 0) != 0) why = path + ": " + why;
     fail("MPI: cannot load {}: reinstall ccsim, or run the sweep without mpirun", why);
   }
