@@ -1,4 +1,5 @@
 // ccsim: parse the command line, run one command, print its result. No logic lives here.
+#include <algorithm>
 #include <csignal>
 #include <functional>
 #include <iostream>
@@ -51,7 +52,7 @@ std::string catalogue() {
 
 // Building a command's options costs more instructions than a small run (CLI11 checks every new option's
 // names against the earlier ones), so `ccsim SUBCOMMAND ...` builds that subcommand alone; anything else
-// (the main command, --help, an option before the subcommand) builds them all, as one app.
+// builds the main command, and all the subcommands too when help is asked or an argument names one.
 void build_commands(CLI::App& app, ccsim::cli::RunOptions& run, int argc, char** argv) {
   using namespace ccsim::cli;
   const std::pair<std::string_view, std::function<void()>> commands[] = {
@@ -59,10 +60,18 @@ void build_commands(CLI::App& app, ccsim::cli::RunOptions& run, int argc, char**
       {"explain", [&] { add_explain_command(app); }},   {"scenario", [&] { add_scenario_command(app); }},
       {"rings", [&] { add_rings_command(app); }},       {"compare", [&] { add_compare_command(app); }},
       {"calibrate", [&] { add_calibrate_command(app, argc, argv); }}, {"sweep", [&] { add_sweep_command(app); }}};
+  const auto is_command = [&](std::string_view a) {
+    return std::any_of(std::begin(commands), std::end(commands), [&](const auto& c) { return c.first == a; });
+  };
   if (argc > 1)
     for (const auto& [name, add] : commands)
       if (name == argv[1]) return add();
   add_run_options(app, run);
+  // The main command alone (the nccl-tests-like run) when no argument names a subcommand or asks for help.
+  bool others = false;
+  for (int i = 1; i < argc && !others; ++i)
+    others = is_command(argv[i]) || std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help";
+  if (!others) return;
   for (const auto& c : commands) c.second();
 }
 
