@@ -9,6 +9,9 @@ set(CCSIM_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/ccsim)
 set(CCSIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ccsim)
 
 install(TARGETS ccsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET ccsim_sweep_mpi) # dlopened by the binary under mpirun (sim/cli/mpi/sweep_mpi.cpp looks here)
+  install(TARGETS ccsim_sweep_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/ccsim)
+endif()
 
 get_property(ccsim_libraries GLOBAL PROPERTY CCSIM_LIBRARIES)
 install(TARGETS ${ccsim_libraries} ccsim_all EXPORT ccsimTargets

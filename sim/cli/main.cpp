@@ -1,7 +1,11 @@
 // ccsim: parse the command line, run one command, print its result. No logic lives here.
+#include <algorithm>
 #include <csignal>
+#include <functional>
 #include <iostream>
 #include <new>
+#include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -46,24 +50,51 @@ std::string catalogue() {
   return s;
 }
 
+// Building a command's options costs more instructions than a small run (CLI11 checks every new option's
+// names against the earlier ones), so `ccsim SUBCOMMAND ...` builds that subcommand alone; anything else
+// builds the main command, and all the subcommands too when help is asked or an argument names one.
+void build_commands(CLI::App& app, ccsim::cli::RunOptions& run, int argc, char** argv) {
+  using namespace ccsim::cli;
+  const std::pair<std::string_view, std::function<void()>> commands[] = {
+      {"topo", [&] { add_topo_command(app); }},         {"bench", [&] { add_bench_command(app); }},
+      {"explain", [&] { add_explain_command(app); }},   {"scenario", [&] { add_scenario_command(app); }},
+      {"rings", [&] { add_rings_command(app); }},       {"compare", [&] { add_compare_command(app); }},
+      {"calibrate", [&] { add_calibrate_command(app, argc, argv); }}, {"sweep", [&] { add_sweep_command(app); }}};
+  const auto is_command = [&](std::string_view a) {
+    return std::any_of(std::begin(commands), std::end(commands), [&](const auto& c) { return c.first == a; });
+  };
+  if (argc > 1)
+    for (const auto& [name, add] : commands)
+      if (name == argv[1]) return add();
+  add_run_options(app, run);
+  // The main command alone (the nccl-tests-like run) when no argument names a subcommand or asks for help.
+  bool others = false;
+  for (int i = 1; i < argc && !others; ++i)
+    others = is_command(argv[i]) || std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help";
+  if (!others) return;
+  for (const auto& c : commands) c.second();
+}
+
+// The catalogue ends every help text, the subcommands' too (unless one has its own footer).
+void set_footer(CLI::App& app, const std::function<std::string()>& footer) {
+  if (app.get_footer().empty()) app.footer(footer);
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) set_footer(*sub, footer);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
   if (const auto perf = ccsim::cli::perf_invocation(argc, argv)) return ccsim::cli::perf_main(*perf, argc, argv);
   CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};
-  app.footer(catalogue());
   app.require_subcommand(0, 1);
   ccsim::cli::RunOptions run;
-  ccsim::cli::add_run_options(app, run);
-  ccsim::cli::add_topo_command(app);
-  ccsim::cli::add_bench_command(app);
-  ccsim::cli::add_explain_command(app);
-  ccsim::cli::add_scenario_command(app);
-  ccsim::cli::add_rings_command(app);
-  ccsim::cli::add_compare_command(app);
-  ccsim::cli::add_calibrate_command(app, argc, argv);
-  ccsim::cli::add_sweep_command(app);
+  build_commands(app, run, argc, argv);
+  set_footer(app, [] { // only when help is printed: it lists the data folder and reads the models
+    auto s = catalogue();
+    s.pop_back(); // CLI11 adds a newline after a footer given as a function
+    return s;
+  });
   // Past a file size limit (ulimit -f) a write fails with EFBIG instead of killing ccsim, so the
   // temporaries are removed and the error is reported.
   std::signal(SIGXFSZ, SIG_IGN);

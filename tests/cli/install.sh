@@ -48,6 +48,16 @@ mv "$p" "$tmp/moved"; p=$tmp/moved
 msg=$(CCSIM_DATA_DIR="$tmp/nowhere" "$p/bin/ccsim" --topo dgx1 -b 1M -e 1M 2>&1 >/dev/null) && fail "CCSIM_DATA_DIR ignored"
 [ "$(wc -l <<<"$msg")" = 1 ] || fail "bad CCSIM_DATA_DIR: not one line: $msg"
 "$p/bin/ccsim" scenario "$p/share/ccsim/scenarios/lm300m_dgx1.json" >/dev/null || fail "installed scenario did not run"
+# A build with MPI installs the module `mpirun ccsim sweep` dlopens, and the moved binary finds it.
+if [ -f "$build/ccsim_sweep_mpi.so" ]; then
+  [ -n "$(find "$p" -path '*/ccsim/ccsim_sweep_mpi.so' -print -quit)" ] || fail "ccsim_sweep_mpi.so not installed"
+  if command -v mpirun >/dev/null; then
+    echo '{"points": [{"topo": "dgx1", "bytes": "1M"}, {"topo": "dgx1", "bytes": "4M"}]}' >"$tmp/plan.json"
+    ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe -np 2 "$p/bin/ccsim" sweep "$tmp/plan.json" \
+      --stats -o "$tmp/mpi.csv" 2>"$tmp/stats" || fail "installed mpirun -np 2 ccsim sweep failed: $(cat "$tmp/stats")"
+    grep -q 'x 2 rank(s)' "$tmp/stats" || fail "installed sweep did not run on 2 ranks: $(cat "$tmp/stats")"
+  fi
+fi
 
 # A consumer project: find_package(ccsim) + ccsim::ccsim, built and run against the moved prefix.
 if [ "$sanitized" = 1 ]; then echo "install.sh: sanitized tree, consumer project not built"; fi

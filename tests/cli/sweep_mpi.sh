@@ -30,5 +30,13 @@ done
 # Resume under MPI: a finished table is read back by rank 0 and nothing is run again.
 "${mpi[@]}" "$ccsim" sweep plan.json --stats -o one.csv 2>stats || fail "resume exited $?"
 grep -q '^sweep: 0 points run (14 resumed)' stats || fail "resume under MPI: $(cat stats)"
+# Under a launcher without its MPI module, one line naming the module and exit 2 (N one-process sweeps
+# would each write the whole table). A copy of the binary alone has no module beside or below it.
+mkdir lone && cp "$ccsim" lone/
+CCSIM_DATA_DIR=$(dirname "$ccsim")/share/ccsim PMI_SIZE=2 lone/"$(basename "$ccsim")" sweep plan.json -o lone.csv 2>err
+rc=$?
+[ $rc = 2 ] || fail "missing MPI module: exit $rc, not 2"
+[ "$(wc -l <err)" = 1 ] && grep -q 'ccsim_sweep_mpi.so' err || fail "missing MPI module: not one line naming it: $(cat err)"
+[ ! -e lone.csv ] || fail "missing MPI module: an output file was written"
 [ $fails -eq 0 ] && echo "sweep_mpi: all checks passed"
 exit $((fails > 0))

@@ -4,25 +4,30 @@
 // points. Batches follow guided self-scheduling: a share of what is left (left / (2 x ranks), at most 64),
 // so cheap points early cost one request per batch and the last points still go out one by one to
 // whichever rank is free. Only rank 0's main thread calls MPI (MPI_THREAD_FUNNELED).
+// The MPI calls themselves live in ccsim_sweep_mpi.so (mpi_module.cpp), dlopened only under a launcher:
+// every other run of the binary starts without loading Open MPI.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <vector>
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <thread>
 
-#include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/mpi/mpi_module.h"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/core/error.hpp"
 
 namespace ccsim::cli {
 namespace {
 
-constexpr int kTagRequest = 1, kTagPoint = 2;
 constexpr std::int64_t kStop = -1;
 
 bool launched_by_mpi() {
@@ -31,7 +36,37 @@ bool launched_by_mpi() {
   return false;
 }
 
-bool g_initialised = false;
+const ccsim_mpi_module* g_mpi = nullptr; // set by mpi_start once MPI is initialised
+
+// The module sits beside the binary in a build tree, in <prefix>/<libdir>/ccsim for an install
+// (CCSIM_MPI_MODULE_DIR: that folder relative to the binary's, set by sim/CMakeLists.txt).
+std::filesystem::path module_path() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (const fs::path beside = dir / CCSIM_MPI_MODULE_NAME; fs::exists(beside, ec)) return beside;
+  return (dir / CCSIM_MPI_MODULE_DIR / CCSIM_MPI_MODULE_NAME).lexically_normal();
+}
+
+// Under a launcher a missing module must stop the run: N single-process sweeps would each write the table.
+const ccsim_mpi_module& load_module() {
+  const auto path = module_path().string();
+  // RTLD_GLOBAL: Open MPI's own plugins, dlopened by libmpi, resolve libmpi's symbols globally.
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!lib) {
+    const char* err = dlerror(); // names the file when the file is the problem, else the library it needs
+    std::string why = err ? err : "unknown error";
+    if (why.rfind(path, 0) != 0) why = path + ": " + why;
+    fail("MPI: cannot load {}: reinstall ccsim, or run the sweep without mpirun", why);
+  }
+  using Entry = const ccsim_mpi_module* (*)();
+  const auto entry = reinterpret_cast<Entry>(dlsym(lib, CCSIM_MPI_MODULE_ENTRY));
+  const ccsim_mpi_module* table = entry ? entry() : nullptr;
+  if (!table || table->abi != CCSIM_MPI_MODULE_ABI)
+    fail("MPI: {} is not this ccsim's MPI module (no {} of version {}): reinstall ccsim", path, CCSIM_MPI_MODULE_ENTRY,
+         static_cast<int>(CCSIM_MPI_MODULE_ABI));
+  return *table;
+}
 
 // CPU seconds of the calling thread: the master's cost, which wall time on a shared machine would inflate
 // by whatever else runs.
@@ -59,18 +94,16 @@ std::string encode(const std::vector<Done>& done) {
 
 MpiWorld mpi_start() {
   if (!launched_by_mpi()) return {};
-  int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) fail("MPI: initialisation failed");
-  g_initialised = true;
+  const ccsim_mpi_module& mpi = load_module();
   MpiWorld w;
-  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  if (mpi.start(&w.rank, &w.size) != 0) fail("MPI: initialisation failed");
+  g_mpi = &mpi;
   return w;
 }
 
 void mpi_stop() {
-  if (g_initialised) MPI_Finalize();
-  g_initialised = false;
+  if (g_mpi) g_mpi->stop();
+  g_mpi = nullptr;
 }
 
 double mpi_serve(const MpiWorld& w, const SweepWork& work) {
@@ -79,18 +112,14 @@ double mpi_serve(const MpiWorld& w, const SweepWork& work) {
   std::string buf;
   std::vector<std::int64_t> reply;
   while (running > 0) {
-    int flag = 0;
-    MPI_Status st;
-    MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &flag, &st);
-    if (!flag) {
+    int source = 0, len = 0;
+    if (!g_mpi->probe_request(&source, &len)) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       continue;
     }
     const double t0 = thread_cpu_seconds();
-    int len = 0;
-    MPI_Get_count(&st, MPI_CHAR, &len);
     buf.assign(static_cast<std::size_t>(len), '\0');
-    MPI_Recv(buf.data(), len, MPI_CHAR, st.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    g_mpi->recv_request(source, buf.data(), len);
     for (const auto& d : nlohmann::json::parse(buf))
       work.finish(d[0].get<std::size_t>(), d[1].get<report::SweepCells>(), d[2].get<double>());
     reply.clear();
@@ -99,7 +128,7 @@ double mpi_serve(const MpiWorld& w, const SweepWork& work) {
       if (const auto next = work.take()) reply.push_back(static_cast<std::int64_t>(*next));
       else break;
     if (reply.empty()) reply.push_back(kStop), --running;
-    MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_INT64_T, st.MPI_SOURCE, kTagPoint, MPI_COMM_WORLD);
+    g_mpi->send_points(source, reply.data(), static_cast<int>(reply.size()));
     busy += thread_cpu_seconds() - t0;
   }
   return busy;
@@ -110,13 +139,10 @@ void mpi_work(const std::function<report::SweepCells(std::size_t)>& run) {
   std::vector<std::int64_t> points;
   for (;;) {
     const std::string request = encode(done);
-    MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
-    MPI_Status st;
-    MPI_Probe(0, kTagPoint, MPI_COMM_WORLD, &st);
-    int n = 0;
-    MPI_Get_count(&st, MPI_INT64_T, &n);
+    g_mpi->send_request(request.data(), static_cast<int>(request.size()));
+    const int n = g_mpi->probe_points();
     points.assign(static_cast<std::size_t>(n), kStop);
-    MPI_Recv(points.data(), n, MPI_INT64_T, 0, kTagPoint, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    g_mpi->recv_points(points.data(), n);
     if (points.empty() || points.front() == kStop) return;
     done.clear();
     for (const auto p : points) {
