@@ -6,6 +6,7 @@
 //    pass 2 raises bwIntra 24 -> 28 -> 30 -> 48 (stops once it is not below 2 x 24); 8 heads (8 NICs, each
 //    beside its own GPU): busBw = 8 x 48 / (f = 8/8 -> 1) = 384, algbw = 192 GB/s; latency
 //    2 x (3.7 + 7 x 0.4) + 31 = 44 us; Chain 2 x 7 x 2.8 + 30 = 69.2 us.
+#include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
 #include "sim/engine/run_plan.hpp"
@@ -20,19 +21,13 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-metrics::RunConfig allreduce_on(const topology::Topology& t) {
-  metrics::RunConfig c;
-  c.op = Op::AllReduce;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
 
 // Bytes each NIC sends into the fabric and receives from it for one allreduce of `size` bytes.
 std::vector<std::pair<Bytes, Bytes>> nic_bytes(const topology::Topology& t, const std::string& algo, Bytes size) {
   nccl::Options o;
   o.mode = nccl::algo_mode_from(algo);
   nccl::Builder b(t, o);
-  const auto cfg = allreduce_on(t);
+  const auto cfg = test::packed_rings_config(t);
   auto plans = b.plans(cfg, metrics::plan_size(Op::AllReduce, t.num_gpus(), size, 4));
   const auto ex = engine::execute(plans.front());
   std::vector<std::pair<Bytes, Bytes>> out;
@@ -67,7 +62,7 @@ TEST_CASE("CollNet graph and NCCL's CollNet Direct and Chain model on four HGX A
   const auto t = topology::resolve_topology("cluster:nodes=4,node=hgx-a100,nics=8x200G,kind=ib,sharp=1");
   CHECK(t.sharp == "v2");
   const auto& tab = nccl::load_tables();
-  const auto cfg = allreduce_on(t);
+  const auto cfg = test::packed_rings_config(t);
   const auto g = nccl::make_graph(t, tab, cfg.placements, "");
   const auto cg = nccl::collnet_graph_for(t, tab, g, cfg.placements);
   REQUIRE(cg.heads == 8);
@@ -90,7 +85,7 @@ TEST_CASE("CollNet is refused where the fabric has no SHARP, and turned off by -
   nccl::Options o;
   o.mode = nccl::AlgoMode::CollNetDirect;
   nccl::Builder b(plain, o);
-  const auto cfg = allreduce_on(plain);
+  const auto cfg = test::packed_rings_config(plain);
   CHECK_THROWS_WITH(b.plans(cfg, metrics::plan_size(Op::AllReduce, plain.num_gpus(), 1 << 20, 4)),
                     doctest::Contains("no SHARP"));
   CHECK_THROWS_WITH(topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=8x200G,kind=roce,sharp=1"),
@@ -99,7 +94,7 @@ TEST_CASE("CollNet is refused where the fabric has no SHARP, and turned off by -
   nccl::Options off;
   off.collnet = nccl::NvlsMode::Off;
   nccl::Builder b2(t, off);
-  const auto row = metrics::run(b2, allreduce_on(t), metrics::plan_size(Op::AllReduce, t.num_gpus(), Bytes{1} << 30, 4));
+  const auto row = metrics::run(b2, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, t.num_gpus(), Bytes{1} << 30, 4));
   CHECK(row.choice.algo.rfind("collnet", 0) != 0);
 }
 
@@ -119,7 +114,7 @@ TEST_CASE("in-network reduction beats the ring by 2(p-1)/p at the fabric for lar
     nccl::Options o;
     o.mode = nccl::algo_mode_from(algo);
     nccl::Builder b(t, o);
-    return static_cast<double>(metrics::run(b, allreduce_on(t), metrics::plan_size(Op::AllReduce, 8, Bytes{1} << 30, 4)).time);
+    return static_cast<double>(metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, Bytes{1} << 30, 4)).time);
   };
   CHECK(time_of("ring") / time_of("collnet_chain") == doctest::Approx(1.75).epsilon(0.03));
 }
@@ -131,7 +126,7 @@ TEST_CASE("NVLS across H100 nodes is a candidate only with CollNet, and NCCL's p
   // CollNet Direct 8 x 48 x 0.85 = 326.4: NCCL picks NVLS for a large allreduce.
   const auto t = topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib,sharp=1");
   const auto& tab = nccl::load_tables();
-  const auto cfg = allreduce_on(t);
+  const auto cfg = test::packed_rings_config(t);
   const auto g = nccl::make_graph(t, tab, cfg.placements, "");
   const auto cg = nccl::collnet_graph_for(t, tab, g, cfg.placements);
   const auto nv = nccl::nvls_collnet_candidates(tab, nccl::load_collnet_tables(), g, cg, Op::AllReduce, 32, Bytes{4} << 30);
@@ -145,7 +140,7 @@ TEST_CASE("NVLS across H100 nodes is a candidate only with CollNet, and NCCL's p
   CHECK(metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, 32, Bytes{4} << 30, 4)).choice.algo == "nvls");
   // Without SHARP the same machine has no NVLS-over-CollNet candidate.
   const auto plain = topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib");
-  const auto gp = nccl::make_graph(plain, tab, allreduce_on(plain).placements, "");
-  CHECK(nccl::nvls_collnet_candidates(tab, nccl::load_collnet_tables(), gp, nccl::collnet_graph_for(plain, tab, gp, allreduce_on(plain).placements),
+  const auto gp = nccl::make_graph(plain, tab, test::packed_rings_config(plain).placements, "");
+  CHECK(nccl::nvls_collnet_candidates(tab, nccl::load_collnet_tables(), gp, nccl::collnet_graph_for(plain, tab, gp, test::packed_rings_config(plain).placements),
                                       Op::AllReduce, 32, Bytes{4} << 30).empty());
 }

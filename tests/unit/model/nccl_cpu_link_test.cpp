@@ -7,6 +7,7 @@
 //  * pcie-gen4-8gpu (Ice Lake, 3 UPI links): NCCL's SKL figure 10 for the pair, not 3 x 10: speed 10.
 //  * 4 H100 with P2P off over 2 sockets beside PCIe Gen5 root ports: Sapphire Rapids' 22; Hopper's
 //    sm90SpeedArrayIntra {60,50,40,30,24,20,...} gives 20.
+#include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -26,15 +27,9 @@ using namespace ccsim;
 namespace nccl = model::nccl;
 
 namespace {
-metrics::RunConfig on(const topology::Topology& t) {
-  metrics::RunConfig c;
-  c.op = schedule::Op::AllReduce;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
 nccl::Graph graph_of(const std::string& spec) {
   const auto t = topology::resolve_topology(spec);
-  return nccl::make_graph(t, nccl::load_tables(), on(t).placements, "");
+  return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t).placements, "");
 }
 } // namespace
 
@@ -54,7 +49,7 @@ TEST_CASE("The replay of 8 RTX 4090 with P2P off runs at NCCL's 15 GB/s across t
   const auto t = topology::resolve_topology("rtx4090-pcie-8gpu");
   nccl::Builder b(t, {});
   const Bytes size = Bytes{1} << 30;
-  const auto row = metrics::run(b, on(t), metrics::plan_size(schedule::Op::AllReduce, 8, size, 4));
+  const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 8, size, 4));
   CHECK(row.choice.algo == "ring");
   CHECK(row.bw.busbw_GBps == doctest::Approx(15.0).epsilon(0.02));
   CHECK(row.bw.busbw_GBps <= 15.0 + 1e-9);
@@ -76,7 +71,7 @@ TEST_CASE("A fitted xGMI efficiency (AMD GPU meshes) leaves the socket link's NC
   nccl::Options o;
   o.params.link_efficiency["xgmi"] = 0.5; // would halve a GPU xGMI mesh; the sockets' xGMI is NCCL's 16
   nccl::Builder b(t, o);
-  const auto row = metrics::run(b, on(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4));
+  const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4));
   CHECK(row.bw.busbw_GBps == doctest::Approx(15.0).epsilon(0.02));
 }
 

@@ -6,6 +6,7 @@
 // domain; measured 838-842 on 8 GB300 with NCCL 2.28.7).
 // 8 H100 (18 x 20.6 = 370.8): bwIntra 40 (9 x 40 = 360), bwInter 60 (the array's top, below 80):
 // min(40 x 0.85 x 7/8 x 2 = 59.5, 60) = 59.5 -> 476 either way.
+#include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
 #include "sim/metrics/sweep.hpp"
@@ -18,13 +19,7 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-metrics::RunConfig on(const topology::Topology& t) {
-  metrics::RunConfig c;
-  c.op = Op::AllReduce;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), on(t).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t).placements, ""); }
 } // namespace
 
 TEST_CASE("NVLS on 8 B200: NCCL's figure is capped by bwInter, the replay is not") {
@@ -39,7 +34,7 @@ TEST_CASE("NVLS on 8 B200: NCCL's figure is capped by bwInter, the replay is not
   // A 16 GiB allreduce replayed: 25 us + 16 GiB / (828.8 x 8/14 GB/s), busbw = algbw x 14/8.
   nccl::Builder b(t, {});
   const Bytes size = Bytes{16} << 30;
-  const auto row = metrics::run(b, on(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
+  const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
   CHECK(row.choice.algo == "nvls");
   const double us = 25.0 + static_cast<double>(size) / (1000.0 * 828.8 * 8.0 / 14.0);
   CHECK(row.bw.busbw_GBps == doctest::Approx(static_cast<double>(size) / (us * 1000.0) * 14.0 / 8.0).epsilon(0.01));

@@ -9,6 +9,7 @@
 // fit (9 x 48 = 432); bwInter stays 48 (the next speed, 80, is above the NIC path):
 //   min(48 x 0.74 x 7/8 x 2 = 62.16, 96, 96 (Blackwell N2)) -> 8 x 62.16 = 497.28.
 // Latency: hwLatencies NVLINK NVLSTree 25 + 2 x log2i(nodes) x NET NVLSTree 20.9 = 66.8 us on 2 nodes.
+#include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
 #include "sim/metrics/sweep.hpp"
@@ -21,18 +22,12 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-metrics::RunConfig on(const topology::Topology& t, Op op) {
-  metrics::RunConfig c;
-  c.op = op;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), on(t, Op::AllReduce).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t, Op::AllReduce).placements, ""); }
 metrics::Row run(const topology::Topology& t, Bytes size, const std::string& nvls) {
   nccl::Options o;
   o.nvls = nccl::nvls_mode_from(nvls);
   nccl::Builder b(t, o);
-  const auto cfg = on(t, Op::AllReduce);
+  const auto cfg = test::packed_rings_config(t, Op::AllReduce);
   return metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, t.num_gpus(), size, 4));
 }
 } // namespace

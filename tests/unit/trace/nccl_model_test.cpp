@@ -1,6 +1,7 @@
 // --model nccl against the reference §3.7 worked example (NCCL 2.30 model, DGX-1V, 8 GPUs, allreduce):
 // 6 channels x 20 GB/s, LL at 64 KiB, LL128 at 1 MiB, Simple at 16 MiB and 256 MiB with the stated
 // latencies and times; and the engine replay agreeing with the closed form on these uniform rings.
+#include "../model/nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
 #include "sim/core/error.hpp"
@@ -16,12 +17,6 @@ using nccl::Algo;
 using nccl::Proto;
 
 namespace {
-metrics::RunConfig allreduce_on(const topology::Topology& t) {
-  metrics::RunConfig c;
-  c.op = Op::AllReduce;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
 nccl::Candidate choose(const nccl::Tables& tab, const nccl::Graph& g, Op op, int p, Bytes n) {
   const auto c = nccl::candidates(tab, g, op, p, n);
   REQUIRE_FALSE(c.empty());
@@ -40,7 +35,7 @@ metrics::Row run(const topology::Topology& t, const metrics::RunConfig& cfg, con
 TEST_CASE("NCCL model reproduces the reference 3.7 DGX-1V example") {
   const auto topo = topology::resolve_topology("dgx1-v100");
   const auto& tab = nccl::load_tables();
-  const auto cfg = allreduce_on(topo);
+  const auto cfg = test::packed_rings_config(topo);
   const auto g = nccl::make_graph(topo, tab, cfg.placements, "");
   CHECK(g.channels == 6);
   CHECK(g.bw == doctest::Approx(20.0));
@@ -89,7 +84,7 @@ TEST_CASE("NCCL model reproduces the reference 3.7 DGX-1V example") {
 TEST_CASE("engine replay of NCCL's choice matches the closed form on the DGX-1V's uniform rings") {
   const auto topo = topology::resolve_topology("dgx1-v100");
   const auto& tab = nccl::load_tables();
-  const auto cfg = allreduce_on(topo);
+  const auto cfg = test::packed_rings_config(topo);
   const auto g = nccl::make_graph(topo, tab, cfg.placements, "");
   for (Bytes size : {Bytes{16} << 20, Bytes{256} << 20}) {
     CAPTURE(size);
@@ -107,7 +102,7 @@ TEST_CASE("engine replay of NCCL's choice matches the closed form on the DGX-1V'
 TEST_CASE("DGX-1 P100: no LL128 (sm60), 4 channels x 18 GB/s") {
   const auto topo = topology::resolve_topology("dgx1-p100");
   const auto& tab = nccl::load_tables();
-  const auto g = nccl::make_graph(topo, tab, allreduce_on(topo).placements, "");
+  const auto g = nccl::make_graph(topo, tab, test::packed_rings_config(topo).placements, "");
   CHECK(g.arch == nccl::Arch::Pascal);
   CHECK_FALSE(g.ll128);
   CHECK(g.channels == 4);
@@ -122,18 +117,18 @@ TEST_CASE("NCCL channel duplication: fast NVSwitch channels split in two, DGX-1'
   const auto& tab = nccl::load_tables();
   // HGX A100 (sm80): the search settles on 6 x 40 GB/s; bwIntra >= 25 doubles it to 12 x 20 (same total).
   const auto a100 = topology::resolve_topology("hgx-a100");
-  const auto g = nccl::make_graph(a100, tab, allreduce_on(a100).placements, "");
+  const auto g = nccl::make_graph(a100, tab, test::packed_rings_config(a100).placements, "");
   CHECK(g.channels == 12);
   CHECK(g.bw == doctest::Approx(20.0));
   // The LL128 cap follows the doubled count: min(0.92 x 240, 12 x 20) = 220.8 GB/s.
   for (const auto& c : nccl::candidates(tab, g, Op::AllReduce, 8, 1 << 20))
     if (c.algo == Algo::Ring && c.proto == Proto::LL128) CHECK(c.busbw == doctest::Approx(220.8));
   // The same machine seen as Hopper (search speeds 60, 50, ...): 4 x 60 doubles to 8 x 30, as 60 >= 50.
-  const auto h = nccl::make_graph(a100, tab, allreduce_on(a100).placements, "hopper");
+  const auto h = nccl::make_graph(a100, tab, test::packed_rings_config(a100).placements, "hopper");
   CHECK(h.channels == 8);
   CHECK(h.bw == doctest::Approx(30.0));
   const auto dgx1 = topology::resolve_topology("dgx1-v100");
-  CHECK(nccl::make_graph(dgx1, tab, allreduce_on(dgx1).placements, "").channels == 6);
+  CHECK(nccl::make_graph(dgx1, tab, test::packed_rings_config(dgx1).placements, "").channels == 6);
 }
 
 TEST_CASE("NCCL trees: a chain per node headed at the NIC GPU, the heads in a binary tree, tree 1 mirrored") {
@@ -152,7 +147,7 @@ TEST_CASE("NCCL tree replay across nodes moves half the ring's bytes over the NI
   // NICs, the tree about once, so at 1 GiB the replayed tree beats the NIC-bound ring (busbw above the
   // 50 GB/s the NICs carry), while "auto" keeps NCCL's own pick and says nothing about overriding it.
   const auto topo = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
-  auto cfg = allreduce_on(topo);
+  auto cfg = test::packed_rings_config(topo);
   const metrics::SizePlan plan{Bytes{1} << 28, Bytes{1} << 30};
   const auto rr = run(topo, cfg, "ring", plan, "ampere"), tr = run(topo, cfg, "tree", plan, "ampere");
   CHECK(rr.choice.algo == "ring");

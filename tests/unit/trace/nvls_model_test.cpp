@@ -4,6 +4,7 @@
 //   raised while below 80: 50, 60 -> 60. Per channel min(40 x 0.85 x 7/8 x 2, 60) = 59.5; busBw 476.
 // B200 (NVLink5, 18 x 40.1 = 721.8, sm100 speeds 90 80 ...): 9 x 80 = 720 -> bwIntra 80, bwInter 90;
 //   per channel min(80 x 0.74 x 7/8 x 2 = 103.6, 90) = 90; busBw 720.
+#include "../model/nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
 #include "sim/core/error.hpp"
@@ -17,24 +18,18 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-metrics::RunConfig on(const topology::Topology& t, Op op) {
-  metrics::RunConfig c;
-  c.op = op;
-  c.placements = topology::pack_rings(t, {}).rings;
-  return c;
-}
 metrics::Row run(const topology::Topology& t, Op op, Bytes size, const std::string& nvls, const std::string& algo = "auto") {
   nccl::Options o;
   o.nvls = nccl::nvls_mode_from(nvls);
   o.mode = nccl::algo_mode_from(algo);
   nccl::Builder b(t, o);
-  const auto cfg = on(t, op);
+  const auto cfg = test::packed_rings_config(t, op);
   return metrics::run(b, cfg, metrics::plan_size(op, t.num_gpus(), size, 4));
 }
 double nvls_busbw(const std::string& topo, Op op) {
   const auto t = topology::resolve_topology(topo);
   const auto& tab = nccl::load_tables();
-  const auto cfg = on(t, op);
+  const auto cfg = test::packed_rings_config(t, op);
   const auto g = nccl::make_graph(t, tab, cfg.placements, "");
   return nccl::nvls_bus_bandwidth(tab, g, op, 8);
 }
@@ -43,7 +38,7 @@ double nvls_busbw(const std::string& topo, Op op) {
 TEST_CASE("NVLS graph and bandwidth on H100 and B200 follow NCCL's search and tuning") {
   const auto t = topology::resolve_topology("machine:gpu=h100,gpus=8");
   const auto& tab = nccl::load_tables();
-  const auto g = nccl::make_graph(t, tab, on(t, Op::AllReduce).placements, "");
+  const auto g = nccl::make_graph(t, tab, test::packed_rings_config(t, Op::AllReduce).placements, "");
   CHECK(g.nvls.channels == 8);
   CHECK(g.nvls.bw_intra == doctest::Approx(40.0));
   CHECK(g.nvls.bw_inter == doctest::Approx(60.0));
