@@ -96,9 +96,13 @@ namespace {
 void check_clock_range(const topology::Topology& topo, const ModelParams& params, std::span<const Job> jobs) {
   Bandwidth min_bw = 0;
   Time max_lat = 0;
-  for (const auto& l : topo.links) {
-    min_bw = min_bw == 0 ? l.bw : std::min(min_bw, l.bw);
-    max_lat = std::max(max_lat, l.latency);
+  if (const auto* f = topo.crossbar_formula()) {
+    min_bw = f->bw, max_lat = f->latency; // a generated crossbar: every link alike, no list to build
+  } else {
+    for (const auto& l : topo.links) {
+      min_bw = min_bw == 0 ? l.bw : std::min(min_bw, l.bw);
+      max_lat = std::max(max_lat, l.latency);
+    }
   }
   double bytes = 0, per_rank = 0, steps = 64, start = 0, delays = 0;
   for (const auto& j : jobs) {
