@@ -208,7 +208,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
   res.events = events;
   res.transfers = transfers_;
-  res.channels = net_->stats();
+  res.channels = net_->take_stats();
   return res;
 }
 
