@@ -172,10 +172,14 @@ RunResult Engine::run(std::span<const Job> jobs) {
       }
     }
   }
-  for (std::uint32_t g = 0; g < total; ++g)
-    if (!deps_ || waiting_[ranks_[g].job].deps_left == 0) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
-
+  // When every job begins at the same time, its ranks' first steps begin here, in rank order: their start events
+  // would pop first anyway (earliest time, pushed first), and a million ranks need no million queued events.
+  const bool begin_now = !deps_ && std::all_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.start == jobs[0].start; });
   std::uint64_t events = 0;
+  for (std::uint32_t g = 0; g < total; ++g)
+    if (begin_now) ++events, start_steps(g, jobs[0].start);
+    else if (!deps_ || waiting_[ranks_[g].job].deps_left == 0) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
+
   while (!queue_.empty()) {
     const Event e = queue_.pop();
     ++events;
