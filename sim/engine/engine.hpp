@@ -75,7 +75,7 @@ class Engine {
   template <int M> bool gpu() const;
   template <int M> bool rendezvous() const;
   template <int M> bool observed() const;
-  template <int M> std::uint64_t loop();
+  template <int M> std::uint64_t loop(Time begin_at); // begin_at >= 0: every rank begins its first step then
   template <int M> void start_steps(std::uint32_t g, Time now);
   template <int M> bool begin_step(std::uint32_t g, Time now);
   template <int M> int post_send(const Parked& t, std::uint32_t peer);

@@ -2,38 +2,88 @@
 // table of network models.
 #include "sim/engine/fifo_network.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
 #include "sim/core/error.hpp"
 
 
 namespace ccsim::engine {
 
+void FifoNetwork::FreeChans::operator()(Chan* p) const { std::free(p); }
+
 void FifoNetwork::reset(const topology::Topology& t) {
   const std::size_t n = t.num_channels();
-  chans_.assign(n, Chan{});
-  for (std::size_t c = 0; c < n; ++c) {
-    chans_[c].capacity = t.links[c / 2].capacity();
-    chans_[c].latency = t.links[c / 2].latency;
+  // calloc: large blocks come zeroed from the kernel page by page, so untouched channels cost nothing, and
+  // an all-zero Chan is a valid idle channel (trivial type, implicitly created).
+  chans_.reset(static_cast<Chan*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(Chan))));
+  if (!chans_) throw std::bad_alloc();
+  num_chans_ = n;
+  // One cost entry when every channel has the same capacity and latency (generated crossbars and tori).
+  const Cost first{n ? t.channel_capacity(0) : 0, n ? t.channel_latency(0) : 0};
+  bool uniform = true;
+  if (!t.crossbar_formula())
+    for (std::size_t c = 1; c < n && uniform; ++c)
+      uniform = t.channel_capacity(static_cast<ChannelId>(c)) == first.capacity &&
+                t.channel_latency(static_cast<ChannelId>(c)) == first.latency;
+  cost_.assign(1, first);
+  cost_mask_ = 0;
+  if (!uniform) {
+    cost_.resize(n);
+    for (std::size_t c = 0; c < n; ++c)
+      cost_[c] = Cost{t.channel_capacity(static_cast<ChannelId>(c)), t.channel_latency(static_cast<ChannelId>(c))};
+    cost_mask_ = ~ChannelId{0};
   }
 }
 
 const ChannelStats& FifoNetwork::stats() const {
-  stats_.bytes.resize(chans_.size());
-  stats_.busy.resize(chans_.size());
-  for (std::size_t c = 0; c < chans_.size(); ++c) {
+  stats_.bytes.resize(num_chans_);
+  stats_.busy.resize(num_chans_);
+  for (std::size_t c = 0; c < num_chans_; ++c) {
     stats_.bytes[c] = chans_[c].bytes;
     stats_.busy[c] = chans_[c].busy;
   }
   return stats_;
 }
 
+// The run is over: hand the per-channel totals over without a second copy, and give each block of channel
+// state back to the kernel once it is copied (a million-GPU crossbar's 48 MB of it and the 32 MB of
+// totals need not both be resident).
+ChannelStats FifoNetwork::take_stats() {
+  ChannelStats out;
+  out.bytes.resize(num_chans_);
+  out.busy.resize(num_chans_);
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t block = std::max<std::size_t>(page, std::size_t{1} << 20);
+  auto* base = reinterpret_cast<char*>(chans_.get());
+  std::size_t released = 0; // bytes of chans_ from its (page-aligned) start given back
+  const std::size_t lead = (page - reinterpret_cast<std::uintptr_t>(base) % page) % page; // to the first whole page
+  for (std::size_t c = 0; c < num_chans_; ++c) {
+    out.bytes[c] = chans_[c].bytes;
+    out.busy[c] = chans_[c].busy;
+    const std::size_t done = (c + 1) * sizeof(Chan); // bytes of chans_ read so far
+    if (done >= lead + released + block) {
+      madvise(base + lead + released, block, MADV_DONTNEED); // reads as zeros again, owns no memory
+      released += block;
+    }
+  }
+  chans_.reset();
+  num_chans_ = 0;
+  return out;
+}
+
 // Each channel is free again exactly when the message just posted leaves it, so its holding interval
 // is [free_at - duration, free_at); recomputed here to keep post() free of observer work.
 void FifoNetwork::last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const {
   out.clear();
-  Bandwidth bw = route.empty() ? 0 : chans_[route[0]].capacity;
-  for (ChannelId c : route) bw = std::min(bw, chans_[c].capacity);
+  Bandwidth bw = route.empty() ? 0 : cost(route[0]).capacity;
+  for (ChannelId c : route) bw = std::min(bw, cost(c).capacity);
   for (ChannelId c : route) {
-    const Time dur = transfer_time(bytes, store_forward_ ? chans_[c].capacity : bw);
+    const Time dur = transfer_time(bytes, store_forward_ ? cost(c).capacity : bw);
     out.push_back(Occupancy{chans_[c].free_at - dur, chans_[c].free_at});
   }
 }

@@ -9,6 +9,7 @@
 // call) when the model is this one; every other caller goes through NetworkModel as usual.
 #pragma once
 #include <algorithm>
+#include <memory>
 
 #include "sim/engine/network.hpp"
 
@@ -29,6 +30,7 @@ class FifoNetwork final : public NetworkModel {
   }
 
   const ChannelStats& stats() const override;
+  ChannelStats take_stats() override;
   Time last_start() const override { return last_start_; }
   // Cut-through: the last byte enters the first link when the route is released; store-and-forward:
   // when the first hop has taken the whole message.
@@ -36,23 +38,32 @@ class FifoNetwork final : public NetworkModel {
   void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override;
 
  private:
-  // Everything the model keeps per directed channel, together (one cache line per hop).
+  // What the model keeps per directed channel. Zero until the channel first carries a message, so the array
+  // comes from calloc (sim/engine/fifo_network.cpp): pages of channels that never carry one are never
+  // touched and cost no memory (a broadcast over a few GPUs of a million-GPU crossbar).
   struct Chan {
-    Time free_at = 0;
-    Bandwidth capacity = 0;
-    Time latency = 0;
-    Time busy = 0;
-    Bytes bytes = 0;
+    Time free_at;
+    Time busy;
+    Bytes bytes;
   };
+  // A channel's capacity and latency: cost_[c & cost_mask_], one entry when every link is alike.
+  struct Cost {
+    Bandwidth capacity;
+    Time latency;
+  };
+  struct FreeChans {
+    void operator()(Chan* p) const;
+  };
+  const Cost& cost(ChannelId c) const { return cost_[c & cost_mask_]; }
 
   Time cut_through(std::span<const ChannelId> route, Bytes bytes, Time now) {
     Time start = now, lat = 0;
-    Bandwidth bw = chans_[route[0]].capacity;
+    Bandwidth bw = cost(route[0]).capacity;
     for (ChannelId c : route) {
-      const Chan& ch = chans_[c];
-      start = std::max(start, ch.free_at);
-      bw = std::min(bw, ch.capacity);
-      lat += ch.latency;
+      const Cost& k = cost(c);
+      start = std::max(start, chans_[c].free_at);
+      bw = std::min(bw, k.capacity);
+      lat += k.latency;
     }
     const Time dur = duration(bytes, bw);
     for (ChannelId c : route) {
@@ -71,13 +82,14 @@ class FifoNetwork final : public NetworkModel {
     bool first = true;
     for (ChannelId c : route) {
       Chan& ch = chans_[c];
+      const Cost& k = cost(c);
       const Time start = std::max(t, ch.free_at);
-      const Time dur = duration(bytes, ch.capacity);
+      const Time dur = duration(bytes, k.capacity);
       if (first) last_start_ = start, last_left_ = start + dur, first = false;
       ch.free_at = start + dur;
       ch.busy += dur;
       ch.bytes += bytes;
-      t = start + dur + ch.latency;
+      t = start + dur + k.latency;
     }
     return t + alpha_sw_;
   }
@@ -97,7 +109,10 @@ class FifoNetwork final : public NetworkModel {
   Bandwidth memo_bw_ = 0;
   Time memo_dur_ = 0;
   Time alpha_sw_;
-  std::vector<Chan> chans_;
+  std::unique_ptr<Chan[], FreeChans> chans_;
+  std::size_t num_chans_ = 0;
+  std::vector<Cost> cost_;
+  ChannelId cost_mask_ = 0;
   mutable ChannelStats stats_; // filled from chans_ when asked
   Time last_start_ = 0, last_left_ = 0;
 };

@@ -35,8 +35,8 @@ class FlowNetwork final : public NetworkModel {
     const std::size_t n = t.num_channels();
     chans_.assign(n, Chan{});
     for (std::size_t c = 0; c < n; ++c) {
-      chans_[c].capacity = t.links[c / 2].capacity();
-      chans_[c].latency = t.links[c / 2].latency;
+      chans_[c].capacity = t.channel_capacity(static_cast<ChannelId>(c)); // no link list on a generated crossbar
+      chans_[c].latency = t.channel_latency(static_cast<ChannelId>(c));
     }
     stats_.bytes.assign(n, 0);
     stats_.busy.assign(n, 0);

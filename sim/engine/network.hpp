@@ -49,6 +49,8 @@ class NetworkModel {
     (void)now, (void)a, (void)b, (void)sink, (void)arrived, (void)left;
   }
   virtual const ChannelStats& stats() const = 0;
+  // The run is over: the same as stats(), which the model may move out (its state is reset before reuse).
+  virtual ChannelStats take_stats() { return stats(); }
   // Start time of the last posted transfer's first byte (for observers); equals `now` when uncontended.
   virtual Time last_start() const = 0;
   // When the last posted transfer's last byte has left its sender (the send is complete for the GPU

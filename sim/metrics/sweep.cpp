@@ -116,7 +116,7 @@ Row run(PlanBuilder& builder, const RunConfig& cfg, SizePlan size, std::span<eng
   if (chosen.topo)
     for (const auto& job : chosen.jobs) {
       auto& gpus = row.job_gpus.emplace_back();
-      for (int node : job.node_of_rank) gpus.push_back(chosen.topo->nodes[static_cast<std::size_t>(node)].gpu);
+      for (int node : job.node_of_rank) gpus.push_back(chosen.topo->gpu_of_node(node));
     }
   if (plans.size() > 1 && best != 0 && row.choice.note.empty()) row.choice.note = "faster than the model's first pick";
   row.bw = bandwidths(cfg.op, ranks_of(cfg), size.size, row.time);

@@ -59,15 +59,9 @@ struct Router::Tree {
 };
 
 Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budget_(tree_budget) {
-  // Counting sort of link ends by node: each node's links stay in link order.
-  incident_start_.assign(t.nodes.size() + 1, 0);
-  for (const auto& l : t.links) ++incident_start_[static_cast<std::size_t>(l.a) + 1], ++incident_start_[static_cast<std::size_t>(l.b) + 1];
-  for (std::size_t v = 0; v < t.nodes.size(); ++v) incident_start_[v + 1] += incident_start_[v];
-  incident_links_.resize(2 * t.links.size());
-  std::vector<std::uint32_t> fill(incident_start_.begin(), incident_start_.end() - 1);
-  for (std::size_t li = 0; li < t.links.size(); ++li) {
-    incident_links_[fill[static_cast<std::size_t>(t.links[li].a)]++] = static_cast<int>(li);
-    incident_links_[fill[static_cast<std::size_t>(t.links[li].b)]++] = static_cast<int>(li);
+  if (const auto* f = t.crossbar_formula(); f && t.route_overrides.empty()) {
+    crossbar_gpus_ = static_cast<std::uint32_t>(f->gpus); // GPU node i has link i: routes need no table
+    return;
   }
   for (const auto& ro : t.route_overrides) {
     std::vector<ChannelId> chans;
@@ -148,6 +142,21 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
 }
 
 Router::~Router() = default;
+
+// Counting sort of link ends by node: each node's links stay in link order. Built on first use (a
+// generated crossbar's GPU-to-GPU routes never need it).
+void Router::build_incident() const {
+  const Topology& t = topo_;
+  incident_start_.assign(t.nodes.size() + 1, 0);
+  for (const auto& l : t.links) ++incident_start_[static_cast<std::size_t>(l.a) + 1], ++incident_start_[static_cast<std::size_t>(l.b) + 1];
+  for (std::size_t v = 0; v < t.nodes.size(); ++v) incident_start_[v + 1] += incident_start_[v];
+  incident_links_.resize(2 * t.links.size());
+  std::vector<std::uint32_t> fill(incident_start_.begin(), incident_start_.end() - 1);
+  for (std::size_t li = 0; li < t.links.size(); ++li) {
+    incident_links_[fill[static_cast<std::size_t>(t.links[li].a)]++] = static_cast<int>(li);
+    incident_links_[fill[static_cast<std::size_t>(t.links[li].b)]++] = static_cast<int>(li);
+  }
+}
 
 std::span<const ChannelId> Router::route_general(int src, int dst) {
   if (src == dst) return {};
@@ -349,9 +358,8 @@ RouteInfo Router::info(std::span<const ChannelId> r) const {
   RouteInfo ri;
   ri.bottleneck = r.empty() ? 0 : std::numeric_limits<Bandwidth>::max();
   for (ChannelId c : r) {
-    const auto& l = topo_.link_of(c);
-    ri.bottleneck = std::min(ri.bottleneck, l.capacity());
-    ri.latency += l.latency;
+    ri.bottleneck = std::min(ri.bottleneck, topo_.channel_capacity(c));
+    ri.latency += topo_.channel_latency(c);
     ++ri.hops;
   }
   return ri;

@@ -83,10 +83,12 @@ class Router {
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> gpu_pairs_;
   std::vector<char> relay_ok_; // per GPU index; empty: every GPU may relay
   // Links at each node, flat: node v's are incident_links_[incident_start_[v] .. incident_start_[v + 1]) (one
-  // small vector per node cost a million allocations on a million-GPU crossbar).
-  std::vector<std::uint32_t> incident_start_;
-  std::vector<int> incident_links_;
+  // small vector per node cost a million allocations on a million-GPU crossbar); built on first use.
+  mutable std::vector<std::uint32_t> incident_start_;
+  mutable std::vector<int> incident_links_;
+  void build_incident() const;
   std::span<const int> incident(int v) const {
+    if (incident_start_.empty()) build_incident();
     const auto i = static_cast<std::size_t>(v);
     return {incident_links_.data() + incident_start_[i], incident_start_[i + 1] - incident_start_[i]};
   }

@@ -81,28 +81,40 @@ std::optional<int> Topology::find_node(std::string_view node_name) const {
   return std::nullopt;
 }
 
+void Topology::set_crossbar_formula(CrossbarFormula f) {
+  crossbar_ = f;
+  nodes.defer([f](std::vector<Node>& v) {
+    v.reserve(static_cast<std::size_t>(f.gpus) + 1);
+    for (int i = 0; i < f.gpus; ++i) v.push_back(Node{fmt::format("gpu{}", i), NodeKind::Gpu, i});
+    v.push_back(Node{"switch", NodeKind::NetSwitch, -1});
+  });
+  links.defer([f](std::vector<Link>& v) {
+    v.reserve(static_cast<std::size_t>(f.gpus));
+    for (int i = 0; i < f.gpus; ++i) v.push_back(Link{i, f.gpus, LinkType::Ideal, f.bw, f.latency, 1, "generated"});
+  });
+  gpu_nodes_.defer([f](std::vector<int>& v) {
+    v.resize(static_cast<std::size_t>(f.gpus));
+    for (int i = 0; i < f.gpus; ++i) v[static_cast<std::size_t>(i)] = i;
+  });
+}
+
 std::string Topology::channel_name(ChannelId c) const {
+  if (crossbar_formula()) {
+    const auto node_name = [&](int node) { return node == crossbar_.gpus ? std::string("switch") : fmt::format("gpu{}", node); };
+    return fmt::format("{}->{}", node_name(channel_from(c)), node_name(channel_to(c)));
+  }
   return fmt::format("{}->{}", nodes[static_cast<std::size_t>(channel_from(c))].name,
                      nodes[static_cast<std::size_t>(channel_to(c))].name);
 }
 
 void Topology::validate() const {
   const std::string& where = origin.empty() ? name : origin;
-  if (gpu_nodes_.empty()) fail("{}: topology has no GPU", where);
-  const int n = static_cast<int>(nodes.size());
-  for (const auto& l : links) {
-    if (l.a < 0 || l.a >= n || l.b < 0 || l.b >= n) fail("{}: link refers to a node that does not exist", where);
-    if (l.a == l.b) fail("{}: link from '{}' to itself", where, nodes[static_cast<std::size_t>(l.a)].name);
-    if (l.bw == 0) fail("{}: link {}-{} has zero bandwidth", where, nodes[static_cast<std::size_t>(l.a)].name,
-                        nodes[static_cast<std::size_t>(l.b)].name);
-    if (l.lanes < 1 || l.lanes > kMaxLanes)
-      fail("{}: link {}-{} has {} lanes (need 1..{})", where, nodes[static_cast<std::size_t>(l.a)].name,
-           nodes[static_cast<std::size_t>(l.b)].name, l.lanes, kMaxLanes);
-    // bw x lanes must not wrap around (a wrapped capacity of 0 divides by zero in the engine).
-    if (l.bw > kMaxBandwidth / static_cast<Bandwidth>(l.lanes))
-      fail("{}: link {}-{}: {} lanes of {} B/s is more than {:g} B/s", where, nodes[static_cast<std::size_t>(l.a)].name,
-           nodes[static_cast<std::size_t>(l.b)].name, l.lanes, l.bw, static_cast<double>(kMaxBandwidth));
+  if (num_gpus() == 0) fail("{}: topology has no GPU", where);
+  if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
+    validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}}, where);
+    return;
   }
+  for (const auto& l : links) validate_link(l, where);
   // Every GPU must reach every other: union-find over the links (flat; per-node adjacency vectors cost a
   // million allocations on a million-GPU crossbar), then every GPU in the first GPU's set.
   std::vector<int> parent(nodes.size());
@@ -120,7 +132,28 @@ void Topology::validate() const {
            nodes[static_cast<std::size_t>(gpu_nodes_.front())].name);
 }
 
+void Topology::validate_link(const Link& l, const std::string& where) const {
+  const int n = static_cast<int>(num_nodes());
+  if (l.a < 0 || l.a >= n || l.b < 0 || l.b >= n) fail("{}: link refers to a node that does not exist", where);
+  if (l.a == l.b) fail("{}: link from '{}' to itself", where, nodes[static_cast<std::size_t>(l.a)].name);
+  if (l.bw == 0) fail("{}: link {}-{} has zero bandwidth", where, nodes[static_cast<std::size_t>(l.a)].name,
+                      nodes[static_cast<std::size_t>(l.b)].name);
+  if (l.lanes < 1 || l.lanes > kMaxLanes)
+    fail("{}: link {}-{} has {} lanes (need 1..{})", where, nodes[static_cast<std::size_t>(l.a)].name,
+         nodes[static_cast<std::size_t>(l.b)].name, l.lanes, kMaxLanes);
+  // bw x lanes must not wrap around (a wrapped capacity of 0 divides by zero in the engine).
+  if (l.bw > kMaxBandwidth / static_cast<Bandwidth>(l.lanes))
+    fail("{}: link {}-{}: {} lanes of {} B/s is more than {:g} B/s", where, nodes[static_cast<std::size_t>(l.a)].name,
+         nodes[static_cast<std::size_t>(l.b)].name, l.lanes, l.bw, static_cast<double>(kMaxBandwidth));
+}
+
 HostMap host_map(const Topology& t) {
+  if (const auto* f = t.crossbar_formula()) { // one host: every GPU and the switch (as the walk below finds)
+    HostMap m;
+    m.of_node.assign(static_cast<std::size_t>(f->gpus) + 1, 0);
+    m.count = 1;
+    return m;
+  }
   std::vector<int> parent(t.nodes.size());
   for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<int>(i);
   auto find = [&](int x) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/topology/lazy_vector.hpp"
 
 namespace ccsim::topology {
 
@@ -64,8 +65,9 @@ class Topology {
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;
-  std::vector<Node> nodes;
-  std::vector<Link> links;
+  // A generated crossbar fills these on first use (see CrossbarFormula); reading them builds them.
+  LazyVector<Node> nodes;
+  LazyVector<Link> links;
   Structure structure;
   // Explicit route overrides: (src node, dst node) -> node path including both ends.
   struct RouteOverride {
@@ -77,22 +79,58 @@ class Topology {
   int add_node(std::string name, NodeKind kind);
   int add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes = 1, std::string source = {});
 
-  int num_gpus() const { return static_cast<int>(gpu_nodes_.size()); }
-  int gpu_node(int gpu) const { return gpu_nodes_.at(static_cast<std::size_t>(gpu)); }
+  // A generated crossbar as its formula, so a million GPUs cost no node and link objects: GPU g is node
+  // g ("gpu<g>"), the switch is node `gpus` ("switch"), link g joins GPU g to the switch (channel 2g up,
+  // 2g + 1 down), every link Ideal, one lane of `bw`, `latency`, source "generated". The lists are
+  // built, exactly so, when something reads them; until then the accessors below answer from this.
+  struct CrossbarFormula {
+    int gpus = 0;
+    Bandwidth bw = 0;
+    Time latency = 0;
+  };
+  void set_crossbar_formula(CrossbarFormula f);
+  // The formula while the node and link lists are unbuilt, else nullptr (loaded, built or edited lists).
+  const CrossbarFormula* crossbar_formula() const {
+    return crossbar_.gpus > 0 && nodes.pending() && links.pending() ? &crossbar_ : nullptr;
+  }
+
+  int num_gpus() const { return crossbar_formula() ? crossbar_.gpus : static_cast<int>(gpu_nodes_.size()); }
+  int gpu_node(int gpu) const {
+    if (crossbar_formula() && static_cast<unsigned>(gpu) < static_cast<unsigned>(crossbar_.gpus)) return gpu;
+    return gpu_nodes_.at(static_cast<std::size_t>(gpu));
+  }
+  // GPU index of a node (-1: not a GPU), without building the node list.
+  int gpu_of_node(int node) const {
+    if (crossbar_formula()) return node < crossbar_.gpus ? node : -1;
+    return nodes[static_cast<std::size_t>(node)].gpu;
+  }
+  std::size_t num_nodes() const { return crossbar_formula() ? static_cast<std::size_t>(crossbar_.gpus) + 1 : nodes.size(); }
+  std::size_t num_links() const { return crossbar_formula() ? static_cast<std::size_t>(crossbar_.gpus) : links.size(); }
   std::optional<int> find_node(std::string_view name) const;
-  std::size_t num_channels() const { return links.size() * 2; }
+  std::size_t num_channels() const { return num_links() * 2; }
 
   static ChannelId channel(int link, bool reverse) { return static_cast<ChannelId>(2 * link + (reverse ? 1 : 0)); }
   const Link& link_of(ChannelId c) const { return links[c / 2]; }
-  int channel_from(ChannelId c) const { return c % 2 ? links[c / 2].b : links[c / 2].a; }
-  int channel_to(ChannelId c) const { return c % 2 ? links[c / 2].a : links[c / 2].b; }
+  // A channel's capacity and latency, without building the link list.
+  Bandwidth channel_capacity(ChannelId c) const { return crossbar_formula() ? crossbar_.bw : links[c / 2].capacity(); }
+  Time channel_latency(ChannelId c) const { return crossbar_formula() ? crossbar_.latency : links[c / 2].latency; }
+  int channel_from(ChannelId c) const {
+    if (crossbar_formula()) return c % 2 ? crossbar_.gpus : static_cast<int>(c / 2);
+    return c % 2 ? links[c / 2].b : links[c / 2].a;
+  }
+  int channel_to(ChannelId c) const {
+    if (crossbar_formula()) return c % 2 ? static_cast<int>(c / 2) : crossbar_.gpus;
+    return c % 2 ? links[c / 2].a : links[c / 2].b;
+  }
   std::string channel_name(ChannelId c) const;
 
   // Checks the invariants every loader and generator must meet; throws Error naming `origin`.
   void validate() const;
 
  private:
-  std::vector<int> gpu_nodes_;
+  void validate_link(const Link& l, const std::string& where) const;
+  LazyVector<int> gpu_nodes_;
+  CrossbarFormula crossbar_;
   // Name index, built on the first find_node (a generated million-GPU crossbar is never searched by name, and
   // hashing its names was a third of its set-up); keeps loading a 262k-GPU torus linear, not quadratic.
   mutable std::unordered_map<std::string, int> by_name_;
