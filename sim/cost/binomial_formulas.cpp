@@ -8,27 +8,19 @@
 
 namespace ccsim::cost {
 
-namespace {
-std::uint64_t ceil_lg(std::uint64_t p) {
-  std::uint64_t l = 0;
-  while ((std::uint64_t{1} << l) < p) ++l;
-  return l;
-}
-} // namespace
-
 Formula binomial_broadcast(const CollArgs& a, Bytes elt) {
   const Bytes n = a.count * elt;
-  return {{{ceil_lg(static_cast<std::uint64_t>(a.ranks)), n, 0, "broadcast"}}, "ceil(lg p)", "ceil(lg p)", "0", "", {}};
+  return {{{lg_rounds(a), n, 0, "broadcast"}}, "ceil(lg p)", "ceil(lg p)", "0", "", {}};
 }
 
 Formula binomial_reduce(const CollArgs& a, Bytes elt) {
   const Bytes n = a.count * elt;
-  return {{{ceil_lg(static_cast<std::uint64_t>(a.ranks)), n, n, "reduce"}}, "ceil(lg p)", "ceil(lg p)", "ceil(lg p)", "", {}};
+  return {{{lg_rounds(a), n, n, "reduce"}}, "ceil(lg p)", "ceil(lg p)", "ceil(lg p)", "", {}};
 }
 
 Formula reduce_bcast_allreduce(const CollArgs& a, Bytes elt) {
   const Bytes n = a.count * elt;
-  const auto l = ceil_lg(static_cast<std::uint64_t>(a.ranks));
+  const auto l = lg_rounds(a);
   return {{{l, n, n, "reduce"}, {l, n, 0, "broadcast"}}, "2ceil(lg p)", "2ceil(lg p)", "ceil(lg p)", "", {}};
 }
 

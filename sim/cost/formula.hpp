@@ -65,6 +65,9 @@ struct Coefficients {
 };
 Coefficients coefficients(const Formula& f, Bytes n);
 
+// ceil(lg p) of the collective's ranks, as a term's message count (tree, doubling and dissemination rounds).
+inline std::uint64_t lg_rounds(const schedule::CollArgs& a) { return static_cast<std::uint64_t>(schedule::ceil_lg(a.ranks)); }
+
 using FormulaFn = std::function<Formula(const schedule::CollArgs&, Bytes elt_size)>;
 // The formula of (op, algorithm name), or nullopt when none is registered.
 std::optional<Formula> formula_for(schedule::Op op, const std::string& algo, const schedule::CollArgs& a, Bytes elt);

@@ -51,7 +51,7 @@ std::uint64_t messages(const Chain& c) { return c.at_least.empty() ? 0 : c.at_le
 } // namespace
 
 Formula recursive_doubling_allgather(const schedule::CollArgs& a, Bytes elt) {
-  const int p = a.ranks, rounds = schedule::rd_gather_rounds(p);
+  const int p = a.ranks, rounds = schedule::ceil_lg(p);
   const bool pof2 = (p & (p - 1)) == 0;
   Formula out;
   out.gamma = "0";

@@ -3,24 +3,17 @@
 #include "sim/cost/formulas_algos2.hpp"
 
 namespace ccsim::cost {
-namespace {
-std::uint64_t ceil_lg(int p) {
-  std::uint64_t k = 0;
-  while ((1LL << k) < p) ++k;
-  return k;
-}
-} // namespace
 
 Formula dissemination_barrier(const schedule::CollArgs& a, Bytes) {
   Formula f{{}, "ceil(lg p)", "0", "0", "empty messages: only latency counts", {}};
-  if (a.ranks > 1) f.terms = {{ceil_lg(a.ranks), 0, 0, "round (empty message)"}};
+  if (a.ranks > 1) f.terms = {{lg_rounds(a), 0, 0, "round (empty message)"}};
   return f;
 }
 
 Formula recursive_doubling_scan(const schedule::CollArgs& a, Bytes elt) {
   const Bytes n = a.count * elt;
   Formula f{{}, "ceil(lg p)", "ceil(lg p)", "ceil(lg p)", "", {}};
-  if (a.ranks > 1) f.terms = {{ceil_lg(a.ranks), n, n, "step (send prefix, reduce the received one)"}};
+  if (a.ranks > 1) f.terms = {{lg_rounds(a), n, n, "step (send prefix, reduce the received one)"}};
   return f;
 }
 

@@ -45,4 +45,11 @@ inline Block split_block(std::uint64_t n, std::uint64_t parts, std::uint64_t i) 
   return {i * base + (i < extra ? i : extra), base + (i < extra ? 1 : 0)};
 }
 
+// ceil(lg p): the rounds of a doubling, dissemination or binomial collective over p ranks (0 for p <= 1).
+inline constexpr int ceil_lg(int p) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < p) ++k;
+  return k;
+}
+
 } // namespace ccsim::schedule

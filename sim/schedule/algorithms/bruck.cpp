@@ -13,16 +13,11 @@
 namespace ccsim::schedule {
 namespace {
 
-int rounds_for(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
 int mod(long a, int p) { return static_cast<int>(((a % p) + p) % p); }
 
 class BruckAllGather final : public Schedule {
  public:
-  explicit BruckAllGather(const CollArgs& a) : Schedule(a), rounds_(rounds_for(a.ranks)) {}
+  explicit BruckAllGather(const CollArgs& a) : Schedule(a), rounds_(ceil_lg(a.ranks)) {}
   std::uint64_t buffer_elems() const override { return 2 * pc(); } // result, then the rotated scratch
 
   bool step(int r, int s, std::vector<Action>& out) const override {
@@ -56,7 +51,7 @@ class BruckAllGather final : public Schedule {
 
 class BruckAllToAll final : public Schedule {
  public:
-  explicit BruckAllToAll(const CollArgs& a) : Schedule(a), rounds_(rounds_for(a.ranks)) {
+  explicit BruckAllToAll(const CollArgs& a) : Schedule(a), rounds_(ceil_lg(a.ranks)) {
     for (int k = 0; k < rounds_; ++k) most_ = std::max(most_, moved(k));
   }
   // input, output, rotated scratch, send pack, receive pack

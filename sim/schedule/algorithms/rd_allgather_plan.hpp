@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/schedule/collective.hpp"
+
 namespace ccsim::schedule {
 
 struct RdGatherStep {
@@ -18,12 +20,6 @@ struct RdGatherStep {
   int send_first = 0, send_n = 0;       // blocks [first, first + n)
   int recv_first = 0, recv_n = 0;
 };
-
-inline int rd_gather_rounds(int p) {
-  int l = 0;
-  while ((1 << l) < p) ++l;
-  return l;
-}
 
 // Rank r's steps in order (ranks skip sub-rounds they have no part in).
 inline std::vector<RdGatherStep> rd_gather_plan(int p, int r) {

@@ -13,19 +13,13 @@
 namespace ccsim::schedule {
 namespace {
 
-int rounds_for(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k; // ceil(lg p)
-}
-
 class DisseminationBarrier final : public Schedule {
  public:
   using Schedule::Schedule;
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     const int p = args_.ranks;
-    if (s >= rounds_for(p)) return false;
+    if (s >= ceil_lg(p)) return false;
     const int d = 1 << s;
     send(out, (r + d) % p, {0, 0});
     recv(out, ((r - d) % p + p) % p, {0, 0});
@@ -39,7 +33,7 @@ class RecursiveDoublingScan final : public Schedule {
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     const int p = args_.ranks;
-    if (s >= rounds_for(p)) return false;
+    if (s >= ceil_lg(p)) return false;
     const int d = 1 << s;
     const Block all{0, args_.count};
     if (r + d < p) send(out, r + d, all);
