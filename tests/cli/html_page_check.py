@@ -9,84 +9,13 @@ Usage: html_page_check.py PAGE.html MIN_SVGS SCREENSHOT.png
 """
 import base64
 import io
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
-SKIP = 77
+from chromium_pipe import SKIP, Chrome, browser
+
 WIDTH, HEIGHT = 1200, 1600
-
-
-def browser():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-class Chrome:
-    """Chromium over --remote-debugging-pipe (fd 3 in, fd 4 out, NUL-separated); keeps every event."""
-
-    def __init__(self, exe):
-        self.profile = tempfile.mkdtemp(prefix="ccsim-html-")
-        to_r, self.to_chrome = os.pipe()
-        self.from_chrome, from_w = os.pipe()
-
-        def fds():
-            a, b = os.dup(to_r), os.dup(from_w)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        self.proc = subprocess.Popen(
-            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
-             "--hide-scrollbars", f"--user-data-dir={self.profile}", "about:blank"],
-            preexec_fn=fds, close_fds=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        os.close(to_r)
-        os.close(from_w)
-        self.buf, self.next_id, self.session, self.events = b"", 0, None, []
-
-    def read_one(self):
-        while b"\0" not in self.buf:
-            chunk = os.read(self.from_chrome, 1 << 20)
-            if not chunk:
-                raise RuntimeError("Chromium exited")
-            self.buf += chunk
-        raw, self.buf = self.buf.split(b"\0", 1)
-        return json.loads(raw)
-
-    def call(self, method, params=None, session=True):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
-        while True:
-            reply = self.read_one()
-            if "method" in reply:
-                self.events.append(reply)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
-
-    def wait_for(self, method, seconds):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            if any(e["method"] == method for e in self.events):
-                return True
-            self.call("Runtime.evaluate", {"expression": "1"})  # pumps the pipe
-            time.sleep(0.05)
-        return False
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def problems_in(events, page_url):
@@ -120,10 +49,9 @@ def main():
         print("skipped: needs Chromium and Pillow (scripts/setup.sh --tests)")
         return SKIP
     url = "file://" + page
-    chrome = Chrome(exe)
+    chrome = Chrome(exe, ["--hide-scrollbars"])
     try:
-        target = chrome.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        chrome.session = chrome.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        chrome.attach_blank_page()
         for domain in ("Page", "Runtime", "Log", "Network"):
             chrome.call(domain + ".enable")
         chrome.call("Network.emulateNetworkConditions",
@@ -136,9 +64,8 @@ def main():
             return 1
         time.sleep(0.3)
         chrome.call("Runtime.evaluate", {"expression": "1"})
-        svgs = chrome.call("Runtime.evaluate", {"expression": "document.querySelectorAll('svg').length",
-                                                "returnByValue": True})["result"]["value"]
-        scripts = chrome.call("Runtime.evaluate", {"expression": "document.scripts.length", "returnByValue": True})["result"]["value"]
+        svgs = chrome.evaluate("document.querySelectorAll('svg').length")
+        scripts = chrome.evaluate("document.scripts.length")
         png = base64.b64decode(chrome.call("Page.captureScreenshot", {"format": "png"})["data"])
         problems = problems_in(chrome.events, url)
     finally:

@@ -9,80 +9,12 @@ Exit status: 0 pass, 1 fail, 77 skipped (no Chromium; `apt-get install chromium`
 Usage: trace_viewer_check.py TRACE.json
 """
 import json
-import os
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 
-SKIP = 77
-
-
-def browser():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-class Chrome:
-    """Chromium with --remote-debugging-pipe: it reads commands on fd 3 and answers on fd 4, NUL-separated."""
-
-    def __init__(self, exe):
-        self.profile = tempfile.mkdtemp(prefix="ccsim-viewer-")
-        to_chrome_r, self.to_chrome = os.pipe()
-        self.from_chrome, from_chrome_w = os.pipe()
-
-        def fds():  # runs in the child: put the pipe ends on 3 and 4, inheritable
-            a, b = os.dup(to_chrome_r), os.dup(from_chrome_w)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        self.proc = subprocess.Popen(
-            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
-             f"--user-data-dir={self.profile}", "about:blank"],
-            preexec_fn=fds, close_fds=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
-        self.buf = b""
-        self.next_id = 0
-        self.session = None
-
-    def call(self, method, params=None, session=True):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buf:
-                chunk = os.read(self.from_chrome, 1 << 20)
-                if not chunk:
-                    raise RuntimeError("Chromium exited")
-                self.buf += chunk
-            raw, self.buf = self.buf.split(b"\0", 1)
-            reply = json.loads(raw)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply["result"]
-
-    def evaluate(self, js):
-        r = self.call("Runtime.evaluate", {"expression": js, "returnByValue": True, "awaitPromise": True})
-        if "exceptionDetails" in r:
-            raise RuntimeError(r["exceptionDetails"].get("exception", {}).get("description", str(r["exceptionDetails"])))
-        return r["result"].get("value")
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
-
+from chromium_pipe import SKIP, Chrome, browser
 
 # Runs inside DevTools: parse with the Performance panel's model, report each thread's tree.
 PARSE_JS = """(async () => {
@@ -121,8 +53,7 @@ def main():
     signal.alarm(120)  # never hang a test run
     chrome = Chrome(exe)
     try:
-        target = chrome.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        chrome.session = chrome.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+        chrome.attach_blank_page()
         chrome.call("Page.navigate", {"url": "devtools://devtools/bundled/devtools_app.html"})
         for _ in range(200):
             if chrome.evaluate("document.readyState") == "complete":
