@@ -142,23 +142,7 @@ MEASURE=measure
 measure_precise() {
   local of=$1
   shift
-  read -r CPU RSS RC WALL < <(python3 - "$TIMEOUT" "$WORK/rss.$$" "$of" "$@" <<'EOF'
-import os, sys, time
-timeout, rssf, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-argv = ["/usr/bin/time", "-f", "%M", "-o", rssf, "timeout", timeout] + cmd
-fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-t0 = time.monotonic()
-pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, fd, 1), (os.POSIX_SPAWN_DUP2, fd, 2)])
-os.close(fd)
-_, status, ru = os.wait4(pid, 0)
-wall = time.monotonic() - t0
-try:
-    rss = int(open(rssf).read().split()[-1]) / 1024
-except (OSError, ValueError, IndexError):
-    rss = float("nan")
-print(f"{ru.ru_utime + ru.ru_stime:.4f} {rss:.1f} {os.waitstatus_to_exitcode(status)} {wall:.3f}")
-EOF
-)
+  read -r CPU RSS RC WALL < <(python3 scripts/cpu_run.py "$TIMEOUT" "$WORK/rss.$$" "$of" "$@")
   rm -f "$WORK/rss.$$"
 }
 

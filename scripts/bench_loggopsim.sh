@@ -47,26 +47,9 @@ fi
 SCHED=$OUT/loggopsim
 mkdir -p "$SCHED"
 
-# cpu_run OUTFILE CMD...: prints "CPU_S RSS_MIB RC" of the command: CPU from wait4 on /usr/bin/time (it has waited
-# for the command, so its usage includes the command's, to the microsecond); peak RSS from /usr/bin/time itself
-# (a Python child's would include Python's own pages); rc 124 on timeout.
-cpu_run() {
-  python3 - "$TIMEOUT" "$SCHED/rss.$$" "$@" <<'EOF'
-import os, sys
-timeout, rssf, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-argv = ["/usr/bin/time", "-f", "%M", "-o", rssf, "timeout", timeout] + cmd
-fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, fd, 1), (os.POSIX_SPAWN_DUP2, fd, 2)])
-os.close(fd)
-_, status, ru = os.wait4(pid, 0)
-rc = os.waitstatus_to_exitcode(status)
-try:
-    rss = int(open(rssf).read().split()[-1]) / 1024
-except (OSError, ValueError, IndexError):
-    rss = float("nan")
-print(f"{ru.ru_utime + ru.ru_stime:.4f} {rss:.1f} {rc}")
-EOF
-}
+# cpu_run OUTFILE CMD...: prints "CPU_S RSS_MIB RC WALL_S" of the command (see scripts/cpu_run.py: CPU from wait4 to
+# the microsecond, peak RSS from /usr/bin/time, rc 124 on timeout).
+cpu_run() { python3 scripts/cpu_run.py "$TIMEOUT" "$SCHED/rss.$$" "$@"; }
 
 # schedule PATTERN P -> path of LogGOPSim's binary schedule (generated once, not timed).
 schedule() {
@@ -92,9 +75,9 @@ row() {
   local name=$1 pat=$2 op=$3 algo=$4 k=$5 p=$6 bin lc=() cc=() lr cr lt ct i
   if ! bin=$(schedule "$pat" "$p"); then say "| $name | $p | | schedgen/txt2bin failed or timed out | | | | | | | |"; return; fi
   for ((i = 0; i < PAIRS; i++)); do
-    read -r c lr rc < <(cpu_run "$SCHED/lgs.out" "$LGS/bld-stable/LogGOPSim" -f "$bin" -L 1000000 -o 0 -g 0 -G 100 -O 0 -S 2147483647 -b)
+    read -r c lr rc _ < <(cpu_run "$SCHED/lgs.out" "$LGS/bld-stable/LogGOPSim" -f "$bin" -L 1000000 -o 0 -g 0 -G 100 -O 0 -S 2147483647 -b)
     [ "$rc" = 0 ] && lc+=("$c") || lc+=("rc$rc")
-    read -r c cr rc < <(cpu_run "$SCHED/ccsim.out" "$CCSIM" bench --topo "crossbar:ranks=$p,bw=10GB/s,alpha=1us" --op "$op" --algo "$algo" -n 64M)
+    read -r c cr rc _ < <(cpu_run "$SCHED/ccsim.out" "$CCSIM" bench --topo "crossbar:ranks=$p,bw=10GB/s,alpha=1us" --op "$op" --algo "$algo" -n 64M)
     [ "$rc" = 0 ] && cc+=("$c") || cc+=("rc$rc")
   done
   lt=$(sed -n 's/^Maximum finishing time at host [0-9]*: \([0-9]*\) .*/\1/p' "$SCHED/lgs.out" | tail -1)
