@@ -431,6 +431,9 @@ Topology generate_from_spec(const std::string& spec) {
     const std::string sw = take(kv, "pcie_switch", spec, "on");
     if (sw != "on" && sw != "off") fail("--topo {}: pcie_switch '{}' is not on or off", spec, sw);
     m.pcie_switch = sw == "on";
+    m.sockets = int_value(take(kv, "sockets", spec, "0"), "sockets", spec);
+    m.gpus_per_switch = int_value(take(kv, "gpus_per_switch", spec, "2"), "gpus_per_switch", spec);
+    m.cpu = take(kv, "cpu", spec, "intel");
     Topology node = make_machine(m);
     if (!kv.count("nodes") && !kv.count("nics")) {
       no_leftovers(kv, spec);

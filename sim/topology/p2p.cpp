@@ -32,6 +32,16 @@ std::string host_pcie_of(const Topology& t, int node) {
   return nvlink <= 2 ? "pcie3" : nvlink == 3 ? "pcie4" : "pcie5";
 }
 
+// The catalogue kind a drawing without one stands for, by its newest NVLink generation: dropping the NVLinks
+// must not change the GPU generation --model nccl tunes for (an HGX H100 with P2P off is still Hopper).
+std::string kind_of_nvlink(const Topology& t) {
+  int newest = 0;
+  for (const auto& l : t.links)
+    if (is_nvlink(l.type)) newest = std::max(newest, static_cast<int>(l.type) - static_cast<int>(LinkType::NvLink1) + 1);
+  constexpr const char* kKinds[] = {"", "p100", "v100", "a100", "h100", "b200"};
+  return newest >= 1 && newest <= 5 ? kKinds[newest] : "";
+}
+
 } // namespace
 
 Topology without_p2p(const Topology& t, const std::string& who) {
@@ -66,6 +76,7 @@ Topology without_p2p(const Topology& t, const std::string& who) {
                  fmt::format("P2P disabled: host-staged copy speed of {} (models/gpus.json nop2p_bw); the drawing has no host side, "
                              "so one x16 link per GPU to one host is assumed", gen.name));
   }
+  if (out.gpu_kind.empty()) out.gpu_kind = kind_of_nvlink(t);
   out.name = t.name + "-nop2p";
   out.description = t.description + " With P2P disabled (--p2p off, as NCCL_P2P_DISABLE=1): copies staged through host memory.";
   out.validate();

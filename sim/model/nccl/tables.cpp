@@ -12,6 +12,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -168,6 +169,11 @@ Tables parse_tables(const std::string& path) {
     if (!type) lanes[key].bad("is not a link type");
     if (!lanes[key].is_null()) t.link_lane_GBps[*type] = lanes[key].number();
   }
+  if (root.has("nvlink_lane_GBps_by_sm")) {
+    const auto by_sm = root["nvlink_lane_GBps_by_sm"];
+    for (const auto& key : by_sm.keys())
+      if (key != "source") t.nvlink_lane_GBps_by_sm[key] = by_sm[key].positive();
+  }
   if (root.has("cpu_link_GBps")) {
     const auto cpu = root["cpu_link_GBps"];
     for (const auto& key : cpu.keys()) {
@@ -262,7 +268,21 @@ bool Tables::socket_figure(const topology::Topology& t, const topology::Link& l)
   return kind(l.a) == topology::NodeKind::Cpu && kind(l.b) == topology::NodeKind::Cpu && cpu_link_GBps.count(l.type) > 0;
 }
 
+// The catalogue's compute capability of a topology's GPU kind, looked up once per kind.
+static std::string sm_of_kind(const std::string& kind) {
+  static std::mutex m;
+  static std::map<std::string, std::string> cache;
+  const std::lock_guard<std::mutex> lock(m);
+  const auto it = cache.find(kind);
+  if (it != cache.end()) return it->second;
+  return cache[kind] = topology::gpu_kind(kind, "topology gpu").sm;
+}
+
 double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+  if (topology::is_nvlink(l.type) && !nvlink_lane_GBps_by_sm.empty() && !t.gpu_kind.empty()) {
+    const auto it = nvlink_lane_GBps_by_sm.find(sm_of_kind(t.gpu_kind));
+    if (it != nvlink_lane_GBps_by_sm.end()) return std::min(it->second, static_cast<double>(l.bw) / 1e9);
+  }
   if (!socket_figure(t, l)) return lane_GBps(l);
   double total = cpu_link_GBps.at(l.type);
   if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0)

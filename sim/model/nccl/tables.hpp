@@ -102,8 +102,13 @@ struct Tables {
   std::map<topology::LinkType, double> cpu_link_GBps;
   double cpu_link_upi_pcie5_GBps = 0;
 
+  // NCCL's NVLink lane figure by the GPU's compute capability where it differs from the link type's
+  // (ncclTopoNVLinkBw: SM86_NVLINK_BW 12 for the GA102 cards' bridges); keyed by the catalogue's "sm".
+  std::map<std::string, double> nvlink_lane_GBps_by_sm;
+
   double lane_GBps(const topology::Link& l) const; // NCCL's effective GB/s of one lane, at most the link's own
-  // As above, and a link between two CPUs carries NCCL's socket-link figure (cpu_link_GBps) over its lanes.
+  // As above, and a link between two CPUs carries NCCL's socket-link figure (cpu_link_GBps) over its lanes;
+  // an NVLink lane of a GPU kind in nvlink_lane_GBps_by_sm carries that figure.
   double lane_GBps(const topology::Topology& t, const topology::Link& l) const;
   // Does this link carry NCCL's socket-link figure (two CPUs, a type in cpu_link_GBps)?
   bool socket_figure(const topology::Topology& t, const topology::Link& l) const;
