@@ -45,7 +45,7 @@ printf 'GPU0\tGPU1\nGPU0\t X \tNV2\nGPU1\tNV2\t X \n' >"$tmp/m.txt"
 "$ccsim" --topo "$tmp/m.txt" --gpu x100 -b 1M -e 1M 2>"$tmp/err" >/dev/null; [ $? -eq 2 ] && grep -q "unknown gpu 'x100'" "$tmp/err" || fail "--gpu x100"
 head -c 3000 /dev/urandom >"$tmp/junk.txt"
 "$ccsim" --topo "$tmp/junk.txt" -b 1M -e 1M 2>"$tmp/err" >/dev/null; [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "garbage file: $(head -c 300 "$tmp/err")"
-"$ccsim" topo export --nccl-xml rtx4090-pcie-8gpu 2>"$tmp/err" >/dev/null; [ $? -eq 2 ] && grep -q "give --gpu KIND" "$tmp/err" || fail "export without a kind"
+"$ccsim" topo export --nccl-xml pcie-gen4-8gpu 2>"$tmp/err" >/dev/null; [ $? -eq 2 ] && grep -q "give --gpu KIND" "$tmp/err" || fail "export without a kind"
 
 echo "topo import: $fails failure(s)"
 [ "$fails" -eq 0 ]
