@@ -169,7 +169,8 @@ def default_doc(fits):
                     "when at least three classes did; a trace's fit identifies a link's efficiency only when that link "
                     "carries the bottleneck of its sizes >= 1 MiB). Link efficiencies are per link type (a file may also "
                     "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
-                    "built without them, see FAMILIES in scripts/validate_table.py), so which ones apply to a machine follows from its description (NVLink generation, xGMI, "
+                    + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
+                    + "), so which ones apply to a machine follows from its description (NVLink generation, xGMI, "
                     "PCIe generation, NIC kind), never from a trace name. Regenerate after any change to the traces, the tables or the nccl "
                     "model with the command above; ctest calibration_default_current fails while it is stale.")
     doc["created"] = datetime.date.today().isoformat()
