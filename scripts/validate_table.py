@@ -7,9 +7,11 @@ with `ccsim compare --model nccl` three ways, and the median |busbw error| is pr
 and over all sizes:
   described  -- the machine as index.json describes it, no calibration (--params none: the bare model);
   other      -- a class-level parameter set from the OTHER machine classes (leave one machine class out):
-                every trace is fitted on its own (ccsim calibrate), each class's set is the median over its
+                every trace is fitted on its own (ccsim calibrate, which fits a link's efficiency only when
+                that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
-                over the other classes' sets (efficiencies only when >= 3 classes identified them), so the
+                over the other classes' sets (efficiencies per link type only when >= 3 classes identified
+                them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
   own        -- the machine's own calibration, held out by halves: the worse of calibrate's two folds
@@ -81,21 +83,45 @@ def sizes_of(path):
 def rows_in(path): return len(sizes_of(path))
 def min_size(path): return min(sizes_of(path), default=0)
 
-def class_params(fits, source, least=1):
-    """A parameter set whose every value is the median over `fits` of the fits that fitted it."""
+def identified(x):
+    """An efficiency the fit drove to its bound (calibrate keeps them in [0.05, 5]) was not identified by
+    that trace (e.g. a link the chosen algorithm's closed form never sees): it does not vote."""
+    return 0.0501 < x < 4.99
+
+# Link-family values (nvlink, pcie, rdma) in the class-level sets: built by class_params when True. Measured
+# 2026-11-24 (validate_table.py, the bottleneck rule in place): without them the middle column is 10.4 % /
+# 14.2 %, 12 of 52 runs within both targets; with them 10.6 % / 14.3 %, 5 of 52. The one family that reaches
+# three classes is nvlink (B200 0.92, HGX A100 1.01, HGX H100 1.00, the RTX 2080 Ti bridge 0.51; median
+# 0.96), and it lands on top of the LL128 factor that already carries the NVLink ring's loss on Volta and
+# Ampere (LL128 runs only over NVLink), and on NVLS runs whose NCCL figure already fits (HGX H200 NVLS
+# 0.7-1.5 % -> 5-7 %, 4 of 8 H100 GPUs 3 % -> 11 %). Off until a model change separates those mechanisms;
+# `--link-families` measures it again.
+FAMILIES = False
+
+def class_params(fits, source, least=1, families=None):
+    """A parameter set whose every value is the median over `fits` of the fits that identified it.
+    Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
+    (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
+    with the median of its identified members (types of that family, or a family value it already
+    carries), and a type or family enters only when at least `least` fits voted for it. A link takes its
+    type's value, else its family's (params.cpp)."""
     def med(vals, default):
         return statistics.median(vals) if vals else default
     P = {"launch_us": med([j["params"]["launch_us"] for j in fits if j["fitted"].get("launch_us")], 0.0),
          "step_us": med([j["params"]["step_us"] for j in fits if j["fitted"].get("step_us")], 0.0),
          "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if j["fitted"].get("launch_per_gpu_us")], 0.0),
          "link_efficiency": {}, "protocol_efficiency": {}}
-    # An efficiency the fit drove to its bound (calibrate keeps them in [0.05, 5]) was not identified by
-    # that trace (e.g. a link the chosen algorithm's closed form never sees): it does not vote.
-    identified = lambda x: 0.0501 < x < 4.99
-    links = {k for j in fits for k in j["params"].get("link_efficiency", {})}
-    for k in sorted(links):
-        v = [j["params"]["link_efficiency"][k] for j in fits if j["fitted"].get("eff:" + k) and identified(j["params"]["link_efficiency"][k])]
+    family = {k: f for j in fits for k, f in j.get("link_families", {}).items()}
+    def votes(j):  # key -> value of the link efficiencies fit j identified
+        return {k: v for k, v in j["params"].get("link_efficiency", {}).items() if j["fitted"].get("eff:" + k) and identified(v)}
+    links = {k for j in fits for k in votes(j)}
+    for k in sorted(links - set(family.values())):
+        v = [votes(j)[k] for j in fits if k in votes(j)]
         if len(v) >= least: P["link_efficiency"][k] = med(v, 1.0)
+    for f in sorted(set(family.values())) if (FAMILIES if families is None else families) else []:
+        per_fit = [[v for k, v in votes(j).items() if k == f or family.get(k) == f] for j in fits]
+        v = [statistics.median(m) for m in per_fit if m]
+        if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     for k in ("LL", "LL128", "Simple"):
         v = [j["params"]["protocol_efficiency"][k] for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])]
         if len(v) >= least: P["protocol_efficiency"][k] = med(v, 1.0)
@@ -103,7 +129,9 @@ def class_params(fits, source, least=1):
     F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
-    return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F}
+    fam = {k: f for k, f in family.items() if k in P["link_efficiency"]}
+    return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
+            "link_families": fam}
 
 def fmt(v):
     return "-" if v is None else f"{v:.1f}%"
@@ -138,9 +166,12 @@ def default_doc(fits):
                     "with --model nccl unless --params names another file (--params none: the bare model). Each machine class "
                     "of models/traces/index.json gets the median of its traces' own fits (ccsim calibrate, one per trace); each "
                     "parameter here is the median over the classes that identified it (a link or protocol efficiency only "
-                    "when at least three classes did). Link efficiencies are per link type, so which "
-                    "ones apply to a machine follows from its description (NVLink generation, xGMI, PCIe generation, NIC "
-                    "kind), never from a trace name. Regenerate after any change to the traces, the tables or the nccl "
+                    "when at least three classes did; a trace's fit identifies a link's efficiency only when that link "
+                    "carries the bottleneck of its sizes >= 1 MiB). Link efficiencies are per link type (a file may also "
+                    "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
+                    + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
+                    + "), so which ones apply to a machine follows from its description (NVLink generation, xGMI, "
+                    "PCIe generation, NIC kind), never from a trace name. Regenerate after any change to the traces, the tables or the nccl "
                     "model with the command above; ctest calibration_default_current fails while it is stale.")
     doc["created"] = datetime.date.today().isoformat()
     doc["classes"] = {c: {"traces": [i["trace"] for i in j.get("inputs", [])], "params": j["params"],
@@ -272,6 +303,9 @@ def main():
         if a[0] == "--ccsim": ccsim = a[1]; a = a[2:]
         elif a[0] == "--output": md = a[1]; a = a[2:]
         elif a[0] == "--own-class": return own_class_check(ccsim)
+        elif a[0] == "--link-families":
+            global FAMILIES
+            FAMILIES, a = True, a[1:]
         elif a[0] in ("--write-default", "--check-default") and len(a) == 2:
             return write_default(ccsim, a[1], a[0] == "--check-default")
         else: sys.exit(f"validate_table.py: unknown argument '{a[0]}'")
@@ -314,7 +348,8 @@ def main():
                 "Columns (median |busbw error| for sizes >= 1 MiB / over all sizes): **described** = `ccsim compare --model nccl --params none` on "
                 "the machine as models/traces/index.json describes it (the bare model, no calibration); **other machines** = a class-level "
                 "parameter set built from every other machine class (each class the median of its traces' own fits; each parameter the "
-                "median over those classes, an efficiency only when >= 3 of them identified it; the trace's own class never enters): what a user gets by default for a machine "
+                "median over those classes, a link efficiency per link type only when >= 3 of them identified it, "
+                "a trace identifying a link's efficiency only when that link carries its bottleneck at >= 1 MiB; the trace's own class never enters): what a user gets by default for a machine "
                 "of a class ccsim has never seen (models/params-nccl-default.json is the same construction over every class); "
                 "**own** = the trace's own calibration held out by halves (worse of the two folds; n/a under 8 rows or when the described "
                 "machine needs a GPU subset). Target for the middle column: <= 5 % / <= 15 %. Every miss carries its reason "

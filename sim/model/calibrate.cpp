@@ -62,6 +62,34 @@ double cost(const std::vector<double>& pred, const std::vector<double>& meas) {
   return c;
 }
 
+// How much the large-size predictions hang on each link type's efficiency, at the start values: per input,
+// the median over its rows >= 1 MiB of d ln(time) / d ln(1 / efficiency) (about 1 when the link carries the
+// bottleneck, 0 when it has slack), and per type the largest over the inputs. A one-sided step down (the
+// efficiency divided by 1.05) also catches a link that shares the bottleneck with another.
+std::vector<double> bottleneck_sensitivity(const std::vector<CalibInput>& in, const CalibOptions& o,
+                                           const std::vector<std::string>& types) {
+  constexpr double kStep = 1.05;
+  const auto base = predict_all(in, o, o.start);
+  std::vector<double> out;
+  for (const auto& type : types) {
+    ParamSet p = o.start;
+    p.link_efficiency[type] = o.start.efficiency(*topology::link_type_from(type)) / kStep;
+    const auto moved = predict_all(in, o, p);
+    double most = 0;
+    std::size_t i = 0;
+    for (const auto& ci : in) {
+      std::vector<double> s;
+      for (auto r : ci.rows) {
+        if (ci.trace.rows[r].size >= (Bytes{1} << 20)) s.push_back(std::log(moved[i] / base[i]) / std::log(kStep));
+        ++i;
+      }
+      if (!s.empty()) most = std::max(most, median(s));
+    }
+    out.push_back(most);
+  }
+  return out;
+}
+
 } // namespace
 
 FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
@@ -78,6 +106,11 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   for (const auto& ci : in)
     for (const auto& l : ci.topo->links) types.insert(std::string(topology::to_string(l.type)));
   L.types.assign(types.begin(), types.end());
+  // A link type's efficiency is fitted only where the traces' large sizes are bound by that link: a link
+  // with slack (NVLink inside nodes of a network-bound 2-node run) would otherwise soak up what the
+  // bottleneck loses and report an efficiency that is no property of the link. Decided once, at the start
+  // values the caller gave (also for the protocol pass, which starts from the plain fit).
+  const auto sensitivity = bottleneck_sensitivity(in, o_in, L.types);
   if (require_model(o.model).chooses_algorithm && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
   {
     std::set<int> g;
@@ -105,6 +138,10 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
   if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
   R.fitted.assign(L.size(), false);
+  for (std::size_t k = 0; k < L.types.size(); ++k) {
+    R.sensitivity[R.names[2 + k]] = sensitivity[k];
+    if (sensitivity[k] < kBottleneckSensitivity) R.not_bottleneck.insert(R.names[2 + k]);
+  }
   for (const auto& h : o.hold) {
     if (std::find(R.names.begin(), R.names.end(), h) == R.names.end()) {
       std::string have;
@@ -135,7 +172,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     std::vector<Eigen::Index> active;
     for (std::size_t j = 0; j < L.size(); ++j)
-      if (!o.hold.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
+      if (!o.hold.count(R.names[j]) && !R.not_bottleneck.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
         active.push_back(static_cast<Eigen::Index>(j));
     if (it == 0 && n < active.size() + 3) {
       std::string names;

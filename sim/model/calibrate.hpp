@@ -3,8 +3,10 @@
 // engine's, so the fit is Levenberg-Marquardt (damped Gauss-Newton) on relative time residuals with a
 // finite-difference Jacobian (time is linear in launch, near-linear in step and in 1/efficiency; the
 // damping copes with the protocol and channel switches that make it piecewise).
-// Parameters the data cannot see (a link type no route uses) are held at their start value.
+// Parameters the data cannot see (a link type no route uses) are held at their start value, and so is a link
+// type's efficiency when the traces' sizes >= 1 MiB are not bound by that link (kBottleneckSensitivity).
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +14,11 @@
 #include "sim/model/compare.hpp"
 
 namespace ccsim::model {
+
+// A link type's efficiency is fitted only when, for some trace, the median over its rows >= 1 MiB of
+// d ln(predicted time) / d ln(1 / efficiency) at the start values reaches this: the link carries (or shares)
+// the bottleneck. Below it the link has slack and the trace cannot say how fast it runs.
+inline constexpr double kBottleneckSensitivity = 0.5;
 
 struct CalibInput {
   std::string label;                // trace path
@@ -36,6 +43,8 @@ struct FitResult {
   std::vector<bool> fitted;        // false: held (the data does not constrain it)
   std::set<std::string> not_separable; // held because the data cannot tell it from the others
   std::set<std::string> held_by_user;  // held because --hold said so
+  std::set<std::string> not_bottleneck; // link efficiencies held: the link is not the bottleneck at >= 1 MiB
+  std::map<std::string, double> sensitivity; // "eff:<type>" -> bottleneck_sensitivity at the start values
   std::vector<CalibPoint> points;
   double r2_time = 0, r2_log_time = 0, rms_rel = 0;
   int iterations = 0;

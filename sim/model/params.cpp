@@ -14,9 +14,24 @@
 
 namespace ccsim::model {
 
+std::optional<std::string_view> link_family(topology::LinkType t) {
+  using topology::LinkType;
+  if (topology::is_nvlink(t)) return "nvlink";
+  if (topology::is_pcie(t)) return "pcie";
+  if (t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa) return "rdma";
+  return std::nullopt;
+}
+
+bool is_link_family(std::string_view name) { return name == "nvlink" || name == "pcie" || name == "rdma"; }
+
 double ParamSet::efficiency(topology::LinkType t) const {
   auto it = link_efficiency.find(std::string(topology::to_string(t)));
-  return it == link_efficiency.end() ? 1.0 : it->second;
+  if (it != link_efficiency.end()) return it->second;
+  if (const auto fam = link_family(t)) {
+    it = link_efficiency.find(std::string(*fam));
+    if (it != link_efficiency.end()) return it->second;
+  }
+  return 1.0;
 }
 
 double ParamSet::proto_efficiency(const std::string& proto) const {
@@ -52,7 +67,8 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
   if (auto le = q.get("link_efficiency")) {
     if (!le->is_object()) le->fail("must be an object");
     for (const auto& [k, v] : le->items()) {
-      if (!topology::link_type_from(k)) v.fail("unknown link type '{}'", printable(k));
+      if (!topology::link_type_from(k) && !is_link_family(k))
+        v.fail("unknown link type or family '{}' (families: nvlink, pcie, rdma)", printable(k));
       const double e = v.as_double(0, kMaxEfficiency);
       if (!(e > 0)) v.fail("efficiency of {} must be > 0", k);
       p.link_efficiency[k] = e;
@@ -111,6 +127,15 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   j["params"] = model::params_json(f.params);
   j["fitted"] = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
+  // What the class-level construction (scripts/validate_table.py) needs beside the values: how much the
+  // large sizes hang on each link (an efficiency held below kBottleneckSensitivity was not identified)
+  // and which family each fitted link type falls back to.
+  j["bottleneck_sensitivity"] = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : f.sensitivity) j["bottleneck_sensitivity"][name] = v;
+  j["link_families"] = nlohmann::ordered_json::object();
+  for (const auto& [type, e] : f.params.link_efficiency)
+    if (const auto t = topology::link_type_from(type))
+      if (const auto fam = link_family(*t)) j["link_families"][type] = std::string(*fam);
   j["inputs"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < in.size(); ++i)
     j["inputs"].push_back({{"trace", in[i].label},

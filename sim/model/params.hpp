@@ -3,7 +3,9 @@
 // and writes models/<name>.json (with the exact command); `--params FILE` applies them.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +18,10 @@ struct ParamSet {
   double launch_per_gpu_us = 0; // added once per collective per GPU the launching thread drives
                                 // (nccl-tests -g N issues N kernel launches per iteration)
   double step_us = 0;   // added to every message (on top of link latency / NCCL per-hop latency)
-  std::map<std::string, double> link_efficiency; // link type name ("nvlink2") -> bandwidth multiplier
+  // Link type ("nvlink2") or link family ("nvlink", link_family) -> bandwidth multiplier; a link takes its
+  // type's value, else its family's, else 1 (class-level sets carry a family value where fewer than three
+  // machine classes identified the generation itself).
+  std::map<std::string, double> link_efficiency;
   // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
   // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
   std::map<std::string, double> protocol_efficiency;
@@ -26,6 +31,13 @@ struct ParamSet {
   double efficiency(topology::LinkType t) const;
   double proto_efficiency(const std::string& proto) const;
 };
+
+// The family a link type's efficiency falls back to: "nvlink" (every NVLink generation: ring throughput as a
+// fraction of the raw lane rate), "pcie" (PCIe generations, P2P and host-staged alike: the link type does
+// not tell them apart) and "rdma" (InfiniBand, RoCE, EFA NICs). xGMI, TCP Ethernet, QPI/UPI and ideal links
+// have no family (their type is their own family). Names never collide with link type names.
+std::optional<std::string_view> link_family(topology::LinkType t);
+bool is_link_family(std::string_view name);
 
 ParamSet load_params(const std::string& path); // throws Error naming the file
 ParamSet params_from_json(const nlohmann::json& j, const std::string& origin); // throws Error naming `origin`

@@ -15,12 +15,18 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
   std::string s = fmt::format("# ccsim calibrate: model {}, {} trace(s), {} points, {} Levenberg-Marquardt iteration(s)\n", model,
                               in.size(), f.points.size(), f.iterations);
   s += "# parameter         value   (fitted: the data constrains it; held: start value kept)\n";
-  for (std::size_t k = 0; k < f.names.size(); ++k)
-    s += fmt::format("  {:<16} {:>9.4f}  {}\n", f.names[k], f.values[k],
+  for (std::size_t k = 0; k < f.names.size(); ++k) {
+    const auto& nm = f.names[k];
+    const std::string bottleneck = f.not_bottleneck.count(nm)
+        ? fmt::format("held: not the bottleneck at >= 1 MiB (sensitivity {:.2f} < {})", f.sensitivity.at(nm), model::kBottleneckSensitivity)
+        : "";
+    s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
                      f.fitted[k] ? "fitted"
-                     : f.held_by_user.count(f.names[k])  ? "held: --hold"
-                     : f.not_separable.count(f.names[k]) ? "held: not separable from the others with these traces"
-                                                         : "held: the data does not depend on it");
+                     : f.held_by_user.count(nm)  ? "held: --hold"
+                     : !bottleneck.empty()       ? bottleneck
+                     : f.not_separable.count(nm) ? "held: not separable from the others with these traces"
+                                                 : "held: the data does not depend on it");
+  }
   s += fmt::format("# R^2 (time) {:.5f}   R^2 (log time) {:.5f}   rms relative time residual {:.2f}%\n", f.r2_time,
                    f.r2_log_time, f.rms_rel * 100);
   s += "# residuals: trace, size, measured us, predicted us, time residual, busbw error\n";
