@@ -127,8 +127,8 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   }
   double c = std::min(chunk, tree_max);
   const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels), n = static_cast<double>(nbytes);
-  for (const auto& [times, floor] : {std::pair{32.0, 262144.0}, {16.0, 131072.0}, {4.0, 65536.0}, {1.0, 32768.0}})
-    if (n < times * ops * c && c > floor) c = floor;
+  for (const auto& [times, halved] : {std::pair{32.0, 262144.0}, {16.0, 131072.0}, {4.0, 65536.0}, {1.0, 32768.0}})
+    if (n < times * ops * c && c > halved) c = halved;
   return c;
 }
 
