@@ -220,7 +220,9 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
     if (c.algo == Algo::Ring && schedule::find_algorithm(cfg.op, "ring")) return ring_plan(std::move(plan), c.proto, cfg, size);
   }
   plan.choice.simulated = false;
-  plan.closed_form = from_us(c.time_us + opt_.params.launch_us) + launch();
+  // NVLS-tree is not replayed: NCCL's closed form plus the pipeline fill it leaves out (tuning.hpp).
+  const double fill = c.algo == Algo::NvlsTree ? nvls_tree_fill_us(tab_, graph(cfg), plan.choice.channels, size.size) : 0.0;
+  plan.closed_form = from_us(c.time_us + fill + opt_.params.launch_us) + launch();
   return plan;
 }
 

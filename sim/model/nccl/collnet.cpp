@@ -50,41 +50,6 @@ CollNetTables parse_collnet(const std::string& path) {
   return t;
 }
 
-// Every NIC of a host belongs to the placement's GPU nearest to it (fewest links, NCCL's localGpu); a
-// GPU with a NIC is a head. Per head, NCCL's view of its path to the network: min(the path at NCCL's
-// lane speeds, the NICs' ports summed).
-std::vector<std::pair<int, double>> heads_of(const Topology& t, const Tables& tab, topology::Router& router,
-                                             const std::vector<int>& gpus, std::vector<int>& nics) {
-  const auto hosts = topology::host_map(t);
-  const int host = hosts.of_gpu(t, gpus.front());
-  std::map<int, double> net, path;
-  for (std::size_t node = 0; node < t.nodes.size(); ++node) {
-    if (t.nodes[node].kind != topology::NodeKind::Nic || hosts.of_node[node] != host) continue;
-    double ports = 0;
-    for (const auto& l : t.links)
-      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
-    int best = -1;
-    std::size_t hops = SIZE_MAX;
-    double through = 0;
-    // Nearest GPU; between equally near ones, one that has no NIC yet (two NICs on a PCIe switch with two
-    // GPUs make two heads, as on a DGX A100).
-    for (int gpu : gpus) {
-      const auto route = router.route(t.gpu_node(gpu), static_cast<int>(node));
-      if (route.empty() || route.size() > hops) continue;
-      if (route.size() == hops && (net.count(gpu) || !net.count(best))) continue;
-      hops = route.size(), best = gpu, through = 1e300;
-      for (auto c : route) through = std::min(through, tab.lane_GBps(t.link_of(c)) * t.link_of(c).lanes);
-    }
-    if (best < 0 || ports <= 0) continue;
-    nics.push_back(static_cast<int>(node));
-    net[best] += ports;
-    path[best] = path.count(best) ? std::min(path[best], through) : through;
-  }
-  std::vector<std::pair<int, double>> out;
-  for (const auto& [gpu, bw] : net) out.emplace_back(gpu, std::min(bw, path[gpu]));
-  return out;
-}
-
 // The network switch every given NIC reaches in the fewest links summed (the top of SHARP's tree for
 // this job: the one switch of a single-switch fabric, the common leaf or a spine of a fat tree).
 int reduction_switch(const Topology& t, topology::Router& router, const std::vector<int>& nics) {
@@ -153,13 +118,13 @@ CollNetGraph make_collnet_graph(const Topology& t, const Tables& tab, const Coll
   std::vector<int> nics;
   double min_head = 1e300;
   for (const auto& gpus : cg.node_gpus) {
-    auto heads = heads_of(t, tab, router, gpus, nics);
+    auto heads = nic_heads(t, tab, router, gpus, &nics);
     if (heads.empty()) return no("CollNet needs NICs on every node");
     // NCCL's search spreads channels over its NICs' local GPUs in bandwidth order.
-    std::stable_sort(heads.begin(), heads.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(heads.begin(), heads.end(), [](const NicHead& a, const NicHead& b) { return a.GBps > b.GBps; });
     heads.resize(std::min<std::size_t>(heads.size(), static_cast<std::size_t>(ct.max_direct_heads)));
     cg.head_gpus.emplace_back();
-    for (const auto& [gpu, bw] : heads) cg.head_gpus.back().push_back(gpu), min_head = std::min(min_head, bw);
+    for (const auto& h : heads) cg.head_gpus.back().push_back(h.gpu), min_head = std::min(min_head, h.GBps);
   }
   std::size_t h = SIZE_MAX;
   for (const auto& hg : cg.head_gpus) h = std::min(h, hg.size());

@@ -122,38 +122,44 @@ void dup_channels(const Tables& tab, Graph& g) {
   }
 }
 
-// NCCL's NVLS heads on one host: every NIC belongs to its nearest GPU of the placement (fewest links;
-// NCCL's localGpu), and the ports next to the same GPU count together (NCCL_IB_MERGE_NICS merges the
-// ports of one card). Per head GPU: what NCCL sees from the GPU to the network, min(the PCIe/NVLink path
-// at NCCL's lane speeds, the NICs' line rate summed).
-std::map<int, double> nvls_heads(const Topology& t, const Tables& tab, const Graph& g, const std::vector<int>& gpus) {
+} // namespace
+
+// NCCL's localGpu of a NIC (topo.cc ncclTopoGetLocalGpu): of the GPUs nearest to the NIC, the first whose
+// channel-0 NIC it is, and a GPU's channel-0 NIC is its device index modulo the GPUs local to the NIC, so
+// n GPUs behind one PCIe switch with n NICs get one NIC each (two heads per switch on a DGX A100).
+std::vector<NicHead> nic_heads(const Topology& t, const Tables& tab, topology::Router& router, const std::vector<int>& gpus,
+                               std::vector<int>* nics) {
   const auto hosts = topology::host_map(t);
-  const int host = g.host_of_gpu[static_cast<std::size_t>(gpus.front())];
-  topology::Router router(t);
-  std::map<int, double> net_sum, path_min;
+  const int host = hosts.of_gpu(t, gpus.front());
+  std::map<int, double> ports_of, path_of; // head GPU -> its NICs' ports summed, the slowest path to them
   for (std::size_t node = 0; node < t.nodes.size(); ++node) {
     if (t.nodes[node].kind != topology::NodeKind::Nic || hosts.of_node[node] != host) continue;
-    double net = 0;
+    double ports = 0;
     for (const auto& l : t.links)
-      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) net += tab.lane_GBps(l) * l.lanes;
+      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
     int best = -1;
     std::size_t hops = SIZE_MAX;
     double path = 0;
     for (int gpu : gpus) {
-      if (g.host_of_gpu[static_cast<std::size_t>(gpu)] != host) continue;
+      if (hosts.of_gpu(t, gpu) != host) continue;
       const auto route = router.route(t.gpu_node(gpu), static_cast<int>(node));
-      if (route.empty() || route.size() >= hops) continue;
+      if (route.empty() || route.size() > hops) continue;
+      // The tie rule: an equally near GPU replaces the pick only if it has no NIC yet and the pick has one.
+      if (route.size() == hops && (ports_of.count(gpu) || !ports_of.count(best))) continue;
       hops = route.size(), best = gpu, path = 1e300;
       for (auto c : route) path = std::min(path, tab.lane_GBps(t, t.link_of(c)) * t.link_of(c).lanes);
     }
-    if (best < 0 || net <= 0) continue;
-    net_sum[best] += net;
-    path_min[best] = path_min.count(best) ? std::min(path_min[best], path) : path;
+    if (best < 0 || ports <= 0) continue;
+    if (nics) nics->push_back(static_cast<int>(node));
+    ports_of[best] += ports;
+    path_of[best] = path_of.count(best) ? std::min(path_of[best], path) : path;
   }
-  std::map<int, double> heads;
-  for (const auto& [gpu, net] : net_sum) heads[gpu] = std::min(net, path_min[gpu]);
+  std::vector<NicHead> heads;
+  for (const auto& [gpu, ports] : ports_of) heads.push_back({gpu, std::min(ports, path_of[gpu])});
   return heads;
 }
+
+namespace {
 
 // search.cc NVLS pattern with a network: one channel per head (at most the NVLS arity and the GPUs of a
 // host), searched over the inter-node speeds from the fastest a head's NIC path carries down; a GPU
@@ -163,20 +169,21 @@ std::map<int, double> nvls_heads(const Topology& t, const Tables& tab, const Gra
 void nvls_tree_graph(const Topology& t, const Tables& tab, Graph& g, const std::vector<int>& gpus, double total) {
   auto& n = g.nvls;
   const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
-  const auto heads = nvls_heads(t, tab, g, gpus);
+  topology::Router router(t);
+  const auto heads = nic_heads(t, tab, router, gpus);
   int ppn = 0;
   for (int gpu : gpus) ppn += g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(gpus.front())];
   if (heads.empty() || speeds.empty()) return n = {}, void(n.why_not = "NVLS-tree needs NICs on the hosts (NCCL's NVLS heads)");
   if (ppn < 2) return n = {}, void(n.why_not = "NVLS-tree needs at least 2 GPUs per node");
   double max_bw = 0;
-  for (const auto& [gpu, bw] : heads) max_bw = std::max(max_bw, bw);
+  for (const auto& h : heads) max_bw = std::max(max_bw, h.GBps);
   int best_ch = 0;
   double best_bw = 0;
   for (double s : speeds) {
     if (s > max_bw + 1e-9) continue;
     if (best_ch > 0 && s / best_bw <= 0.49) break;
     int fitting_heads = 0;
-    for (const auto& [gpu, bw] : heads) fitting_heads += bw + 1e-9 >= s;
+    for (const auto& h : heads) fitting_heads += h.GBps + 1e-9 >= s;
     const int k = std::min({tab.nvls->max_arity, ppn, fitting_heads, static_cast<int>(std::floor(total / s + 1e-9)) - 1});
     if (k > best_ch || (k > 0 && k * s > best_ch * best_bw)) best_ch = k, best_bw = s;
   }
@@ -185,9 +192,11 @@ void nvls_tree_graph(const Topology& t, const Tables& tab, Graph& g, const std::
   n.switch_GBps = total;
   n.bw_intra = n.bw_inter = best_bw;
   std::vector<double> head_bws;
-  for (const auto& [gpu, bw] : heads) head_bws.push_back(bw);
+  for (const auto& h : heads) head_bws.push_back(h.GBps);
   std::sort(head_bws.rbegin(), head_bws.rend());
   const double nic_cap = head_bws[static_cast<std::size_t>(std::min<int>(best_ch, static_cast<int>(head_bws.size())) - 1)];
+  n.nic_GBps = nic_cap;
+  n.ppn = ppn;
   for (auto it = speeds.rbegin(); it != speeds.rend(); ++it)
     if (*it > n.bw_inter && n.bw_inter < 2 * n.bw_intra && *it <= nic_cap + 1e-9) n.bw_inter = *it;
   n.tree = true;

@@ -7,6 +7,10 @@
 #include "sim/model/nccl/tables.hpp"
 #include "sim/topology/topology.hpp"
 
+namespace ccsim::topology {
+class Router;
+}
+
 namespace ccsim::model::nccl {
 
 struct Graph {
@@ -27,6 +31,8 @@ struct Graph {
     int channels = 0;
     double bw_intra = 0, bw_inter = 0;
     double switch_GBps = 0;    // a GPU's NVLink bandwidth into the switches, NCCL's units
+    double nic_GBps = 0;       // NVLS-tree: the slowest head's path to the network, NCCL's units
+    int ppn = 0;               // NVLS-tree: GPUs of the placement per node
     std::vector<int> switches; // NVSwitch nodes every GPU of the placement links to
     std::vector<int> weights;  // NVLink lanes from a GPU to each switch (the share of the data it carries)
     std::string why_not;
@@ -34,6 +40,19 @@ struct Graph {
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
 };
+
+// A GPU that carries NICs to the network for NCCL's NVLS-tree and CollNet graphs (a "head"), with what NCCL
+// sees from it to the network: min(its NICs' ports summed (NCCL_IB_MERGE_NICS merges a card's ports), the
+// slowest link of its path to them at NCCL's lane speeds).
+struct NicHead {
+  int gpu = -1;
+  double GBps = 0;
+};
+// Every NIC on the host of gpus.front() goes to the GPU of `gpus` on that host nearest to it (fewest links);
+// between equally near GPUs to one without a NIC yet, else to the first in `gpus` (graph.cpp: NCCL's rule).
+// Heads in GPU order; `nics` (when given) gets each NIC that found a head.
+std::vector<NicHead> nic_heads(const topology::Topology& t, const Tables& tab, topology::Router& router,
+                               const std::vector<int>& gpus, std::vector<int>* nics = nullptr);
 
 // arch_override "" = from the NVLink generation (Volta when there is no NVLink).
 Graph make_graph(const topology::Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,

@@ -103,6 +103,53 @@ double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap)
   return n.channels * (inter_cap ? std::min(intra, n.bw_inter) : intra);
 }
 
+// ncclNvlsTuning: the tree's max chunk is the NVLS chunk (128 KiB) on 2-3 nodes and 64 KiB from 4 nodes,
+// except on Blackwell across nodes (ncclNvlsTreeSm100Tuning), where it follows the NIC speed and GPUs per
+// node; there the GPU-NIC path is taken as PXB (the NIC behind the GPU's PCIe switch, as on HGX B200).
+// calcCollChunking then halves it down to 256/128/64/32 KiB while nBytes is under 32/16/4/1 x the
+// concurrent ops (channels x heads) x chunk.
+double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
+  if (!tab.nvls) return 0;
+  double chunk = tab.nvls->chunk_bytes;
+  double tree_max = g.nodes >= 4 ? 65536.0 : chunk;
+  if (g.arch >= Arch::Blackwell && g.nodes > 1) {
+    const double nic = g.nvls.nic_GBps;
+    const int ppn = g.nvls.ppn;
+    if (g.nodes == 2 && nic >= 48) {
+      tree_max = ppn <= 4 ? 262144.0 : (ppn >= 16 || (ppn <= 8 && nic < 96)) ? 65536.0 : 131072.0;
+      if (ppn <= 4) chunk = 262144.0;
+    } else if (nic >= 96) {
+      tree_max = ppn <= 8 ? 262144.0 : ppn < 32 ? 131072.0 : 65536.0;
+      if (ppn <= 8) chunk = 262144.0;
+    } else if (nic >= 48) {
+      tree_max = 65536.0;
+    }
+  }
+  double c = std::min(chunk, tree_max);
+  const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels), n = static_cast<double>(nbytes);
+  for (const auto& [times, halved] : {std::pair{32.0, 262144.0}, {16.0, 131072.0}, {4.0, 65536.0}, {1.0, 32768.0}})
+    if (n < times * ops * c && c > halved) c = halved;
+  return c;
+}
+
+// NVLS-tree moves each channel's data in loops of one chunk per head (all_reduce.h, NVLS_TREE): a head
+// reduces its chunk from the node's GPUs through the NVSwitch (multimem), sends it up the tree of nodes
+// through its NIC, and the result comes down and is multicast through the switch. Every step is a whole
+// chunk (Simple, one step per chunk), so the first chunk crosses each stage before the next stage starts:
+// log2i(nodes) network hops up and as many down, one NVLink reduce per tree level on the way up and one
+// multicast per level on the way down. All CUDA channels start at once, so each stage carries one chunk
+// per channel through the head's NIC or NVLink at once. A last partial loop shrinks the chunk to its
+// share per head (lastChunkCount), so small sizes fill in proportion.
+double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
+  const auto& n = g.nvls;
+  if (!n.tree || n.channels < 1 || nch < 1 || n.nic_GBps <= 0 || n.switch_GBps <= 0 || g.nodes < 2) return 0;
+  const double per_channel = static_cast<double>(nbytes) / nch;
+  const double chunk = std::min(nvls_tree_chunk_bytes(tab, g, nch, nbytes), per_channel / n.channels);
+  const double levels = std::floor(std::log2(static_cast<double>(g.nodes)));
+  const double wave = nch * chunk; // bytes through one head's NIC or NVLink per stage
+  return wave * (2.0 * levels / n.nic_GBps + 2.0 * (levels + 1.0) / n.switch_GBps) / 1e3;
+}
+
 std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls) {
   std::vector<Candidate> out;
   std::vector<Algo> algos{Algo::Ring};

@@ -32,6 +32,13 @@ double nvls_bus(const Tables& tab, const Graph& g, schedule::Op op, int ranks, b
 // `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);
 
+// NVLS-tree's chunk for nBytes on nch CUDA channels (NCCL 2.30 enqueue.cc calcCollChunking, nvls.cc
+// ncclNvlsTuning): min(NCCL_NVLS_CHUNKSIZE, the tree's max chunk), halved for small sizes.
+double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
+// The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): the first chunk of
+// every channel crosses the tree store-and-forward before the pipeline streams.
+double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
+
 // The latency terms, shared by the closed form and the replay:
 // NCCL's intra-node hop latency, floored on several nodes by the network overhead (x3 for Simple).
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto);
