@@ -295,12 +295,25 @@ engine::RunPlan P2pPlanner::alltoall(const Graph& g, int comm_channels, const me
   a.ranks = p;
   a.count = size.count;
   a.elt_size = cfg.dtype.size;
+  const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
+  const Time base = from_us(tab_.base_latency_us[static_cast<int>(Algo::Ring)][static_cast<int>(proto)]) + fixed;
+  if (p > kP2pReplayMaxRanks) {
+    // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
+    const int node = v.topo.gpu_node(gpus.front());
+    double egress = 0;
+    for (const auto& l : v.topo.links)
+      if (l.a == node || l.b == node) egress += static_cast<double>(l.capacity());
+    const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));
+    plan.choice.simulated = false;
+    plan.closed_form = base + hop * ((p + batch - 1) / batch) + wire;
+    return plan;
+  }
   std::vector<int> node_of_rank;
   for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
   engine::add_job(plan, std::make_unique<P2pAllToAll>(a, p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");
-  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
-  plan.fixed = from_us(tab_.base_latency_us[static_cast<int>(Algo::Ring)][static_cast<int>(proto)]) + fixed;
+  plan.params.alpha_sw += hop;
+  plan.fixed = base;
   return plan;
 }
 

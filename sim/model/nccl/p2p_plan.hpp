@@ -39,6 +39,9 @@ inline constexpr int kP2pMaxChannels = 64;          // MAXCHANNELS (NCCL_MAX_P2P
 inline constexpr int kP2pOpsPerBatch = 8;           // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
 inline constexpr Bytes kP2pLLThreshold = 16384;     // NCCL_P2P_LL_THRESHOLD
 inline constexpr double kP2pPerChannelNetGBps = 14; // NCCL_P2P_PER_CHANNEL_NET_BW
+// Beyond this many ranks an alltoall (p(p-1) sends) is NCCL's arithmetic with each GPU's links as the
+// bound, not a replay (4096 ranks took 30 s and 160 MB to replay).
+inline constexpr int kP2pReplayMaxRanks = 1024;
 inline constexpr Bytes kP2pNvlChunk = Bytes{1} << 19, kP2pPciChunk = Bytes{1} << 17, kP2pNetChunk = Bytes{1} << 17;
 
 int pow2_up(int v);

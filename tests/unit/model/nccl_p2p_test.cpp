@@ -144,3 +144,16 @@ TEST_CASE("P2P round order: rank + k on one node, groups of 8 at quadratic delta
     CHECK(std::count(seen.begin(), seen.end(), 1) == 32);
   }
 }
+
+TEST_CASE("P2P alltoall on a large crossbar: the replay and, past 1024 ranks, the closed form agree with the hand value") {
+  // Ideal crossbar, 25 GB/s per GPU link, PCI-class path (hop 5.7 us, base 8.4 us, NCCL ring Simple rows),
+  // 16 peers at a time. 1024 ranks, 1 GiB: 1023 x 1 MiB / 25 GB/s + 64 batches x 5.7 + 8.4 us (replayed);
+  // 2048 ranks: 2047 x 512 KiB / 25 GB/s + 128 x 5.7 + 8.4 us (closed form, not replayed).
+  const auto r = predict_alltoall(topology::resolve_topology("crossbar:ranks=1024"), Bytes{1} << 30);
+  CHECK(r.choice.simulated);
+  CHECK(r.choice.note == "16 peers at a time");
+  CHECK(us(r.time) == doctest::Approx(1023.0 * 1048576.0 / 25e3 + 64 * 5.7 + 8.4).epsilon(1e-4));
+  const auto s = predict_alltoall(topology::resolve_topology("crossbar:ranks=2048"), Bytes{1} << 30);
+  CHECK_FALSE(s.choice.simulated);
+  CHECK(us(s.time) == doctest::Approx(2047.0 * 524288.0 / 25e3 + 128 * 5.7 + 8.4).epsilon(1e-4));
+}
