@@ -54,19 +54,19 @@ P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers) {
   P2pOp op;
   const Bytes step = c.chunk;
   const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
+  auto div_up = [](Bytes a, Bytes b) { return (a + b - 1) / b; };
   if (bytes > 0) {
-    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), (bytes + min_part - 1) / min_part));
-    Bytes part = std::max(min_part, (bytes + op.channels - 1) / static_cast<Bytes>(op.channels));
+    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), div_up(bytes, min_part)));
+    Bytes part = std::max(min_part, div_up(bytes, static_cast<Bytes>(op.channels)));
     while (part > max_part && op.channels <= c.per_peer / 2) {
       op.channels *= 2;
-      part = (bytes + op.channels - 1) / static_cast<Bytes>(op.channels);
+      part = div_up(bytes, static_cast<Bytes>(op.channels));
     }
   }
   op.ll = ll_buffers && bytes <= static_cast<Bytes>(op.channels) * kP2pLLThreshold;
-  // LL's step: its buffer (NCCL_STEPS slots) carries half of its bytes as data; Simple's is the chunk.
-  const Bytes data_per_step = op.ll ? Bytes{16384} : step;
-  const Bytes per_channel = (bytes + op.channels - 1) / static_cast<Bytes>(op.channels);
-  op.steps = static_cast<int>(std::max<Bytes>(1, (per_channel + data_per_step - 1) / data_per_step));
+  // LL's step is its buffer over NCCL_STEPS, 64 KiB carrying 32 KiB of data (DEFAULT_LL_BUFFSIZE); Simple's the chunk.
+  const Bytes data_per_step = op.ll ? Bytes{32768} : step;
+  op.steps = static_cast<int>(std::max<Bytes>(1, div_up(div_up(bytes, static_cast<Bytes>(op.channels)), data_per_step)));
   op.concurrent = std::max(1, c.channels / std::max(1, op.channels)) * kP2pOpsPerBatch;
   return op;
 }
@@ -296,7 +296,7 @@ engine::RunPlan P2pPlanner::alltoall(const Graph& g, int comm_channels, const me
   a.count = size.count;
   a.elt_size = cfg.dtype.size;
   const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
-  const Time base = from_us(tab_.base_latency_us[static_cast<int>(Algo::Ring)][static_cast<int>(proto)]) + fixed;
+  const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)]) + fixed;
   if (p > kP2pReplayMaxRanks) {
     // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
     const int node = v.topo.gpu_node(gpus.front());
