@@ -32,6 +32,12 @@ two=$("$ccsim" --topo machine:gpu=h100,nodes=2,nics=8x400G,kind=ib --model nccl 
 bus=$(col "$two" 1073741824 8)
 awk -v b="$bus" 'BEGIN { exit !(b > 60 && b <= 93.75) }' || { echo "FAIL two nodes busbw $bus outside (60, 93.75]: $two"; fail=1; }
 
+for op in gather scatter; do
+  g=$("$ccsim" --topo hgx-h100 --model nccl --params none --op $op --root 2 -b 1G -e 1G 2>&1) || { echo "FAIL $op: $g"; fail=1; }
+  t=$(col "$g" 1073741824 6)
+  within "$t" 2545.6 0.002 || { echo "FAIL $op 1 GiB time $t, hand 2545.6 us (the root's port carries 7 blocks)"; fail=1; }
+done
+
 amd="$src/models/traces/amd-mi35x-class-8gpu-alltoall-8B-128M-aion-rccl2277.txt"
 cmp=$("$ccsim" compare --trace "$amd" --topo machine:gpu=mi355x --model nccl 2>&1) || { echo "FAIL compare RCCL alltoall: $cmp"; fail=1; }
 echo "$cmp" | grep -q "direct/Simple" || { echo "FAIL compare RCCL alltoall: not RCCL's direct sends: $cmp"; fail=1; }

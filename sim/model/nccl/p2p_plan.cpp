@@ -128,23 +128,32 @@ namespace {
 
 // A rank's rounds in NCCL's order (p2p_rounds); round r's send and receive run in batch r / `batch`,
 // a batch's sends at once, batch after batch. The round whose peer is the rank itself is its copy.
-class P2pAllToAll final : public schedule::Schedule {
+// Alltoall: a send and a receive every round. Gather / scatter (NCCL 2.30 enqueue.cc turns ncclGather /
+// ncclScatter into the same P2P tasks): only the root's rounds with each peer, and each peer's one round
+// with the root; blocks at rank x count as in ccsim's gather and scatter buffers.
+class P2pExchange final : public schedule::Schedule {
  public:
-  P2pAllToAll(schedule::CollArgs a, P2pRounds rounds, int batch)
+  P2pExchange(schedule::CollArgs a, P2pRounds rounds, int batch)
       : Schedule(std::move(a)), rounds_(std::move(rounds)), batch_(std::max(1, batch)) {}
   bool step(int r, int s, std::vector<schedule::Action>& out) const override {
     out.clear();
-    const int p = args_.ranks;
+    const int p = args_.ranks, root = args_.root;
     if (s * batch_ >= p) return false;
     for (int d = s * batch_; d < std::min(p, (s + 1) * batch_); ++d) {
       const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d);
       const int to = rounds_.send[i], from = rounds_.recv[i];
-      if (to == r) {
+      if (args_.op == schedule::Op::Gather) {
+        if (to == root && r != root) schedule::send(out, root, block(r));
+        if (r == root && from != r) schedule::recv(out, from, block(from));
+      } else if (args_.op == schedule::Op::Scatter) {
+        if (r == root && to != r) schedule::send(out, to, block(to));
+        if (from == root && r != root) schedule::recv(out, root, block(r));
+      } else if (to == r) {
         schedule::copy(out, block(p + r).off, block(r).off, args_.count);
-        continue;
+      } else {
+        schedule::send(out, to, block(to));
+        schedule::recv(out, from, block(p + from));
       }
-      schedule::send(out, to, block(to));
-      schedule::recv(out, from, block(p + from));
     }
     return true;
   }
@@ -266,7 +275,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   return *views_.back();
 }
 
-engine::RunPlan P2pPlanner::alltoall(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,
+engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,
                                      metrics::SizePlan size, Time fixed) {
   const auto& gpus = cfg.placements.front();
   const int p = static_cast<int>(gpus.size());
@@ -291,7 +300,8 @@ engine::RunPlan P2pPlanner::alltoall(const Graph& g, int comm_channels, const me
   const int batch = std::min(p, op.concurrent);
   if (batch < p) plan.choice.note = fmt::format("{} peers at a time", batch);
   schedule::CollArgs a;
-  a.op = Op::AllToAll;
+  a.op = cfg.op;
+  a.root = cfg.root;
   a.ranks = p;
   a.count = size.count;
   a.elt_size = cfg.dtype.size;
@@ -310,7 +320,7 @@ engine::RunPlan P2pPlanner::alltoall(const Graph& g, int comm_channels, const me
   }
   std::vector<int> node_of_rank;
   for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
-  engine::add_job(plan, std::make_unique<P2pAllToAll>(a, p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
+  engine::add_job(plan, std::make_unique<P2pExchange>(a, p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");
   plan.params.alpha_sw += hop;
   plan.fixed = base;

@@ -81,13 +81,14 @@ struct P2pRounds {
 };
 P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
 
-// Builds the alltoall plans of the NCCL model on NVIDIA (and RCCL where its own direct path does not run).
+// Builds the alltoall, gather and scatter plans of the NCCL model (RCCL's own direct alltoall on a mesh
+// runs before it).
 class P2pPlanner {
  public:
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus);
   ~P2pPlanner();
   // `comm_channels`: the communicator's channels; `fixed`: launch overheads the builder charges once.
-  engine::RunPlan alltoall(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
+  engine::RunPlan plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
                            Time fixed);
 
  private:

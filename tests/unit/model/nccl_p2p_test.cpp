@@ -15,10 +15,11 @@ using namespace ccsim::model::nccl;
 
 namespace {
 
-metrics::Row predict_alltoall(const topology::Topology& t, Bytes size) {
+metrics::Row predict_alltoall(const topology::Topology& t, Bytes size, schedule::Op op = schedule::Op::AllToAll, int root = 0) {
   auto b = model::make_model("nccl", t, {}); // the bare model: no fitted efficiencies or launch costs
   metrics::RunConfig c;
-  c.op = schedule::Op::AllToAll;
+  c.op = op;
+  c.root = root;
   c.model_name = "nccl";
   c.placements = topology::pack_rings(t, {}).rings;
   return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
@@ -156,4 +157,26 @@ TEST_CASE("P2P alltoall on a large crossbar: the replay and, past 1024 ranks, th
   const auto s = predict_alltoall(topology::resolve_topology("crossbar:ranks=2048"), Bytes{1} << 30);
   CHECK_FALSE(s.choice.simulated);
   CHECK(us(s.time) == doctest::Approx(2047.0 * 524288.0 / 25e3 + 128 * 5.7 + 8.4).epsilon(1e-4));
+}
+
+TEST_CASE("P2P gather and scatter on 8 H100: the root's port carries the 7 blocks, by hand") {
+  // nccl-tests' gather/scatter of 1 GiB: 128 MiB blocks, 7 of them through the root's 370.8 GB/s port, the
+  // same time as the alltoall (every port carries 7 blocks there): 8.4 + 3.4 + 7 x 128 MiB / 370.8 GB/s.
+  const auto t = topology::resolve_topology("hgx-h100");
+  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 370.8e3;
+  for (auto op : {schedule::Op::Gather, schedule::Op::Scatter}) {
+    const auto r = predict_alltoall(t, Bytes{1} << 30, op, 5);
+    CHECK(r.choice.algo == "p2p");
+    CHECK(us(r.time) == doctest::Approx(expect_us).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("P2P gather on the DGX-1 mesh is bound by the root's links, not by every GPU's") {
+  // The root's 6 NVLink2 lanes (20 GB/s each) take all 7 blocks, 3 of them relayed: t >= 7 B / 120 GB/s,
+  // so busbw = 7 B / t <= 120 GB/s; the alltoall, where every GPU's links carry 10 lane-hops, stays lower.
+  const auto t = topology::resolve_topology("dgx1-v100");
+  const auto g = predict_alltoall(t, Bytes{1} << 30, schedule::Op::Gather, 0);
+  const auto a = predict_alltoall(t, Bytes{1} << 30);
+  CHECK(g.bw.busbw_GBps <= 120.0 + 1e-6);
+  CHECK(g.bw.busbw_GBps > a.bw.busbw_GBps);
 }
