@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
@@ -136,6 +137,14 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   if (auto direct = rccl_direct(cfg, size)) {
     std::vector<engine::RunPlan> one;
     one.push_back(std::move(*direct));
+    return one;
+  }
+  // Alltoall, gather and scatter are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
+  if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter) && p >= 2) {
+    if (!p2p_) p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus);
+    const int comm_channels = channels_used(tab_, g, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels);
+    std::vector<engine::RunPlan> one;
+    one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch()));
     return one;
   }
   auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);

@@ -26,6 +26,8 @@
 
 namespace ccsim::model::nccl {
 
+class P2pPlanner; // p2p_plan.hpp: alltoall on NCCL's P2P channels
+
 // auto: NCCL's own pick; ring/tree/nvls: only that algorithm (as NCCL_ALGO); fastest: replay NCCL's best ring
 // and best tree and keep the faster (NCCL's verdict across nodes rests on search speeds ccsim does not
 // reproduce, and versions differ).
@@ -79,6 +81,7 @@ class Builder final : public metrics::PlanBuilder {
   Graph graph_;
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
   std::vector<std::unique_ptr<View>> views_;
+  std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
 };
 
 } // namespace ccsim::model::nccl

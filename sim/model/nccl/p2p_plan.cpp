@@ -1,0 +1,330 @@
+#include "sim/model/nccl/p2p_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "sim/model/nccl/tuning.hpp"
+
+namespace ccsim::model::nccl {
+using schedule::Op;
+
+int pow2_up(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+int nvlink_peer_channels(double path_GBps, double lane_GBps) {
+  return 2 * std::max(1, lane_GBps > 0 ? static_cast<int>(path_GBps / lane_GBps) : 1);
+}
+
+int net_peer_channels(int nics, double nic_GBps) {
+  if (nics <= 0) return 2;
+  return std::max(nics, static_cast<int>(std::ceil(nic_GBps / kP2pPerChannelNetGBps)));
+}
+
+Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
+  if (nodes > 1) return (arm_blackwell ? 2 : 1) * kP2pNetChunk;
+  return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
+}
+
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk) {
+  P2pComm c;
+  c.ranks = std::max(1, ranks);
+  c.nodes = std::max(1, nodes);
+  c.chunk = chunk;
+  c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
+  c.per_peer = pow2_up(std::max(1, peer_channels));
+  if (c.nodes > 1) {
+    const int batches = (c.ranks + kP2pOpsPerBatch - 1) / kP2pOpsPerBatch;
+    while (c.per_peer * batches > c.channels && c.per_peer > 1) c.per_peer /= 2;
+  } else {
+    c.per_peer = std::min(c.channels, c.per_peer);
+  }
+  c.min_per_op = c.per_peer;
+  while (c.min_per_op * c.ranks > c.channels && c.min_per_op > 1) c.min_per_op /= 2;
+  return c;
+}
+
+P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers) {
+  P2pOp op;
+  const Bytes step = c.chunk;
+  const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
+  auto div_up = [](Bytes a, Bytes b) { return (a + b - 1) / b; };
+  if (bytes > 0) {
+    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), div_up(bytes, min_part)));
+    Bytes part = std::max(min_part, div_up(bytes, static_cast<Bytes>(op.channels)));
+    while (part > max_part && op.channels <= c.per_peer / 2) {
+      op.channels *= 2;
+      part = div_up(bytes, static_cast<Bytes>(op.channels));
+    }
+  }
+  op.ll = ll_buffers && bytes <= static_cast<Bytes>(op.channels) * kP2pLLThreshold;
+  // LL's step is its buffer over NCCL_STEPS, 64 KiB carrying 32 KiB of data (DEFAULT_LL_BUFFSIZE); Simple's the chunk.
+  const Bytes data_per_step = op.ll ? Bytes{32768} : step;
+  op.steps = static_cast<int>(std::max<Bytes>(1, div_up(div_up(bytes, static_cast<Bytes>(op.channels)), data_per_step)));
+  op.concurrent = std::max(1, c.channels / std::max(1, op.channels)) * kP2pOpsPerBatch;
+  return op;
+}
+
+P2pRounds p2p_rounds(const std::vector<int>& node_of_rank) {
+  const int p = static_cast<int>(node_of_rank.size());
+  std::map<int, int> index; // node -> NCCL's node number (in order of first rank)
+  std::vector<std::vector<int>> ranks_of;  // node number -> its ranks (localRankToRank)
+  std::vector<int> node(static_cast<std::size_t>(p)), local(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const auto [it, added] = index.try_emplace(node_of_rank[static_cast<std::size_t>(r)], static_cast<int>(ranks_of.size()));
+    if (added) ranks_of.emplace_back();
+    auto& mine = ranks_of[static_cast<std::size_t>(it->second)];
+    node[static_cast<std::size_t>(r)] = it->second;
+    local[static_cast<std::size_t>(r)] = static_cast<int>(mine.size());
+    mine.push_back(r);
+  }
+  int group_size = 0;
+  for (const auto& n : ranks_of) group_size = std::max(group_size, static_cast<int>(n.size()));
+  if (ranks_of.size() > 1) group_size = kP2pOpsPerBatch; // NCCL_P2P_SCHEDULE_GROUP_SIZE
+  for (const auto& n : ranks_of) {
+    const int l = static_cast<int>(n.size());
+    if (l % group_size != 0 || l < group_size) group_size = std::gcd(group_size, l);
+  }
+  const int groups = p / group_size, groups_pow2 = pow2_up(groups);
+  std::vector<int> group_node, group_local, first_group;
+  for (std::size_t n = 0; n < ranks_of.size(); ++n) {
+    first_group.push_back(static_cast<int>(group_node.size()));
+    for (int g = 0; g < static_cast<int>(ranks_of[n].size()) / group_size; ++g) {
+      group_node.push_back(static_cast<int>(n));
+      group_local.push_back(g * group_size);
+    }
+  }
+  P2pRounds out;
+  out.send.resize(static_cast<std::size_t>(p) * static_cast<std::size_t>(p));
+  out.recv.resize(out.send.size());
+  for (int r = 0; r < p; ++r) {
+    const int l = local[static_cast<std::size_t>(r)], mine = l % group_size;
+    const int group = first_group[static_cast<std::size_t>(node[static_cast<std::size_t>(r)])] + l / group_size;
+    auto at = [&](int g, int loc) {
+      return ranks_of[static_cast<std::size_t>(group_node[static_cast<std::size_t>(g)])]
+                     [static_cast<std::size_t>(group_local[static_cast<std::size_t>(g)] + loc)];
+    };
+    std::size_t i = static_cast<std::size_t>(r) * static_cast<std::size_t>(p);
+    // Group deltas (x^2 + x) / 2 mod pow2Up(groups), those >= groups skipped: every group once.
+    for (int round = 0, delta = 0; round < groups_pow2; delta = (delta + ++round) & (groups_pow2 - 1)) {
+      if (delta >= groups) continue;
+      const int to_group = (group + delta) % groups, from_group = (group - delta + groups) % groups;
+      for (int d = 0; d < group_size; ++d, ++i) {
+        out.send[i] = at(to_group, (mine + d) % group_size);
+        out.recv[i] = at(from_group, (mine - d + group_size) % group_size);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A rank's rounds in NCCL's order (p2p_rounds); round r's send and receive run in batch r / `batch`,
+// a batch's sends at once, batch after batch. The round whose peer is the rank itself is its copy.
+// Alltoall: a send and a receive every round. Gather / scatter (NCCL 2.30 enqueue.cc turns ncclGather /
+// ncclScatter into the same P2P tasks): only the root's rounds with each peer, and each peer's one round
+// with the root; blocks at rank x count as in ccsim's gather and scatter buffers.
+class P2pExchange final : public schedule::Schedule {
+ public:
+  P2pExchange(schedule::CollArgs a, P2pRounds rounds, int batch)
+      : Schedule(std::move(a)), rounds_(std::move(rounds)), batch_(std::max(1, batch)) {}
+  bool step(int r, int s, std::vector<schedule::Action>& out) const override {
+    out.clear();
+    const int p = args_.ranks, root = args_.root;
+    if (s * batch_ >= p) return false;
+    for (int d = s * batch_; d < std::min(p, (s + 1) * batch_); ++d) {
+      const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d);
+      const int to = rounds_.send[i], from = rounds_.recv[i];
+      if (args_.op == schedule::Op::Gather) {
+        if (to == root && r != root) schedule::send(out, root, block(r));
+        if (r == root && from != r) schedule::recv(out, from, block(from));
+      } else if (args_.op == schedule::Op::Scatter) {
+        if (r == root && to != r) schedule::send(out, to, block(to));
+        if (from == root && r != root) schedule::recv(out, root, block(r));
+      } else if (to == r) {
+        schedule::copy(out, block(p + r).off, block(r).off, args_.count);
+      } else {
+        schedule::send(out, to, block(to));
+        schedule::recv(out, from, block(p + from));
+      }
+    }
+    return true;
+  }
+
+ private:
+  schedule::Block block(int i) const { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
+  P2pRounds rounds_;
+  int batch_;
+};
+
+bool nvlink_class(topology::LinkType t) { return topology::is_nvlink(t) || t == topology::LinkType::Xgmi; }
+
+} // namespace
+
+// What NCCL's init computes from the machine for one placement.
+struct P2pPlanner::Facts {
+  int nodes = 1;
+  bool all_nvlink = true;  // every GPU pair inside a host on an NVLink path (isAllNvlink)
+  int peer_channels = 64;  // min over peers of ncclTopoGetNchannels
+  std::vector<int> local;  // per rank: index among its host's ranks (NCCL's device index for PXN)
+};
+
+struct P2pPlanner::View {
+  bool ll = false;
+  topology::Topology topo;
+  std::unique_ptr<topology::Router> router;
+};
+
+P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus)
+    : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)) {}
+P2pPlanner::~P2pPlanner() = default;
+
+const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int>& gpus) {
+  if (facts_ && placed_ == gpus) return *facts_;
+  views_.clear();
+  placed_ = gpus;
+  auto f = std::make_unique<Facts>();
+  topology::Router router(topo_);
+  if (!relay_gpus_.empty()) router.set_relay_gpus(relay_gpus_);
+  auto host = [&](int gpu) { return g.host_of_gpu[static_cast<std::size_t>(gpu)]; };
+  std::map<int, int> seen; // host -> ranks so far
+  for (int gpu : gpus) f->local.push_back(seen[host(gpu)]++);
+  f->nodes = static_cast<int>(seen.size());
+  // Every rank's peers from the first rank of each host (hosts are alike in the machines ccsim draws;
+  // all pairs would cost p^2 routes on a rack-scale domain).
+  std::map<int, bool> first_done;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (first_done[host(gpus[i])]) continue;
+    first_done[host(gpus[i])] = true;
+    const int a = gpus[i];
+    for (int b : gpus) {
+      if (b == a) continue;
+      bool nv = true;
+      double lane = 0, bottleneck = 1e300;
+      for (auto c : router.route(topo_.gpu_node(a), topo_.gpu_node(b))) {
+        const auto& l = topo_.link_of(c);
+        if (host(a) != host(b) && topology::is_network(l.type)) {
+          // The first network link: the GPU's NIC; NCCL counts one NIC at its line rate.
+          f->peer_channels = std::min(f->peer_channels, net_peer_channels(1, tab_.lane_GBps(topo_, l) * l.lanes));
+          nv = false;
+          break;
+        }
+        if (!nvlink_class(l.type)) nv = false;
+        if (lane == 0) lane = tab_.lane_GBps(topo_, l);
+        bottleneck = std::min(bottleneck, tab_.lane_GBps(topo_, l) * l.lanes);
+      }
+      if (host(a) != host(b)) continue;
+      f->all_nvlink = f->all_nvlink && nv;
+      f->peer_channels = std::min(f->peer_channels, nv ? nvlink_peer_channels(bottleneck, lane) : 2);
+    }
+  }
+  facts_ = std::move(f);
+  return *facts_;
+}
+
+// The machine as the P2P kernels see it: each lane at NCCL's effective figure x the fitted link and
+// protocol efficiencies (LL: half, its lines carry 4 data bytes in 8), never above the link as drawn;
+// network links carry the extra of NCCL's network hop latency over its intra-node one (ring rows). With
+// PXN, a send to another host is routed over NVLink to the GPU with the receiver's device index and
+// leaves through that GPU's NIC (route overrides).
+P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<int>& gpus) {
+  const Facts& f = facts(g, gpus);
+  for (auto& v : views_)
+    if (v->ll == ll) return *v;
+  const Proto proto = ll ? Proto::LL : Proto::Simple;
+  auto v = std::make_unique<View>(View{ll, topo_, nullptr});
+  const double factor = (ll ? 0.5 : 1.0) * params_.proto_efficiency(std::string(name(proto)));
+  const double intra = intra_hop_us(tab_, g, Algo::Ring, proto), inter = net_hop_us(tab_, Algo::Ring, proto);
+  for (auto& l : v->topo.links) {
+    const double eff = tab_.socket_figure(topo_, l) ? 1.0 : params_.efficiency(l.type);
+    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * factor;
+    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
+  }
+  if (f.nodes > 1 && f.all_nvlink) {
+    topology::Router plain(v->topo);
+    if (!relay_gpus_.empty()) plain.set_relay_gpus(relay_gpus_);
+    std::map<std::pair<int, int>, int> by_local; // (host, device index) -> GPU
+    for (std::size_t i = 0; i < gpus.size(); ++i) by_local[{g.host_of_gpu[static_cast<std::size_t>(gpus[i])], f.local[i]}] = gpus[i];
+    auto nodes_of = [&](int a, int b, std::vector<int>& path) {
+      for (auto c : plain.route(a, b)) path.push_back(v->topo.channel_to(c));
+    };
+    for (std::size_t j = 0; j < gpus.size(); ++j)
+      for (int a : gpus) {
+        const int b = gpus[j], ha = g.host_of_gpu[static_cast<std::size_t>(a)];
+        if (ha == g.host_of_gpu[static_cast<std::size_t>(b)]) continue;
+        const auto it = by_local.find({ha, f.local[j]});
+        if (it == by_local.end() || it->second == a) continue;
+        const int na = v->topo.gpu_node(a), relay = v->topo.gpu_node(it->second), nb = v->topo.gpu_node(b);
+        std::vector<int> path{na};
+        nodes_of(na, relay, path);
+        nodes_of(relay, nb, path);
+        v->topo.route_overrides.push_back({na, nb, std::move(path)});
+      }
+  }
+  v->router = std::make_unique<topology::Router>(v->topo);
+  if (!relay_gpus_.empty()) v->router->set_relay_gpus(relay_gpus_);
+  views_.push_back(std::move(v));
+  return *views_.back();
+}
+
+engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,
+                                     metrics::SizePlan size, Time fixed) {
+  const auto& gpus = cfg.placements.front();
+  const int p = static_cast<int>(gpus.size());
+  const Facts& f = facts(g, gpus);
+  const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
+  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell));
+  const Bytes bytes = size.count * cfg.dtype.size;
+  // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple.
+  const P2pOp op = p2p_op(comm, bytes, f.nodes == 1);
+  View& v = view(op.ll, g, gpus);
+  engine::RunPlan plan;
+  plan.choice.algo = "p2p";
+  plan.choice.proto = op.ll ? "LL" : "Simple";
+  plan.choice.channels = op.channels;
+  plan.params = cfg.model;
+  plan.params.semantics = engine::Semantics::mpi; // a batch of peers ends before the next starts on its channels
+  const auto* flow = engine::find_network("flow");
+  plan.network = flow ? flow : &engine::fifo_network();
+  plan.topo = &v.topo;
+  plan.router = v.router.get();
+  const Proto proto = op.ll ? Proto::LL : Proto::Simple;
+  const int batch = std::min(p, op.concurrent);
+  if (batch < p) plan.choice.note = fmt::format("{} peers at a time", batch);
+  schedule::CollArgs a;
+  a.op = cfg.op;
+  a.root = cfg.root;
+  a.ranks = p;
+  a.count = size.count;
+  a.elt_size = cfg.dtype.size;
+  const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
+  const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)]) + fixed;
+  if (p > kP2pReplayMaxRanks) {
+    // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
+    const int node = v.topo.gpu_node(gpus.front());
+    double egress = 0;
+    for (const auto& l : v.topo.links)
+      if (l.a == node || l.b == node) egress += static_cast<double>(l.capacity());
+    const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));
+    plan.choice.simulated = false;
+    plan.closed_form = base + hop * ((p + batch - 1) / batch) + wire;
+    return plan;
+  }
+  std::vector<int> node_of_rank;
+  for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
+  engine::add_job(plan, std::make_unique<P2pExchange>(a, p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
+  plan.job_names.push_back("p2p sends");
+  plan.params.alpha_sw += hop;
+  plan.fixed = base;
+  return plan;
+}
+
+} // namespace ccsim::model::nccl

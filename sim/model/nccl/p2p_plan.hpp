@@ -1,0 +1,109 @@
+// NCCL's point-to-point path, the way alltoall runs: nccl-tests' alltoall_perf issues ncclGroupStart,
+// one ncclSend and one ncclRecv per peer, ncclGroupEnd, and NCCL runs them on its P2P channels, not on a
+// ring (NVIDIA/nccl v2.30.7-1). What is taken from NCCL's code, and where:
+//   * src/graph/paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels(PerPeer): channels per peer
+//     (NVLink: 2 x max(1, path bw / NVLink lane bw); PCIe: 2; network: max(NICs, ceil(NIC GB/s / 14)),
+//     NCCL_P2P_PER_CHANNEL_NET_BW), the minimum over peers rounded up to a power of 2; p2pnChannels =
+//     pow2Up(min(comm channels, NCCL_MAX_P2P_NCHANNELS)); on several nodes the per-peer count halves
+//     while perPeer x ceil(ranks / 8) > p2pnChannels.
+//   * src/init.cc computeBuffSizes: chunk NCCL_P2P_NET_CHUNKSIZE 128 KiB on several nodes (x2 on ARM
+//     Blackwell hosts, GB200/GB300), NCCL_P2P_NVL_CHUNKSIZE 512 KiB when every GPU pair is NVLink,
+//     NCCL_P2P_PCI_CHUNKSIZE 128 KiB otherwise.
+//   * src/enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan: nChannelsMin halves from perPeer while
+//     nChannelsMin x ranks > p2pnChannels; one send uses min(nChannelsMin, ceil(bytes / minPart))
+//     channels, doubled while the part exceeds maxPart (minPart = chunk/8, maxPart = 32 chunks on one
+//     node; chunk/2 and chunk across nodes); LL when bytes <= channels x NCCL_P2P_LL_THRESHOLD (16 KiB)
+//     and the connection has LL buffers (network connections have none by default); each channel runs
+//     up to 8 sends at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH), so p2pnChannels / channels x 8 peers
+//     run concurrently and the others wait for the next batch (`maxConcurrent`).
+//   * src/graph/search.cc ncclTopoGetNetDev, src/transport/net.cc: PXN (NCCL_P2P_PXN_LEVEL 2 default) -
+//     a send to another node leaves through the NIC of the local GPU with the receiver's device index,
+//     reached over NVLink; the receiver uses its own NIC.
+// The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
+// meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry. NCCL has no P2P latency
+// model; the plan charges its ring base latency and one hop of its protocol once, and one hop more per
+// batch of peers.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "sim/engine/run_plan.hpp"
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/graph.hpp"
+#include "sim/model/params.hpp"
+#include "sim/topology/routing.hpp"
+
+namespace ccsim::model::nccl {
+
+inline constexpr int kP2pMaxChannels = 64;          // MAXCHANNELS (NCCL_MAX_P2P_NCHANNELS default)
+inline constexpr int kP2pOpsPerBatch = 8;           // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+inline constexpr Bytes kP2pLLThreshold = 16384;     // NCCL_P2P_LL_THRESHOLD
+inline constexpr double kP2pPerChannelNetGBps = 14; // NCCL_P2P_PER_CHANNEL_NET_BW
+// Beyond this many ranks an alltoall (p(p-1) sends) is NCCL's arithmetic with each GPU's links as the
+// bound, not a replay (4096 ranks took 30 s and 160 MB to replay).
+inline constexpr int kP2pReplayMaxRanks = 1024;
+inline constexpr Bytes kP2pNvlChunk = Bytes{1} << 19, kP2pPciChunk = Bytes{1} << 17, kP2pNetChunk = Bytes{1} << 17;
+
+int pow2_up(int v);
+// ncclTopoGetNchannels for a peer over NVLink (path_GBps: the path's bottleneck in NCCL's units, lane_GBps:
+// one NVLink of the GPU) and over the network (nics local to the GPU, their total GB/s).
+int nvlink_peer_channels(double path_GBps, double lane_GBps);
+int net_peer_channels(int nics, double nic_GBps);
+Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
+
+// A communicator's P2P setup.
+struct P2pComm {
+  int ranks = 1, nodes = 1;
+  int channels = 1;   // p2pnChannels
+  int per_peer = 1;   // p2pnChannelsPerPeer: the most channels one send spreads over
+  int min_per_op = 1; // nChannelsMin of scheduleP2pTasksToPlan
+  Bytes chunk = kP2pNvlChunk;
+};
+// comm_channels: the communicator's channels (ring CUDA channels); peer_channels: the minimum of
+// ncclTopoGetNchannels over the peers.
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk);
+
+// One send of `bytes` (addP2pToPlan).
+struct P2pOp {
+  int channels = 1;   // channels it is split over
+  bool ll = false;    // LL protocol (else Simple)
+  int steps = 1;      // chunk steps per channel
+  int concurrent = 1; // peers a rank serves at once (maxConcurrent)
+};
+P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers);
+
+// NCCL's round order (init.cc ncclP2pSchedule): in round k rank r sends to send[r * p + k] and receives
+// from recv[r * p + k]. One node: rank + k and rank - k. Several: groups of 8 ranks of a node (fewer
+// where a node has fewer), the group in round k/8 at the k/8-th quadratic delta (x^2 + x)/2 of
+// pow2Up(groups) that falls inside, the peer inside that group at local offset k % 8. Round 0 is the rank itself.
+struct P2pRounds {
+  std::vector<int> send, recv;
+};
+P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
+
+// Builds the alltoall, gather and scatter plans of the NCCL model (RCCL's own direct alltoall on a mesh
+// runs before it).
+class P2pPlanner {
+ public:
+  P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus);
+  ~P2pPlanner();
+  // `comm_channels`: the communicator's channels; `fixed`: launch overheads the builder charges once.
+  engine::RunPlan plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
+                           Time fixed);
+
+ private:
+  struct View;
+  struct Facts;
+  View& view(bool ll, const Graph& g, const std::vector<int>& gpus);
+  const Facts& facts(const Graph& g, const std::vector<int>& gpus);
+
+  const topology::Topology& topo_;
+  const Tables& tab_;
+  ParamSet params_;
+  std::vector<int> relay_gpus_;
+  std::vector<int> placed_; // the placement views_ and facts_ were made for
+  std::vector<std::unique_ptr<View>> views_;
+  std::unique_ptr<Facts> facts_;
+};
+
+} // namespace ccsim::model::nccl
