@@ -70,3 +70,20 @@ TEST_CASE("128 MiB NVLS allreduce on 8 H100 pays the pipeline fill") {
   const double us = 25.0 + 61.68 + static_cast<double>(size) / 272000.0;
   CHECK(row.bw.busbw_GBps == doctest::Approx(static_cast<double>(size) / (us * 1000.0) * 14.0 / 8.0).epsilon(0.02));
 }
+
+TEST_CASE("NVLS busbw on one node never falls when the size doubles across NCCL's chunk steps") {
+  // The fill doubles where the chunk doubles (64 x 16 x 8 x 64 KiB = 512 MiB -> 1 GiB on 8 H100), but so
+  // does the size: busbw = size / (latency + fill + size / bw) still rises or stays.
+  for (const char* spec : {"machine:gpu=h100", "machine:gpu=b200"}) {
+    const auto t = topology::resolve_topology(spec);
+    nccl::Builder b(t, {});
+    double last = 0;
+    for (Bytes size = Bytes{1} << 20; size <= (Bytes{8} << 30); size *= 2) {
+      const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
+      CAPTURE(spec);
+      CAPTURE(size);
+      CHECK(row.bw.busbw_GBps >= last * 0.999);
+      last = row.bw.busbw_GBps;
+    }
+  }
+}
