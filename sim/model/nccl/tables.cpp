@@ -71,6 +71,12 @@ void read_nvls(const Ref& r, Tables& t) {
   n.nvlink_latency_us = r["nvlink_latency_us"].number();
   n.max_arity = r["max_arity"].integer(2, 1024);
   n.chunk_bytes = r["chunk_bytes"].positive();
+  if (r.has("pipeline_stages")) n.pipeline_stages = r["pipeline_stages"].integer(1, 16);
+  if (r.has("chunk_shrink"))
+    for (std::size_t i = 0; i < r["chunk_shrink"].size(); ++i) {
+      const auto row = r["chunk_shrink"][i];
+      n.chunk_shrink.push_back({row["loops"].positive(), row["bytes"].positive()});
+    }
   if (r.has("tree")) {
     const auto tr = r["tree"];
     n.tree_nvlink_latency_us = tr["nvlink_latency_us"].number();

@@ -70,6 +70,14 @@ struct Tables {
     int max_arity = 32;                      // NCCL_MAX_NVLS_ARITY: search channels = min(this, GPUs)
     std::array<int, kArchs> cuda_channels{}; // NVLS_NCHANNELS_SM90 / SM100_NVL (one domain)
     double chunk_bytes = 131072;             // NCCL_NVLS_CHUNKSIZE default
+    // enqueue.cc calcCollChunking (NVLS, NCCL >= 2.20): the chunk halves to `bytes` while a channel's
+    // share is below `loops` x heads x the chunk so far; the kernel's scatter, reduce/multicast and
+    // gather warps are `pipeline_stages` stages, one loop (heads x chunk per channel) apart.
+    struct Shrink {
+      double loops = 0, bytes = 0;
+    };
+    std::vector<Shrink> chunk_shrink;
+    int pipeline_stages = 1;
     // NVLS-tree (several nodes): hwLatencies NVLINK and NET rows of NVLSTree (base latency 0), the
     // per-channel cap perChMaxNVLSTreeBws, and the search's inter-node speeds (the NVLS graph on several
     // nodes is searched with speedArrayInter).

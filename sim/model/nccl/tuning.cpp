@@ -150,6 +150,19 @@ double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbyte
   return wave * (2.0 * levels / n.nic_GBps + 2.0 * (levels + 1.0) / n.switch_GBps) / 1e3;
 }
 
+double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads) {
+  double chunk = n.chunk_bytes;
+  for (const auto& s : n.chunk_shrink)
+    if (channel_bytes < s.loops * heads * chunk && chunk > s.bytes) chunk = s.bytes;
+  return chunk;
+}
+
+double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps) {
+  if (n.pipeline_stages < 2 || channels < 1 || heads < 1 || !(algbw_GBps > 0)) return 0;
+  const double loop = heads * nvls_chunk_bytes(n, nbytes / channels, heads); // one channel's loop
+  return (n.pipeline_stages - 1) * channels * loop / (1000.0 * algbw_GBps);
+}
+
 std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls) {
   std::vector<Candidate> out;
   std::vector<Algo> algos{Algo::Ring};

@@ -28,6 +28,15 @@ double nvls_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, in
 double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
 // Both: inter_cap false drops the min(., bwInter) of a one-domain NVLS graph.
 double nvls_bus(const Tables& tab, const Graph& g, schedule::Op op, int ranks, bool inter_cap);
+// NCCL's NVLS chunk for one channel's share of the buffer (enqueue.cc calcCollChunking, NVLS, one
+// node): NCCL_NVLS_CHUNKSIZE, halved by the table's chunk_shrink rows while the share is below
+// loops x heads x the chunk so far. `heads`: the NVLS heads (GPUs of the domain, at most max_arity).
+double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads);
+// Fill and drain of NCCL's NVLS allreduce kernel on one node (device/all_reduce.h): each channel runs
+// its share in loops of heads x chunk through scatter, reduce/multicast and gather warps, stages one
+// loop apart, so the first loop waits (stages - 1) loop times before the last stage starts: that many
+// loops of every channel at the pipeline's algorithm bandwidth. 0 for a one-stage table.
+double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
 // `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);

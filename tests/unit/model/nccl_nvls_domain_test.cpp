@@ -31,12 +31,13 @@ TEST_CASE("NVLS on 8 B200: NCCL's figure is capped by bwInter, the replay is not
   CHECK(g.nvls.bw_inter == doctest::Approx(90.0));
   CHECK(nccl::nvls_bus_bandwidth(tab, g, Op::AllReduce, 8) == doctest::Approx(720.0));
   CHECK(nccl::nvls_replay_bus_bandwidth(tab, g, Op::AllReduce, 8) == doctest::Approx(828.8));
-  // A 16 GiB allreduce replayed: 25 us + 16 GiB / (828.8 x 8/14 GB/s), busbw = algbw x 14/8.
+  // A 16 GiB allreduce replayed: 25 us + the pipeline fill 2 x 24 x 8 x 128 KiB / (828.8 x 8/14 GB/s)
+  // = 106.3 us (nccl_nvls_pipeline_test) + 16 GiB / (828.8 x 8/14 GB/s), busbw = algbw x 14/8.
   nccl::Builder b(t, {});
   const Bytes size = Bytes{16} << 30;
   const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
   CHECK(row.choice.algo == "nvls");
-  const double us = 25.0 + static_cast<double>(size) / (1000.0 * 828.8 * 8.0 / 14.0);
+  const double us = 25.0 + 50331648.0 / (1000.0 * 828.8 * 8.0 / 14.0) + static_cast<double>(size) / (1000.0 * 828.8 * 8.0 / 14.0);
   CHECK(row.bw.busbw_GBps == doctest::Approx(static_cast<double>(size) / (us * 1000.0) * 14.0 / 8.0).epsilon(0.01));
 }
 

@@ -1,0 +1,89 @@
+// NVLS allreduce on one node: the fill and drain of NCCL's kernel pipeline, worked by hand from NCCL's
+// source. enqueue.cc calcCollChunking (NVLS): chunk 128 KiB, 64 KiB while a channel's bytes are below
+// 64 x nHeads x chunk, 32 KiB below 8 x, 16 KiB below 2 x. device/all_reduce.h: scatter, reduce/multicast
+// and gather warps loop over nHeads x chunk of the channel's share: 3 stages, the first loop is 2 loops
+// ahead of the last stage, so the call pays 2 x channels x nHeads x chunk at the pipeline's algbw once.
+#include "nccl_run_config.hpp"
+#include <doctest/doctest.h>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/tuning.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+using schedule::Op;
+namespace nccl = model::nccl;
+
+namespace {
+nccl::Tables::Nvls nccl_rule() {
+  nccl::Tables::Nvls n;
+  n.chunk_bytes = 131072;
+  n.pipeline_stages = 3;
+  n.chunk_shrink = {{64, 65536}, {8, 32768}, {2, 16384}};
+  return n;
+}
+} // namespace
+
+TEST_CASE("NVLS chunk follows NCCL's shrink rule per channel share") {
+  const auto n = nccl_rule();
+  // 8 heads: 64 x 8 x 128 KiB = 64 MiB; 8 x 8 x 64 KiB = 4 MiB; 2 x 8 x 32 KiB = 512 KiB.
+  CHECK(nccl::nvls_chunk_bytes(n, 64.0 * (1 << 20), 8) == 131072.0); // 1 GiB over 16 channels
+  CHECK(nccl::nvls_chunk_bytes(n, 32.0 * (1 << 20), 8) == 65536.0);  // 512 MiB over 16
+  CHECK(nccl::nvls_chunk_bytes(n, 4.0 * (1 << 20), 8) == 65536.0);   // not below 4 MiB
+  CHECK(nccl::nvls_chunk_bytes(n, 2.0 * (1 << 20), 8) == 32768.0);
+  CHECK(nccl::nvls_chunk_bytes(n, 256.0 * 1024, 8) == 16384.0);
+  // 4 heads halve every threshold: 32 MiB is not below 64 x 4 x 128 KiB.
+  CHECK(nccl::nvls_chunk_bytes(n, 32.0 * (1 << 20), 4) == 131072.0);
+}
+
+TEST_CASE("NVLS pipeline fill is two loops of every channel at the pipeline's bandwidth") {
+  const auto n = nccl_rule();
+  // 8 H100, 16 channels, 272 GB/s algbw: 4 GiB -> 2 x 16 x 8 x 131072 B / 272 GB/s = 123.36 us;
+  // 128 MiB (64 KiB chunks) half of that.
+  CHECK(nccl::nvls_pipeline_fill_us(n, 4294967296.0, 16, 8, 272.0) == doctest::Approx(33554432.0 / 272000.0));
+  CHECK(nccl::nvls_pipeline_fill_us(n, 134217728.0, 16, 8, 272.0) == doctest::Approx(61.68).epsilon(0.001));
+  auto one_stage = n;
+  one_stage.pipeline_stages = 1;
+  CHECK(nccl::nvls_pipeline_fill_us(one_stage, 134217728.0, 16, 8, 272.0) == 0.0);
+  CHECK(nccl::nvls_pipeline_fill_us(n, 134217728.0, 16, 8, 0.0) == 0.0);
+}
+
+TEST_CASE("The shipped NCCL tables carry NCCL's NVLS chunk rule") {
+  const auto& n = *nccl::load_tables().nvls;
+  CHECK(n.pipeline_stages == 3);
+  REQUIRE(n.chunk_shrink.size() == 3);
+  CHECK(n.chunk_shrink[0].loops == 64.0);
+  CHECK(n.chunk_shrink[0].bytes == 65536.0);
+  CHECK(n.chunk_shrink[2].loops == 2.0);
+  CHECK(n.chunk_shrink[2].bytes == 16384.0);
+}
+
+TEST_CASE("128 MiB NVLS allreduce on 8 H100 pays the pipeline fill") {
+  // NCCL's 476 GB/s busbw = 272 GB/s algbw; 25 us NVLS latency; fill 61.68 us (64 KiB chunks):
+  // 25 + 61.68 + 134217728 / 272000 = 580.1 us (518.5 without the fill).
+  const auto t = topology::resolve_topology("machine:gpu=h100");
+  nccl::Builder b(t, {});
+  const Bytes size = Bytes{128} << 20;
+  const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
+  REQUIRE(row.choice.algo == "nvls");
+  const double us = 25.0 + 61.68 + static_cast<double>(size) / 272000.0;
+  CHECK(row.bw.busbw_GBps == doctest::Approx(static_cast<double>(size) / (us * 1000.0) * 14.0 / 8.0).epsilon(0.02));
+}
+
+TEST_CASE("NVLS busbw on one node never falls when the size doubles across NCCL's chunk steps") {
+  // The fill doubles where the chunk doubles (64 x 16 x 8 x 64 KiB = 512 MiB -> 1 GiB on 8 H100), but so
+  // does the size: busbw = size / (latency + fill + size / bw) still rises or stays.
+  for (const char* spec : {"machine:gpu=h100", "machine:gpu=b200"}) {
+    const auto t = topology::resolve_topology(spec);
+    nccl::Builder b(t, {});
+    double last = 0;
+    for (Bytes size = Bytes{1} << 20; size <= (Bytes{8} << 30); size *= 2) {
+      const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
+      CAPTURE(spec);
+      CAPTURE(size);
+      CHECK(row.bw.busbw_GBps >= last * 0.999);
+      last = row.bw.busbw_GBps;
+    }
+  }
+}
