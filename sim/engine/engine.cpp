@@ -97,8 +97,8 @@ namespace {
 void check_clock_range(const topology::Topology& topo, const ModelParams& params, std::span<const Job> jobs) {
   Bandwidth min_bw = 0;
   Time max_lat = 0;
-  if (const auto* f = topo.crossbar_formula()) {
-    min_bw = f->bw, max_lat = f->latency; // a generated crossbar: every link alike, no list to build
+  if (const auto* f = topo.link_formula()) {
+    min_bw = f->bw, max_lat = f->latency; // a generated crossbar or torus: every link alike, no list to build
   } else {
     for (const auto& l : topo.links) {
       min_bw = min_bw == 0 ? l.bw : std::min(min_bw, l.bw);

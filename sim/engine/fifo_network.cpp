@@ -26,7 +26,7 @@ void FifoNetwork::reset(const topology::Topology& t) {
   // One cost entry when every channel has the same capacity and latency (generated crossbars and tori).
   const Cost first{n ? t.channel_capacity(0) : 0, n ? t.channel_latency(0) : 0};
   bool uniform = true;
-  if (!t.crossbar_formula())
+  if (!t.link_formula())
     for (std::size_t c = 1; c < n && uniform; ++c)
       uniform = t.channel_capacity(static_cast<ChannelId>(c)) == first.capacity &&
                 t.channel_latency(static_cast<ChannelId>(c)) == first.latency;

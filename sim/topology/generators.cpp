@@ -71,22 +71,9 @@ Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
   t.origin = "generated";
   t.structure.kind = Structure::Kind::Torus;
   t.structure.dims = dims;
-  for (long i = 0; i < total; ++i) t.add_node(fmt::format("gpu{}", i), NodeKind::Gpu);
-  const int D = static_cast<int>(dims.size());
-  long stride = 1;
-  std::vector<long> strides(static_cast<std::size_t>(D));
-  for (int d = D - 1; d >= 0; --d) {
-    strides[static_cast<std::size_t>(d)] = stride;
-    stride *= dims[static_cast<std::size_t>(d)];
-  }
-  for (long i = 0; i < total; ++i)
-    for (int d = 0; d < D; ++d) {
-      const long n = dims[static_cast<std::size_t>(d)], s = strides[static_cast<std::size_t>(d)];
-      const long c = (i / s) % n;
-      if (n == 1 || (n == 2 && c == 1)) continue; // extent 2: one link, not two parallel ones
-      const long j = i + (((c + 1) % n) - c) * s;
-      t.add_link(static_cast<int>(i), static_cast<int>(j), LinkType::Ideal, bw, alpha, 1, "generated");
-    }
+  // GPU i is node i; per GPU, per dimension, the link to its + neighbour (sim/topology/torus_formula.hpp):
+  // kept as the formula, built into lists only if something reads them.
+  t.set_torus_formula(TorusFormula(dims, bw, alpha));
   t.validate();
   return t;
 }

@@ -63,6 +63,14 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
     crossbar_gpus_ = static_cast<std::uint32_t>(f->gpus); // GPU node i has link i: routes need no table
     return;
   }
+  if (const auto* f = t.torus_formula(); f && t.route_overrides.empty()) {
+    torus_ = f;
+    std::uint32_t slots = 1;
+    while (slots < static_cast<std::uint32_t>(f->gpus()) && slots < (1u << 16)) slots *= 2;
+    torus_hits_.resize(slots);
+    torus_hit_mask_ = slots - 1;
+    return;
+  }
   for (const auto& ro : t.route_overrides) {
     std::vector<ChannelId> chans;
     for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
@@ -160,6 +168,9 @@ void Router::build_incident() const {
 
 std::span<const ChannelId> Router::route_general(int src, int dst) {
   if (src == dst) return {};
+  if (torus_ && static_cast<unsigned>(src) < static_cast<unsigned>(torus_->gpus()) &&
+      static_cast<unsigned>(dst) < static_cast<unsigned>(torus_->gpus()))
+    return torus_formula_route(src, dst);
   if (!overrides_.empty()) {
     auto it = overrides_.find(key(src, dst));
     if (it != overrides_.end()) return it->second;
@@ -201,6 +212,17 @@ void Router::torus_route(int src, int dst) {
     }
     stride *= n;
   }
+}
+
+std::span<const ChannelId> Router::torus_formula_route(int src, int dst) {
+  TorusHit& hit = torus_hits_[static_cast<std::uint32_t>(src) & torus_hit_mask_];
+  if (hit.src == src && hit.dst == dst) return {hit.hop.data(), hit.len};
+  scratch_.clear();
+  torus_->route(src, dst, scratch_);
+  if (scratch_.size() > hit.hop.size()) return scratch_;
+  hit.src = src, hit.dst = dst, hit.len = static_cast<std::uint32_t>(scratch_.size());
+  std::copy(scratch_.begin(), scratch_.end(), hit.hop.begin());
+  return {hit.hop.data(), hit.len};
 }
 
 std::span<const ChannelId> Router::graph_route(int src, int dst) {

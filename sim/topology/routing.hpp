@@ -74,6 +74,18 @@ class Router {
     std::vector<ChannelId> route;
   };
   std::vector<TorusMemo> torus_memo_; // torus: each source GPU's last route (a ring asks for the same one 2(p-1) times)
+  // A generated torus kept as its formula, without overrides: routes by arithmetic, no per-GPU table. Short
+  // routes are remembered in a direct-mapped cache by source GPU (2 MiB at most; a ring asks for the same
+  // route 2(p-1) times); longer ones are computed on each request.
+  const TorusFormula* torus_ = nullptr;
+  struct TorusHit {
+    std::int32_t src = 0, dst = 0; // src == dst: empty slot
+    std::uint32_t len = 0;
+    std::array<ChannelId, 5> hop{};
+  };
+  std::vector<TorusHit> torus_hits_;
+  std::uint32_t torus_hit_mask_ = 0;
+  std::span<const ChannelId> torus_formula_route(int src, int dst);
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per requested (src, dst) node pair; per-source trees under a memory budget.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;

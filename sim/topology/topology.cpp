@@ -82,7 +82,9 @@ std::optional<int> Topology::find_node(std::string_view node_name) const {
 }
 
 void Topology::set_crossbar_formula(CrossbarFormula f) {
+  formula_ = Formula::Crossbar;
   crossbar_ = f;
+  link_ = {f.bw, f.latency};
   nodes.defer([f](std::vector<Node>& v) {
     v.reserve(static_cast<std::size_t>(f.gpus) + 1);
     for (int i = 0; i < f.gpus; ++i) v.push_back(Node{fmt::format("gpu{}", i), NodeKind::Gpu, i});
@@ -98,7 +100,31 @@ void Topology::set_crossbar_formula(CrossbarFormula f) {
   });
 }
 
+// The lists exactly as make_torus used to add them: node i "gpu<i>", then per GPU per dimension its link.
+void Topology::set_torus_formula(TorusFormula f) {
+  formula_ = Formula::Torus;
+  link_ = {f.bw(), f.latency()};
+  torus_ = std::move(f);
+  const TorusFormula& tf = torus_;
+  nodes.defer([tf](std::vector<Node>& v) {
+    v.reserve(static_cast<std::size_t>(tf.gpus()));
+    for (int i = 0; i < tf.gpus(); ++i) v.push_back(Node{fmt::format("gpu{}", i), NodeKind::Gpu, i});
+  });
+  links.defer([tf](std::vector<Link>& v) {
+    v.reserve(tf.num_links());
+    for (std::size_t l = 0; l < tf.num_links(); ++l) {
+      const auto [a, b] = tf.ends(static_cast<std::uint32_t>(l));
+      v.push_back(Link{a, b, LinkType::Ideal, tf.bw(), tf.latency(), 1, "generated"});
+    }
+  });
+  gpu_nodes_.defer([n = tf.gpus()](std::vector<int>& v) {
+    v.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+  });
+}
+
 std::string Topology::channel_name(ChannelId c) const {
+  if (torus_formula()) return fmt::format("gpu{}->gpu{}", channel_from(c), channel_to(c));
   if (crossbar_formula()) {
     const auto node_name = [&](int node) { return node == crossbar_.gpus ? std::string("switch") : fmt::format("gpu{}", node); };
     return fmt::format("{}->{}", node_name(channel_from(c)), node_name(channel_to(c)));
@@ -112,6 +138,10 @@ void Topology::validate() const {
   if (num_gpus() == 0) fail("{}: topology has no GPU", where);
   if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
     validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}}, where);
+    return;
+  }
+  if (const auto* tf = torus_formula()) { // links alike, between neighbours of a connected grid
+    if (tf->num_links() > 0) validate_link(Link{tf->ends(0).first, tf->ends(0).second, LinkType::Ideal, tf->bw(), tf->latency(), 1, {}}, where);
     return;
   }
   for (const auto& l : links) validate_link(l, where);
@@ -148,9 +178,9 @@ void Topology::validate_link(const Link& l, const std::string& where) const {
 }
 
 HostMap host_map(const Topology& t) {
-  if (const auto* f = t.crossbar_formula()) { // one host: every GPU and the switch (as the walk below finds)
+  if (t.link_formula()) { // one host: every node is joined to the others by Ideal links (as the walk below finds)
     HostMap m;
-    m.of_node.assign(static_cast<std::size_t>(f->gpus) + 1, 0);
+    m.of_node.assign(t.num_nodes(), 0);
     m.count = 1;
     return m;
   }

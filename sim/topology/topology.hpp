@@ -11,6 +11,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/topology/lazy_vector.hpp"
+#include "sim/topology/torus_formula.hpp"
 
 namespace ccsim::topology {
 
@@ -65,7 +66,8 @@ class Topology {
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;
-  // A generated crossbar fills these on first use (see CrossbarFormula); reading them builds them.
+  // A generated crossbar or torus fills these on first use (see CrossbarFormula, TorusFormula); reading them
+  // builds them.
   LazyVector<Node> nodes;
   LazyVector<Link> links;
   Structure structure;
@@ -90,37 +92,69 @@ class Topology {
   };
   void set_crossbar_formula(CrossbarFormula f);
   // The formula while the node and link lists are unbuilt, else nullptr (loaded, built or edited lists).
-  const CrossbarFormula* crossbar_formula() const {
-    return crossbar_.gpus > 0 && nodes.pending() && links.pending() ? &crossbar_ : nullptr;
-  }
+  const CrossbarFormula* crossbar_formula() const { return active() == Formula::Crossbar ? &crossbar_ : nullptr; }
+  // A generated torus kept the same way (sim/topology/torus_formula.hpp: GPU i is node i, links numbered
+  // as make_torus lists them).
+  void set_torus_formula(TorusFormula f);
+  const TorusFormula* torus_formula() const { return active() == Formula::Torus ? &torus_ : nullptr; }
+  // Either formula: every link Ideal, one lane of `bw`, `latency`, no list built to say so; else nullptr.
+  struct LinkFormula {
+    Bandwidth bw = 0;
+    Time latency = 0;
+  };
+  const LinkFormula* link_formula() const { return active() != Formula::None ? &link_ : nullptr; }
 
-  int num_gpus() const { return crossbar_formula() ? crossbar_.gpus : static_cast<int>(gpu_nodes_.size()); }
+  int num_gpus() const {
+    switch (active()) {
+      case Formula::Crossbar: return crossbar_.gpus;
+      case Formula::Torus: return torus_.gpus();
+      default: return static_cast<int>(gpu_nodes_.size());
+    }
+  }
   int gpu_node(int gpu) const {
-    if (crossbar_formula() && static_cast<unsigned>(gpu) < static_cast<unsigned>(crossbar_.gpus)) return gpu;
+    if (active() != Formula::None && static_cast<unsigned>(gpu) < static_cast<unsigned>(num_gpus())) return gpu;
     return gpu_nodes_.at(static_cast<std::size_t>(gpu));
   }
   // GPU index of a node (-1: not a GPU), without building the node list.
   int gpu_of_node(int node) const {
-    if (crossbar_formula()) return node < crossbar_.gpus ? node : -1;
+    if (active() != Formula::None) return node < num_gpus() ? node : -1;
     return nodes[static_cast<std::size_t>(node)].gpu;
   }
-  std::size_t num_nodes() const { return crossbar_formula() ? static_cast<std::size_t>(crossbar_.gpus) + 1 : nodes.size(); }
-  std::size_t num_links() const { return crossbar_formula() ? static_cast<std::size_t>(crossbar_.gpus) : links.size(); }
+  std::size_t num_nodes() const {
+    switch (active()) {
+      case Formula::Crossbar: return static_cast<std::size_t>(crossbar_.gpus) + 1;
+      case Formula::Torus: return static_cast<std::size_t>(torus_.gpus());
+      default: return nodes.size();
+    }
+  }
+  std::size_t num_links() const {
+    switch (active()) {
+      case Formula::Crossbar: return static_cast<std::size_t>(crossbar_.gpus);
+      case Formula::Torus: return torus_.num_links();
+      default: return links.size();
+    }
+  }
   std::optional<int> find_node(std::string_view name) const;
   std::size_t num_channels() const { return num_links() * 2; }
 
   static ChannelId channel(int link, bool reverse) { return static_cast<ChannelId>(2 * link + (reverse ? 1 : 0)); }
   const Link& link_of(ChannelId c) const { return links[c / 2]; }
   // A channel's capacity and latency, without building the link list.
-  Bandwidth channel_capacity(ChannelId c) const { return crossbar_formula() ? crossbar_.bw : links[c / 2].capacity(); }
-  Time channel_latency(ChannelId c) const { return crossbar_formula() ? crossbar_.latency : links[c / 2].latency; }
+  Bandwidth channel_capacity(ChannelId c) const { return active() != Formula::None ? link_.bw : links[c / 2].capacity(); }
+  Time channel_latency(ChannelId c) const { return active() != Formula::None ? link_.latency : links[c / 2].latency; }
   int channel_from(ChannelId c) const {
-    if (crossbar_formula()) return c % 2 ? crossbar_.gpus : static_cast<int>(c / 2);
-    return c % 2 ? links[c / 2].b : links[c / 2].a;
+    switch (active()) {
+      case Formula::Crossbar: return c % 2 ? crossbar_.gpus : static_cast<int>(c / 2);
+      case Formula::Torus: return c % 2 ? torus_.ends(c / 2).second : torus_.ends(c / 2).first;
+      default: return c % 2 ? links[c / 2].b : links[c / 2].a;
+    }
   }
   int channel_to(ChannelId c) const {
-    if (crossbar_formula()) return c % 2 ? static_cast<int>(c / 2) : crossbar_.gpus;
-    return c % 2 ? links[c / 2].a : links[c / 2].b;
+    switch (active()) {
+      case Formula::Crossbar: return c % 2 ? static_cast<int>(c / 2) : crossbar_.gpus;
+      case Formula::Torus: return c % 2 ? torus_.ends(c / 2).first : torus_.ends(c / 2).second;
+      default: return c % 2 ? links[c / 2].a : links[c / 2].b;
+    }
   }
   std::string channel_name(ChannelId c) const;
 
@@ -130,7 +164,12 @@ class Topology {
  private:
   void validate_link(const Link& l, const std::string& where) const;
   LazyVector<int> gpu_nodes_;
+  enum class Formula { None, Crossbar, Torus };
+  Formula formula_ = Formula::None; // set by a generator; in force while both lists are unbuilt
+  Formula active() const { return formula_ != Formula::None && nodes.pending() && links.pending() ? formula_ : Formula::None; }
   CrossbarFormula crossbar_;
+  TorusFormula torus_;
+  LinkFormula link_;
   // Name index, built on the first find_node (a generated million-GPU crossbar is never searched by name, and
   // hashing its names was a third of its set-up); keeps loading a 262k-GPU torus linear, not quadratic.
   mutable std::unordered_map<std::string, int> by_name_;
