@@ -130,10 +130,13 @@ class FlowNetwork final : public NetworkModel {
   // its first event would have; its other events only mark flows (or, latency last, deliver arrivals that
   // post later flows) without reading what the events in between changed, so re-plans see the same flows.
   void schedule(Time at, Time now, std::uint32_t flow, std::uint32_t flow_tag, ArrivalSink& sink) {
-    if (at > now && open_batch_ != kNoBatch && open_at_ == at) {
+    if (at > now && open_batch_ != kNoBatch && open_at_ == at) [[likely]] {
       batches_[open_batch_].items.emplace_back(flow, flow_tag);
       return;
     }
+    open_new_batch(at, flow, flow_tag, sink);
+  }
+  [[gnu::noinline]] void open_new_batch(Time at, std::uint32_t flow, std::uint32_t flow_tag, ArrivalSink& sink) {
     std::uint32_t b;
     if (free_batches_.empty()) {
       b = static_cast<std::uint32_t>(batches_.size());
@@ -284,7 +287,8 @@ class FlowNetwork final : public NetworkModel {
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
-        const Time finish = now + static_cast<Time>((f.work + f.rate - 1) / f.rate);
+        const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
+        const Time finish = now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
         if (finish == f.finish) continue; // its pending event is still right
         f.finish = finish;
         ++f.gen;

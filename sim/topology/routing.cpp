@@ -171,9 +171,13 @@ std::span<const ChannelId> Router::route_general(int src, int dst) {
   if (torus_ && static_cast<unsigned>(src) < static_cast<unsigned>(torus_->gpus()) &&
       static_cast<unsigned>(dst) < static_cast<unsigned>(torus_->gpus()))
     return torus_formula_route(src, dst);
+  if (std::span<const ChannelId> r; recall(src, dst, r)) return r;
   if (!overrides_.empty()) {
     auto it = overrides_.find(key(src, dst));
-    if (it != overrides_.end()) return it->second;
+    if (it != overrides_.end()) {
+      remember(src, dst, it->second);
+      return it->second;
+    }
   }
   const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
   if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
@@ -189,7 +193,33 @@ std::span<const ChannelId> Router::route_general(int src, int dst) {
     }
     return memo.route;
   }
-  return graph_route(src, dst);
+  const auto r = graph_route(src, dst);
+  remember(src, dst, r);
+  return r;
+}
+
+// The memo's other ways (route() looked at the newest).
+bool Router::recall(int src, int dst, std::span<const ChannelId>& out) const {
+  if (memo_line_.empty()) return false;
+  const std::uint32_t l = memo_line_[static_cast<std::size_t>(src)];
+  if (l == kNoLine) return false;
+  const MemoLine& m = memo_lines_[l];
+  for (int w = 1; w < kMemoWays; ++w)
+    if (m.dst[static_cast<std::size_t>(w)] == dst) {
+      out = {m.data[static_cast<std::size_t>(w)], m.size[static_cast<std::size_t>(w)]};
+      return true;
+    }
+  return false;
+}
+
+// Newest first: the oldest way is dropped.
+void Router::remember(int src, int dst, std::span<const ChannelId> r) {
+  if (memo_line_.empty()) memo_line_.assign(topo_.nodes.size(), kNoLine);
+  std::uint32_t& l = memo_line_[static_cast<std::size_t>(src)];
+  if (l == kNoLine) l = static_cast<std::uint32_t>(memo_lines_.size()), memo_lines_.emplace_back();
+  MemoLine& m = memo_lines_[l];
+  for (std::size_t w = kMemoWays - 1; w > 0; --w) m.dst[w] = m.dst[w - 1], m.size[w] = m.size[w - 1], m.data[w] = m.data[w - 1];
+  m.dst[0] = dst, m.size[0] = static_cast<std::uint32_t>(r.size()), m.data[0] = r.data();
 }
 
 // Dimension-order routing, shortest way round each ring (ties go the + way).
@@ -349,6 +379,8 @@ void Router::set_relay_gpus(const std::vector<int>& gpus) {
     for (int g : gpus) relay_ok_.at(static_cast<std::size_t>(g)) = 1;
   }
   gpu_pairs_.clear();
+  memo_line_.clear(); // the memo may point into the routes just dropped
+  memo_lines_.clear();
 }
 
 std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {

@@ -43,6 +43,12 @@ class Router {
       pair_ = {2 * static_cast<ChannelId>(src), 2 * static_cast<ChannelId>(dst) + 1};
       return pair_;
     }
+    if (!memo_line_.empty()) { // graphs: a ring asks each source for the same route again and again
+      if (const std::uint32_t l = memo_line_[static_cast<std::size_t>(src)]; l != kNoLine) {
+        const MemoLine& m = memo_lines_[l];
+        if (m.dst[0] == dst) return {m.data[0], m.size[0]};
+      }
+    }
     return route_general(src, dst);
   }
   RouteInfo info(std::span<const ChannelId> r) const;
@@ -53,6 +59,8 @@ class Router {
 
  private:
   std::span<const ChannelId> route_general(int src, int dst);
+  bool recall(int src, int dst, std::span<const ChannelId>& out) const;
+  void remember(int src, int dst, std::span<const ChannelId> r);
   void torus_route(int src, int dst);
   std::span<const ChannelId> graph_route(int src, int dst);
   struct Tree;
@@ -86,6 +94,18 @@ class Router {
   std::vector<TorusHit> torus_hits_;
   std::uint32_t torus_hit_mask_ = 0;
   std::span<const ChannelId> torus_formula_route(int src, int dst);
+  // General graphs and overrides: each source node's last few routes (newest first), pointing into overrides_,
+  // cache_ or gpu_pairs_, whose vectors never move once stored. A line (one cache line) only for a source that
+  // asked for a route; memo_line_ (one index per node) is made on the first such route.
+  static constexpr int kMemoWays = 4; // a tree's parent and children, a ring's neighbours
+  static constexpr std::uint32_t kNoLine = UINT32_MAX;
+  struct MemoLine {
+    std::array<int, kMemoWays> dst{-1, -1, -1, -1};
+    std::array<std::uint32_t, kMemoWays> size{};
+    std::array<const ChannelId*, kMemoWays> data{};
+  };
+  std::vector<std::uint32_t> memo_line_;
+  std::vector<MemoLine> memo_lines_;
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> overrides_;
   // General graphs: routes cached per requested (src, dst) node pair; per-source trees under a memory budget.
   std::unordered_map<std::uint64_t, std::vector<ChannelId>> cache_;
