@@ -80,3 +80,41 @@ TEST_CASE("binomial gather on 5 ranks costs the textbook 3 alpha + 4/5 n beta (M
     CHECK(crossbar_timing("binomial", b, 0, kAlpha, 10'000'000'000).engine == ceil_lg(p) * kAlpha + (p - 1) * 400'400);
   }
 }
+
+TEST_CASE("binomial broadcast peers, by hand, for p = 8 (exact halves) and p = 6 (root keeps the bigger part)") {
+  using K = schedule::Action::Kind;
+  // Each rank's steps as (kind, peer), root 2: relative rank v = (r - 2) mod p.
+  // p = 8 is the textbook tree: v sends to v + 4, v + 2, v + 1 below its lowest set bit, receives from v - lowbit(v).
+  // p = 6: [0,6) -> root keeps [0,3), hands [3,6) to 3; [0,3) -> keeps [0,2), hands [2,3) to 2; [0,2) -> 1;
+  // [3,6) -> 3 keeps [3,5), hands [5,6) to 5; [3,5) -> 4.
+  const std::vector<std::pair<int, std::vector<std::pair<K, int>>>> cases = {
+      {8, {{K::Send, 6}, {K::Send, 4}, {K::Send, 3}}},  // v = 0 (rank 2): children v = 4, 2, 1
+      {6, {{K::Send, 5}, {K::Send, 4}, {K::Send, 3}}}}; // v = 0: children v = 3, 2, 1
+  for (const auto& c : cases) {
+    const int p = c.first; // not a structured binding: INFO's lambda captures it (clang 14)
+    const auto& root_steps = c.second;
+    INFO("p=", p);
+    const auto s = schedule::require_algorithm(Op::Broadcast, "binomial").make(args_of(Op::Broadcast, p, 10, 2));
+    std::vector<schedule::Action> acts;
+    for (int k = 0; k < static_cast<int>(root_steps.size()); ++k) {
+      REQUIRE(s->step(2, k, acts));
+      REQUIRE(acts.size() == 1);
+      CHECK(acts[0].kind == root_steps[static_cast<std::size_t>(k)].first);
+      CHECK(acts[0].peer == root_steps[static_cast<std::size_t>(k)].second);
+    }
+    CHECK_FALSE(s->step(2, static_cast<int>(root_steps.size()), acts));
+  }
+  // p = 8, v = 6 (rank 0): receives from v = 4 (rank 6), sends to v = 7 (rank 1), then done.
+  const auto s8 = schedule::require_algorithm(Op::Broadcast, "binomial").make(args_of(Op::Broadcast, 8, 10, 2));
+  std::vector<schedule::Action> acts;
+  REQUIRE(s8->step(0, 0, acts));
+  CHECK((acts[0].kind == K::Recv && acts[0].peer == 6));
+  REQUIRE(s8->step(0, 1, acts));
+  CHECK((acts[0].kind == K::Send && acts[0].peer == 1));
+  CHECK_FALSE(s8->step(0, 2, acts));
+  // p = 6, v = 4 (rank 0): receives from v = 3 (rank 5), a leaf.
+  const auto s6 = schedule::require_algorithm(Op::Broadcast, "binomial").make(args_of(Op::Broadcast, 6, 10, 2));
+  REQUIRE(s6->step(0, 0, acts));
+  CHECK((acts[0].kind == K::Recv && acts[0].peer == 5));
+  CHECK_FALSE(s6->step(0, 1, acts));
+}
