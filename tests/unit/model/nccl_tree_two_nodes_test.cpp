@@ -7,7 +7,8 @@
 //     -> algbw at 2 GiB 92 x 0.5 x treeCorrection 0.9 = 41.4
 //   tree LL128 min(92 x 120/128 = 86.25, 4 x 20) = 80 -> 80 x 0.5 x 1.0 = 40: tree/Simple is the pick.
 // 2 x DGX-1 (2 x 100G, the GPU-NIC path PCIe Gen3 12 GB/s): 2 channels x 12; the tree's chain hops are
-// single NVLink2 lanes (20 GB/s): bwIntra min(24, 20) = 20.
+// single NVLink2 lanes (20 GB/s < 2 x 12): NCCL would raise bwIntra part way to 20, ccsim keeps 12 (graph.cpp).
+// 2 x HGX A100 with 8 x 200G: 8 channels x 20 (a route's slowest lane, one NVLink3 lane); 240 / 8 = 30 < 40: kept at 20.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -35,7 +36,11 @@ TEST_CASE("NCCL's 2-node tree counts the NIC per channel twice, bounded by the i
   CHECK(p4de.tree_bw == doctest::Approx(25.0));
   const auto dgx1 = graph_of(topology::resolve_topology("cluster:nodes=2,node=dgx1-v100,nics=2x100G,kind=roce"));
   CHECK(dgx1.bw == doctest::Approx(12.0));
-  CHECK(dgx1.tree_bw == doctest::Approx(20.0));
+  CHECK(dgx1.tree_bw == doctest::Approx(12.0));
+  const auto a100 = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=8x200G,kind=ib"));
+  CHECK(a100.channels == 8);
+  CHECK(a100.bw == doctest::Approx(20.0));
+  CHECK(a100.tree_bw == doctest::Approx(20.0));
   // From 3 nodes NCCL takes bwInter: the tree's figure is the ring's.
   const auto p4de4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-a100,nics=4x100G,kind=efa"));
   CHECK(p4de4.tree_bw == doctest::Approx(p4de4.bw));
