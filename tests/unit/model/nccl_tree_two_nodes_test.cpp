@@ -7,8 +7,11 @@
 //     -> algbw at 2 GiB 92 x 0.5 x treeCorrection 0.9 = 41.4
 //   tree LL128 min(92 x 120/128 = 86.25, 4 x 20) = 80 -> 80 x 0.5 x 1.0 = 40: tree/Simple is the pick.
 // 2 x DGX-1 (2 x 100G, the GPU-NIC path PCIe Gen3 12 GB/s): 2 channels x 12; the tree's chain hops are
-// single NVLink2 lanes (20 GB/s < 2 x 12): NCCL would raise bwIntra part way to 20, ccsim keeps 12 (graph.cpp).
-// 2 x HGX A100 with 8 x 200G: 8 channels x 20 (a route's slowest lane, one NVLink3 lane); 240 / 8 = 30 < 40: kept at 20.
+// single NVLink2 lanes (20 GB/s < 2 x 12, bwInter the PCIe Gen3 path): NCCL would raise bwIntra part way to 20, ccsim keeps 12 (graph.cpp).
+// 2 x HGX A100 with 8 x 200G: 8 channels x 20 (a route's slowest lane, one NVLink3 lane); bwInter min(25 NIC,
+// 24 PCIe Gen4) = 24, 240 / 8 = 30 < 48: kept at 20.
+// 2 x HGX H200 with 8 x 400G: 8 channels x 20.6 (one NVLink4 lane); bwInter min(50 NIC, 48 PCIe Gen5) = 48,
+// 18 x 20.6 / 8 = 46.35 < 96: kept at 20.6 (the ring's figure is NVLink-bound, not the NIC: no doubling).
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -41,6 +44,9 @@ TEST_CASE("NCCL's 2-node tree counts the NIC per channel twice, bounded by the i
   CHECK(a100.channels == 8);
   CHECK(a100.bw == doctest::Approx(20.0));
   CHECK(a100.tree_bw == doctest::Approx(20.0));
+  const auto h200 = graph_of(topology::resolve_topology("machine:gpu=h200,nodes=2,nics=8x400G,kind=roce"));
+  CHECK(h200.bw == doctest::Approx(20.6));
+  CHECK(h200.tree_bw == doctest::Approx(20.6));
   // From 3 nodes NCCL takes bwInter: the tree's figure is the ring's.
   const auto p4de4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-a100,nics=4x100G,kind=efa"));
   CHECK(p4de4.tree_bw == doctest::Approx(p4de4.bw));
