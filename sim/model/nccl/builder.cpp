@@ -85,10 +85,12 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   for (auto& v : views_)
     if (v->algo == algo && v->proto == proto) return *v;
   const Graph& g = graph(cfg);
+  // Each relative to its graph's raw figure: the 2-node tree's doubled bwIntra (Graph::tree_bw) is the
+  // inter-node hop used both ways, which the replay moves itself, not a faster link.
   double simple = 0, mine = 0;
   for (const auto& c : candidates(tab_, g, cfg.op, metrics::ranks_of(cfg), Bytes{1} << 20)) {
-    if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw;
-    if (c.algo == algo && c.proto == proto) mine = c.busbw;
+    if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw / graph_bus(g, Algo::Ring);
+    if (c.algo == algo && c.proto == proto) mine = c.busbw / (c.algo == Algo::Tree ? graph_bus(g, Algo::Tree) : graph_bus(g, Algo::Ring));
   }
   double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
              opt_.params.proto_efficiency(std::string(name(proto)));

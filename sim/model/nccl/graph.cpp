@@ -50,6 +50,8 @@ Arch arch_of(const Topology& t, const Tables& tab, const std::string& override_)
 // moves the prediction smoothly instead of being swallowed by the search's speed quantisation.
 struct RingSpeeds {
   double per_ring = 1e300, route_total = 1e300;
+  double intra_lane = 1e300, intra_total = 1e300; // the same over hops inside a host only
+  double inter_lane = 1e300, inter_total = 1e300; // and over hops between hosts (the NIC paths)
   bool all_nvlink = true;
 };
 RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
@@ -70,6 +72,8 @@ RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
       }
       s.per_ring = std::min(s.per_ring, lane_min);
       s.route_total = std::min(s.route_total, cap_min);
+      if (!inter) s.intra_lane = std::min(s.intra_lane, lane_min), s.intra_total = std::min(s.intra_total, cap_min);
+      else s.inter_lane = std::min(s.inter_lane, lane_min), s.inter_total = std::min(s.inter_total, cap_min);
     }
   return s;
 }
@@ -120,6 +124,29 @@ void dup_channels(const Tables& tab, Graph& g) {
     g.channels *= 2;
     g.bw /= 2;
   }
+}
+
+// NCCL's tree bandwidth per search channel. tuning.cc takes the tree graph's bwIntra on up to 2 nodes
+// (`nNodes <= 2 ? bwIntra : bwInter`), and search.cc pass 2 raises a tree's bwIntra while it is below 2x
+// bwInter and the intra-node chain still carries every channel: on 2 nodes the double binary tree is one
+// inter-node hop, which carries each channel's share up (reduce) and down (broadcast) at once, one per
+// direction, where a ring's crossing carries 2(n-1)/n of it one way. So bwInter (the NIC per channel) counts
+// twice (bwInter: the slowest lane of a channel's path between hosts, the NIC or its PCIe path) where a GPU's
+// intra-node links give each channel that much (NVSwitch: the GPU's switch links over the channels; direct
+// rings: their own lane). Where they give less, NCCL raises bwIntra only part way; ccsim keeps the ring's
+// figure there (not modelled: the one such trace, 2 DGX-1 nodes on NCCL 2.5.6 with single NVLink2 lanes,
+// measured ring-level busbw, and the replay of such an intra-bound tree/Simple on 2 HGX A100 nodes with
+// 8 x 200G loses 0.6 % busbw from 256 MiB to 2 GiB, a lock-step fair-sharing drift). Called before the
+// channels are duplicated. RCCL keeps bw: its measured ratios are relative to it.
+double tree_bw_of(const Topology& t, const Tables& tab, const Graph& g, const RingSpeeds& s, bool direct) {
+  if (g.nodes != 2 || tab.rccl || g.rings.empty()) return g.bw;
+  std::vector<int> first_host;
+  for (int gpu : g.rings.front())
+    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) first_host.push_back(gpu);
+  const double nvs = nvswitch_total(t, tab, first_host);
+  const double intra = direct ? std::max(s.intra_lane, nvs / g.channels) : std::max(s.intra_total, nvs) / g.channels;
+  const double inter = direct ? s.inter_lane : s.inter_total / g.channels;
+  return inter < 1e300 && intra + 1e-9 >= 2.0 * inter ? std::max(g.bw, 2.0 * inter) : g.bw;
 }
 
 } // namespace
@@ -280,7 +307,10 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   } else {
     split_into_channels(tab, g, speeds.route_total);
   }
+  g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
+  const double undup_bw = g.bw;
   dup_channels(tab, g);
+  if (undup_bw > 0) g.tree_bw *= g.bw / undup_bw; // duplicated channels split the tree's figure as the ring's
   g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink && (!tab.rccl || tab.rccl->ll128);
   nvls_graph(t, tab, g, placements.empty() ? std::vector<int>{} : placements.front());
   return g;
@@ -289,6 +319,7 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
 std::string Graph::describe() const {
   std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
                               path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
+  if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)
     s += fmt::format(", {} {} channel(s) x {:.1f}/{:.1f} GB/s", nvls.tree ? "NVLS-tree" : "NVLS", nvls.channels, nvls.bw_intra, nvls.bw_inter);
   return s;

@@ -19,6 +19,9 @@ struct Graph {
   int channels = 1;                    // search channels
   double bw = 0;                       // GB/s per search channel
   double graph_efficiency = 1;         // channels*bw / what the links carry in NCCL units (speed quantisation)
+  // GB/s per search channel that NCCL's tuning gives the tree: bw, except on 2 nodes (NCCL's tree graph's
+  // bwIntra, raised towards 2x bwInter: the one inter-node hop carries the tree's data both ways at once).
+  double tree_bw = 0;
   Path path = Path::NvLink;            // intra-node path class (NvLink or Pci)
   int nodes = 1;
   Arch arch = Arch::Volta;

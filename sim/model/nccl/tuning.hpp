@@ -48,6 +48,10 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
 // every channel crosses the tree store-and-forward before the pipeline streams.
 double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
 
+// The graph's raw bus bandwidth for ring or tree, nChannels x bw, before NCCL's refinements: the tree's own
+// per-channel figure (Graph::tree_bw) on 2 nodes.
+double graph_bus(const Graph& g, Algo algo);
+
 // The latency terms, shared by the closed form and the replay:
 // NCCL's intra-node hop latency, floored on several nodes by the network overhead (x3 for Simple).
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto);
