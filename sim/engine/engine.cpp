@@ -204,8 +204,8 @@ int Engine::rank_of(std::uint32_t g) const { return static_cast<int>(g - job_inf
 // Where each rank runs and which job it belongs to; the side arrays stay empty when rank g runs on node g
 // and there is one job (a generated crossbar's bench), so the hot path reads nothing for them.
 void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
-  node_.clear();
-  job_.clear();
+  std::vector<std::uint32_t>().swap(node_); // no storage: node_of and job_of test data() against null
+  std::vector<std::uint32_t>().swap(job_);
   step_begin_.clear();
   reduce_bytes_.clear();
   job_finish_.assign(jobs.size(), 0);

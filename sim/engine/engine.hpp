@@ -93,8 +93,9 @@ class Engine {
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void job_rank_done(std::uint32_t job, Time now);
   void place(std::span<const Job> jobs, std::uint32_t total);
-  std::uint32_t node_of(std::uint32_t g) const { return node_.empty() ? g : node_[g]; }
-  std::uint32_t job_of(std::uint32_t g) const { return job_.empty() ? 0 : job_[g]; }
+  // One load and a test each (an empty side array has no storage, see place()).
+  std::uint32_t node_of(std::uint32_t g) const { return node_.data() ? node_.data()[g] : g; }
+  std::uint32_t job_of(std::uint32_t g) const { return job_.data() ? job_.data()[g] : 0; }
   int rank_of(std::uint32_t g) const;
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                        Time arrive, std::span<const ChannelId> route);
