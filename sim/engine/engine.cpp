@@ -43,20 +43,18 @@ struct Engine::Parked {
   std::uint32_t next = kNone; // next send parked at the same rank, or the next free pool slot
 };
 
-// One cache line per rank (the 16k-rank ring touches every rank's state once per step).
-struct alignas(64) Engine::RankState {
-  int step = -1;
-  int pending = 0;        // receives not yet in + own sends not yet done (see engine.cpp's top); -1: finished
-  std::uint32_t node = 0; // topology node the rank runs on
-  std::uint32_t job = 0;
-  int rank = 0;
-  std::uint32_t parked = kNone; // first send parked at this rank, in the pool
-  Bytes reduce_bytes = 0; // received with reduction during this step
-  Time step_begin = 0;
+// Half a cache line per rank (the 16k-rank ring touches every rank's state once per step; a million-rank
+// broadcast holds every rank's). Where a rank runs, its job and rank within the job are in side arrays
+// that stay empty in the common case (identity placement, one job); when a step began and what it
+// reduces only where something reads them (observers, reduction time).
+struct alignas(32) Engine::RankState {
   Time ready = 0;         // the step cannot end before: its posts' overheads paid, (gpu) its started sends left
   // Messages to this rank not yet received, as entry(sender, state): this step's receives and, with
   // credits or eager sends, messages that came before their receive was posted.
   SmallList<2> waiting;
+  int step = -1;
+  int pending = 0;        // receives not yet in + own sends not yet done (see engine.cpp's top); -1: finished
+  std::uint32_t parked = kNone; // first send parked at this rank, in the pool
 };
 
 // What a rank's step needs of its job, kept together (a Job reaches it through its schedule's args).
@@ -146,17 +144,11 @@ RunResult Engine::run(std::span<const Job> jobs) {
     total += static_cast<std::uint32_t>(j.node_of_rank.size());
     if (total >= (1u << 30)) fail("engine: more than 2^30 ranks");
   }
-  static_assert(sizeof(RankState) == 64);
+  static_assert(sizeof(RankState) == 32);
   ranks_.assign(total, RankState{});
   parked_.clear();
   free_parked_ = kNone;
-  for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
-    for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r) {
-      RankState& rs = ranks_[job_info_[ji].base + r];
-      rs.node = static_cast<std::uint32_t>(jobs[ji].node_of_rank[r]);
-      rs.job = ji;
-      rs.rank = static_cast<int>(r);
-    }
+  place(jobs, total);
   // Every rank begins at its job's start time, or once the jobs it waits for are done.
   deps_ = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.after.empty(); });
   waiting_.clear();
@@ -178,7 +170,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   const bool begin_now = !deps_ && !jobs.empty() && jobs[0].start >= 0 && std::all_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.start == jobs[0].start; });
   if (!begin_now)
     for (std::uint32_t g = 0; g < total; ++g)
-      if (!deps_ || waiting_[ranks_[g].job].deps_left == 0) queue_.push(jobs[ranks_[g].job].start, kStepDone, g, 0);
+      if (!deps_ || waiting_[job_of(g)].deps_left == 0) queue_.push(jobs[job_of(g)].start, kStepDone, g, 0);
   const Time begin_at = begin_now ? jobs[0].start : -1; // < 0: nothing begins before the queue runs
 
   // The FIFO model without observers, software overhead or reduction time is the common case (and every
@@ -190,21 +182,51 @@ RunResult Engine::run(std::span<const Job> jobs) {
                                                                           : loop<kGeneric>(begin_at);
 
   RunResult res;
-  res.job_finish.assign(jobs.size(), 0);
-  for (const auto& rs : ranks_) {
+  for (std::uint32_t g = 0; g < total; ++g) {
+    const RankState& rs = ranks_[g];
     if (rs.pending >= 0)
-      fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", rs.job, rs.rank,
+      fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", job_of(g), rank_of(g),
            rs.step, rs.pending);
     if (!rs.waiting.empty() || rs.parked != kNone) // an eager message or a parked send nobody received
-      fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", rs.job, rs.rank,
-           ranks_[rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 4].rank);
-    res.job_finish[rs.job] = std::max(res.job_finish[rs.job], rs.step_begin);
+      fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", job_of(g), rank_of(g),
+           rank_of(rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 4));
   }
+  res.job_finish = job_finish_;
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
   res.events = events;
   res.transfers = transfers_;
   res.channels = net_->take_stats();
   return res;
+}
+
+int Engine::rank_of(std::uint32_t g) const { return static_cast<int>(g - job_info_[job_of(g)].base); }
+
+// Where each rank runs and which job it belongs to; the side arrays stay empty when rank g runs on node g
+// and there is one job (a generated crossbar's bench), so the hot path reads nothing for them.
+void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
+  std::vector<std::uint32_t>().swap(node_); // no storage: node_of and job_of test data() against null
+  std::vector<std::uint32_t>().swap(job_);
+  step_begin_.clear();
+  reduce_bytes_.clear();
+  job_finish_.assign(jobs.size(), 0);
+  bool identity = true;
+  for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
+    for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r)
+      identity = identity && jobs[ji].node_of_rank[r] == static_cast<int>(job_info_[ji].base + r);
+  if (!identity) {
+    node_.resize(total);
+    for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
+      for (std::uint32_t r = 0; r < jobs[ji].node_of_rank.size(); ++r)
+        node_[job_info_[ji].base + r] = static_cast<std::uint32_t>(jobs[ji].node_of_rank[r]);
+  }
+  if (jobs.size() > 1) {
+    job_.resize(total);
+    for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
+      std::fill_n(job_.begin() + job_info_[ji].base, jobs[ji].node_of_rank.size(), ji);
+  }
+  if (observed_) step_begin_.assign(total, 0);
+  if (params_.reduce_bw != 0) reduce_bytes_.assign(total, 0);
+  crossbar_ = fifo_ != nullptr && topo_.crossbar_formula() != nullptr;
 }
 
 // What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no
@@ -214,11 +236,28 @@ template <int M> inline bool Engine::gpu() const { return M == kGeneric ? gpu_ :
 template <int M> inline bool Engine::rendezvous() const { return M == kGeneric ? window_ == 0 : M == kFifoMpi; }
 template <int M> inline bool Engine::observed() const { return M == kGeneric && observed_; }
 
+// A million ranks' state and channels do not fit in the cache, and the events of one time touch them in no
+// useful order: while one event is handled, ask for the state that the event a few pops later will read
+// (its rank's line and, on a generated crossbar, the channel its next send leaves on).
+template <int M> inline void Engine::prefetch_ahead() const {
+  constexpr std::size_t kAhead = 4;
+  std::uint32_t kind, a, b;
+  if (!queue_.peek(kAhead, kind, a, b)) return;
+  const std::uint32_t g = kind == kArrival ? b : a;
+  if (kind == kModel || g >= ranks_.size()) return;
+  __builtin_prefetch(&ranks_[g]);
+  if (!gpu<M>() && kind == kArrival) __builtin_prefetch(&ranks_[a]); // mpi: the sender's step waits for it too
+  if (crossbar_) fifo_->prefetch(2 * node_of(g));
+}
+
 template <int M> std::uint64_t Engine::loop(Time begin_at) {
   std::uint64_t events = 0;
   if (begin_at >= 0)
     for (std::uint32_t g = 0; g < ranks_.size(); ++g) ++events, start_steps<M>(g, begin_at);
+  // Below ~64k ranks the state fits in the cache and the look-ahead would only cost instructions.
+  const bool prefetch = M != kGeneric && ranks_.size() >= (1u << 16);
   while (!queue_.empty()) {
+    if (prefetch) prefetch_ahead<M>();
     const Event e = queue_.pop();
     ++events;
     switch (e.kind) {
@@ -287,23 +326,28 @@ template <int M> void Engine::start_steps(std::uint32_t g, Time now) {
 // Returns true when the step just begun completed on the spot (nothing to wait for).
 template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
-  if (observed<M>() && rs.step >= 0)
-    for (auto* o : observers_) o->on_step(static_cast<int>(rs.job), rs.rank, rs.step, rs.step_begin, now);
+  const std::uint32_t ji = job_of(g);
+  const JobInfo& job = job_info_[ji];
+  const int rank = static_cast<int>(g - job.base);
+  if (observed<M>()) {
+    if (rs.step >= 0)
+      for (auto* o : observers_) o->on_step(static_cast<int>(ji), rank, rs.step, step_begin_[g], now);
+    step_begin_[g] = now;
+  }
   const int step = ++rs.step;
-  rs.step_begin = now;
   if constexpr (M != kFifoMpi) rs.ready = now; // kFifoMpi never reads it (see end_step_now)
-  const JobInfo& job = job_info_[rs.job];
   const schedule::Action* acts = fixed_actions_;
   int n;
   if (job.fixed) {
-    n = job.schedule->step_fixed(rs.rank, step, fixed_actions_);
+    n = job.schedule->step_fixed(rank, step, fixed_actions_);
   } else {
-    n = job.schedule->step(rs.rank, step, actions_) ? static_cast<int>(actions_.size()) : -1;
+    n = job.schedule->step(rank, step, actions_) ? static_cast<int>(actions_.size()) : -1;
     acts = actions_.data();
   }
   if (n < 0) {
     rs.pending = -1;
-    if (deps_) job_rank_done(rs.job, now);
+    job_finish_[ji] = std::max(job_finish_[ji], now);
+    if (deps_) job_rank_done(ji, now);
     return false;
   }
   int pending = 0; // what the step waits for (nothing can complete before the loop ends)
@@ -311,8 +355,8 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   Time at = now; // when the action is posted: each one's overhead after the previous one's
   for (const schedule::Action* a = acts; a != acts + n; ++a) {
     if (a->kind == schedule::Action::Kind::Copy) continue;
-    if (static_cast<unsigned>(a->peer) >= static_cast<unsigned>(job.p) || a->peer == rs.rank)
-      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rs.rank, step, a->peer, job.p - 1);
+    if (static_cast<unsigned>(a->peer) >= static_cast<unsigned>(job.p) || a->peer == rank)
+      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rank, step, a->peer, job.p - 1);
     const std::uint32_t peer = job.base + static_cast<std::uint32_t>(a->peer);
     if constexpr (M == kGeneric) at += params_.overhead;
     if (a->kind == schedule::Action::Kind::Send) {
@@ -324,7 +368,7 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   }
   if constexpr (M == kGeneric) { // else `at` is `now`, and reductions are free
     rs.ready = std::max(rs.ready, at);
-    rs.reduce_bytes = reduce_bytes;
+    if (params_.reduce_bw != 0) reduce_bytes_[g] = reduce_bytes;
   }
   rs.pending = pending;
   return pending == 0 && end_step_now<M>(g, now);
@@ -409,7 +453,7 @@ template <int M> void Engine::start_unparked(const Parked& t, std::uint32_t dst,
 // is called directly (inlined); the others through NetworkModel. Inlined into both callers: as a call,
 // it made begin_step keep its state on the stack (~5% more instructions per transfer).
 template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
-  const auto route = router_.route(static_cast<int>(ranks_[t.src].node), static_cast<int>(ranks_[dst].node));
+  const auto route = router_.route(static_cast<int>(node_of(t.src)), static_cast<int>(node_of(dst)));
   Time arrive, left;
   if (M != kGeneric || fifo_) {
     arrive = fifo_->post(route, t.bytes, at);
@@ -428,7 +472,7 @@ template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const
 void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                              Time arrive, std::span<const ChannelId> route) {
   net_->last_occupancy(route, bytes, hops_);
-  const TransferRecord rec{static_cast<int>(ranks_[src].job), ranks_[src].rank, ranks_[dst].rank, step, bytes, now,
+  const TransferRecord rec{static_cast<int>(job_of(src)), rank_of(src), rank_of(dst), step, bytes, now,
                            net_->last_start(), arrive, route, off, hops_};
   for (auto* o : observers_) o->on_transfer(rec);
 }
@@ -441,14 +485,14 @@ template <int M> inline bool Engine::end_step_now(std::uint32_t g, Time now) {
   if constexpr (M == kFifoMpi) return (void)g, (void)now, true;
   RankState& rs = ranks_[g];
   const Time at = std::max(now, rs.ready);
-  if (M != kGeneric || rs.reduce_bytes == 0 || params_.reduce_bw == 0) {
+  if (M != kGeneric || params_.reduce_bw == 0 || reduce_bytes_[g] == 0) {
     if (at == now) return true;
     queue_.push(at, kStepDone, g, 0);
     return false;
   }
-  const Time end = at + transfer_time(rs.reduce_bytes, params_.reduce_bw);
+  const Time end = at + transfer_time(reduce_bytes_[g], params_.reduce_bw);
   if (observed_)
-    for (auto* o : observers_) o->on_reduce(static_cast<int>(rs.job), rs.rank, rs.step, at, end, rs.reduce_bytes);
+    for (auto* o : observers_) o->on_reduce(static_cast<int>(job_of(g)), rank_of(g), rs.step, at, end, reduce_bytes_[g]);
   queue_.push(end, kStepDone, g, 0);
   return false;
 }

@@ -77,6 +77,7 @@ class Engine {
   template <int M> bool observed() const;
   template <int M> std::uint64_t loop(Time begin_at); // begin_at >= 0: every rank begins its first step then
   template <int M> void start_steps(std::uint32_t g, Time now);
+  template <int M> void prefetch_ahead() const;
   template <int M> bool begin_step(std::uint32_t g, Time now);
   template <int M> int post_send(const Parked& t, std::uint32_t peer);
   template <int M> int post_recv(std::uint32_t g, std::uint32_t peer, Time at, Time now);
@@ -91,6 +92,11 @@ class Engine {
   void park(RankState& rd, const Parked& t);
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void job_rank_done(std::uint32_t job, Time now);
+  void place(std::span<const Job> jobs, std::uint32_t total);
+  // One load and a test each (an empty side array has no storage, see place()).
+  std::uint32_t node_of(std::uint32_t g) const { return node_.data() ? node_.data()[g] : g; }
+  std::uint32_t job_of(std::uint32_t g) const { return job_.data() ? job_.data()[g] : 0; }
+  int rank_of(std::uint32_t g) const;
   void report_transfer(std::uint32_t src, std::uint32_t dst, int step, Bytes bytes, std::uint64_t off, Time now,
                        Time arrive, std::span<const ChannelId> route);
 
@@ -106,6 +112,11 @@ class Engine {
   EventQueue queue_;
   std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
   std::vector<RankState> ranks_;
+  std::vector<std::uint32_t> node_, job_; // per rank; empty: node g, job 0 (see place())
+  std::vector<Time> step_begin_;         // per rank, when observed
+  std::vector<Bytes> reduce_bytes_;      // per rank, when reductions take time: received with reduction this step
+  std::vector<Time> job_finish_;         // per job: its last rank's finish
+  bool crossbar_ = false;                // a generated crossbar: GPU node n sends on channel 2n
   std::vector<Parked> parked_;          // pool of sends waiting for their receive (RankState::parked)
   std::uint32_t free_parked_ = kNone;   // first free slot of parked_
   std::vector<JobInfo> job_info_; // per job, what every step reads

@@ -10,12 +10,19 @@
 // the newest event; a spill empties bucket i into buckets below i, which are all empty then (bucket 0
 // is used up and i is the lowest non-empty one), in bucket i's order. Bucket 0 is therefore in push
 // order, the same order as the (time, seq) heap below.
+//
+// Storage is sized to what is queued: a bucket is a list of 4 KiB chunks of 16-byte slots (the kind
+// rides in the time's top two bits) drawn from one pool, and a chunk goes back to the pool as soon as
+// it is read, so the queue holds its peak number of queued events plus one partial chunk per bucket,
+// not each bucket's own peak (a million-rank broadcast's buckets kept ~100 MiB as vectors).
 #pragma once
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -28,57 +35,125 @@ struct Event {
   std::uint32_t a, b; // meaning depends on kind (e.g. source and destination rank)
 };
 
-// Monotone priority queue: push(t) requires t >= the time of the last popped event.
+// Monotone priority queue: push(t) requires t >= the time of the last popped event, t < 2^62, kind < 4.
 class RadixEventQueue {
  public:
+  static constexpr Time kMaxTime = Time{1} << 62; // the engine refuses runs that could last this long
+  RadixEventQueue() = default;
+  RadixEventQueue(const RadixEventQueue&) = delete;
+  RadixEventQueue& operator=(const RadixEventQueue&) = delete;
+  ~RadixEventQueue() {
+    clear();
+    while (free_) delete std::exchange(free_, free_->next);
+  }
+
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
-    if (t < last_) throw std::logic_error("event queue: event scheduled before the current time");
-    buckets_[bucket_of(t)].push_back(Event{t, kind, a, b});
+    if (t < last_ || t >= kMaxTime) throw std::logic_error("event queue: event scheduled before the current time or past 2^62 ps");
+    append(buckets_[bucket_of(t)], Slot{static_cast<std::uint64_t>(t) | std::uint64_t{kind} << 62, a, b});
     ++size_;
   }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
+  // Chunks of kSlots events allocated so far (in buckets or pooled): what the queue's storage costs.
+  std::size_t chunks() const { return chunks_; }
+  static constexpr std::uint32_t kSlots = 255;
   Event pop() {
-    if (head_ == buckets_[0].size()) refill();
+    Bucket& zero = buckets_[0];
+    if (zero.head == nullptr || head_ == zero.head->n) next_zero();
     --size_;
-    return buckets_[0][head_++];
+    const Slot& s = zero.head->slot[head_++];
+    return Event{time_of(s), static_cast<std::uint32_t>(s.key >> 62), s.a, s.b};
+  }
+  // The event that pops k after the next one, when it is already known (in bucket 0's current chunk): for
+  // prefetching its state. False when it is not (yet) known.
+  bool peek(std::size_t k, std::uint32_t& kind, std::uint32_t& a, std::uint32_t& b) const {
+    const Chunk* c = buckets_[0].head;
+    if (c == nullptr || head_ + k >= c->n) return false;
+    const Slot& s = c->slot[head_ + k];
+    kind = static_cast<std::uint32_t>(s.key >> 62), a = s.a, b = s.b;
+    return true;
   }
   void clear() {
-    for (auto& b : buckets_) b.clear();
+    for (auto& b : buckets_) drop(b);
     head_ = size_ = 0;
     last_ = 0;
   }
 
  private:
+  struct Slot {
+    std::uint64_t key; // time | kind << 62
+    std::uint32_t a, b;
+  };
+  struct Chunk {
+    Chunk* next;
+    std::uint32_t n; // slots filled
+    Slot slot[kSlots];
+  };
+  struct Bucket {
+    Chunk* head = nullptr; // every chunk but the tail is full
+    Chunk* tail = nullptr;
+  };
+  static Time time_of(const Slot& s) { return static_cast<Time>(s.key & (std::uint64_t{kMaxTime} - 1)); }
   std::size_t bucket_of(Time t) const {
     const auto diff = static_cast<std::uint64_t>(t) ^ static_cast<std::uint64_t>(last_);
     return diff == 0 ? 0 : 64 - static_cast<std::size_t>(std::countl_zero(diff));
+  }
+  void append(Bucket& b, const Slot& s) {
+    if (b.tail == nullptr || b.tail->n == kSlots) [[unlikely]] {
+      Chunk* c = free_ ? std::exchange(free_, free_->next) : (++chunks_, new Chunk);
+      c->next = nullptr;
+      c->n = 0;
+      (b.tail ? b.tail->next : b.head) = c;
+      b.tail = c;
+    }
+    b.tail->slot[b.tail->n++] = s;
+  }
+  void release(Chunk* c) { c->next = free_, free_ = c; }
+  void drop(Bucket& b) {
+    while (b.head) release(std::exchange(b.head, b.head->next));
+    b.tail = nullptr;
+  }
+  // Bucket 0's current chunk is read: go on to its next one, else refill.
+  void next_zero() {
+    Bucket& zero = buckets_[0];
+    if (zero.head != nullptr && zero.head->next != nullptr) {
+      release(std::exchange(zero.head, zero.head->next));
+      head_ = 0;
+      return;
+    }
+    refill();
   }
   // Bucket 0 is used up: move the lowest non-empty bucket's events down, its minimum becoming the new
   // current time (they all land in buckets below it, the minimum ones in bucket 0). When they all share
   // one time (a lockstep collective) the bucket becomes bucket 0 as it is.
   void refill() {
-    auto& zero = buckets_[0];
-    zero.clear();
+    Bucket& zero = buckets_[0];
+    drop(zero);
     head_ = 0;
     std::size_t i = 1;
-    while (buckets_[i].empty()) ++i; // pop() on an empty queue is the caller's bug
-    auto& src = buckets_[i];
-    Time lo = src.front().time, hi = lo;
-    for (const Event& e : src) lo = std::min(lo, e.time), hi = std::max(hi, e.time);
+    while (buckets_[i].head == nullptr) ++i; // pop() on an empty queue is the caller's bug
+    Bucket src = std::exchange(buckets_[i], Bucket{});
+    Time lo = time_of(src.head->slot[0]), hi = lo;
+    for (const Chunk* c = src.head; c; c = c->next)
+      for (std::uint32_t k = 0; k < c->n; ++k) lo = std::min(lo, time_of(c->slot[k])), hi = std::max(hi, time_of(c->slot[k]));
     last_ = lo;
     if (lo == hi) {
-      zero.swap(src);
+      zero = src;
       return;
     }
-    for (const Event& e : src) buckets_[bucket_of(e.time)].push_back(e);
-    src.clear();
+    // A chunk goes back to the pool once read, so the spill reuses it.
+    for (Chunk* c = src.head; c;) {
+      for (std::uint32_t k = 0; k < c->n; ++k) append(buckets_[bucket_of(time_of(c->slot[k]))], c->slot[k]);
+      release(std::exchange(c, c->next));
+    }
   }
 
-  std::array<std::vector<Event>, 65> buckets_;
-  std::size_t head_ = 0; // next event of bucket 0
+  std::array<Bucket, 65> buckets_;
+  std::size_t head_ = 0; // next event of bucket 0's head chunk
   std::size_t size_ = 0;
   Time last_ = 0;
+  Chunk* free_ = nullptr; // the pool: chunks not in any bucket
+  std::size_t chunks_ = 0;
 };
 
 // A 4-ary min-heap on (time, seq): no monotonicity needed. The reference the radix heap is tested and

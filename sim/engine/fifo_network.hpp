@@ -29,6 +29,11 @@ class FifoNetwork final : public NetworkModel {
     return store_forward_ ? hop_by_hop(route, bytes, now) : cut_through(route, bytes, now);
   }
 
+  // Asks the cache for channel c's state, which a post will soon read (see Engine::prefetch_ahead).
+  void prefetch(ChannelId c) const {
+    if (c < num_chans_) __builtin_prefetch(chans_.get() + c);
+  }
+
   const ChannelStats& stats() const override;
   ChannelStats take_stats() override;
   Time last_start() const override { return last_start_; }

@@ -64,3 +64,89 @@ TEST_CASE("small list keeps order and spills to the heap") {
   CHECK(copy.empty());
   CHECK(l.size() == 8);
 }
+
+// Bursts far longer than one chunk (255 events): many events at one time, pushes into the bucket being read,
+// and spills whose events cross chunk boundaries, all against the reference heap.
+TEST_CASE("radix event queue keeps push order across chunks in bursts of ties") {
+  RadixEventQueue radix;
+  QuaternaryHeapQueue heap;
+  std::mt19937_64 rng(7);
+  std::uint32_t id = 0;
+  auto push = [&](Time t) {
+    radix.push(t, id % 4, id, ~id);
+    heap.push(t, id % 4, id, ~id);
+    ++id;
+  };
+  for (int i = 0; i < 2000; ++i) push(static_cast<Time>(rng() % 3)); // three times, ~667 ties each
+  Time now = 0;
+  int popped = 0;
+  while (!heap.empty()) {
+    const Event x = radix.pop(), y = heap.pop();
+    REQUIRE(x.time == y.time);
+    REQUIRE(x.a == y.a);
+    REQUIRE(x.b == y.b);
+    REQUIRE(x.kind == y.kind);
+    now = x.time;
+    if (++popped > 100000) continue;
+    // Every 7th pop pushes a burst of 300 at the current time (into bucket 0 while it is read), others push
+    // one or two later events, some of them 2^40 ps on.
+    if (popped % 7 == 0)
+      for (int k = 0; k < 300; ++k) push(now);
+    else
+      for (int k = static_cast<int>(rng() % 3); k > 0; --k) push(now + static_cast<Time>(rng() % (Time{1} << (rng() % 41))));
+  }
+  CHECK(radix.empty());
+  CHECK(radix.size() == 0);
+}
+
+// The storage follows what is queued: filling the queue with N events, draining it and filling it again
+// reuses the first fill's chunks (without the pool it would allocate as many again), and the queue never holds
+// more than N / 255 full chunks plus one partial chunk per bucket and the one a spill is reading.
+TEST_CASE("radix event queue reuses its chunks") {
+  RadixEventQueue q;
+  constexpr std::uint32_t n = 100000;
+  std::mt19937_64 rng(3);
+  Time now = 0;
+  std::size_t after_first = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (std::uint32_t i = 0; i < n; ++i) q.push(now + static_cast<Time>(rng() % 1000000), 1, i, 0);
+    while (!q.empty()) now = q.pop().time;
+    if (round == 0) after_first = q.chunks();
+  }
+  CHECK(q.chunks() <= after_first + 65);
+  CHECK(after_first <= n / RadixEventQueue::kSlots + 1 + 65 + 1);
+  CHECK(after_first >= n / RadixEventQueue::kSlots);
+}
+
+TEST_CASE("radix event queue refuses a time past 2^62 ps") {
+  RadixEventQueue q;
+  CHECK_THROWS(q.push(RadixEventQueue::kMaxTime, 0, 0, 0));
+  q.push(RadixEventQueue::kMaxTime - 1, 3, 5, 6);
+  const Event e = q.pop();
+  CHECK(e.time == RadixEventQueue::kMaxTime - 1);
+  CHECK(e.kind == 3);
+  CHECK(e.b == 6);
+}
+
+TEST_CASE("small list takes 12 bytes for two inline ids and survives assignment either way") {
+  static_assert(sizeof(SmallList<2>) == 12);
+  SmallList<2> big, small;
+  for (std::uint32_t v = 0; v < 40; ++v) big.push_back(1000 + v);
+  small.push_back(7);
+  SmallList<2> a = small;
+  a = big; // inline -> heap
+  CHECK(a.size() == 40);
+  CHECK(a.front() == 1000);
+  CHECK(a.replace(1039, 5));
+  CHECK(*(a.end() - 1) == 5);
+  a = small; // heap -> fewer ids than its block holds
+  CHECK(a.size() == 1);
+  CHECK(a.front() == 7);
+  for (std::uint32_t v = 0; v < 100; ++v) a.push_back(v);
+  CHECK(a.size() == 101);
+  CHECK(a.erase(7));
+  CHECK(a.front() == 0);
+  CHECK(*(a.end() - 1) == 99);
+  CHECK(big.size() == 40); // the source is untouched
+  CHECK(big.front() == 1000);
+}
