@@ -8,24 +8,54 @@
 
 namespace ccsim::cli {
 
+namespace {
+int gpu_number(const std::string& item, const std::string& flag) {
+  try {
+    std::size_t used = 0;
+    const int g = std::stoi(item, &used);
+    if (used != item.size()) throw 0;
+    return g;
+  } catch (...) {
+    fail("{}: '{}' is not a GPU number", flag, item);
+  }
+}
+
+// "A..B" is the inclusive range; anything else one GPU number. A range's length is bounded by the topology's
+// GPU count (checked per GPU below), so a huge B fails on its first missing GPU instead of allocating.
+std::vector<int> expand_item(const std::string& item, const std::string& flag, int num_gpus) {
+  const auto dots = item.find("..");
+  if (dots == std::string::npos) return {gpu_number(item, flag)};
+  const int a = gpu_number(item.substr(0, dots), flag), b = gpu_number(item.substr(dots + 2), flag);
+  if (b < a) fail("{}: range '{}' runs backwards (write {}..{})", flag, item, b, a);
+  std::vector<int> out;
+  for (long g = a; g <= b && out.size() <= static_cast<std::size_t>(num_gpus) + 1; ++g) out.push_back(static_cast<int>(g));
+  return out;
+}
+} // namespace
+
 std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,
                                 bool one_based) {
+  // "0-63" reads as a range to most people, but '-' separates a ring order ("0-3-2-1"): two numbers joined by
+  // one '-' that are not neighbours are refused rather than guessed.
+  if (const auto dash = text.find('-'); dash != std::string::npos && text.find_first_of("-,. \t", dash + 1) == std::string::npos &&
+                                        text.find_first_of(",. \t") == std::string::npos) {
+    const int a = gpu_number(text.substr(0, dash), flag), b = gpu_number(text.substr(dash + 1), flag);
+    if (b - a > 1 || a - b > 1)
+      fail("{}: '{}' is ambiguous: write {}..{} for the GPUs from {} to {}, or {},{} for these two GPUs", flag, text, std::min(a, b),
+           std::max(a, b), std::min(a, b), std::max(a, b), a, b);
+  }
   std::string norm = text;
   for (auto& c : norm)
-    if (c == ',' || c == '-' || c == '\t') c = ' ';
+    if (c == ',' || c == '\t' || c == '-') c = ' ';
   std::stringstream ss(norm);
   std::string item;
   std::vector<int> out;
   std::set<int> seen;
+  std::vector<int> gs;
   while (ss >> item) {
-    int g = 0;
-    try {
-      std::size_t used = 0;
-      g = std::stoi(item, &used);
-      if (used != item.size()) throw 0;
-    } catch (...) {
-      fail("{}: '{}' is not a GPU number", flag, item);
-    }
+    for (int g : expand_item(item, flag, t.num_gpus())) gs.push_back(g);
+  }
+  for (int g : gs) {
     if (one_based) --g;
     if (g < 0 || g >= t.num_gpus())
       fail("{}: GPU {} does not exist ({} has GPUs {}..{})", flag, one_based ? g + 1 : g, t.name, one_based ? 1 : 0,

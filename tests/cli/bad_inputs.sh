@@ -37,6 +37,9 @@ check "--algo" --algo nosuch
 check "appears twice" --ring 0,1,1,2,3,4,5,6
 check "does not exist" --ring 0,1,2,3,4,5,6,9
 check "does not exist" --gpus 0,1,99
+check "--gpus: '0-7' is ambiguous: write 0..7 for the GPUs from 0 to 7, or 0,7 for these two GPUs" --topo dgx1 --gpus 0-7
+check "--gpus: range '5..2' runs backwards" --topo dgx1 --gpus 5..2
+check "GPU 8 does not exist" --topo dgx1 --gpus 0..99999
 check "-b/--minbytes" -b -5
 check "larger than" -b 1M -e 1K
 check "unknown size unit" -e 12Q

@@ -65,5 +65,11 @@ grep -q "^  NOT link-disjoint" "$tmp/frag" || fail "4 channels on the fragment c
 grep -q "via gpu4 (gpu4 not chosen)" "$tmp/relay" || fail "--relay-outside does not relay through gpu4"
 grep -q "routes may relay through other GPUs" "$tmp/relay" || fail "--relay-outside header"
 
+# --gpus A..B is the inclusive range (the same GPUs and order as writing them out); a ring order with
+# dashes keeps its meaning.
+"$ccsim" rings --topo dgx1 --gpus 0..2,5..7 --channels 4 --semantics mpi >"$tmp/range" || fail "range exited $?"
+cmp -s "$tmp/frag" "$tmp/range" || fail "--gpus 0..2,5..7 differs from --gpus 0,1,2,5,6,7"
+"$ccsim" --topo dgx1 --gpus 0-3-2-1 -b 1M -e 1M | grep -q "dgx1-v100 (shipped preset topologies/dgx1.json), 4 ranks" || fail "--gpus 0-3-2-1 is not 4 GPUs"
+
 [ "$fails" -eq 0 ] && echo "rings CLI: all checks passed"
 exit "$fails"
