@@ -41,7 +41,7 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
                                        "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed");
   app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,
                                        "As NCCL_P2P_LEVEL (LOC, NVL, PIX, PXB, PHB, SYS or 0-5): a GPU with a peer on a farther PCIe path copies through host memory");
-  app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5)");
+  app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5; A..B is a range)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
