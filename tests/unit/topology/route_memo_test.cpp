@@ -11,6 +11,7 @@
 
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "route_path.hpp"
 
 using namespace ccsim;
 using namespace ccsim::topology;
@@ -39,17 +40,8 @@ Topology small_fat_tree(bool nvlink, bool override_02) {
   return topology_from_json(j, "memo.json");
 }
 
-// Node names along a route, both ends included; checks that the channels chain up.
 std::vector<std::string> path_of(const Topology& t, std::span<const ChannelId> route, int src, int dst) {
-  std::vector<std::string> names{t.nodes[static_cast<std::size_t>(src)].name};
-  int at = src;
-  for (auto c : route) {
-    REQUIRE(t.channel_from(c) == at);
-    at = t.channel_to(c);
-    names.push_back(t.nodes[static_cast<std::size_t>(at)].name);
-  }
-  REQUIRE(at == dst);
-  return names;
+  return test::route_names(t, route, src, dst);
 }
 
 std::vector<std::string> names(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }

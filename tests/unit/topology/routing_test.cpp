@@ -10,6 +10,7 @@
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "route_path.hpp"
 
 using namespace ccsim;
 using namespace ccsim::topology;
@@ -18,19 +19,8 @@ namespace {
 
 constexpr Bandwidth GB = 1'000'000'000;
 
-// Node names along a route, both ends included; also checks that the channels chain up.
 std::vector<std::string> path_of(Router& r, int src, int dst) {
-  const auto& t = r.topology();
-  const auto route = r.route(src, dst);
-  std::vector<std::string> names{t.nodes[static_cast<std::size_t>(src)].name};
-  int at = src;
-  for (auto c : route) {
-    REQUIRE(t.channel_from(c) == at);
-    at = t.channel_to(c);
-    names.push_back(t.nodes[static_cast<std::size_t>(at)].name);
-  }
-  REQUIRE(at == dst);
-  return names;
+  return test::route_names(r.topology(), r.route(src, dst), src, dst);
 }
 
 // DGX-1V NVLink counts, nvidia-smi numbering (reference §4.1).
