@@ -9,6 +9,7 @@
 #include "sim/topology/routing.hpp"
 #include "sim/topology/split_routes.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "route_path.hpp"
 
 using namespace ccsim;
 using namespace ccsim::topology;
@@ -25,14 +26,7 @@ int node(const Topology& t, const std::string& name) {
 
 // Node names along channels from src (checks that they chain up).
 std::vector<std::string> names_along(const Topology& t, int src, const std::vector<ChannelId>& route) {
-  std::vector<std::string> out{t.nodes[static_cast<std::size_t>(src)].name};
-  int at = src;
-  for (auto c : route) {
-    REQUIRE(t.channel_from(c) == at);
-    at = t.channel_to(c);
-    out.push_back(t.nodes[static_cast<std::size_t>(at)].name);
-  }
-  return out;
+  return test::route_names(t, route, src);
 }
 
 // Two hosts of one GPU each behind a NIC, both NICs on switch `sw`; host A's GPU has a second NIC when
