@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace ccsim::model::nccl {
 using schedule::Op;
@@ -56,6 +57,14 @@ double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Pr
     return lat * ring_plateau(tab, g, op, proto, p, nbytes);
   }
   return lat + 2.0 * ((static_cast<double>(p) / g.nodes - 1) * intra + std::log2(static_cast<double>(g.nodes)) * inter);
+}
+
+// calcCollChunking's halving, shared by NVLS and NVLS-tree (each with its own rows): the chunk drops to a
+// row's size while `bytes` is under the row's multiple of the concurrent ops x the chunk so far.
+double shrink_chunk(double chunk, double bytes, double ops, std::span<const Tables::Nvls::Shrink> rows) {
+  for (const auto& r : rows)
+    if (bytes < r.loops * ops * chunk && chunk > r.bytes) chunk = r.bytes;
+  return chunk;
 }
 
 } // namespace
@@ -127,11 +136,9 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
       tree_max = 65536.0;
     }
   }
-  double c = std::min(chunk, tree_max);
-  const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels), n = static_cast<double>(nbytes);
-  for (const auto& [times, halved] : {std::pair{32.0, 262144.0}, {16.0, 131072.0}, {4.0, 65536.0}, {1.0, 32768.0}})
-    if (n < times * ops * c && c > halved) c = halved;
-  return c;
+  static constexpr Tables::Nvls::Shrink kTreeShrink[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
+  const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels);
+  return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
 }
 
 // NVLS-tree moves each channel's data in loops of one chunk per head (all_reduce.h, NVLS_TREE): a head
@@ -153,10 +160,7 @@ double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbyte
 }
 
 double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads) {
-  double chunk = n.chunk_bytes;
-  for (const auto& s : n.chunk_shrink)
-    if (channel_bytes < s.loops * heads * chunk && chunk > s.bytes) chunk = s.bytes;
-  return chunk;
+  return shrink_chunk(n.chunk_bytes, channel_bytes, heads, n.chunk_shrink);
 }
 
 double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps) {
