@@ -319,6 +319,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   t.origin = origin;
   std::optional<Columns> cols;
   std::string op_line, command_line, banner_line, all_header; // banner: nccl-tests' own "Collective test starting: X_perf"
+  // A command quoted without '#' before the table: a shell prompt ("root@host:~# ./build/all_gather_perf -b 8 ...", "$ mpirun ...
+  // all_reduce_perf"), a blog's "> mpirun" quote or a launcher's "+ mpirun" echo. Only its "<name>_perf" word is read.
+  std::string prompt_line;
   int device_ranks = 0;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
@@ -396,6 +399,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     if (!is_uint(tk[0])) {
       // Free text (warnings, banners) is allowed only before the table; inside it is a broken row.
       if (table_started) fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
+      if (prompt_line.empty() && find_perf_word(line)) prompt_line = line;
       continue;
     }
     table_started = true;
@@ -426,6 +430,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   }
   if (!t.op && !command_line.empty()) {
     if (auto o = find_op(command_line)) t.op = o, t.op_from = "command: header line";
+  }
+  if (!t.op && !prompt_line.empty()) { // the command the run was started with beats a provenance line mentioning another test
+    t.op = find_perf_word(prompt_line), t.op_from = "command line before the table";
   }
   if (!t.op) {
     if (auto o = find_perf_word(all_header)) {
