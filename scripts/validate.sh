@@ -15,7 +15,10 @@
 # With --table [FILE] it runs the three-column benchmark instead (described only / calibrated on other
 # machine classes / own machine held out by halves; scripts/validate_table.py) and writes FILE (markdown).
 #
-# Usage: scripts/validate.sh [--table [FILE]] [--stand-ins] [--models "fifo nccl"] [--params FILE | --own-fits] [--plots DIR] [--ccsim PATH]
+# With --holdout [FILE] it predicts the held-out traces of models/holdout/ (machines no fit has seen) with the shipped
+# default calibration, as a user would, and writes FILE (markdown; scripts/validate_holdout.py, models/HOLDOUT.md).
+#
+# Usage: scripts/validate.sh [--holdout [FILE]] [--table [FILE]] [--stand-ins] [--models "fifo nccl"] [--params FILE | --own-fits] [--plots DIR] [--ccsim PATH]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ccsim=build/ccsim; stand_ins=0; models="fifo nccl"; params=""; plots=""; own=0
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
     --plots) plots="$2"; shift ;;
     --ccsim) ccsim="$2"; shift ;;
     --table) exec python3 scripts/validate_table.py --ccsim "$ccsim" ${2:+--output "$2"} ;;
+    --holdout) exec python3 scripts/validate_holdout.py --ccsim "$ccsim" ${2:+--output "$2"} ;;
     *) echo "validate.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

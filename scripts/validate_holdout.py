@@ -74,13 +74,19 @@ def table(ccsim, index):
         for r in results(ccsim, e):
             n += 1
             if "error" in r:
-                unreadable += 1
-                lines.append(f'| {r["label"]} | - | - | - | - | UNREADABLE | - | {e.get("unreadable_reason") or r["error"]} |')
+                if e.get("seen"): n -= 1
+                else: unreadable += 1
+                lines.append(f'| {r["label"]} | - | - | - | - | UNREADABLE | - | {(e.get("unreadable_reason", "") + " - ").lstrip(" -")}{r["error"]} |')
                 continue
-            ok += r["ok"]
-            if r["ge"] is not None: all_ge.append(r["ge"])
-            all_al.append(r["all"])
             verdict = "ok" if r["ok"] else "MISS"
+            if e.get("seen"):  # a model decision used this source: shown, not counted
+                n -= 1
+                verdict += ", seen"
+                reason = (reason + " " if reason else "") + "SEEN: " + e["seen"]
+            else:
+                ok += r["ok"]
+                if r["ge"] is not None: all_ge.append(r["ge"])
+                all_al.append(r["all"])
             why = "" if r["ok"] and not reason else reason or "(no diagnosis yet)"
             lines.append(f'| {r["label"]} | {r["op"]} / {r["ranks"]} | {e["topology"]} | {fmt(r["ge"])} | {fmt(r["all"])} | '
                          f'{verdict} (bias {fmt(r["bias"])}) | {r["picks"]} | {why} |')
@@ -94,9 +100,10 @@ def table(ccsim, index):
         f"Targets as models/VALIDATION.md: median |busbw error| <= {TARGET_GE:g} % for sizes >= 1 MiB and <= {TARGET_ALL:g} % over all sizes.",
         "`bias` is the median signed error (positive = predicted faster than measured). `picks` counts the model's",
         "algorithm/protocol over the rows. The reason for each miss is a person's diagnosis from the source (index.json",
-        "`miss_reason`): the machine being slow per its own post, a reader problem, or a model gap.",
+        "`miss_reason`): the machine being slow per its own post, a reader problem, or a model gap. Runs marked `seen`",
+        "come from a source a model decision used (index.json `seen`); they are listed but not counted.",
         "",
-        f"**{ok} of {n} runs within both targets; {unreadable} unreadable.** Median over the readable runs: "
+        f"**{ok} of {n} strictly unseen runs within both targets; {unreadable} unreadable.** Median over the readable ones: "
         f"{fmt(statistics.median(all_ge) if all_ge else None)} (>= 1 MiB), {fmt(statistics.median(all_al) if all_al else None)} (all sizes).",
         "",
         "| trace | op / ranks | --topo | med >= 1 MiB | med all | verdict | picks | reason |",
