@@ -395,6 +395,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       parse_info_facts(line, t.info, where);
       continue;
     }
+    if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
     const auto tk = tokens(line);
     if (!is_uint(tk[0])) {
       // Free text (warnings, banners) is allowed only before the table; inside it is a broken row.

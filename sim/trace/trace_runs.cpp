@@ -38,10 +38,24 @@ std::string_view unprefixed(std::string_view s) {
   return s;
 }
 
-// A line that opens a run: an echo marker "====== ... ======", a collector's "# === RUN" note, or the
-// first lines nccl-tests prints ("# Collective test starting", "# nThread ...", "# Using devices").
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A command line quoted without '#' ("root@host:~# ./build/all_gather_perf -b 8 ...", "$ mpirun ... alltoall_perf"):
+// a word ending in "_perf". Blog copies of several tests put one before each output.
+bool quotes_a_test(std::string_view l) {
+  for (auto pos = l.find("_perf"); pos != std::string_view::npos; pos = l.find("_perf", pos + 1)) {
+    const auto end = pos + 5;
+    if (pos > 0 && word_char(l[pos - 1]) && (end == l.size() || !word_char(l[end]))) return true;
+  }
+  return false;
+}
+
+// A line that opens a run: an echo marker "====== ... ======", a collector's "# === RUN" note, a quoted
+// command naming a test, or the first lines nccl-tests prints ("# Collective test starting", "# nThread ...",
+// "# Using devices").
 bool opens_run(std::string_view l) {
   if (starts_with(l, "======")) return true;
+  if (!starts_with(l, "#") && quotes_a_test(l)) return true;
   if (!starts_with(l, "#")) return false;
   const auto body = trimmed(l.substr(1));
   return starts_with(body, "=== RUN") || starts_with(body, "Collective test starting") || starts_with(body, "nThread ") ||

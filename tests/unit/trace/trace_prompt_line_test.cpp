@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "sim/core/error.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
+#include "sim/trace/trace_runs.hpp"
 
 using namespace ccsim;
 using schedule::Op;
@@ -66,4 +68,46 @@ TEST_CASE("a comment line's op still beats a prompt line") {
   REQUIRE(t.op);
   CHECK(*t.op == Op::ReduceScatter);
   CHECK(t.op_from == "op: header line");
+}
+
+TEST_CASE("a blog copy of two tests, each after its shell prompt, is two runs with their own collective") {
+  // Two outputs pasted one after the other, as models/holdout/rtx2080ti-*-autodl.txt's source post has them.
+  const std::string text =
+      "# source: blog post\n"
+      "root@autodl:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 1024M -f 2 -g2\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#  Rank  0 Group  0 Pid  31706 on autodl device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti\n"
+      "#  Rank  1 Group  0 Pid  31706 on autodl device  1 [0000:b5:00] NVIDIA GeForce RTX 2080 Ti\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    279.5    3.75    3.75      0    280.2    3.74    3.74      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "\n"
+      "root@autodl:~/nccl-tests# ./build/all_gather_perf -b 8 -e 1024M -f 2 -g2\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#  Rank  0 Group  0 Pid  31745 on autodl device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti\n"
+      "#  Rank  1 Group  0 Pid  31745 on autodl device  1 [0000:b5:00] NVIDIA GeForce RTX 2080 Ti\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        131072     float    none      -1    181.1    5.79    2.89      0    179.1    5.85    2.93      0\n";
+  const auto parts = trace::split_runs(text);
+  REQUIRE(parts.size() == 2);
+  const auto a = trace::parse_trace(parts[0], "run 1"), b = trace::parse_trace(parts[1], "run 2");
+  REQUIRE(a.op);
+  REQUIRE(b.op);
+  CHECK(*a.op == Op::AllReduce);
+  CHECK(*b.op == Op::AllGather);
+  CHECK(a.rows.size() == 1);
+  CHECK(b.rows.size() == 1);
+  CHECK(b.rows.front().count == 131072);
+}
+
+TEST_CASE("an NCCL WARN line printed between rows is skipped, a stray text line still is an error") {
+  const std::string head =
+      "# op: all_reduce\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    203.2    5.16    9.68      0    207.2    5.06    9.49      0\n";
+  const std::string tail = "     2097152        524288     float     sum      -1    254.0    8.26   15.48      0    252.9    8.29   15.55      0\n";
+  const auto t = trace::parse_trace(head + "node1:1234:1250 [0] misc/socket.cc:50 NCCL WARN socket timeout, retrying\n" + tail, "excerpt");
+  CHECK(t.rows.size() == 2);
+  CHECK_THROWS_WITH_AS(trace::parse_trace(head + "some stray words\n" + tail, "excerpt"),
+                       doctest::Contains("expected a table row"), Error);
 }
