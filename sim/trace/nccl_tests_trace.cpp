@@ -198,6 +198,13 @@ std::optional<schedule::Op> find_perf_word(const std::string& text) {
   return op;
 }
 
+// The first word of a shell prompt line: "$", or "user@host:dir$" / "root@host:dir#".
+bool shell_prompt(const std::string& word) {
+  if (word == "$") return true;
+  return word.size() > 2 && (word.back() == '$' || word.back() == '#') && word.find('@') != std::string::npos &&
+         word.find(':') != std::string::npos;
+}
+
 struct Columns {
   std::vector<std::string> names; // header tokens, e.g. size count type redop root time algbw busbw #wrong ...
 };
@@ -399,7 +406,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     const auto tk = tokens(line);
     if (!is_uint(tk[0])) {
       // Free text (warnings, banners) is allowed only before the table; inside it is a broken row.
-      if (table_started) fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
+      // A shell prompt after the output ("$", "root@host:~/nccl-tests#" in a blog copy) ends nothing: skipped.
+      if (table_started && !shell_prompt(tk.front()))
+        fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
       if (prompt_line.empty() && find_perf_word(line)) prompt_line = line;
       continue;
     }

@@ -111,3 +111,18 @@ TEST_CASE("an NCCL WARN line printed between rows is skipped, a stray text line 
   CHECK_THROWS_WITH_AS(trace::parse_trace(head + "some stray words\n" + tail, "excerpt"),
                        doctest::Contains("expected a table row"), Error);
 }
+
+TEST_CASE("a bare shell prompt after the output is not a broken row") {
+  // models/holdout/v100-oci-bm-gpu3.8-*: the tutorial's block ends with the next prompt "$".
+  const std::string rows =
+      "$ ./build/all_reduce_perf -b 1G -e 1G -f 2 -t 1 -g 8\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "  1073741824     268435456     float     sum      -1    13867   77.43  135.50      0    13877   77.38  135.41      0\n"
+      "# Avg bus bandwidth    : 135.455 \n";
+  for (const char* prompt : {"$\n", "root@4c3719b595b1:~/nccl-tests#\n", "usera@gpu-node:~$ exit\n"}) {
+    const auto t = trace::parse_trace(rows + prompt, "excerpt");
+    CHECK(t.rows.size() == 1);
+    REQUIRE(t.op);
+    CHECK(*t.op == Op::AllReduce);
+  }
+}
