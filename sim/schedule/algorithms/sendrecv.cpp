@@ -29,7 +29,9 @@ class Shift final : public Schedule {
 
 void add_sendrecv_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"direct", Op::SendRecv, "one step: every rank sends to r+1 and receives from r-1 (nccl-tests' sendrecv_perf)",
-                 [](const CollArgs& a) { return std::make_unique<Shift>(a); }, true});
+                 // Not ring-like: ranks stay in GPU order (nccl-tests' rank r is device r), so r -> r+1 are the
+                 // pairs the real test measures, not neighbours of a packed NVLink ring.
+                 [](const CollArgs& a) { return std::make_unique<Shift>(a); }, false});
 }
 
 } // namespace ccsim::schedule
