@@ -52,6 +52,17 @@ echo "$cmp" | grep -q "prediction: sendrecv on topology crossbar-2" || { echo "F
 off=$(echo "$cmp" | awk '$1 ~ /^[0-9]+$/ && NF == 10 { e = $9 + 0; if (e < 0) e = -e; if (e > 0.1) print }')
 [ -z "$off" ] || { echo "FAIL compare: rows off by more than 0.1 %: $off"; fail=1; }
 
+# ccsim's own sendrecv_perf output read back by compare: same model and machine, error within print rounding.
+tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+"$ccsim" sendrecv_perf -g 8 -b 8 -e 1G -f 4 --topo hgx-h100 >"$tmp" || { echo "FAIL sendrecv_perf -g 8 exited $?"; fail=1; }
+rt=$("$ccsim" compare --trace "$tmp" --topo hgx-h100 --model nccl 2>&1) || { echo "FAIL compare of ccsim's own output: $rt"; fail=1; }
+echo "$rt" | grep -q "(8 ranks, op from nccl-tests banner" || { echo "FAIL round trip: op/ranks not from the file: $rt"; fail=1; }
+off=$(echo "$rt" | awk '$1 ~ /^[0-9]+$/ && NF == 10 { e = $9 + 0; if (e < 0) e = -e; if (e > 0.1) print }')
+[ -z "$off" ] || { echo "FAIL round trip rows off by more than 0.1 %: $off"; fail=1; }
+# -o all: nccl-tests' sendrecv loops over the reductions (6 rows per size, each printing its name).
+[ "$("$ccsim" sendrecv_perf -g 2 -b 1M -e 1M -o all --topo hgx-h100 | awk 'NF == 13 && $1 == 1048576 { print $4 }' | tr '\n' ' ')" = \
+  "sum prod max min avg mulsum " ] || { echo "FAIL sendrecv_perf -o all: not one row per reduction"; fail=1; }
+
 # Still refused, in one line with exit 2: the nccl-tests programs ccsim has no model for.
 err=$("$ccsim" hypercube_perf -g 2 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || { echo "FAIL hypercube_perf: rc $rc: $err"; fail=1; }
