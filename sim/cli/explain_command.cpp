@@ -126,6 +126,7 @@ std::string show_data(const ExplainOptions& o, const metrics::ExplainSetup& s, c
   v.before = d.before, v.after = d.after;
   if (schedule::has_root(s.op)) v.note = fmt::format("root: rank {}", args.root);
   if (s.op == schedule::Op::AllToAll) v.note = "blocks 0..p-1: what the rank sends (block j to rank j); blocks p..2p-1: what it received";
+  if (s.op == schedule::Op::SendRecv) v.note = "first block: what the rank sends to rank r+1; second: what it received from rank r-1";
   if (s.op == schedule::Op::Scan) v.note = "inclusive scan: rank r ends with the reduction of ranks 0..r";
   return report::render_data(v);
 }

@@ -71,9 +71,9 @@ void add_model_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_collective_options(CLI::App& app, RunOptions& o) {
-  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall")
+  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv")
       ->capture_default_str();
-  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall)");
+  app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall, direct for sendrecv)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
   app.add_option("-e,--maxbytes", o.maxbytes, "Largest size")->capture_default_str();
   app.add_option("-f,--stepfactor", o.stepfactor, "Multiply the size by this between rows")->capture_default_str();
@@ -125,7 +125,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   model::require_model(o.model);
   metrics::RunConfig c;
   auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall)", o.op);
+  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, sendrecv)", o.op);
   c.op = *op;
   c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);

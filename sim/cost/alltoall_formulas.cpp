@@ -20,4 +20,12 @@ Formula direct_alltoall(const CollArgs& a, Bytes elt) {
   return f;
 }
 
+// Sendrecv: one round in which every rank sends n bytes to r+1 and receives from r-1; each message has its
+// own pair of ports, so nothing queues: alpha + n beta (nothing on 1 rank, a local copy).
+Formula direct_sendrecv(const CollArgs& a, Bytes elt) {
+  Formula f{{}, "1", "1", "0", "", {}};
+  if (a.ranks > 1) f.terms = {{1, a.count * elt, 0, "shift to r+1"}};
+  return f;
+}
+
 } // namespace ccsim::cost

@@ -17,5 +17,6 @@ Formula reduce_bcast_allreduce(const CollArgs& a, Bytes elt);
 Formula ps_allreduce(const CollArgs& a, Bytes elt);
 Formula pairwise_alltoall(const CollArgs& a, Bytes elt);
 Formula direct_alltoall(const CollArgs& a, Bytes elt);
+Formula direct_sendrecv(const CollArgs& a, Bytes elt);
 
 } // namespace ccsim::cost

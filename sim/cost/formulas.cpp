@@ -45,6 +45,7 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::AllReduce, "ps"}, ps_allreduce},
       {{Op::AllToAll, "pairwise"}, pairwise_alltoall},
       {{Op::AllToAll, "direct"}, direct_alltoall},
+      {{Op::SendRecv, "direct"}, direct_sendrecv},
       {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
       {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
       {{Op::AllGather, "recursive_doubling_fold"}, recursive_doubling_fold_allgather},

@@ -45,6 +45,11 @@ LowerBound lower_bound(Op op, int p, bool multi_port) {
       lb.gamma = frac, lb.gamma_text = "(p-1)/p";
       lb.source = "Chan et al. 2007's reduce bound: rank p-1's prefix is a reduction of all p vectors";
       break;
+    case Op::SendRecv: // every rank's vector must leave it for another rank: one message of n bytes
+      lb.alpha = p > 1 ? 1 : 0, lb.alpha_text = "1";
+      lb.beta = p > 1 ? 1 : 0, lb.beta_text = "1";
+      lb.source = "one message: each rank's n bytes must reach another rank";
+      break;
     case Op::Barrier: // one-port fan-in: a rank's exit depends on every arrival, and knowledge at most doubles per round
       lb.beta = 0, lb.beta_text = "0";
       lb.source = "fan-in: no rank may leave before all p arrived; one message per round at most doubles the ranks a "

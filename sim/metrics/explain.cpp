@@ -34,6 +34,9 @@ std::string busbw_reason(Op op) {
     case Op::Scan:
       return "nccl-tests has no scan; ccsim uses busbw = algbw (factor 1), as for reduce: the last rank must receive "
              "at least n bytes (its prefix depends on every other rank), so its link carries at least the whole vector";
+    case Op::SendRecv:
+      return "every rank sends its whole vector to one other rank over its own link, so busbw = algbw (factor 1, as "
+             "nccl-tests' sendrecv_perf): the rate one link runs at";
     case Op::Barrier:
       return "nccl-tests has no barrier; a barrier moves no data, so its size is 0 and algbw = busbw = 0 "
              "(factor 1, never meaningful): only its time counts";

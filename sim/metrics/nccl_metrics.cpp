@@ -44,7 +44,8 @@ SizePlan plan_size(Op op, int ranks, Bytes requested, Bytes elt) {
     case Op::AllReduce:
     case Op::Broadcast:
     case Op::Reduce:
-    case Op::Scan: return {count, count * elt};
+    case Op::Scan:
+    case Op::SendRecv: return {count, count * elt};
     case Op::Barrier: return {count, 0}; // no data moves: size 0, so algbw and busbw are 0
     case Op::AllGather:
     case Op::ReduceScatter:
@@ -71,7 +72,8 @@ double busbw_factor(Op op, int ranks) {
     case Op::Broadcast:
     case Op::Reduce:
     case Op::Scan:
-    case Op::Barrier: return 1.0;
+    case Op::Barrier:
+    case Op::SendRecv: return 1.0;
   }
   return 1.0;
 }
@@ -82,7 +84,8 @@ std::string busbw_factor_text(Op op) {
     case Op::Broadcast:
     case Op::Reduce:
     case Op::Scan:
-    case Op::Barrier: return "1";
+    case Op::Barrier:
+    case Op::SendRecv: return "1";
     default: return "(n-1)/n";
   }
 }

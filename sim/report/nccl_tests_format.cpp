@@ -77,13 +77,13 @@ void write_perf_header(std::ostream& out, const PerfHeader& h) {
             "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
 }
 
-void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors) {
+void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked) {
   char root[32];
   std::snprintf(root, sizeof root, "%6i", r.root);
   printf_to(out, "%12llu  %12llu  %8s  %6s  %6s", static_cast<unsigned long long>(r.size),
             static_cast<unsigned long long>(r.count), r.type.c_str(), r.redop.c_str(), root);
   write_half(out, r.out_of_place, report_errors);
-  write_half(out, r.in_place, report_errors);
+  write_half(out, r.in_place, report_errors && in_place_checked);
   out << "\n";
 }
 

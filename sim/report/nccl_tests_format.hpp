@@ -53,7 +53,8 @@ double avg_bus_bandwidth(const std::vector<PerfRow>& rows);
 
 void write_perf_header(std::ostream& out, const PerfHeader& h);
 // `report_errors` = -c != 0: #wrong is 0 (a prediction moves no data to check), else N/A.
-void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors);
+// in_place_checked false: the in-place #wrong is "N/A" even with -c 1 (sendrecv_perf checks no in-place run).
+void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked = true);
 void write_perf_footer(std::ostream& out, const std::vector<PerfRow>& rows, const std::string& program);
 
 } // namespace ccsim::report

@@ -27,7 +27,7 @@ bool has_choice(const std::vector<metrics::Row>& rows) {
   return false;
 }
 
-std::string redop_of(const RunHeader& h) { return schedule::reduces(h.op) ? h.redop : "none"; }
+std::string redop_of(const RunHeader& h) { return schedule::prints_redop(h.op) ? h.redop : "none"; }
 int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
 
 void write_table(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {

@@ -60,7 +60,7 @@ const std::vector<std::string>& sweep_output_columns() {
 
 SweepCells sweep_cells(const RunHeader& h, const std::vector<metrics::Row>& rows) {
   SweepCells out;
-  const std::string redop = schedule::reduces(h.op) ? h.redop : "none";
+  const std::string redop = schedule::prints_redop(h.op) ? h.redop : "none";
   const int root = schedule::has_root(h.op) ? h.root : -1;
   for (const auto& r : rows) {
     const bool chose = !r.choice.proto.empty();

@@ -17,6 +17,7 @@ std::string_view to_string(Op op) {
     case Op::AllToAll: return "alltoall";
     case Op::Barrier: return "barrier";
     case Op::Scan: return "scan";
+    case Op::SendRecv: return "sendrecv";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ std::string_view nccl_test_name(Op op) {
     case Op::Gather: return "gather_perf";
     case Op::Scatter: return "scatter_perf";
     case Op::AllToAll: return "alltoall_perf";
+    case Op::SendRecv: return "sendrecv_perf";
     case Op::Barrier:
     case Op::Scan: return "no nccl-tests program";
   }
@@ -49,6 +51,7 @@ std::optional<Op> op_from(std::string_view s) {
 
 bool has_root(Op op) { return op == Op::Broadcast || op == Op::Reduce || op == Op::Gather || op == Op::Scatter; }
 bool reduces(Op op) { return op == Op::AllReduce || op == Op::ReduceScatter || op == Op::Reduce || op == Op::Scan; }
+bool prints_redop(Op op) { return reduces(op) || op == Op::SendRecv; }
 
 std::uint64_t op_buffer_elems(const CollArgs& a) {
   const auto p = static_cast<std::uint64_t>(a.ranks);
@@ -63,6 +66,7 @@ std::uint64_t op_buffer_elems(const CollArgs& a) {
     case Op::Gather:
     case Op::Scatter: return p * a.count;
     case Op::AllToAll: return 2 * p * a.count;
+    case Op::SendRecv: return 2 * a.count;
   }
   return 0;
 }

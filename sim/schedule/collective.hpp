@@ -2,6 +2,8 @@
 // Sizes follow nccl-tests' "count" (reference §2): per-rank vector for allreduce/broadcast/reduce,
 // per-rank block for allgather/reducescatter/gather/scatter, per-peer block for alltoall. Scan (inclusive
 // prefix sum, MPI_Scan) has a per-rank vector; a barrier moves no data (its messages are empty).
+// Sendrecv (nccl-tests' sendrecv_perf): every rank sends its `count` elements to rank r+1 and receives
+// rank r-1's, in one NCCL group (a ring shift; on 1 rank a send to itself).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -11,15 +13,17 @@
 
 namespace ccsim::schedule {
 
-enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll, Barrier, Scan };
-inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce,
-                                 Op::Gather,    Op::Scatter,   Op::AllToAll,      Op::Barrier,   Op::Scan};
+enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll, Barrier, Scan, SendRecv };
+inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce, Op::Gather,
+                                 Op::Scatter,   Op::AllToAll,  Op::Barrier,       Op::Scan,      Op::SendRecv};
 
 std::string_view to_string(Op op);          // "allreduce"
 std::string_view nccl_test_name(Op op);     // "all_reduce_perf"; barrier and scan have none (a phrase saying so)
 std::optional<Op> op_from(std::string_view s); // accepts "allreduce", "all_reduce", "AllReduce"
 bool has_root(Op op);
 bool reduces(Op op);
+// nccl-tests prints the -o reduction in the redop column (sendrecv_perf does, though nothing is reduced).
+bool prints_redop(Op op);
 
 struct CollArgs {
   Op op = Op::AllReduce;
@@ -33,7 +37,8 @@ struct CollArgs {
 
 // Elements one rank's vector holds for the op's definition (before any algorithm scratch):
 // allreduce/broadcast/reduce: count; allgather/reducescatter/gather/scatter: ranks*count;
-// alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them); scan: count; barrier: 0.
+// alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them); scan: count; barrier: 0;
+// sendrecv: 2*count (input [0, count), the received block [count, 2*count)).
 std::uint64_t op_buffer_elems(const CollArgs& a);
 
 // Even split of `n` elements into `parts` blocks; the first n % parts blocks get one more element.

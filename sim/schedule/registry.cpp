@@ -22,6 +22,7 @@ const std::vector<AlgorithmInfo>& all_algorithms() {
     add_double_binary_tree_algorithms(t);
     add_composed_algorithms(t);
     add_scan_barrier_algorithms(t);
+    add_sendrecv_algorithms(t);
     return t;
   }();
   return table;

@@ -63,5 +63,6 @@ void add_torus2d_algorithms(std::vector<AlgorithmInfo>& out);
 void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out);
 void add_composed_algorithms(std::vector<AlgorithmInfo>& out);
 void add_scan_barrier_algorithms(std::vector<AlgorithmInfo>& out);
+void add_sendrecv_algorithms(std::vector<AlgorithmInfo>& out);
 
 } // namespace ccsim::schedule

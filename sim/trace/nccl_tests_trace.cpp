@@ -54,7 +54,7 @@ const std::vector<std::pair<std::string, schedule::Op>>& op_words() {
   static const std::vector<std::pair<std::string, Op>> w{
       {"reduce_scatter", Op::ReduceScatter}, {"all_reduce", Op::AllReduce}, {"all_gather", Op::AllGather},
       {"alltoall", Op::AllToAll},           {"broadcast", Op::Broadcast},  {"reduce", Op::Reduce},
-      {"gather", Op::Gather},               {"scatter", Op::Scatter}};
+      {"gather", Op::Gather},               {"scatter", Op::Scatter},      {"sendrecv", Op::SendRecv}};
   return w;
 }
 

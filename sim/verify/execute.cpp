@@ -206,6 +206,9 @@ std::string check(const schedule::Schedule& s, RedOp op) {
       case Op::AllToAll:
         for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i, p);
         break;
+      case Op::SendRecv:
+        for (std::uint64_t i = 0; i < c; ++i) b[i] = input(op, r, i, p);
+        break;
     }
   }
   execute(s, buf, op);
@@ -256,6 +259,9 @@ std::string check(const schedule::Schedule& s, RedOp op) {
         for (std::uint64_t q = 0; q < static_cast<std::uint64_t>(p) && err.empty(); ++q)
           for (std::uint64_t i = 0; i < c && err.empty(); ++i)
             err = expect(r, pc + q * c + i, input(op, static_cast<int>(q), ur * c + i, p));
+        break;
+      case Op::SendRecv: // [c, 2c) holds rank r-1's vector
+        for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, c + i, input(op, (r - 1 + p) % p, i, p));
         break;
     }
     if (!err.empty()) return err;

@@ -34,7 +34,8 @@ DataRun run_on_data(const schedule::Schedule& s, RedOp op, Values v) {
     switch (a.op) {
       case Op::AllReduce:
       case Op::Reduce:
-      case Op::Scan: fill(0, c); break;
+      case Op::Scan:
+      case Op::SendRecv: fill(0, c); break;
       case Op::Broadcast:
         if (r == a.root) fill(0, c);
         break;
@@ -65,6 +66,7 @@ DataRun run_on_data(const schedule::Schedule& s, RedOp op, Values v) {
         case Op::ReduceScatter:
         case Op::Scatter: defined = i / std::max<std::uint64_t>(c, 1) == ur; break;
         case Op::AllToAll: defined = i >= pc; break;
+        case Op::SendRecv: defined = i >= c; break;
         default: break;
       }
       if (!defined) b[i] = kUndefined;

@@ -130,7 +130,8 @@ namespace {
 // a batch's sends at once, batch after batch. The round whose peer is the rank itself is its copy.
 // Alltoall: a send and a receive every round. Gather / scatter (NCCL 2.30 enqueue.cc turns ncclGather /
 // ncclScatter into the same P2P tasks): only the root's rounds with each peer, and each peer's one round
-// with the root; blocks at rank x count as in ccsim's gather and scatter buffers.
+// with the root; blocks at rank x count as in ccsim's gather and scatter buffers. Sendrecv: one send to
+// r+1 and one receive from r-1 in the first batch.
 class P2pExchange final : public schedule::Schedule {
  public:
   P2pExchange(schedule::CollArgs a, P2pRounds rounds, int batch)
@@ -138,6 +139,11 @@ class P2pExchange final : public schedule::Schedule {
   bool step(int r, int s, std::vector<schedule::Action>& out) const override {
     out.clear();
     const int p = args_.ranks, root = args_.root;
+    if (args_.op == schedule::Op::SendRecv) { // one send to r+1 and one receive from r-1: no rounds
+      if (s > 0) return false;
+      shift(r, out);
+      return true;
+    }
     if (s * batch_ >= p) return false;
     for (int d = s * batch_; d < std::min(p, (s + 1) * batch_); ++d) {
       const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d);
@@ -160,6 +166,12 @@ class P2pExchange final : public schedule::Schedule {
 
  private:
   schedule::Block block(int i) const { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
+  void shift(int r, std::vector<schedule::Action>& out) const {
+    const int p = args_.ranks;
+    if (p == 1) return schedule::copy(out, block(1).off, block(0).off, args_.count);
+    schedule::send(out, (r + 1) % p, block(0));
+    schedule::recv(out, (r - 1 + p) % p, block(1));
+  }
   P2pRounds rounds_;
   int batch_;
 };
@@ -297,7 +309,8 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   plan.topo = &v.topo;
   plan.router = v.router.get();
   const Proto proto = op.ll ? Proto::LL : Proto::Simple;
-  const int batch = std::min(p, op.concurrent);
+  const bool shift = cfg.op == Op::SendRecv; // one peer each way, whatever the rank count
+  const int batch = shift ? p : std::min(p, op.concurrent);
   if (batch < p) plan.choice.note = fmt::format("{} peers at a time", batch);
   schedule::CollArgs a;
   a.op = cfg.op;
@@ -307,7 +320,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   a.elt_size = cfg.dtype.size;
   const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
   const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)]) + fixed;
-  if (p > kP2pReplayMaxRanks) {
+  if (p > kP2pReplayMaxRanks && !shift) {
     // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
     const int node = v.topo.gpu_node(gpus.front());
     double egress = 0;
@@ -320,7 +333,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   }
   std::vector<int> node_of_rank;
   for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
-  engine::add_job(plan, std::make_unique<P2pExchange>(a, p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
+  engine::add_job(plan, std::make_unique<P2pExchange>(a, shift ? P2pRounds{} : p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");
   plan.params.alpha_sw += hop;
   plan.fixed = base;

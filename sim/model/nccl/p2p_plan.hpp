@@ -81,7 +81,7 @@ struct P2pRounds {
 };
 P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
 
-// Builds the alltoall, gather and scatter plans of the NCCL model (RCCL's own direct alltoall on a mesh
+// Builds the alltoall, gather, scatter and sendrecv plans of the NCCL model (RCCL's own direct alltoall on a mesh
 // runs before it).
 class P2pPlanner {
  public:

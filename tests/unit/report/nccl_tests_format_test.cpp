@@ -48,6 +48,14 @@ TEST_CASE("a row prints as in a real all_reduce_perf log, 13 fields") {
   CHECK(f[12] == "N/A");
 }
 
+TEST_CASE("a sendrecv_perf row: #wrong 0 out of place, N/A in place (sendrecv.cu checks no in-place run)") {
+  report::PerfRow r{1048576, 262144, "float", "sum", -1, {46.94, 22.34, 22.34}, {46.94, 22.34, 22.34}};
+  std::ostringstream out;
+  report::write_perf_row(out, r, true, false);
+  CHECK(out.str() ==
+        "     1048576        262144     float     sum      -1    46.94   22.34   22.34      0    46.94   22.34   22.34    N/A\n");
+}
+
 TEST_CASE("header and footer lines match nccl-tests") {
   report::PerfHeader h;
   h.program = "all_reduce_perf";
