@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 
 namespace ccsim::cost {
@@ -14,7 +15,7 @@ SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo
   const std::uint64_t whole = halves ? (a0.count + 1) / 2 : a0.count;
   const std::uint64_t kmax = std::clamp<std::uint64_t>(whole, 1, 4096); // bounds the formula's cost
   std::map<std::uint64_t, Time> seen; // segment -> time
-  auto segment_for = [&](std::uint64_t k) { return std::max<std::uint64_t>(1, (whole + k - 1) / k); };
+  auto segment_for = [&](std::uint64_t k) { return std::max<std::uint64_t>(1, ceil_div(whole, k)); };
   auto time_of = [&](std::uint64_t k) {
     const std::uint64_t seg = segment_for(k);
     if (auto it = seen.find(seg); it != seen.end()) return it->second;
@@ -41,7 +42,7 @@ SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo
   time_of(1), time_of(kmax);
   SegmentChoice best{0, 1, 0};
   for (const auto& [seg, t] : seen) // smallest time; ties to the larger segment (fewer messages)
-    if (best.segment == 0 || t < best.time || (t == best.time && seg > best.segment)) best = {seg, (whole + seg - 1) / seg, t};
+    if (best.segment == 0 || t < best.time || (t == best.time && seg > best.segment)) best = {seg, ceil_div(whole, seg), t};
   return best;
 }
 

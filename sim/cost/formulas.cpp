@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/cost/family_formulas.hpp"
 #include "sim/cost/formula.hpp"
 #include "sim/cost/formulas_algos2.hpp"
@@ -12,8 +13,6 @@ namespace {
 
 using schedule::Op;
 using Key = std::pair<Op, std::string>;
-
-Bytes ceil_div(Bytes a, Bytes b) { return (a + b - 1) / b; }
 
 // Ring: p-1 rounds per pass, each moving the largest block (uneven splits give the first blocks one more element).
 Formula ring_allreduce(const schedule::CollArgs& a, Bytes elt) {

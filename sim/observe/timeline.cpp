@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 
 namespace ccsim::observe {
@@ -228,7 +229,7 @@ std::string chrome_trace(const Recording& rec, const topology::Topology& topo, c
   if (span > 0 && !per_link.empty()) {
     // Bounded output: about 200,000 counter samples in all, at most 200 bins per link.
     const auto bins = static_cast<Time>(std::clamp<std::size_t>(200'000 / per_link.size(), 10, 200));
-    const Time width = std::max<Time>(1, (span + bins - 1) / bins);
+    const Time width = std::max<Time>(1, ceil_div(span, bins));
     std::map<ChannelId, std::vector<Time>> load;
     for (auto& [c, v] : per_link) load[c].assign(static_cast<std::size_t>(bins), 0);
     for (const auto& h : rec.hops) {

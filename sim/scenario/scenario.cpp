@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/scenario/reader.hpp"
@@ -385,7 +386,7 @@ Scenario scenario_from_json(const json& j, const std::string& origin) {
 std::uint64_t bucket_count(const Scenario& s, Bytes elt_size) {
   const std::uint64_t cap = std::max<std::uint64_t>(1, s.bucket_bytes / elt_size); // as make_buckets
   const std::uint64_t n = s.total_params();
-  return (n + cap - 1) / cap; // buckets fill across layer boundaries, so only the total matters
+  return ceil_div(n, cap); // buckets fill across layer boundaries, so only the total matters
 }
 
 void check_work(const Scenario& s, const std::string& flag) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/scenario/ps_schedule.hpp"
@@ -173,14 +174,14 @@ StepResult StepSimulator::run(double scale) {
   for (const auto& b : buckets_) {
     switch (strategy_) {
       case Strategy::AllReduce: r.items.push_back({ExchangeKind::AllReduce, b.elems, ready_of(b), 0, 0, {}}); break;
-      case Strategy::Zero: r.items.push_back({ExchangeKind::ReduceScatter, (b.elems + p - 1) / p, ready_of(b), 0, 0, {}}); break;
+      case Strategy::Zero: r.items.push_back({ExchangeKind::ReduceScatter, ceil_div(b.elems, p), ready_of(b), 0, 0, {}}); break;
       default: r.items.push_back({ExchangeKind::PushPull, b.elems, ready_of(b), 0, 0, {}}); break;
     }
   }
   // ZeRO: after the optimizer updates each shard, allgather the parameters, first layers first.
   if (strategy_ == Strategy::Zero)
     for (auto it = buckets_.rbegin(); it != buckets_.rend(); ++it)
-      r.items.push_back({ExchangeKind::AllGather, (it->elems + p - 1) / p, r.compute, 0, 0, {}});
+      r.items.push_back({ExchangeKind::AllGather, ceil_div(it->elems, p), r.compute, 0, 0, {}});
   Time stream = 0;
   for (auto& item : r.items) {
     const auto [d, algo] = exchange(item.kind, item.elems);

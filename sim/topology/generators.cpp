@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -303,7 +304,7 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
       // single-path route can only express as one bonded link.
       const int spine = t.add_node("spine", NodeKind::NetSwitch);
       for (std::size_t i = 0; i < leaves.size(); ++i)
-        t.add_link(leaves[i], spine, spec.kind, spec.nic_bw, hop, (down[i] + spec.oversub - 1) / spec.oversub,
+        t.add_link(leaves[i], spine, spec.kind, spec.nic_bw, hop, ceil_div(down[i], spec.oversub),
                    fmt::format("cluster generator: leaf uplinks = ceil({} down ports / oversub {}) at the NIC speed; "
                                "latency = alpha/4",
                                down[i], spec.oversub));

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/model/nccl/tuning.hpp"
 
 namespace ccsim::model::nccl {
@@ -40,7 +41,7 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
   c.per_peer = pow2_up(std::max(1, peer_channels));
   if (c.nodes > 1) {
-    const int batches = (c.ranks + kP2pOpsPerBatch - 1) / kP2pOpsPerBatch;
+    const int batches = ceil_div(c.ranks, kP2pOpsPerBatch);
     while (c.per_peer * batches > c.channels && c.per_peer > 1) c.per_peer /= 2;
   } else {
     c.per_peer = std::min(c.channels, c.per_peer);
@@ -54,19 +55,18 @@ P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers) {
   P2pOp op;
   const Bytes step = c.chunk;
   const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
-  auto div_up = [](Bytes a, Bytes b) { return (a + b - 1) / b; };
   if (bytes > 0) {
-    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), div_up(bytes, min_part)));
-    Bytes part = std::max(min_part, div_up(bytes, static_cast<Bytes>(op.channels)));
+    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), ceil_div(bytes, min_part)));
+    Bytes part = std::max(min_part, ceil_div(bytes, static_cast<Bytes>(op.channels)));
     while (part > max_part && op.channels <= c.per_peer / 2) {
       op.channels *= 2;
-      part = div_up(bytes, static_cast<Bytes>(op.channels));
+      part = ceil_div(bytes, static_cast<Bytes>(op.channels));
     }
   }
   op.ll = ll_buffers && bytes <= static_cast<Bytes>(op.channels) * kP2pLLThreshold;
   // LL's step is its buffer over NCCL_STEPS, 64 KiB carrying 32 KiB of data (DEFAULT_LL_BUFFSIZE); Simple's the chunk.
   const Bytes data_per_step = op.ll ? Bytes{32768} : step;
-  op.steps = static_cast<int>(std::max<Bytes>(1, div_up(div_up(bytes, static_cast<Bytes>(op.channels)), data_per_step)));
+  op.steps = static_cast<int>(std::max<Bytes>(1, ceil_div(ceil_div(bytes, static_cast<Bytes>(op.channels)), data_per_step)));
   op.concurrent = std::max(1, c.channels / std::max(1, op.channels)) * kP2pOpsPerBatch;
   return op;
 }
@@ -328,7 +328,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
       if (l.a == node || l.b == node) egress += static_cast<double>(l.capacity());
     const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));
     plan.choice.simulated = false;
-    plan.closed_form = base + hop * ((p + batch - 1) / batch) + wire;
+    plan.closed_form = base + hop * ceil_div(p, batch) + wire;
     return plan;
   }
   std::vector<int> node_of_rank;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 
@@ -18,11 +19,11 @@ ChainSegments chain_segments(const CollArgs& a) {
   const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 22) / static_cast<std::uint64_t>(std::max(1, a.ranks)));
   // 512 KiB: the step size of NCCL's Simple protocol (a 4 MiB buffer in 8 steps).
   const std::uint64_t dflt = std::max<std::uint64_t>(1, (512 * 1024) / std::max<std::uint64_t>(1, a.elt_size));
-  const std::uint64_t seg = a.segment > 0 ? a.segment : std::max(dflt, (a.count + kMaxSegments - 1) / kMaxSegments);
+  const std::uint64_t seg = a.segment > 0 ? a.segment : std::max(dflt, ceil_div(a.count, kMaxSegments));
   if (a.count / seg >= kMaxSegments + 1)
     fail("--chunk-size: {} elements in segments of {} is more than {} segments; use a larger --chunk-size", a.count, seg, kMaxSegments);
   // An empty vector still walks the chain once (zero-byte messages), like the other algorithms.
-  const std::uint64_t k = a.count == 0 ? 1 : (a.count + seg - 1) / seg;
+  const std::uint64_t k = a.count == 0 ? 1 : ceil_div(a.count, seg);
   return {seg, k, a.count - (k - 1) * seg};
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 
@@ -14,7 +15,7 @@ namespace ccsim::schedule {
 Composition composition(const CollArgs& a, const std::string& algo) {
   Composition c;
   const auto p = static_cast<std::uint64_t>(std::max(a.ranks, 1));
-  const std::uint64_t block = (a.count + p - 1) / p;
+  const std::uint64_t block = ceil_div(a.count, p);
   c.first = c.second = a;
   if (algo == "scatter_allgather") {
     c.first.op = Op::Scatter, c.second.op = Op::AllGather;

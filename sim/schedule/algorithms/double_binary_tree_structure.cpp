@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/algorithms/double_binary_tree.hpp"
 
@@ -26,12 +27,12 @@ DbtStructure::DbtStructure(const CollArgs& a) {
   const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 19) / static_cast<std::uint64_t>(std::max(1, p)));
   const std::uint64_t half = (a.count + 1) / 2;
   seg_ = a.segment > 0 ? a.segment
-                       : std::max({std::uint64_t{1}, 65536 / std::max<std::uint64_t>(1, a.elt_size), (half + kMaxSegments - 1) / kMaxSegments});
+                       : std::max({std::uint64_t{1}, 65536 / std::max<std::uint64_t>(1, a.elt_size), ceil_div(half, kMaxSegments)});
   if (half / seg_ >= kMaxSegments + 1)
     fail("--chunk-size: {} elements per tree in segments of {} is more than {} segments; use a larger --chunk-size", half, seg_, kMaxSegments);
   for (int t = 0; t < 2; ++t) {
     half_[t] = split_block(a.count, 2, static_cast<std::uint64_t>(t));
-    nseg_[t] = (half_[t].len + seg_ - 1) / seg_;
+    nseg_[t] = ceil_div(half_[t].len, seg_);
   }
   if (p < 2) return;
   const int n = p % 2 == 0 ? p : p - 1; // ranks in the in-order trees
