@@ -141,6 +141,18 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
 }
 
+// nvls.cc ncclNvlsTuning: Blackwell across nodes runs NVLS_NCHANNELS_SM100 = 32 CUDA channels (24 on one
+// NVLink domain), which ncclNvlsTreeSm100Tuning keeps on 2 nodes with NICs of >= 48 GB/s and sets to 24 on
+// more nodes with 48-96 GB/s NICs, or >= 96 GB/s NICs and at most 8 GPUs per node. Other GPUs: the table's.
+int nvls_tree_cuda_channels(const Tables& tab, const Graph& g) {
+  if (!tab.nvls) return 0;
+  if (g.arch < Arch::Blackwell || g.nodes < 2) return tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  const double nic = g.nvls.nic_GBps;
+  if (g.nodes == 2 && nic >= 48) return 32;
+  if (nic >= 96) return g.nvls.ppn <= 8 ? 24 : 32;
+  return nic >= 48 ? 24 : 32;
+}
+
 // NVLS-tree moves each channel's data in loops of one chunk per head (all_reduce.h, NVLS_TREE): a head
 // reduces its chunk from the node's GPUs through the NVSwitch (multimem), sends it up the tree of nodes
 // through its NIC, and the result comes down and is multicast through the switch. Every step is a whole
@@ -204,7 +216,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
 }
 
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
-  if (algo == Algo::Nvls || algo == Algo::NvlsTree) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
+  if (algo == Algo::NvlsTree) return nvls_tree_cuda_channels(tab, g);
+  if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
   int nc = logged > 0 ? std::min(64, logged) : std::min(64, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;

@@ -44,6 +44,8 @@ int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int
 // NVLS-tree's chunk for nBytes on nch CUDA channels (NCCL 2.30 enqueue.cc calcCollChunking, nvls.cc
 // ncclNvlsTuning): min(NCCL_NVLS_CHUNKSIZE, the tree's max chunk), halved for small sizes.
 double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
+// NVLS-tree's CUDA channels (nvls.cc: 32 for Blackwell across nodes, 24 where ncclNvlsTreeSm100Tuning says so).
+int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
 // The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): the first chunk of
 // every channel crosses the tree store-and-forward before the pipeline streams.
 double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);

@@ -60,3 +60,21 @@ TEST_CASE("Two NVL72 racks: NCCL's ring graph is NIC- and NVLink-bound, and NVLS
   CHECK(gh.channels == 8);
   CHECK(gh.bw == doctest::Approx(20.6));
 }
+
+// nvls.cc ncclNvlsTuning / ncclNvlsTreeSm100Tuning: Blackwell across nodes 32 CUDA channels (2 nodes with
+// NICs >= 48 GB/s keep 32); 3 nodes with 48-96 GB/s NICs 24; Hopper NVLS_NCHANNELS_SM90 = 16.
+TEST_CASE("NVLS-tree CUDA channels follow NCCL's SM100 multi-node tuning") {
+  const auto& tab = nccl::load_tables();
+  auto graph = [&](const char* spec) {
+    const auto t = topology::resolve_topology(spec);
+    return nccl::make_graph(t, tab, test::packed_rings_config(t, Op::AllReduce).placements, "");
+  };
+  const auto b2 = graph("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce"); // heads at 48 (PCIe Gen5)
+  CHECK(nccl::nvls_tree_cuda_channels(tab, b2) == 32);
+  const auto r3 = graph("machine:gpu=gb200,gpus=64,nodes=3,nics=64x400G,kind=roce"); // heads at 48 (the NIC's PCIe Gen5 path)
+  REQUIRE(r3.nvls.tree);
+  CHECK(r3.nvls.nic_GBps == doctest::Approx(48.0));
+  CHECK(nccl::nvls_tree_cuda_channels(tab, r3) == 24);
+  const auto h2 = graph("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
+  CHECK(nccl::nvls_tree_cuda_channels(tab, h2) == 16);
+}
