@@ -267,6 +267,26 @@ void nvls_tree_graph(const Topology& t, const Tables& tab, Graph& g, const std::
   n.tree = true;
 }
 
+// search.cc NVLS pattern on one NVLink domain of p GPUs (graph.cpp nvls_graph says how). channels 0: too slow.
+struct DomainNvls {
+  int channels = 0;
+  double bw_intra = 0, bw_inter = 0;
+};
+DomainNvls one_domain_search(const Tables& tab, Arch arch, int p, double total) {
+  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(arch)];
+  const int nch = std::min(tab.nvls->max_arity, p);
+  const double head_load = nch + 1.0; // a head GPU's link carries its channel's share twice
+  const double widened = total * p / (p - 1.0);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > total || speeds[i] * nch > widened)) ++i;
+  while (i + 1 < speeds.size() && speeds[i] * head_load > total + 1e-9) ++i;
+  if (speeds[i] * head_load > total + 1e-9) return {};
+  DomainNvls d{nch, speeds[i], 0};
+  while (i > 0 && speeds[i] < 2 * d.bw_intra) --i;
+  d.bw_inter = speeds[i];
+  return d;
+}
+
 // search.cc NVLS pattern: the first speed (from the top, at most what nch channels can share of the
 // switch bandwidth, widened by n/(n-1) as for every non-ring pattern) where nch channels plus the head's
 // second share fit on a GPU's switch links; then pass 2 raises bw_inter while it is below 2x bw_intra.
@@ -304,21 +324,17 @@ void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vecto
   }
   const double total = nvswitch_total(t, tab, gpus);
   if (n.switches.empty() || total <= 0) return no("NVLS needs an NVSwitch that every GPU links to with NVLink");
-  if (g.nodes > 1) return nvls_tree_graph(t, tab, g, placement, total);
-  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
-  const int p = static_cast<int>(gpus.size());
-  const int nch = std::min(tab.nvls->max_arity, p);
-  const double head_load = nch + 1.0; // a head GPU's link carries its channel's share twice
-  const double widened = total * p / (p - 1.0);
-  std::size_t i = 0;
-  while (i + 1 < speeds.size() && (speeds[i] > total || speeds[i] * nch > widened)) ++i;
-  while (i + 1 < speeds.size() && speeds[i] * head_load > total + 1e-9) ++i;
-  if (speeds[i] * head_load > total + 1e-9) return no("the NVSwitch links are too slow for NCCL's NVLS search");
-  n.channels = nch;
+  const auto domain = one_domain_search(tab, g.arch, static_cast<int>(gpus.size()), total);
+  if (g.nodes > 1) {
+    nvls_tree_graph(t, tab, g, placement, total);
+    if (n.tree) n.domain_channels = domain.channels, n.domain_bw = domain.bw_intra;
+    return;
+  }
+  if (domain.channels == 0) return no("the NVSwitch links are too slow for NCCL's NVLS search");
+  n.channels = domain.channels;
   n.switch_GBps = total;
-  n.bw_intra = speeds[i];
-  while (i > 0 && speeds[i] < 2 * n.bw_intra) --i;
-  n.bw_inter = speeds[i];
+  n.bw_intra = domain.bw_intra;
+  n.bw_inter = domain.bw_inter;
 }
 
 } // namespace

@@ -40,6 +40,10 @@ struct Graph {
     std::vector<int> weights;  // NVLink lanes from a GPU to each switch (the share of the data it carries)
     std::string why_not;
     bool tree = false; // several nodes: NCCL's NVLS-tree graph (speeds searched with the NIC in the path)
+    // NVLS-tree: what NCCL's NVLS search finds on one node's NVLink domain alone (channels, bw_intra), the
+    // switch stage's own speed where the tree's bw_intra comes from the NIC speed array (tuning.cpp).
+    int domain_channels = 0;
+    double domain_bw = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
 };

@@ -98,6 +98,23 @@ double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p
   return nvls_bus(tab, g, op, p, g.nvls.tree || g.nodes > 1);
 }
 
+// NCCL's NVLS-tree figure takes bwIntra from the search across nodes, whose speeds come from the NIC speed
+// array and stop at what a head's NIC path carries (2 B200 nodes: 48, the PCIe Gen5 path), while the reduce
+// and multicast stages run on the switch links at the speed the NVLS search finds on the node's domain alone
+// (8 B200: 80). The hardware's figure is the smallest of its stages: the domain's NVLS (NCCL's formula at
+// the domain's speed and channels), the heads' NICs (NCCL's inter term: channels x a head's GB/s, twice on
+// 2 nodes), NCCL's per-channel cap. 2 B200 nodes: min(8 x 2 x 80 x 0.74 x 7/8 = 828.8, 2 x 8 x 48 = 768,
+// 8 x 96) = 768 where NCCL says 497; NVL72 racks and Hopper keep NCCL's figure (the domain's speed is the tree's).
+double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
+  const auto& n = g.nvls;
+  const double nccl = nvls_bus(tab, g, op, p, true);
+  if (!n.tree || nccl <= 0 || n.domain_channels < 2 || n.nic_GBps <= 0) return nccl;
+  const double eff = tab.nvls->efficiency[static_cast<std::size_t>(g.arch)];
+  const double domain = 2.0 * n.domain_bw * eff * (n.domain_channels - 1.0);
+  const double net = n.channels * n.nic_GBps * (g.nodes <= 2 ? 2.0 : 1.0);
+  return std::min({domain, net, n.channels * cap(tab.nvls->per_ch_tree, g.arch, g)});
+}
+
 double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap) {
   const auto& n = g.nvls;
   const bool runs = op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter;

@@ -78,3 +78,29 @@ TEST_CASE("NVLS-tree CUDA channels follow NCCL's SM100 multi-node tuning") {
   const auto h2 = graph("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
   CHECK(nccl::nvls_tree_cuda_channels(tab, h2) == 16);
 }
+
+// NVLS-tree's prediction (tuning.cpp nvls_tree_replay_bus_bandwidth): the smallest of the node's own NVLS
+// figure, the heads' NICs (x2 on 2 nodes) and NCCL's per-channel cap, where NCCL's tree graph takes its
+// bwIntra from the NIC-bound search.
+//   2 B200 nodes: NCCL 8 x min(2 x 48 x 0.74 x 7/8 = 62.16, 96, 96) = 497.28; the domain alone searches 8 x 80:
+//     min(2 x 80 x 0.74 x 7 = 828.8, 8 x 48 x 2 = 768, 8 x 96 = 768) = 768.
+//   2 H200 nodes (8 x 40/48): NCCL 8 x min(2 x 40 x 0.85 x 7/8 = 59.5, 96, 57.7) = 461.6; domain 8 x 40 ->
+//     min(476, 768, 461.6) = 461.6, NCCL's figure.
+//   2 GB200 racks (32 x 20/40): the domain's search is the tree's (32 x 20): 917.6 either way.
+TEST_CASE("NVLS-tree runs its switch stage at the domain's own NVLS speed") {
+  const auto& tab = nccl::load_tables();
+  auto graph = [&](const char* spec) {
+    const auto t = topology::resolve_topology(spec);
+    return nccl::make_graph(t, tab, test::packed_rings_config(t, Op::AllReduce).placements, "");
+  };
+  const auto b2 = graph("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce");
+  CHECK(b2.nvls.domain_channels == 8);
+  CHECK(b2.nvls.domain_bw == doctest::Approx(80.0));
+  CHECK(nccl::nvls_bus_bandwidth(tab, b2, Op::AllReduce, 16) == doctest::Approx(497.28).epsilon(1e-4));
+  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, b2, Op::AllReduce, 16) == doctest::Approx(768.0).epsilon(1e-4));
+  const auto h2 = graph("machine:gpu=h200,nodes=2,nics=8x400G,kind=roce");
+  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, h2, Op::AllReduce, 16) == doctest::Approx(461.6).epsilon(1e-4));
+  const auto r2 = graph("machine:gpu=gb200,gpus=64,nodes=2,nics=64x400G,kind=roce");
+  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, r2, Op::AllReduce, 128) == doctest::Approx(917.6).epsilon(1e-4));
+  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, r2, Op::AllGather, 128) == 0.0); // allreduce only
+}
