@@ -155,7 +155,7 @@ double tree_bw_of(const Topology& t, const Tables& tab, const Graph& g, const Ri
 // channel-0 NIC it is, and a GPU's channel-0 NIC is its device index modulo the GPUs local to the NIC, so
 // n GPUs behind one PCIe switch with n NICs get one NIC each (two heads per switch on a DGX A100).
 std::vector<NicHead> nic_heads(const Topology& t, const Tables& tab, topology::Router& router, const std::vector<int>& gpus,
-                               std::vector<int>* nics) {
+                               std::vector<int>* nics, std::vector<double>* nic_GBps) {
   const auto hosts = topology::host_map(t);
   const int host = hosts.of_gpu(t, gpus.front());
   std::map<int, double> ports_of, path_of; // head GPU -> its NICs' ports summed, the slowest path to them
@@ -178,12 +178,50 @@ std::vector<NicHead> nic_heads(const Topology& t, const Tables& tab, topology::R
     }
     if (best < 0 || ports <= 0) continue;
     if (nics) nics->push_back(static_cast<int>(node));
+    if (nic_GBps) nic_GBps->push_back(std::min(ports, path));
     ports_of[best] += ports;
     path_of[best] = path_of.count(best) ? std::min(path_of[best], path) : path;
   }
   std::vector<NicHead> heads;
   for (const auto& [gpu, ports] : ports_of) heads.push_back({gpu, std::min(ports, path_of[gpu])});
   return heads;
+}
+
+namespace {
+
+// Search channels of NCCL's ring across nodes at one speed: each channel enters a host through a NIC and
+// leaves through one (its own: NCCL's crossNic off), and passes every GPU once, in and out through its
+// switch links. So a GPU's NVSwitch bandwidth carries floor(total / speed) channels, a NIC
+// floor(its GB/s / speed), and the search keeps at most max_search_channels.
+int inter_ring_channels(const Tables& tab, double switch_total, const std::vector<double>& nics, double speed) {
+  double by_nics = 0;
+  for (double n : nics) by_nics += std::floor(n / speed + 1e-9);
+  return static_cast<int>(std::min({static_cast<double>(tab.max_search_channels), std::floor(switch_total / speed + 1e-9), by_nics}));
+}
+
+} // namespace
+
+// search.cc ncclTopoCompute, ring pattern with a network: speeds from speedArrayInter, starting at the first
+// one a NIC path carries (system->maxBw); a lower speed is kept when channels x speed grows, the search stops
+// once every channel fits (maxChannels), once channels x speed reaches the GPU's bandwidth (totalBw), or when
+// the next speed falls to 0.49 of the best; pass 2 then raises the speed while the channels still fit.
+InterRing inter_ring_search(const Tables& tab, Arch arch, double switch_total, const std::vector<double>& nics) {
+  InterRing best;
+  if (!tab.nvls || nics.empty() || switch_total <= 0) return best;
+  const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(arch)];
+  const double max_bw = *std::max_element(nics.begin(), nics.end());
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > max_bw + 1e-9) ++i;
+  for (; i < speeds.size(); ++i) {
+    if (best.channels > 0 && speeds[i] / best.bw <= 0.49) break;
+    const int ch = inter_ring_channels(tab, switch_total, nics, speeds[i]);
+    if (ch > 0 && ch * speeds[i] > best.channels * best.bw + 1e-9) best = {ch, speeds[i]};
+    if (best.channels == tab.max_search_channels || best.channels * best.bw + 1e-9 >= switch_total) break;
+  }
+  if (best.channels == 0) return best;
+  auto it = std::find(speeds.begin(), speeds.end(), best.bw);
+  while (it != speeds.begin() && inter_ring_channels(tab, switch_total, nics, *(it - 1)) >= best.channels) best.bw = *--it;
+  return best;
 }
 
 namespace {
@@ -229,6 +267,26 @@ void nvls_tree_graph(const Topology& t, const Tables& tab, Graph& g, const std::
   n.tree = true;
 }
 
+// search.cc NVLS pattern on one NVLink domain of p GPUs (graph.cpp nvls_graph says how). channels 0: too slow.
+struct DomainNvls {
+  int channels = 0;
+  double bw_intra = 0, bw_inter = 0;
+};
+DomainNvls one_domain_search(const Tables& tab, Arch arch, int p, double total) {
+  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(arch)];
+  const int nch = std::min(tab.nvls->max_arity, p);
+  const double head_load = nch + 1.0; // a head GPU's link carries its channel's share twice
+  const double widened = total * p / (p - 1.0);
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > total || speeds[i] * nch > widened)) ++i;
+  while (i + 1 < speeds.size() && speeds[i] * head_load > total + 1e-9) ++i;
+  if (speeds[i] * head_load > total + 1e-9) return {};
+  DomainNvls d{nch, speeds[i], 0};
+  while (i > 0 && speeds[i] < 2 * d.bw_intra) --i;
+  d.bw_inter = speeds[i];
+  return d;
+}
+
 // search.cc NVLS pattern: the first speed (from the top, at most what nch channels can share of the
 // switch bandwidth, widened by n/(n-1) as for every non-ring pattern) where nch channels plus the head's
 // second share fit on a GPU's switch links; then pass 2 raises bw_inter while it is below 2x bw_intra.
@@ -266,23 +324,46 @@ void nvls_graph(const Topology& t, const Tables& tab, Graph& g, const std::vecto
   }
   const double total = nvswitch_total(t, tab, gpus);
   if (n.switches.empty() || total <= 0) return no("NVLS needs an NVSwitch that every GPU links to with NVLink");
-  if (g.nodes > 1) return nvls_tree_graph(t, tab, g, placement, total);
-  const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
-  const int p = static_cast<int>(gpus.size());
-  const int nch = std::min(tab.nvls->max_arity, p);
-  const double head_load = nch + 1.0; // a head GPU's link carries its channel's share twice
-  const double widened = total * p / (p - 1.0);
-  std::size_t i = 0;
-  while (i + 1 < speeds.size() && (speeds[i] > total || speeds[i] * nch > widened)) ++i;
-  while (i + 1 < speeds.size() && speeds[i] * head_load > total + 1e-9) ++i;
-  if (speeds[i] * head_load > total + 1e-9) return no("the NVSwitch links are too slow for NCCL's NVLS search");
-  n.channels = nch;
+  const auto domain = one_domain_search(tab, g.arch, static_cast<int>(gpus.size()), total);
+  if (g.nodes > 1) {
+    nvls_tree_graph(t, tab, g, placement, total);
+    if (n.tree) n.domain_channels = domain.channels, n.domain_bw = domain.bw_intra;
+    return;
+  }
+  if (domain.channels == 0) return no("the NVSwitch links are too slow for NCCL's NVLS search");
+  n.channels = domain.channels;
   n.switch_GBps = total;
-  n.bw_intra = speeds[i];
-  while (i > 0 && speeds[i] < 2 * n.bw_intra) --i;
-  n.bw_inter = speeds[i];
+  n.bw_intra = domain.bw_intra;
+  n.bw_inter = domain.bw_inter;
 }
 
+} // namespace
+
+namespace {
+// Several hosts whose GPUs all reach NVSwitches (HGX/DGX boxes, NVL72 racks as NCCL nodes): NCCL's ring
+// search across nodes over the first host's GPUs and NICs. channels 0 otherwise (one host, direct links).
+struct SwitchRing : InterRing {
+  double switch_total = 0; // a GPU's NVSwitch bandwidth
+  double carried = 0;      // what the rings' links carry at most: min(switch_total, the host's NICs)
+};
+SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
+  if (g.nodes < 2 || g.rings.empty() || tab.rccl) return {};
+  std::vector<int> host;
+  for (int gpu : g.rings.front())
+    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) host.push_back(gpu);
+  const double total = nvswitch_total(t, tab, host);
+  if (host.size() < 2 || total <= 0) return {};
+  topology::Router router(t);
+  std::vector<double> nics;
+  nic_heads(t, tab, router, host, nullptr, &nics);
+  SwitchRing r;
+  static_cast<InterRing&>(r) = inter_ring_search(tab, g.arch, total, nics);
+  r.switch_total = total;
+  double nic_sum = 0;
+  for (double n : nics) nic_sum += n;
+  r.carried = std::min(total, nic_sum);
+  return r;
+}
 } // namespace
 
 Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
@@ -294,20 +375,32 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
   g.arch = arch_of(t, tab, arch_override);
   // Rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop) come as several rings.
-  const bool direct = placements.size() > 1;
+  bool direct = placements.size() > 1;
   auto speeds = ring_speeds(t, tab, g);
   g.path = speeds.all_nvlink ? Path::NvLink : Path::Pci;
   if (!direct && g.nodes == 1)
     if (const double nvs = nvswitch_total(t, tab, placements.empty() ? std::vector<int>{} : placements.front()); nvs > 0)
       speeds.route_total = std::max(speeds.route_total, nvs);
-  if (direct) {
+  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.channels > 0 && static_cast<double>(placements.size()) * speeds.per_ring > ring.switch_total) {
+    // NIC rings over NVSwitch hosts that, one lane each, would claim more than a GPU's switch links carry
+    // (an NVL72 rack as one NCCL node: 64 NICs, 64 rings x 40.1 GB/s against 18 x 40.1): NCCL's inter-node
+    // search instead. (HGX boxes keep one NVLink lane per NIC ring, 8 x 20.6 on H100/H200, which their
+    // fits are built on; NCCL's search would give them 8 x 45, not modelled: it flips the tuner's 1-2 MiB
+    // picks to tree/LL128, 33-36 % fast on 2 H200 nodes.)
+    g.channels = ring.channels;
+    g.bw = ring.bw;
+    g.graph_efficiency = std::min(1.0, g.channels * g.bw / ring.carried);
+    // The tree on 2 nodes: bwIntra raised to 2x bwInter where the switch links carry it (tree_bw_of).
+    g.tree_bw = g.nodes == 2 && ring.switch_total / g.channels + 1e-9 >= 2.0 * g.bw ? 2.0 * g.bw : g.bw;
+    direct = false;
+  } else if (direct) {
     g.channels = static_cast<int>(placements.size());
     g.bw = speeds.per_ring;
     g.graph_efficiency = 1.0;
   } else {
     split_into_channels(tab, g, speeds.route_total);
   }
-  g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
+  if (g.tree_bw <= 0) g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
   const double undup_bw = g.bw;
   dup_channels(tab, g);
   if (undup_bw > 0) g.tree_bw *= g.bw / undup_bw; // duplicated channels split the tree's figure as the ring's

@@ -40,6 +40,10 @@ struct Graph {
     std::vector<int> weights;  // NVLink lanes from a GPU to each switch (the share of the data it carries)
     std::string why_not;
     bool tree = false; // several nodes: NCCL's NVLS-tree graph (speeds searched with the NIC in the path)
+    // NVLS-tree: what NCCL's NVLS search finds on one node's NVLink domain alone (channels, bw_intra), the
+    // switch stage's own speed where the tree's bw_intra comes from the NIC speed array (tuning.cpp).
+    int domain_channels = 0;
+    double domain_bw = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
 };
@@ -53,9 +57,20 @@ struct NicHead {
 };
 // Every NIC on the host of gpus.front() goes to the GPU of `gpus` on that host nearest to it (fewest links);
 // between equally near GPUs to one without a NIC yet, else to the first in `gpus` (graph.cpp: NCCL's rule).
-// Heads in GPU order; `nics` (when given) gets each NIC that found a head.
+// Heads in GPU order; `nics` (when given) gets each NIC that found a head, `nic_GBps` what NCCL sees through
+// each of them (min(its ports, the path from its head)).
 std::vector<NicHead> nic_heads(const topology::Topology& t, const Tables& tab, topology::Router& router,
-                               const std::vector<int>& gpus, std::vector<int>* nics = nullptr);
+                               const std::vector<int>& gpus, std::vector<int>* nics = nullptr,
+                               std::vector<double>* nic_GBps = nullptr);
+
+// NCCL's ring graph across nodes whose GPUs meet on NVSwitches (graph.cpp: search.cc's ring pattern with a
+// network): search channels and GB/s per channel, from a GPU's NVSwitch bandwidth and the NICs of one host
+// (NCCL's units). channels 0: no NICs, no switch bandwidth, or no NVLS tables (the speed arrays).
+struct InterRing {
+  int channels = 0;
+  double bw = 0;
+};
+InterRing inter_ring_search(const Tables& tab, Arch arch, double switch_total, const std::vector<double>& nics);
 
 // arch_override "" = from the NVLink generation (Volta when there is no NVLink).
 Graph make_graph(const topology::Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,

@@ -98,6 +98,23 @@ double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p
   return nvls_bus(tab, g, op, p, g.nvls.tree || g.nodes > 1);
 }
 
+// NCCL's NVLS-tree figure takes bwIntra from the search across nodes, whose speeds come from the NIC speed
+// array and stop at what a head's NIC path carries (2 B200 nodes: 48, the PCIe Gen5 path), while the reduce
+// and multicast stages run on the switch links at the speed the NVLS search finds on the node's domain alone
+// (8 B200: 80). The hardware's figure is the smallest of its stages: the domain's NVLS (NCCL's formula at
+// the domain's speed and channels), the heads' NICs (NCCL's inter term: channels x a head's GB/s, twice on
+// 2 nodes), NCCL's per-channel cap. 2 B200 nodes: min(8 x 2 x 80 x 0.74 x 7/8 = 828.8, 2 x 8 x 48 = 768,
+// 8 x 96) = 768 where NCCL says 497; NVL72 racks and Hopper keep NCCL's figure (the domain's speed is the tree's).
+double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
+  const auto& n = g.nvls;
+  const double nccl = nvls_bus(tab, g, op, p, true);
+  if (!n.tree || nccl <= 0 || n.domain_channels < 2 || n.nic_GBps <= 0) return nccl;
+  const double eff = tab.nvls->efficiency[static_cast<std::size_t>(g.arch)];
+  const double domain = 2.0 * n.domain_bw * eff * (n.domain_channels - 1.0);
+  const double net = n.channels * n.nic_GBps * (g.nodes <= 2 ? 2.0 : 1.0);
+  return std::min({domain, net, n.channels * cap(tab.nvls->per_ch_tree, g.arch, g)});
+}
+
 double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap) {
   const auto& n = g.nvls;
   const bool runs = op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter;
@@ -139,6 +156,18 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   static constexpr Tables::Nvls::Shrink kTreeShrink[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
   const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels);
   return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
+}
+
+// nvls.cc ncclNvlsTuning: Blackwell across nodes runs NVLS_NCHANNELS_SM100 = 32 CUDA channels (24 on one
+// NVLink domain), which ncclNvlsTreeSm100Tuning keeps on 2 nodes with NICs of >= 48 GB/s and sets to 24 on
+// more nodes with 48-96 GB/s NICs, or >= 96 GB/s NICs and at most 8 GPUs per node. Other GPUs: the table's.
+int nvls_tree_cuda_channels(const Tables& tab, const Graph& g) {
+  if (!tab.nvls) return 0;
+  if (g.arch < Arch::Blackwell || g.nodes < 2) return tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  const double nic = g.nvls.nic_GBps;
+  if (g.nodes == 2 && nic >= 48) return 32;
+  if (nic >= 96) return g.nvls.ppn <= 8 ? 24 : 32;
+  return nic >= 48 ? 24 : 32;
 }
 
 // NVLS-tree moves each channel's data in loops of one chunk per head (all_reduce.h, NVLS_TREE): a head
@@ -204,7 +233,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
 }
 
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
-  if (algo == Algo::Nvls || algo == Algo::NvlsTree) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
+  if (algo == Algo::NvlsTree) return nvls_tree_cuda_channels(tab, g);
+  if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
   int nc = logged > 0 ? std::min(64, logged) : std::min(64, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;

@@ -26,6 +26,9 @@ double nvls_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, in
 // What the NVLS replay carries: NCCL's figure without the bwInter cap on one NVLink domain, where bwInter
 // is a search artefact, not a link (tuning.cpp says why); NCCL's figure everywhere else.
 double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
+// What the NVLS-tree prediction carries (allreduce across nodes): the smallest of the node's own NVLS figure,
+// the heads' NICs and NCCL's per-channel cap, where NCCL's bwIntra is the NIC-bound search speed (tuning.cpp).
+double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, schedule::Op op, int ranks);
 // Both: inter_cap false drops the min(., bwInter) of a one-domain NVLS graph.
 double nvls_bus(const Tables& tab, const Graph& g, schedule::Op op, int ranks, bool inter_cap);
 // NCCL's NVLS chunk for one channel's share of the buffer (enqueue.cc calcCollChunking, NVLS, one
@@ -44,6 +47,8 @@ int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int
 // NVLS-tree's chunk for nBytes on nch CUDA channels (NCCL 2.30 enqueue.cc calcCollChunking, nvls.cc
 // ncclNvlsTuning): min(NCCL_NVLS_CHUNKSIZE, the tree's max chunk), halved for small sizes.
 double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
+// NVLS-tree's CUDA channels (nvls.cc: 32 for Blackwell across nodes, 24 where ncclNvlsTreeSm100Tuning says so).
+int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
 // The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): the first chunk of
 // every channel crosses the tree store-and-forward before the pipeline streams.
 double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
