@@ -13,7 +13,7 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
       const int a = t.gpu_node(gpus[i]), b = t.gpu_node(gpus[j]);
       double best = 0; // the fastest direct link of the pair
       for (const auto& l : t.links)
-        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) best = std::max(best, tab.lane_GBps(l) * l.lanes);
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) best = std::max(best, tab.lane_GBps(t, l) * l.lanes);
       if (best <= 0) return 0;
       slowest = std::min(slowest, best);
     }
@@ -37,11 +37,11 @@ Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_li
 } // namespace
 
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
-                                          double efficiency, int* channels) {
+                                          std::uint64_t count, double efficiency, int* channels) {
   if (!tab.rccl || g.nodes != 1 || p != tab.rccl->direct_ranks || p < 2 || link_GBps <= 0) return std::nullopt;
   const auto n = static_cast<double>(nbytes);
   for (const auto& r : tab.rccl->direct) {
-    if (n < r.min_bytes || n > r.max_bytes) continue;
+    if (n < r.min_bytes || n > r.max_bytes || count == 0 || count % static_cast<std::uint64_t>(r.chunks_per_loop) != 0) continue;
     // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
     const double bw = link_GBps * efficiency * (r.proto == Proto::LL ? 0.5 : 1.0);
     const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +

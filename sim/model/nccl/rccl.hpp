@@ -2,6 +2,7 @@
 // ROCm/rccl): MSCCL's all-pairs allreduce for small and mid sizes on 8 fully connected GPUs, and
 // alltoall as direct sends over the mesh. Both are closed forms on the mesh's slowest link.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -14,13 +15,15 @@ namespace ccsim::model::nccl {
 double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
 
 // MSCCL all-pairs allreduce (tools/msccl-algorithms/allreduce-allpairs-8n-*.xml): when the tables have
-// it, one node, exactly its rank count, a full mesh and a size inside one of its ranges. Two phases
+// it, one node, exactly its rank count, a full mesh, a size inside one of its ranges and an element
+// count that is a multiple of the algorithm's nchunksperloop (msccl_lifecycle.cc: otherwise RCCL's own
+// ring or tree runs, e.g. 8-512 B floats on 8 MI300X: 256 chunks per loop). Two phases
 // (reduce-scatter, all-gather) of one hop each; every link carries 2*bytes/p; LL moves half the data of
 // a Simple line. `efficiency` scales the link (fitted link x protocol efficiency). The shipped XML files
 // declare in-place only; measured out-of-place rows show the same small-size times (mi300x trace), so
 // both columns get it.
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
-                                          double efficiency, int* channels);
+                                          std::uint64_t count, double efficiency, int* channels);
 
 // Alltoall over a full mesh: each GPU sends bytes/p to every peer at once, each on its own link; one
 // Simple step of latency (RCCL's base + one intra-node hop).
