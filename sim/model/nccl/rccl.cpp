@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/json_file.hpp"
+
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model::nccl {
@@ -59,6 +61,26 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
                      tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(Proto::Simple)];
   return closed_form(Algo::Direct, Proto::Simple, lat, static_cast<double>(nbytes) / p, link_GBps * efficiency,
                      (p - 1.0) / p, nbytes);
+}
+
+void use_hip_overheads(ParamSet& p) {
+  if (p.origin.empty()) return;
+  const nlohmann::json file = read_json_file(p.origin, "--params ");
+  const JsonValue doc(file, "--params " + p.origin);
+  if (!doc.has("runtimes") || !doc["runtimes"].has("hip") || !doc.has("params")) return;
+  const JsonValue hip = doc["runtimes"]["hip"], top = doc["params"];
+  auto at = [](const JsonValue& v, const char* k) { return v.has(k) ? v[k].as_double(0, 1e6) : 0.0; };
+  // Only the set as loaded from the file: a fit that started from it (calibrate --params) moves its own values.
+  if (p.launch_us != at(top, "launch_us") || p.step_us != at(top, "step_us") || p.launch_per_gpu_us != at(top, "launch_per_gpu_us"))
+    return;
+  auto num = [&](const char* k) { return at(hip, k); };
+  p.launch_us = num("launch_us");
+  p.step_us = num("step_us");
+  p.launch_per_gpu_us = num("launch_per_gpu_us");
+}
+
+double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {
+  return gpus_per_thread <= 1 ? 0.0 : p.launch_per_gpu_us * gpus_per_thread;
 }
 
 } // namespace ccsim::model::nccl
