@@ -199,7 +199,8 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   auto c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(Proto::Simple))
                : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, &channels);
   if (!c) return std::nullopt;
-  if (!a2a) c = direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), &channels);
+  c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(c->proto))
+          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), &channels);
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c->algo));
   plan.choice.proto = std::string(name(c->proto));

@@ -57,10 +57,12 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
                                          double efficiency) {
   if (!tab.rccl || g.nodes != 1 || p < 2 || link_GBps <= 0) return std::nullopt;
-  const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(Proto::Simple)] +
-                     tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(Proto::Simple)];
-  return closed_form(Algo::Direct, Proto::Simple, lat, static_cast<double>(nbytes) / p, link_GBps * efficiency,
-                     (p - 1.0) / p, nbytes);
+  const double per_peer = static_cast<double>(nbytes) / p;
+  const Proto proto = per_peer <= tab.rccl->p2p_ll_threshold ? Proto::LL : Proto::Simple;
+  const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(proto)] + tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(proto)];
+  // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
+  return closed_form(Algo::Direct, proto, lat, per_peer, link_GBps * efficiency * (proto == Proto::LL ? 0.5 : 1.0), (p - 1.0) / p,
+                     nbytes);
 }
 
 void use_hip_overheads(ParamSet& p) {

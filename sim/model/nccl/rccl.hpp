@@ -27,7 +27,8 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
                                           std::uint64_t count, double efficiency, int* channels);
 
 // Alltoall over a full mesh: each GPU sends bytes/p to every peer at once, each on its own link; one
-// Simple step of latency (RCCL's base + one intra-node hop).
+// step of latency (RCCL's base + one intra-node hop), LL while bytes/p is at most the tables'
+// p2p_ll_threshold (enqueue.cc NCCL_P2P_LL_THRESHOLD, 16384), Simple above.
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
                                          double efficiency);
 

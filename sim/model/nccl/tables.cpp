@@ -132,6 +132,7 @@ void read_rccl(const Ref& r, Tables& t) {
     if (ranges[i].has("chunks_per_loop")) g.chunks_per_loop = ranges[i]["chunks_per_loop"].integer(1, 1 << 20);
     x.direct.push_back(g);
   }
+  if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
   t.rccl = x;
 }
 

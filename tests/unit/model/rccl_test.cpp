@@ -122,6 +122,18 @@ TEST_CASE("RCCL: alltoall over an MI355X mesh sends to every peer at once, by ha
   CHECK(us(r.time) == doctest::Approx(19.1 + 16777216.0 / (kGfx950Link * 1e3)).epsilon(1e-3));
 }
 
+TEST_CASE("RCCL: alltoall sends of at most 16 KiB per peer use LL, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+  // 128 KiB over 8 GPUs = 16384 B per peer, at NCCL_P2P_LL_THRESHOLD: LL, 12 + 0.8 us, half of 50 GB/s.
+  const auto ll = predict(t, schedule::Op::AllToAll, Bytes{128} << 10);
+  CHECK(ll.choice.proto == "LL");
+  CHECK(us(ll.time) == doctest::Approx(12.8 + 16384.0 / (kGfx950Link / 2 * 1e3)).epsilon(1e-3));
+  // 256 KiB = 32 KiB per peer: Simple, 17 + 2.1 us at 50 GB/s.
+  const auto simple = predict(t, schedule::Op::AllToAll, Bytes{256} << 10);
+  CHECK(simple.choice.proto == "Simple");
+  CHECK(us(simple.time) == doctest::Approx(19.1 + 32768.0 / (kGfx950Link * 1e3)).epsilon(1e-3));
+}
+
 TEST_CASE("RCCL: NVIDIA machines keep NCCL's tables") {
   const auto r = predict(topology::resolve_topology("hgx-h100"), schedule::Op::AllReduce, Bytes{1} << 20);
   CHECK(r.choice.algo != "direct");
