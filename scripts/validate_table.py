@@ -59,7 +59,8 @@ def entries(index):
 # --model nccl applies on RCCL's tables (sim/model/nccl/rccl.cpp use_hip_overheads) in place of the
 # top-level ones. The top level stays the median over every class, as before (AMD votes included).
 HIP_CLASSES = set()  # classes whose machines have AMD GPUs (filled by entries())
-GPU_VENDOR = {k: g.get("vendor", "") for k, g in json.load(open("models/gpus.json"))["gpus"].items()}
+GPU_VENDOR = {k: g.get("vendor", "") for k, g in
+              json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "gpus.json")))["gpus"].items()}
 
 def is_amd(topo):
     m = re.search(r"gpu=([^,]+)", topo)
