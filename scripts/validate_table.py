@@ -24,7 +24,7 @@ apply by default for a machine ccsim has never seen) and writes it with its per-
 tables or model changed since it was made; rerun the command inside it). --own-class measures whether
 picking the machine's own class's set would beat one set for all (it does not, today: see README).
 """
-import json, os, subprocess, sys, tempfile, statistics, datetime
+import json, os, re, subprocess, sys, tempfile, statistics, datetime
 
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -39,6 +39,7 @@ def entries(index):
         if e.get("kind") != "nccl-tests":
             continue
         path = os.path.join("models/traces", e["file"])
+        if is_amd(e.get("topology", "")): HIP_CLASSES.add(e["class"])
         common = []
         if e.get("algo"): common += ["--nccl-algo", e["algo"]]
         if e.get("runs"):
@@ -50,6 +51,28 @@ def entries(index):
         if e.get("gpus"): args += ["--gpus", e["gpus"]]
         out.append((e["file"], e["class"], path, args, True))
         REASON[e["file"]] = e.get("miss_reason", "")
+    return out
+
+# HIP's launch path is not CUDA's (rccl-tests one process per GPU: 13.7 us at 1 KiB on 8 MI300X = RCCL's
+# own LL latency, while the CUDA classes' fitted launch_us medians swing 0-84 us): a class-level set
+# carries the AMD classes' launch, step and per-GPU launch medians in "runtimes": {"hip": ...}, which
+# --model nccl applies on RCCL's tables (sim/model/nccl/rccl.cpp use_hip_overheads) in place of the
+# top-level ones. The top level stays the median over every class, as before (AMD votes included).
+HIP_CLASSES = set()  # classes whose machines have AMD GPUs (filled by entries())
+GPU_VENDOR = {k: g.get("vendor", "") for k, g in
+              json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "gpus.json")))["gpus"].items()}
+
+def is_amd(topo):
+    m = re.search(r"gpu=([^,]+)", topo)
+    return bool(m) and GPU_VENDOR.get(m.group(1).lower().replace("-", "")) == "amd"
+
+def hip_block(fits):
+    """The "hip" runtime block: each overhead the median over `fits` (AMD classes' sets) that fitted it, 0 (RCCL's
+    own latencies alone) when none did."""
+    out = {}
+    for k in ("launch_us", "step_us", "launch_per_gpu_us"):
+        v = [j["params"].get(k, 0.0) for j in fits if j["fitted"].get(k)]
+        out[k] = statistics.median(v) if v else 0.0
     return out
 
 def summary(ccsim, path, args, params="none"):
@@ -161,6 +184,7 @@ def usable_traces(ccsim, rows):
 def default_doc(fits):
     """The shipped default: class_params over every class's set, with each class's set for checking."""
     doc = class_params(list(fits.values()), "every machine class of models/traces (" + ", ".join(sorted(fits)) + ")", LEAST)
+    doc["runtimes"] = {"hip": hip_block([j for c, j in fits.items() if c in HIP_CLASSES])}
     doc["command"] = DEFAULT_COMMAND
     doc["about"] = ("ccsim's class-level calibration, applied by `ccsim compare`, `ccsim --model nccl` and `ccsim sweep` points "
                     "with --model nccl unless --params names another file (--params none: the bare model). Each machine class "
@@ -196,7 +220,7 @@ def write_default(ccsim, out, check):
             old = json.load(open(out))
         except (OSError, ValueError) as e:
             sys.exit(f"validate_table.py: {out}: {e}")
-        if not same_params(old.get("params"), doc["params"]):
+        if not same_params(old.get("params"), doc["params"]) or not same_params(old.get("runtimes"), doc["runtimes"]):
             print(f"{out} is stale: its params\n  {json.dumps(old.get('params'), sort_keys=True)}\n"
                   f"differ from a fresh fit\n  {json.dumps(doc['params'], sort_keys=True)}\nrerun: {DEFAULT_COMMAND}", file=sys.stderr)
             sys.exit(1)
@@ -321,7 +345,9 @@ def main():
     for cls in sorted({r[1] for r in rows}):
         f = os.path.join(tmp, f"lomo-{cls}.json")
         others = [j for c, j in fits.items() if c != cls]
-        open(f, "w").write(json.dumps(class_params(others, f"every machine class except {cls}", LEAST)))
+        lo = class_params(others, f"every machine class except {cls}", LEAST)
+        lo["runtimes"] = {"hip": hip_block([j for c, j in fits.items() if c != cls and c in HIP_CLASSES])}
+        open(f, "w").write(json.dumps(lo))
         lomo[cls] = f
     lines, mids = [], []
     for label, cls, path, args, fittable in rows:

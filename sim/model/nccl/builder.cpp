@@ -62,7 +62,9 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 }
 } // namespace
 
-Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {}
+Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
+  if (tab_.rccl) use_hip_overheads(opt_.params);
+}
 Builder::~Builder() = default;
 
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
@@ -75,7 +77,10 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
   return graph_;
 }
 
-Time Builder::launch() const { return from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread); }
+Time Builder::launch() const {
+  if (tab_.rccl) return from_us(rccl_launch_us(opt_.params, opt_.gpus_per_thread));
+  return from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread);
+}
 
 // NCCL's per-lane bandwidth x fitted efficiency x the pair's bandwidth relative to ring Simple in NCCL's
 // model (protocol efficiency, per-channel caps) x the search's speed quantisation. Link latency moves into
@@ -197,9 +202,10 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   const auto eff = [&](Proto pr) { return opt_.params.efficiency(topology::LinkType::Xgmi) * opt_.params.proto_efficiency(std::string(name(pr))); };
   int channels = 1;
   auto c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(Proto::Simple))
-               : direct_allreduce(tab_, g, link, p, size.size, 1.0, &channels);
+               : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, &channels);
   if (!c) return std::nullopt;
-  if (!a2a) c = direct_allreduce(tab_, g, link, p, size.size, eff(c->proto), &channels);
+  c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(c->proto))
+          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), &channels);
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c->algo));
   plan.choice.proto = std::string(name(c->proto));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/json_file.hpp"
+
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model::nccl {
@@ -13,7 +15,7 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
       const int a = t.gpu_node(gpus[i]), b = t.gpu_node(gpus[j]);
       double best = 0; // the fastest direct link of the pair
       for (const auto& l : t.links)
-        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) best = std::max(best, tab.lane_GBps(l) * l.lanes);
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) best = std::max(best, tab.lane_GBps(t, l) * l.lanes);
       if (best <= 0) return 0;
       slowest = std::min(slowest, best);
     }
@@ -37,11 +39,11 @@ Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_li
 } // namespace
 
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
-                                          double efficiency, int* channels) {
+                                          std::uint64_t count, double efficiency, int* channels) {
   if (!tab.rccl || g.nodes != 1 || p != tab.rccl->direct_ranks || p < 2 || link_GBps <= 0) return std::nullopt;
   const auto n = static_cast<double>(nbytes);
   for (const auto& r : tab.rccl->direct) {
-    if (n < r.min_bytes || n > r.max_bytes) continue;
+    if (n < r.min_bytes || n > r.max_bytes || count == 0 || count % static_cast<std::uint64_t>(r.chunks_per_loop) != 0) continue;
     // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
     const double bw = link_GBps * efficiency * (r.proto == Proto::LL ? 0.5 : 1.0);
     const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +
@@ -55,10 +57,32 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
                                          double efficiency) {
   if (!tab.rccl || g.nodes != 1 || p < 2 || link_GBps <= 0) return std::nullopt;
-  const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(Proto::Simple)] +
-                     tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(Proto::Simple)];
-  return closed_form(Algo::Direct, Proto::Simple, lat, static_cast<double>(nbytes) / p, link_GBps * efficiency,
-                     (p - 1.0) / p, nbytes);
+  const double per_peer = static_cast<double>(nbytes) / p;
+  const Proto proto = per_peer <= tab.rccl->p2p_ll_threshold ? Proto::LL : Proto::Simple;
+  const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(proto)] + tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(proto)];
+  // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
+  return closed_form(Algo::Direct, proto, lat, per_peer, link_GBps * efficiency * (proto == Proto::LL ? 0.5 : 1.0), (p - 1.0) / p,
+                     nbytes);
+}
+
+void use_hip_overheads(ParamSet& p) {
+  if (p.origin.empty()) return;
+  const nlohmann::json file = read_json_file(p.origin, "--params ");
+  const JsonValue doc(file, "--params " + p.origin);
+  if (!doc.has("runtimes") || !doc["runtimes"].has("hip") || !doc.has("params")) return;
+  const JsonValue hip = doc["runtimes"]["hip"], top = doc["params"];
+  auto at = [](const JsonValue& v, const char* k) { return v.has(k) ? v[k].as_double(0, 1e6) : 0.0; };
+  // Only the set as loaded from the file: a fit that started from it (calibrate --params) moves its own values.
+  if (p.launch_us != at(top, "launch_us") || p.step_us != at(top, "step_us") || p.launch_per_gpu_us != at(top, "launch_per_gpu_us"))
+    return;
+  auto num = [&](const char* k) { return at(hip, k); };
+  p.launch_us = num("launch_us");
+  p.step_us = num("step_us");
+  p.launch_per_gpu_us = num("launch_per_gpu_us");
+}
+
+double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {
+  return gpus_per_thread <= 1 ? 0.0 : p.launch_per_gpu_us * gpus_per_thread;
 }
 
 } // namespace ccsim::model::nccl

@@ -2,10 +2,12 @@
 // ROCm/rccl): MSCCL's all-pairs allreduce for small and mid sizes on 8 fully connected GPUs, and
 // alltoall as direct sends over the mesh. Both are closed forms on the mesh's slowest link.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "sim/model/nccl/tuning.hpp"
+#include "sim/model/params.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -14,17 +16,35 @@ namespace ccsim::model::nccl {
 double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
 
 // MSCCL all-pairs allreduce (tools/msccl-algorithms/allreduce-allpairs-8n-*.xml): when the tables have
-// it, one node, exactly its rank count, a full mesh and a size inside one of its ranges. Two phases
+// it, one node, exactly its rank count, a full mesh, a size inside one of its ranges and an element
+// count that is a multiple of the algorithm's nchunksperloop (msccl_lifecycle.cc: otherwise RCCL's own
+// ring or tree runs, e.g. 8-512 B floats on 8 MI300X: 256 chunks per loop). Two phases
 // (reduce-scatter, all-gather) of one hop each; every link carries 2*bytes/p; LL moves half the data of
 // a Simple line. `efficiency` scales the link (fitted link x protocol efficiency). The shipped XML files
 // declare in-place only; measured out-of-place rows show the same small-size times (mi300x trace), so
 // both columns get it.
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
-                                          double efficiency, int* channels);
+                                          std::uint64_t count, double efficiency, int* channels);
 
 // Alltoall over a full mesh: each GPU sends bytes/p to every peer at once, each on its own link; one
-// Simple step of latency (RCCL's base + one intra-node hop).
+// step of latency (RCCL's base + one intra-node hop), LL while bytes/p is at most the tables'
+// p2p_ll_threshold (enqueue.cc NCCL_P2P_LL_THRESHOLD, 16384), Simple above.
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
                                          double efficiency);
+
+// HIP's launch overheads in place of CUDA's: a parameter file may carry "runtimes": {"hip": {launch_us, step_us,
+// launch_per_gpu_us}} beside its params (scripts/validate_table.py builds it from the AMD classes' fits only,
+// since HIP's launch path is not CUDA's); on RCCL's tables those values replace the top-level ones. A file
+// without the block (a trace's own fit, --params none) is left as it is.
+void use_hip_overheads(ParamSet& p);
+
+// The per-GPU launch time one thread adds per collective under rccl-tests. The thread queues the next
+// iteration while the GPUs run this one, so one GPU's launch (3-6 us) hides under RCCL's smallest
+// collective time (its 12 us base latency): 13.7 us measured at 1 KiB on 8 MI300X, one process per GPU,
+// is RCCL's all-pairs LL latency alone. One thread driving G GPUs keeps G x launch_per_gpu_us added: the
+// full overlap, max(G launches, collective), fits the -g 8 traces from 8 MiB on but not their floors, which
+// rise with MSCCL's 8-channel algorithms (Azure MI300X: 46-56 us to 64 KiB, 66 us from 128 KiB to 4 MiB),
+// and scored worse on them (models/README.md).
+double rccl_launch_us(const ParamSet& p, int gpus_per_thread);
 
 } // namespace ccsim::model::nccl

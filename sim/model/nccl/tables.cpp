@@ -111,6 +111,12 @@ void read_rccl(const Ref& r, Tables& t) {
   x.tree_simple_one_node = r["tree_simple_one_node"].boolean();
   x.xgmi_lane_fraction = r["xgmi_lane_fraction"].positive();
   if (x.xgmi_lane_fraction > 1) r["xgmi_lane_fraction"].bad("must be at most 1");
+  if (r.has("xgmi_lane_fraction_by_sm"))
+    for (const auto& sm : r["xgmi_lane_fraction_by_sm"].keys()) {
+      const auto v = r["xgmi_lane_fraction_by_sm"][sm];
+      if (v.positive() > 1) v.bad("must be at most 1");
+      x.xgmi_lane_fraction_by_sm[sm] = v.number();
+    }
   const auto d = r["direct"];
   x.direct_ranks = d["ranks"].integer(0, 1024);
   const auto ranges = d["ranges"];
@@ -123,8 +129,10 @@ void read_rccl(const Ref& r, Tables& t) {
     if (!p || *p == Proto::LL128) ranges[i]["proto"].bad("must be LL or Simple");
     g.proto = *p;
     g.channels = ranges[i]["channels"].integer(1, 64);
+    if (ranges[i].has("chunks_per_loop")) g.chunks_per_loop = ranges[i]["chunks_per_loop"].integer(1, 1 << 20);
     x.direct.push_back(g);
   }
+  if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
   t.rccl = x;
 }
 
@@ -289,7 +297,14 @@ double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) c
     const auto it = nvlink_lane_GBps_by_sm.find(sm_of_kind(t.gpu_kind));
     if (it != nvlink_lane_GBps_by_sm.end()) return std::min(it->second, static_cast<double>(l.bw) / 1e9);
   }
-  if (!socket_figure(t, l)) return lane_GBps(l);
+  if (!socket_figure(t, l)) {
+    // RCCL's xGMI figure per GPU generation (rccl.json xgmi_lane_fraction_by_sm), of the link as drawn.
+    if (rccl && l.type == topology::LinkType::Xgmi && !t.gpu_kind.empty()) {
+      const auto it = rccl->xgmi_lane_fraction_by_sm.find(sm_of_kind(t.gpu_kind));
+      if (it != rccl->xgmi_lane_fraction_by_sm.end()) return static_cast<double>(l.bw) / 1e9 * it->second;
+    }
+    return lane_GBps(l);
+  }
   double total = cpu_link_GBps.at(l.type);
   if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0)
     for (const auto& k : t.links) // a Gen5 root port on either socket: Sapphire Rapids or newer

@@ -94,13 +94,16 @@ struct Tables {
     bool ll128 = false;                   // LL128 enabled by default on this GPU family
     bool tree_simple_one_node = true;     // false: gfx94x drops tree/Simple on a single node
     double xgmi_lane_fraction = 1;        // effective share of an xGMI link's data-sheet speed
+    std::map<std::string, double> xgmi_lane_fraction_by_sm; // per GPU generation (gfx942, gfx950): overrides it
     struct Range {
       double min_bytes = 0, max_bytes = 0;
       Proto proto = Proto::Simple;
       int channels = 1;
+      int chunks_per_loop = 1;            // MSCCL runs it only when the element count is a multiple
     };
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
+    double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
   };
   std::optional<Rccl> rccl;
 

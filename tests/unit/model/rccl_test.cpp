@@ -1,6 +1,6 @@
 // RCCL on AMD Instinct meshes (models/rccl.json, sim/model/nccl/rccl.cpp): the default tables on AMD GPU
 // kinds, MSCCL all-pairs allreduce and mesh alltoall against hand-computed closed forms, the ring's
-// bandwidth on the mesh, and multi-node rings that share no xGMI link.
+// bandwidth on the mesh per GPU generation, multi-node rings that share no xGMI link, and HIP launch overheads.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/rccl.hpp"
 #include "sim/model/nccl/tables.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/generators.hpp"
@@ -36,42 +37,101 @@ double us(Time t) { return static_cast<double>(t) / 1e6; }
 
 } // namespace
 
+// RCCL's xGMI figures per generation (rccl.json xgmi_lane_fraction_by_sm, AMD's acceptance busbw / 7 links):
+// gfx942 304 / 7 = 43.4286 GB/s, gfx950 350 / 7 = 50.0 GB/s.
+constexpr double kGfx942Link = 304.0 / 7, kGfx950Link = 350.0 / 7;
+
 TEST_CASE("RCCL: MSCCL all-pairs allreduce on an 8x MI300X mesh, by hand") {
   const auto t = topology::resolve_topology("machine:gpu=mi300x");
   // 1 MiB is in allreduce-allpairs-8n-simple.xml's range (524288..11534336 B): Simple, 8 channels.
   // Latency: RCCL base 17 us + 2 hops x 2.1 us (tuning_model_5 xGMI ring Simple) = 21.2 us.
-  // Each link carries 2 x 1 MiB / 8 at 48 GB/s (64 GB/s x 0.75): 262144 B / 48e3 B/us = 5.4613 us.
+  // Each link carries 2 x 1 MiB / 8 = 262144 B at 43.4286 GB/s = 6.0362 us.
   const auto r = predict(t, schedule::Op::AllReduce, Bytes{1} << 20);
   CHECK(r.choice.algo == "direct");
   CHECK(r.choice.proto == "Simple");
   CHECK(r.choice.channels == 8);
-  CHECK(us(r.time) == doctest::Approx(21.2 + 262144.0 / 48e3).epsilon(1e-3));
+  CHECK(us(r.time) == doctest::Approx(21.2 + 262144.0 / (kGfx942Link * 1e3)).epsilon(1e-3));
   // 4 KiB: the LL range of the 4-channel algorithm; LL moves half the data per line.
-  // 12 + 2 x 0.8 = 13.6 us; 2 x 512 B per link at 24 GB/s = 0.04267 us.
+  // 12 + 2 x 0.8 = 13.6 us; 2 x 512 B per link at 21.714 GB/s = 0.04716 us.
   const auto s = predict(t, schedule::Op::AllReduce, 4096);
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 4);
-  CHECK(us(s.time) == doctest::Approx(13.6 + 1024.0 / 24e3).epsilon(1e-3));
+  CHECK(us(s.time) == doctest::Approx(13.6 + 1024.0 / (kGfx942Link / 2 * 1e3)).epsilon(1e-3));
 }
 
-TEST_CASE("RCCL: large allreduce on the MI300X mesh runs rings at 7 links x 48 GB/s") {
+TEST_CASE("RCCL: MSCCL all-pairs needs an element count that is a multiple of its chunks per loop") {
+  const auto t = topology::resolve_topology("machine:gpu=mi300x");
+  // allreduce-allpairs-8n-ll-32tb.xml has nchunksperloop 256: 1 KiB of floats (256) runs it, 512 B
+  // (128 floats) does not, and RCCL's tuner picks its ring LL: 12 us + 14 steps x 0.8 us = 23.2 us (the
+  // 23.1-23.4 us measured at 128-512 B on 8x MI300X, mi300x-8gpu-allreduce-8B-8G-hisohara-aac8.txt), plus
+  // 14 steps of 512 / 8 = 64 B at RCCL's ring LL ratio 0.08 of the 43.43 GB/s link = 0.258 us.
+  const auto one_kib = predict(t, schedule::Op::AllReduce, 1024);
+  CHECK(one_kib.choice.algo == "direct");
+  CHECK(us(one_kib.time) == doctest::Approx(13.6 + 256.0 / (kGfx942Link / 2 * 1e3)).epsilon(1e-3));
+  const auto half_kib = predict(t, schedule::Op::AllReduce, 512);
+  CHECK(half_kib.choice.algo != "direct");
+  CHECK(half_kib.choice.proto == "LL");
+  CHECK(us(half_kib.time) == doctest::Approx(23.2 + 14 * 64.0 / (kGfx942Link * 0.08 * 1e3)).epsilon(1e-3));
+  // 128 KiB = 32768 floats, a multiple of -ll-64tb.xml's 512: all-pairs; 128 KiB + 4 B (32769) is not.
+  CHECK(predict(t, schedule::Op::AllReduce, Bytes{128} << 10).choice.algo == "direct");
+  CHECK(predict(t, schedule::Op::AllReduce, (Bytes{128} << 10) + 4).choice.algo != "direct");
+}
+
+TEST_CASE("RCCL: large allreduce on the MI300X mesh runs rings at 7 links x RCCL's gfx942 figure") {
   const auto t = topology::resolve_topology("machine:gpu=mi300x");
   const auto r = predict(t, schedule::Op::AllReduce, Bytes{1} << 30);
   CHECK(r.choice.algo == "ring");
   CHECK(r.choice.proto == "Simple"); // RCCL enables no LL128 on gfx942
-  // 14 steps of 2.1 us + 17 us base; each GPU sends 2 x 7/8 x 1 GiB over 7 links of 48 GB/s.
-  const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (7 * 48e3);
+  // 14 steps of 2.1 us + 17 us base; each GPU sends 2 x 7/8 x 1 GiB over 7 links of 43.43 GB/s = 304 GB/s.
+  const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (304.0 * 1e3);
   CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.01));
-  CHECK(r.bw.busbw_GBps <= 7 * 48.0 * 1.0001);
+  CHECK(r.bw.busbw_GBps <= 304.0 * 1.0001);
+}
+
+TEST_CASE("RCCL: the gfx950 mesh (MI350X) carries its own xGMI figure, 350 GB/s busbw for the ring") {
+  const auto r = predict(topology::resolve_topology("machine:gpu=mi350x"), schedule::Op::AllReduce, Bytes{1} << 30);
+  CHECK(r.choice.algo == "ring");
+  const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (350.0 * 1e3);
+  CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.01));
+  // Faster than gfx942 by the links' ratio (76.8 x 0.6510 vs 64 x 0.6786), never above 7 x 76.8.
+  const auto m = predict(topology::resolve_topology("machine:gpu=mi300x"), schedule::Op::AllReduce, Bytes{1} << 30);
+  CHECK(r.bw.busbw_GBps / m.bw.busbw_GBps == doctest::Approx(350.0 / 304.0).epsilon(0.01));
+}
+
+TEST_CASE("RCCL: rings across MI325X nodes are bound by the xGMI hop, not the 400G NIC") {
+  // 8 rings, each with one xGMI link per hop inside a node (43.43 GB/s) and one 400G NIC (50 GB/s) out:
+  // busbw at most 8 x 43.43 = 347.4 GB/s (measured 347-351 on 2-8 nodes, hisohara aac11 with NCCL_ALGO=Ring).
+  const auto t = topology::resolve_topology("machine:gpu=mi325x,nodes=2,nics=8x400G,kind=roce");
+  auto b = model::make_model("nccl", t, {});
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllReduce;
+  c.model_name = "nccl";
+  c.placements = topology::pack_rings(t, {}).rings;
+  const auto r = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{4} << 30, 4));
+  CHECK(r.choice.algo == "ring");
+  CHECK(r.bw.busbw_GBps <= 8 * kGfx942Link * 1.0001);
+  CHECK(r.bw.busbw_GBps >= 8 * kGfx942Link * 0.95);
 }
 
 TEST_CASE("RCCL: alltoall over an MI355X mesh sends to every peer at once, by hand") {
   const auto t = topology::resolve_topology("machine:gpu=mi355x");
-  // 128 MiB: each GPU sends 16 MiB to each of 7 peers on its own link, 76.8 x 0.75 = 57.6 GB/s;
+  // 128 MiB: each GPU sends 16 MiB to each of 7 peers on its own link at 50 GB/s (gfx950);
   // latency one Simple step, 17 + 2.1 us.
   const auto r = predict(t, schedule::Op::AllToAll, Bytes{128} << 20);
   CHECK(r.choice.algo == "direct");
-  CHECK(us(r.time) == doctest::Approx(19.1 + 16777216.0 / 57.6e3).epsilon(1e-3));
+  CHECK(us(r.time) == doctest::Approx(19.1 + 16777216.0 / (kGfx950Link * 1e3)).epsilon(1e-3));
+}
+
+TEST_CASE("RCCL: alltoall sends of at most 16 KiB per peer use LL, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+  // 128 KiB over 8 GPUs = 16384 B per peer, at NCCL_P2P_LL_THRESHOLD: LL, 12 + 0.8 us, half of 50 GB/s.
+  const auto ll = predict(t, schedule::Op::AllToAll, Bytes{128} << 10);
+  CHECK(ll.choice.proto == "LL");
+  CHECK(us(ll.time) == doctest::Approx(12.8 + 16384.0 / (kGfx950Link / 2 * 1e3)).epsilon(1e-3));
+  // 256 KiB = 32 KiB per peer: Simple, 17 + 2.1 us at 50 GB/s.
+  const auto simple = predict(t, schedule::Op::AllToAll, Bytes{256} << 10);
+  CHECK(simple.choice.proto == "Simple");
+  CHECK(us(simple.time) == doctest::Approx(19.1 + 32768.0 / (kGfx950Link * 1e3)).epsilon(1e-3));
 }
 
 TEST_CASE("RCCL: NVIDIA machines keep NCCL's tables") {
@@ -109,8 +169,91 @@ TEST_CASE("RCCL tables: a bad rccl entry is refused naming the file and the entr
     CHECK(std::string(e.what()).find("xgmi_lane_fraction") != std::string::npos);
   }
   j["rccl"]["xgmi_lane_fraction"] = 0.75;
+  j["rccl"]["xgmi_lane_fraction_by_sm"]["gfx950"] = 1.5;
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a per-generation fraction above 1");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("gfx950") != std::string::npos);
+  }
+  j["rccl"]["xgmi_lane_fraction_by_sm"]["gfx950"] = 0.65;
+  j["rccl"]["direct"]["ranges"][0]["chunks_per_loop"] = 0;
+  std::ofstream(path) << j.dump();
+  CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
+  j["rccl"]["direct"]["ranges"][0]["chunks_per_loop"] = 256;
   j["rccl"]["direct"]["ranges"][0]["proto"] = "LL128";
   std::ofstream(path) << j.dump();
   CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
+  std::remove(path.c_str());
+}
+
+namespace {
+// A parameter file with CUDA-side overheads at the top and HIP's in "runtimes" (validate_table.py's layout).
+std::string write_runtime_params(const std::string& tag) {
+  const std::string path = "/tmp/ccsim-rccl-runtimes-" + tag + "-" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << R"({"kind": "ccsim-params", "model": "nccl",
+    "params": {"launch_us": 30, "step_us": 0.5, "launch_per_gpu_us": 2, "link_efficiency": {}},
+    "runtimes": {"hip": {"launch_us": 0, "step_us": 0, "launch_per_gpu_us": 5.5}}})";
+  return path;
+}
+} // namespace
+
+TEST_CASE("RCCL: a parameter file's HIP overheads replace its CUDA ones, only as loaded") {
+  const std::string path = write_runtime_params("hip");
+  auto p = model::load_params(path);
+  model::nccl::use_hip_overheads(p);
+  CHECK(p.launch_us == 0.0);
+  CHECK(p.step_us == 0.0);
+  CHECK(p.launch_per_gpu_us == 5.5);
+  // A set moved away from the file (a fit that started from it) keeps its own values.
+  auto moved = model::load_params(path);
+  moved.launch_us = 31;
+  model::nccl::use_hip_overheads(moved);
+  CHECK(moved.launch_us == 31.0);
+  CHECK(moved.launch_per_gpu_us == 2.0);
+  // No file behind the set: nothing to read.
+  model::ParamSet bare;
+  bare.launch_us = 7;
+  model::nccl::use_hip_overheads(bare);
+  CHECK(bare.launch_us == 7.0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("RCCL: one GPU's launch per thread is hidden, one thread driving several GPUs is not") {
+  model::ParamSet p;
+  p.launch_per_gpu_us = 4;
+  CHECK(model::nccl::rccl_launch_us(p, 1) == 0.0);
+  CHECK(model::nccl::rccl_launch_us(p, 3) == doctest::Approx(12.0));
+  CHECK(model::nccl::rccl_launch_us(p, 8) == doctest::Approx(32.0));
+}
+
+TEST_CASE("RCCL: an 8x MI300X prediction with a runtimes file takes HIP's overheads") {
+  const std::string path = write_runtime_params("e2e");
+  const auto t = topology::resolve_topology("machine:gpu=mi300x");
+  model::ModelOptions o;
+  o.params = model::load_params(path);
+  for (const int gpus : {1, 8}) {
+    o.gpus_per_thread = gpus;
+    auto b = model::make_model("nccl", t, o);
+    metrics::RunConfig c;
+    c.op = schedule::Op::AllReduce;
+    c.model_name = "nccl";
+    c.placements = topology::pack_rings(t, {}).rings;
+    const auto r = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), 4096, 4));
+    // 4 KiB all-pairs LL: 13.6 us + 1024 B at 21.714 GB/s, HIP launch_us 0 and step_us 0 (not 30 and 2 x 0.5);
+    // one GPU's 5.5 us launch hides under it, 8 x 5.5 = 44 us are added.
+    const double hand = 13.6 + 1024.0 / (kGfx942Link / 2 * 1e3) + (gpus == 8 ? 44.0 : 0.0);
+    CHECK(us(r.time) == doctest::Approx(hand).epsilon(1e-3));
+  }
+  // NVIDIA machines keep the top-level values: 30 us launch on an H100 box, whatever the runtimes block says.
+  const auto h = topology::resolve_topology("hgx-h100");
+  o.gpus_per_thread = 1;
+  auto b = model::make_model("nccl", h, o);
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllReduce;
+  c.model_name = "nccl";
+  c.placements = topology::pack_rings(h, {}).rings;
+  CHECK(us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), 4096, 4)).time) > 30.0);
   std::remove(path.c_str());
 }
