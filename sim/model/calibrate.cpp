@@ -101,8 +101,8 @@ double start_proto(const ParamSet& p, const std::string& key) {
 // cross it (slowing the network place's links moves their time), else inside the node ("LL128"). A ring or
 // tree that crosses nodes runs every step at the pace of its network hop, where NCCL's net transport puts
 // the protocol's steps through the CPU proxy (protocol_place.hpp): that cost is the network's, whether or
-// not NCCL's bandwidth figure for the run is bound by the NIC (on a 2-node H200 run the LL128 rows hang on
-// NVLink in NCCL's figure and measure 0.2-0.4 of it; a one-node NVLink run's LL128 0.7-0.9). The
+// not NCCL's bandwidth figure for the run is bound by the NIC (on 2-node H200 and DGX-1 runs the LL128 rows
+// hang on intra-node links, NVLink or the GPU's PCIe, as much as on the NIC's). The
 // sensitivity of each place (the median, over the rows whose time moves, of d ln(time) / d ln(1 / factor)
 // with one place's factor divided by 1.05) is recorded. A protocol no row runs stays intra-node (its
 // column is empty: held).
@@ -124,7 +124,8 @@ std::vector<std::string> protocol_places(const std::vector<CalibInput>& in, cons
     return s.empty() ? 0.0 : median(s);
   };
   std::vector<std::string> out;
-  for (const std::string proto : {"LL", "LL128", "Simple"}) {
+  for (const char* key : {"LL", "LL128", "Simple"}) {
+    const std::string proto = key;
     const double inside = sens(proto, false), net = sens(proto, true);
     sensitivity["proto:" + proto] = inside;
     sensitivity["proto:" + std::string(kNetProtocolPrefix) + proto] = net;
@@ -243,9 +244,9 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
       for (Eigen::Index a = 0; a < Jn.cols(); ++a) {
         const auto j = static_cast<std::size_t>(active[static_cast<std::size_t>(a)]);
         const bool xgmi = j >= 2 && j < 2 + L.types.size() && L.types[j - 2] == "xgmi";
-        const std::size_t pk = j - 2 - L.types.size();
-        const bool net_proto = j >= 2 + L.types.size() && pk < L.protos.size() &&
-                               L.protos[pk].rfind(kNetProtocolPrefix, 0) == 0;
+        const std::size_t first_proto = 2 + L.types.size();
+        const bool net_proto = j >= first_proto && j < first_proto + L.protos.size() &&
+                               L.protos[j - first_proto].rfind(kNetProtocolPrefix, 0) == 0;
         Jn.col(a) *= (xgmi || net_proto ? 1.1 : 1.0) / Jn.col(a).norm();
       }
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
