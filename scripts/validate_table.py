@@ -121,6 +121,14 @@ def identified(x):
 # `--link-families` measures it again.
 FAMILIES = False
 
+# A protocol's factor per place (sim/model/protocol_place.hpp): "LL128" on the links inside a node, "net:LL128"
+# on network links; a fit names the place its protocol rows hang on (calibrate's protocol_places), and each
+# place is its own vote. Measured 2026-11-24 (this script): with one factor per protocol for both places the
+# middle column was 9.9 % / 17.1 %, 11 of 52 runs within both targets (LL128 0.52 = the median of 2-node
+# RoCE/EFA fits at 0.36-0.40 and one-node NVLink fits at 0.68-0.88, and it halved the large-size LL128 picks
+# on GB200/GB300 NVLink domains); per place see models/README.md.
+PROTOCOL_KEYS = ("LL", "LL128", "Simple", "net:LL", "net:LL128", "net:Simple")
+
 def class_params(fits, source, least=1, families=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
@@ -145,7 +153,7 @@ def class_params(fits, source, least=1, families=None):
         per_fit = [[v for k, v in votes(j).items() if k == f or family.get(k) == f] for j in fits]
         v = [statistics.median(m) for m in per_fit if m]
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
-    for k in ("LL", "LL128", "Simple"):
+    for k in PROTOCOL_KEYS:
         v = [j["params"]["protocol_efficiency"][k] for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])]
         if len(v) >= least: P["protocol_efficiency"][k] = med(v, 1.0)
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
@@ -375,7 +383,8 @@ def main():
                 "the machine as models/traces/index.json describes it (the bare model, no calibration); **other machines** = a class-level "
                 "parameter set built from every other machine class (each class the median of its traces' own fits; each parameter the "
                 "median over those classes, a link efficiency per link type only when >= 3 of them identified it, "
-                "a trace identifying a link's efficiency only when that link carries its bottleneck at >= 1 MiB; the trace's own class never enters): what a user gets by default for a machine "
+                "a trace identifying a link's efficiency only when that link carries its bottleneck at >= 1 MiB, a protocol factor "
+                "voting for its place, LL128 inside a node or net:LL128 on the network; the trace's own class never enters): what a user gets by default for a machine "
                 "of a class ccsim has never seen (models/params-nccl-default.json is the same construction over every class); "
                 "**own** = the trace's own calibration held out by halves (worse of the two folds; n/a under 8 rows or when the described "
                 "machine needs a GPU subset). Target for the middle column: <= 5 % / <= 15 %. Every miss carries its reason "

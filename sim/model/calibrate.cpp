@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "sim/core/error.hpp"
+#include "sim/model/protocol_place.hpp"
 
 namespace ccsim::model {
 namespace {
@@ -90,6 +91,49 @@ std::vector<double> bottleneck_sensitivity(const std::vector<CalibInput>& in, co
   return out;
 }
 
+// A protocol key's value in a set ("net:LL128" falls back to "LL128", as on a network link).
+double start_proto(const ParamSet& p, const std::string& key) {
+  const bool net = key.rfind(kNetProtocolPrefix, 0) == 0;
+  return proto_efficiency_on(p, net ? std::string_view(key).substr(kNetProtocolPrefix.size()) : std::string_view(key), net);
+}
+
+// Where each protocol's factor is fitted: on the network ("net:LL128") when the rows that run the protocol
+// cross it (slowing the network place's links moves their time), else inside the node ("LL128"). A ring or
+// tree that crosses nodes runs every step at the pace of its network hop, where NCCL's net transport puts
+// the protocol's steps through the CPU proxy (protocol_place.hpp): that cost is the network's, whether or
+// not NCCL's bandwidth figure for the run is bound by the NIC (on 2-node H200 and DGX-1 runs the LL128 rows
+// hang on intra-node links, NVLink or the GPU's PCIe, as much as on the NIC's). The
+// sensitivity of each place (the median, over the rows whose time moves, of d ln(time) / d ln(1 / factor)
+// with one place's factor divided by 1.05) is recorded. A protocol no row runs stays intra-node (its
+// column is empty: held).
+std::vector<std::string> protocol_places(const std::vector<CalibInput>& in, const CalibOptions& o,
+                                         std::map<std::string, double>& sensitivity) {
+  constexpr double kStep = 1.05;
+  const auto base = predict_all(in, o, o.start);
+  auto sens = [&](const std::string& proto, bool net) {
+    ParamSet p = o.start;
+    const double on_net = proto_efficiency_on(o.start, proto, true), inside = o.start.proto_efficiency(proto);
+    p.protocol_efficiency[proto] = net ? inside : inside / kStep;
+    p.protocol_efficiency[std::string(kNetProtocolPrefix) + proto] = net ? on_net / kStep : on_net;
+    const auto moved = predict_all(in, o, p);
+    std::vector<double> s;
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      const double d = std::log(moved[i] / base[i]) / std::log(kStep);
+      if (std::abs(d) > 1e-6) s.push_back(d);
+    }
+    return s.empty() ? 0.0 : median(s);
+  };
+  std::vector<std::string> out;
+  for (const char* key : {"LL", "LL128", "Simple"}) {
+    const std::string proto = key;
+    const double inside = sens(proto, false), net = sens(proto, true);
+    sensitivity["proto:" + proto] = inside;
+    sensitivity["proto:" + std::string(kNetProtocolPrefix) + proto] = net;
+    out.push_back(net > 0 ? std::string(kNetProtocolPrefix) + proto : proto);
+  }
+  return out;
+}
+
 } // namespace
 
 FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
@@ -111,7 +155,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   // bottleneck loses and report an efficiency that is no property of the link. Decided once, at the start
   // values the caller gave (also for the protocol pass, which starts from the plain fit).
   const auto sensitivity = bottleneck_sensitivity(in, o_in, L.types);
-  if (require_model(o.model).chooses_algorithm && o.fit_protocols) L.protos = {"LL", "LL128", "Simple"};
+  std::map<std::string, double> proto_sensitivity;
+  if (require_model(o.model).chooses_algorithm && o.fit_protocols) L.protos = protocol_places(in, o, proto_sensitivity);
   {
     std::set<int> g;
     for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));
@@ -130,7 +175,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     const auto t = topology::link_type_from(L.types[k]);
     th[2 + k] = 1.0 / o.start.efficiency(*t);
   }
-  for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / o.start.proto_efficiency(L.protos[k]);
+  for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / start_proto(o.start, L.protos[k]);
   if (L.per_gpu) th[L.per_gpu_index()] = o.start.launch_per_gpu_us;
   FitResult R;
   R.names = {"launch_us", "step_us"};
@@ -138,6 +183,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
   if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
   R.fitted.assign(L.size(), false);
+  R.sensitivity = proto_sensitivity;
   for (std::size_t k = 0; k < L.types.size(); ++k) {
     R.sensitivity[R.names[2 + k]] = sensitivity[k];
     if (sensitivity[k] < kBottleneckSensitivity) R.not_bottleneck.insert(R.names[2 + k]);
@@ -192,10 +238,16 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
       // On an AMD mesh the xGMI link's efficiency and RCCL's Simple protocol efficiency are one column (all
       // Simple traffic crosses xGMI): the link is kept, so that what RCCL loses there stays with AMD links
       // instead of entering the protocol efficiencies that NVIDIA machines share.
+      // Likewise a network protocol factor and the link type of a NIC's PCIe path (both hops at NCCL's 12
+      // GB/s on a DGX-1 with 100G NICs): the protocol is kept, so that what the network transport loses
+      // stays with the network place instead of a PCIe generation's efficiency that PCIe GPU boxes share.
       for (Eigen::Index a = 0; a < Jn.cols(); ++a) {
         const auto j = static_cast<std::size_t>(active[static_cast<std::size_t>(a)]);
         const bool xgmi = j >= 2 && j < 2 + L.types.size() && L.types[j - 2] == "xgmi";
-        Jn.col(a) *= (xgmi ? 1.1 : 1.0) / Jn.col(a).norm();
+        const std::size_t first_proto = 2 + L.types.size();
+        const bool net_proto = j >= first_proto && j < first_proto + L.protos.size() &&
+                               L.protos[j - first_proto].rfind(kNetProtocolPrefix, 0) == 0;
+        Jn.col(a) *= (xgmi || net_proto ? 1.1 : 1.0) / Jn.col(a).norm();
       }
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);
       qr.setThreshold(1e-5);

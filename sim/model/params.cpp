@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "sim/model/calibrate.hpp"
+#include "sim/model/protocol_place.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -37,6 +38,25 @@ double ParamSet::efficiency(topology::LinkType t) const {
 double ParamSet::proto_efficiency(const std::string& proto) const {
   auto it = protocol_efficiency.find(proto);
   return it == protocol_efficiency.end() ? 1.0 : it->second;
+}
+
+bool is_protocol_key(std::string_view key) {
+  if (key.substr(0, kNetProtocolPrefix.size()) == kNetProtocolPrefix) key.remove_prefix(kNetProtocolPrefix.size());
+  return key == "LL" || key == "LL128" || key == "Simple";
+}
+
+bool on_network_path(const topology::Topology& t, const topology::Link& l) {
+  using topology::NodeKind;
+  return topology::is_network(l.type) || t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Nic ||
+         t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Nic;
+}
+
+double proto_efficiency_on(const ParamSet& p, std::string_view proto, bool network) {
+  if (network) {
+    const auto it = p.protocol_efficiency.find(std::string(kNetProtocolPrefix) + std::string(proto));
+    if (it != p.protocol_efficiency.end()) return it->second;
+  }
+  return p.proto_efficiency(std::string(proto));
 }
 
 // Efficiencies multiply link bandwidths: above 100 a fitted or hand-written figure is a typo, and the
@@ -77,7 +97,7 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
   if (auto pe = q.get("protocol_efficiency")) {
     if (!pe->is_object()) pe->fail("must be an object");
     for (const auto& [k, v] : pe->items()) {
-      if (k != "LL" && k != "LL128" && k != "Simple") v.fail("unknown protocol '{}' (LL, LL128, Simple)", printable(k));
+      if (!is_protocol_key(k)) v.fail("unknown protocol '{}' (LL, LL128, Simple, each also as net:<protocol>)", printable(k));
       const double e = v.as_double(0, kMaxEfficiency);
       if (!(e > 0)) v.fail("efficiency of {} must be > 0", k);
       p.protocol_efficiency[k] = e;

@@ -74,5 +74,24 @@ if vt.FAMILIES is not False:
     print("FAIL: link families are on by default; update this test and the docs with the measurement"); fails += 1
 check("families off", vt.class_params([A, B, C, D, E, F, G], "all", 3)["params"]["link_efficiency"], {"nvlink3": 0.6})
 
+# Protocol factors vote per place (sim/model/protocol_place.hpp): a fit that named "net:LL128" (its LL128
+# rows hang on the network) votes for the network's value only. Two-node classes N1 0.36, N2 0.40, N3 0.90
+# -> net:LL128 0.40; one-node classes S1 0.88, S2 0.68 -> two classes, no LL128 value (NCCL's own figure),
+# where one factor for both places was the median of all five, 0.68, on NVLink and network alike.
+def pfit(**proto):
+    P = {"launch_us": 0.0, "step_us": 0.0, "launch_per_gpu_us": 0.0, "link_efficiency": {}, "protocol_efficiency": dict(proto)}
+    F = {"launch_us": False, "step_us": False, "launch_per_gpu_us": False}
+    F.update({"proto:" + k: True for k in proto})
+    return {"params": P, "fitted": F, "link_families": {}}
+
+
+net_classes = [cp([pfit(**{"net:LL128": v})], "N") for v in (0.36, 0.40, 0.90)]
+node_classes = [cp([pfit(LL128=v)], "S") for v in (0.88, 0.68)]
+per_place = cp(net_classes + node_classes, "all", 3)["params"].get("protocol_efficiency", {})
+check("protocol factors per place", per_place, {"net:LL128": 0.40})
+# A class with both places (a 2-node trace and a 1-node trace) gives each place its own median.
+both = cp([pfit(**{"net:LL128": 0.36}), pfit(LL128=0.68), pfit(LL128=0.88)], "A100-like")["params"]["protocol_efficiency"]
+check("one class, both places", both, {"net:LL128": 0.36, "LL128": 0.78})
+
 print("class_params: " + ("ok" if not fails else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
+#include "sim/model/protocol_place.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
@@ -97,15 +98,16 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw / graph_bus(g, Algo::Ring);
     if (c.algo == algo && c.proto == proto) mine = c.busbw / (c.algo == Algo::Tree ? graph_bus(g, Algo::Tree) : graph_bus(g, Algo::Ring));
   }
-  double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency *
-             opt_.params.proto_efficiency(std::string(name(proto)));
+  // The fitted protocol factor is applied per link below: it differs inside a node and on the network
+  // (protocol_place.hpp).
+  double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency;
   // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
   // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure (without
   // its bwInter cap on one NVLink domain: nvls_replay_bus_bandwidth).
   if (algo == Algo::Nvls) {
     const int p = metrics::ranks_of(cfg);
     const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
-    if (algbw > 0) f = algbw / g.nvls.switch_GBps * opt_.params.proto_efficiency(std::string(name(proto)));
+    if (algbw > 0) f = algbw / g.nvls.switch_GBps;
   }
   auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
@@ -118,7 +120,8 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // effective figure for GPU traffic across sockets (AMD_BW 16, ...), not a line rate: the link-type
     // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it.
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
-    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * f;
+    const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
+    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * f * pf;
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }

@@ -1,0 +1,130 @@
+// Issue 14, protocol factors per place (sim/model/protocol_place.hpp): "net:<protocol>" scales a protocol on
+// network links, "<protocol>" inside a node (and on the network when no net: value is given), and calibrate
+// fits a protocol where its rows hang (calibrate.cpp protocol_places). Expected values by hand: synthetic
+// traces are made with known factors, and a factor on links with slack moves nothing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/model/calibrate.hpp"
+#include "sim/model/protocol_place.hpp"
+#include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+
+namespace {
+// Two DGX-1 V100 nodes joined by 2 x 100G RoCE per node: a ring's crossing (the GPU's and the NIC's PCIe
+// Gen3 at NCCL's 12 GB/s, the NIC's 12.5) is its bottleneck and NVLink2 (20 GB/s per lane) has slack.
+constexpr const char* kTwoNodes = "cluster:nodes=2,node=dgx1-v100,nics=2x100G,kind=roce";
+
+double predict_us(const topology::Topology& topo, const model::ParamSet& p, Bytes size) {
+  metrics::RunConfig cfg;
+  cfg.placements = topology::pack_rings(topo, {}).rings;
+  model::ModelOptions mo;
+  mo.params = p;
+  model::Predictor pr(topo, cfg, "nccl", mo);
+  return to_us(pr.predict({size / 4, size}).time);
+}
+
+// An allreduce sweep of 4 KiB .. 256 MiB made by the nccl model with `truth`, in nccl-tests format.
+model::CalibInput nccl_input(const topology::Topology& topo, const model::ParamSet& truth) {
+  model::CalibInput in;
+  in.cfg.placements = topology::pack_rings(topo, {}).rings;
+  in.label = "synthetic " + topo.name;
+  std::string s = "# command: ./build/all_reduce_perf -b 4K -e 256M -f 2 -g 1\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
+  for (Bytes size = 4096; size <= (Bytes{256} << 20); size *= 2)
+    s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, predict_us(topo, truth, size));
+  in.trace = trace::parse_trace(s, in.label);
+  in.topo = &topo;
+  for (std::size_t i = 0; i < in.trace.rows.size(); ++i) in.rows.push_back(i);
+  return in;
+}
+
+bool fitted(const model::FitResult& f, const std::string& name) {
+  const auto it = std::find(f.names.begin(), f.names.end(), name);
+  return it != f.names.end() && f.fitted[static_cast<std::size_t>(it - f.names.begin())];
+}
+} // namespace
+
+TEST_CASE("a protocol factor applies per place: net:<protocol> on network links, <protocol> elsewhere") {
+  model::ParamSet p;
+  p.protocol_efficiency = {{"LL128", 0.8}, {"net:LL128", 0.4}, {"Simple", 0.9}};
+  CHECK(model::proto_efficiency_on(p, "LL128", false) == 0.8);
+  CHECK(model::proto_efficiency_on(p, "LL128", true) == 0.4);
+  CHECK(model::proto_efficiency_on(p, "Simple", true) == 0.9); // no net: value: the protocol's own, as before
+  CHECK(model::proto_efficiency_on(p, "LL", true) == 1.0);     // none at all: NCCL's figure
+  CHECK(model::is_protocol_key("net:Simple"));
+  CHECK_FALSE(model::is_protocol_key("net:"));
+  CHECK_FALSE(model::is_protocol_key("NET:LL"));
+  CHECK_FALSE(model::is_protocol_key("nvlink:LL"));
+}
+
+TEST_CASE("a parameter file takes net:<protocol> and refuses an unknown protocol in one line") {
+  const auto j = nlohmann::json::parse(R"({"kind": "ccsim-params", "params": {"protocol_efficiency": {"net:LL128": 0.4, "LL": 0.5}}})");
+  const auto p = model::params_from_json(j, "test.json");
+  CHECK(model::proto_efficiency_on(p, "LL128", true) == 0.4);
+  CHECK(model::proto_efficiency_on(p, "LL128", false) == 1.0);
+  const auto bad = nlohmann::json::parse(R"({"kind": "ccsim-params", "params": {"protocol_efficiency": {"net:LL256": 0.4}}})");
+  CHECK_THROWS_WITH_AS(model::params_from_json(bad, "test.json"), doctest::Contains("unknown protocol 'net:LL256'"), Error);
+}
+
+TEST_CASE("a net: protocol factor slows the network links of the replay and nothing on one node") {
+  const auto two = topology::resolve_topology(kTwoNodes);
+  const auto one = topology::resolve_topology("dgx1-v100");
+  const Bytes size = Bytes{1} << 30; // ring/Simple, bandwidth-bound: time ~ bytes / NIC rate
+  model::ParamSet half_net;
+  half_net.protocol_efficiency = {{"net:Simple", 0.5}};
+  // The NICs run at half their rate: the time of the NIC-bound bytes doubles, the latency and the hops
+  // inside the nodes do not, so the whole call takes nearly (never more than) twice as long.
+  const double bare = predict_us(two, {}, size), slow = predict_us(two, half_net, size);
+  CHECK(slow / bare > 1.85);
+  CHECK(slow / bare <= 2.0);
+  // One node has no network link: the same set changes nothing.
+  CHECK(predict_us(one, half_net, size) == predict_us(one, {}, size));
+  // Without a net: value the protocol's own factor applies to the network as well (sets fitted before
+  // places existed keep their meaning).
+  model::ParamSet half_all;
+  half_all.protocol_efficiency = {{"Simple", 0.5}};
+  CHECK(predict_us(two, half_all, size) >= slow);
+}
+
+TEST_CASE("calibrate fits a protocol's factor where its rows hang: on the network for a network-bound run") {
+  // Two synthetic machines whose right factors are known: LL128 at 0.4 of NCCL's figure on the network of
+  // the 2-node run, at 0.8 inside the one NVLink node. Each fit names the place and finds the value (times
+  // the link efficiency it shares a column with: one of link and protocols is held, the products count).
+  const auto two = topology::resolve_topology(kTwoNodes);
+  const auto one = topology::resolve_topology("dgx1-v100");
+  model::ParamSet net_truth;
+  net_truth.launch_us = 20.0;
+  net_truth.protocol_efficiency = {{"net:LL128", 0.4}};
+  model::ParamSet node_truth;
+  node_truth.launch_us = 20.0;
+  node_truth.protocol_efficiency = {{"LL128", 0.8}};
+  model::CalibOptions o;
+  o.model = "nccl";
+  o.fit_protocols = true;
+  o.hold = {"step_us"};
+
+  const auto net_in = nccl_input(two, net_truth);
+  const auto fn = model::fit({net_in}, o);
+  CHECK(fitted(fn, "proto:net:LL128"));
+  CHECK_FALSE(fitted(fn, "proto:LL128"));
+  REQUIRE(fn.sensitivity.count("proto:net:LL128") == 1);
+  CHECK(fn.sensitivity.at("proto:net:LL128") > 0.3); // the LL128 rows cross the NICs
+  const double roce = fn.params.efficiency(topology::LinkType::Roce);
+  CHECK(roce * model::proto_efficiency_on(fn.params, "LL128", true) == doctest::Approx(0.4).epsilon(0.02));
+
+  const auto node_in = nccl_input(one, node_truth);
+  const auto f1 = model::fit({node_in}, o);
+  CHECK(f1.sensitivity.at("proto:net:LL128") == 0.0); // no network link on one node
+  CHECK(fitted(f1, "proto:LL128"));
+  CHECK_FALSE(fitted(f1, "proto:net:LL128"));
+  const double nvlink = f1.params.efficiency(topology::LinkType::NvLink2);
+  CHECK(nvlink * model::proto_efficiency_on(f1.params, "LL128", false) == doctest::Approx(0.8).epsilon(0.02));
+}
