@@ -22,6 +22,10 @@ namespace ccsim::engine {
 
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2, kSendsDone = 3 };
 
+// The fourth mode (Engine::Mode lists the first three): kFifoMpi's switches with any network model.
+constexpr int kModelMpi = 3;
+template <int M> constexpr bool plain_mpi() { return M == 1 || M == kModelMpi; } // kFifoMpi or kModelMpi
+
 // A receiver's view of one message from `src`, kept in RankState::waiting as 4 * src + state.
 enum MessageState : std::uint32_t {
   kRecvPosted = 0, // the receive is posted, the send has not started
@@ -176,7 +180,10 @@ RunResult Engine::run(std::span<const Job> jobs) {
   // The FIFO model without observers, software overhead or reduction time is the common case (and every
   // benchmark's): its own instantiations of the hot path.
   const bool plain_fifo = fifo_ && !observed_ && params_.overhead == 0 && params_.reduce_bw == 0;
-  const std::uint64_t events = !plain_fifo                               ? loop<kGeneric>(begin_at)
+  static_assert(kFifoMpi == 1 && kFifoGpu + 1 == kModelMpi); // plain_mpi's numbers
+  const bool plain_model = !fifo_ && !observed_ && params_.overhead == 0 && params_.reduce_bw == 0;
+  const std::uint64_t events = plain_model && !gpu_ && window_ == 0        ? loop<kModelMpi>(begin_at)
+                               : !plain_fifo                               ? loop<kGeneric>(begin_at)
                                : !gpu_ && window_ == 0                    ? loop<kFifoMpi>(begin_at)
                                : gpu_ && window_ != 0 && window_ != kNone ? loop<kFifoGpu>(begin_at)
                                                                           : loop<kGeneric>(begin_at);
@@ -230,10 +237,11 @@ void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
 }
 
 // What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no
-// software overhead, free reductions; kFifoGpu: the same under gpu semantics with credits. kGeneric reads
-// every switch at run time. Each function below is one source for all modes.
+// software overhead, free reductions; kFifoGpu: the same under gpu semantics with credits; kModelMpi: as
+// kFifoMpi with another model (flow), called through NetworkModel. kGeneric reads every switch at run time.
+// Each function below is one source for all modes.
 template <int M> inline bool Engine::gpu() const { return M == kGeneric ? gpu_ : M == kFifoGpu; }
-template <int M> inline bool Engine::rendezvous() const { return M == kGeneric ? window_ == 0 : M == kFifoMpi; }
+template <int M> inline bool Engine::rendezvous() const { return M == kGeneric ? window_ == 0 : plain_mpi<M>(); }
 template <int M> inline bool Engine::observed() const { return M == kGeneric && observed_; }
 
 // A million ranks' state and channels do not fit in the cache, and the events of one time touch them in no
@@ -335,7 +343,7 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
     step_begin_[g] = now;
   }
   const int step = ++rs.step;
-  if constexpr (M != kFifoMpi) rs.ready = now; // kFifoMpi never reads it (see end_step_now)
+  if (!plain_mpi<M>()) rs.ready = now; // plain mpi never reads it (see end_step_now)
   const schedule::Action* acts = fixed_actions_;
   int n;
   if (job.fixed) {
@@ -455,7 +463,7 @@ template <int M> void Engine::start_unparked(const Parked& t, std::uint32_t dst,
 template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
   const auto route = router_.route(static_cast<int>(node_of(t.src)), static_cast<int>(node_of(dst)));
   Time arrive, left;
-  if (M != kGeneric || fifo_) {
+  if (M == kFifoMpi || M == kFifoGpu || (M == kGeneric && fifo_)) {
     arrive = fifo_->post(route, t.bytes, at);
     left = fifo_->last_left();
   } else {
@@ -463,7 +471,7 @@ template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const
     left = net_->last_left();
   }
   ++transfers_;
-  if (M != kGeneric || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
+  if (M == kFifoMpi || M == kFifoGpu || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
   if (observed<M>()) report_transfer(t.src, dst, t.step, t.bytes, t.off, at, arrive, route);
   return left;
 }
@@ -481,8 +489,8 @@ void Engine::report_transfer(std::uint32_t src, std::uint32_t dst, int step, Byt
 // reduces what it received, if reductions cost time. Returns true when that is `now` (the caller
 // begins the next step), else schedules the end.
 template <int M> inline bool Engine::end_step_now(std::uint32_t g, Time now) {
-  // kFifoMpi: `ready` is the step's begin (no overhead, and under mpi sends leaving do not count).
-  if constexpr (M == kFifoMpi) return (void)g, (void)now, true;
+  // Plain mpi: `ready` is the step's begin (no overhead, and under mpi sends leaving do not count).
+  if (plain_mpi<M>()) return (void)g, (void)now, true;
   RankState& rs = ranks_[g];
   const Time at = std::max(now, rs.ready);
   if (M != kGeneric || params_.reduce_bw == 0 || reduce_bytes_[g] == 0) {

@@ -52,6 +52,8 @@ class FlowNetwork final : public NetworkModel {
     dirty_.clear();
     batches_.clear();
     free_batches_.clear();
+    groups_.clear();
+    free_groups_.clear();
     open_batch_ = kNoBatch;
     replan_pending_ = false;
     epoch_ = 0;
@@ -109,7 +111,8 @@ class FlowNetwork final : public NetworkModel {
     if (open_batch_ == b) open_batch_ = kNoBatch;
     for (std::size_t i = 0; i < batches_[b].items.size(); ++i) {
       const auto item = batches_[b].items[i];
-      flow_event(now, item.first, item.second, sink, arrived);
+      if (item.first & kGroupItem) group_event(now, item.first & ~kGroupItem, sink);
+      else flow_event(now, item.first, item.second, sink, arrived);
     }
     batches_[b].items.clear();
     free_batches_.push_back(b);
@@ -124,6 +127,8 @@ class FlowNetwork final : public NetworkModel {
   static constexpr std::uint32_t kReplan = UINT32_MAX; // model event id of the deferred re-plan
   static constexpr std::uint32_t kBatch = 0;           // model event id of a batch (b = its index)
   static constexpr std::uint32_t kNoBatch = UINT32_MAX;
+  static constexpr std::uint32_t kGroupItem = 0x80000000; // batch item of a group (the rest: its index in groups_)
+  static constexpr std::uint32_t kNoGroup = UINT32_MAX;
 
   // Flow events fall due in crowds (a ring's p flows start, and finish, at one instant): an event due
   // later than `now` joins the open batch due at the same instant, one engine event. The batch fires where
@@ -163,11 +168,36 @@ class FlowNetwork final : public NetworkModel {
       f.active = true;
       for (ChannelId c : f.route) join(c, id, now);
     }
+    mark(id, now, sink);
+  }
+
+  void mark(std::uint32_t id, Time now, ArrivalSink& sink) {
     dirty_.push_back(id);
     if (!replan_pending_) {
       replan_pending_ = true;
       sink.schedule_model_event(now, kReplan, 0);
     }
+  }
+
+  // A group's finish fell due: if its component is as it was when armed, every flow of it is done now.
+  // One of its flows seeds the re-plan, which recalls the component and retires it whole (see arm()).
+  void group_event(Time now, std::uint32_t g, ArrivalSink& sink) {
+    const std::uint32_t r = groups_[g];
+    free_groups_.push_back(g);
+    Rec& rec = recs_[r];
+    if (rec.group == g && rec.valid) {
+      rec.group = kNoGroup;
+      rec.finishing = true;
+      mark(rec_flows_[rec.flow_begin], now, sink);
+      return;
+    }
+    // A flow joined one of its channels (perhaps one its flows had left, so not theirs), or a re-plan took
+    // some of them: those still waiting on this group are marked one by one, as their own events would.
+    for (std::uint32_t i = rec.flow_begin; i < rec.flow_end; ++i)
+      if (Flow& f = flows_[rec_flows_[i]]; f.group == g) {
+        f.group = kNoGroup;
+        mark(rec_flows_[i], now, sink);
+      }
   }
 
   struct Flow {
@@ -179,6 +209,7 @@ class FlowNetwork final : public NetworkModel {
     Time finish = kNever;   // when the current rate empties `work`
     Time lat = 0;           // route latency + software alpha
     std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
+    std::uint32_t group = kNoGroup; // the group whose one event stands for its finish (see arm())
     bool live = false, active = false, fixed = false;
     bool arriving = false;  // latency last: bytes through, waiting out the latency
   };
@@ -201,10 +232,13 @@ class FlowNetwork final : public NetworkModel {
     std::uint32_t chan_begin, chan_end, flow_begin, flow_end;
     bool valid;         // no flow joined one of its channels since
     std::uint32_t seen; // == epoch_: already taken in this re-plan
+    std::uint32_t group = kNoGroup; // its flows finish together through this group's one event
+    bool finishing = false;         // that event fired: every flow of it is done
   };
   static constexpr std::uint32_t kNoRec = UINT32_MAX;
   struct Comp { // one connected component: ranges of comp_chans_ and comp_flows_
     std::size_t chan_begin, chan_end, flow_begin, flow_end;
+    bool whole = false; // a recalled component whose group finished: all its flows are done
   };
   static constexpr int kScanRounds = 8; // bottleneck rounds found by scanning before the heap takes over
   static constexpr ChannelId kNoChannel = UINT32_MAX;
@@ -232,6 +266,7 @@ class FlowNetwork final : public NetworkModel {
   void retire(std::uint32_t id) {
     Flow& f = flows_[id];
     f.live = f.active = f.arriving = false;
+    f.group = kNoGroup;
     ++f.gen;
     flow_rec_[id] = kNoRec;
     free_.push_back(id);
@@ -249,6 +284,11 @@ class FlowNetwork final : public NetworkModel {
     std::size_t keep = 0;
     for (Comp& cm : comps_) {
       const std::size_t first = keep, done_before = done_.size();
+      if (cm.whole) {
+        retire_whole(cm, now);
+        cm.flow_begin = cm.flow_end = keep;
+        continue;
+      }
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
@@ -276,6 +316,7 @@ class FlowNetwork final : public NetworkModel {
       }
       f.active = false;
       f.arriving = true;
+      f.group = kNoGroup;
       flow_rec_[id] = kNoRec;
       ++f.gen;
       schedule(now + f.lat, now, id, tag(f, true), sink);
@@ -284,16 +325,76 @@ class FlowNetwork final : public NetworkModel {
       remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
       share(cm);
+      if (arm(cm, now, sink)) continue;
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
-        const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
-        const Time finish = now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
+        const Time finish = finish_of(f, now);
         if (finish == f.finish) continue; // its pending event is still right
         f.finish = finish;
+        f.group = kNoGroup;
         ++f.gen;
         schedule(finish, now, id, tag(f, false), sink);
       }
+    }
+  }
+
+  static Time finish_of(const Flow& f, Time now) {
+    const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
+    return now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
+  }
+
+  // Flows that share a bottleneck and started together with equal sizes (a ring step's k flows behind
+  // one uplink) finish at one instant. When every flow of the component just shared (remembered last,
+  // in recs_.back()) finishes at the same time and none has an event pending for it, one group event
+  // stands for all: fired while the component is unchanged (no flow joined, no re-plan took it), every
+  // flow of it is done then, which its re-plan takes as a whole (retire_whole) instead of flow by flow.
+  // Its flows' `finish` stays kNever, so a re-plan that does take the component schedules each anew.
+  bool arm(const Comp& cm, Time now, ArrivalSink& sink) {
+    Time at = kNever;
+    for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
+      const Flow& f = flows_[comp_flows_[i]];
+      const Time finish = finish_of(f, now);
+      if (f.finish != kNever || (at != kNever && finish != at)) return false;
+      at = finish;
+    }
+    if (at == kNever) return false;
+    std::uint32_t g;
+    if (free_groups_.empty()) {
+      g = static_cast<std::uint32_t>(groups_.size());
+      groups_.push_back(0);
+    } else {
+      g = free_groups_.back();
+      free_groups_.pop_back();
+    }
+    const auto r = static_cast<std::uint32_t>(recs_.size() - 1);
+    groups_[g] = r;
+    recs_[r].group = g;
+    for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
+      Flow& f = flows_[comp_flows_[i]];
+      ++f.gen; // any older event is stale
+      f.group = g;
+    }
+    schedule(at, now, kGroupItem | g, 0, sink);
+    return true;
+  }
+
+  // Every flow of a recalled component whose group fired is done: all of them leave all its channels.
+  void retire_whole(const Comp& cm, Time now) {
+    for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
+      const std::uint32_t id = comp_flows_[i];
+      Flow& f = flows_[id];
+      f.work = 0;
+      f.since = now;
+      f.active = false;
+      done_.emplace_back(f.token, id);
+    }
+    for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
+      const ChannelId c = comp_chans_[i];
+      auto& list = chans_[c].flows;
+      if (list.empty()) continue;
+      list.clear();
+      stats_.busy[c] += now - chans_[c].busy_since;
     }
   }
 
@@ -313,7 +414,7 @@ class FlowNetwork final : public NetworkModel {
       if (flow_stamp_[seed] == epoch_) continue; // found with an earlier seed, channels and all
       for (ChannelId s : flows_[seed].route) {
       if (chan_stamp_[s] == epoch_) continue;
-      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
+      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false};
       visit(s);
       for (std::size_t i = cm.chan_begin; i < comp_chans_.size(); ++i)
         for (std::uint32_t id : chans_[comp_chans_[i]].flows)
@@ -338,7 +439,9 @@ class FlowNetwork final : public NetworkModel {
   void recall(std::uint32_t r) {
     Rec& rec = recs_[r];
     rec.seen = epoch_;
-    Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0};
+    Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, rec.finishing};
+    rec.group = kNoGroup; // re-planned now: a pending group event of it is stale
+    rec.finishing = false;
     comp_chans_.insert(comp_chans_.end(), rec_chans_.begin() + rec.chan_begin, rec_chans_.begin() + rec.chan_end);
     comp_flows_.insert(comp_flows_.end(), rec_flows_.begin() + rec.flow_begin, rec_flows_.begin() + rec.flow_end);
     cm.chan_end = comp_chans_.size();
@@ -354,7 +457,7 @@ class FlowNetwork final : public NetworkModel {
     }
     const auto r = static_cast<std::uint32_t>(recs_.size());
     recs_.push_back({static_cast<std::uint32_t>(rec_chans_.size()), 0, static_cast<std::uint32_t>(rec_flows_.size()), 0,
-                     true, 0});
+                     true, 0, kNoGroup, false});
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
       rec_chans_.push_back(comp_chans_[i]);
       chan_rec_[comp_chans_[i]] = r;
@@ -367,13 +470,32 @@ class FlowNetwork final : public NetworkModel {
     recs_[r].flow_end = static_cast<std::uint32_t>(rec_flows_.size());
   }
 
-  // Drops every remembered component (their ranges only grow); the next re-plans search again.
+  // Drops the remembered components (their ranges only grow); the next re-plans search again. Those
+  // with a group event pending are kept (moved to the front), so the event still finds its flows.
   void forget_components() {
-    recs_.clear();
-    rec_chans_.clear();
-    rec_flows_.clear();
     std::fill(chan_rec_.begin(), chan_rec_.end(), kNoRec);
     std::fill(flow_rec_.begin(), flow_rec_.end(), kNoRec);
+    std::uint32_t kept = 0, chans = 0, flows = 0;
+    for (std::size_t j = 0; j < recs_.size(); ++j) {
+      const Rec old = recs_[j]; // a copy: recs_[kept] may be this one
+      if (old.group == kNoGroup) continue;
+      Rec& rec = recs_[kept];
+      rec = old;
+      rec.chan_begin = chans, rec.flow_begin = flows;
+      for (std::uint32_t i = old.chan_begin; i < old.chan_end; ++i, ++chans) {
+        rec_chans_[chans] = rec_chans_[i];
+        if (old.valid) chan_rec_[rec_chans_[chans]] = kept;
+      }
+      for (std::uint32_t i = old.flow_begin; i < old.flow_end; ++i, ++flows) {
+        rec_flows_[flows] = rec_flows_[i];
+        if (old.valid) flow_rec_[rec_flows_[flows]] = kept;
+      }
+      rec.chan_end = chans, rec.flow_end = flows;
+      groups_[rec.group] = kept++;
+    }
+    recs_.resize(kept);
+    rec_chans_.resize(chans);
+    rec_flows_.resize(flows);
   }
 
   void visit(ChannelId c) {
@@ -481,6 +603,7 @@ class FlowNetwork final : public NetworkModel {
   };
   std::vector<Batch> batches_;
   std::vector<std::uint32_t> free_batches_;
+  std::vector<std::uint32_t> groups_, free_groups_; // groups_: the component (index in recs_) of each group
   std::uint32_t open_batch_ = kNoBatch; // the batch later events due at open_at_ may join
   Time open_at_ = 0;
   bool replan_pending_ = false;

@@ -199,3 +199,44 @@ TEST_CASE("flow: all-to-all on a crossbar shares every link p-1 ways, with the s
     }
   }
 }
+
+// Flows that finish together share one completion event (a group). Reduce-scatter + allgather on 7 ranks
+// leaves components whose finished flows' channels stay remembered; a later flow that joins such an
+// emptied channel must not cancel the group of the flow still running there (it did: the run ended in a
+// "schedule deadlock"). Expected times: main's binary before groups existed (ccsim bench --topo
+// crossbar:ranks=7,bw=10GB/s,alpha=2us --op allreduce --algo reducescatter_allgather -n N --model flow).
+TEST_CASE("flow: a group of flows finishing together survives a flow joining a channel they left") {
+  const std::pair<Bytes, Time> cases[] = {{1024, 14'399'600}, {8192, 17'164'400}, {65536, 40'901'200}};
+  for (const auto& [n, expected] : cases) {
+    auto topo = topology::make_crossbar(7, kBw, kAlpha);
+    topology::Router router(topo);
+    metrics::RunConfig cfg;
+    cfg.algo = "reducescatter_allgather";
+    cfg.model_name = "flow";
+    cfg.model.semantics = Semantics::gpu;
+    cfg.placements = {{0, 1, 2, 3, 4, 5, 6}};
+    CHECK(metrics::simulate(topo, router, cfg, n).time == expected);
+  }
+}
+
+// A ring on a strided two-level fat tree: every step, the k flows behind one leaf uplink start and finish
+// together (one group each). Each step is latency + one chunk at B/k: 2(p-1)(alpha + (n/p)/(B/k)).
+TEST_CASE("flow: ring allreduce across oversubscribed leaf uplinks, each step's flows finishing as one group") {
+  const int k = 4, leaves = 3, p = k * leaves;
+  topology::Topology topo;
+  for (int i = 0; i < p; ++i) topo.add_node("gpu" + std::to_string(i), topology::NodeKind::Gpu);
+  for (int j = 0; j < leaves; ++j) topo.add_node("leaf" + std::to_string(j), topology::NodeKind::NetSwitch);
+  const int spine = topo.add_node("spine", topology::NodeKind::NetSwitch);
+  const Time lat = kPsPerUs / 2;
+  for (int i = 0; i < p; ++i) topo.add_link(i, p + i / k, topology::LinkType::Ideal, kBw, lat);
+  for (int j = 0; j < leaves; ++j) topo.add_link(p + j, spine, topology::LinkType::Ideal, kBw, lat);
+  topology::Router router(topo);
+  metrics::RunConfig cfg;
+  cfg.model_name = "flow";
+  cfg.model.semantics = Semantics::mpi;
+  cfg.placements = {{}};
+  for (int r = 0; r < p; ++r) cfg.placements[0].push_back((r % leaves) * k + r / leaves); // neighbours on other leaves
+  const Bytes n = static_cast<Bytes>(p) * 4 * 100'000;
+  const Time step = 4 * lat + transfer_time(n / static_cast<Bytes>(p), kBw / k);
+  CHECK(metrics::simulate(topo, router, cfg, n).time == 2 * (p - 1) * step);
+}
