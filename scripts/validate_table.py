@@ -39,7 +39,6 @@ def entries(index):
         if e.get("kind") != "nccl-tests":
             continue
         path = os.path.join("models/traces", e["file"])
-        if is_amd(e.get("topology", "")): HIP_CLASSES.add(e["class"])
         common = []
         if e.get("algo"): common += ["--nccl-algo", e["algo"]]
         if e.get("runs"):
@@ -51,28 +50,6 @@ def entries(index):
         if e.get("gpus"): args += ["--gpus", e["gpus"]]
         out.append((e["file"], e["class"], path, args, True))
         REASON[e["file"]] = e.get("miss_reason", "")
-    return out
-
-# HIP's launch path is not CUDA's (rccl-tests one process per GPU: 13.7 us at 1 KiB on 8 MI300X = RCCL's
-# own LL latency, while the CUDA classes' fitted launch_us medians swing 0-84 us): a class-level set
-# carries the AMD classes' launch, step and per-GPU launch medians in "runtimes": {"hip": ...}, which
-# --model nccl applies on RCCL's tables (sim/model/nccl/rccl.cpp use_hip_overheads) in place of the
-# top-level ones. The top level stays the median over every class, as before (AMD votes included).
-HIP_CLASSES = set()  # classes whose machines have AMD GPUs (filled by entries())
-GPU_VENDOR = {k: g.get("vendor", "") for k, g in
-              json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "gpus.json")))["gpus"].items()}
-
-def is_amd(topo):
-    m = re.search(r"gpu=([^,]+)", topo)
-    return bool(m) and GPU_VENDOR.get(m.group(1).lower().replace("-", "")) == "amd"
-
-def hip_block(fits):
-    """The "hip" runtime block: each overhead the median over `fits` (AMD classes' sets) that fitted it, 0 (RCCL's
-    own latencies alone) when none did."""
-    out = {}
-    for k in ("launch_us", "step_us", "launch_per_gpu_us"):
-        v = [j["params"].get(k, 0.0) for j in fits if j["fitted"].get(k)]
-        out[k] = statistics.median(v) if v else 0.0
     return out
 
 def summary(ccsim, path, args, params="none"):
@@ -164,6 +141,83 @@ def class_params(fits, source, least=1, families=None):
     return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
             "link_families": fam}
 
+# ---- Launch cost per launch kind (issue 14, the small-size floor of an unseen machine) ----
+# Below ~4 KiB an nccl-tests row is NCCL's (RCCL's) own latency, which the bare model carries (baseLat + hwLat
+# per hop and protocol, models/nccl.json / rccl.json, the network's per hop), plus what the host spends
+# launching: set by the runtime (CUDA, HIP) and by the GPUs one thread drives (nccl-tests -g N: N launches in
+# series each iteration). Calibrate cannot separate that from step_us on a -g N node (both scale alike), so
+# the launch cost is measured directly: each run's floor over the bare model, per launch, and each kind's
+# value the median over the classes that have one (each class the median of its runs).
+LAUNCH_FLOOR_BYTES = 4096
+LAUNCH_KINDS = ("cuda/g1", "cuda/gN", "hip/g1", "hip/gN")
+
+def runtime_of(topology):
+    """hip for a topology named by an AMD GPU kind (machine:gpu=mi300x, ...), cuda otherwise (the presets
+    are NVIDIA machines); the same rule as the nccl builder's (the topology's GPU kind's vendor)."""
+    gpus = json.load(open("models/gpus.json"))["gpus"]
+    for part in topology.replace(":", ",").split(","):
+        if part.startswith("gpu=") and gpus.get(part[4:], {}).get("vendor") == "amd":
+            return "hip"
+    return "cuda"
+
+def gpus_per_thread_of(path):
+    for line in open(path):
+        f = line.split()
+        if "nGpus" in f and f.index("nGpus") + 1 < len(f) and f[f.index("nGpus") + 1].isdigit():
+            return max(1, int(f[f.index("nGpus") + 1]))
+    return 1
+
+def launch_vote(ccsim, path, args):
+    """(kind, per-launch floor in us) of one run, or None: the median over its rows <= 4 KiB of measured
+    minus bare-model time, over the launches one thread issues. Runs over several nodes with one GPU per
+    thread do not vote: their launch hides behind the previous kernel and what is left is the fabric's
+    latency beyond NCCL's network figure (EFA, SR-IOV RoCE), no property of the launch."""
+    rc, out, _ = run([ccsim, "compare", "--trace", path, "--model", "nccl", "--format", "json", "--params", "none"] + args)
+    if rc != 0: return None
+    j = json.loads(out)
+    if "runs" in j: j = j["runs"][0]
+    small = [r["measured_time_us"] - r["predicted_time_us"] for r in j["rows"] if 0 < r["size"] <= LAUNCH_FLOOR_BYTES]
+    g = gpus_per_thread_of(path)
+    one_node = " 1 node(s)" in j.get("nccl_graph", " 1 node(s)")
+    if not small or (g == 1 and not one_node): return None
+    kind = runtime_of(args[args.index("--topo") + 1]) + ("/gN" if g > 1 else "/g1")
+    return kind, statistics.median(small) / g
+
+def launch_votes(ccsim, rows):
+    """class -> kind -> the median per-launch floor of its runs of that kind."""
+    per = {}
+    for label, cls, path, args, fittable in rows:
+        v = launch_vote(ccsim, path, args)
+        if v: per.setdefault(cls, {}).setdefault(v[0], []).append(v[1])
+    return {c: {k: statistics.median(v) for k, v in ks.items()} for c, ks in per.items()}
+
+def launch_cells(votes, leave_out=None):
+    """Every launch kind's terms from the classes' votes (without `leave_out`), as a parameter file's
+    launch_by_kind, and where each came from. A kind no class has takes its runtime's other mode's cost
+    of one launch (-g 1 costs one launch, -g N one per GPU), else the other runtime's same mode, else 0."""
+    med = {k: [ks[k] for c, ks in sorted(votes.items()) if c != leave_out and k in ks] for k in LAUNCH_KINDS}
+    cost, src = {}, {}
+    for k in LAUNCH_KINDS:
+        if med[k]: cost[k], src[k] = max(0.0, statistics.median(med[k])), f"median of {len(med[k])} class(es)"
+    for k in LAUNCH_KINDS:
+        rt, mode = k.split("/")
+        for alt in (rt + ("/gN" if mode == "g1" else "/g1"), ("hip" if rt == "cuda" else "cuda") + "/" + mode):
+            if k not in cost and med[alt]:
+                cost[k], src[k] = max(0.0, statistics.median(med[alt])), f"no class: {alt}'s"
+        if k not in cost: cost[k], src[k] = 0.0, "no class of either"
+    return {k: {"launch_us": 0.0, "launch_per_gpu_us": cost[k]} for k in LAUNCH_KINDS}, src
+
+def with_launch_cells(doc, votes, leave_out=None):
+    """A class-level set's launch terms per kind (they replace launch_us / launch_per_gpu_us for the nccl
+    model), with the classes behind each (launch_by_kind_classes) and where each came from."""
+    doc["params"]["launch_by_kind"], doc["launch_by_kind_from"] = launch_cells(votes, leave_out)
+    doc["launch_by_kind_about"] = ("launch terms per launch kind (CUDA or HIP x one or several GPUs per launching thread), "
+                                   "applied by the nccl model instead of launch_us / launch_per_gpu_us: each class's median "
+                                   "floor over the bare model at <= 4 KiB per launch (validate_table.py launch_vote), each "
+                                   "kind the median over the classes; models/README.md, section 'Launch cost per launch kind'")
+    doc["launch_by_kind_classes"] = {c: {k: round(v, 2) for k, v in sorted(ks.items())} for c, ks in sorted(votes.items()) if c != leave_out}
+    return doc
+
 def fmt(v):
     return "-" if v is None else f"{v:.1f}%"
 
@@ -192,7 +246,6 @@ def usable_traces(ccsim, rows):
 def default_doc(fits):
     """The shipped default: class_params over every class's set, with each class's set for checking."""
     doc = class_params(list(fits.values()), "every machine class of models/traces (" + ", ".join(sorted(fits)) + ")", LEAST)
-    doc["runtimes"] = {"hip": hip_block([j for c, j in fits.items() if c in HIP_CLASSES])}
     doc["command"] = DEFAULT_COMMAND
     doc["about"] = ("ccsim's class-level calibration, applied by `ccsim compare`, `ccsim --model nccl` and `ccsim sweep` points "
                     "with --model nccl unless --params names another file (--params none: the bare model). Each machine class "
@@ -223,12 +276,13 @@ def write_default(ccsim, out, check):
     usable, tmp = usable_traces(ccsim, rows), tempfile.mkdtemp(prefix="ccsim-default-")
     fits = class_sets(trace_fits(ccsim, rows, usable, tmp, cross_validate=False)[0])
     doc = default_doc(fits)
+    with_launch_cells(doc, launch_votes(ccsim, rows))
     if check:
         try:
             old = json.load(open(out))
         except (OSError, ValueError) as e:
             sys.exit(f"validate_table.py: {out}: {e}")
-        if not same_params(old.get("params"), doc["params"]) or not same_params(old.get("runtimes"), doc["runtimes"]):
+        if not same_params(old.get("params"), doc["params"]):
             print(f"{out} is stale: its params\n  {json.dumps(old.get('params'), sort_keys=True)}\n"
                   f"differ from a fresh fit\n  {json.dumps(doc['params'], sort_keys=True)}\nrerun: {DEFAULT_COMMAND}", file=sys.stderr)
             sys.exit(1)
@@ -349,13 +403,13 @@ def main():
     # median of what the OTHER classes' fits found for it (only fits that actually fitted it), so no
     # trace's own machine ever informs its prediction.
     fits = class_sets(own_fit)
-    lomo = {}
+    lomo, votes = {}, launch_votes(ccsim, rows)
     for cls in sorted({r[1] for r in rows}):
         f = os.path.join(tmp, f"lomo-{cls}.json")
         others = [j for c, j in fits.items() if c != cls]
-        lo = class_params(others, f"every machine class except {cls}", LEAST)
-        lo["runtimes"] = {"hip": hip_block([j for c, j in fits.items() if c != cls and c in HIP_CLASSES])}
-        open(f, "w").write(json.dumps(lo))
+        doc = class_params(others, f"every machine class except {cls}", LEAST)
+        with_launch_cells(doc, votes, cls)
+        open(f, "w").write(json.dumps(doc))
         lomo[cls] = f
     lines, mids = [], []
     for label, cls, path, args, fittable in rows:

@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/model/launch_kind.hpp"
 
 namespace ccsim::model {
 
@@ -103,6 +104,15 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
       p.protocol_efficiency[k] = e;
     }
   }
+  if (auto lk = q.get("launch_by_kind")) {
+    if (!lk->is_object()) lk->fail("must be an object");
+    for (const auto& [k, v] : lk->items()) {
+      if (!is_launch_kind(k)) v.fail("unknown launch kind '{}' ({})", printable(k), kLaunchKinds);
+      if (!v.is_object()) v.fail("must be an object");
+      auto us = [&](const char* n) { return v.has(n) ? v[n].as_double(0, 1e6) : 0.0; };
+      p.launch_by_kind[k] = {us("launch_us"), us("launch_per_gpu_us")};
+    }
+  }
   return p;
 }
 
@@ -117,6 +127,8 @@ nlohmann::ordered_json params_json(const ParamSet& p) {
     q["protocol_efficiency"] = nlohmann::ordered_json::object();
     for (auto& [k, v] : p.protocol_efficiency) q["protocol_efficiency"][k] = v;
   }
+  for (auto& [k, v] : p.launch_by_kind)
+    q["launch_by_kind"][k] = {{"launch_us", v.launch_us}, {"launch_per_gpu_us", v.launch_per_gpu_us}};
   return q;
 }
 

@@ -13,6 +13,12 @@
 
 namespace ccsim::model {
 
+// The launch terms of one launch kind (launch_kind.hpp: runtime x GPUs per launching thread).
+struct LaunchTerms {
+  double launch_us = 0;
+  double launch_per_gpu_us = 0;
+};
+
 struct ParamSet {
   double launch_us = 0; // added once per collective
   double launch_per_gpu_us = 0; // added once per collective per GPU the launching thread drives
@@ -25,6 +31,11 @@ struct ParamSet {
   // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
   // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
   std::map<std::string, double> protocol_efficiency;
+  // --model nccl only: launch kind ("cuda/g1", "cuda/gN", "hip/g1", "hip/gN"; launch_kind.hpp) -> the launch
+  // terms a machine of that kind takes instead of launch_us / launch_per_gpu_us above (the class-level
+  // default carries one per kind: a kernel launch costs differently under CUDA and HIP, and is hidden behind
+  // the previous kernel with one GPU per process but serial over the GPUs one thread drives).
+  std::map<std::string, LaunchTerms> launch_by_kind;
   std::string model = "fifo"; // the model the set was fitted for
   std::string origin;         // file it came from ("" = defaults)
   std::string command;        // command that produced it

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/model/launch_kind.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/model/protocol_place.hpp"
@@ -64,7 +65,9 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 } // namespace
 
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
-  if (tab_.rccl) use_hip_overheads(opt_.params);
+  // The launch terms of this machine's kind (runtime x GPUs per launching thread), where the set has them.
+  const bool amd = !t.gpu_kind.empty() && topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd";
+  opt_.params = for_launch_kind(std::move(opt_.params), launch_kind(amd, opt_.gpus_per_thread));
 }
 Builder::~Builder() = default;
 

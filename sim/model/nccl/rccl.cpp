@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/core/json_file.hpp"
 
 #include "sim/topology/routing.hpp"
 
@@ -63,22 +62,6 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
   // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
   return closed_form(Algo::Direct, proto, lat, per_peer, link_GBps * efficiency * (proto == Proto::LL ? 0.5 : 1.0), (p - 1.0) / p,
                      nbytes);
-}
-
-void use_hip_overheads(ParamSet& p) {
-  if (p.origin.empty()) return;
-  const nlohmann::json file = read_json_file(p.origin, "--params ");
-  const JsonValue doc(file, "--params " + p.origin);
-  if (!doc.has("runtimes") || !doc["runtimes"].has("hip") || !doc.has("params")) return;
-  const JsonValue hip = doc["runtimes"]["hip"], top = doc["params"];
-  auto at = [](const JsonValue& v, const char* k) { return v.has(k) ? v[k].as_double(0, 1e6) : 0.0; };
-  // Only the set as loaded from the file: a fit that started from it (calibrate --params) moves its own values.
-  if (p.launch_us != at(top, "launch_us") || p.step_us != at(top, "step_us") || p.launch_per_gpu_us != at(top, "launch_per_gpu_us"))
-    return;
-  auto num = [&](const char* k) { return at(hip, k); };
-  p.launch_us = num("launch_us");
-  p.step_us = num("step_us");
-  p.launch_per_gpu_us = num("launch_per_gpu_us");
 }
 
 double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {

@@ -32,12 +32,6 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
                                          double efficiency);
 
-// HIP's launch overheads in place of CUDA's: a parameter file may carry "runtimes": {"hip": {launch_us, step_us,
-// launch_per_gpu_us}} beside its params (scripts/validate_table.py builds it from the AMD classes' fits only,
-// since HIP's launch path is not CUDA's); on RCCL's tables those values replace the top-level ones. A file
-// without the block (a trace's own fit, --params none) is left as it is.
-void use_hip_overheads(ParamSet& p);
-
 // The per-GPU launch time one thread adds per collective under rccl-tests. The thread queues the next
 // iteration while the GPUs run this one, so one GPU's launch (3-6 us) hides under RCCL's smallest
 // collective time (its 12 us base latency): 13.7 us measured at 1 KiB on 8 MI300X, one process per GPU,

@@ -188,38 +188,6 @@ TEST_CASE("RCCL tables: a bad rccl entry is refused naming the file and the entr
   std::remove(path.c_str());
 }
 
-namespace {
-// A parameter file with CUDA-side overheads at the top and HIP's in "runtimes" (validate_table.py's layout).
-std::string write_runtime_params(const std::string& tag) {
-  const std::string path = "/tmp/ccsim-rccl-runtimes-" + tag + "-" + std::to_string(::getpid()) + ".json";
-  std::ofstream(path) << R"({"kind": "ccsim-params", "model": "nccl",
-    "params": {"launch_us": 30, "step_us": 0.5, "launch_per_gpu_us": 2, "link_efficiency": {}},
-    "runtimes": {"hip": {"launch_us": 0, "step_us": 0, "launch_per_gpu_us": 5.5}}})";
-  return path;
-}
-} // namespace
-
-TEST_CASE("RCCL: a parameter file's HIP overheads replace its CUDA ones, only as loaded") {
-  const std::string path = write_runtime_params("hip");
-  auto p = model::load_params(path);
-  model::nccl::use_hip_overheads(p);
-  CHECK(p.launch_us == 0.0);
-  CHECK(p.step_us == 0.0);
-  CHECK(p.launch_per_gpu_us == 5.5);
-  // A set moved away from the file (a fit that started from it) keeps its own values.
-  auto moved = model::load_params(path);
-  moved.launch_us = 31;
-  model::nccl::use_hip_overheads(moved);
-  CHECK(moved.launch_us == 31.0);
-  CHECK(moved.launch_per_gpu_us == 2.0);
-  // No file behind the set: nothing to read.
-  model::ParamSet bare;
-  bare.launch_us = 7;
-  model::nccl::use_hip_overheads(bare);
-  CHECK(bare.launch_us == 7.0);
-  std::remove(path.c_str());
-}
-
 TEST_CASE("RCCL: one GPU's launch per thread is hidden, one thread driving several GPUs is not") {
   model::ParamSet p;
   p.launch_per_gpu_us = 4;
@@ -228,32 +196,3 @@ TEST_CASE("RCCL: one GPU's launch per thread is hidden, one thread driving sever
   CHECK(model::nccl::rccl_launch_us(p, 8) == doctest::Approx(32.0));
 }
 
-TEST_CASE("RCCL: an 8x MI300X prediction with a runtimes file takes HIP's overheads") {
-  const std::string path = write_runtime_params("e2e");
-  const auto t = topology::resolve_topology("machine:gpu=mi300x");
-  model::ModelOptions o;
-  o.params = model::load_params(path);
-  for (const int gpus : {1, 8}) {
-    o.gpus_per_thread = gpus;
-    auto b = model::make_model("nccl", t, o);
-    metrics::RunConfig c;
-    c.op = schedule::Op::AllReduce;
-    c.model_name = "nccl";
-    c.placements = topology::pack_rings(t, {}).rings;
-    const auto r = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), 4096, 4));
-    // 4 KiB all-pairs LL: 13.6 us + 1024 B at 21.714 GB/s, HIP launch_us 0 and step_us 0 (not 30 and 2 x 0.5);
-    // one GPU's 5.5 us launch hides under it, 8 x 5.5 = 44 us are added.
-    const double hand = 13.6 + 1024.0 / (kGfx942Link / 2 * 1e3) + (gpus == 8 ? 44.0 : 0.0);
-    CHECK(us(r.time) == doctest::Approx(hand).epsilon(1e-3));
-  }
-  // NVIDIA machines keep the top-level values: 30 us launch on an H100 box, whatever the runtimes block says.
-  const auto h = topology::resolve_topology("hgx-h100");
-  o.gpus_per_thread = 1;
-  auto b = model::make_model("nccl", h, o);
-  metrics::RunConfig c;
-  c.op = schedule::Op::AllReduce;
-  c.model_name = "nccl";
-  c.placements = topology::pack_rings(h, {}).rings;
-  CHECK(us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), 4096, 4)).time) > 30.0);
-  std::remove(path.c_str());
-}

@@ -1,0 +1,25 @@
+// Which launch terms a machine takes from a parameter set (issue 14, the small-size floor of an unseen
+// machine). Below ~64 KiB an nccl-tests row is NCCL's latency (models/nccl.json, rccl.json: baseLat + hwLat
+// per hop, the network's per hop) plus what it costs the host to launch the kernels, and that cost is set by
+// the runtime (CUDA or HIP) and by how many GPUs one launching thread drives (nccl-tests -g): with one GPU
+// per process the next iteration's launch overlaps the running kernel, with -g N one thread issues N
+// launches in series every iteration. A class-level set carries the terms per kind (launch_by_kind).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "sim/model/params.hpp"
+
+namespace ccsim::model {
+
+inline constexpr const char* kLaunchKinds = "cuda/g1, cuda/gN, hip/g1, hip/gN";
+
+// "hip/gN" for an AMD GPU driven with several GPUs per thread, "cuda/g1" for one NVIDIA GPU per thread, ...
+std::string launch_kind(bool amd, int gpus_per_thread);
+bool is_launch_kind(std::string_view k);
+
+// `p` with launch_us and launch_per_gpu_us replaced by the terms of `kind` when `p` carries that kind
+// (otherwise unchanged: a set fitted on one machine has no kinds).
+ParamSet for_launch_kind(ParamSet p, const std::string& kind);
+
+} // namespace ccsim::model
