@@ -96,7 +96,7 @@ std::string show_data(const ExplainOptions& o, const metrics::ExplainSetup& s, c
   // Counts as given, without nccl-tests' 16-byte alignment of per-rank blocks: one element per rank is
   // the textbook picture (the MindSpore examples).
   const Bytes size = parse_size(o.size, "--size");
-  const bool split = s.op == schedule::Op::AllGather || s.op == schedule::Op::ReduceScatter || s.op == schedule::Op::Gather ||
+  const bool split = s.op == schedule::Op::AllGather || s.op == schedule::Op::HyperCube || s.op == schedule::Op::ReduceScatter || s.op == schedule::Op::Gather ||
                      s.op == schedule::Op::Scatter || s.op == schedule::Op::AllToAll;
   const std::uint64_t count = size / s.elt_size / (split ? static_cast<std::uint64_t>(s.ranks) : 1);
   if (count == 0) fail("--size: {} B holds no whole {}-byte element per rank for --show-data", size, s.elt_size);

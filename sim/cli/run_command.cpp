@@ -71,7 +71,7 @@ void add_model_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_collective_options(CLI::App& app, RunOptions& o) {
-  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv")
+  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv hypercube")
       ->capture_default_str();
   app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall, direct for sendrecv)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
@@ -125,7 +125,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   model::require_model(o.model);
   metrics::RunConfig c;
   auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, sendrecv)", o.op);
+  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, sendrecv, hypercube)", o.op);
   c.op = *op;
   c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);
@@ -153,6 +153,9 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   if (!o.gpus.empty() && schedule::require_algorithm(c.op, c.algo).ring_like)
     c.placements = topology::pack_rings(topo, c.placements.front()).rings;
   const int p = metrics::ranks_of(c);
+  // nccl-tests' hypercube.cu skips any other rank count ("nRanks N is not a power of 2, skipping").
+  if (c.op == schedule::Op::HyperCube && (p & (p - 1)) != 0)
+    fail("--op hypercube: {} ranks is not a power of 2 (nccl-tests' hypercube_perf skips it); give 2, 4, 8, ... GPUs", p);
   if (o.root < 0 || o.root >= p) fail("-r/--root: rank {} does not exist (ranks 0..{})", o.root, p - 1);
   c.root = o.root;
   c.model_name = o.model;

@@ -47,6 +47,7 @@ const std::map<Key, FormulaFn>& table() {
       {{Op::SendRecv, "direct"}, direct_sendrecv},
       {{Op::AllReduce, "recursive_doubling"}, recursive_doubling_allreduce},
       {{Op::AllGather, "recursive_doubling"}, recursive_doubling_allgather},
+      {{Op::HyperCube, "recursive_doubling"}, recursive_doubling_allgather},
       {{Op::AllGather, "recursive_doubling_fold"}, recursive_doubling_fold_allgather},
       {{Op::AllReduce, "halving_doubling"}, halving_doubling_allreduce},
       {{Op::ReduceScatter, "halving_doubling"}, halving_doubling_reduce_scatter},

@@ -25,6 +25,7 @@ LowerBound lower_bound(Op op, int p, bool multi_port) {
     case Op::Gather:
     case Op::Scatter:
     case Op::AllGather:
+    case Op::HyperCube:
       lb.beta = frac, lb.beta_text = "(p-1)/p";
       break;
     case Op::AllToAll: // Chan et al. do not treat alltoall

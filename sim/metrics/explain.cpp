@@ -37,6 +37,9 @@ std::string busbw_reason(Op op) {
     case Op::SendRecv:
       return "every rank sends its whole vector to one other rank over its own link, so busbw = algbw (factor 1, as "
              "nccl-tests' sendrecv_perf): the rate one link runs at";
+    case Op::HyperCube:
+      return "nccl-tests' hypercube_perf counts algbw as the (p-1)/p of the total each rank receives and prints "
+             "busbw = algbw (factor 1), so busbw is the rate each link runs at, as for allgather";
     case Op::Barrier:
       return "nccl-tests has no barrier; a barrier moves no data, so its size is 0 and algbw = busbw = 0 "
              "(factor 1, never meaningful): only its time counts";

@@ -56,6 +56,10 @@ SizePlan plan_size(Op op, int ranks, Bytes requested, Bytes elt) {
       const std::uint64_t base = (count / p) & ~(align - 1);
       return {base, base * p * elt};
     }
+    case Op::HyperCube: { // hypercube.cu: base = (count / (4 n)) * 4 elements (ALIGN 4), whatever the type
+      const std::uint64_t base = count / (4 * p) * 4;
+      return {base, base * p * elt};
+    }
   }
   return {};
 }
@@ -73,7 +77,8 @@ double busbw_factor(Op op, int ranks) {
     case Op::Reduce:
     case Op::Scan:
     case Op::Barrier:
-    case Op::SendRecv: return 1.0;
+    case Op::SendRecv:
+    case Op::HyperCube: return 1.0;
   }
   return 1.0;
 }
@@ -85,14 +90,17 @@ std::string busbw_factor_text(Op op) {
     case Op::Reduce:
     case Op::Scan:
     case Op::Barrier:
-    case Op::SendRecv: return "1";
+    case Op::SendRecv:
+    case Op::HyperCube: return "1";
     default: return "(n-1)/n";
   }
 }
 
 Bandwidths bandwidths(Op op, int ranks, Bytes size, Time t) {
   if (t <= 0) return {};
-  const double algbw = static_cast<double>(size) / 1.0e9 / to_sec(t);
+  double algbw = static_cast<double>(size) / 1.0e9 / to_sec(t);
+  // hypercube.cu's HyperCubeGetBw: algbw = count x eltsize x (n-1) / time, the bytes a rank received.
+  if (op == Op::HyperCube && ranks > 0) algbw *= static_cast<double>(ranks - 1) / ranks;
   return {algbw, algbw * busbw_factor(op, ranks)};
 }
 

@@ -18,6 +18,7 @@ std::string_view to_string(Op op) {
     case Op::Barrier: return "barrier";
     case Op::Scan: return "scan";
     case Op::SendRecv: return "sendrecv";
+    case Op::HyperCube: return "hypercube";
   }
   return "?";
 }
@@ -33,6 +34,7 @@ std::string_view nccl_test_name(Op op) {
     case Op::Scatter: return "scatter_perf";
     case Op::AllToAll: return "alltoall_perf";
     case Op::SendRecv: return "sendrecv_perf";
+    case Op::HyperCube: return "hypercube_perf";
     case Op::Barrier:
     case Op::Scan: return "no nccl-tests program";
   }
@@ -64,7 +66,8 @@ std::uint64_t op_buffer_elems(const CollArgs& a) {
     case Op::AllGather:
     case Op::ReduceScatter:
     case Op::Gather:
-    case Op::Scatter: return p * a.count;
+    case Op::Scatter:
+    case Op::HyperCube: return p * a.count;
     case Op::AllToAll: return 2 * p * a.count;
     case Op::SendRecv: return 2 * a.count;
   }

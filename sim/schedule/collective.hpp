@@ -3,7 +3,9 @@
 // per-rank block for allgather/reducescatter/gather/scatter, per-peer block for alltoall. Scan (inclusive
 // prefix sum, MPI_Scan) has a per-rank vector; a barrier moves no data (its messages are empty).
 // Sendrecv (nccl-tests' sendrecv_perf): every rank sends its `count` elements to rank r+1 and receives
-// rank r-1's, in one NCCL group (a ring shift; on 1 rank a send to itself).
+// rank r-1's, in one NCCL group (a ring shift; on 1 rank a send to itself). HyperCube (nccl-tests'
+// hypercube_perf): an allgather of `count`-element blocks run as lg p groups of point-to-point exchanges
+// with rank XOR 2^k (p a power of two only).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -13,9 +15,10 @@
 
 namespace ccsim::schedule {
 
-enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll, Barrier, Scan, SendRecv };
+enum class Op { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, Gather, Scatter, AllToAll, Barrier, Scan, SendRecv, HyperCube };
 inline constexpr Op kAllOps[] = {Op::AllReduce, Op::AllGather, Op::ReduceScatter, Op::Broadcast, Op::Reduce, Op::Gather,
-                                 Op::Scatter,   Op::AllToAll,  Op::Barrier,       Op::Scan,      Op::SendRecv};
+                                 Op::Scatter,   Op::AllToAll,  Op::Barrier,       Op::Scan,      Op::SendRecv,
+                                 Op::HyperCube};
 
 std::string_view to_string(Op op);          // "allreduce"
 std::string_view nccl_test_name(Op op);     // "all_reduce_perf"; barrier and scan have none (a phrase saying so)
@@ -38,7 +41,7 @@ struct CollArgs {
 // Elements one rank's vector holds for the op's definition (before any algorithm scratch):
 // allreduce/broadcast/reduce: count; allgather/reducescatter/gather/scatter: ranks*count;
 // alltoall: 2*ranks*count (input blocks [0, p*count), output blocks after them); scan: count; barrier: 0;
-// sendrecv: 2*count (input [0, count), the received block [count, 2*count)).
+// sendrecv: 2*count (input [0, count), the received block [count, 2*count)); hypercube: ranks*count.
 std::uint64_t op_buffer_elems(const CollArgs& a);
 
 // Even split of `n` elements into `parts` blocks; the first n % parts blocks get one more element.

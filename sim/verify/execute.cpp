@@ -196,6 +196,7 @@ std::string check(const schedule::Schedule& s, RedOp op) {
         for (std::uint64_t i = 0; i < pc; ++i) b[i] = input(op, r, i, p);
         break;
       case Op::AllGather:
+      case Op::HyperCube:
       case Op::Gather:
         for (std::uint64_t i = 0; i < c; ++i) b[ur * c + i] = input(op, r, ur * c + i, p);
         break;
@@ -241,6 +242,7 @@ std::string check(const schedule::Schedule& s, RedOp op) {
         for (std::uint64_t i = 0; i < c && err.empty(); ++i) err = expect(r, ur * c + i, reduced(ur * c + i));
         break;
       case Op::AllGather:
+      case Op::HyperCube:
         for (std::uint64_t i = 0; i < pc && err.empty(); ++i) err = expect(r, i, input(op, static_cast<int>(i / c), i, p));
         break;
       case Op::Gather:

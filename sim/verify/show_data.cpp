@@ -42,6 +42,7 @@ DataRun run_on_data(const schedule::Schedule& s, RedOp op, Values v) {
       case Op::ReduceScatter:
       case Op::AllToAll: fill(0, pc); break;
       case Op::AllGather:
+      case Op::HyperCube:
       case Op::Gather: fill(ur * c, ur * c + c); break;
       case Op::Scatter:
         if (r == a.root) fill(0, pc);

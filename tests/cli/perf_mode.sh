@@ -149,7 +149,7 @@ expect_error all_reduce_perf -g 99999999999999999999
 expect_error all_reduce_perf -b 2000G
 expect_error all_reduce_perf --no-such-flag 1
 expect_error broadcast_perf -g 8 -r 8
-expect_error hypercube_perf -g 2
+expect_error alltoallv_perf -g 2
 OMPI_COMM_WORLD_SIZE=x expect_error all_reduce_perf
 # The main command keeps -t for --topo.
 "$ccsim" -t dgx1 -b 1M -e 1M >/dev/null || fail "main command -t dgx1 exited $?"

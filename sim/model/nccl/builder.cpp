@@ -154,11 +154,12 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   }
   // A sendrecv on 1 rank (nccl-tests runs it) is a copy inside one GPU's memory, which the model has no rate
   // for: refused rather than predicted at link speeds it never touches.
-  if (cfg.op == Op::SendRecv && p < 2)
-    fail("--model nccl: sendrecv on 1 rank is a copy inside one GPU's memory, which ccsim does not model; give 2 or "
-         "more ranks (an alpha-beta model such as --model fifo charges the copy nothing)");
+  if ((cfg.op == Op::SendRecv || cfg.op == Op::HyperCube) && p < 2)
+    fail("--model nccl: {} on 1 rank is a copy inside one GPU's memory, which ccsim does not model; give 2 or "
+         "more ranks (an alpha-beta model such as --model fifo charges the copy nothing)", schedule::to_string(cfg.op));
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
-  if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv) && p >= 2) {
+  if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv ||
+       cfg.op == Op::HyperCube) && p >= 2) {
     if (!p2p_) p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus);
     const int comm_channels = channels_used(tab_, g, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels);
     std::vector<engine::RunPlan> one;

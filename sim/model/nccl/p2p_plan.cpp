@@ -132,7 +132,8 @@ namespace {
 // Alltoall: a send and a receive every round. Gather / scatter (NCCL 2.30 enqueue.cc turns ncclGather /
 // ncclScatter into the same P2P tasks): only the root's rounds with each peer, and each peer's one round
 // with the root; blocks at rank x count as in ccsim's gather and scatter buffers. Sendrecv: one send to
-// r+1 and one receive from r-1 in the first batch.
+// r+1 and one receive from r-1 in the first batch. Hypercube (nccl-tests' hypercube_perf, p a power of two):
+// step k exchanges everything gathered so far with rank XOR 2^k, one NCCL group per step.
 class P2pExchange final : public schedule::Schedule {
  public:
   P2pExchange(schedule::CollArgs a, P2pRounds rounds, int batch)
@@ -143,6 +144,13 @@ class P2pExchange final : public schedule::Schedule {
     if (args_.op == schedule::Op::SendRecv) { // one send to r+1 and one receive from r-1: no rounds
       if (s > 0) return false;
       shift(r, out);
+      return true;
+    }
+    if (args_.op == schedule::Op::HyperCube) {
+      if ((1 << s) >= p) return false;
+      const int mask = 1 << s, mine = r & ~(mask - 1), theirs = (r ^ mask) & ~(mask - 1);
+      schedule::send(out, r ^ mask, span(mine, mask));
+      schedule::recv(out, r ^ mask, span(theirs, mask));
       return true;
     }
     if (s * batch_ >= p) return false;
@@ -167,6 +175,9 @@ class P2pExchange final : public schedule::Schedule {
 
  private:
   schedule::Block block(int i) const { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
+  schedule::Block span(int first, int n) const {
+    return {static_cast<std::uint64_t>(first) * args_.count, static_cast<std::uint64_t>(n) * args_.count};
+  }
   void shift(int r, std::vector<schedule::Action>& out) const {
     const int p = args_.ranks;
     if (p == 1) return schedule::copy(out, block(1).off, block(0).off, args_.count);
@@ -296,7 +307,9 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const Facts& f = facts(g, gpus);
   const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
   const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell));
-  const Bytes bytes = size.count * cfg.dtype.size;
+  const bool cube = cfg.op == Op::HyperCube;
+  // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
+  const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple.
   const P2pOp op = p2p_op(comm, bytes, f.nodes == 1);
   View& v = view(op.ll, g, gpus);
@@ -312,7 +325,8 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   plan.router = v.router.get();
   const Proto proto = op.ll ? Proto::LL : Proto::Simple;
   const bool shift = cfg.op == Op::SendRecv; // one peer each way, whatever the rank count
-  const int batch = shift ? p : std::min(p, op.concurrent);
+  const bool one_peer = shift || cube;       // a step talks to one peer: nothing to batch
+  const int batch = one_peer ? p : std::min(p, op.concurrent);
   if (batch < p) plan.choice.note = fmt::format("{} peers at a time", batch);
   schedule::CollArgs a;
   a.op = cfg.op;
@@ -322,7 +336,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   a.elt_size = cfg.dtype.size;
   const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
   const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)]) + fixed;
-  if (p > kP2pReplayMaxRanks && !shift) {
+  if (p > kP2pReplayMaxRanks && !one_peer) {
     // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
     const int node = v.topo.gpu_node(gpus.front());
     double egress = 0;
@@ -335,10 +349,11 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   }
   std::vector<int> node_of_rank;
   for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
-  engine::add_job(plan, std::make_unique<P2pExchange>(a, shift ? P2pRounds{} : p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
+  engine::add_job(plan, std::make_unique<P2pExchange>(a, one_peer ? P2pRounds{} : p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");
   plan.params.alpha_sw += hop;
-  plan.fixed = base;
+  // hypercube.cu ends an NCCL group per step: each of the lg p groups is a launch with its base latency.
+  plan.fixed = cube ? base * schedule::ceil_lg(p) : base;
   return plan;
 }
 

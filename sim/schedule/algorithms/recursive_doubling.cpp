@@ -131,6 +131,12 @@ void add_recursive_doubling_algorithms(std::vector<AlgorithmInfo>& out) {
                  "MPICH's allreduce fold applied to allgather: the first 2r ranks fold in, p' run lg p' rounds, the "
                  "whole result goes back (a lesson in why Thakur's fix-up exists)",
                  factory<FoldedRecursiveDoublingAllGather>(), false});
+  // nccl-tests' hypercube_perf: the same exchanges as a p2p allgather (it runs on powers of two only, where
+  // Thakur's plan is plain recursive doubling; other p are refused before a schedule is made).
+  out.push_back({"recursive_doubling", Op::HyperCube,
+                 "lg p groups: send everything gathered so far to rank XOR 2^k and receive its part (nccl-tests' "
+                 "hypercube_perf)",
+                 factory<RecursiveDoublingAllGather>(), false});
 }
 
 } // namespace ccsim::schedule
