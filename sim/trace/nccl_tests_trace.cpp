@@ -234,8 +234,12 @@ MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& c
   if (short_row && redop != cols.names.end() && tk.size() + 1 == cols.names.size()) {
     Columns fewer = cols;
     fewer.names.erase(fewer.names.begin() + (redop - cols.names.begin()));
-    *short_row = true;
-    return row_from_header(tk, fewer, where);
+    try {
+      auto r = row_from_header(tk, fewer, where);
+      *short_row = true;
+      return r;
+    } catch (const Error&) { // not hypercube's shape either: the column count is the error
+    }
   }
   if (tk.size() != cols.names.size())
     fail("{}: row has {} columns but the header names {}", where, tk.size(), cols.names.size());
