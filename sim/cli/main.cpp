@@ -83,6 +83,18 @@ void set_footer(CLI::App& app, const std::function<std::string()>& footer) {
 
 } // namespace
 
+// Help text ends with the catalogue, which needs the data folder: a binary that cannot find it (copied
+// elsewhere, no CCSIM_DATA_DIR) says so in one line instead of aborting on an exception out of a handler.
+template <typename HelpError>
+int print_help(CLI::App& app, const HelpError& e) {
+  try {
+    return app.exit(e);
+  } catch (const ccsim::Error& err) {
+    std::cerr << "ccsim: " << ccsim::printable(err.what(), 4000) << "\n";
+    return 2;
+  }
+}
+
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
   if (const auto perf = ccsim::cli::perf_invocation(argc, argv)) return ccsim::cli::perf_main(*perf, argc, argv);
@@ -104,9 +116,9 @@ int main(int argc, char** argv) {
     ccsim::cli::outputs().commit(); // every output file at once, only after the whole command succeeded
     return rc;
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_help(app, e);
   } catch (const ccsim::cli::ModelHelp&) {
     std::cout << "Prediction models (--model NAME):\n" << ccsim::model::model_table();
     return 0;

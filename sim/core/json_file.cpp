@@ -72,8 +72,8 @@ json read_json_file(const std::string& path, const std::string& prefix) {
 }
 
 void JsonValue::fail_message(const std::string& msg) const {
-  if (path_.empty()) ccsim::fail("{}: {}", file_, msg);
-  ccsim::fail("{}: \"{}\": {}", file_, printable(path_), msg);
+  if (path_.empty()) ccsim::fail("{}: {}", *file_, msg);
+  ccsim::fail("{}: \"{}\": {}", *file_, printable(path_), msg);
 }
 
 bool JsonValue::has(std::string_view key) const { return v_->is_object() && v_->contains(key); }
@@ -118,12 +118,14 @@ std::size_t JsonValue::size() const {
 
 JsonValue JsonValue::at(std::size_t i) const {
   if (i >= size()) fail("has no element {}", i);
-  return child((*v_)[i], fmt::format("{}[{}]", path_, i));
+  return child((*v_)[i], path_ + '[' + std::to_string(i) + ']'); // not fmt: one per element of every list
 }
 
 std::vector<JsonValue> JsonValue::elements() const {
+  const std::size_t n = size();
   std::vector<JsonValue> out;
-  for (std::size_t i = 0; i < size(); ++i) out.push_back(at(i));
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(child((*v_)[i], path_ + '[' + std::to_string(i) + ']'));
   return out;
 }
 

@@ -4,6 +4,7 @@
 // nlohmann's own exceptions (type errors, number overflow, invalid UTF-8) never escape from here.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,10 +36,10 @@ nlohmann::json read_json_file(const std::string& path, const std::string& prefix
 class JsonValue {
  public:
   JsonValue(const nlohmann::json& v, std::string file, std::string path = "")
-      : v_(&v), file_(std::move(file)), path_(std::move(path)) {}
+      : v_(&v), file_(std::make_shared<const std::string>(std::move(file))), path_(std::move(path)) {}
 
   const nlohmann::json& raw() const { return *v_; }
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return *file_; }
   const std::string& path() const { return path_; } // "network.model", "links[3].bw"; "" for the root
 
   // "<file>: "<path>": <message>" (the path part left out at the root).
@@ -76,9 +77,14 @@ class JsonValue {
   std::uint64_t as_uint(std::uint64_t lo, std::uint64_t hi) const;
 
  private:
+  JsonValue(const nlohmann::json& v, std::shared_ptr<const std::string> file, std::string path)
+      : v_(&v), file_(std::move(file)), path_(std::move(path)) {}
   JsonValue child(const nlohmann::json& v, std::string path) const { return {v, file_, std::move(path)}; }
   const nlohmann::json* v_;
-  std::string file_, path_;
+  // Shared by every value of one document: a topology file has thousands of values, and a copy of the
+  // file name each (longer than the short-string buffer) was a malloc each.
+  std::shared_ptr<const std::string> file_;
+  std::string path_;
 };
 
 } // namespace ccsim

@@ -35,7 +35,7 @@ constexpr Time kMaxLinkLatency = kPsPerSec;
 
 // Numbers in files may be strings with units ("25GB/s") or plain numbers (bytes/s, microseconds).
 Bandwidth bw_field(const JsonValue& v) {
-  const std::string where = fmt::format("{}: {}", v.file(), v.path());
+  const std::string where = v.file() + ": " + v.path();
   if (v.is_string()) return parse_bandwidth(v.as_string(), where);
   if (v.is_number()) {
     const double d = v.as_double();
@@ -47,7 +47,7 @@ Bandwidth bw_field(const JsonValue& v) {
 
 Time latency_field(const JsonValue& v) {
   Time t = 0;
-  if (v.is_string()) t = parse_duration(v.as_string(), fmt::format("{}: {}", v.file(), v.path()));
+  if (v.is_string()) t = parse_duration(v.as_string(), v.file() + ": " + v.path());
   else if (v.is_number()) {
     const double us = v.as_double();
     if (us < 0) v.fail("latency must not be negative, got {}", describe(v.raw()));
