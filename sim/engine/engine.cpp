@@ -22,10 +22,6 @@ namespace ccsim::engine {
 
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2, kSendsDone = 3 };
 
-// The fourth mode (Engine::Mode lists the first three): kFifoMpi's switches with any network model.
-constexpr int kModelMpi = 3;
-template <int M> constexpr bool plain_mpi() { return M == 1 || M == kModelMpi; } // kFifoMpi or kModelMpi
-
 // A receiver's view of one message from `src`, kept in RankState::waiting as 4 * src + state.
 enum MessageState : std::uint32_t {
   kRecvPosted = 0, // the receive is posted, the send has not started
@@ -180,7 +176,6 @@ RunResult Engine::run(std::span<const Job> jobs) {
   // The FIFO model without observers, software overhead or reduction time is the common case (and every
   // benchmark's): its own instantiations of the hot path.
   const bool plain_fifo = fifo_ && !observed_ && params_.overhead == 0 && params_.reduce_bw == 0;
-  static_assert(kFifoMpi == 1 && kFifoGpu + 1 == kModelMpi); // plain_mpi's numbers
   const bool plain_model = !fifo_ && !observed_ && params_.overhead == 0 && params_.reduce_bw == 0;
   const std::uint64_t events = plain_model && !gpu_ && window_ == 0        ? loop<kModelMpi>(begin_at)
                                : !plain_fifo                               ? loop<kGeneric>(begin_at)

@@ -69,9 +69,12 @@ class Engine {
   struct JobInfo;
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   class Sink;
-  // The hot path is compiled once per Mode (engine.cpp): the common FIFO cases with their switches fixed
-  // at compile time, and one that reads them at run time.
-  enum Mode : int { kGeneric, kFifoMpi, kFifoGpu };
+  // The hot path is compiled once per Mode (engine.cpp): the common cases with their switches fixed at
+  // compile time (FIFO under mpi or gpu semantics, another model such as flow under mpi semantics), and
+  // one that reads them at run time.
+  enum Mode : int { kGeneric, kFifoMpi, kFifoGpu, kModelMpi };
+  // Mpi semantics with rendezvous, no observers, overhead or reduction time, whatever the model.
+  template <int M> static constexpr bool plain_mpi() { return M == kFifoMpi || M == kModelMpi; }
   template <int M> bool gpu() const;
   template <int M> bool rendezvous() const;
   template <int M> bool observed() const;

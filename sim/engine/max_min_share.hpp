@@ -1,0 +1,96 @@
+// Max-min fair shares for the flow model (--model flow, flow_network.cpp): the flows and channels it
+// tracks, the connected components of the flows that changed (searched, or recalled as remembered
+// between re-plans) and progressive filling over one component. FlowNetwork derives from it and handles
+// the events: when flows start, finish and arrive.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/engine/network.hpp"
+
+namespace ccsim::engine {
+
+class MaxMinShare {
+ protected:
+  using Work = unsigned __int128;
+  static constexpr std::uint32_t kNoGroup = UINT32_MAX;
+
+  struct Flow {
+    std::uint64_t token = 0;
+    std::vector<ChannelId> route;
+    Work work = 0;          // bytes still to send, times kPsPerSec
+    Bandwidth rate = 0;     // bytes/s since `since`
+    Time since = 0;
+    Time finish = kNever;   // when the current rate empties `work`
+    Time lat = 0;           // route latency + software alpha
+    std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
+    std::uint32_t group = kNoGroup; // the group whose one event stands for its finish (FlowNetwork::arm)
+    bool live = false, active = false, fixed = false;
+    bool arriving = false;  // latency last: bytes through, waiting out the latency
+  };
+  struct Chan {
+    Bandwidth capacity = 0;
+    Time latency = 0;
+    std::vector<std::uint32_t> flows; // active flows crossing it
+    Time busy_since = 0;
+    Bandwidth left = 0;     // progressive filling: capacity not yet given out
+    std::uint32_t unfixed = 0;
+  };
+
+  struct Cand { // a channel's share when it was last changed: left / n
+    Bandwidth left;
+    std::uint32_t n;
+    ChannelId c;
+  };
+
+  struct Rec { // a remembered component: ranges of rec_chans_ and rec_flows_
+    std::uint32_t chan_begin, chan_end, flow_begin, flow_end;
+    bool valid;         // no flow joined one of its channels since
+    std::uint32_t seen; // == epoch_: already taken in this re-plan
+    std::uint32_t group = kNoGroup; // its flows finish together through this group's one event
+    bool finishing = false;         // that event fired: every flow of it is done
+  };
+  static constexpr std::uint32_t kNoRec = UINT32_MAX;
+  struct Comp { // one connected component: ranges of comp_chans_ and comp_flows_
+    std::size_t chan_begin, chan_end, flow_begin, flow_end;
+    bool whole = false; // a recalled component whose group finished: all its flows are done
+  };
+
+  // Collects, in comps_, the components of the channels of `seeds` (flows that started or finished).
+  void find_components(std::span<const std::uint32_t> seeds);
+  // Records a component after its finished flows left (called before sharing it).
+  void remember(const Comp& cm);
+  // Drops the remembered components but those with a group event pending; `groups` (the component of
+  // each group, an index in recs_) follows them.
+  void forget_components(std::vector<std::uint32_t>& groups);
+  // Gives every flow of the component its max-min fair rate.
+  void share(const Comp& cm);
+
+  std::vector<Flow> flows_;
+  std::vector<Chan> chans_;
+  std::vector<ChannelId> comp_chans_;
+  std::vector<std::uint32_t> comp_flows_;
+  std::vector<Comp> comps_;
+  std::uint32_t epoch_ = 0;
+  // Component search marks (== epoch_: seen), apart from the flows and channels so the walk's checks
+  // stay in a few cache lines.
+  std::vector<std::uint32_t> chan_stamp_, flow_stamp_;
+  std::vector<Rec> recs_;
+  std::vector<ChannelId> rec_chans_;
+  std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
+
+ private:
+  static constexpr int kScanRounds = 8; // bottleneck rounds found by scanning before the heap takes over
+  static constexpr ChannelId kNoChannel = UINT32_MAX;
+
+  void recall(std::uint32_t r);
+  void visit(ChannelId c);
+  static bool later(const Cand& a, const Cand& b);
+  void share_by_heap(std::span<const ChannelId> chans);
+  std::size_t fix(ChannelId b, ChannelId heap_skip);
+
+  std::vector<Cand> heap_;
+};
+
+} // namespace ccsim::engine
