@@ -109,7 +109,8 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
     for (const auto& [k, v] : lk->items()) {
       if (!is_launch_kind(k)) v.fail("unknown launch kind '{}' ({})", printable(k), kLaunchKinds);
       if (!v.is_object()) v.fail("must be an object");
-      auto us = [&](const char* n) { return v.has(n) ? v[n].as_double(0, 1e6) : 0.0; };
+      const auto& kind = v;  // clang 14 cannot capture a structured binding in a lambda
+      auto us = [&kind](const char* n) { return kind.has(n) ? kind[n].as_double(0, 1e6) : 0.0; };
       p.launch_by_kind[k] = {us("launch_us"), us("launch_per_gpu_us")};
     }
   }
