@@ -10,6 +10,7 @@
 
 #include "sim/core/ceil_div.hpp"
 #include "sim/model/nccl/tuning.hpp"
+#include "sim/schedule/registry.hpp"
 
 namespace ccsim::model::nccl {
 using schedule::Op;
@@ -131,9 +132,8 @@ namespace {
 // a batch's sends at once, batch after batch. The round whose peer is the rank itself is its copy.
 // Alltoall: a send and a receive every round. Gather / scatter (NCCL 2.30 enqueue.cc turns ncclGather /
 // ncclScatter into the same P2P tasks): only the root's rounds with each peer, and each peer's one round
-// with the root; blocks at rank x count as in ccsim's gather and scatter buffers. Sendrecv: one send to
-// r+1 and one receive from r-1 in the first batch. Hypercube (nccl-tests' hypercube_perf, p a power of two):
-// step k exchanges everything gathered so far with rank XOR 2^k, one NCCL group per step.
+// with the root; blocks at rank x count as in ccsim's gather and scatter buffers. (Sendrecv and hypercube
+// talk to one peer per step and run their own registered schedules: P2pPlanner::plan.)
 class P2pExchange final : public schedule::Schedule {
  public:
   P2pExchange(schedule::CollArgs a, P2pRounds rounds, int batch)
@@ -141,18 +141,6 @@ class P2pExchange final : public schedule::Schedule {
   bool step(int r, int s, std::vector<schedule::Action>& out) const override {
     out.clear();
     const int p = args_.ranks, root = args_.root;
-    if (args_.op == schedule::Op::SendRecv) { // one send to r+1 and one receive from r-1: no rounds
-      if (s > 0) return false;
-      shift(r, out);
-      return true;
-    }
-    if (args_.op == schedule::Op::HyperCube) {
-      if ((1 << s) >= p) return false;
-      const int mask = 1 << s, mine = r & ~(mask - 1), theirs = (r ^ mask) & ~(mask - 1);
-      schedule::send(out, r ^ mask, span(mine, mask));
-      schedule::recv(out, r ^ mask, span(theirs, mask));
-      return true;
-    }
     if (s * batch_ >= p) return false;
     for (int d = s * batch_; d < std::min(p, (s + 1) * batch_); ++d) {
       const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d);
@@ -175,15 +163,6 @@ class P2pExchange final : public schedule::Schedule {
 
  private:
   schedule::Block block(int i) const { return {static_cast<std::uint64_t>(i) * args_.count, args_.count}; }
-  schedule::Block span(int first, int n) const {
-    return {static_cast<std::uint64_t>(first) * args_.count, static_cast<std::uint64_t>(n) * args_.count};
-  }
-  void shift(int r, std::vector<schedule::Action>& out) const {
-    const int p = args_.ranks;
-    if (p == 1) return schedule::copy(out, block(1).off, block(0).off, args_.count);
-    schedule::send(out, (r + 1) % p, block(0));
-    schedule::recv(out, (r - 1 + p) % p, block(1));
-  }
   P2pRounds rounds_;
   int batch_;
 };
@@ -347,9 +326,17 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     plan.closed_form = base + hop * ceil_div(p, batch) + wire;
     return plan;
   }
-  std::vector<int> node_of_rank;
-  for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
-  engine::add_job(plan, std::make_unique<P2pExchange>(a, one_peer ? P2pRounds{} : p2p_rounds(node_of_rank), batch), gpus, cfg.dtype.size);
+  // Sendrecv (a shift to r+1) and hypercube (recursive doubling) are the ops' own schedules, sent on the
+  // P2P path; the rest go round by round in NCCL's peer order.
+  std::unique_ptr<schedule::Schedule> exchange;
+  if (one_peer) {
+    exchange = schedule::require_algorithm(cfg.op, schedule::default_algorithm(cfg.op)).make(a);
+  } else {
+    std::vector<int> node_of_rank;
+    for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
+    exchange = std::make_unique<P2pExchange>(a, p2p_rounds(node_of_rank), batch);
+  }
+  engine::add_job(plan, std::move(exchange), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");
   plan.params.alpha_sw += hop;
   // hypercube.cu ends an NCCL group per step: each of the lg p groups is a launch with its base latency.
