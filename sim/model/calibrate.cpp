@@ -93,8 +93,8 @@ std::vector<double> bottleneck_sensitivity(const std::vector<CalibInput>& in, co
 
 // A protocol key's value in a set ("net:LL128" falls back to "LL128", as on a network link).
 double start_proto(const ParamSet& p, const std::string& key) {
-  const bool net = key.rfind(kNetProtocolPrefix, 0) == 0;
-  return proto_efficiency_on(p, net ? std::string_view(key).substr(kNetProtocolPrefix.size()) : std::string_view(key), net);
+  const auto k = split_protocol_key(key);
+  return proto_efficiency_on(p, k.proto, k.network);
 }
 
 // Where each protocol's factor is fitted: on the network ("net:LL128") when the rows that run the protocol
@@ -246,7 +246,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
         const bool xgmi = j >= 2 && j < 2 + L.types.size() && L.types[j - 2] == "xgmi";
         const std::size_t first_proto = 2 + L.types.size();
         const bool net_proto = j >= first_proto && j < first_proto + L.protos.size() &&
-                               L.protos[j - first_proto].rfind(kNetProtocolPrefix, 0) == 0;
+                               split_protocol_key(L.protos[j - first_proto]).network;
         Jn.col(a) *= (xgmi || net_proto ? 1.1 : 1.0) / Jn.col(a).norm();
       }
       Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jn);

@@ -41,25 +41,6 @@ double ParamSet::proto_efficiency(const std::string& proto) const {
   return it == protocol_efficiency.end() ? 1.0 : it->second;
 }
 
-bool is_protocol_key(std::string_view key) {
-  if (key.substr(0, kNetProtocolPrefix.size()) == kNetProtocolPrefix) key.remove_prefix(kNetProtocolPrefix.size());
-  return key == "LL" || key == "LL128" || key == "Simple";
-}
-
-bool on_network_path(const topology::Topology& t, const topology::Link& l) {
-  using topology::NodeKind;
-  return topology::is_network(l.type) || t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Nic ||
-         t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Nic;
-}
-
-double proto_efficiency_on(const ParamSet& p, std::string_view proto, bool network) {
-  if (network) {
-    const auto it = p.protocol_efficiency.find(std::string(kNetProtocolPrefix) + std::string(proto));
-    if (it != p.protocol_efficiency.end()) return it->second;
-  }
-  return p.proto_efficiency(std::string(proto));
-}
-
 // Efficiencies multiply link bandwidths: above 100 a fitted or hand-written figure is a typo, and the
 // bound keeps a scaled bandwidth inside the range parse_bandwidth accepts.
 constexpr double kMaxEfficiency = 100;

@@ -17,6 +17,13 @@ namespace ccsim::model {
 
 inline constexpr std::string_view kNetProtocolPrefix = "net:";
 
+// A protocol factor's key read: "net:LL128" -> {true, "LL128"}, "LL128" -> {false, "LL128"}.
+struct ProtocolKey {
+  bool network = false;
+  std::string_view proto;
+};
+ProtocolKey split_protocol_key(std::string_view key);
+
 // "LL", "LL128", "Simple", or one of them behind "net:".
 bool is_protocol_key(std::string_view key);
 

@@ -57,17 +57,19 @@ void check_collnet(const metrics::RunConfig& cfg, const Options& o, const CollNe
   if (o.mode == AlgoMode::CollNetDirect && !cn.nvswitch) fail("{}: NCCL runs CollNet Direct on NVSwitch nodes only (try collnet_chain)", flag);
 }
 
+bool amd_gpus(const topology::Topology& t) {
+  return !t.gpu_kind.empty() && topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd";
+}
+
 // No tables named: RCCL's on AMD GPUs (rccl-tests and RCCL keep NCCL's API, not its tuning), NCCL's otherwise.
 std::string tables_for(const topology::Topology& t, const std::string& named) {
-  if (!named.empty() || t.gpu_kind.empty()) return named;
-  return topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd" ? default_rccl_tables_path() : named;
+  return named.empty() && amd_gpus(t) ? default_rccl_tables_path() : named;
 }
 } // namespace
 
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
   // The launch terms of this machine's kind (runtime x GPUs per launching thread), where the set has them.
-  const bool amd = !t.gpu_kind.empty() && topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd";
-  opt_.params = for_launch_kind(std::move(opt_.params), launch_kind(amd, opt_.gpus_per_thread));
+  opt_.params = for_launch_kind(std::move(opt_.params), launch_kind(amd_gpus(t), opt_.gpus_per_thread));
 }
 Builder::~Builder() = default;
 

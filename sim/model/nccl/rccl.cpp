@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model::nccl {
@@ -24,6 +23,9 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
 namespace {
 int idx(auto e) { return static_cast<int>(e); }
 
+// The data rate of a link under `proto`: LL's 8-byte lines carry 4 bytes of data and a 4-byte flag.
+double data_GBps(double link_GBps, Proto proto) { return link_GBps * (proto == Proto::LL ? 0.5 : 1.0); }
+
 Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_link, double link_GBps, double busbw_per_algbw,
                       Bytes nbytes) {
   Candidate c;
@@ -43,8 +45,7 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
   const auto n = static_cast<double>(nbytes);
   for (const auto& r : tab.rccl->direct) {
     if (n < r.min_bytes || n > r.max_bytes || count == 0 || count % static_cast<std::uint64_t>(r.chunks_per_loop) != 0) continue;
-    // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
-    const double bw = link_GBps * efficiency * (r.proto == Proto::LL ? 0.5 : 1.0);
+    const double bw = data_GBps(link_GBps * efficiency, r.proto);
     const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +
                        2.0 * tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(r.proto)];
     if (channels) *channels = r.channels;
@@ -59,9 +60,7 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
   const double per_peer = static_cast<double>(nbytes) / p;
   const Proto proto = per_peer <= tab.rccl->p2p_ll_threshold ? Proto::LL : Proto::Simple;
   const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(proto)] + tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(proto)];
-  // LL: every 8-byte line carries 4 bytes of data and a 4-byte flag.
-  return closed_form(Algo::Direct, proto, lat, per_peer, link_GBps * efficiency * (proto == Proto::LL ? 0.5 : 1.0), (p - 1.0) / p,
-                     nbytes);
+  return closed_form(Algo::Direct, proto, lat, per_peer, data_GBps(link_GBps * efficiency, proto), (p - 1.0) / p, nbytes);
 }
 
 double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {
