@@ -24,6 +24,7 @@ apply by default for a machine ccsim has never seen) and writes it with its per-
 tables or model changed since it was made; rerun the command inside it). --own-class measures whether
 picking the machine's own class's set would beat one set for all (it does not, today: see README).
 """
+import functools
 import json, os, re, subprocess, sys, tempfile, statistics, datetime
 
 def run(cmd):
@@ -151,10 +152,14 @@ def class_params(fits, source, least=1, families=None):
 LAUNCH_FLOOR_BYTES = 4096
 LAUNCH_KINDS = ("cuda/g1", "cuda/gN", "hip/g1", "hip/gN")
 
+@functools.lru_cache(maxsize=None)
+def gpu_catalogue():
+    return json.load(open("models/gpus.json"))["gpus"]
+
 def runtime_of(topology):
     """hip for a topology named by an AMD GPU kind (machine:gpu=mi300x, ...), cuda otherwise (the presets
     are NVIDIA machines); the same rule as the nccl builder's (the topology's GPU kind's vendor)."""
-    gpus = json.load(open("models/gpus.json"))["gpus"]
+    gpus = gpu_catalogue()
     for part in topology.replace(":", ",").split(","):
         if part.startswith("gpu=") and gpus.get(part[4:], {}).get("vendor") == "amd":
             return "hip"
