@@ -251,12 +251,13 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
     if (c.algo == Algo::Ring && schedule::find_algorithm(cfg.op, "ring")) return ring_plan(std::move(plan), c.proto, cfg, size);
   }
   plan.choice.simulated = false;
-  // NVLS-tree is not replayed: NCCL's closed form at the stages' own bandwidth (nvls_tree_replay_bus_bandwidth)
-  // plus the pipeline fill it leaves out (tuning.hpp).
+  // NVLS-tree is not replayed: NCCL's closed form at the stages' own bandwidth (nvls_tree_replay_bus_bandwidth),
+  // NCCL's own mid-size factor where it applies (Blackwell, x86 hosts), plus the pipeline fill it leaves out.
   double time_us = c.time_us, fill = 0;
   if (c.algo == Algo::NvlsTree) {
-    fill = nvls_tree_fill_us(tab_, graph(cfg), plan.choice.channels, size.size);
-    const double bus = nvls_tree_replay_bus_bandwidth(tab_, graph(cfg), cfg.op, p);
+    const Graph& g = graph(cfg);
+    fill = nvls_tree_fill_us(tab_, g, plan.choice.channels, size.size);
+    const double bus = nvls_tree_replay_bus_bandwidth(tab_, g, cfg.op, p) * nvls_tree_size_factor(tab_, g, size.size);
     if (bus > 0) time_us = c.lat_us + static_cast<double>(size.size) / (1000.0 * bus * p / (2.0 * (p - 1)));
   }
   plan.closed_form = from_us(time_us + fill + opt_.params.launch_us) + launch();

@@ -374,6 +374,7 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   g.nodes = hosts.count;
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
   g.arch = arch_of(t, tab, arch_override);
+  g.arm_cpu = t.gpu_kind.rfind("gb", 0) == 0 || t.gpu_kind.rfind("gh", 0) == 0; // Grace superchips: Arm hosts
   // Rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop) come as several rings.
   bool direct = placements.size() > 1;
   auto speeds = ring_speeds(t, tab, g);

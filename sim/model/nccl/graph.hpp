@@ -26,6 +26,7 @@ struct Graph {
   int nodes = 1;
   Arch arch = Arch::Volta;
   bool amd_cpu = false;
+  bool arm_cpu = false; // Grace hosts (GB200, GB300): NCCL's x86-only corrections do not apply
   bool ll128 = false;
   // NCCL's NVLS graph (search.cc, pattern NVLS): one search channel per GPU (up to the NVLS arity) at
   // speed bw_intra on every GPU's switch links, the channel's head GPU carrying twice that; bw_inter

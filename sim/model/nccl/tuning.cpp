@@ -1,6 +1,7 @@
 #include "sim/model/nccl/tuning.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <span>
 
@@ -188,6 +189,19 @@ double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbyte
   return wave * (2.0 * levels / n.nic_GBps + 2.0 * (levels + 1.0) / n.switch_GBps) / 1e3;
 }
 
+// NCCL 2.29+ ncclTopoGetAlgoTime (2.29.2 notes: "Improves performance tuning of 256M-512M message sizes on
+// Blackwell for AllReduce"): NVLS-tree allreduce on Blackwell GPUs with x86 hosts runs below the model at
+// medium sizes, so NCCL scales its bandwidth by the tree's treeCorrectionFactor (Simple row) while
+// log2i(nBytes >> 6) < 24, i.e. up to 512 MiB. The kernel (all_reduce.h NVLS_TREE) is the same since 2.28,
+// so the factor is the hardware's behaviour, not one version's. Grace hosts (GB200/GB300) and Hopper: 1.
+double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes) {
+  const auto q = static_cast<std::uint64_t>(nbytes) >> 6;
+  if (!g.nvls.tree || g.arch < Arch::Blackwell || g.arm_cpu || q == 0) return 1.0;
+  const auto log_size = static_cast<std::size_t>(std::bit_width(q) - 1);
+  const auto& corr = tab.tree_correction[static_cast<std::size_t>(Proto::Simple)];
+  return log_size < 24 && log_size < corr.size() ? corr[log_size] : 1.0;
+}
+
 double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads) {
   return shrink_chunk(n.chunk_bytes, channel_bytes, heads, n.chunk_shrink);
 }
@@ -226,6 +240,7 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
     // NVLS-tree: the NVLink part once plus a network hop each way per level of the tree (log2i(nodes)).
     c.lat_us = g.nvls.tree ? tab.nvls->tree_nvlink_latency_us + 2.0 * std::floor(std::log2(g.nodes)) * tab.nvls->tree_net_latency_us
                            : tab.nvls->nvlink_latency_us;
+    if (g.nvls.tree) c.algbw *= nvls_tree_size_factor(tab, g, nbytes);
     c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
     out.push_back(c);
   }

@@ -49,6 +49,9 @@ int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int
 double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
 // NVLS-tree's CUDA channels (nvls.cc: 32 for Blackwell across nodes, 24 where ncclNvlsTreeSm100Tuning says so).
 int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
+// NCCL's mid-size factor on NVLS-tree's bandwidth (2.29+ ncclTopoGetAlgoTime): the tree's Simple
+// treeCorrectionFactor by log2(nBytes/64) up to 512 MiB, on Blackwell with x86 hosts; 1 elsewhere.
+double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes);
 // The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): the first chunk of
 // every channel crosses the tree store-and-forward before the pipeline streams.
 double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
