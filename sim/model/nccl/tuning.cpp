@@ -43,10 +43,19 @@ double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) 
   return b;
 }
 
+// ncclTopoGetAlgoTime's size bucket, log2i(nBytes >> 6); -1 under 64 B, where no factor applies.
+int correction_bucket(Bytes nbytes) {
+  const auto q = static_cast<std::uint64_t>(nbytes) >> 6;
+  return q == 0 ? -1 : static_cast<int>(std::bit_width(q)) - 1;
+}
+
+// Tree allreduce: NCCL scales the bandwidth by treeCorrectionFactor only while 0 <= bucket < 23
+// (64 B .. 512 MiB); from 512 MiB on, and under 64 B, the factor is 1 (not the table's last entry).
 double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
+  constexpr int kTreeBuckets = 23;
   const auto& corr = tab.tree_correction[static_cast<std::size_t>(proto)];
-  const double buckets = std::log2(std::max(1.0, static_cast<double>(nbytes) / 64.0));
-  return corr[static_cast<std::size_t>(std::clamp(static_cast<int>(std::floor(buckets)), 0, static_cast<int>(corr.size()) - 1))];
+  const int b = correction_bucket(nbytes);
+  return b >= 0 && b < kTreeBuckets && b < static_cast<int>(corr.size()) ? corr[static_cast<std::size_t>(b)] : 1.0;
 }
 
 double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
@@ -195,11 +204,11 @@ double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbyte
 // log2i(nBytes >> 6) < 24, i.e. up to 512 MiB. The kernel (all_reduce.h NVLS_TREE) is the same since 2.28,
 // so the factor is the hardware's behaviour, not one version's. Grace hosts (GB200/GB300) and Hopper: 1.
 double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes) {
-  const auto q = static_cast<std::uint64_t>(nbytes) >> 6;
-  if (!g.nvls.tree || g.arch < Arch::Blackwell || g.arm_cpu || q == 0) return 1.0;
-  const auto log_size = static_cast<std::size_t>(std::bit_width(q) - 1);
+  constexpr int kNvlsTreeBuckets = 24;
+  const int b = correction_bucket(nbytes);
+  if (!g.nvls.tree || g.arch < Arch::Blackwell || g.arm_cpu || b < 0) return 1.0;
   const auto& corr = tab.tree_correction[static_cast<std::size_t>(Proto::Simple)];
-  return log_size < 24 && log_size < corr.size() ? corr[log_size] : 1.0;
+  return b < kNvlsTreeBuckets && b < static_cast<int>(corr.size()) ? corr[static_cast<std::size_t>(b)] : 1.0;
 }
 
 double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads) {

@@ -58,10 +58,28 @@ TEST_CASE("Two p4de nodes: NCCL's model picks tree over ring for large allreduce
   const auto cs = nccl::candidates(tab, g, Op::AllReduce, 16, Bytes{1} << 31);
   for (const auto& c : cs) {
     if (c.algo == nccl::Algo::Ring && c.proto == nccl::Proto::Simple) CHECK(c.algbw == doctest::Approx(50.0 * 16 / 30));
-    if (c.algo == nccl::Algo::Tree && c.proto == nccl::Proto::Simple) CHECK(c.algbw == doctest::Approx(41.4));
+    // 2 GiB: log2i(2^31 >> 6) = 25 is past treeCorrectionFactor's 23 buckets, so no factor: 92 / 2.
+    if (c.algo == nccl::Algo::Tree && c.proto == nccl::Proto::Simple) CHECK(c.algbw == doctest::Approx(46.0));
     if (c.algo == nccl::Algo::Tree && c.proto == nccl::Proto::LL128) CHECK(c.algbw == doctest::Approx(40.0));
   }
   const auto& best = pick(cs);
   CHECK(best.algo == nccl::Algo::Tree);
   CHECK(best.proto == nccl::Proto::Simple);
+}
+
+TEST_CASE("Tree correction applies from 64 B to just under 512 MiB only") {
+  const auto& tab = nccl::load_tables();
+  const auto g = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa"));
+  const auto tree_simple = [&](Bytes n) {
+    for (const auto& c : nccl::candidates(tab, g, Op::AllReduce, 16, n))
+      if (c.algo == nccl::Algo::Tree && c.proto == nccl::Proto::Simple) return c.algbw;
+    return 0.0;
+  };
+  // Simple row of treeCorrectionFactor: bucket 22 (256 MiB .. 512 MiB - 1) is 0.9, bucket 23 is not read for Tree.
+  CHECK(tree_simple((Bytes{1} << 29) - 64) == doctest::Approx(92 * 0.5 * 0.9));
+  CHECK(tree_simple(Bytes{1} << 29) == doctest::Approx(92 * 0.5));
+  // Under 64 B log2i(0) is -1: no factor either (bucket 0 would be 0.9).
+  CHECK(tree_simple(32) == doctest::Approx(92 * 0.5));
+  // 1 MiB: bucket 14, factor 0.5.
+  CHECK(tree_simple(Bytes{1} << 20) == doctest::Approx(92 * 0.5 * 0.5));
 }
