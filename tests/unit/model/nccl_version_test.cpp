@@ -67,7 +67,7 @@ TEST_CASE("LL128 is on where the release's tuning.cc enables it by default") {
   CHECK(nccl::ll128_in_release(nccl::load_tables(), std::nullopt, 75, nccl::Arch::Volta)); // the tables' own 2.30.7
 }
 
-TEST_CASE("8 V100 on NCCL 2.4 have no LL128 candidate; on the tables' release ring/LL128 runs at 110.4 GB/s") {
+TEST_CASE("8 V100 on NCCL 2.4 have no LL128 candidate, on the tables' release ring/LL128 runs at 110.4 GB/s") {
   const auto t = topology::resolve_topology("dgx1-v100");
   const auto cfg = test::packed_rings_config(t);
   const Bytes size = Bytes{4} << 20;
