@@ -42,6 +42,7 @@ def entries(index):
         path = os.path.join("models/traces", e["file"])
         common = []
         if e.get("algo"): common += ["--nccl-algo", e["algo"]]
+        if e.get("nccl_version"): common += ["--nccl-version", e["nccl_version"]]  # the release the run used, where its file does not print it
         if e.get("runs"):
             for k, r in enumerate(e["runs"], 1):
                 out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + common, False))

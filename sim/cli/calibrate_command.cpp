@@ -60,6 +60,7 @@ void run_calibrate(const CalibrateOptions& o) {
   co.in_place = o.tr.in_place;
   co.nccl_tables = o.run.nccl_tables;
   co.gpu_arch = o.run.gpu_arch;
+  co.nccl_version = o.run.nccl_version;
   co.nccl_algo = o.run.nccl_algo;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());

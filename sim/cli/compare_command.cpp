@@ -18,6 +18,7 @@
 #include "sim/core/json_file.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/model/default_params.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/trace/trace_runs.hpp"
@@ -96,6 +97,11 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   } else if (info.nvls_channels > 0) {
     applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
   }
+  if (nccl && run.nccl_version.empty())
+    if (const auto v = model::nccl::nccl_version_in(t.provenance)) {
+      run.nccl_version = *v;
+      applied.push_back("NCCL version " + *v + " from the trace (applied as --nccl-version: LL128 where that release enables it)");
+    }
   apply_trace_collnet(run, t, applied);
   if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
   return applied;

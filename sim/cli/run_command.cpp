@@ -61,6 +61,9 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--collnet,--nccl-collnet", o.collnet, "--model nccl: CollNet, reduction in the fabric's switches (InfiniBand SHARP): "
                                                         "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
       ->capture_default_str();
+  app.add_option("--nccl-version", o.nccl_version, "--model nccl: the NCCL release to predict (e.g. 2.4.8): LL128 only where that "
+                                                  "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version); "
+                                                  "compare reads the trace's 'NCCL version' line when not given");
   app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
                                            "concurrent messages (e.g. 2us)")
       ->capture_default_str();
@@ -116,6 +119,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nvls = o.nvls;
   m.collnet = o.collnet;
   m.nccl_channels = o.nccl_channels;
+  m.nccl_version = o.nccl_version;
   m.gpus_per_thread = gpus_per_thread;
   return m;
 }

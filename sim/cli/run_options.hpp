@@ -52,6 +52,7 @@ struct RunOptions {
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
   RunRows* result = nullptr;
   int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
+  std::string nccl_version;       // --nccl-version for --model nccl (compare: else the trace's own line)
 };
 
 // --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).

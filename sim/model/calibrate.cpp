@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/protocol_place.hpp"
 
 namespace ccsim::model {
@@ -40,6 +41,7 @@ std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOp
     mo.params = p;
     mo.nccl_tables = o.nccl_tables;
     mo.gpu_arch = o.gpu_arch;
+    mo.nccl_version = !o.nccl_version.empty() ? o.nccl_version : nccl::nccl_version_in(ci.trace.provenance).value_or("");
     mo.nccl_algo = o.nccl_algo;
     mo.gpus_per_thread = gpus_per_thread(ci.trace);
     auto cfg = ci.cfg;

@@ -63,6 +63,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.gpus_per_thread = o.gpus_per_thread;
   n.relay_gpus = o.relay_gpus;
   n.channels = o.nccl_channels;
+  n.nccl_version = o.nccl_version;
   return std::make_unique<nccl::Builder>(t, std::move(n));
 }
 

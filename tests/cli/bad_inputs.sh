@@ -63,6 +63,7 @@ check "--dims is required" topo gen torus
 check "--model" --model quantum
 check "not a topology file" --topo /tmp
 check "--nccl-algo: unknown 'bogus'" --model nccl --nccl-algo bogus
+check "--nccl-version: '2.x' is not an NCCL release" --model nccl --nccl-version 2.x
 check "--nccl-algo tree: NCCL's tree runs allreduce" --model nccl --op allgather --nccl-algo tree
 check "--nvls on: NVLS needs Hopper or newer GPUs (arch ampere)" --model nccl --topo machine:gpu=a100,gpus=8 --nvls on -b 1M -e 1M
 check "--nvls on: NVLS needs an NVSwitch" --model nccl --topo machine:gpu=h100pcie,gpus=4 --gpu-arch hopper --nvls on -b 1M -e 1M

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/model/launch_kind.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/model/protocol_place.hpp"
@@ -70,12 +71,16 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
   // The launch terms of this machine's kind (runtime x GPUs per launching thread), where the set has them.
   opt_.params = for_launch_kind(std::move(opt_.params), launch_kind(amd_gpus(t), opt_.gpus_per_thread));
+  nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
 }
 Builder::~Builder() = default;
 
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
   if (graph_for_.empty() || graph_for_ != cfg.placements) {
     graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch);
+    // LL128 as the release enables it by default (RCCL's tables carry their own switch).
+    if (!tab_.rccl)
+      graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, nccl_version_from(opt_.nccl_version), compute_capability(topo_, graph_.arch), graph_.arch);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     graph_for_ = cfg.placements;
     views_.clear();

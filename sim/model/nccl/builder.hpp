@@ -49,6 +49,7 @@ struct Options {
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
   int channels = 0;            // ring/tree CUDA channels as NCCL's log reports them (0 = from the graph)
+  std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
 };
 
 // NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain

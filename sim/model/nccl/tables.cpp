@@ -12,6 +12,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::model::nccl {
@@ -58,6 +59,22 @@ void read_caps(const Ref& r, Caps& out) {
     // Pascal has no row of its own: NCCL's compCapIndex puts everything below sm80 on the Volta row.
     const auto row = r[a == 0 ? kArchNames[1] : kArchNames[a]];
     for (std::size_t n = 0; n < 3; ++n) out[a][n] = row[n].number();
+  }
+}
+
+void read_ll128_rules(const Ref& rules, Tables& t) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto r = rules[i];
+    const auto from = parse_nccl_version(r["from"].string());
+    if (!from) r["from"].bad("is not an NCCL release");
+    if (!t.ll128_by_version.empty() && !(t.ll128_by_version.back().from < *from)) r["from"].bad("must follow the rule before");
+    Tables::Ll128Rule rule{*from, {}, false};
+    if (r["sm"].size() == 0) {
+      if (r["sm"].string() != "any") r["sm"].bad("must be a list of compute capabilities or \"any\"");
+      rule.any_sm = true;
+    }
+    for (std::size_t k = 0; k < r["sm"].size(); ++k) rule.sms.push_back(r["sm"][k].integer(10, 200));
+    t.ll128_by_version.push_back(std::move(rule));
   }
 }
 
@@ -221,6 +238,7 @@ Tables parse_tables(const std::string& path) {
   const auto ll128 = arch_from(root["ll128_min_arch"]["value"].string());
   if (!ll128) root["ll128_min_arch"]["value"].bad("is not a GPU architecture");
   t.ll128_min_arch = *ll128;
+  if (root.has("ll128_by_version")) read_ll128_rules(root["ll128_by_version"]["rules"], t);
   const auto search = root["search"];
   for (std::size_t a = 0; a < kArchs; ++a) {
     const auto row = search["speed_intra"][kArchNames[a]];

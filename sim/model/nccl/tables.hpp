@@ -51,6 +51,14 @@ struct Tables {
   std::array<std::optional<Arch>, 5> arch_of_nvlink{};      // by NVLink generation 1..5
   std::map<std::string, Arch> arch_of_nccl_arch;           // GPU families outside NCCL's rows (AMD CDNA) -> row used
   Arch ll128_min_arch = Arch::Volta;
+  // LL128's default enable by NCCL release (models/nccl.json ll128_by_version, nccl_version.hpp): the rule
+  // of a release is the last whose `from` is not above it; none before the first. Empty: LL128 by arch only.
+  struct Ll128Rule {
+    std::array<int, 3> from{}; // major, minor, patch
+    std::vector<int> sms;      // compute capabilities the release enables it for
+    bool any_sm = false;       // every GPU of compute capability >= 7.0
+  };
+  std::vector<Ll128Rule> ll128_by_version;
   std::array<std::vector<double>, kArchs> speed_intra;
   int max_search_channels = 32, cuda_channels_per_search_channel = 2;
   double dup_min_bw = 0, dup_newer_than_ampere_min_bw = 0;

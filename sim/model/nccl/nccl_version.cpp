@@ -1,0 +1,111 @@
+#include "sim/model/nccl/nccl_version.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/core/error.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
+
+namespace ccsim::model::nccl {
+
+namespace {
+// The number at the front of `s` (at most 4 digits), consumed; nullopt without one.
+std::optional<int> take_number(std::string_view& s) {
+  std::size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  if (n == 0 || n > 4) return std::nullopt;
+  int v = 0;
+  for (std::size_t i = 0; i < n; ++i) v = v * 10 + (s[i] - '0');
+  s.remove_prefix(n);
+  return v;
+}
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  return true;
+}
+
+std::string_view trim_front(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '#')) s.remove_prefix(1);
+  return s;
+}
+
+// The release at the front of `value` ("2.6.4 (...)", "NCCL 2.21.5, ...", "v2.4.8"), as written.
+std::optional<std::string> release_at(std::string_view value) {
+  value = trim_front(value);
+  if (starts_with_ci(value, "NCCL ")) value.remove_prefix(5);
+  if (!parse_nccl_version(value)) return std::nullopt;
+  std::size_t n = 0;
+  while (n < value.size() && n < 32 && (std::isalnum(static_cast<unsigned char>(value[n])) || value[n] == '.' || value[n] == '+' || value[n] == '-')) ++n;
+  return std::string(value.substr(0, n));
+}
+} // namespace
+
+std::optional<NcclVersion> parse_nccl_version(std::string_view s) {
+  if (!s.empty() && (s.front() == 'v' || s.front() == 'V')) s.remove_prefix(1);
+  NcclVersion v{};
+  const auto major = take_number(s);
+  if (!major || s.empty() || s.front() != '.') return std::nullopt;
+  s.remove_prefix(1);
+  const auto minor = take_number(s);
+  if (!minor) return std::nullopt;
+  v[0] = *major;
+  v[1] = *minor;
+  if (!s.empty() && s.front() == '.') {
+    s.remove_prefix(1);
+    const auto patch = take_number(s);
+    if (!patch) return std::nullopt;
+    v[2] = *patch;
+  }
+  // What may follow a release: a build suffix (+cuda12.8, -1), a separator, nothing. "2.4.x" is a guess.
+  if (!s.empty() && (std::isalnum(static_cast<unsigned char>(s.front())) || s.front() == '.')) return std::nullopt;
+  return v;
+}
+
+std::optional<NcclVersion> nccl_version_from(const std::string& s, const char* flag) {
+  if (s.empty()) return std::nullopt;
+  const auto v = parse_nccl_version(s);
+  if (!v) fail("{}: '{}' is not an NCCL release (e.g. 2.4.8, 2.27.3)", flag, s.substr(0, 40));
+  return v;
+}
+
+std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    std::string_view l = trim_front(line);
+    if (const auto at = l.find("NCCL version "); at != std::string_view::npos)
+      if (auto r = release_at(l.substr(at + 13))) return r;
+    if (starts_with_ci(l, "nccl version:"))
+      if (auto r = release_at(l.substr(13))) return r;
+    if (starts_with_ci(l, "software:")) {
+      const auto at = l.find("NCCL ");
+      if (at != std::string_view::npos)
+        if (auto r = release_at(l.substr(at))) return r;
+    }
+  }
+  return std::nullopt;
+}
+
+int compute_capability(const topology::Topology& t, Arch arch) {
+  if (!t.gpu_kind.empty()) {
+    const auto sm = topology::gpu_kind(t.gpu_kind, "topology " + t.name).sm;
+    std::string_view s = sm;
+    const auto v = take_number(s);
+    return v && s.empty() ? *v : 0;
+  }
+  constexpr int kFirst[kArchs] = {60, 70, 80, 90, 100}; // pascal .. blackwell
+  return kFirst[static_cast<int>(arch)];
+}
+
+bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, int sm, Arch arch) {
+  if (tab.ll128_by_version.empty()) return true;
+  const Tables::Ll128Rule* rule = v ? nullptr : &tab.ll128_by_version.back();
+  for (const auto& r : tab.ll128_by_version)
+    if (v && r.from <= *v) rule = &r;
+  if (!rule) return false; // before NCCL had LL128
+  if (rule->any_sm) return sm == 0 ? arch >= tab.ll128_min_arch : sm >= 70;
+  return std::find(rule->sms.begin(), rule->sms.end(), sm) != rule->sms.end();
+}
+
+} // namespace ccsim::model::nccl

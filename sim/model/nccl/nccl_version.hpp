@@ -1,0 +1,36 @@
+// Which NCCL release a prediction is for, where that changes what NCCL does by default. Today: LL128's
+// default enable, which NCCL widened release by release (models/nccl.json ll128_by_version: none before
+// 2.5.6, compute capability 7.0 only up to 2.6, then 8.0, 9.0, 10.0/12.0, and every GPU from 7.0 on since
+// 2.27.3). A 2019 DGX-1 run on NCCL 2.4 has no LL128 at all; two RTX 2080 Ti (7.5) on NCCL 2.6.4 neither.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/model/nccl/tables.hpp"
+
+namespace ccsim::model::nccl {
+
+using NcclVersion = std::array<int, 3>; // major, minor, patch
+
+// "2.4.8", "2.27.3+cuda12.8", "v2.30.7-1", "2.4" (patch 0); nullopt when `s` does not start with one.
+std::optional<NcclVersion> parse_nccl_version(std::string_view s);
+// As above for a flag's value; throws Error naming `flag` when it is not a release ("" = nullopt).
+std::optional<NcclVersion> nccl_version_from(const std::string& s, const char* flag = "--nccl-version");
+
+// The release a trace says it ran, from its header and log lines: NCCL's own "NCCL version 2.27.3+cuda12.8"
+// line, a "# nccl version: 2.6.4 (...)" or "# nccl version: NCCL 2.21.5" header, a "software: NCCL 2.5.6"
+// header. Text that only guesses ("not stated", "presumably 2.16.2", "2.4.x most likely") gives nothing.
+std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines);
+
+// The compute capability of a topology's GPUs as NCCL compares it (models/gpus.json sm of its GPU kind;
+// without a kind, the architecture's first: Volta 70, Ampere 80, ...); 0 for a GPU without one (AMD).
+int compute_capability(const topology::Topology& t, Arch arch);
+
+// Does NCCL release `v` enable LL128 by default for GPUs of compute capability `sm`? No version: the
+// tables' own release (the last rule). Tables without rules: always (the caller checks arch and path).
+bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, int sm, Arch arch);
+
+} // namespace ccsim::model::nccl
