@@ -71,8 +71,6 @@ class Engine::Sink final : public ArrivalSink {
  public:
   explicit Sink(EventQueue& q) : q_(q) {}
   void schedule_model_event(Time at, std::uint32_t a, std::uint32_t b) override { q_.push(at, kModel, a, b); }
-
- private:
   EventQueue& q_;
 };
 
@@ -109,8 +107,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   place(jobs, total);
   // Every rank begins at its job's start time, or once the jobs it waits for are done.
   deps_ = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.after.empty(); });
-  waiting_.clear();
-  dependents_.clear();
+  waiting_.clear(), dependents_.clear();
   if (deps_) {
     waiting_.resize(jobs.size());
     dependents_.assign(jobs.size(), {});
@@ -424,8 +421,7 @@ template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const
   } else if (route = router_.route(static_cast<int>(from), static_cast<int>(to)); fifo) {
     arrive = fifo_->post(route, t.bytes, at), left = fifo_->last_left();
   } else {
-    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_);
-    left = net_->last_left();
+    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_), left = net_->last_left();
   }
   ++transfers_;
   if (M == kFifoMpi || M == kFifoGpu || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
