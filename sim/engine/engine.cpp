@@ -71,8 +71,6 @@ class Engine::Sink final : public ArrivalSink {
  public:
   explicit Sink(EventQueue& q) : q_(q) {}
   void schedule_model_event(Time at, std::uint32_t a, std::uint32_t b) override { q_.push(at, kModel, a, b); }
-
- private:
   EventQueue& q_;
 };
 
@@ -109,8 +107,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   place(jobs, total);
   // Every rank begins at its job's start time, or once the jobs it waits for are done.
   deps_ = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return !j.after.empty(); });
-  waiting_.clear();
-  dependents_.clear();
+  waiting_.clear(), dependents_.clear();
   if (deps_) {
     waiting_.resize(jobs.size());
     dependents_.assign(jobs.size(), {});
@@ -186,7 +183,8 @@ void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
   }
   if (observed_) step_begin_.assign(total, 0);
   if (params_.reduce_bw != 0) reduce_bytes_.assign(total, 0);
-  crossbar_ = fifo_ != nullptr && topo_.crossbar_formula() != nullptr;
+  const auto* xbar = topo_.crossbar_formula();
+  crossbar_gpus_ = fifo_ && xbar && topo_.route_overrides.empty() ? static_cast<std::uint32_t>(xbar->gpus) : 0;
 }
 
 // What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no
@@ -208,7 +206,7 @@ template <int M> inline void Engine::prefetch_ahead() const {
   if (kind == kModel || g >= ranks_.size()) return;
   __builtin_prefetch(&ranks_[g]);
   if (!gpu<M>() && kind == kArrival) __builtin_prefetch(&ranks_[a]); // mpi: the sender's step waits for it too
-  if (crossbar_) fifo_->prefetch(2 * node_of(g));
+  if (crossbar_gpus_) fifo_->prefetch(2 * node_of(g));
 }
 
 template <int M> std::uint64_t Engine::loop(Time begin_at) {
@@ -414,14 +412,16 @@ template <int M> void Engine::start_unparked(const Parked& t, std::uint32_t dst,
 // is called directly (inlined); the others through NetworkModel. Inlined into both callers: as a call,
 // it made begin_step keep its state on the stack (~5% more instructions per transfer).
 template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const Parked& t, std::uint32_t dst, Time at) {
-  const auto route = router_.route(static_cast<int>(node_of(t.src)), static_cast<int>(node_of(dst)));
+  const std::uint32_t from = node_of(t.src), to = node_of(dst);
+  std::span<const ChannelId> route;
   Time arrive, left;
-  if (M == kFifoMpi || M == kFifoGpu || (M == kGeneric && fifo_)) {
-    arrive = fifo_->post(route, t.bytes, at);
-    left = fifo_->last_left();
+  const bool fifo = M == kFifoMpi || M == kFifoGpu || (M == kGeneric && fifo_);
+  if (M != kGeneric && from < crossbar_gpus_ && to < crossbar_gpus_ && from != to) { // Router::route's pair
+    arrive = fifo_->post_pair(2 * from, 2 * to + 1, t.bytes, at), left = fifo_->last_left();
+  } else if (route = router_.route(static_cast<int>(from), static_cast<int>(to)); fifo) {
+    arrive = fifo_->post(route, t.bytes, at), left = fifo_->last_left();
   } else {
-    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_);
-    left = net_->last_left();
+    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_), left = net_->last_left();
   }
   ++transfers_;
   if (M == kFifoMpi || M == kFifoGpu || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);

@@ -119,7 +119,7 @@ class Engine {
   std::vector<Time> step_begin_;         // per rank, when observed
   std::vector<Bytes> reduce_bytes_;      // per rank, when reductions take time: received with reduction this step
   std::vector<Time> job_finish_;         // per job: its last rank's finish
-  bool crossbar_ = false;                // a generated crossbar: GPU node n sends on channel 2n
+  std::uint32_t crossbar_gpus_ = 0;      // FIFO on a generated crossbar of this many GPUs: GPU node n sends on channel 2n
   std::vector<Parked> parked_;          // pool of sends waiting for their receive (RankState::parked)
   std::uint32_t free_parked_ = kNone;   // first free slot of parked_
   std::vector<JobInfo> job_info_; // per job, what every step reads

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -62,11 +63,15 @@ ChannelStats FifoNetwork::take_stats() {
   auto* base = reinterpret_cast<char*>(chans_.get());
   std::size_t released = 0; // bytes of chans_ from its (page-aligned) start given back
   const std::size_t lead = (page - reinterpret_cast<std::uintptr_t>(base) % page) % page; // to the first whole page
-  for (std::size_t c = 0; c < num_chans_; ++c) {
-    out.bytes[c] = chans_[c].bytes;
-    out.busy[c] = chans_[c].busy;
-    const std::size_t done = (c + 1) * sizeof(Chan); // bytes of chans_ read so far
-    if (done >= lead + released + block) {
+  for (std::size_t c = 0; c < num_chans_;) {
+    // Copy up to the channel that completes the next whole block, then give that block back.
+    const std::size_t edge = lead + released + block; // bytes of chans_ read before the next release
+    const std::size_t stop = std::min(num_chans_, (edge + sizeof(Chan) - 1) / sizeof(Chan));
+    for (; c < stop; ++c) {
+      out.bytes[c] = chans_[c].bytes;
+      out.busy[c] = chans_[c].busy;
+    }
+    if (stop * sizeof(Chan) >= edge) {
       madvise(base + lead + released, block, MADV_DONTNEED); // reads as zeros again, owns no memory
       released += block;
     }

@@ -29,6 +29,25 @@ class FifoNetwork final : public NetworkModel {
     return store_forward_ ? hop_by_hop(route, bytes, now) : cut_through(route, bytes, now);
   }
 
+  // post() on the route {up, down} (a generated crossbar's GPU to GPU: up the sender's link, down the
+  // receiver's), with no route to build or walk: the engine's common case.
+  Time post_pair(ChannelId up, ChannelId down, Bytes bytes, Time now) {
+    if (store_forward_) {
+      const ChannelId route[2] = {up, down};
+      return hop_by_hop(route, bytes, now);
+    }
+    Chan &u = chans_[up], &d = chans_[down];
+    const Cost &ku = cost(up), &kd = cost(down);
+    const Time start = std::max(std::max(now, u.free_at), d.free_at);
+    const Time dur = duration(bytes, std::min(ku.capacity, kd.capacity));
+    u.free_at = d.free_at = start + dur;
+    u.busy += dur, d.busy += dur;
+    u.bytes += bytes, d.bytes += bytes;
+    last_start_ = start;
+    last_left_ = start + dur;
+    return start + dur + ku.latency + kd.latency + alpha_sw_;
+  }
+
   // Asks the cache for channel c's state, which a post will soon read (see Engine::prefetch_ahead).
   void prefetch(ChannelId c) const {
     if (c < num_chans_) __builtin_prefetch(chans_.get() + c);

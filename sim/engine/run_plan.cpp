@@ -37,8 +37,13 @@ std::vector<std::uint64_t> split_by_weight(std::uint64_t count, std::span<const 
 void add_job(RunPlan& plan, std::unique_ptr<schedule::Schedule> s, std::span<const int> gpus, Bytes elt_size) {
   Job job;
   job.schedule = s.get();
-  job.node_of_rank.reserve(gpus.size());
-  for (int gpu : gpus) job.node_of_rank.push_back(plan.topo->gpu_node(gpu));
+  // A generated crossbar or torus puts GPU g on node g (Topology::gpu_node): one test for the list, not a
+  // formula look-up per rank of a 65,536-rank job.
+  const topology::Topology& topo = *plan.topo;
+  const int formula_gpus = topo.link_formula() ? topo.num_gpus() : 0;
+  job.node_of_rank.resize(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    job.node_of_rank[i] = gpus[i] >= 0 && gpus[i] < formula_gpus ? gpus[i] : topo.gpu_node(gpus[i]);
   job.elt_size = elt_size;
   plan.jobs.push_back(std::move(job));
   plan.schedules.push_back(std::move(s));

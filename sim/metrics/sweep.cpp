@@ -115,8 +115,13 @@ Row run(PlanBuilder& builder, const RunConfig& cfg, SizePlan size, std::span<eng
   row.job_names = chosen.job_names;
   if (chosen.topo)
     for (const auto& job : chosen.jobs) {
-      auto& gpus = row.job_gpus.emplace_back();
-      for (int node : job.node_of_rank) gpus.push_back(chosen.topo->gpu_of_node(node));
+      auto& gpus = row.job_gpus.emplace_back(job.node_of_rank.size());
+      // A generated crossbar or torus: node g is GPU g (Topology::gpu_of_node), one test for the whole job.
+      const int formula_gpus = chosen.topo->link_formula() ? chosen.topo->num_gpus() : -1;
+      for (std::size_t r = 0; r < gpus.size(); ++r) {
+        const int node = job.node_of_rank[r];
+        gpus[r] = formula_gpus < 0 ? chosen.topo->gpu_of_node(node) : node < formula_gpus ? node : -1;
+      }
     }
   if (plans.size() > 1 && best != 0 && row.choice.note.empty()) row.choice.note = "faster than the model's first pick";
   row.bw = bandwidths(cfg.op, ranks_of(cfg), size.size, row.time);

@@ -118,3 +118,42 @@ TEST_CASE("binomial broadcast peers, by hand, for p = 8 (exact halves) and p = 6
   CHECK((acts[0].kind == K::Recv && acts[0].peer == 5));
   CHECK_FALSE(s6->step(0, 1, acts));
 }
+
+// The engine reads broadcast steps through step_fixed (one action each, no vector): every rank's whole schedule, by
+// hand. p = 8, root 0: 0 -> 4; 0 -> 2, 4 -> 6; 0 -> 1, 2 -> 3, 4 -> 5, 6 -> 7. p = 6, root 0: [0,6) hands [3,6) to
+// 3, [0,3) hands [2,3) to 2, [0,2) hands 1; 3 hands [5,6) to 5, then [4,5) to 4. Root 3 of p = 8 is the first tree
+// shifted by 3 (mod 8).
+TEST_CASE("binomial broadcast step_fixed lists every rank's sends and receives, by hand, for p = 8 and p = 6") {
+  using K = schedule::Action::Kind;
+  struct Case {
+    int p, root;
+    std::vector<std::vector<std::pair<K, int>>> steps; // per rank, in step order
+  };
+  const std::vector<Case> cases = {
+      {8, 0, {{{K::Send, 4}, {K::Send, 2}, {K::Send, 1}}, {{K::Recv, 0}}, {{K::Recv, 0}, {K::Send, 3}}, {{K::Recv, 2}},
+              {{K::Recv, 0}, {K::Send, 6}, {K::Send, 5}}, {{K::Recv, 4}}, {{K::Recv, 4}, {K::Send, 7}}, {{K::Recv, 6}}}},
+      {6, 0, {{{K::Send, 3}, {K::Send, 2}, {K::Send, 1}}, {{K::Recv, 0}}, {{K::Recv, 0}}, {{K::Recv, 0}, {K::Send, 5}, {K::Send, 4}},
+              {{K::Recv, 3}}, {{K::Recv, 3}}}},
+      {8, 3, {{{K::Recv, 7}}, {{K::Recv, 7}, {K::Send, 2}}, {{K::Recv, 1}}, {{K::Send, 7}, {K::Send, 5}, {K::Send, 4}},
+              {{K::Recv, 3}}, {{K::Recv, 3}, {K::Send, 6}}, {{K::Recv, 5}}, {{K::Recv, 3}, {K::Send, 1}, {K::Send, 0}}}},
+  };
+  for (const auto& c : cases) {
+    const int p = c.p, root = c.root; // copies: INFO's lambda captures them (clang 14)
+    INFO("p=", p, " root=", root);
+    const auto s = schedule::require_algorithm(Op::Broadcast, "binomial").make(args_of(Op::Broadcast, p, 10, root));
+    REQUIRE(s->fixed_steps());
+    for (int r = 0; r < p; ++r) {
+      const auto& want = c.steps[static_cast<std::size_t>(r)];
+      schedule::Action out[schedule::Schedule::kFixedActions];
+      for (int k = 0; k < static_cast<int>(want.size()); ++k) {
+        INFO("rank ", r, " step ", k);
+        REQUIRE(s->step_fixed(r, k, out) == 1);
+        CHECK(out[0].kind == want[static_cast<std::size_t>(k)].first);
+        CHECK(out[0].peer == want[static_cast<std::size_t>(k)].second);
+        CHECK(out[0].off == 0);
+        CHECK(out[0].len == 10);
+      }
+      CHECK(s->step_fixed(r, static_cast<int>(want.size()), out) == -1);
+    }
+  }
+}

@@ -60,3 +60,53 @@ TEST_CASE("halving_doubling on one rank has no steps") {
   CHECK(steps_of_rank0(args(Op::ReduceScatter, 1, 9), "halving_doubling") == 0);
   CHECK(steps_of_rank0(args(Op::AllReduce, 8, 9), "halving_doubling") == 6); // lg p halving + lg p doubling
 }
+
+// The engine reads halving-doubling steps through step_fixed (at most two actions, no vector). Schedules by hand
+// (see the file's top): p = 8, count 8 (block i = element i); p = 6, count 10: ranks 0 and 2 fold into 1 and 3,
+// survivors 1, 3, 4, 5 are new ranks 0..3 with blocks [0,3) [3,6) [6,8) [8,10) (split_block: lower blocks larger).
+TEST_CASE("halving_doubling allreduce step_fixed, by hand, for p = 8 and p = 6 (folded)") {
+  using K = ccsim::schedule::Action::Kind;
+  struct A {
+    K kind;
+    int peer;
+    std::uint64_t off, len;
+  };
+  struct Case {
+    int p, rank;
+    std::uint64_t count;
+    std::vector<std::vector<A>> steps;
+  };
+  const std::vector<Case> cases = {
+      {8, 0, 8, {{{K::Send, 4, 4, 4}, {K::RecvReduce, 4, 0, 4}}, {{K::Send, 2, 2, 2}, {K::RecvReduce, 2, 0, 2}},
+                 {{K::Send, 1, 1, 1}, {K::RecvReduce, 1, 0, 1}}, {{K::Send, 1, 0, 1}, {K::Recv, 1, 1, 1}},
+                 {{K::Send, 2, 0, 2}, {K::Recv, 2, 2, 2}}, {{K::Send, 4, 0, 4}, {K::Recv, 4, 4, 4}}}},
+      {8, 5, 8, {{{K::Send, 1, 0, 4}, {K::RecvReduce, 1, 4, 4}}, {{K::Send, 7, 6, 2}, {K::RecvReduce, 7, 4, 2}},
+                 {{K::Send, 4, 4, 1}, {K::RecvReduce, 4, 5, 1}}, {{K::Send, 4, 5, 1}, {K::Recv, 4, 4, 1}},
+                 {{K::Send, 7, 4, 2}, {K::Recv, 7, 6, 2}}, {{K::Send, 1, 4, 4}, {K::Recv, 1, 0, 4}}}},
+      {6, 0, 10, {{{K::Send, 1, 0, 10}}, {{K::Recv, 1, 0, 10}}}},
+      {6, 1, 10, {{{K::RecvReduce, 0, 0, 10}}, {{K::Send, 4, 6, 4}, {K::RecvReduce, 4, 0, 6}},
+                  {{K::Send, 3, 3, 3}, {K::RecvReduce, 3, 0, 3}}, {{K::Send, 3, 0, 3}, {K::Recv, 3, 3, 3}},
+                  {{K::Send, 4, 0, 6}, {K::Recv, 4, 6, 4}}, {{K::Send, 0, 0, 10}}}},
+      {6, 5, 10, {{{K::Send, 3, 0, 6}, {K::RecvReduce, 3, 6, 4}}, {{K::Send, 4, 6, 2}, {K::RecvReduce, 4, 8, 2}},
+                  {{K::Send, 4, 8, 2}, {K::Recv, 4, 6, 2}}, {{K::Send, 3, 6, 4}, {K::Recv, 3, 0, 6}}}},
+  };
+  for (const auto& c : cases) {
+    const int p = c.p, rank = c.rank; // copies: INFO's lambda captures them (clang 14)
+    INFO("p=", p, " rank=", rank);
+    const auto s = ccsim::schedule::require_algorithm(Op::AllReduce, "halving_doubling").make(args(Op::AllReduce, p, c.count));
+    REQUIRE(s->fixed_steps());
+    ccsim::schedule::Action out[ccsim::schedule::Schedule::kFixedActions];
+    for (int k = 0; k < static_cast<int>(c.steps.size()); ++k) {
+      const auto& want = c.steps[static_cast<std::size_t>(k)];
+      INFO("step ", k);
+      REQUIRE(s->step_fixed(rank, k, out) == static_cast<int>(want.size()));
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        CHECK(out[i].kind == want[i].kind);
+        CHECK(out[i].peer == want[i].peer);
+        CHECK(out[i].off == want[i].off);
+        CHECK(out[i].len == want[i].len);
+      }
+    }
+    CHECK(s->step_fixed(rank, static_cast<int>(c.steps.size()), out) == -1);
+  }
+}
