@@ -51,42 +51,47 @@ struct LinkDefaults {
 
 constexpr unsigned bit(Key k) { return 1u << static_cast<unsigned>(k); }
 
+// k == lit with the length test first (most keys differ in length); stays inline, unlike string_view's compare.
+bool is(std::string_view k, std::string_view lit) {
+  return k.size() == lit.size() && std::char_traits<char>::compare(k.data(), lit.data(), lit.size()) == 0;
+}
+
 Key key_of(Frame f, std::string_view k) {
   switch (f) {
     case Frame::Root:
-      if (k == "name") return Key::Name;
-      if (k == "description") return Key::Description;
-      if (k == "gpu") return Key::Gpu;
-      if (k == "sharp") return Key::Sharp;
-      if (k == "nodes") return Key::Nodes;
-      if (k == "links") return Key::Links;
-      if (k == "link_types") return Key::LinkTypes;
-      if (k == "routes") return Key::Routes;
-      if (k == "structure") return Key::Structure;
+      if (is(k, "name")) return Key::Name;
+      if (is(k, "description")) return Key::Description;
+      if (is(k, "gpu")) return Key::Gpu;
+      if (is(k, "sharp")) return Key::Sharp;
+      if (is(k, "nodes")) return Key::Nodes;
+      if (is(k, "links")) return Key::Links;
+      if (is(k, "link_types")) return Key::LinkTypes;
+      if (is(k, "routes")) return Key::Routes;
+      if (is(k, "structure")) return Key::Structure;
       return Key::Other;
     case Frame::Node:
-      if (k == "name") return Key::Name;
-      if (k == "kind") return Key::Kind;
+      if (is(k, "name")) return Key::Name;
+      if (is(k, "kind")) return Key::Kind;
       return Key::Other;
     case Frame::Link:
-      if (k == "a") return Key::A;
-      if (k == "b") return Key::B;
-      if (k == "type") return Key::Type;
-      if (k == "bw") return Key::Bw;
-      if (k == "latency") return Key::Latency;
-      if (k == "lanes") return Key::Lanes;
-      if (k == "source") return Key::Source;
+      if (is(k, "a")) return Key::A;
+      if (is(k, "b")) return Key::B;
+      if (is(k, "type")) return Key::Type;
+      if (is(k, "bw")) return Key::Bw;
+      if (is(k, "latency")) return Key::Latency;
+      if (is(k, "lanes")) return Key::Lanes;
+      if (is(k, "source")) return Key::Source;
       return Key::Other;
     case Frame::LinkTypes: return Key::Entry;
     case Frame::LinkType:
-      if (k == "bw") return Key::Bw;
-      if (k == "latency") return Key::Latency;
-      if (k == "source") return Key::Source;
+      if (is(k, "bw")) return Key::Bw;
+      if (is(k, "latency")) return Key::Latency;
+      if (is(k, "source")) return Key::Source;
       return Key::Other;
-    case Frame::Route: return k == "path" ? Key::Path : Key::Other;
+    case Frame::Route: return is(k, "path") ? Key::Path : Key::Other;
     case Frame::Structure:
-      if (k == "kind") return Key::Kind;
-      if (k == "dims") return Key::Dims;
+      if (is(k, "kind")) return Key::Kind;
+      if (is(k, "dims")) return Key::Dims;
       return Key::Other;
     default: return Key::Other;
   }
