@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -103,6 +104,39 @@ Time latency_text(std::string_view s) {
   if (t > kMaxLinkLatency) fail("latency is more than 1 s");
   return t;
 }
+
+// Node names to ids once every node is read (their strings no longer move): open addressing over views of the
+// names, no allocation per name; Topology::find_node would copy each name into its own hash map.
+class NameIndex {
+ public:
+  bool build(const std::vector<Node>& nodes) { // false when a name repeats
+    std::size_t size = 16;
+    while (size < 2 * nodes.size()) size *= 2;
+    slots_.assign(size, -1);
+    nodes_ = &nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      std::size_t at = slot_of(nodes[i].name);
+      if (slots_[at] >= 0) return false;
+      slots_[at] = static_cast<int>(i);
+    }
+    return true;
+  }
+  std::optional<int> find(std::string_view name) const {
+    const int id = slots_[slot_of(name)];
+    return id < 0 ? std::nullopt : std::optional<int>(id);
+  }
+
+ private:
+  // The slot holding `name`, or the empty slot where it would go.
+  std::size_t slot_of(std::string_view name) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = std::hash<std::string_view>{}(name) & mask;
+    while (slots_[at] >= 0 && (*nodes_)[static_cast<std::size_t>(slots_[at])].name != name) at = (at + 1) & mask;
+    return at;
+  }
+  std::vector<int> slots_;
+  const std::vector<Node>* nodes_ = nullptr;
+};
 
 // The SAX handler (nlohmann's json_sax interface). Every callback returns false to give up.
 class Reader {
@@ -302,7 +336,7 @@ bool Reader::start_array(std::size_t) { return open(false); }
 bool Reader::end_node() {
   if (!(seen_[depth_ - 1] & bit(Key::Name)) || !(seen_[depth_ - 1] & bit(Key::Kind))) return false;
   const auto kind = node_kind_from(node_kind_);
-  if (!kind || topo_.find_node(node_name_)) return false; // unknown kind, or a second node of that name
+  if (!kind) return false; // a repeated name is found in finish()
   topo_.add_node(std::move(node_name_), *kind);
   return true;
 }
@@ -342,8 +376,10 @@ bool Reader::finish() {
   const unsigned root = seen_[0];
   if (!done_ || !(root & bit(Key::Nodes)) || !(root & bit(Key::Links))) return false;
   if (!(root & bit(Key::Name))) topo_.name = std::filesystem::path(topo_.origin).stem().string();
+  NameIndex names;
+  if (!names.build(topo_.nodes)) return false; // two nodes of one name
   for (PendingLink& l : links_) {
-    const auto a = topo_.find_node(l.a), b = topo_.find_node(l.b);
+    const auto a = names.find(l.a), b = names.find(l.b);
     if (!a || !b || *a == *b) return false;
     const auto d = link_types_.find(l.type_name);
     const LinkDefaults* defaults = d == link_types_.end() ? nullptr : &d->second;
@@ -356,7 +392,7 @@ bool Reader::finish() {
   for (const auto& path : paths_) {
     Topology::RouteOverride ro;
     for (const auto& name : path) {
-      const auto id = topo_.find_node(name);
+      const auto id = names.find(name);
       if (!id) return false;
       ro.path.push_back(*id);
     }
