@@ -10,6 +10,7 @@
 #include "sim/core/json_file.hpp"
 #include "sim/topology/import_build.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/topology/topology_json_fast.hpp"
 
 namespace ccsim::topology {
 using namespace import_detail;
@@ -57,9 +58,7 @@ Topology import_topology(const std::string& text, const std::string& file, const
     case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);
     case TopoFormat::RocmSmi: return import_rocm_smi(text, file, o);
-    case TopoFormat::Json: {
-      return topology_from_json(parse_json_text(text, file), file);
-    }
+    case TopoFormat::Json: return topology_from_json_text(text, file);
     default:
       fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>) or "
            "`rocm-smi --showtopo` output",

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,24 +17,15 @@
 #include "sim/topology/generators.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/sharp.hpp"
+#include "sim/topology/topology_json_fast.hpp"
+#include "sim/topology/topology_json_fields.hpp"
 
 namespace ccsim::topology {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
+namespace json_fields {
 
-struct LinkDefaults {
-  std::optional<Bandwidth> bw;
-  std::optional<Time> latency;
-  std::string source;
-};
-
-// A link latency above one second is a typo (links take microseconds); the bound also keeps every
-// simulated time far inside 64-bit picoseconds.
-constexpr Time kMaxLinkLatency = kPsPerSec;
-
-// Numbers in files may be strings with units ("25GB/s") or plain numbers (bytes/s, microseconds).
 Bandwidth bw_field(const JsonValue& v) {
   const std::string where = v.file() + ": " + v.path();
   if (v.is_string()) return parse_bandwidth(v.as_string(), where);
@@ -59,6 +51,18 @@ Time latency_field(const JsonValue& v) {
   if (t > kMaxLinkLatency) v.fail("latency {} is more than 1 s", describe(v.raw()));
   return t;
 }
+
+} // namespace json_fields
+
+namespace {
+using json_fields::bw_field;
+using json_fields::latency_field;
+
+struct LinkDefaults {
+  std::optional<Bandwidth> bw;
+  std::optional<Time> latency;
+  std::string source;
+};
 
 int node_ref(const Topology& t, const JsonValue& v) {
   if (!v.is_string()) v.fail("node reference must be a node name string, got {}", describe(v.raw()));
@@ -181,6 +185,12 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
 Topology load_topology_file(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", printable(path));
+  // The quick reader first; on any refusal (and for a file it cannot read) the walk, which names the problem.
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in && !in.bad())
+    if (auto t = finish_fast(read_topology_fast(text.view(), path), path)) return std::move(*t);
   return topology_from_json(read_json_file(path), path);
 }
 

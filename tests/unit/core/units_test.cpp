@@ -48,3 +48,19 @@ TEST_CASE("error messages are one line") {
     CHECK(m.find("-e/--maxbytes") == 0);
   }
 }
+
+TEST_CASE("numbers are read the same whether plain decimals or not") {
+  // Plain decimals (digits and a point) take std::from_chars; the rest std::stod. Values by hand.
+  CHECK(parse_bandwidth("0.1GB/s", "t") == 100'000'000u);
+  CHECK(parse_bandwidth("12.5", "t") == 13u); // 12.5 B/s rounds half away from zero
+  CHECK(parse_duration(".5us", "t") == 500'000);
+  CHECK(parse_duration(" 1 2 . 5 N s ", "t") == 12'500);
+  CHECK_THROWS_WITH_AS(parse_duration("7.", "t"), "t: '7.' needs a time unit (ps, ns, us, ms, s)", Error);
+  CHECK(parse_bandwidth("+25GB/s", "t") == 25'000'000'000u);
+  CHECK(parse_bandwidth("2.5e1GB/s", "t") == 25'000'000'000u);
+  CHECK(parse_bandwidth("0x10", "t") == 16u); // hex, as strtod reads it
+  CHECK(parse_bandwidth("25 Gb/s", "t") == 3'125'000'000u);
+  CHECK(parse_size("1.5K", "t") == 1536u);
+  CHECK_THROWS_WITH_AS(parse_bandwidth("123456789012345678", "t"), "t: bandwidth '123456789012345678' is absurdly large", Error);
+  CHECK_THROWS_WITH_AS(parse_bandwidth(".", "t"), "t: '.' is not a number", Error);
+}
