@@ -85,10 +85,10 @@ class MaxMinShare {
   static constexpr ChannelId kNoChannel = UINT32_MAX;
 
   void recall(std::uint32_t r);
-  void visit(ChannelId c);
   static bool later(const Cand& a, const Cand& b);
   void share_by_heap(std::span<const ChannelId> chans);
-  std::size_t fix(ChannelId b, ChannelId heap_skip);
+  template <bool kHeap>
+  std::size_t fix(ChannelId b);
 
   std::vector<Cand> heap_;
 };
