@@ -31,17 +31,23 @@ void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
       Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false};
       chan_stamp[s] = epoch;
       comp_chans_.push_back(s);
+      leaf_chans_.clear();
       for (std::size_t i = cm.chan_begin; i < comp_chans_.size(); ++i)
         for (std::uint32_t id : chans[comp_chans_[i]].flows) {
           if (flow_stamp[id] == epoch) continue;
           flow_stamp[id] = epoch;
           comp_flows_.push_back(id);
-          for (ChannelId c : flows[id].route)
-            if (chan_stamp[c] != epoch) {
-              chan_stamp[c] = epoch;
-              comp_chans_.push_back(c);
-            }
+          for (ChannelId c : flows[id].route) {
+            if (chan_stamp[c] == epoch) continue;
+            chan_stamp[c] = epoch;
+            // A channel whose one flow is this one leads nowhere else (a GPU's own link, usually): it
+            // joins the component without being walked. The order of a component's channels is free.
+            const std::vector<std::uint32_t>& on = chans[c].flows;
+            if (on.size() == 1 && on[0] == id) leaf_chans_.push_back(c);
+            else comp_chans_.push_back(c);
+          }
         }
+      comp_chans_.insert(comp_chans_.end(), leaf_chans_.begin(), leaf_chans_.end());
       cm.chan_end = comp_chans_.size();
       cm.flow_end = comp_flows_.size();
       if (cm.flow_end > cm.flow_begin) comps_.push_back(cm);

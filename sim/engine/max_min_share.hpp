@@ -91,6 +91,7 @@ class MaxMinShare {
   std::size_t fix(ChannelId b);
 
   std::vector<Cand> heap_;
+  std::vector<ChannelId> leaf_chans_; // find_components: channels of one flow, set aside
 };
 
 } // namespace ccsim::engine
