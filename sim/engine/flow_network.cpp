@@ -263,8 +263,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
-        const Work moved = static_cast<Work>(f.rate) * static_cast<Work>(now - f.since);
-        f.work = moved >= f.work ? 0 : f.work - moved;
+        if (f.rate != 0) { // 0: it has just joined its channels
+          const Work moved = static_cast<Work>(f.rate) * static_cast<Work>(now - f.since);
+          f.work = moved >= f.work ? 0 : f.work - moved;
+        }
         f.since = now;
         if (f.work == 0) {
           f.active = false;
@@ -293,6 +295,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       schedule(now + f.lat, now, id, tag(f, true), sink);
     }
     for (const Comp& cm : comps_) {
+      if (cm.whole) continue; // retired whole, its channels forgotten
       remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
       share(cm);
@@ -362,6 +365,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
       const ChannelId c = comp_chans_[i];
+      chan_rec_[c] = kNoRec; // what remember() does for a component left empty (replan skips it)
       auto& list = chans_[c].flows;
       if (list.empty()) continue;
       list.clear();

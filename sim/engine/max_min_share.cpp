@@ -144,7 +144,10 @@ void MaxMinShare::share(const Comp& cm) {
     for (ChannelId c : f.route) f.rate = std::min(f.rate, ch[c].capacity);
     return;
   }
-  for (std::uint32_t id : flows) fl[id].fixed = false;
+  if (++filling_ == 0) { // 2^32 fillings: old marks could read as this one's
+    for (Flow& f : flows_) f.fixed_in = 0;
+    filling_ = 1;
+  }
   // The first round's scan also resets the channels.
   Cand best{0, 0, kNoChannel};
   for (ChannelId c : chans) {
@@ -196,8 +199,8 @@ inline std::size_t MaxMinShare::fix(ChannelId b) {
   std::size_t fixed = 0;
   for (std::uint32_t id : ch[b].flows) {
     Flow& f = fl[id];
-    if (f.fixed) continue;
-    f.fixed = true;
+    if (f.fixed_in == filling_) continue;
+    f.fixed_in = filling_;
     f.rate = rate;
     ++fixed;
     for (ChannelId c : f.route) {
