@@ -129,6 +129,16 @@ inline bool MaxMinShare::later(const Cand& a, const Cand& b) {
   return l != r ? l > r : a.c > b.c;
 }
 
+// Whether `cand` takes over from `best` as the next bottleneck: later(best, cand). Most channels of a
+// component have no less left for no more flows than the best so far (a GPU's own link against a shared
+// uplink): their share is larger, which needs no cross-multiplication.
+inline bool MaxMinShare::takes_over(const Cand& best, const Cand& cand) {
+  // Strictly larger: more left for no more flows, or as much (not none) for fewer.
+  if (cand.n <= best.n && cand.left >= best.left && (cand.left > best.left || (cand.n < best.n && cand.left > 0)))
+    return false;
+  return later(best, cand);
+}
+
 // Progressive filling over one component. Bottlenecks are taken in order of (share, channel id), so
 // the rates do not depend on the order the flows were posted in. A bottleneck fixes all its flows;
 // small components (the usual case: a few flows behind one uplink) find the next bottleneck by a
@@ -156,7 +166,7 @@ void MaxMinShare::share(const Comp& cm) {
     o.unfixed = static_cast<std::uint32_t>(o.flows.size());
     if (o.unfixed == 0) continue;
     const Cand cand{o.left, o.unfixed, c};
-    if (best.c == kNoChannel || later(best, cand)) best = cand;
+    if (best.c == kNoChannel || takes_over(best, cand)) best = cand;
   }
   for (std::size_t unfixed = flows.size(), round = 1;; ++round) {
     if (best.c == kNoChannel) return; // cannot happen: an unfixed flow has unfixed channels
@@ -168,7 +178,7 @@ void MaxMinShare::share(const Comp& cm) {
       const Chan& o = ch[c];
       if (o.unfixed == 0) continue;
       const Cand cand{o.left, o.unfixed, c};
-      if (best.c == kNoChannel || later(best, cand)) best = cand;
+      if (best.c == kNoChannel || takes_over(best, cand)) best = cand;
     }
   }
 }
