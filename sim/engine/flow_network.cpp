@@ -65,11 +65,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     last_start_ = last_left_ = now;
     if (route.empty()) return now + alpha_sw_;
     Time lat = alpha_sw_;
-    for (ChannelId c : route) {
-      lat += chans_[c].latency;
-      stats_.bytes[c] += bytes;
+    if (bytes == 0) {
+      for (ChannelId c : route) lat += chans_[c].latency;
+      return now + lat;
     }
-    if (bytes == 0) return now + lat;
     last_left_ = kNever; // reported through on_model_event
     std::uint32_t id;
     if (free_.empty()) {
@@ -83,7 +82,18 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     Flow& f = flows_[id];
     f.token = token;
-    f.route.assign(route.begin(), route.end());
+    // One pass: the route's latency, its channels' byte counts and the flow's copy of it (a recycled
+    // flow keeps its vector's capacity; a plain copy loop would become a memmove call for a few ids).
+    f.route.resize(route.size());
+    ChannelId* const copy = f.route.data();
+    const Chan* const chans = chans_.data();
+    Bytes* const carried = stats_.bytes.data();
+    for (std::size_t i = 0; i < route.size(); ++i) {
+      const ChannelId c = route[i];
+      copy[i] = c;
+      lat += chans[c].latency;
+      carried[c] += bytes;
+    }
     f.work = static_cast<Work>(bytes) * static_cast<Work>(kPsPerSec);
     f.rate = 0;
     f.since = now + lat;
@@ -166,7 +176,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     if (b & 1) { // latency over (or, latency last, posted): start moving bytes
       f.active = true;
-      for (ChannelId c : f.route) join(c, id, now);
+      join(f.route, id, now);
     }
     mark(id, now, sink);
   }
@@ -202,11 +212,15 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
   static std::uint32_t tag(const Flow& f, bool activate) { return ((f.gen & kGenMask) << 1) | (activate ? 1u : 0u); }
 
-  void join(ChannelId c, std::uint32_t id, Time now) {
-    Chan& ch = chans_[c];
-    if (ch.flows.empty()) ch.busy_since = now;
-    ch.flows.push_back(id);
-    if (chan_rec_[c] != kNoRec) recs_[chan_rec_[c]].valid = false; // its component grows
+  void join(std::span<const ChannelId> route, std::uint32_t id, Time now) {
+    Chan* const chans = chans_.data();
+    const std::uint32_t* const chan_rec = chan_rec_.data();
+    for (ChannelId c : route) {
+      Chan& ch = chans[c];
+      if (ch.flows.empty()) ch.busy_since = now;
+      ch.flows.push_back(id);
+      if (chan_rec[c] != kNoRec) recs_[chan_rec[c]].valid = false; // its component grows
+    }
   }
   // The component's finished flows (no longer active) leave its channels: one pass over each list,
   // instead of a search per flow and channel.
@@ -249,8 +263,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
-        const Work moved = static_cast<Work>(f.rate) * static_cast<Work>(now - f.since);
-        f.work = moved >= f.work ? 0 : f.work - moved;
+        if (f.rate != 0) { // 0: it has just joined its channels
+          const Work moved = static_cast<Work>(f.rate) * static_cast<Work>(now - f.since);
+          f.work = moved >= f.work ? 0 : f.work - moved;
+        }
         f.since = now;
         if (f.work == 0) {
           f.active = false;
@@ -279,6 +295,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       schedule(now + f.lat, now, id, tag(f, true), sink);
     }
     for (const Comp& cm : comps_) {
+      if (cm.whole) continue; // retired whole, its channels forgotten
       remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
       share(cm);
@@ -348,6 +365,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
       const ChannelId c = comp_chans_[i];
+      chan_rec_[c] = kNoRec; // what remember() does for a component left empty (replan skips it)
       auto& list = chans_[c].flows;
       if (list.empty()) continue;
       list.clear();

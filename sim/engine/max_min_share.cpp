@@ -10,27 +10,44 @@ namespace ccsim::engine {
 // component after another in comp_chans_ / comp_flows_ (sharing one component at a time keeps the
 // filling's search to the channels that can interact; the rates are the same as over their union).
 void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
-  ++epoch_;
+  const std::uint32_t epoch = ++epoch_;
   comp_chans_.clear();
   comp_flows_.clear();
   comps_.clear();
+  // Locals, not members: the stamps are uint32 arrays, so the compiler would reload every member a
+  // stamp store might alias (epoch_, the arrays' addresses) on each step of the walk.
+  std::uint32_t* const chan_stamp = chan_stamp_.data();
+  std::uint32_t* const flow_stamp = flow_stamp_.data();
+  const Flow* const flows = flows_.data();
+  const Chan* const chans = chans_.data();
   for (std::uint32_t seed : seeds) {
     if (const std::uint32_t r = flow_rec_[seed]; r != kNoRec && recs_[r].valid) {
-      if (recs_[r].seen != epoch_) recall(r);
+      if (recs_[r].seen != epoch) recall(r);
       continue;
     }
-    if (flow_stamp_[seed] == epoch_) continue; // found with an earlier seed, channels and all
-    for (ChannelId s : flows_[seed].route) {
-      if (chan_stamp_[s] == epoch_) continue;
+    if (flow_stamp[seed] == epoch) continue; // found with an earlier seed, channels and all
+    for (ChannelId s : flows[seed].route) {
+      if (chan_stamp[s] == epoch) continue;
       Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false};
-      visit(s);
+      chan_stamp[s] = epoch;
+      comp_chans_.push_back(s);
+      leaf_chans_.clear();
       for (std::size_t i = cm.chan_begin; i < comp_chans_.size(); ++i)
-        for (std::uint32_t id : chans_[comp_chans_[i]].flows)
-          if (flow_stamp_[id] != epoch_) {
-            flow_stamp_[id] = epoch_;
-            comp_flows_.push_back(id);
-            for (ChannelId c : flows_[id].route) visit(c);
+        for (std::uint32_t id : chans[comp_chans_[i]].flows) {
+          if (flow_stamp[id] == epoch) continue;
+          flow_stamp[id] = epoch;
+          comp_flows_.push_back(id);
+          for (ChannelId c : flows[id].route) {
+            if (chan_stamp[c] == epoch) continue;
+            chan_stamp[c] = epoch;
+            // A channel whose one flow is this one leads nowhere else (a GPU's own link, usually): it
+            // joins the component without being walked. The order of a component's channels is free.
+            const std::vector<std::uint32_t>& on = chans[c].flows;
+            if (on.size() == 1 && on[0] == id) leaf_chans_.push_back(c);
+            else comp_chans_.push_back(c);
           }
+        }
+      comp_chans_.insert(comp_chans_.end(), leaf_chans_.begin(), leaf_chans_.end());
       cm.chan_end = comp_chans_.size();
       cm.flow_end = comp_flows_.size();
       if (cm.flow_end > cm.flow_begin) comps_.push_back(cm);
@@ -59,23 +76,23 @@ inline void MaxMinShare::recall(std::uint32_t r) {
 
 // Records a component after its finished flows left (called before sharing it; the flows stay).
 void MaxMinShare::remember(const Comp& cm) {
-  if (cm.flow_begin == cm.flow_end) {
-    for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) chan_rec_[comp_chans_[i]] = kNoRec;
+  const std::span<const ChannelId> chans(comp_chans_.data() + cm.chan_begin, cm.chan_end - cm.chan_begin);
+  const std::span<const std::uint32_t> flows(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin);
+  std::uint32_t* const chan_rec = chan_rec_.data();
+  if (flows.empty()) {
+    for (ChannelId c : chans) chan_rec[c] = kNoRec;
     return;
   }
   const auto r = static_cast<std::uint32_t>(recs_.size());
-  recs_.push_back({static_cast<std::uint32_t>(rec_chans_.size()), 0, static_cast<std::uint32_t>(rec_flows_.size()), 0,
-                   true, 0, kNoGroup, false});
-  for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
-    rec_chans_.push_back(comp_chans_[i]);
-    chan_rec_[comp_chans_[i]] = r;
-  }
-  for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
-    rec_flows_.push_back(comp_flows_[i]);
-    flow_rec_[comp_flows_[i]] = r;
-  }
-  recs_[r].chan_end = static_cast<std::uint32_t>(rec_chans_.size());
-  recs_[r].flow_end = static_cast<std::uint32_t>(rec_flows_.size());
+  const auto chan_begin = static_cast<std::uint32_t>(rec_chans_.size());
+  const auto flow_begin = static_cast<std::uint32_t>(rec_flows_.size());
+  rec_chans_.insert(rec_chans_.end(), chans.begin(), chans.end());
+  rec_flows_.insert(rec_flows_.end(), flows.begin(), flows.end());
+  recs_.push_back({chan_begin, static_cast<std::uint32_t>(rec_chans_.size()), flow_begin,
+                   static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false});
+  for (ChannelId c : chans) chan_rec[c] = r;
+  std::uint32_t* const flow_rec = flow_rec_.data();
+  for (std::uint32_t id : flows) flow_rec[id] = r;
 }
 
 // Drops the remembered components (their ranges only grow); the next re-plans search again. Those
@@ -106,16 +123,20 @@ void MaxMinShare::forget_components(std::vector<std::uint32_t>& groups) {
   rec_flows_.resize(flows);
 }
 
-inline void MaxMinShare::visit(ChannelId c) {
-  if (chan_stamp_[c] == epoch_) return;
-  chan_stamp_[c] = epoch_;
-  comp_chans_.push_back(c);
-}
-
 // `later(a, b)`: a's share left/n is larger (cross-multiplied exactly), or equal with a larger id.
 inline bool MaxMinShare::later(const Cand& a, const Cand& b) {
   const Work l = static_cast<Work>(a.left) * b.n, r = static_cast<Work>(b.left) * a.n;
   return l != r ? l > r : a.c > b.c;
+}
+
+// Whether `cand` takes over from `best` as the next bottleneck: later(best, cand). Most channels of a
+// component have no less left for no more flows than the best so far (a GPU's own link against a shared
+// uplink): their share is larger, which needs no cross-multiplication.
+inline bool MaxMinShare::takes_over(const Cand& best, const Cand& cand) {
+  // Strictly larger: more left for no more flows, or as much (not none) for fewer.
+  if (cand.n <= best.n && cand.left >= best.left && (cand.left > best.left || (cand.n < best.n && cand.left > 0)))
+    return false;
+  return later(best, cand);
 }
 
 // Progressive filling over one component. Bottlenecks are taken in order of (share, channel id), so
@@ -125,32 +146,40 @@ inline bool MaxMinShare::later(const Cand& a, const Cand& b) {
 void MaxMinShare::share(const Comp& cm) {
   const std::span<const std::uint32_t> flows(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin);
   const std::span<const ChannelId> chans(comp_chans_.data() + cm.chan_begin, cm.chan_end - cm.chan_begin);
+  Flow* const fl = flows_.data();
+  Chan* const ch = chans_.data();
   if (flows.size() == 1) { // alone: the route's narrowest channel
-    Flow& f = flows_[flows[0]];
-    f.rate = chans_[f.route[0]].capacity;
-    for (ChannelId c : f.route) f.rate = std::min(f.rate, chans_[c].capacity);
+    Flow& f = fl[flows[0]];
+    f.rate = ch[f.route[0]].capacity;
+    for (ChannelId c : f.route) f.rate = std::min(f.rate, ch[c].capacity);
     return;
   }
-  for (std::uint32_t id : flows) flows_[id].fixed = false;
-  for (ChannelId c : chans) {
-    Chan& ch = chans_[c];
-    ch.left = ch.capacity;
-    ch.unfixed = static_cast<std::uint32_t>(ch.flows.size());
+  if (++filling_ == 0) { // 2^32 fillings: old marks could read as this one's
+    for (Flow& f : flows_) f.fixed_in = 0;
+    filling_ = 1;
   }
-  std::size_t unfixed = flows.size();
-  for (int round = 0; unfixed > 0; ++round) {
+  // The first round's scan also resets the channels.
+  Cand best{0, 0, kNoChannel};
+  for (ChannelId c : chans) {
+    Chan& o = ch[c];
+    o.left = o.capacity;
+    o.unfixed = static_cast<std::uint32_t>(o.flows.size());
+    if (o.unfixed == 0) continue;
+    const Cand cand{o.left, o.unfixed, c};
+    if (best.c == kNoChannel || takes_over(best, cand)) best = cand;
+  }
+  for (std::size_t unfixed = flows.size(), round = 1;; ++round) {
+    if (best.c == kNoChannel) return; // cannot happen: an unfixed flow has unfixed channels
+    unfixed -= fix<false>(best.c);
+    if (unfixed == 0) return;
     if (round == kScanRounds) return share_by_heap(chans);
-    bool found = false;
-    Cand best{0, 0, 0};
+    best = Cand{0, 0, kNoChannel};
     for (ChannelId c : chans) {
-      const Chan& ch = chans_[c];
-      if (ch.unfixed == 0) continue;
-      const Cand cand{ch.left, ch.unfixed, c};
-      if (!found || later(best, cand)) best = cand;
-      found = true;
+      const Chan& o = ch[c];
+      if (o.unfixed == 0) continue;
+      const Cand cand{o.left, o.unfixed, c};
+      if (best.c == kNoChannel || takes_over(best, cand)) best = cand;
     }
-    if (!found) return; // cannot happen: an unfixed flow has unfixed channels
-    unfixed -= fix(best.c, kNoChannel);
   }
 }
 
@@ -166,27 +195,29 @@ inline void MaxMinShare::share_by_heap(std::span<const ChannelId> chans) {
     heap_.pop_back();
     const Chan& ch = chans_[top.c];
     if (ch.unfixed != top.n || ch.left != top.left || ch.unfixed == 0) continue; // outdated entry
-    fix(top.c, top.c);
+    fix<true>(top.c);
   }
 }
 
 // Fixes the unfixed flows of bottleneck channel `b` at its share and takes it off their other channels
-// (pushing their new shares onto heap_ unless `heap_skip` is kNoChannel). Returns how many it fixed.
-inline std::size_t MaxMinShare::fix(ChannelId b, ChannelId heap_skip) {
-  Chan& ch = chans_[b];
-  const Bandwidth rate = std::max<Bandwidth>(ch.left / ch.unfixed, 1);
+// (pushing their new shares onto heap_ when `kHeap`). Returns how many it fixed.
+template <bool kHeap>
+inline std::size_t MaxMinShare::fix(ChannelId b) {
+  Flow* const fl = flows_.data();
+  Chan* const ch = chans_.data();
+  const Bandwidth rate = std::max<Bandwidth>(ch[b].left / ch[b].unfixed, 1);
   std::size_t fixed = 0;
-  for (std::uint32_t id : ch.flows) {
-    Flow& f = flows_[id];
-    if (f.fixed) continue;
-    f.fixed = true;
+  for (std::uint32_t id : ch[b].flows) {
+    Flow& f = fl[id];
+    if (f.fixed_in == filling_) continue;
+    f.fixed_in = filling_;
     f.rate = rate;
     ++fixed;
     for (ChannelId c : f.route) {
-      Chan& o = chans_[c];
+      Chan& o = ch[c];
       o.left = o.left > rate ? o.left - rate : 0;
       --o.unfixed;
-      if (heap_skip != kNoChannel && c != heap_skip && o.unfixed > 0) {
+      if (kHeap && c != b && o.unfixed > 0) {
         heap_.push_back({o.left, o.unfixed, c});
         std::push_heap(heap_.begin(), heap_.end(), later);
       }

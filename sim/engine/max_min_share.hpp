@@ -26,7 +26,8 @@ class MaxMinShare {
     Time lat = 0;           // route latency + software alpha
     std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
     std::uint32_t group = kNoGroup; // the group whose one event stands for its finish (FlowNetwork::arm)
-    bool live = false, active = false, fixed = false;
+    std::uint32_t fixed_in = 0; // == filling_: its rate is fixed in the filling under way
+    bool live = false, active = false;
     bool arriving = false;  // latency last: bytes through, waiting out the latency
   };
   struct Chan {
@@ -85,12 +86,15 @@ class MaxMinShare {
   static constexpr ChannelId kNoChannel = UINT32_MAX;
 
   void recall(std::uint32_t r);
-  void visit(ChannelId c);
   static bool later(const Cand& a, const Cand& b);
+  static bool takes_over(const Cand& best, const Cand& cand);
   void share_by_heap(std::span<const ChannelId> chans);
-  std::size_t fix(ChannelId b, ChannelId heap_skip);
+  template <bool kHeap>
+  std::size_t fix(ChannelId b);
 
   std::vector<Cand> heap_;
+  std::uint32_t filling_ = 0; // counts share()'s progressive fillings (Flow::fixed_in)
+  std::vector<ChannelId> leaf_chans_; // find_components: channels of one flow, set aside
 };
 
 } // namespace ccsim::engine
