@@ -126,9 +126,9 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it.
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
-    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * f * pf;
+    const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
-    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, tab_.net_hop_of(l, inter) - intra) / 2.0) : 0;
   }
   if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
   v->router = std::make_unique<topology::Router>(v->topo);
