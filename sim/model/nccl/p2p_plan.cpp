@@ -250,7 +250,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
     const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * factor *
                         proto_efficiency_on(params_, name(proto), on_network_path(topo_, l));
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
-    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, tab_.net_hop_of(l, inter) - intra) / 2.0) : 0;
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
   if (f.nodes > 1 && f.all_nvlink) {
     topology::Router plain(v->topo);
