@@ -131,7 +131,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it.
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
-    const double seen = tab_.lane_GBps(topo_, l) * 1e9 * eff * f * pf;
+    const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
@@ -194,14 +194,32 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   const Candidate* pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
   std::vector<engine::RunPlan> out;
-  out.push_back(plan_for(*pick, cfg, size));
+  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size), *pick, cfg));
   if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
     if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
-      auto alt = plan_for(*other, cfg, size);
+      auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg);
       alt.choice.note = "replayed faster than NCCL's pick";
       if (alt.choice.simulated) out.push_back(std::move(alt));
     }
   return out;
+}
+
+// A fabric whose network hop is slower than NCCL's NET hwLat (net_kinds hop_us: EFA) adds the difference
+// once per network hop of NCCL's latency model (ring: 2 (nodes - 1) for allreduce, nodes - 1 otherwise;
+// tree and NVLS-tree: 2 log2(nodes)), not per message of the replay: NCCL keeps NCCL_STEPS (8) steps in
+// flight per connection, so a hop's latency does not repeat for every segment.
+engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const {
+  const Graph& g = graph_;
+  if (g.nodes <= 1 || is_collnet(c.algo) || c.algo == Algo::Nvls) return plan;
+  const double nccl_hop = net_hop_us(tab_, c.algo, c.proto);
+  double extra = 0;
+  for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop) - nccl_hop);
+  if (extra <= 0) return plan;
+  const double hops = c.algo == Algo::Ring ? (cfg.op == Op::AllReduce ? 2.0 * (g.nodes - 1) : g.nodes - 1.0)
+                                           : 2.0 * std::log2(static_cast<double>(g.nodes));
+  if (plan.closed_form) *plan.closed_form += from_us(hops * extra);
+  else plan.fixed += from_us(hops * extra);
+  return plan;
 }
 
 // RCCL's paths outside its tuning model (rccl.hpp): MSCCL all-pairs allreduce where it has an algorithm

@@ -54,6 +54,22 @@ class Ref {
   JsonValue v_;
 };
 
+// net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "source": ...}}.
+void read_net_kinds(const Ref& r, Tables& t) {
+  for (const auto& key : r.keys()) {
+    if (key == "source") continue;
+    const auto type = topology::link_type_from(key);
+    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, ethernet)");
+    const auto k = r[key];
+    Tables::NetKind kind;
+    if (k.has("rate_vs_ib")) kind.rate_vs_ib = k["rate_vs_ib"].number();
+    if (!(kind.rate_vs_ib > 0 && kind.rate_vs_ib <= 1)) k["rate_vs_ib"].bad("must be above 0 and at most 1");
+    if (k.has("hop_us")) kind.hop_us = k["hop_us"].number();
+    if (!(kind.hop_us >= 0 && kind.hop_us < 1e6)) k["hop_us"].bad("must be from 0 to 1e6 us");
+    t.net_kinds[*type] = kind;
+  }
+}
+
 void read_caps(const Ref& r, Caps& out) {
   for (std::size_t a = 0; a < kArchs; ++a) {
     // Pascal has no row of its own: NCCL's compCapIndex puts everything below sm80 on the Volta row.
@@ -265,6 +281,7 @@ Tables parse_tables(const std::string& path) {
   t.max_loops_simulated = root["max_loops_simulated"].integer(1, 4096);
   if (root.has("nvls")) read_nvls(root["nvls"], t);
   if (root.has("rccl")) read_rccl(root["rccl"], t);
+  if (root.has("net_kinds")) read_net_kinds(root["net_kinds"], t);
   return t;
 }
 
@@ -298,6 +315,17 @@ double Tables::lane_GBps(const topology::Link& l) const {
 bool Tables::socket_figure(const topology::Topology& t, const topology::Link& l) const {
   const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
   return kind(l.a) == topology::NodeKind::Cpu && kind(l.b) == topology::NodeKind::Cpu && cpu_link_GBps.count(l.type) > 0;
+}
+
+double Tables::replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+  const auto it = net_kinds.find(l.type);
+  return lane_GBps(t, l) * (it == net_kinds.end() ? 1.0 : it->second.rate_vs_ib);
+}
+
+double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us) const {
+  if (!topology::is_network(l.type)) return 0.0;
+  const auto it = net_kinds.find(l.type);
+  return it == net_kinds.end() ? nccl_hop_us : std::max(nccl_hop_us, it->second.hop_us);
 }
 
 // The catalogue's compute capability of a topology's GPU kind, looked up once per kind.

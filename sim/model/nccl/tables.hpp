@@ -131,6 +131,21 @@ struct Tables {
   double lane_GBps(const topology::Topology& t, const topology::Link& l) const;
   // Does this link carry NCCL's socket-link figure (two CPUs, a type in cpu_link_GBps)?
   bool socket_figure(const topology::Topology& t, const topology::Link& l) const;
+
+  // The network kinds (models/nccl.json net_kinds): what a NIC of the kind delivers to NCCL's transfers
+  // relative to an InfiniBand NIC of the same line rate (an InfiniBand NIC already replays at NCCL's search
+  // speed, 48 of 50 GB/s, the maintainers' per-NIC figure), and the network hop latency of the fabric's
+  // transport where it exceeds NCCL's NET hwLat (EFA's SRD under aws-ofi-nccl). NCCL's search and tuner
+  // keep the line rate and their own latencies; only the replay runs at what the fabric delivers.
+  struct NetKind {
+    double rate_vs_ib = 1.0;
+    double hop_us = 0.0;
+  };
+  std::map<topology::LinkType, NetKind> net_kinds;
+  // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure.
+  double replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const;
+  // The network hop latency of link l: NCCL's `nccl_hop_us`, or the kind's hop_us where larger (0 off the network).
+  double net_hop_of(const topology::Link& l, double nccl_hop_us) const;
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json

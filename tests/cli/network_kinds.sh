@@ -1,0 +1,37 @@
+#!/bin/bash
+# Network kinds (models/nccl.json net_kinds): what a NIC of each kind delivers to NCCL's transfers, worked by hand.
+# Two nodes of one H100 each, one 100G NIC per node, the bare model (--params none), an 8 GiB allreduce:
+# with 2 ranks every byte of the vector leaves each GPU once through its NIC (2 (p-1)/p = 1), so busbw =
+# algbw = the NIC's delivered rate (the H100's PCIe Gen5 path, 48 GB/s, does not bind; latency is < 0.1 %):
+#   ib:   12.5 GB/s x 0.96 = 12.0: NCCL's search speed for a 100G NIC (12; the maintainers' "12 GB/s for 100G NICs")
+#   roce: 12.0 x (4096 + 26) / (4096 + 82) (RoCEv2's 82 B of framing per 4096 B packet, InfiniBand's 26) = 11.84
+# EFA's hop (aws-ofi-nccl's tuner: 20 us network latency + 3 us completion) replaces NCCL's NET hwLat: an
+# 8 B allreduce on 2 ranks is a ring of 2 steps, each crossing the network once, and NCCL's ring/LL NET hop
+# is 2.7 us, so EFA adds 2 x (23 - 2.7) = 40.6 us to the time over InfiniBand's.
+# An unknown kind is refused with one line and exit 2.
+set -u
+ccsim="$1"
+fail=0
+row() { # $1 size, rest: ccsim args -> "time busbw" of the row of that size
+  local size="$1"; shift
+  "$ccsim" "$@" --model nccl --params none -b "$size" -e "$size" 2>&1 | awk -v s="$size" '/^ *[0-9]/ && NF >= 9 { print $6, $8; exit }'
+}
+near() { # $1 label, $2 got, $3 want, $4 tolerance (absolute)
+  awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { exit !(g != "" && g - w <= t && w - g <= t) }' ||
+    { echo "FAIL $1: got '$2', expected $3 +- $4"; fail=1; }
+}
+two="machine:gpu=h100,gpus=1,nodes=2,nics=1x100G"
+read -r _ ib_bus <<<"$(row 8589934592 --topo "$two,kind=ib")"
+read -r _ roce_bus <<<"$(row 8589934592 --topo "$two,kind=roce")"
+near "ib busbw (12.5 x 0.96)" "$ib_bus" 12.00 0.06
+near "roce busbw (12.0 x 4122/4178)" "$roce_bus" 11.84 0.06
+read -r ib_t _ <<<"$(row 8 --topo "$two,kind=ib")"
+read -r efa_t _ <<<"$(row 8 --topo "$two,kind=efa")"
+near "efa 8 B time over ib's (2 x (23 - 2.7) us)" "$(awk -v a="$efa_t" -v b="$ib_t" 'BEGIN { if (a != "" && b != "") print a - b }')" 40.6 1.0
+
+out=$("$ccsim" --topo "$two,kind=bogus" --model nccl -b 1M -e 1M 2>&1); rc=$?
+[ "$rc" = 2 ] || { echo "FAIL kind=bogus: exit $rc, expected 2: $out"; fail=1; }
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL kind=bogus: more than one line: $out"; fail=1; }
+case "$out" in *bogus*) ;; *) echo "FAIL kind=bogus: '$out' does not name the kind"; fail=1 ;; esac
+[ "$fail" = 0 ] && echo "network kinds: ok"
+exit "$fail"
