@@ -44,7 +44,7 @@ def entries(index):
         if e.get("algo"): common += ["--nccl-algo", e["algo"]]
         if e.get("runs"):
             for k, r in enumerate(e["runs"], 1):
-                out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + common, False))
+                out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + (["--ranks", str(r["ranks"])] if r.get("ranks") else []) + common, False))
                 REASON[f'{e["file"]} [run {k}]'] = e.get("miss_reason", "")
             continue
         args = ["--topo", e["topology"]] + common

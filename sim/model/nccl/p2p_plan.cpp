@@ -35,6 +35,12 @@ Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
   return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
 }
 
+int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged) {
+  const bool hopper_up = arch == Arch::Hopper || arch == Arch::Blackwell;
+  if (logged || !hopper_up || nodes <= 1 || ring_bw_intra <= 45.0 || ring_cuda_channels >= 16) return ring_cuda_channels;
+  return std::min(kP2pMaxChannels, 2 * ring_cuda_channels);
+}
+
 P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk) {
   P2pComm c;
   c.ranks = std::max(1, ranks);

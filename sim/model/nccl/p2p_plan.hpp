@@ -51,6 +51,12 @@ int nvlink_peer_channels(double path_GBps, double lane_GBps);
 int net_peer_channels(int nics, double nic_GBps);
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
 
+// The communicator's channels P2P starts from (comm->nChannels): the ring's CUDA channels, doubled once
+// more on Hopper and newer across nodes when the ring's bwIntra exceeds 45 GB/s and fewer than 16 channels
+// remain (src/graph/connect.cc ncclTopoPostset: "4 compute channels per search channel to reach peak BW on
+// <8 PPN"). `logged`: NCCL printed its channel count (already after that doubling).
+int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged);
+
 // A communicator's P2P setup.
 struct P2pComm {
   int ranks = 1, nodes = 1;
