@@ -11,6 +11,7 @@
 #include "sim/core/ceil_div.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/schedule/registry.hpp"
+#include "sim/topology/ring_search.hpp"
 
 namespace ccsim::model::nccl {
 using schedule::Op;
@@ -283,6 +284,18 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   if (!relay_gpus_.empty()) v->router->set_relay_gpus(relay_gpus_);
   views_.push_back(std::move(v));
   return *views_.back();
+}
+
+const Graph& P2pPlanner::ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed,
+                                    const std::string& arch_override) {
+  if (placements.size() != 1) return placed; // already the packed rings (DGX-1 style meshes)
+  std::vector<int> gpus = placements.front();
+  std::sort(gpus.begin(), gpus.end());
+  if (!ring_ || ring_for_ != gpus) {
+    ring_ = std::make_unique<Graph>(make_graph(topo_, tab_, topology::pack_rings(topo_, gpus).rings, arch_override));
+    ring_for_ = std::move(gpus);
+  }
+  return *ring_;
 }
 
 engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,

@@ -25,6 +25,7 @@
 // batch of peers.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/engine/run_plan.hpp"
@@ -93,6 +94,10 @@ class P2pPlanner {
  public:
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus);
   ~P2pPlanner();
+  // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
+  // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
+  // not of the GPU-order ring an alltoall is placed on (one ring across NVL72 racks: 1 channel, not 16).
+  const Graph& ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed, const std::string& arch_override);
   // `comm_channels`: the communicator's channels; `fixed`: launch overheads the builder charges once.
   engine::RunPlan plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
                            Time fixed);
@@ -110,6 +115,8 @@ class P2pPlanner {
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;
+  std::vector<int> ring_for_; // the GPUs ring_ was searched over
+  std::unique_ptr<Graph> ring_;
 };
 
 } // namespace ccsim::model::nccl
