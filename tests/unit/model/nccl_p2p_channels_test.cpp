@@ -57,3 +57,24 @@ TEST_CASE("P2P sendrecv between two H100 on NVSwitch: base + hop + size over one
   CHECK(static_cast<double>(big.time) / 1e6 == doctest::Approx(expect_us).epsilon(1e-3));
   CHECK(big.bw.busbw_GBps < 370.8);
 }
+
+TEST_CASE("P2P alltoall over 2 GB200 NVL72 racks: comm channels from the packed rings, every peer in one round") {
+  // NCCL's ring search ignores the rank order: the job's GPUs as an allreduce packs them give 16 search
+  // channels, 32 CUDA channels, p2pnChannels 32; 400 Gb/s NICs: 4 per peer, halved to 2 (2 x 128 / 8 = 32),
+  // so 32 / 2 x 8 = 128 peers at once: no batches. The GPU-order ring alone would give 2 search channels.
+  const auto t = topology::resolve_topology("machine:gpu=gb200,gpus=64,nodes=2,nics=64x400G,kind=roce");
+  auto b = model::make_model("nccl", t, {});
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllToAll;
+  c.model_name = "nccl";
+  std::vector<int> all(128);
+  for (int i = 0; i < 128; ++i) all[static_cast<std::size_t>(i)] = i;
+  c.placements = {all};
+  const auto r = metrics::run(*b, c, metrics::plan_size(c.op, 128, Bytes{8} << 30, 4));
+  CHECK(r.choice.channels == 2);
+  CHECK(r.choice.note.empty()); // no "N peers at a time"
+  // Half of each GPU's data leaves the rack through one 400 Gb/s NIC (PXN spreads it over the rack's NICs):
+  // algbw <= 2 x 50 GB/s, busbw = algbw x 127/128.
+  CHECK(r.bw.busbw_GBps < 100.0 * 127.0 / 128.0);
+  CHECK(r.bw.busbw_GBps > 50.0);
+}
