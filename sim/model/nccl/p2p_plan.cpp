@@ -42,7 +42,7 @@ int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_
   return std::min(kP2pMaxChannels, 2 * ring_cuda_channels);
 }
 
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk) {
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers) {
   P2pComm c;
   c.ranks = std::max(1, ranks);
   c.nodes = std::max(1, nodes);
@@ -50,7 +50,7 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
   c.per_peer = pow2_up(std::max(1, peer_channels));
   if (c.nodes > 1) {
-    const int batches = ceil_div(c.ranks, kP2pOpsPerBatch);
+    const int batches = ceil_div(max_peers > 0 ? std::min(max_peers, c.ranks) : c.ranks, kP2pOpsPerBatch);
     while (c.per_peer * batches > c.channels && c.per_peer > 1) c.per_peer /= 2;
   } else {
     c.per_peer = std::min(c.channels, c.per_peer);
@@ -304,8 +304,9 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const int p = static_cast<int>(gpus.size());
   const Facts& f = facts(g, gpus);
   const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
-  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell));
   const bool cube = cfg.op == Op::HyperCube;
+  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
+                                cfg.op == Op::SendRecv ? 2 : 0);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple.

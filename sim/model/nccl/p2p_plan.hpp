@@ -67,8 +67,10 @@ struct P2pComm {
   Bytes chunk = kP2pNvlChunk;
 };
 // comm_channels: the communicator's channels (ring CUDA channels); peer_channels: the minimum of
-// ncclTopoGetNchannels over the peers.
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk);
+// ncclTopoGetNchannels over the peers; max_peers: the communicator's maxP2pPeers (0: the rank count, NCCL's
+// default; nccl-tests' sendrecv.cu sets 2 from NCCL 2.30: one peer each way), which the per-peer halving
+// across nodes counts instead of the ranks (paths.cc ncclTopoComputeP2pChannels).
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0);
 
 // One send of `bytes` (addP2pToPlan).
 struct P2pOp {

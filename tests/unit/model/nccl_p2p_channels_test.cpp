@@ -78,3 +78,15 @@ TEST_CASE("P2P alltoall over 2 GB200 NVL72 racks: comm channels from the packed 
   CHECK(r.bw.busbw_GBps < 100.0 * 127.0 / 128.0);
   CHECK(r.bw.busbw_GBps > 50.0);
 }
+
+TEST_CASE("P2P per-peer channels across nodes count maxP2pPeers: nccl-tests' sendrecv sets 2") {
+  // 128 ranks on 16 nodes, 32 p2p channels, 4 per peer: with all ranks as peers 4 x ceil(128 / 8) = 64 > 32
+  // -> 2; sendrecv's maxP2pPeers 2 gives 4 x ceil(2 / 8) = 4 <= 32: stays 4. nChannelsMin still counts
+  // the ranks (enqueue.cc): 4 x 128 > 32 -> 1.
+  CHECK(p2p_comm(128, 16, 32, 4, 131072).per_peer == 2);
+  const P2pComm sr = p2p_comm(128, 16, 32, 4, 131072, 2);
+  CHECK(sr.per_peer == 4);
+  CHECK(sr.min_per_op == 1);
+  // 64 MiB to the one peer: 1 channel of 64 MiB > one 128 KiB chunk -> doubled to the per-peer 4.
+  CHECK(p2p_op(sr, Bytes{64} << 20, false).channels == 4);
+}
