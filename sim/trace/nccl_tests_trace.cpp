@@ -327,7 +327,10 @@ int ranks_from_busbw(const Trace& t, int hint) {
   const bool total = *t.op != Op::AllReduce;
   long best = 0, best_dividing = 0;
   auto nearer = [n](long k, long than) { return than == 0 || std::abs(static_cast<double>(k) - n) < std::abs(static_cast<double>(than) - n); };
-  for (long k = std::max(2L, static_cast<long>(std::ceil(n - rounding))); k <= static_cast<long>(std::floor(n + rounding)); ++k) {
+  // A window wider than 4096 counts (a print that pins nothing) is not searched: the nearest below.
+  const long lo = std::max(2L, static_cast<long>(std::ceil(n - rounding)));
+  const long hi = rounding > 2048.0 ? lo - 1 : static_cast<long>(std::floor(n + rounding));
+  for (long k = lo; k <= hi; ++k) {
     const double factor = scale * static_cast<double>(k - 1) / static_cast<double>(k);
     bool agrees = true, divides = total;
     for (const auto& r : t.rows) {
