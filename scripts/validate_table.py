@@ -45,7 +45,7 @@ def entries(index):
         if e.get("nccl_version"): common += ["--nccl-version", e["nccl_version"]]  # the release the run used, where its file does not print it
         if e.get("runs"):
             for k, r in enumerate(e["runs"], 1):
-                out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + common, False))
+                out.append((f'{e["file"]} [run {k}]', e["class"], path, ["--topo", r["topology"], "--run", str(k)] + (["--ranks", str(r["ranks"])] if r.get("ranks") else []) + common, False))
                 REASON[f'{e["file"]} [run {k}]'] = e.get("miss_reason", "")
             continue
         args = ["--topo", e["topology"]] + common

@@ -156,10 +156,8 @@ std::vector<std::string> topo_per_run(const std::string& spec, std::size_t runs)
 void run_compare(const CompareOptions& o) {
   if (o.trace.empty()) fail("compare: --trace FILE is required");
   const auto fmt_kind = report::format_from(o.run.format);
-  auto runs = trace::load_trace_runs(o.trace, trace_hints(o.tr));
-  if (o.run_index < 0 || o.run_index > static_cast<int>(runs.size()))
-    fail("--run: {} is not a run of {} (it holds {})", o.run_index, o.trace, runs.size());
-  if (o.run_index > 0) runs = {std::move(runs[static_cast<std::size_t>(o.run_index - 1)])};
+  if (o.run_index < 0) fail("--run: {} is not a run of {}", o.run_index, o.trace);
+  auto runs = trace::load_trace_runs(o.trace, trace_hints(o.tr), o.run_index); // --run N: that run alone
   const auto specs = topo_per_run(o.run.topo, runs.size());
   std::vector<RunResult> results;
   for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(compare_one(o, std::move(runs[i]), specs[i], fmt_kind));

@@ -10,7 +10,7 @@ namespace ccsim::cli {
 
 void add_trace_options(CLI::App& app, TraceOptions& t) {
   app.add_option("--op", t.op, "Collective, when the trace does not say which (allreduce, allgather, ...)");
-  app.add_option("--ranks", t.ranks, "Rank count, when the trace does not say");
+  app.add_option("--ranks", t.ranks, "Rank count, when the trace does not say (or to pick among the counts its busbw/algbw print leaves open)");
   app.add_flag("--force-hints", t.force, "--op/--ranks override what the trace says");
   app.add_flag("--in-place", t.in_place, "Use the in-place columns of the trace (default out-of-place)");
 }

@@ -105,17 +105,25 @@ std::vector<std::string> split_runs(std::string_view text) {
   return runs;
 }
 
-std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints) {
+std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, int only) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;
   ss << f.rdbuf();
   const std::string text = ss.str();
+  auto pick = [&](std::vector<Trace> runs) {
+    if (only > static_cast<int>(runs.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, runs.size());
+    if (only > 0) runs = {std::move(runs[static_cast<std::size_t>(only - 1)])};
+    return runs;
+  };
   if (text.find('\0') == std::string::npos)
-    if (auto t = parse_ccsim_output(text, path, hints)) return {std::move(*t)};
+    if (auto t = parse_ccsim_output(text, path, hints)) return pick({std::move(*t)});
   if (text.find('\0') == std::string::npos)
-    if (auto runs = parse_busbw_summary(text, path, hints)) return std::move(*runs);
+    if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
   const auto parts = split_runs(text);
+  if (only > static_cast<int>(parts.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, parts.size());
+  if (only > 0) // the chosen run alone: the hints are for it, and another run's problem is not its
+    return {parse_trace(parts[static_cast<std::size_t>(only - 1)], parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, only, parts.size()), hints)};
   std::vector<Trace> out;
   for (std::size_t i = 0; i < parts.size(); ++i)
     out.push_back(parse_trace(parts[i], parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()), hints));

@@ -15,7 +15,8 @@ namespace ccsim::trace {
 // holds a single run.
 std::vector<std::string> split_runs(std::string_view text);
 
-// Every run of the file at `path` (nccl-tests output or a ccsim output), in file order.
-std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints = {});
+// Every run of the file at `path` (nccl-tests output or a ccsim output), in file order; with `only` > 0
+// (1-based) the run of that number alone (one that is not there is an error).
+std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints = {}, int only = 0);
 
 } // namespace ccsim::trace

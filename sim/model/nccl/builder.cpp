@@ -168,7 +168,9 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
   if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv ||
        cfg.op == Op::HyperCube) && p >= 2) {
     if (!p2p_) p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus);
-    const int comm_channels = channels_used(tab_, g, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels);
+    const Graph& ring = p2p_->ring_graph(cfg.placements, g, opt_.gpu_arch);
+    const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),
+                                                ring.arch, ring.nodes, ring.bw, opt_.channels > 0);
     std::vector<engine::RunPlan> one;
     one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch()));
     return one;

@@ -11,6 +11,7 @@
 #include "sim/core/ceil_div.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/schedule/registry.hpp"
+#include "sim/topology/ring_search.hpp"
 
 namespace ccsim::model::nccl {
 using schedule::Op;
@@ -35,7 +36,13 @@ Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
   return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
 }
 
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk) {
+int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged) {
+  const bool hopper_up = arch == Arch::Hopper || arch == Arch::Blackwell;
+  if (logged || !hopper_up || nodes <= 1 || ring_bw_intra <= 45.0 || ring_cuda_channels >= 16) return ring_cuda_channels;
+  return std::min(kP2pMaxChannels, 2 * ring_cuda_channels);
+}
+
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers) {
   P2pComm c;
   c.ranks = std::max(1, ranks);
   c.nodes = std::max(1, nodes);
@@ -43,7 +50,7 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
   c.per_peer = pow2_up(std::max(1, peer_channels));
   if (c.nodes > 1) {
-    const int batches = ceil_div(c.ranks, kP2pOpsPerBatch);
+    const int batches = ceil_div(max_peers > 0 ? std::min(max_peers, c.ranks) : c.ranks, kP2pOpsPerBatch);
     while (c.per_peer * batches > c.channels && c.per_peer > 1) c.per_peer /= 2;
   } else {
     c.per_peer = std::min(c.channels, c.per_peer);
@@ -279,14 +286,27 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   return *views_.back();
 }
 
+const Graph& P2pPlanner::ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed,
+                                    const std::string& arch_override) {
+  if (placements.size() != 1) return placed; // already the packed rings (DGX-1 style meshes)
+  std::vector<int> gpus = placements.front();
+  std::sort(gpus.begin(), gpus.end());
+  if (!ring_ || ring_for_ != gpus) {
+    ring_ = std::make_unique<Graph>(make_graph(topo_, tab_, topology::pack_rings(topo_, gpus).rings, arch_override));
+    ring_for_ = std::move(gpus);
+  }
+  return *ring_;
+}
+
 engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,
                                      metrics::SizePlan size, Time fixed) {
   const auto& gpus = cfg.placements.front();
   const int p = static_cast<int>(gpus.size());
   const Facts& f = facts(g, gpus);
   const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
-  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell));
   const bool cube = cfg.op == Op::HyperCube;
+  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
+                                cfg.op == Op::SendRecv ? 2 : 0);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple.

@@ -25,6 +25,7 @@
 // batch of peers.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/engine/run_plan.hpp"
@@ -51,6 +52,12 @@ int nvlink_peer_channels(double path_GBps, double lane_GBps);
 int net_peer_channels(int nics, double nic_GBps);
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
 
+// The communicator's channels P2P starts from (comm->nChannels): the ring's CUDA channels, doubled once
+// more on Hopper and newer across nodes when the ring's bwIntra exceeds 45 GB/s and fewer than 16 channels
+// remain (src/graph/connect.cc ncclTopoPostset: "4 compute channels per search channel to reach peak BW on
+// <8 PPN"). `logged`: NCCL printed its channel count (already after that doubling).
+int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged);
+
 // A communicator's P2P setup.
 struct P2pComm {
   int ranks = 1, nodes = 1;
@@ -60,8 +67,10 @@ struct P2pComm {
   Bytes chunk = kP2pNvlChunk;
 };
 // comm_channels: the communicator's channels (ring CUDA channels); peer_channels: the minimum of
-// ncclTopoGetNchannels over the peers.
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk);
+// ncclTopoGetNchannels over the peers; max_peers: the communicator's maxP2pPeers (0: the rank count, NCCL's
+// default; nccl-tests' sendrecv.cu sets 2 from NCCL 2.30: one peer each way), which the per-peer halving
+// across nodes counts instead of the ranks (paths.cc ncclTopoComputeP2pChannels).
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0);
 
 // One send of `bytes` (addP2pToPlan).
 struct P2pOp {
@@ -87,6 +96,10 @@ class P2pPlanner {
  public:
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus);
   ~P2pPlanner();
+  // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
+  // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
+  // not of the GPU-order ring an alltoall is placed on (one ring across NVL72 racks: 1 channel, not 16).
+  const Graph& ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed, const std::string& arch_override);
   // `comm_channels`: the communicator's channels; `fixed`: launch overheads the builder charges once.
   engine::RunPlan plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
                            Time fixed);
@@ -104,6 +117,8 @@ class P2pPlanner {
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;
+  std::vector<int> ring_for_; // the GPUs ring_ was searched over
+  std::unique_ptr<Graph> ring_;
 };
 
 } // namespace ccsim::model::nccl

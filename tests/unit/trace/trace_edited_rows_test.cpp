@@ -66,3 +66,52 @@ TEST_CASE("a device list with elided lines gives way to the rows' busbw over alg
   CHECK(t.ranks == 32);
   CHECK(t.ranks_from.find("device list shows 5") != std::string::npos);
 }
+
+TEST_CASE("an alltoall row whose count says size = count x 4 B is read by its size when time and algbw confirm it") {
+  // nccl-tests' alltoall on 8 ranks prints count = size / (4 B x 8): 8589934592 / 32 = 268435456. The first
+  // row says 2147483648 (size / 4, an allreduce's count); 8589934592 B / 11426 us = 751.78 GB/s, as printed.
+  const std::string text =
+      "# command: alltoall_perf -b 8G -e 16G -f 2 -g 8\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "8589934592  2147483648  float   none    -1  11426   751.78  657.81  0   11418   752.32  658.30  N/A\n"
+      "17179869184 536870912   float   none    -1  22698   756.88  662.27  0   22741   755.47  661.03  N/A\n";
+  const auto t = trace::parse_trace(text, "edited.txt");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.ranks == 8);
+  CHECK(t.rows[0].count == 268435456ULL);
+  CHECK(t.rows[1].count == 536870912ULL); // already nccl-tests' count
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("line(s) 3 read by size") != std::string::npos);
+}
+
+TEST_CASE("an alltoall count that contradicts the definition with no confirming algbw is still refused") {
+  // 500 GB/s x 11426 us = 5.7 GB, not the 8.6 GB size: nothing says which column is wrong.
+  const std::string text =
+      "# command: alltoall_perf -b 8G -e 8G -g 8\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "8589934592  2147483648  float   none    -1  11426   500.00  437.50  0   11418   500.00  437.50  N/A\n";
+  CHECK_THROWS_WITH_AS(trace::parse_trace(text, "bad.txt"), doctest::Contains("needs 8x"), Error);
+}
+
+TEST_CASE("rank counts the busbw print leaves open: the one that divides the size, else the caller's --ranks") {
+  const std::string hdr =
+      "# command: alltoall_perf -b 4G -e 8G -f 2 -g 1\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+  // 89.70 / 90.40 gives n = 129.1; 128 and 129 both agree with every half to the print, and only 128
+  // divides 8 GiB / 4 B.
+  const std::string two_racks = hdr + "8589934592  2147483648  float   none    -1  95018   90.40   89.70   0   95119   90.31   89.60   N/A\n";
+  const auto a = trace::parse_trace(two_racks, "d.txt");
+  CHECK(a.ranks == 128);
+  CHECK(a.rows[0].count == 16777216ULL); // 8 GiB / (4 B x 128)
+  // 192 ranks (a hand-edited size no multiple of 3 divides): 191-193 all agree with the print; --ranks 192,
+  // the machine the user describes, is one of them and is taken; count = floor(8 GiB / (4 B x 192)).
+  const std::string three_racks = hdr + "8589934592  2147483648  float   none    -1  136749  62.82   62.49   0   137392  62.52   62.20   N/A\n";
+  trace::Hints h;
+  h.ranks = 192;
+  const auto b = trace::parse_trace(three_racks, "e.txt", h);
+  CHECK(b.ranks == 192);
+  CHECK(b.rows[0].count == 11184810ULL);
+  // A --ranks the print rules out does not win: 64 ranks would print busbw 89.99, not 89.70.
+  h.ranks = 64;
+  CHECK(trace::parse_trace(two_racks, "d.txt", h).ranks == 128);
+}

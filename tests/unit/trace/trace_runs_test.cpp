@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/core/data_dir.hpp"
+#include "sim/core/error.hpp"
 #include "sim/trace/trace_runs.hpp"
 
 using namespace ccsim;
@@ -67,4 +68,27 @@ TEST_CASE("the nccl-tests banner names the collective over a collector's command
   REQUIRE(runs.front().op);
   CHECK(*runs.front().op == schedule::Op::AllGather);
   CHECK(runs.front().op_from == "nccl-tests banner");
+}
+
+TEST_CASE("GB200 alltoall scaling file (edited counts): compare --run N reads run N alone, with the caller's --ranks") {
+  const std::string f = tp("gb200-nvl72-oci-4to192gpu-alltoall-4G-16G-scaling-ociquickstart-EDITED.txt");
+  // Run D: 128 ranks from the busbw print (129 does not divide 8 GiB / 4 B); count = 8 GiB / (4 B x 128).
+  const auto d = trace::load_trace_runs(f, {}, 4);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].ranks == 128);
+  REQUIRE(d[0].rows.size() == 1); // the 4 GiB row's count typo leaves it out
+  CHECK(d[0].rows[0].count == 16777216ULL);
+  // Run E: the print admits 191-193; --ranks 192 (the machine described) picks it.
+  trace::Hints h;
+  h.ranks = 192;
+  const auto e = trace::load_trace_runs(f, h, 5);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].ranks == 192);
+  CHECK(e[0].rows[0].count == 11184810ULL); // floor(8 GiB / (4 B x 192))
+  // Run B's two rows: one edited count (read by size), one already nccl-tests' (16 GiB / (4 B x 8)).
+  const auto b = trace::load_trace_runs(f, {}, 2);
+  CHECK(b[0].ranks == 8);
+  CHECK(b[0].rows[0].count == 268435456ULL);
+  CHECK(b[0].rows[1].count == 536870912ULL);
+  CHECK_THROWS_AS(trace::load_trace_runs(f, {}, 6), Error);
 }
