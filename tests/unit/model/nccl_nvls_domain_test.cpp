@@ -19,7 +19,7 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return test::packed_graph(t); }
 } // namespace
 
 TEST_CASE("NVLS on 8 B200: NCCL's figure is capped by bwInter, the replay is not") {

@@ -21,7 +21,7 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t, Op::AllReduce).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return test::packed_graph(t); }
 constexpr Bytes MiB = Bytes{1} << 20;
 } // namespace
 

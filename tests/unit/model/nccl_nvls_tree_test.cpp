@@ -22,7 +22,7 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t, Op::AllReduce).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return test::packed_graph(t); }
 metrics::Row run(const topology::Topology& t, Bytes size, const std::string& nvls) {
   nccl::Options o;
   o.nvls = nccl::nvls_mode_from(nvls);

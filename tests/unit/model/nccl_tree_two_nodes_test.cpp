@@ -23,7 +23,7 @@ using schedule::Op;
 namespace nccl = model::nccl;
 
 namespace {
-nccl::Graph graph_of(const topology::Topology& t) { return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t, Op::AllReduce).placements, ""); }
+nccl::Graph graph_of(const topology::Topology& t) { return test::packed_graph(t); }
 const nccl::Candidate& pick(const std::vector<nccl::Candidate>& cs) {
   const nccl::Candidate* b = &cs.front();
   for (const auto& c : cs)
