@@ -41,8 +41,9 @@ namespace ccsim::model::nccl {
 double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks);
 
 // Whether the link is a GPU's PCIe port staged through host memory (NCCL's SHM transport): every producer
-// of such links (--p2p off, --p2p-level, machine:...,p2p=off, imported GeForce boxes, presets) says
-// "staged" in the link's source, the provenance the topology carries per link.
+// of such links (--p2p off, --p2p-level, machine:...,p2p=off, imported GeForce boxes, the RTX 4090 preset)
+// draws it at its generation's host-staged copy speed (models/gpus.json nop2p_bw), a figure no PCIe width
+// gives (Gen3 5.7, Gen4 19.5, Gen5 39, Gen6 78 GB/s against 7.9/15.75/31.5/63/121 for x8/x16 line rates).
 bool host_staged_link(const topology::Topology& t, const topology::Link& l);
 
 } // namespace ccsim::model::nccl
