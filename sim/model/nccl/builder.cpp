@@ -11,6 +11,7 @@
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
+#include "sim/model/nccl/shm.hpp"
 #include "sim/model/protocol_place.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
@@ -42,6 +43,7 @@ NvlsMode nvls_mode_from(const std::string& s, const char* flag) {
 struct Builder::View {
   Algo algo;
   Proto proto;
+  double shm_share; // shm_ring_loop_share of the op and ranks the view was made for
   topology::Topology topo;
   std::unique_ptr<topology::Router> router;
 };
@@ -98,8 +100,9 @@ Time Builder::launch() const {
 // the per-hop alpha (NCCL counts hops of the ring or tree, not cables), except network links, which carry
 // the extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
 Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
+  const double shm_share = shm_ring_loop_share(cfg.op, algo, metrics::ranks_of(cfg));
   for (auto& v : views_)
-    if (v->algo == algo && v->proto == proto) return *v;
+    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share) return *v;
   const Graph& g = graph(cfg);
   // Each relative to its graph's raw figure: the 2-node tree's doubled bwIntra (Graph::tree_bw) is the
   // inter-node hop used both ways, which the replay moves itself, not a faster link.
@@ -119,7 +122,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
     if (algbw > 0) f = algbw / g.nvls.switch_GBps;
   }
-  auto v = std::make_unique<View>(View{algo, proto, topo_, nullptr});
+  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
   const bool once = algo == Algo::Nvls || is_collnet(algo);
   const double intra = once ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
@@ -132,7 +135,9 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
     const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
-    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
+    // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
+    const double carried = static_cast<double>(l.bw) * (host_staged_link(topo_, l) ? shm_share : 1.0);
+    l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
   if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
