@@ -240,13 +240,22 @@ TOLERANCE = 1e-2
 # outvotes one outlier in.
 LEAST = 3
 
+def without_ranks(args):
+    """A run's compare arguments without --ranks (calibrate's --ranks is one for all its inputs)."""
+    i = args.index("--ranks") if "--ranks" in args else -1
+    return args if i < 0 else args[:i] + args[i + 2:]
+
 def usable_traces(ccsim, rows):
-    """class -> [(path, args)]: single-run files that compare reads on their described machine (no GPU
-    subset, no forced algorithm: calibrate takes one machine per trace and NCCL's own choice)."""
+    """class -> [(path, args)]: files that compare reads on their described machine (no GPU subset, no forced
+    algorithm: calibrate takes one machine per trace and NCCL's own choice). A file of several runs (a scaling
+    study) enters run by run (args carry --run), each run whose rank count the reader finds on its own; its
+    runs are fitted together as one trace (trace_fits), so the file votes once, as any other file."""
     usable = {}
     for label, cls, path, args, fittable in rows:
-        if fittable and summary(ccsim, path, args)[0] is not None and "--gpus" not in args and "--nccl-algo" not in args:
-            usable.setdefault(cls, []).append((path, args))
+        if "--gpus" in args or "--nccl-algo" in args: continue
+        a = args if fittable else without_ranks(args)
+        if summary(ccsim, path, a)[0] is not None:
+            usable.setdefault(cls, []).append((path, a))
     return usable
 
 def default_doc(fits):
@@ -304,13 +313,25 @@ def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
     its two held-out folds (the third column)."""
     own_fit, own_cv = {}, {}
     for label, cls, path, args, fittable in rows:
-        if not any(path == p for ts in usable.values() for p, _ in ts):
+        mine = [a for ts in usable.values() for p, a in ts if p == path]
+        if not mine or path in own_fit or (not fittable and "--run" not in mine[0]):
             continue
         f = os.path.join(tmp, "own-" + os.path.basename(path) + ".json")
         extra = ["--fit-protocols"] if rows_in(path) >= 16 else []
         if min_size(path) >= 1 << 20: extra += ["--hold", "launch_us,step_us"]
         if not cross_validate: extra += ["--no-cross-validation"]
-        rc, _, err = run([ccsim, "calibrate", "--model", "nccl", "-o", f, "--trace", path] + args + extra)
+        inputs = ["--trace", path] + args
+        if "--run" in mine[0]:
+            # A file of several runs: one input per run (its topology and --run), the file's other
+            # arguments (--nccl-version) once; its runs hold 1-2 rows each, too few to hold out.
+            inputs, common = [], None
+            for a in mine:
+                i, j = a.index("--topo"), a.index("--run")
+                inputs += ["--trace", path, "--topo", a[i + 1], "--run", a[j + 1]]
+                common = [x for n, x in enumerate(a) if n not in (i, i + 1, j, j + 1)]
+            inputs += common
+            if "--no-cross-validation" not in extra: extra += ["--no-cross-validation"]
+        rc, _, err = run([ccsim, "calibrate", "--model", "nccl", "-o", f] + inputs + extra)
         if rc != 0:
             print(f"# own fit of {label} failed: {err}", file=sys.stderr)
             continue
