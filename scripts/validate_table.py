@@ -7,7 +7,8 @@ with `ccsim compare --model nccl` three ways, and the median |busbw error| is pr
 and over all sizes:
   described  -- the machine as index.json describes it, no calibration (--params none: the bare model);
   other      -- a class-level parameter set from the OTHER machine classes (leave one machine class out):
-                every trace is fitted on its own (ccsim calibrate, which fits a link's efficiency only when
+                every trace is fitted on its own (a file of several runs as one fit over its runs, calibrate
+                --run; ccsim calibrate, which fits a link's efficiency only when
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
                 over the other classes' sets (efficiencies per link type only when >= 3 classes identified
@@ -311,11 +312,12 @@ def write_default(ccsim, out, check):
 def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
     """path -> (class, calibrate's JSON) for every usable trace fitted on its own, and path -> the worse of
     its two held-out folds (the third column)."""
-    own_fit, own_cv = {}, {}
+    own_fit, own_cv, tried = {}, {}, set()
     for label, cls, path, args, fittable in rows:
         mine = [a for ts in usable.values() for p, a in ts if p == path]
-        if not mine or path in own_fit or (not fittable and "--run" not in mine[0]):
+        if not mine or path in tried:
             continue
+        tried.add(path)
         f = os.path.join(tmp, "own-" + os.path.basename(path) + ".json")
         extra = ["--fit-protocols"] if rows_in(path) >= 16 else []
         if min_size(path) >= 1 << 20: extra += ["--hold", "launch_us,step_us"]
