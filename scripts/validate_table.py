@@ -7,7 +7,8 @@ with `ccsim compare --model nccl` three ways, and the median |busbw error| is pr
 and over all sizes:
   described  -- the machine as index.json describes it, no calibration (--params none: the bare model);
   other      -- a class-level parameter set from the OTHER machine classes (leave one machine class out):
-                every trace is fitted on its own (ccsim calibrate, which fits a link's efficiency only when
+                every trace is fitted on its own (a file of several runs as one fit over its runs, calibrate
+                --run; ccsim calibrate, which fits a link's efficiency only when
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
                 over the other classes' sets (efficiencies per link type only when >= 3 classes identified
@@ -240,13 +241,22 @@ TOLERANCE = 1e-2
 # outvotes one outlier in.
 LEAST = 3
 
+def without_ranks(args):
+    """A run's compare arguments without --ranks (calibrate's --ranks is one for all its inputs)."""
+    i = args.index("--ranks") if "--ranks" in args else -1
+    return args if i < 0 else args[:i] + args[i + 2:]
+
 def usable_traces(ccsim, rows):
-    """class -> [(path, args)]: single-run files that compare reads on their described machine (no GPU
-    subset, no forced algorithm: calibrate takes one machine per trace and NCCL's own choice)."""
+    """class -> [(path, args)]: files that compare reads on their described machine (no GPU subset, no forced
+    algorithm: calibrate takes one machine per trace and NCCL's own choice). A file of several runs (a scaling
+    study) enters run by run (args carry --run), each run whose rank count the reader finds on its own; its
+    runs are fitted together as one trace (trace_fits), so the file votes once, as any other file."""
     usable = {}
     for label, cls, path, args, fittable in rows:
-        if fittable and summary(ccsim, path, args)[0] is not None and "--gpus" not in args and "--nccl-algo" not in args:
-            usable.setdefault(cls, []).append((path, args))
+        if "--gpus" in args or "--nccl-algo" in args: continue
+        a = args if fittable else without_ranks(args)
+        if summary(ccsim, path, a)[0] is not None:
+            usable.setdefault(cls, []).append((path, a))
     return usable
 
 def default_doc(fits):
@@ -302,15 +312,28 @@ def write_default(ccsim, out, check):
 def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
     """path -> (class, calibrate's JSON) for every usable trace fitted on its own, and path -> the worse of
     its two held-out folds (the third column)."""
-    own_fit, own_cv = {}, {}
+    own_fit, own_cv, tried = {}, {}, set()
     for label, cls, path, args, fittable in rows:
-        if not any(path == p for ts in usable.values() for p, _ in ts):
+        mine = [a for ts in usable.values() for p, a in ts if p == path]
+        if not mine or path in tried:
             continue
+        tried.add(path)
         f = os.path.join(tmp, "own-" + os.path.basename(path) + ".json")
         extra = ["--fit-protocols"] if rows_in(path) >= 16 else []
         if min_size(path) >= 1 << 20: extra += ["--hold", "launch_us,step_us"]
         if not cross_validate: extra += ["--no-cross-validation"]
-        rc, _, err = run([ccsim, "calibrate", "--model", "nccl", "-o", f, "--trace", path] + args + extra)
+        inputs = ["--trace", path] + args
+        if "--run" in mine[0]:
+            # A file of several runs: one input per run (its topology and --run), the file's other
+            # arguments (--nccl-version) once; its runs hold 1-2 rows each, too few to hold out.
+            inputs, common = [], None
+            for a in mine:
+                i, j = a.index("--topo"), a.index("--run")
+                inputs += ["--trace", path, "--topo", a[i + 1], "--run", a[j + 1]]
+                common = [x for n, x in enumerate(a) if n not in (i, i + 1, j, j + 1)]
+            inputs += common
+            if "--no-cross-validation" not in extra: extra += ["--no-cross-validation"]
+        rc, _, err = run([ccsim, "calibrate", "--model", "nccl", "-o", f] + inputs + extra)
         if rc != 0:
             print(f"# own fit of {label} failed: {err}", file=sys.stderr)
             continue

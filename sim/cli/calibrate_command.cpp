@@ -16,6 +16,7 @@
 #include "sim/model/calibrate.hpp"
 #include "sim/report/calibrate_report.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/trace/trace_runs.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -29,6 +30,7 @@ struct CalibrateOptions {
   bool fit_protocols = false;
   bool no_cross_validation = false;
   std::vector<std::string> hold;
+  std::vector<int> run_index; // --run: one for all traces or one per --trace (0 = a file of one run)
 };
 
 void run_calibrate(const CalibrateOptions& o) {
@@ -37,14 +39,21 @@ void run_calibrate(const CalibrateOptions& o) {
   if (o.topos.size() != 1 && o.topos.size() != o.traces.size())
     fail("calibrate: {} --topo for {} --trace; give one for all or one per trace", o.topos.size(), o.traces.size());
   if (o.out.empty()) fail("calibrate: -o/--output models/<name>.json is required");
+  if (o.run_index.size() > 1 && o.run_index.size() != o.traces.size())
+    fail("calibrate: {} --run for {} --trace; give one for all or one per trace", o.run_index.size(), o.traces.size());
   const Bytes min_size = parse_size(o.min_size, "--min-size");
   std::vector<std::unique_ptr<TraceRun>> runs;
   std::vector<model::CalibInput> in;
   for (std::size_t i = 0; i < o.traces.size(); ++i) {
     const auto& spec = o.topos.size() == 1 ? o.topos[0] : o.topos[i];
-    runs.push_back(std::make_unique<TraceRun>(setup_trace_run(o.run, o.tr, o.traces[i], spec)));
+    // --run K: that run of a file holding several (a scaling study), each run its own input.
+    const int k = o.run_index.empty() ? 0 : o.run_index.size() == 1 ? o.run_index[0] : o.run_index[i];
+    if (k < 0) fail("--run: {} is not a run of {}", k, o.traces[i]);
+    runs.push_back(std::make_unique<TraceRun>(
+        k == 0 ? setup_trace_run(o.run, o.tr, o.traces[i], spec)
+               : setup_trace_run(o.run, std::move(trace::load_trace_runs(o.traces[i], trace_hints(o.tr), k).front()), o.traces[i], spec)));
     model::CalibInput ci;
-    ci.label = o.traces[i];
+    ci.label = k == 0 ? o.traces[i] : fmt::format("{} [run {}]", o.traces[i], k);
     ci.trace = runs.back()->trace;
     ci.topo = &runs.back()->topo;
     ci.cfg = runs.back()->cfg;
@@ -90,6 +99,7 @@ void add_calibrate_command(CLI::App& app, int argc, char** argv) {
   add_trace_options(*c, opts->tr);
   c->add_option("--trace", opts->traces, "Measured nccl-tests output (repeat for several)")->required();
   c->add_option("-o,--output", opts->out, "Write the parameter set here (models/<name>.json)")->required();
+  c->add_option("--run", opts->run_index, "Fit this run (1-based) of a file holding several: one for all --trace or one per --trace");
   c->add_option("--min-size", opts->min_size, "Fit only rows at least this large (e.g. 1M)")->capture_default_str();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
   c->add_option("--hold", opts->hold, "Keep these parameters at their start value (--params or default), e.g. launch_us,step_us")

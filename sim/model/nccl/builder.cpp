@@ -131,8 +131,12 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
     // effective figure for GPU traffic across sockets (AMD_BW 16, ...), not a line rate: the link-type
-    // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it.
-    const double eff = tab_.socket_figure(topo_, l) ? 1.0 : opt_.params.efficiency(l.type);
+    // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it. Nor does it to NVLS: its
+    // figure already carries what NVLS loses on the switch links (NCCL's per-architecture NVLS efficiency,
+    // 0.74 on Blackwell), and the link efficiency is what rings and P2P lose against NCCL's per-lane figure:
+    // both on one link would count the loss twice (8 B200/GB300 NVLS measure NCCL's uncapped 829 GB/s, while
+    // 4-GPU GB200/GB300 rings run at ~0.92-0.95 of their 720).
+    const double eff = tab_.socket_figure(topo_, l) || algo == Algo::Nvls ? 1.0 : opt_.params.efficiency(l.type);
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
     const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
