@@ -266,7 +266,7 @@ const Candidate* Builder::release_pick(const std::vector<Candidate>& cands, cons
   const int comm_channels = opt_.channels > 0 ? opt_.channels : g.channels * tab_.cuda_channels_per_search_channel;
   const auto tc = threshold_choice(*rule, cfg.op, p, g.nodes, g.path == Path::NvLink, compute_capability(topo_, g.arch),
                                    comm_channels, size.size, only);
-  if (!tc) return nullptr;
+  if (!tc || (only && tc->algo != *only)) return nullptr; // a forced algorithm the release cannot run here
   for (const auto& c : cands)
     if (c.algo == tc->algo && c.proto == tc->proto) {
       channels = tc->channels;
