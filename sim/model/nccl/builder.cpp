@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/model/launch_kind.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/threshold_choice.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/model/nccl/shm.hpp"
@@ -202,10 +203,13 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
                                    : opt_.mode == AlgoMode::CollNetDirect ? std::optional(Algo::CollNetDirect)
                                    : opt_.mode == AlgoMode::CollNetChain  ? std::optional(Algo::CollNetChain)
                                                                           : std::nullopt;
-  const Candidate* pick = best_of(only);
+  // A release before NCCL's tuning model (2.4.x) picks by its thresholds, on the channels LL fills.
+  int release_channels = 0;
+  const Candidate* pick = release_pick(cands, cfg, size, only, release_channels);
+  if (!pick) pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
   std::vector<engine::RunPlan> out;
-  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size), *pick, cfg));
+  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg));
   if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
     if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
       auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg);
@@ -260,12 +264,32 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   return plan;
 }
 
-engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size) {
+// NCCL 2.4.x (threshold_choice.hpp): the candidate its thresholds name, and the channels it runs on; nullptr
+// for a release with a tuning model, an unknown release, RCCL, --nccl-algo fastest/nvls/collnet.
+const Candidate* Builder::release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,
+                                       std::optional<Algo> only, int& channels) {
+  const auto* rule = threshold_rule(tab_, nccl_version_from(opt_.nccl_version));
+  if (!rule || tab_.rccl || opt_.mode == AlgoMode::Fastest) return nullptr;
+  const Graph& g = graph(cfg);
+  const int p = metrics::ranks_of(cfg);
+  const int comm_channels = opt_.channels > 0 ? opt_.channels : g.channels * tab_.cuda_channels_per_search_channel;
+  const auto tc = threshold_choice(*rule, cfg.op, p, g.nodes, g.path == Path::NvLink, compute_capability(topo_, g.arch),
+                                   comm_channels, size.size, only);
+  if (!tc || (only && tc->algo != *only)) return nullptr; // a forced algorithm the release cannot run here
+  for (const auto& c : cands)
+    if (c.algo == tc->algo && c.proto == tc->proto) {
+      channels = tc->channels;
+      return &c;
+    }
+  return nullptr;
+}
+
+engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size, int channels) {
   const int p = metrics::ranks_of(cfg);
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c.algo));
   plan.choice.proto = std::string(name(c.proto));
-  plan.choice.channels = is_collnet(c.algo) ? collnet_channels(load_collnet_tables(), collnet_, c.algo, size.size)
+  plan.choice.channels = channels > 0 ? channels : is_collnet(c.algo) ? collnet_channels(load_collnet_tables(), collnet_, c.algo, size.size)
                                             : channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
                                                             c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
   plan.params = cfg.model;

@@ -68,7 +68,10 @@ class Builder final : public metrics::PlanBuilder {
  private:
   struct View;
   View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
-  engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  // channels > 0: the CUDA channels the release runs (release_pick), in place of channels_used's.
+  engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size, int channels = 0);
+  const Candidate* release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,
+                                std::optional<Algo> only, int& channels);
   // plan with the fabric's extra network hop latency (net_kinds hop_us) over NCCL's, once per network hop of c.
   engine::RunPlan with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const;
   std::optional<engine::RunPlan> rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size);

@@ -94,6 +94,36 @@ void read_ll128_rules(const Ref& rules, Tables& t) {
   }
 }
 
+void read_threshold_rules(const Ref& rules, Tables& t) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto r = rules[i];
+    Tables::ThresholdRule rule;
+    const auto from = parse_nccl_version(r["from"].string()), until = parse_nccl_version(r["until"].string());
+    if (!from) r["from"].bad("is not an NCCL release");
+    if (!until || !(*from < *until)) r["until"].bad("must be an NCCL release after 'from'");
+    if (!t.threshold_choice_by_version.empty() && *from < t.threshold_choice_by_version.back().until) r["from"].bad("overlaps the rule before");
+    rule.from = *from;
+    rule.until = *until;
+    rule.ll_min_threads = r["ll_min_threads"].integer(1, 1024);
+    rule.ll_max_threads = r["ll_max_threads"].integer(rule.ll_min_threads, 1024);
+    rule.ll_channel_threshold = r["ll_channel_threshold"].integer(1, 1 << 20);
+    rule.thread_threshold = r["thread_threshold"].integer(1, 1 << 20);
+    rule.thread_threshold_pre_volta = r["thread_threshold_pre_volta"].integer(1, 1 << 20);
+    rule.multi_node_factor = r["multi_node_factor"].integer(1, 64);
+    rule.tree_ll_factor = r["tree_ll_factor"].integer(1, 64);
+    rule.max_channels = r["max_channels"].integer(1, 64);
+    const auto tree = r["tree"];
+    rule.ring_bw_per_channel = tree["ring_bw_per_channel"].positive();
+    rule.ring_lat_us = tree["ring_lat_us"].positive();
+    rule.tree_lat_inter_us = tree["tree_lat_inter_us"].positive();
+    rule.tree_lat_intra_us = tree["tree_lat_intra_us"].positive();
+    rule.tree_bw_nvlink = tree["tree_bw_nvlink"].positive();
+    rule.tree_bw_pci = tree["tree_bw_pci"].positive();
+    rule.two_node_factor = tree["two_node_factor"].positive();
+    t.threshold_choice_by_version.push_back(rule);
+  }
+}
+
 void read_nvls(const Ref& r, Tables& t) {
   Tables::Nvls n;
   for (std::size_t a = 0; a < kArchs; ++a) {
@@ -255,6 +285,7 @@ Tables parse_tables(const std::string& path) {
   if (!ll128) root["ll128_min_arch"]["value"].bad("is not a GPU architecture");
   t.ll128_min_arch = *ll128;
   if (root.has("ll128_by_version")) read_ll128_rules(root["ll128_by_version"]["rules"], t);
+  if (root.has("threshold_choice_by_version")) read_threshold_rules(root["threshold_choice_by_version"]["rules"], t);
   const auto search = root["search"];
   for (std::size_t a = 0; a < kArchs; ++a) {
     const auto row = search["speed_intra"][kArchNames[a]];

@@ -59,6 +59,17 @@ struct Tables {
     bool any_sm = false;       // every GPU of compute capability >= 7.0
   };
   std::vector<Ll128Rule> ll128_by_version;
+  // NCCL before its tuning model (models/nccl.json threshold_choice_by_version, threshold_choice.hpp): LL up
+  // to a size worked from threads and channels, the tree up to a latency/bandwidth crossover; releases [from, until).
+  struct ThresholdRule {
+    std::array<int, 3> from{}, until{};
+    int ll_min_threads = 64, ll_max_threads = 256, ll_channel_threshold = 8;
+    int thread_threshold = 64, thread_threshold_pre_volta = 32, multi_node_factor = 2, tree_ll_factor = 4;
+    int max_channels = 16;
+    double ring_bw_per_channel = 5000, ring_lat_us = 6, tree_lat_inter_us = 15, tree_lat_intra_us = 4;
+    double tree_bw_nvlink = 0.75, tree_bw_pci = 2.0 / 3.0, two_node_factor = 2;
+  };
+  std::vector<ThresholdRule> threshold_choice_by_version;
   std::array<std::vector<double>, kArchs> speed_intra;
   int max_search_channels = 32, cuda_channels_per_search_channel = 2;
   double dup_min_bw = 0, dup_newer_than_ampere_min_bw = 0;
