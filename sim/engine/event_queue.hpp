@@ -217,6 +217,4 @@ class QuaternaryHeapQueue {
   std::uint64_t next_seq_ = 0;
 };
 
-using EventQueue = RadixEventQueue;
-
 } // namespace ccsim::engine
