@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "sim/engine/grouped_event_queue.hpp"
+#include "sim/engine/event_queue.hpp"
 #include "sim/engine/fifo_network.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/schedule/schedule.hpp"

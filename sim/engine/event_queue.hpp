@@ -217,4 +217,6 @@ class QuaternaryHeapQueue {
   std::uint64_t next_seq_ = 0;
 };
 
+using EventQueue = RadixEventQueue;
+
 } // namespace ccsim::engine
