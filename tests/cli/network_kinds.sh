@@ -29,6 +29,13 @@ read -r ib_t _ <<<"$(row 8 --topo "$two,kind=ib")"
 read -r efa_t _ <<<"$(row 8 --topo "$two,kind=efa")"
 near "efa 8 B time over ib's (2 x (23 - 2.7) us)" "$(awk -v a="$efa_t" -v b="$ib_t" 'BEGIN { if (a != "" && b != "") print a - b }')" 40.6 1.0
 
+# NVLS-tree across 2 HGX H100 nodes: EFA's hop replaces NVLS-tree's own network latency (nccl.json nvls.tree
+# net_latency_us 20.9, not the Ring/Tree hwLat rows) on 2 log2(2) = 2 hops: 2 x (23 - 20.9) = 4.2 us.
+hgx="machine:gpu=h100,nodes=2,nics=8x400G"
+read -r ib_t _ <<<"$(row 8589934592 --topo "$hgx,kind=ib")"
+read -r efa_t _ <<<"$(row 8589934592 --topo "$hgx,kind=efa")"
+near "efa NVLS-tree 8 GiB time over ib's (2 x (23 - 20.9) us)" "$(awk -v a="$efa_t" -v b="$ib_t" 'BEGIN { if (a != "" && b != "") print a - b }')" 4.2 0.05
+
 out=$("$ccsim" --topo "$two,kind=bogus" --model nccl -b 1M -e 1M 2>&1); rc=$?
 [ "$rc" = 2 ] || { echo "FAIL kind=bogus: exit $rc, expected 2: $out"; fail=1; }
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL kind=bogus: more than one line: $out"; fail=1; }

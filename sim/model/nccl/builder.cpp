@@ -125,9 +125,11 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   }
   auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
-  const bool once = algo == Algo::Nvls || is_collnet(algo);
-  const double intra = once ? 0.0 : tab_.hw_latency_us[static_cast<int>(g.path)][static_cast<int>(algo)][static_cast<int>(proto)];
-  const double inter = is_collnet(algo) ? 0.0 : net_hop_us(tab_, algo, proto);
+  // NCCL's hwLat has Ring and Tree rows only; NVLS and CollNet charge no per-hop part.
+  const bool per_hop = algo == Algo::Ring || algo == Algo::Tree;
+  const double intra =
+      per_hop ? tab_.hw_latency_us[static_cast<std::size_t>(g.path)][static_cast<std::size_t>(algo)][static_cast<std::size_t>(proto)] : 0.0;
+  const double inter = per_hop ? net_hop_us(tab_, algo, proto) : 0.0;
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
@@ -225,8 +227,9 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 // flight per connection, so a hop's latency does not repeat for every segment.
 engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const {
   const Graph& g = graph_;
-  if (g.nodes <= 1 || is_collnet(c.algo) || c.algo == Algo::Nvls) return plan;
-  const double nccl_hop = net_hop_us(tab_, c.algo, c.proto);
+  if (g.nodes <= 1 || (c.algo != Algo::Ring && c.algo != Algo::Tree && c.algo != Algo::NvlsTree)) return plan;
+  // NCCL's hwLat table has Ring and Tree rows only; NVLS-tree's network hop is its own figure.
+  const double nccl_hop = c.algo == Algo::NvlsTree ? tab_.nvls->tree_net_latency_us : net_hop_us(tab_, c.algo, c.proto);
   double extra = 0;
   for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop) - nccl_hop);
   if (extra <= 0) return plan;

@@ -60,7 +60,7 @@ double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
 
 double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
   const double intra = intra_hop_us(tab, g, algo, proto), inter = net_hop_us(tab, algo, proto);
-  double lat = tab.base_latency_us[idx(algo)][idx(proto)];
+  double lat = tab.base_latency_us.at(idx(algo))[idx(proto)];
   if (algo == Algo::Ring) {
     const int ninter = g.nodes > 1 ? (op == Op::AllReduce ? 2 * (g.nodes - 1) : g.nodes - 1) : 0;
     lat += (ring_steps(op, p) - ninter) * intra + ninter * inter;
@@ -82,14 +82,15 @@ double shrink_chunk(double chunk, double bytes, double ops, std::span<const Tabl
 double graph_bus(const Graph& g, Algo algo) { return g.channels * (algo == Algo::Tree && g.tree_bw > 0 ? g.tree_bw : g.bw); }
 
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
-  double intra = tab.hw_latency_us[idx(g.path)][idx(algo)][idx(proto)];
+  double intra = tab.hw_latency_us[idx(g.path)].at(idx(algo))[idx(proto)];
   if (g.nodes > 1)
     intra = std::max(intra, (g.amd_cpu ? tab.net_overhead_amd_us : tab.net_overhead_intel_us) *
                                 (proto == Proto::Simple ? tab.net_overhead_simple_factor : 1.0));
   return intra;
 }
 
-double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[idx(Path::Net)][idx(algo)][idx(proto)]; }
+// hwLat has Ring and Tree rows only: .at() turns a call for another algorithm into an exception, not a stray read.
+double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[idx(Path::Net)].at(idx(algo))[idx(proto)]; }
 
 double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int ranks, Bytes nbytes) {
   if (tab.rccl || g.nodes <= 1 || op != Op::AllReduce || proto != Proto::Simple) return 1.0; // RCCL has no plateau term
