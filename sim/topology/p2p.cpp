@@ -44,6 +44,10 @@ std::string kind_of_nvlink(const Topology& t) {
 
 } // namespace
 
+Bandwidth host_staged_bw(const Link& l, const std::string& who) {
+  return pcie_gen(std::string(to_string(l.type)), who).nop2p_bw / static_cast<Bandwidth>(std::max(1, l.lanes));
+}
+
 Topology without_p2p(const Topology& t, const std::string& who) {
   Topology out = t;
   out.links.clear();
@@ -55,10 +59,8 @@ Topology without_p2p(const Topology& t, const std::string& who) {
     Link k = l;
     const bool gpu_end = t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Gpu;
     if (gpu_end && is_pcie(l.type)) {
-      const std::string gen = fmt::format("pcie{}", static_cast<int>(l.type) - static_cast<int>(LinkType::Pcie3) + 3);
-      const auto staged = pcie_gen(gen, who).nop2p_bw;
-      k.bw = std::min(k.bw, staged / static_cast<Bandwidth>(std::max(1, k.lanes)));
-      k.source = fmt::format("{}; P2P disabled: host-staged copy speed of {} ({})", l.source, gen, "models/gpus.json nop2p_bw");
+      k.bw = std::min(k.bw, host_staged_bw(l, who));
+      k.source = fmt::format("{}; P2P disabled: host-staged copy speed of {} ({})", l.source, to_string(l.type), "models/gpus.json nop2p_bw");
       ++pcie_links[static_cast<std::size_t>(l.a)];
       ++pcie_links[static_cast<std::size_t>(l.b)];
     }
@@ -156,10 +158,9 @@ Topology with_p2p_level(const Topology& t, PathClass level, const std::string& w
   for (auto& l : out.links) {
     const bool gpu_end = staged[static_cast<std::size_t>(l.a)] || staged[static_cast<std::size_t>(l.b)];
     if (!gpu_end || !is_pcie(l.type)) continue;
-    const auto gen = pcie_gen(fmt::format("pcie{}", static_cast<int>(l.type) - static_cast<int>(LinkType::Pcie3) + 3), who);
-    l.bw = std::min(l.bw, gen.nop2p_bw / static_cast<Bandwidth>(std::max(1, l.lanes)));
+    l.bw = std::min(l.bw, host_staged_bw(l, who));
     l.source += fmt::format("; NCCL_P2P_LEVEL={}: a peer is farther, copies staged through host memory at {}'s host-staged speed "
-                            "(models/gpus.json nop2p_bw)", name(level), gen.name);
+                            "(models/gpus.json nop2p_bw)", name(level), to_string(l.type));
   }
   out.name = t.name + fmt::format("-p2p-{}", name(level));
   out.validate();

@@ -15,6 +15,10 @@ namespace ccsim::topology {
 // copy speed of its generation. Throws Error naming `who` when a GPU has no PCIe link to stage through.
 Topology without_p2p(const Topology& t, const std::string& who);
 
+// What PCIe link `l` (a GPU's, of a PCIe link type) carries when copies are staged through host memory: its
+// generation's nop2p_bw over its lanes. Throws Error naming `who` for a generation models/gpus.json lacks.
+Bandwidth host_staged_bw(const Link& l, const std::string& who);
+
 // `--p2p on|off`: resolve_topology applies without_p2p to every machine it returns while "off".
 void set_p2p_mode(const std::string& mode);
 bool p2p_disabled();

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
-#include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/p2p.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -23,9 +21,7 @@ double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks) {
 bool host_staged_link(const topology::Topology& t, const topology::Link& l) {
   const auto gpu = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::Gpu; };
   if (!topology::is_pcie(l.type) || !(gpu(l.a) || gpu(l.b))) return false;
-  const int gen = static_cast<int>(l.type) - static_cast<int>(topology::LinkType::Pcie3) + 3;
-  const double staged = static_cast<double>(topology::pcie_gen(fmt::format("pcie{}", gen), "topology " + t.name).nop2p_bw) /
-                        std::max(1, l.lanes);
+  const auto staged = static_cast<double>(topology::host_staged_bw(l, "topology " + t.name));
   return std::abs(static_cast<double>(l.bw) - staged) <= 0.005 * staged;
 }
 
