@@ -67,15 +67,5 @@ TEST_CASE("Two B200 nodes: busbw never falls as the size doubles for one algorit
   const auto t = topology::resolve_topology(kB200Two);
   nccl::Builder b(t, nccl::Options{});
   const auto cfg = test::packed_rings_config(t, Op::AllReduce);
-  std::string last_choice;
-  double last_busbw = 0;
-  for (Bytes size = Bytes{1} << 20; size <= Bytes{16} << 30; size *= 2) {
-    const auto row = metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, t.num_gpus(), size, 4));
-    const std::string choice = row.choice.algo + "/" + row.choice.proto;
-    CAPTURE(size);
-    CAPTURE(choice);
-    if (choice == last_choice) CHECK(row.bw.busbw_GBps >= last_busbw * (1 - 1e-6));
-    last_choice = choice;
-    last_busbw = row.bw.busbw_GBps;
-  }
+  test::check_busbw_never_falls(b, cfg, t.num_gpus(), Bytes{1} << 20, Bytes{16} << 30);
 }

@@ -1,5 +1,9 @@
 // The run configuration the NCCL-model tests start from: one op over the rings ccsim's packer finds.
 #pragma once
+#include <string>
+
+#include <doctest/doctest.h>
+
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
 #include "sim/schedule/collective.hpp"
@@ -16,5 +20,21 @@ inline metrics::RunConfig packed_rings_config(const topology::Topology& t, sched
 // NCCL's graph of a topology over those rings, with the shipped tables and no channel overrides.
 inline model::nccl::Graph packed_graph(const topology::Topology& t) {
   return model::nccl::make_graph(t, model::nccl::load_tables(), packed_rings_config(t).placements, "");
+}
+
+// Issue 14's invariant: for one algorithm and protocol, predicted busbw never falls (beyond rounding) as the
+// size doubles from `from` to `to`; a change of pick may go either way.
+inline void check_busbw_never_falls(metrics::PlanBuilder& b, const metrics::RunConfig& cfg, int gpus, Bytes from, Bytes to) {
+  std::string last_choice;
+  double last_busbw = 0;
+  for (Bytes size = from; size <= to; size *= 2) {
+    const auto row = metrics::run(b, cfg, metrics::plan_size(cfg.op, gpus, size, 4));
+    const std::string choice = row.choice.algo + "/" + row.choice.proto;
+    CAPTURE(size);
+    CAPTURE(choice);
+    if (choice == last_choice) CHECK(row.bw.busbw_GBps >= last_busbw * (1 - 1e-6));
+    last_choice = choice;
+    last_busbw = row.bw.busbw_GBps;
+  }
 }
 } // namespace ccsim::test

@@ -9,6 +9,7 @@
 #include "sim/model/nccl/builder.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "nccl_run_config.hpp"
 
 using namespace ccsim;
 namespace nccl = model::nccl;
@@ -23,17 +24,7 @@ void check_monotonic(const std::string& nvls, const std::string& algo = "auto", 
   metrics::RunConfig cfg;
   cfg.op = schedule::Op::AllReduce;
   cfg.placements = topology::pack_rings(t, {}).rings;
-  std::string last_choice;
-  double last_busbw = 0;
-  for (Bytes size = Bytes{256} << 20; size <= Bytes{4} << 30; size *= 2) {
-    const auto row = metrics::run(b, cfg, metrics::plan_size(cfg.op, 8 * nodes, size, 4));
-    const std::string choice = row.choice.algo + "/" + row.choice.proto;
-    CAPTURE(size);
-    CAPTURE(choice);
-    if (choice == last_choice) CHECK(row.bw.busbw_GBps >= last_busbw * (1 - 1e-6));
-    last_choice = choice;
-    last_busbw = row.bw.busbw_GBps;
-  }
+  test::check_busbw_never_falls(b, cfg, 8 * nodes, Bytes{256} << 20, Bytes{4} << 30);
 }
 } // namespace
 
