@@ -222,9 +222,8 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 }
 
 // A fabric whose network hop is slower than NCCL's NET hwLat (net_kinds hop_us: EFA) adds the difference
-// once per network hop of NCCL's latency model (ring: 2 (nodes - 1) for allreduce, nodes - 1 otherwise;
-// tree and NVLS-tree: 2 log2(nodes)), not per message of the replay: NCCL keeps NCCL_STEPS (8) steps in
-// flight per connection, so a hop's latency does not repeat for every segment.
+// once per network hop of NCCL's latency model (network_hops), not per message of the replay: NCCL keeps
+// NCCL_STEPS (8) steps in flight per connection, so a hop's latency does not repeat for every segment.
 engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const {
   const Graph& g = graph_;
   if (g.nodes <= 1 || (c.algo != Algo::Ring && c.algo != Algo::Tree && c.algo != Algo::NvlsTree)) return plan;
@@ -233,8 +232,7 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   double extra = 0;
   for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop) - nccl_hop);
   if (extra <= 0) return plan;
-  const double hops = c.algo == Algo::Ring ? (cfg.op == Op::AllReduce ? 2.0 * (g.nodes - 1) : g.nodes - 1.0)
-                                           : 2.0 * std::log2(static_cast<double>(g.nodes));
+  const double hops = network_hops(cfg.op, c.algo, g.nodes);
   if (plan.closed_form) *plan.closed_form += from_us(hops * extra);
   else plan.fixed += from_us(hops * extra);
   return plan;

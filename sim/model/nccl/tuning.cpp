@@ -61,12 +61,12 @@ double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
 double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
   const double intra = intra_hop_us(tab, g, algo, proto), inter = net_hop_us(tab, algo, proto);
   double lat = tab.base_latency_us.at(idx(algo))[idx(proto)];
+  const double ninter = network_hops(op, algo, g.nodes);
   if (algo == Algo::Ring) {
-    const int ninter = g.nodes > 1 ? (op == Op::AllReduce ? 2 * (g.nodes - 1) : g.nodes - 1) : 0;
     lat += (ring_steps(op, p) - ninter) * intra + ninter * inter;
     return lat * ring_plateau(tab, g, op, proto, p, nbytes);
   }
-  return lat + 2.0 * ((static_cast<double>(p) / g.nodes - 1) * intra + std::log2(static_cast<double>(g.nodes)) * inter);
+  return lat + 2.0 * (static_cast<double>(p) / g.nodes - 1) * intra + ninter * inter;
 }
 
 // calcCollChunking's halving, shared by NVLS and NVLS-tree (each with its own rows): the chunk drops to a
@@ -87,6 +87,16 @@ double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
     intra = std::max(intra, (g.amd_cpu ? tab.net_overhead_amd_us : tab.net_overhead_intel_us) *
                                 (proto == Proto::Simple ? tab.net_overhead_simple_factor : 1.0));
   return intra;
+}
+
+double network_hops(Op op, Algo algo, int nodes) {
+  if (nodes <= 1) return 0;
+  switch (algo) {
+    case Algo::Ring: return op == Op::AllReduce ? 2.0 * (nodes - 1) : nodes - 1.0;
+    case Algo::Tree: return 2.0 * std::log2(static_cast<double>(nodes));
+    case Algo::NvlsTree: return 2.0 * std::floor(std::log2(static_cast<double>(nodes)));
+    default: return 0;
+  }
 }
 
 // hwLat has Ring and Tree rows only: .at() turns a call for another algorithm into an exception, not a stray read.
@@ -248,7 +258,7 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
     // reducescatter its NVLS figure is already per byte of the whole buffer.
     c.algbw = op == Op::AllReduce ? bus * ring_alg_factor(op, p) : bus;
     // NVLS-tree: the NVLink part once plus a network hop each way per level of the tree (log2i(nodes)).
-    c.lat_us = g.nvls.tree ? tab.nvls->tree_nvlink_latency_us + 2.0 * std::floor(std::log2(g.nodes)) * tab.nvls->tree_net_latency_us
+    c.lat_us = g.nvls.tree ? tab.nvls->tree_nvlink_latency_us + network_hops(op, Algo::NvlsTree, g.nodes) * tab.nvls->tree_net_latency_us
                            : tab.nvls->nvlink_latency_us;
     if (g.nvls.tree) c.algbw *= nvls_tree_size_factor(tab, g, nbytes);
     c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);

@@ -64,6 +64,9 @@ double graph_bus(const Graph& g, Algo algo);
 // NCCL's intra-node hop latency, floored on several nodes by the network overhead (x3 for Simple).
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto);
 double net_hop_us(const Tables& tab, Algo algo, Proto proto);
+// Network hops on the latency path of NCCL's model: ring 2 (nodes - 1) for allreduce, nodes - 1 otherwise;
+// tree 2 log2(nodes); NVLS-tree 2 log2i(nodes); 0 on one node and for the other algorithms.
+double network_hops(schedule::Op op, Algo algo, int nodes);
 // Multi-node ring allreduce with Simple: latency x1.9 (pre-Ampere) or x1.4 once nBytes/(nChannels*nRanks)
 // reaches 64 B (NCCL's "plateau" correction); 1 otherwise.
 double ring_plateau(const Tables& tab, const Graph& g, schedule::Op op, Proto proto, int ranks, Bytes nbytes);
