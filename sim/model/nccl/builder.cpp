@@ -85,6 +85,11 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     if (!tab_.rccl)
       graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, nccl_version_from(opt_.nccl_version), compute_capability(topo_, graph_.arch), graph_.arch);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
+    // A release before the topology search (2.4.x) builds its own rings on one node: its channel count
+    // (release_pick), and its one ring in rank order where no NVLink ring passes every GPU.
+    const auto* rule = tab_.rccl || cfg.placements.empty() ? nullptr : threshold_rule(tab_, nccl_version_from(opt_.nccl_version));
+    release_rings_ = rule ? release_rings_for(topo_, *rule, cfg.placements.front()) : std::nullopt;
+    if (release_rings_ && release_rings_->kind == ReleaseRings::Kind::NoRing) graph_.rings = {cfg.placements.front()};
     graph_for_ = cfg.placements;
     views_.clear();
   }
@@ -273,7 +278,9 @@ const Candidate* Builder::release_pick(const std::vector<Candidate>& cands, cons
   if (!rule || tab_.rccl || opt_.mode == AlgoMode::Fastest) return nullptr;
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
-  const int comm_channels = opt_.channels > 0 ? opt_.channels : g.channels * tab_.cuda_channels_per_search_channel;
+  const int comm_channels = opt_.channels > 0  ? opt_.channels
+                            : release_rings_ ? release_rings_->channels
+                                             : g.channels * tab_.cuda_channels_per_search_channel;
   const auto tc = threshold_choice(*rule, cfg.op, p, g.nodes, g.path == Path::NvLink, compute_capability(topo_, g.arch),
                                    comm_channels, size.size, only);
   if (!tc || (only && tc->algo != *only)) return nullptr; // a forced algorithm the release cannot run here

@@ -20,6 +20,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/collnet.hpp"
 #include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/rings_v24.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/model/params.hpp"
 #include "sim/topology/routing.hpp"
@@ -62,7 +63,10 @@ class Builder final : public metrics::PlanBuilder {
   Builder(const topology::Topology& t, Options o);
   ~Builder() override;
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
-  std::string describe(const metrics::RunConfig& cfg) override { return graph(cfg).describe() + describe_collnet(collnet_); }
+  std::string describe(const metrics::RunConfig& cfg) override {
+    const std::string g = graph(cfg).describe();
+    return g + (release_rings_ ? ", " + nccl::describe(*release_rings_) : "") + describe_collnet(collnet_);
+  }
   const Graph& graph(const metrics::RunConfig& cfg);
 
  private:
@@ -86,6 +90,7 @@ class Builder final : public metrics::PlanBuilder {
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
+  std::optional<ReleaseRings> release_rings_; // NCCL 2.4's own rings on one node (rings_v24.hpp), made with graph_
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
 };

@@ -120,6 +120,12 @@ void read_threshold_rules(const Ref& rules, Tables& t) {
     rule.tree_bw_nvlink = tree["tree_bw_nvlink"].positive();
     rule.tree_bw_pci = tree["tree_bw_pci"].positive();
     rule.two_node_factor = tree["two_node_factor"].positive();
+    if (r.has("ring_search")) {
+      const auto rs = r["ring_search"];
+      rule.ring_dup = rs["dup"].integer(1, 64);
+      rule.ring_search_max_ranks = rs["nvlink_max_ranks"].integer(2, 8); // exhaustive: 2.4 stops at 8
+      rule.oversubscribe_max_ranks = rs["oversubscribe_max_ranks"].integer(0, 16);
+    }
     t.threshold_choice_by_version.push_back(rule);
   }
 }

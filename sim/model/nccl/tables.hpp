@@ -68,6 +68,10 @@ struct Tables {
     int max_channels = 16;
     double ring_bw_per_channel = 5000, ring_lat_us = 6, tree_lat_inter_us = 15, tree_lat_intra_us = 4;
     double tree_bw_nvlink = 0.75, tree_bw_pci = 2.0 / 3.0, two_node_factor = 2;
+    // The release's own ring search on one node (rings_v24.hpp; "ring_search"): each ring run ring_dup times
+    // (0: not modelled, the graph's channels), direct-NVLink search up to ring_search_max_ranks GPUs, the
+    // lanes-counted-twice retry up to oversubscribe_max_ranks.
+    int ring_dup = 0, ring_search_max_ranks = 8, oversubscribe_max_ranks = 4;
   };
   std::vector<ThresholdRule> threshold_choice_by_version;
   std::array<std::vector<double>, kArchs> speed_intra;
