@@ -27,14 +27,17 @@ struct ReleaseRings {
   int rings = 0;    // rings the search found (NoRing: 0, Pci: 1)
   int channels = 1; // comm->nChannels: the rings after duplication
   bool oversubscribed = false;          // <= 4 GPUs: the second search, every lane counted twice, was kept
+  bool search_complete = true;          // false: ccsim's search stopped at its budget, `rings` is a lower bound
   std::vector<std::vector<int>> orders; // ranks of each ring found (NvLink, NvSwitch); empty otherwise
 };
 
 // Most directed rings through all ranks 0..n-1 that fit in `lanes` (lanes[i][j]: lanes from i to j, each
 // ring taking one lane of every hop), at most `limit`; `orders` (when given) gets one packing of that size,
 // each ring starting at rank 0. Exhaustive as NCCL 2.4's recursion, so the count is NCCL's (the orders may
-// be another packing of the same size).
-int max_ring_packing(const std::vector<std::vector<int>>& lanes, int limit, std::vector<std::vector<int>>* orders = nullptr);
+// be another packing of the same size), unless the search meets its budget first: `complete` false, the
+// count the most found by then.
+int max_ring_packing(const std::vector<std::vector<int>>& lanes, int limit, std::vector<std::vector<int>>* orders = nullptr,
+                     bool* complete = nullptr);
 
 // The release's rings for ranks whose NVLink lanes to each other are `lanes` (symmetric) and whose lanes
 // into NVSwitches are `switch_lanes`. nullopt: a case 2.4 refuses or ccsim does not model (more than 8

@@ -149,3 +149,21 @@ TEST_CASE("The NCCL graph header of a 2.4.8 run names 2.4's channels, and 2.30's
   nccl::Builder latest(t, nccl::Options{});
   CHECK(latest.describe(cfg).find("NCCL 2.4") == std::string::npos);
 }
+
+TEST_CASE("A dense NVLink mesh the search cannot settle in its budget gives a flagged lower bound, not a hang") {
+  // 8 GPUs, one NVLink per pair and two between GPUs 0 and 1: GPUs 2-7 have 7 lanes out, so at most 7 rings;
+  // proving or reaching that takes far longer than the budget, so the answer is a lower bound, said so.
+  std::vector<std::vector<int>> m(8, std::vector<int>(8, 1));
+  for (int i = 0; i < 8; ++i) m[i][i] = 0;
+  m[0][1] = m[1][0] = 2;
+  bool complete = true;
+  std::vector<std::vector<int>> found;
+  const int rings = nccl::max_ring_packing(m, 16, &found, &complete);
+  CHECK_FALSE(complete);
+  CHECK(rings >= 1);
+  CHECK(rings <= 7);
+  CHECK(fits(m, found));
+  const auto r = nccl::release_rings(rule_248(), m, std::vector<int>(8, 0));
+  REQUIRE(r);
+  CHECK(nccl::describe(*r).find("at least") != std::string::npos);
+}
