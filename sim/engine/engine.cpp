@@ -421,7 +421,8 @@ template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const
   } else if (route = router_.route(static_cast<int>(from), static_cast<int>(to)); fifo) {
     arrive = fifo_->post(route, t.bytes, at), left = fifo_->last_left();
   } else {
-    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_), left = net_->last_left();
+    arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_);
+    left = gpu<M>() || M == kGeneric ? net_->last_left() : kNever; // mpi modes never read it: no virtual call
   }
   ++transfers_;
   if (M == kFifoMpi || M == kFifoGpu || arrive != kNever) queue_.push(arrive, kArrival, t.src, dst);
