@@ -15,12 +15,14 @@
 // So an iteration costs what the slower of two pipelined stages costs, the host issuing the N launches
 // or the GPUs running the collective (engine::pipelined_time), not their sum.
 //
-// What the traces say (models/README.md, "Launch cost per launch kind"): every HIP -g 8 run (MI300X on
-// Azure, RCCL 2.20; MI350X, RCCL 2.27 and ROCm 7) is flat at its launch floor up to ~4 MiB, as the
-// pipeline predicts; every CUDA -g N run (NCCL 2.4 GROUP/CGMD on DGX-1 and DGX-2, an HGX A100, an RTX
-// 4090 box) rises with the transfer from ~64 KiB, as if the host waited for each iteration's kernels,
-// though nothing in NCCL's source makes it wait: the CUDA driver's multi-context launch path is not
-// public. The overlap is therefore applied to the HIP runtime only; CUDA -g N keeps the sum.
+// What the traces say (models/README.md, "Launch cost per launch kind: -g N overlap"): on HIP the pipeline
+// is what is measured. Every rccl-tests -g 8 run (MI300X on Azure, RCCL 2.20; MI350X, RCCL 2.27, ROCm 7)
+// stays at its launch floor (40-51 us) up to ~4 MiB, and from 8 MiB meets the one-process-per-GPU time of
+// the same collective (8x MI300X, -g 1: 84.8 us at 8 MiB, 149.9 at 16 MiB; -g 8: 83-90, 140-153), where a
+// sum would add the 40-50 us floor again. On CUDA the -g N runs (NCCL 2.4 GROUP/CGMD on DGX-1 and DGX-2,
+// an HGX A100, an RTX 4090 box) rise with the transfer from ~64 KiB by about their floor, as a sum would;
+// NCCL's source shows no wait that makes it one, and no one-process-per-GPU run of those machines exists
+// to tell the GPU's own time apart. The overlap is applied to the HIP runtime only; CUDA -g N keeps the sum.
 #pragma once
 #include <string>
 
