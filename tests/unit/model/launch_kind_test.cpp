@@ -1,7 +1,8 @@
 // Issue 14, the small-size floor of an unseen machine: a class-level set carries its launch terms per
 // launch kind (runtime x GPUs per launching thread, sim/model/launch_kind.hpp), and the nccl model takes the
 // terms of the machine's kind. Expected values by hand: the launch terms add to every row, so two
-// predictions of one size differ by exactly the difference of the terms.
+// predictions of one size differ by exactly the difference of the terms (except hip/gN, whose launches
+// overlap the GPU time: launch_overlap.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
