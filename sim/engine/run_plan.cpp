@@ -9,15 +9,22 @@ namespace ccsim::engine {
 Execution execute(const RunPlan& plan, std::span<Observer* const> observers) {
   Execution ex;
   if (plan.closed_form) {
-    ex.time = *plan.closed_form;
+    ex.time = pipelined_time(plan.host_issue, *plan.closed_form, plan.pipeline_iters);
     return ex;
   }
   if (!plan.topo || !plan.router || !plan.network) fail("run plan: no topology, router or network model");
   Engine eng(*plan.topo, *plan.router, plan.params, *plan.network);
   for (auto* o : observers) eng.add_observer(o);
   ex.result = eng.run(plan.jobs);
-  ex.time = ex.result.makespan + plan.fixed;
+  ex.time = pipelined_time(plan.host_issue, ex.result.makespan + plan.fixed, plan.pipeline_iters);
   return ex;
+}
+
+Time pipelined_time(Time host, Time gpu, int iters) {
+  if (host <= 0) return gpu;
+  if (iters < 1) fail("run plan: {} pipelined iterations (at least 1)", iters);
+  const Time slow = std::max(host, gpu), fast = std::min(host, gpu);
+  return slow + fast / iters;
 }
 
 std::vector<std::uint64_t> split_by_weight(std::uint64_t count, std::span<const int> weights) {

@@ -34,7 +34,18 @@ struct RunPlan {
   Time fixed = 0;                   // added once to the replayed makespan (launch, base latency)
   std::optional<Time> closed_form;  // set: the model's own time, nothing to replay
   Choice choice;
+  // > 0: the time the launching host thread spends issuing one iteration, pipelined with the GPU time
+  // (makespan + fixed, or the closed form) over `pipeline_iters` back-to-back iterations: execute()
+  // returns pipelined_time's per-iteration figure instead of the GPU time (model/launch_overlap.hpp).
+  Time host_issue = 0;
+  int pipeline_iters = 1;
 };
+
+// Per-iteration time of `iters` iterations through two pipelined stages, the host issuing (`host` each)
+// and the GPUs running (`gpu` each), each iteration's GPU stage starting once the host has issued it
+// and the previous one has run: the slower stage sets the pace, the faster one shows once (the first
+// issue before the GPUs start, or the last run after the host is done): (iters x max + min) / iters.
+Time pipelined_time(Time host, Time gpu, int iters);
 
 struct Execution {
   Time time = 0; // makespan + fixed (or the closed form)

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/model/launch_kind.hpp"
+#include "sim/model/launch_overlap.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/threshold_choice.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
@@ -73,7 +74,9 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
   // The launch terms of this machine's kind (runtime x GPUs per launching thread), where the set has them.
-  opt_.params = for_launch_kind(std::move(opt_.params), launch_kind(amd_gpus(t), opt_.gpus_per_thread));
+  const std::string kind = launch_kind(amd_gpus(t), opt_.gpus_per_thread);
+  opt_.params = for_launch_kind(std::move(opt_.params), kind);
+  launch_overlaps_ = launch_overlaps(kind);
   nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
 }
 Builder::~Builder() = default;
@@ -97,8 +100,22 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
 }
 
 Time Builder::launch() const {
+  if (launch_overlaps_) return 0;
   if (tab_.rccl) return from_us(rccl_launch_us(opt_.params, opt_.gpus_per_thread));
   return from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread);
+}
+
+Time Builder::host_issue() const { return launch_overlaps_ ? from_us(opt_.params.launch_per_gpu_us * opt_.gpus_per_thread) : 0; }
+
+// Every plan of a machine whose launches overlap the GPU time carries the host's issue time per
+// iteration; execute() pipelines the two over nccl-tests' iterations (launch_overlap.hpp).
+std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  auto out = plans_of(cfg, size);
+  for (auto& p : out) {
+    p.host_issue = host_issue();
+    p.pipeline_iters = kNcclTestsIters;
+  }
+  return out;
 }
 
 // NCCL's per-lane bandwidth x fitted efficiency x the pair's bandwidth relative to ring Simple in NCCL's
@@ -159,7 +176,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   return *views_.back();
 }
 
-std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size) {
   // NCCL has no barrier and no scan collective: refuse rather than predict a ring it would never run.
   if (cfg.op == Op::Barrier || cfg.op == Op::Scan)
     fail("--model nccl: NCCL has no {} collective; use an alpha-beta model (--model fifo)", schedule::to_string(cfg.op));

@@ -82,11 +82,16 @@ class Builder final : public metrics::PlanBuilder {
   engine::RunPlan ring_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan nvls_plan(engine::RunPlan p, const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan tree_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
+  // The launch time added to the GPU time (0 where the launches overlap it: launch_overlap.hpp), and the
+  // host's serial issue time per iteration that overlaps it instead (0 where it adds).
   Time launch() const;
+  Time host_issue() const;
+  std::vector<engine::RunPlan> plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size);
 
   const topology::Topology& topo_;
   const Tables& tab_;
   Options opt_;
+  bool launch_overlaps_ = false; // this machine's launch kind overlaps (launch_overlap.hpp)
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP

@@ -35,10 +35,9 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
 // The per-GPU launch time one thread adds per collective under rccl-tests. The thread queues the next
 // iteration while the GPUs run this one, so one GPU's launch (3-6 us) hides under RCCL's smallest
 // collective time (its 12 us base latency): 13.7 us measured at 1 KiB on 8 MI300X, one process per GPU,
-// is RCCL's all-pairs LL latency alone. One thread driving G GPUs keeps G x launch_per_gpu_us added: the
-// full overlap, max(G launches, collective), fits the -g 8 traces from 8 MiB on but not their floors, which
-// rise with MSCCL's 8-channel algorithms (Azure MI300X: 46-56 us to 64 KiB, 66 us from 128 KiB to 4 MiB),
-// and scored worse on them (models/README.md).
+// is RCCL's all-pairs LL latency alone. One thread driving G GPUs adds G x launch_per_gpu_us here only
+// where its launch kind does not overlap (launch_overlap.hpp: hip/gN does, and the builder pipelines the
+// G launches with the GPU time instead).
 double rccl_launch_us(const ParamSet& p, int gpus_per_thread);
 
 } // namespace ccsim::model::nccl

@@ -1,0 +1,7 @@
+#include "sim/model/launch_overlap.hpp"
+
+namespace ccsim::model {
+
+bool launch_overlaps(const std::string& kind) { return kind == "hip/gN"; }
+
+} // namespace ccsim::model
