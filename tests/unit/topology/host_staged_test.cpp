@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/topology/generators.hpp"
@@ -56,8 +57,8 @@ int staged(const Topology& t) {
   return n;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
+std::string read(const std::string& rel) {
+  std::ifstream in(data_dir() + "/" + rel);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
