@@ -134,6 +134,7 @@ class Machine {
       d["bw_GBps"] = static_cast<double>(l.capacity()) / 1e9;
       d["latency_us"] = static_cast<double>(l.latency) / 1e6;
       d["source"] = l.source;
+      d["host_staged"] = l.host_staged; // copies staged through host memory (NCCL's SHM transport)
       out.append(d);
     }
     return out;

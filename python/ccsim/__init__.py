@@ -111,7 +111,8 @@ class Topology:
 
     @property
     def links(self):
-        """Every full-duplex link: its two node names, type, lanes, bandwidth per direction (all lanes), latency."""
+        """Every full-duplex link: its two node names, type, lanes, bandwidth per direction (all lanes), latency,
+        source, and host_staged (a GPU port whose copies go through host memory, NCCL's SHM transport)."""
         return self._machine.links()
 
     def route(self, a, b):

@@ -18,7 +18,7 @@ constexpr std::size_t kMaxPathJson = 20'000;
 
 std::string link_kind(const topology::Topology& topo, ChannelId c) {
   const auto& l = topo.link_of(c);
-  return fmt::format("{} x{}", topology::to_string(l.type), l.lanes);
+  return fmt::format("{} x{}{}", topology::to_string(l.type), l.lanes, l.host_staged ? " staged" : ""); // staged: host memory (SHM)
 }
 
 class Namer {
@@ -163,6 +163,7 @@ nlohmann::ordered_json link_report_json(const LinkReport& r, const topology::Top
                           {"bytes", l.bytes},
                           {"busy_us", static_cast<double>(l.busy) / kPsPerUs},
                           {"busy_pct", l.busy_pct}});
+    if (link.host_staged) j["links"].back()["host_staged"] = true;
   }
   j["bottlenecks"] = ordered_json::array();
   for (auto c : r.bottlenecks) j["bottlenecks"].push_back(topo.channel_name(c));

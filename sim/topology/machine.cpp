@@ -129,6 +129,7 @@ Topology make_machine(const MachineSpec& m) {
                        {"source", fmt::format("{} GPU(s) per PCIe switch", per)}});
     } else {
       links.push_back({{"a", fmt::format("gpu{}", i)}, {"b", fmt::format("cpu{}", socket_of(i))}, {"type", pcie}, {"source", "GPU on a CPU root port"}});
+      if (!m.p2p) links.back()["host_staged"] = true; // the port's copies go through host memory (NCCL's SHM)
     }
   }
   if (intra == "nvswitch") {

@@ -60,6 +60,7 @@ Topology without_p2p(const Topology& t, const std::string& who) {
     const bool gpu_end = t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Gpu;
     if (gpu_end && is_pcie(l.type)) {
       k.bw = std::min(k.bw, host_staged_bw(l, who));
+      k.host_staged = true;
       k.source = fmt::format("{}; P2P disabled: host-staged copy speed of {} ({})", l.source, to_string(l.type), "models/gpus.json nop2p_bw");
       ++pcie_links[static_cast<std::size_t>(l.a)];
       ++pcie_links[static_cast<std::size_t>(l.b)];
@@ -74,9 +75,10 @@ Topology without_p2p(const Topology& t, const std::string& who) {
     if (pcie_links[static_cast<std::size_t>(node)] != 0) continue;
     if (host < 0) host = out.add_node("p2p-off-host", NodeKind::Cpu);
     const auto gen = pcie_gen(host_pcie_of(t, node), who);
-    out.add_link(node, host, gen.type, gen.nop2p_bw, gen.latency, 1,
+    const int staged = out.add_link(node, host, gen.type, gen.nop2p_bw, gen.latency, 1,
                  fmt::format("P2P disabled: host-staged copy speed of {} (models/gpus.json nop2p_bw); the drawing has no host side, "
                              "so one x16 link per GPU to one host is assumed", gen.name));
+    out.links[static_cast<std::size_t>(staged)].host_staged = true;
   }
   if (out.gpu_kind.empty()) out.gpu_kind = kind_of_nvlink(t);
   out.name = t.name + "-nop2p";
@@ -159,6 +161,7 @@ Topology with_p2p_level(const Topology& t, PathClass level, const std::string& w
     const bool gpu_end = staged[static_cast<std::size_t>(l.a)] || staged[static_cast<std::size_t>(l.b)];
     if (!gpu_end || !is_pcie(l.type)) continue;
     l.bw = std::min(l.bw, host_staged_bw(l, who));
+    l.host_staged = true;
     l.source += fmt::format("; NCCL_P2P_LEVEL={}: a peer is farther, copies staged through host memory at {}'s host-staged speed "
                             "(models/gpus.json nop2p_bw)", name(level), to_string(l.type));
   }

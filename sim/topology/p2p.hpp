@@ -12,7 +12,8 @@
 namespace ccsim::topology {
 
 // The topology with every GPU-GPU direct path removed and each GPU's PCIe link capped at the host-staged
-// copy speed of its generation. Throws Error naming `who` when a GPU has no PCIe link to stage through.
+// copy speed of its generation and marked Link::host_staged. Throws Error naming `who` when a GPU has no
+// PCIe link to stage through.
 Topology without_p2p(const Topology& t, const std::string& who);
 
 // What PCIe link `l` (a GPU's, of a PCIe link type) carries when copies are staged through host memory: its
@@ -35,7 +36,7 @@ PathClass path_class(const Topology& t, int gpu_a, int gpu_b);
 PathClass p2p_level_from(const std::string& text, const std::string& who);
 // NCCL_P2P_LEVEL=level: GPUs with a peer farther than `level` copy to it through host memory (SHM); as
 // NCCL picks per pair but ccsim's links are per GPU, such a GPU's PCIe link runs at its generation's
-// host-staged speed for all its traffic. LOC is --p2p off (without_p2p).
+// host-staged speed for all its traffic, marked Link::host_staged. LOC is --p2p off (without_p2p).
 Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who);
 // `--p2p-level LEVEL`: resolve_topology applies with_p2p_level while set.
 void set_p2p_level(const std::string& text);

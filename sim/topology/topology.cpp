@@ -64,7 +64,7 @@ int Topology::add_node(std::string node_name, NodeKind kind) {
 }
 
 int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes, std::string source) {
-  links.push_back(Link{a, b, type, bw, latency, lanes, std::move(source)});
+  links.push_back(Link{a, b, type, bw, latency, lanes, std::move(source), false});
   return static_cast<int>(links.size()) - 1;
 }
 
@@ -92,7 +92,7 @@ void Topology::set_crossbar_formula(CrossbarFormula f) {
   });
   links.defer([f](std::vector<Link>& v) {
     v.reserve(static_cast<std::size_t>(f.gpus));
-    for (int i = 0; i < f.gpus; ++i) v.push_back(Link{i, f.gpus, LinkType::Ideal, f.bw, f.latency, 1, "generated"});
+    for (int i = 0; i < f.gpus; ++i) v.push_back(Link{i, f.gpus, LinkType::Ideal, f.bw, f.latency, 1, "generated", false});
   });
   gpu_nodes_.defer([f](std::vector<int>& v) {
     v.resize(static_cast<std::size_t>(f.gpus));
@@ -114,7 +114,7 @@ void Topology::set_torus_formula(TorusFormula f) {
     v.reserve(tf.num_links());
     for (std::size_t l = 0; l < tf.num_links(); ++l) {
       const auto [a, b] = tf.ends(static_cast<std::uint32_t>(l));
-      v.push_back(Link{a, b, LinkType::Ideal, tf.bw(), tf.latency(), 1, "generated"});
+      v.push_back(Link{a, b, LinkType::Ideal, tf.bw(), tf.latency(), 1, "generated", false});
     }
   });
   gpu_nodes_.defer([n = tf.gpus()](std::vector<int>& v) {
@@ -137,11 +137,11 @@ void Topology::validate() const {
   const std::string& where = origin.empty() ? name : origin;
   if (num_gpus() == 0) fail("{}: topology has no GPU", where);
   if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
-    validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}}, where);
+    validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}, false}, where);
     return;
   }
   if (const auto* tf = torus_formula()) { // links alike, between neighbours of a connected grid
-    if (tf->num_links() > 0) validate_link(Link{tf->ends(0).first, tf->ends(0).second, LinkType::Ideal, tf->bw(), tf->latency(), 1, {}}, where);
+    if (tf->num_links() > 0) validate_link(Link{tf->ends(0).first, tf->ends(0).second, LinkType::Ideal, tf->bw(), tf->latency(), 1, {}, false}, where);
     return;
   }
   for (const auto& l : links) validate_link(l, where);
@@ -175,6 +175,12 @@ void Topology::validate_link(const Link& l, const std::string& where) const {
   if (l.bw > kMaxBandwidth / static_cast<Bandwidth>(l.lanes))
     fail("{}: link {}-{}: {} lanes of {} B/s is more than {:g} B/s", where, nodes[static_cast<std::size_t>(l.a)].name,
          nodes[static_cast<std::size_t>(l.b)].name, l.lanes, l.bw, static_cast<double>(kMaxBandwidth));
+  // Only a GPU's PCIe port can be staged through host memory (NCCL's SHM transport copies over it).
+  const auto gpu = [&](int node) { return nodes[static_cast<std::size_t>(node)].kind == NodeKind::Gpu; };
+  if (l.host_staged && (!is_pcie(l.type) || !(gpu(l.a) || gpu(l.b))))
+    fail("{}: link {}-{}: host_staged marks a GPU's PCIe port, and this is a {} link{}", where,
+         nodes[static_cast<std::size_t>(l.a)].name, nodes[static_cast<std::size_t>(l.b)].name, to_string(l.type),
+         is_pcie(l.type) ? " without a GPU end" : "");
 }
 
 HostMap host_map(const Topology& t) {

@@ -46,6 +46,10 @@ struct Link {
   Time latency = 0;  // alpha of one traversal
   int lanes = 1;     // bonded links (e.g. NV2 = 2 NVLinks between a pair)
   std::string source; // where the numbers come from
+  // A GPU's PCIe port whose GPU-GPU copies are staged through host memory (NCCL's SHM transport: P2P off,
+  // a peer beyond NCCL_P2P_LEVEL, a GeForce driver without P2P). A fact of the drawing, not of `bw`: the
+  // file's "host_staged": true; set by without_p2p, with_p2p_level, machine:...,p2p=off and the importers.
+  bool host_staged = false;
   Bandwidth capacity() const { return bw * static_cast<Bandwidth>(lanes); }
 };
 

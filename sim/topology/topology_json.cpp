@@ -131,8 +131,14 @@ void read_links(Topology& t, const JsonValue& j) {
       if (!v->is_number()) v->fail("\"lanes\" must be an integer >= 1, got {}", describe(v->raw()));
       lanes = static_cast<int>(v->as_int(1, kMaxLanes));
     }
+    bool staged = false;
+    if (auto v = l.get("host_staged")) {
+      if (!v->is_bool()) v->fail("\"host_staged\" must be true or false, got {}", describe(v->raw()));
+      staged = v->as_bool();
+    }
     std::string source = l.has("source") && l["source"].is_string() ? l["source"].as_string() : (d ? d->source : std::string{});
-    t.add_link(a, b, *type, bw, lat, lanes, std::move(source));
+    const int link = t.add_link(a, b, *type, bw, lat, lanes, std::move(source));
+    t.links[static_cast<std::size_t>(link)].host_staged = staged;
   }
 }
 
@@ -208,6 +214,7 @@ json link_json(const Topology& t, const Link& l) {
   if (parse_bandwidth(format_bandwidth(l.bw), "bw") != l.bw) lj["bw"] = l.bw;
   if (l.lanes != 1) lj["lanes"] = l.lanes;
   if (!l.source.empty()) lj["source"] = l.source;
+  if (l.host_staged) lj["host_staged"] = true;
   return lj;
 }
 

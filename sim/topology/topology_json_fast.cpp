@@ -31,7 +31,7 @@ enum class Frame : std::uint8_t { Root, Nodes, Node, Links, Link, LinkTypes, Lin
 // The key a value in an object belongs to. Other: a key the walk never looks at, whose value is skipped.
 enum class Key : std::uint8_t {
   Other, Name, Description, Gpu, Sharp, Nodes, Links, LinkTypes, Routes, Structure, // the document
-  Kind, A, B, Type, Bw, Latency, Lanes, Source, Path, Dims, Entry                    // inside elements
+  Kind, A, B, Type, Bw, Latency, Lanes, Source, HostStaged, Path, Dims, Entry        // inside elements
 };
 
 struct PendingLink { // node names are resolved once every node is known (a file may list links first)
@@ -41,6 +41,7 @@ struct PendingLink { // node names are resolved once every node is known (a file
   std::optional<Time> latency;
   int lanes = 1;
   std::optional<std::string> source;
+  bool host_staged = false;
   unsigned seen = 0;
 };
 
@@ -82,6 +83,7 @@ Key key_of(Frame f, std::string_view k) {
       if (is(k, "latency")) return Key::Latency;
       if (is(k, "lanes")) return Key::Lanes;
       if (is(k, "source")) return Key::Source;
+      if (is(k, "host_staged")) return Key::HostStaged;
       return Key::Other;
     case Frame::LinkTypes: return Key::Entry;
     case Frame::LinkType:
@@ -144,7 +146,7 @@ class Reader {
   explicit Reader(const std::string& origin) { topo_.origin = origin; }
 
   bool null() { return scalar_other(); }
-  bool boolean(bool) { return scalar_other(); }
+  bool boolean(bool v);
   bool number_integer(json::number_integer_t v) { return number(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return number(json(v)); }
   bool number_float(json::number_float_t v, const std::string&) { return number(json(v)); }
@@ -213,6 +215,14 @@ bool Reader::key(std::string& k) {
   unsigned& seen = seen_[depth_ - 1];
   if (seen & bit(key_)) return false;
   seen |= bit(key_);
+  return true;
+}
+
+// The one boolean the walk reads: a link's "host_staged"; anywhere else a boolean is skipped or given up on.
+bool Reader::boolean(bool v) {
+  if (skip_ > 0 || depth_ == 0 || top() != Frame::Link || key_ != Key::HostStaged) return scalar_other();
+  links_.back().host_staged = v;
+  links_.back().seen |= bit(key_);
   return true;
 }
 
@@ -387,7 +397,8 @@ bool Reader::finish() {
     if (!l.latency && defaults) l.latency = defaults->latency;
     if (!l.bw || !l.latency) return false;
     std::string source = l.source ? std::move(*l.source) : defaults ? defaults->source : std::string{};
-    topo_.add_link(*a, *b, l.type, *l.bw, *l.latency, l.lanes, std::move(source));
+    const int link = topo_.add_link(*a, *b, l.type, *l.bw, *l.latency, l.lanes, std::move(source));
+    topo_.links[static_cast<std::size_t>(link)].host_staged = l.host_staged;
   }
   for (const auto& path : paths_) {
     Topology::RouteOverride ro;

@@ -181,3 +181,13 @@ def test_two_threads_get_the_answers_one_gets():
     for t in threads:
         t.join()
     assert got == [want] * 3
+
+
+def test_host_staged_ports_as_topo_show_marks_them():
+    # The GeForce preset: its 8 GPU ports staged through host memory, the socket link not.
+    t = ccsim.topology("rtx4090-pcie-8gpu")
+    show = subprocess.run([CCSIM, "topo", "show", "rtx4090-pcie-8gpu"], check=True, capture_output=True, text=True).stdout
+    staged = [l for l in t.links if l["host_staged"]]
+    assert len(staged) == 8 and all(l["type"] == "pcie4" for l in staged)
+    assert show.count("host-staged (SHM)") == 8
+    assert not any(l["host_staged"] for l in ccsim.topology("dgx1").links)

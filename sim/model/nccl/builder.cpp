@@ -165,7 +165,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
     const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
-    const double carried = static_cast<double>(l.bw) * (host_staged_link(topo_, l) ? shm_share : 1.0);
+    const double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }

@@ -1,10 +1,5 @@
 #include "sim/model/nccl/shm.hpp"
 
-#include <algorithm>
-#include <cmath>
-
-#include "sim/topology/p2p.hpp"
-
 namespace ccsim::model::nccl {
 
 double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks) {
@@ -14,15 +9,10 @@ double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks) {
     case schedule::Op::AllReduce: return (2 * n - 2) / (2 * n - 1);
     case schedule::Op::AllGather:
     case schedule::Op::ReduceScatter: return (n - 1) / n;
+    case schedule::Op::Broadcast:
+    case schedule::Op::Reduce: return 1.0; // one primitive per chunk, each moving what its port has to move
     default: return 1.0;
   }
-}
-
-bool host_staged_link(const topology::Topology& t, const topology::Link& l) {
-  const auto gpu = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::Gpu; };
-  if (!topology::is_pcie(l.type) || !(gpu(l.a) || gpu(l.b))) return false;
-  const auto staged = static_cast<double>(topology::host_staged_bw(l, "topology " + t.name));
-  return std::abs(static_cast<double>(l.bw) - staged) <= 0.005 * staged;
 }
 
 } // namespace ccsim::model::nccl

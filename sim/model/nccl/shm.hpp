@@ -21,29 +21,29 @@
 //    PCIe transfer, so each direction of a GPU's link is busy in all primitives but one per loop.
 // The host-staged link rate per direction (models/gpus.json nop2p_bw) therefore carries, over a ring loop,
 // (2n-2)/(2n-1) of itself for allreduce and (n-1)/n for allgather and reducescatter: 2/3 and 1/2 on 2 GPUs,
-// an allgather 25 % below an allreduce. Public 2-GPU Gen3 measurements with SHM: allreduce 4.00 GB/s busbw
-// against a 5.71 GB/s staged copy (x2 RTX 2080 Ti, PCIe switch, P2P "NS": 0.70; Anthony-Hoo/
-// Anthony-Hoo.github.io posts/AutoDL_Multi-GPU_Interconnection_Test.md), allgather 3.2-3.4 there (0.80-0.85 of
-// the allreduce) and 3.17 vs 3.9 (0.81) with one channel in NVIDIA/nccl issue #384, where NCCL's maintainer
-// names the bidirectional traffic of these collectives as what the host handles badly; broadcast and reduce,
-// one direction per link, reach 10-11 GB/s in both. Not modelled: the host's own bidirectional shortfall
-// (box-specific), broadcast/reduce above the staged copy speed.
+// an allgather 25 % below an allreduce.
+// Broadcast and reduce run NCCL's ring as a chain from the root (src/device/broadcast.h, reduce.h, v2.23.4
+// and master): every rank runs ONE primitive per chunk, the same one for the whole collective: the root
+// send (broadcast; reduce: the rank after the root), the middle ranks recvCopySend (reduce: recvReduceSend),
+// the last recv (reduce: the root's recvReduceCopy). A middle rank loads one slice from its host buffer and
+// stores one slice into the next rank's in every primitive, both directions of its port at once; the root's
+// port has nothing to receive and the last rank's nothing to send, so no direction that has data idles in
+// any primitive, and BROADCAST/REDUCE_CHUNKSTEPS = SLICESTEPS = 1 of NCCL_STEPS = 8 FIFO slots
+// (src/include/collectives.h) keep up to 8 chunks in flight between neighbours. The chain's steady state
+// therefore carries the full staged speed: share 1 (the fill, n-2 chunk steps, is the engine's pipeline).
+// Public 2-GPU Gen3 SHM runs measure broadcast/reduce at 10-11 GB/s busbw, above the 5.71 GB/s staged copy
+// of p2pBandwidthLatencyTest (same sources): one-way SM stores into host memory outrun the driver's staged
+// cudaMemcpyPeer. Not modelled: the host's own bidirectional shortfall (box-specific), that one-way speed.
 #pragma once
 #include "sim/model/nccl/tables.hpp"
 #include "sim/schedule/collective.hpp"
-#include "sim/topology/topology.hpp"
 
 namespace ccsim::model::nccl {
 
-// The share of a loop in which each direction of a GPU's host-staged link moves data, for NCCL's ring of
-// `ranks` ranks running `op`: (2n-2)/(2n-1) allreduce, (n-1)/n allgather and reducescatter, 1 otherwise
-// (trees, chains and sends/receives run their directions in separate warps or blocks at once).
+// The share of a loop in which each direction of a GPU's host-staged link (topology::Link::host_staged)
+// moves data, for NCCL's ring of `ranks` ranks running `op`: (2n-2)/(2n-1) allreduce, (n-1)/n allgather and
+// reducescatter, 1 for broadcast and reduce (the chain above) and for everything else (trees and
+// sends/receives run their directions in separate warps or blocks at once).
 double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks);
-
-// Whether the link is a GPU's PCIe port staged through host memory (NCCL's SHM transport): every producer
-// of such links (--p2p off, --p2p-level, machine:...,p2p=off, imported GeForce boxes, the RTX 4090 preset)
-// draws it at its generation's host-staged copy speed (models/gpus.json nop2p_bw), a figure no PCIe width
-// gives (Gen3 5.7, Gen4 19.5, Gen5 39, Gen6 78 GB/s against 7.9/15.75/31.5/63/121 for x8/x16 line rates).
-bool host_staged_link(const topology::Topology& t, const topology::Link& l);
 
 } // namespace ccsim::model::nccl

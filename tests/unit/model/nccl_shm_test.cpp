@@ -6,6 +6,9 @@
 //    speed 19.5 GB/s (models/gpus.json nop2p_bw) per direction, so an allreduce's busbw is 19.5 x 2/3 = 13.0
 //    GB/s and an allgather's 19.5 x 1/2 = 9.75 GB/s (NCCL's search, 18 GB/s for the pair, binds neither).
 //  * 8 RTX 4090 with P2P off: 19.5 x 14/15 = 18.2 stays above NCCL's 15 GB/s across the sockets, which binds.
+//  * broadcast and reduce run one primitive per chunk on every rank of the chain (NCCL src/device/broadcast.h,
+//    reduce.h), so a staged port carries its full speed: share 1.
+//  * which port is staged is the link's host_staged flag, whatever its speed.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -14,23 +17,34 @@
 #include "sim/model/nccl/shm.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/topology/topology_json_fast.hpp"
+
+#include <fmt/format.h>
 
 using namespace ccsim;
 namespace nccl = model::nccl;
 using schedule::Op;
 
 namespace {
-double busbw(const std::string& spec, Op op, int ranks) {
-  const auto t = topology::resolve_topology(spec);
+double busbw(const topology::Topology& t, Op op, int ranks) {
   nccl::Builder b(t, {});
   const auto row = metrics::run(b, test::packed_rings_config(t, op), metrics::plan_size(op, ranks, Bytes{1} << 30, 4));
   CHECK(row.choice.algo == "ring");
   return row.bw.busbw_GBps;
 }
-int staged_links(const topology::Topology& t) {
-  int n = 0;
-  for (const auto& l : t.links) n += nccl::host_staged_link(t, l);
-  return n;
+double busbw(const std::string& spec, Op op, int ranks) { return busbw(topology::resolve_topology(spec), op, ranks); }
+
+// `gpus` RTX 4090s on one CPU, each on a Gen4 port drawn at 6 GB/s per direction (one of NCCL's search
+// speeds, so the search's quantisation binds no earlier than the port), staged through host memory or not.
+topology::Topology box_at_6GBps(int gpus, bool staged) {
+  std::string nodes = R"({"name": "cpu", "kind": "cpu"})", links;
+  for (int g = 0; g < gpus; ++g) {
+    nodes += fmt::format(R"(, {{"name": "gpu{}", "kind": "gpu"}})", g);
+    links += fmt::format(R"({}{{"a": "gpu{}", "b": "cpu", "type": "pcie4", "bw": "6GB/s", "latency": "5.5us", "host_staged": {}}})",
+                         g ? ", " : "", g, staged);
+  }
+  return topology::topology_from_json_text(
+      fmt::format(R"({{"name": "box6", "gpu": "rtx4090", "nodes": [{}], "links": [{}]}})", nodes, links), "box6.json");
 }
 } // namespace
 
@@ -44,15 +58,6 @@ TEST_CASE("SHM ring loop share by collective and rank count") {
   CHECK(nccl::shm_ring_loop_share(Op::AllReduce, nccl::Algo::Tree, 8) == doctest::Approx(1.0));
 }
 
-TEST_CASE("Every producer of host-staged PCIe ports is recognised, a P2P port is not") {
-  CHECK(staged_links(topology::resolve_topology("machine:gpu=a40,gpus=2,intra=pcie,p2p=off")) == 2);
-  CHECK(staged_links(topology::resolve_topology("rtx4090-pcie-8gpu")) == 8);
-  CHECK(staged_links(topology::without_p2p(topology::resolve_topology("hgx-h100"), "test")) == 8);
-  const auto pcie = topology::resolve_topology("machine:gpu=a40,gpus=2,intra=pcie");
-  CHECK(staged_links(pcie) == 0);
-  CHECK(staged_links(topology::with_p2p_level(pcie, topology::PathClass::Loc, "test")) == 2);
-}
-
 TEST_CASE("2 GPUs on Gen4 with P2P off: allreduce 2/3 and allgather 1/2 of the staged copy speed") {
   const std::string box = "machine:gpu=rtx4090,gpus=2,intra=pcie,p2p=off";
   CHECK(busbw(box, Op::AllReduce, 2) == doctest::Approx(13.0).epsilon(0.02));
@@ -62,4 +67,38 @@ TEST_CASE("2 GPUs on Gen4 with P2P off: allreduce 2/3 and allgather 1/2 of the s
 
 TEST_CASE("8 RTX 4090 with P2P off: NCCL's socket figure still binds over the SHM loop share") {
   CHECK(busbw("rtx4090-pcie-8gpu", Op::AllReduce, 8) == doctest::Approx(15.0).epsilon(0.02));
+}
+
+TEST_CASE("SHM follows the link's host_staged flag, not its speed") {
+  // The 2-GPU Gen4 P2P-off box, its ports at exactly Gen4's staged speed 19.5 GB/s: staged, allreduce
+  // 19.5 x 2/3 = 13.0. The same drawing with the flag cleared is P2P at that speed: no SHM share, and NCCL's
+  // search speed (the largest of 40, 30, 20, 18, ... GB/s at most 19.5) binds: 18.0.
+  auto t = topology::resolve_topology("machine:gpu=rtx4090,gpus=2,intra=pcie,p2p=off");
+  CHECK(busbw(t, Op::AllReduce, 2) == doctest::Approx(13.0).epsilon(0.02));
+  for (auto& l : t.links) l.host_staged = false;
+  CHECK(busbw(t, Op::AllReduce, 2) == doctest::Approx(18.0).epsilon(0.02));
+  // Staged ports at 6 GB/s, a speed that is no generation's staged speed: 6 x 2/3 = 4.0 and 6 x 1/2 = 3.0;
+  // unstaged, the allreduce carries the whole 6.
+  CHECK(busbw(box_at_6GBps(2, true), Op::AllReduce, 2) == doctest::Approx(4.0).epsilon(0.02));
+  CHECK(busbw(box_at_6GBps(2, true), Op::AllGather, 2) == doctest::Approx(3.0).epsilon(0.02));
+  CHECK(busbw(box_at_6GBps(2, false), Op::AllReduce, 2) == doctest::Approx(6.0).epsilon(0.02));
+}
+
+TEST_CASE("Broadcast and reduce chains carry the full staged speed on SHM") {
+  CHECK(nccl::shm_ring_loop_share(Op::Broadcast, nccl::Algo::Ring, 2) == doctest::Approx(1.0));
+  CHECK(nccl::shm_ring_loop_share(Op::Reduce, nccl::Algo::Ring, 2) == doctest::Approx(1.0));
+  CHECK(nccl::shm_ring_loop_share(Op::Reduce, nccl::Algo::Ring, 8) == doctest::Approx(1.0));
+  // One primitive per chunk on every rank (shm.hpp): the root stores, the middle ranks load and store, the
+  // last loads, each one slice per primitive, so each staged port direction that has data moves it all the
+  // time. 6 GB/s staged ports, 1 GiB (the pipeline's fill of n-2 chunks is lost in 64 loops):
+  //   2 GPUs: broadcast/reduce busbw = algbw = 6.0, against allreduce 6 x 2/3 = 4.0 and allgather 6 x 1/2 = 3.0;
+  //   4 GPUs: broadcast/reduce 6.0 (gpu1 and gpu2 receive and send 6 GB/s at once over their own ports),
+  //           allreduce 6 x 6/7 = 5.14, allgather 6 x 3/4 = 4.5.
+  for (const Op op : {Op::Broadcast, Op::Reduce}) {
+    CAPTURE(schedule::to_string(op));
+    CHECK(busbw(box_at_6GBps(2, true), op, 2) == doctest::Approx(6.0).epsilon(0.02));
+    CHECK(busbw(box_at_6GBps(4, true), op, 4) == doctest::Approx(6.0).epsilon(0.02));
+  }
+  CHECK(busbw(box_at_6GBps(4, true), Op::AllReduce, 4) == doctest::Approx(6.0 * 6 / 7).epsilon(0.02));
+  CHECK(busbw(box_at_6GBps(4, true), Op::AllGather, 4) == doctest::Approx(4.5).epsilon(0.02));
 }
