@@ -272,10 +272,10 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   const auto eff = [&](Proto pr) { return opt_.params.efficiency(topology::LinkType::Xgmi) * opt_.params.proto_efficiency(std::string(name(pr))); };
   int channels = 1;
   auto c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(Proto::Simple))
-               : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, &channels);
+               : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, 0.0, &channels);
   if (!c) return std::nullopt;
   c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(c->proto))
-          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), &channels);
+          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), gpu_memory_GBps(topo_, tab_), &channels);
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c->algo));
   plan.choice.proto = std::string(name(c->proto));

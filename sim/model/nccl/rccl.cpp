@@ -39,8 +39,21 @@ Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_li
 }
 } // namespace
 
+double gpu_memory_GBps(const topology::Topology& t, const Tables& tab) {
+  if (!tab.rccl) return 0;
+  const auto it = tab.rccl->hbm_GBps_by_gpu.find(t.gpu_kind);
+  return it == tab.rccl->hbm_GBps_by_gpu.end() ? 0 : it->second;
+}
+
+double direct_local_bytes(int p, double n, Proto proto) {
+  const double buffer_reads = proto == Proto::LL ? 2.0 : 1.0;
+  const double receives = 2.0 * (p - 1.0) / p * n * (buffer_reads + 1.0); // two phases, read + write
+  const double reduce = (p + 1.0) / p * n;                                  // p reads of n/p, one write
+  return receives + reduce;
+}
+
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int p, Bytes nbytes,
-                                          std::uint64_t count, double efficiency, int* channels) {
+                                          std::uint64_t count, double efficiency, double memory_GBps, int* channels) {
   if (!tab.rccl || g.nodes != 1 || p != tab.rccl->direct_ranks || p < 2 || link_GBps <= 0) return std::nullopt;
   const auto n = static_cast<double>(nbytes);
   for (const auto& r : tab.rccl->direct) {
@@ -49,7 +62,13 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
     const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +
                        2.0 * tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(r.proto)];
     if (channels) *channels = r.channels;
-    return closed_form(Algo::Direct, r.proto, lat, 2.0 * n / p, bw, 2.0 * (p - 1) / p, nbytes);
+    auto c = closed_form(Algo::Direct, r.proto, lat, 2.0 * n / p, bw, 2.0 * (p - 1) / p, nbytes);
+    if (memory_GBps > 0) {
+      c.time_us += direct_local_bytes(p, n, r.proto) / (1000.0 * memory_GBps);
+      c.algbw = n / (1000.0 * std::max(1e-9, c.time_us - lat));
+      c.busbw = c.algbw * 2.0 * (p - 1) / p;
+    }
+    return c;
   }
   return std::nullopt;
 }

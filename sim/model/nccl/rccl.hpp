@@ -15,6 +15,15 @@ namespace ccsim::model::nccl {
 // or 0 when some pair has no direct link (not a full mesh).
 double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
 
+// The data-sheet memory GB/s of the topology's GPU kind (rccl.json hbm_GBps_by_gpu), 0 when unknown.
+double gpu_memory_GBps(const topology::Topology& t, const Tables& tab);
+
+// Bytes of local memory traffic per GPU that MSCCL's all-pairs allreduce runs between its two link phases
+// and after the second, un-overlapped with the links (see direct_allreduce): each phase's receives read the
+// connection buffer (LL: its lines carry a flag per data word, twice the data) and write the data once,
+// (p-1)/p of the buffer each; the reduce reads the p shares of this GPU's 1/p and writes it once.
+double direct_local_bytes(int ranks, double nbytes, Proto proto);
+
 // MSCCL all-pairs allreduce (tools/msccl-algorithms/allreduce-allpairs-8n-*.xml): when the tables have
 // it, one node, exactly its rank count, a full mesh, a size inside one of its ranges and an element
 // count that is a multiple of the algorithm's nchunksperloop (msccl_lifecycle.cc: otherwise RCCL's own
@@ -23,8 +32,14 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
 // a Simple line. `efficiency` scales the link (fitted link x protocol efficiency). The shipped XML files
 // declare in-place only; measured out-of-place rows show the same small-size times (mi300x trace), so
 // both columns get it.
+// The steps do not pipeline (RCCL 2.20-2.22 msccl_kernel_impl.h, msccl_setup.cc): a Simple chunk is a 4 MiB
+// buffer / 8 steps x 4 = 2 MiB, so every size the XML files take (n / 512 per MSCCL chunk, at most 32 KiB)
+// runs as one iteration, and each of the 56 peer thread blocks sends its 8 chunks to its peer and only then
+// receives the peer's 8 (send, then recv, in one block); the reduce waits for every receive, the second
+// phase for the reduce. So the local copies and the reduce add to the two link transfers: at the GPU's
+// data-sheet memory rate `memory_GBps` (0: not charged) they are a floor on that added time.
 std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
-                                          std::uint64_t count, double efficiency, int* channels);
+                                          std::uint64_t count, double efficiency, double memory_GBps, int* channels);
 
 // Alltoall over a full mesh: each GPU sends bytes/p to every peer at once, each on its own link; one
 // step of latency (RCCL's base + one intra-node hop), LL while bytes/p is at most the tables'

@@ -186,6 +186,9 @@ void read_rccl(const Ref& r, Tables& t) {
       if (v.positive() > 1) v.bad("must be at most 1");
       x.xgmi_lane_fraction_by_sm[sm] = v.number();
     }
+  if (r.has("hbm_GBps_by_gpu"))
+    for (const auto& kind : r["hbm_GBps_by_gpu"].keys())
+      if (kind != "source") x.hbm_GBps_by_gpu[kind] = r["hbm_GBps_by_gpu"][kind].positive();
   const auto d = r["direct"];
   x.direct_ranks = d["ranks"].integer(0, 1024);
   const auto ranges = d["ranges"];

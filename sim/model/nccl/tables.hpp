@@ -127,6 +127,7 @@ struct Tables {
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
     double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
+    std::map<std::string, double> hbm_GBps_by_gpu; // GPU kind -> data-sheet memory GB/s (MSCCL's local copies)
   };
   std::optional<Rccl> rccl;
 

@@ -45,18 +45,21 @@ TEST_CASE("RCCL: MSCCL all-pairs allreduce on an 8x MI300X mesh, by hand") {
   const auto t = topology::resolve_topology("machine:gpu=mi300x");
   // 1 MiB is in allreduce-allpairs-8n-simple.xml's range (524288..11534336 B): Simple, 8 channels.
   // Latency: RCCL base 17 us + 2 hops x 2.1 us (tuning_model_5 xGMI ring Simple) = 21.2 us.
-  // Each link carries 2 x 1 MiB / 8 = 262144 B at 43.4286 GB/s = 6.0362 us.
+  // Each link carries 2 x 1 MiB / 8 = 262144 B at 43.4286 GB/s = 6.0362 us. The un-overlapped local
+  // copies and reduce: 2 phases x 7/8 MiB read + written (3.5 MiB) + 9/8 MiB reduced = 4.625 MiB =
+  // 4849664 B at MI300X's 5.3 TB/s = 0.9150 us.
   const auto r = predict(t, schedule::Op::AllReduce, Bytes{1} << 20);
   CHECK(r.choice.algo == "direct");
   CHECK(r.choice.proto == "Simple");
   CHECK(r.choice.channels == 8);
-  CHECK(us(r.time) == doctest::Approx(21.2 + 262144.0 / (kGfx942Link * 1e3)).epsilon(1e-3));
+  CHECK(us(r.time) == doctest::Approx(21.2 + 262144.0 / (kGfx942Link * 1e3) + 4849664.0 / 5.3e6).epsilon(1e-4));
   // 4 KiB: the LL range of the 4-channel algorithm; LL moves half the data per line.
-  // 12 + 2 x 0.8 = 13.6 us; 2 x 512 B per link at 21.714 GB/s = 0.04716 us.
+  // 12 + 2 x 0.8 = 13.6 us; 2 x 512 B per link at 21.714 GB/s = 0.04716 us; local: LL receives read
+  // twice the data, 2 x 3584 x 3 + 4608 = 26112 B at 5.3 TB/s = 0.004927 us.
   const auto s = predict(t, schedule::Op::AllReduce, 4096);
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 4);
-  CHECK(us(s.time) == doctest::Approx(13.6 + 1024.0 / (kGfx942Link / 2 * 1e3)).epsilon(1e-3));
+  CHECK(us(s.time) == doctest::Approx(13.6 + 1024.0 / (kGfx942Link / 2 * 1e3) + 26112.0 / 5.3e6).epsilon(1e-5));
 }
 
 TEST_CASE("RCCL: MSCCL all-pairs needs an element count that is a multiple of its chunks per loop") {
@@ -67,7 +70,7 @@ TEST_CASE("RCCL: MSCCL all-pairs needs an element count that is a multiple of it
   // 14 steps of 512 / 8 = 64 B at RCCL's ring LL ratio 0.08 of the 43.43 GB/s link = 0.258 us.
   const auto one_kib = predict(t, schedule::Op::AllReduce, 1024);
   CHECK(one_kib.choice.algo == "direct");
-  CHECK(us(one_kib.time) == doctest::Approx(13.6 + 256.0 / (kGfx942Link / 2 * 1e3)).epsilon(1e-3));
+  CHECK(us(one_kib.time) == doctest::Approx(13.6 + 256.0 / (kGfx942Link / 2 * 1e3) + 6528.0 / 5.3e6).epsilon(1e-3));
   const auto half_kib = predict(t, schedule::Op::AllReduce, 512);
   CHECK(half_kib.choice.algo != "direct");
   CHECK(half_kib.choice.proto == "LL");
