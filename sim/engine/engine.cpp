@@ -185,6 +185,7 @@ void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
   if (params_.reduce_bw != 0) reduce_bytes_.assign(total, 0);
   const auto* xbar = topo_.crossbar_formula();
   crossbar_gpus_ = fifo_ && xbar && topo_.route_overrides.empty() ? static_cast<std::uint32_t>(xbar->gpus) : 0;
+  if (crossbar_gpus_ && identity) fifo_->populate(2 * std::size_t{std::min(total, crossbar_gpus_)}); // GPU n: channels 2n, 2n+1
 }
 
 // What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no

@@ -41,6 +41,17 @@ void FifoNetwork::reset(const topology::Topology& t) {
   }
 }
 
+void FifoNetwork::populate(std::size_t end) const {
+#ifdef MADV_POPULATE_WRITE // Linux 5.14; an older kernel refuses it and the pages fault in as before
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<std::uintptr_t>(chans_.get()) / page * page; // within the block's mapping
+  const auto last = reinterpret_cast<std::uintptr_t>(chans_.get() + std::min(end, num_chans_));
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#else
+  (void)end;
+#endif
+}
+
 const ChannelStats& FifoNetwork::stats() const {
   stats_.bytes.resize(num_chans_);
   stats_.busy.resize(num_chans_);

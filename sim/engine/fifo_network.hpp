@@ -48,6 +48,10 @@ class FifoNetwork final : public NetworkModel {
     return start + dur + ku.latency + kd.latency + alpha_sw_;
   }
 
+  // Channels [0, end) will carry messages (a run on a crossbar's first GPUs): map their fresh state now, in one
+  // call. A post reads a channel before it writes it, so each fresh page would fault twice (zero page, copy).
+  void populate(std::size_t end) const;
+
   // Asks the cache for channel c's state, which a post will soon read (see Engine::prefetch_ahead).
   void prefetch(ChannelId c) const {
     if (c < num_chans_) __builtin_prefetch(chans_.get() + c);
