@@ -152,7 +152,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
   res.events = events;
   res.transfers = transfers_;
-  res.channels = net_->take_stats();
+  if (params_.channel_totals) res.channels = net_->take_stats();
   return res;
 }
 
