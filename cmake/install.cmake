@@ -12,6 +12,9 @@ install(TARGETS ccsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET ccsim_sweep_mpi) # dlopened by the binary under mpirun (sim/cli/mpi/sweep_mpi.cpp looks here)
   install(TARGETS ccsim_sweep_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/ccsim)
 endif()
+if(TARGET ccsim_mpi) # the dynamic build a static ccsim hands `mpirun ... ccsim sweep` to (sweep_mpi_exec.cpp)
+  install(TARGETS ccsim_mpi RUNTIME DESTINATION ${CMAKE_INSTALL_LIBDIR}/ccsim)
+endif()
 
 get_property(ccsim_libraries GLOBAL PROPERTY CCSIM_LIBRARIES)
 install(TARGETS ${ccsim_libraries} ccsim_all EXPORT ccsimTargets

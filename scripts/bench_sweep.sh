@@ -33,7 +33,9 @@ run j1 1 "$CCSIM"
 run j2 2 "$CCSIM"
 cmp -s "$OUT/j1.csv" "$OUT/j2.csv" || { echo "bench_sweep: -j 2 table differs from -j 1" >&2; exit 1; }
 mpi=0
-if command -v mpirun >/dev/null && ldd "$CCSIM" | grep -q libmpi; then
+# Built with MPI: its module sits beside the binary (build tree) or in <prefix>/lib/ccsim (ldd shows no libmpi: it is dlopened).
+mpi_dir=$(dirname "$CCSIM")
+if command -v mpirun >/dev/null && { [ -e "$mpi_dir/ccsim_sweep_mpi.so" ] || [ -e "$mpi_dir/../lib/ccsim/ccsim_sweep_mpi.so" ]; }; then
   run np2 1 mpirun --allow-run-as-root --oversubscribe -np 2 "$CCSIM"
   grep -q 'x 2 rank(s)' "$OUT/np2.stats" && mpi=1
   cmp -s "$OUT/j1.csv" "$OUT/np2.csv" || { echo "bench_sweep: mpirun -np 2 table differs from -j 1" >&2; exit 1; }

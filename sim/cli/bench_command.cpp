@@ -70,6 +70,7 @@ std::string bench(const BenchOptions& o) {
   cfg.model.header_bytes = parse_size(o.header, "--header");
   cfg.model.semantics = engine::semantics_from(o.semantics, "--semantics");
   cfg.model.overhead = parse_duration(o.overhead, "--sw-overhead");
+  cfg.model.channel_totals = false; // the line below reports no link
   const Bytes n = parse_size(o.bytes, "-n/--bytes");
   const double setup_s = seconds_since(t0);
 

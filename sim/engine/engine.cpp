@@ -18,8 +18,12 @@
 #include "sim/core/error.hpp"
 #include "sim/engine/clock_range.hpp"
 #include "sim/engine/small_list.hpp"
+#include "sim/schedule/fixed_step.hpp"
 
 namespace ccsim::engine {
+
+// RankState::step plus this: the step is the rank's last (schedule::kLastFixedStep), so the rank ends with it.
+constexpr int kLastStep = 1 << 30;
 
 enum EventKind : std::uint32_t { kArrival = 0, kStepDone = 1, kModel = 2, kSendsDone = 3 };
 
@@ -143,7 +147,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
     const RankState& rs = ranks_[g];
     if (rs.pending >= 0)
       fail("schedule deadlock: job {} rank {} never finished step {} (waiting for {} message(s))", job_of(g), rank_of(g),
-           rs.step, rs.pending);
+           rs.step % kLastStep, rs.pending);
     if (!rs.waiting.empty() || rs.parked != kNone) // an eager message or a parked send nobody received
       fail("schedule error: job {} rank {} is sent a message from rank {} that it never receives", job_of(g), rank_of(g),
            rank_of(rs.waiting.empty() ? parked_[rs.parked].src : rs.waiting.front() / 4));
@@ -152,7 +156,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   for (Time t : res.job_finish) res.makespan = std::max(res.makespan, t);
   res.events = events;
   res.transfers = transfers_;
-  res.channels = net_->take_stats();
+  if (params_.channel_totals) res.channels = net_->take_stats();
   return res;
 }
 
@@ -185,6 +189,7 @@ void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
   if (params_.reduce_bw != 0) reduce_bytes_.assign(total, 0);
   const auto* xbar = topo_.crossbar_formula();
   crossbar_gpus_ = fifo_ && xbar && topo_.route_overrides.empty() ? static_cast<std::uint32_t>(xbar->gpus) : 0;
+  if (crossbar_gpus_ && identity) fifo_->populate(2 * std::size_t{std::min(total, crossbar_gpus_)}); // GPU n: channels 2n, 2n+1
 }
 
 // What a Mode fixes. kFifoMpi: the FIFO model, mpi semantics with rendezvous (no eager), no observers, no
@@ -288,6 +293,13 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   const std::uint32_t ji = job_of(g);
   const JobInfo& job = job_info_[ji];
   const int rank = static_cast<int>(g - job.base);
+  const auto finish = [&] { // the rank has no step left
+    rs.pending = -1;
+    job_finish_[ji] = std::max(job_finish_[ji], now);
+    if (deps_) job_rank_done(ji, now);
+    return false;
+  };
+  if (M != kGeneric && rs.step >= kLastStep) return finish(); // the step that ended was its last, its schedule said
   if (observed<M>()) {
     if (rs.step >= 0)
       for (auto* o : observers_) o->on_step(static_cast<int>(ji), rank, rs.step, step_begin_[g], now);
@@ -303,11 +315,10 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
     n = job.schedule->step(rank, step, actions_) ? static_cast<int>(actions_.size()) : -1;
     acts = actions_.data();
   }
-  if (n < 0) {
-    rs.pending = -1;
-    job_finish_[ji] = std::max(job_finish_[ji], now);
-    if (deps_) job_rank_done(ji, now);
-    return false;
+  if (n < 0) return finish();
+  if (n >= schedule::kLastFixedStep) { // the rank's last step (only the fast modes, which have no on_step to report)
+    n -= schedule::kLastFixedStep;
+    if (M != kGeneric) rs.step += kLastStep;
   }
   int pending = 0; // what the step waits for (nothing can complete before the loop ends)
   Bytes reduce_bytes = 0;

@@ -15,14 +15,22 @@
 
 namespace ccsim::engine {
 
-void FifoNetwork::FreeChans::operator()(Chan* p) const { std::free(p); }
+void FifoNetwork::FreeBlock::operator()(void* p) const { std::free(p); }
+
+namespace {
+template <class T> T* zeroed(std::size_t n) {
+  auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+} // namespace
 
 void FifoNetwork::reset(const topology::Topology& t) {
   const std::size_t n = t.num_channels();
   // calloc: large blocks come zeroed from the kernel page by page, so untouched channels cost nothing, and
-  // an all-zero Chan is a valid idle channel (trivial type, implicitly created).
-  chans_.reset(static_cast<Chan*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(Chan))));
-  if (!chans_) throw std::bad_alloc();
+  // all-zero state is a valid idle channel (trivial types, implicitly created).
+  free_at_.reset(zeroed<Time>(n));
+  totals_.reset(keep_totals_ ? zeroed<Totals>(n) : nullptr);
   num_chans_ = n;
   // One cost entry when every channel has the same capacity and latency (generated crossbars and tori).
   const Cost first{n ? t.channel_capacity(0) : 0, n ? t.channel_latency(0) : 0};
@@ -41,42 +49,58 @@ void FifoNetwork::reset(const topology::Topology& t) {
   }
 }
 
+void FifoNetwork::populate(std::size_t end) const {
+#ifdef MADV_POPULATE_WRITE // Linux 5.14; an older kernel refuses it and the pages fault in as before
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto populate = [&](const auto* block) { // page-aligned down: still within the block's mapping
+    const auto first = reinterpret_cast<std::uintptr_t>(block) / page * page;
+    const auto last = reinterpret_cast<std::uintptr_t>(block + std::min(end, num_chans_));
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+  };
+  populate(free_at_.get());
+  if (totals_) populate(totals_.get());
+#else
+  (void)end;
+#endif
+}
+
 const ChannelStats& FifoNetwork::stats() const {
   stats_.bytes.resize(num_chans_);
   stats_.busy.resize(num_chans_);
   for (std::size_t c = 0; c < num_chans_; ++c) {
-    stats_.bytes[c] = chans_[c].bytes;
-    stats_.busy[c] = chans_[c].busy;
+    stats_.bytes[c] = totals_ ? totals_[c].bytes : 0;
+    stats_.busy[c] = totals_ ? totals_[c].busy : 0;
   }
   return stats_;
 }
 
-// The run is over: hand the per-channel totals over without a second copy, and give each block of channel
-// state back to the kernel once it is copied (a million-GPU crossbar's 48 MB of it and the 32 MB of
-// totals need not both be resident).
+// The run is over: hand the per-channel totals over, and give each block of them back to the kernel once it
+// is copied (a million-GPU crossbar's 32 MB of them and the 32 MB of the copy need not both be resident).
 ChannelStats FifoNetwork::take_stats() {
   ChannelStats out;
   out.bytes.resize(num_chans_);
   out.busy.resize(num_chans_);
+  free_at_.reset();
+  if (!totals_) return num_chans_ = 0, out;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t block = std::max<std::size_t>(page, std::size_t{1} << 20);
-  auto* base = reinterpret_cast<char*>(chans_.get());
-  std::size_t released = 0; // bytes of chans_ from its (page-aligned) start given back
+  auto* base = reinterpret_cast<char*>(totals_.get());
+  std::size_t released = 0; // bytes of totals_ from its (page-aligned) start given back
   const std::size_t lead = (page - reinterpret_cast<std::uintptr_t>(base) % page) % page; // to the first whole page
   for (std::size_t c = 0; c < num_chans_;) {
     // Copy up to the channel that completes the next whole block, then give that block back.
-    const std::size_t edge = lead + released + block; // bytes of chans_ read before the next release
-    const std::size_t stop = std::min(num_chans_, (edge + sizeof(Chan) - 1) / sizeof(Chan));
+    const std::size_t edge = lead + released + block; // bytes of totals_ read before the next release
+    const std::size_t stop = std::min(num_chans_, (edge + sizeof(Totals) - 1) / sizeof(Totals));
     for (; c < stop; ++c) {
-      out.bytes[c] = chans_[c].bytes;
-      out.busy[c] = chans_[c].busy;
+      out.bytes[c] = totals_[c].bytes;
+      out.busy[c] = totals_[c].busy;
     }
-    if (stop * sizeof(Chan) >= edge) {
+    if (stop * sizeof(Totals) >= edge) {
       madvise(base + lead + released, block, MADV_DONTNEED); // reads as zeros again, owns no memory
       released += block;
     }
   }
-  chans_.reset();
+  totals_.reset();
   num_chans_ = 0;
   return out;
 }
@@ -89,13 +113,17 @@ void FifoNetwork::last_occupancy(std::span<const ChannelId> route, Bytes bytes, 
   for (ChannelId c : route) bw = std::min(bw, cost(c).capacity);
   for (ChannelId c : route) {
     const Time dur = transfer_time(bytes, store_forward_ ? cost(c).capacity : bw);
-    out.push_back(Occupancy{chans_[c].free_at - dur, chans_[c].free_at});
+    out.push_back(Occupancy{free_at_[c] - dur, free_at_[c]});
   }
 }
 
 namespace {
-std::unique_ptr<NetworkModel> make_fifo(const ModelParams& p) { return std::make_unique<FifoNetwork>(false, p.alpha_sw); }
-std::unique_ptr<NetworkModel> make_store_forward(const ModelParams& p) { return std::make_unique<FifoNetwork>(true, p.alpha_sw); }
+std::unique_ptr<NetworkModel> make_fifo(const ModelParams& p) {
+  return std::make_unique<FifoNetwork>(false, p.alpha_sw, p.channel_totals);
+}
+std::unique_ptr<NetworkModel> make_store_forward(const ModelParams& p) {
+  return std::make_unique<FifoNetwork>(true, p.alpha_sw, p.channel_totals);
+}
 std::unique_ptr<NetworkModel> make_flow(const ModelParams& p) { return make_flow_network(p.alpha_sw, p.semantics == Semantics::gpu); }
 
 constexpr NetworkEntry kNetworks[] = {

@@ -17,7 +17,10 @@ namespace ccsim::engine {
 
 class FifoNetwork final : public NetworkModel {
  public:
-  FifoNetwork(bool store_forward, Time alpha_sw) : store_forward_(store_forward), alpha_sw_(alpha_sw) {}
+  // keep_totals: per-channel bytes and busy time for stats() (ModelParams::channel_totals); without them a
+  // channel is its free_at alone, 8 bytes instead of 24 of fresh memory.
+  FifoNetwork(bool store_forward, Time alpha_sw, bool keep_totals = true)
+      : store_forward_(store_forward), keep_totals_(keep_totals), alpha_sw_(alpha_sw) {}
   std::string name() const override { return store_forward_ ? "store_forward" : "fifo"; }
   void reset(const topology::Topology& t) override;
 
@@ -36,21 +39,24 @@ class FifoNetwork final : public NetworkModel {
       const ChannelId route[2] = {up, down};
       return hop_by_hop(route, bytes, now);
     }
-    Chan &u = chans_[up], &d = chans_[down];
+    Time &u = free_at_[up], &d = free_at_[down];
     const Cost &ku = cost(up), &kd = cost(down);
-    const Time start = std::max(std::max(now, u.free_at), d.free_at);
+    const Time start = std::max(std::max(now, u), d);
     const Time dur = duration(bytes, std::min(ku.capacity, kd.capacity));
-    u.free_at = d.free_at = start + dur;
-    u.busy += dur, d.busy += dur;
-    u.bytes += bytes, d.bytes += bytes;
+    u = d = start + dur;
+    if (totals_) count(up, dur, bytes), count(down, dur, bytes);
     last_start_ = start;
     last_left_ = start + dur;
     return start + dur + ku.latency + kd.latency + alpha_sw_;
   }
 
+  // Channels [0, end) will carry messages (a run on a crossbar's first GPUs): map their fresh state now, in one
+  // call. A post reads a channel before it writes it, so each fresh page would fault twice (zero page, copy).
+  void populate(std::size_t end) const;
+
   // Asks the cache for channel c's state, which a post will soon read (see Engine::prefetch_ahead).
   void prefetch(ChannelId c) const {
-    if (c < num_chans_) __builtin_prefetch(chans_.get() + c);
+    if (c < num_chans_) __builtin_prefetch(free_at_.get() + c);
   }
 
   const ChannelStats& stats() const override;
@@ -62,11 +68,11 @@ class FifoNetwork final : public NetworkModel {
   void last_occupancy(std::span<const ChannelId> route, Bytes bytes, std::vector<Occupancy>& out) const override;
 
  private:
-  // What the model keeps per directed channel. Zero until the channel first carries a message, so the array
-  // comes from calloc (sim/engine/fifo_network.cpp): pages of channels that never carry one are never
-  // touched and cost no memory (a broadcast over a few GPUs of a million-GPU crossbar).
-  struct Chan {
-    Time free_at;
+  // What the model keeps per directed channel: when it is free again (free_at_) and, when totals are kept, what
+  // it carried (totals_). Zero until the channel first carries a message, so the arrays come from calloc
+  // (sim/engine/fifo_network.cpp): pages of channels that never carry one are never touched and cost no
+  // memory (a broadcast over a few GPUs of a million-GPU crossbar).
+  struct Totals {
     Time busy;
     Bytes bytes;
   };
@@ -75,9 +81,13 @@ class FifoNetwork final : public NetworkModel {
     Bandwidth capacity;
     Time latency;
   };
-  struct FreeChans {
-    void operator()(Chan* p) const;
+  struct FreeBlock {
+    void operator()(void* p) const;
   };
+  void count(ChannelId c, Time dur, Bytes bytes) {
+    totals_[c].busy += dur;
+    totals_[c].bytes += bytes;
+  }
   const Cost& cost(ChannelId c) const { return cost_[c & cost_mask_]; }
 
   Time cut_through(std::span<const ChannelId> route, Bytes bytes, Time now) {
@@ -85,16 +95,14 @@ class FifoNetwork final : public NetworkModel {
     Bandwidth bw = cost(route[0]).capacity;
     for (ChannelId c : route) {
       const Cost& k = cost(c);
-      start = std::max(start, chans_[c].free_at);
+      start = std::max(start, free_at_[c]);
       bw = std::min(bw, k.capacity);
       lat += k.latency;
     }
     const Time dur = duration(bytes, bw);
     for (ChannelId c : route) {
-      Chan& ch = chans_[c];
-      ch.free_at = start + dur;
-      ch.busy += dur;
-      ch.bytes += bytes;
+      free_at_[c] = start + dur;
+      if (totals_) count(c, dur, bytes);
     }
     last_start_ = start;
     last_left_ = start + dur;
@@ -105,14 +113,12 @@ class FifoNetwork final : public NetworkModel {
     Time t = now;
     bool first = true;
     for (ChannelId c : route) {
-      Chan& ch = chans_[c];
       const Cost& k = cost(c);
-      const Time start = std::max(t, ch.free_at);
+      const Time start = std::max(t, free_at_[c]);
       const Time dur = duration(bytes, k.capacity);
       if (first) last_start_ = start, last_left_ = start + dur, first = false;
-      ch.free_at = start + dur;
-      ch.busy += dur;
-      ch.bytes += bytes;
+      free_at_[c] = start + dur;
+      if (totals_) count(c, dur, bytes);
       t = start + dur + k.latency;
     }
     return t + alpha_sw_;
@@ -129,15 +135,17 @@ class FifoNetwork final : public NetworkModel {
   }
 
   bool store_forward_;
+  bool keep_totals_;
   Bytes memo_bytes_ = 0;
   Bandwidth memo_bw_ = 0;
   Time memo_dur_ = 0;
   Time alpha_sw_;
-  std::unique_ptr<Chan[], FreeChans> chans_;
+  std::unique_ptr<Time[], FreeBlock> free_at_;
+  std::unique_ptr<Totals[], FreeBlock> totals_; // null when totals are not kept
   std::size_t num_chans_ = 0;
   std::vector<Cost> cost_;
   ChannelId cost_mask_ = 0;
-  mutable ChannelStats stats_; // filled from chans_ when asked
+  mutable ChannelStats stats_; // filled from totals_ when asked
   Time last_start_ = 0, last_left_ = 0;
 };
 

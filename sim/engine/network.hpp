@@ -85,6 +85,9 @@ struct ModelParams {
   Bandwidth reduce_bw = 0;        // bytes/s a GPU reduces at; 0 = reductions are free (gamma = 0)
   Bytes header_bytes = 0;         // added to every message on the wire (SimGrid SMPI sends a 16-byte envelope)
   bool eager = false;             // sends start at once (default: when the matching receive is posted)
+  // RunResult::channels is filled (link reports read it); `ccsim bench` reads none and skips the copy, a fresh
+  // 16 bytes per channel: at 64k ranks 2 MB of pages the kernel zeroes (scripts/BENCHMARKS.md, lgsfast).
+  bool channel_totals = true;
 };
 
 // One network model the engine can be given: its name, a one-line description, and its factory.

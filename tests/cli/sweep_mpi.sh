@@ -36,7 +36,7 @@ mkdir lone && cp "$ccsim" lone/
 CCSIM_DATA_DIR=$(dirname "$ccsim")/share/ccsim PMI_SIZE=2 lone/"$(basename "$ccsim")" sweep plan.json -o lone.csv 2>err
 rc=$?
 [ $rc = 2 ] || fail "missing MPI module: exit $rc, not 2"
-[ "$(wc -l <err)" = 1 ] && grep -q 'ccsim_sweep_mpi.so' err || fail "missing MPI module: not one line naming it: $(cat err)"
+[ "$(wc -l <err)" = 1 ] && grep -Eq 'ccsim_sweep_mpi\.so|ccsim-mpi' err || fail "missing MPI module: not one line naming it: $(cat err)"
 [ ! -e lone.csv ] || fail "missing MPI module: an output file was written"
 [ $fails -eq 0 ] && echo "sweep_mpi: all checks passed"
 exit $((fails > 0))

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/mpi/launcher.hpp"
 #include "sim/cli/mpi/mpi_module.h"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/core/error.hpp"
@@ -30,27 +31,11 @@ namespace {
 
 constexpr std::int64_t kStop = -1;
 
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 const ccsim_mpi_module* g_mpi = nullptr; // set by mpi_start once MPI is initialised
-
-// The module sits beside the binary in a build tree, in <prefix>/<libdir>/ccsim for an install
-// (CCSIM_MPI_MODULE_DIR: that folder relative to the binary's, set by sim/CMakeLists.txt).
-std::filesystem::path module_path() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
-  if (const fs::path beside = dir / CCSIM_MPI_MODULE_NAME; fs::exists(beside, ec)) return beside;
-  return (dir / CCSIM_MPI_MODULE_DIR / CCSIM_MPI_MODULE_NAME).lexically_normal();
-}
 
 // Under a launcher a missing module must stop the run: N single-process sweeps would each write the table.
 const ccsim_mpi_module& load_module() {
-  const auto path = module_path().string();
+  const auto path = shipped_beside(CCSIM_MPI_MODULE_NAME).string();
   // RTLD_GLOBAL: Open MPI's own plugins, dlopened by libmpi, resolve libmpi's symbols globally.
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {

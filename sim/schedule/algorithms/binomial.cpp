@@ -16,6 +16,7 @@
 #include <array>
 #include <utility>
 
+#include "sim/schedule/fixed_step.hpp"
 #include "sim/schedule/registry.hpp"
 
 namespace ccsim::schedule {
@@ -63,13 +64,14 @@ Node tree_node(int p, int v, bool root_keeps_bigger) {
 struct BcastPeer {
   int v = -1;
   bool from_parent = false;
+  bool last = false; // v has no step after this one (set where p is a power of two)
 };
 BcastPeer bcast_peer(int p, int v, int s) {
   if ((p & (p - 1)) == 0) { // every split is exact: v's subtree is [v, v + lowbit(v)), its children at halves of it
     const int span = v == 0 ? p : v & -v;
-    if (v != 0 && s == 0) return {v - span, true};
-    const int k = s - (v != 0 ? 1 : 0) + 1; // child k (from 1) sits at v + span / 2^k
-    return k < 31 && (span >> k) > 0 ? BcastPeer{v + (span >> k), false} : BcastPeer{};
+    if (v != 0 && s == 0) return {v - span, true, span == 1};
+    const int k = s - (v != 0 ? 1 : 0) + 1; // child k (from 1) sits at v + span / 2^k, the last one at v + 1
+    return k < 31 && (span >> k) > 0 ? BcastPeer{v + (span >> k), false, (span >> k) == 1} : BcastPeer{};
   }
   int child = v == 0 ? 0 : 1; // step of v's next child (step 0 is the receive from the parent)
   for (int lo = 0, hi = p; hi - lo > 1;) {
@@ -146,7 +148,7 @@ class BinomialBroadcast final : public TreeBase {
     if (peer.v < 0) return -1;
     const int peer_rank = !in_range ? abs(peer.v) : peer.v + root < p ? peer.v + root : peer.v + root - p;
     out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, peer_rank, 0, args_.count, 0};
-    return 1;
+    return peer.last ? 1 + kLastFixedStep : 1;
   }
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.resize(1);

@@ -1,6 +1,7 @@
 // Binomial broadcast/reduce/gather/scatter and reduce_bcast allreduce: data, rounds, no queueing,
 // and engine time == formula.
 #include "crossbar_run.hpp"
+#include "sim/schedule/fixed_step.hpp"
 
 using namespace ccsim;
 using namespace ccsim::testing;
@@ -147,7 +148,12 @@ TEST_CASE("binomial broadcast step_fixed lists every rank's sends and receives, 
       schedule::Action out[schedule::Schedule::kFixedActions];
       for (int k = 0; k < static_cast<int>(want.size()); ++k) {
         INFO("rank ", r, " step ", k);
-        REQUIRE(s->step_fixed(r, k, out) == 1);
+        const int n = s->step_fixed(r, k, out);
+        REQUIRE(n % schedule::kLastFixedStep == 1);
+        // The last-step mark (fixed_step.hpp) only on a rank's last step; with p a power of two, always there.
+        const bool last = k + 1 == static_cast<int>(want.size()), marked = n >= schedule::kLastFixedStep;
+        CHECK((!marked || last));
+        if ((p & (p - 1)) == 0) CHECK(marked == last);
         CHECK(out[0].kind == want[static_cast<std::size_t>(k)].first);
         CHECK(out[0].peer == want[static_cast<std::size_t>(k)].second);
         CHECK(out[0].off == 0);
