@@ -73,6 +73,7 @@ void check_ranks(const metrics::ExplainSetup& s, bool one_algo) {
     fail("explain: {} ranks is more than {} {}; simulate larger runs with the main command", s.ranks, limit,
          one_algo ? "for one algorithm" : "for a sweep of every algorithm (give --algo to explain one, up to 4096 ranks)");
   if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
+  if (s.run.root < 0 || s.run.root >= s.ranks) fail("-r/--root: rank {} does not exist (ranks 0..{})", s.run.root, s.ranks - 1);
 }
 
 // A size too small to hold one element per rank explains a zero-byte run: refuse it.
