@@ -98,6 +98,7 @@ constexpr FlagSpec kFlags[] = {
 std::string flag_name(char c) {
   for (const auto& f : kFlags)
     if (f.letter == c) return std::string(f.names);
+  if (c == 'P') return "--procs"; // ccsim's own flag, kept under a letter nccl-tests does not use
   return std::string("-") + c;
 }
 
@@ -256,7 +257,7 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   const long long ranks = static_cast<long long>(r.world.procs) * r.threads * r.gpus;
   if (ranks > topo.num_gpus())
     fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks,
-         r.world.procs > 1 ? fmt::format("{} processes x ", r.world.procs) : "", r.threads, r.gpus, topo.name, topo.num_gpus());
+         r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads, r.gpus, topo.name, topo.num_gpus());
   r.ranks = static_cast<int>(ranks);
   r.lo = size_flag(f, 'b');
   r.hi = size_flag(f, 'e');
