@@ -113,7 +113,13 @@ std::string generate(const TopoOptions& o) {
     if (o.dims.empty()) fail("topo gen torus: --dims is required (e.g. 4x4x4)");
     t = topology::make_torus(topology::parse_dims(o.dims, "--dims"), bw, alpha);
   } else if (o.kind == "crossbar") {
-    t = topology::make_crossbar(o.ranks, bw, alpha);
+    // The generator checks the count (its own bound) but names no flag; here the count is --ranks.
+    if (o.ranks < 1) fail("--ranks: {} is not a GPU count (1 or more)", o.ranks);
+    try {
+      t = topology::make_crossbar(o.ranks, bw, alpha);
+    } catch (const Error& e) {
+      fail("--ranks {}: {}", o.ranks, e.what());
+    }
   } else {
     fail("topo gen: unknown generator '{}' (torus, crossbar, cluster)", o.kind);
   }
