@@ -74,6 +74,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.gpu_arch = o.run.gpu_arch;
   co.nccl_version = o.run.nccl_version;
   co.nccl_algo = o.run.nccl_algo;
+  co.nvls = o.run.nvls;
+  co.collnet = o.run.collnet;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)
