@@ -63,7 +63,7 @@ ALLOW = {
 NODIR = "no/such/dir/out.txt"
 VALUES = ["-1", "0", "1e308", "-1e308", "nan", "inf", "18446744073709551616", "9223372036854775807",
           "4294967296", "", "x", "1K1", "1e3G", "999999999999T", "25", "nosuchname",
-          "{fx}/does-not-exist.json", "{fx}", "{null}"]
+          "{work}/does-not-exist.json", "{work}/adir", "{null}"]
 HUGE = {"1e308", "inf", "18446744073709551616", "9223372036854775807", "999999999999T"}
 
 
@@ -83,8 +83,7 @@ CAN_MKNOD = can_mknod()
 
 def run(argv, cwd, timeout=TIMEOUT):
     try:
-        p = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout,
-                           env=dict(os.environ, UBSAN_OPTIONS="print_stacktrace=1"))
+        p = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=timeout)
         return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
@@ -145,8 +144,8 @@ def commands():
     return found
 
 
-def subst(tokens, fx, null):
-    return [t.replace("{fx}", fx).replace("{null}", null) for t in tokens]
+def subst(tokens, fx, null, work="$WORK"):
+    return [t.replace("{fx}", fx).replace("{null}", null).replace("{work}", work) for t in tokens]
 
 
 def case_argv(path, base, flag_names, takes_value, value, positional_index):
@@ -173,19 +172,22 @@ NEGATIVE = re.compile(r"(?<![\w.:/-])-\d+\.\d+")
 def check(case):
     """None when the outcome is acceptable, else a one-line description of what went wrong."""
     path, flag_names, value, argv, fx, is_out = case
+    # Each run has a folder of its own as its working directory: relative outputs, the missing path and the
+    # directory values all land there, so after an error it must hold nothing new.
     work = tempfile.mkdtemp(dir=fx, prefix="run-")
+    os.mkdir(os.path.join(work, "adir"))
     null = os.path.join(work, "null")
     has_null = "{null}" in " ".join(argv)
     if has_null and CAN_MKNOD:
         os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     elif has_null:
         null = "/dev/null"  # read-only use: output flags do not get this value without a private node
-    argv = subst(argv, fx, null)
+    argv = subst(argv, fx, null, work)
     rc, out, err = run([CCSIM, *path, *argv], cwd=work)
-    left = sorted(set(os.listdir(work)) - {"null"})
+    left = sorted(set(os.listdir(work)) - {"null", "adir"}) + sorted(os.listdir(os.path.join(work, "adir")))
     broken_null = has_null and not stat.S_ISCHR(os.stat(null).st_mode if null == "/dev/null" else os.lstat(null).st_mode)
     shutil.rmtree(work)
-    shown = value if value is None else subst([value], fx, null)[0]
+    shown = value if value is None else subst([value], fx, null, work)[0]
     lines = err.splitlines()
     what = None
     if re.search(r"runtime error:|Sanitizer", err):
@@ -287,7 +289,7 @@ def main():
                     path, names, value, argv = case[:4]
                     shown = "(no value)" if value is None else repr(value)
                     fails.append(f"ccsim {' '.join(path)} {names[-1]} {shown}: {what}\n"
-                                 f"    ccsim {' '.join((*path, *subst(argv, '$FX', '$FX/null')))}")
+                                 f"    ccsim {' '.join((*path, *subst(argv, '$FX', '$WORK/null')))}")
         for f in fails:
             print("FAIL:", f)
         print(f"absurd_flags: {len(cases)} runs, {len(fails)} failures")
