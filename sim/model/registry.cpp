@@ -50,8 +50,9 @@ class PlainModel final : public metrics::PlanBuilder {
 };
 
 // Only --model nccl reads the NCCL flags, but their names are checked under every model: a typo or an
-// absurd value is one line naming the flag, never silently ignored (--nccl-tables, a file, is not opened).
+// absurd value is one line naming the flag, never silently ignored (a --nccl-tables file is read, once: cached).
 void check_nccl_flags(const ModelOptions& o) {
+  if (!o.nccl_tables.empty()) nccl::load_tables(o.nccl_tables);
   nccl::algo_mode_from(o.nccl_algo);
   nccl::nvls_mode_from(o.nvls);
   nccl::nvls_mode_from(o.collnet, "--collnet");
