@@ -56,7 +56,6 @@ TIMED = {(), ("bench",), ("explain",), ("scenario",), ("rings",), ("all_reduce_p
 # An unknown name ('nosuchname') must be refused unless the flag names a file to write. The exceptions, each
 # with its reason: (command or "*", flag, value or None = every value) -> reason.
 ALLOW = {
-    ("*", "--nccl-tables", "nosuchname"): "a tables file, opened only under --model nccl (the bases run fifo)",
     ("*", "--output_file", "nosuchname"): "nccl-tests' -J result file: accepted as nccl-tests does, never written",
 }
 
