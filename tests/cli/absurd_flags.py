@@ -217,6 +217,8 @@ def check(case):
             what = f"exit 2 without naming {flag_names[-1]}: {lines[0][:160]}"
         elif left:
             what = f"exit 2 left {left} behind"
+        elif out.strip():
+            what = f"exit 2 after printing to stdout: {out.strip().splitlines()[0][:120]}"
     else:
         what = f"exit {rc}: {' | '.join(lines[-3:])[:200]}"
     return what
