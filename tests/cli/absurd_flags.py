@@ -166,6 +166,8 @@ def case_argv(path, base, flag_names, takes_value, value, positional_index):
 
 BAD_NUMBER = re.compile(r"(?<![\w.])-?(nan|inf|infinity)(?![\w])", re.I)
 NEGATIVE = re.compile(r"(?<![\w.:/-])-\d+\.\d+")
+# A count or size near 2^64 (or a time of 1e18 and more) is a wrapped value, not a result.
+WRAPPED = re.compile(r"(?<![\w.])(\d{19,}|\d(\.\d+)?e\+(1[89]|[2-9]\d|\d{3}))(?![\w.])", re.I)
 
 
 def check(case):
@@ -198,7 +200,7 @@ def check(case):
     elif rc == 0:
         # A comment line echoing the flag and its value (nccl-tests mode's "accepted: -J nan") is not a result.
         body = "\n".join(l for l in out.splitlines() if not (l.startswith("#") and any(n in l for n in flag_names)))
-        m = BAD_NUMBER.search(body) or (path in TIMED and NEGATIVE.search(body))
+        m = BAD_NUMBER.search(body) or (path in TIMED and (NEGATIVE.search(body) or WRAPPED.search(body)))
         if m:
             line = next(l for l in body.splitlines() if m.group(0) in l)
             what = f"exit 0 with '{m.group(0)}' in the output: {line.strip()[:120]}"
