@@ -53,8 +53,9 @@ POSITIONAL = {("scenario",): {"file": 0}, ("sweep",): {"plan": 0}, ("topo", "sho
 # Outputs that print times (compare/calibrate print signed errors, so only nan/inf are checked there).
 TIMED = {(), ("bench",), ("explain",), ("scenario",), ("rings",), ("all_reduce_perf",), ("all_gather_perf",)}
 
-# An unknown name ('nosuchname') must be refused unless the flag names a file to write. The exceptions, each
-# with its reason: (command or "*", flag, value or None = every value) -> reason.
+# An unknown name ('nosuchname') must be refused unless the flag names a file to write, and an exit 2 must
+# name the flag or file. The exceptions to either, each with its reason:
+# (command path or "*", flag, value or None = every value) -> reason. Keep it short.
 ALLOW = {
     ("*", "--output_file", "nosuchname"): "nccl-tests' -J result file: accepted as nccl-tests does, never written",
 }
@@ -189,6 +190,12 @@ def check(case):
     broken_null = has_null and not stat.S_ISCHR(os.stat(null).st_mode if null == "/dev/null" else os.lstat(null).st_mode)
     shutil.rmtree(work)
     shown = value if value is None else subst([value], fx, null, work)[0]
+    return judge(path, flag_names, value, shown, is_out, (rc, out, err), left, broken_null)
+
+
+def judge(path, flag_names, value, shown, is_out, result, left, broken_null):
+    """The house rule applied to one run's (status, stdout, stderr): None when right, else what went wrong."""
+    rc, out, err = result
     lines = err.splitlines()
     what = None
     if re.search(r"runtime error:|Sanitizer", err):
@@ -250,42 +257,49 @@ def sample(key, values, share):
     return keep or values[:1]
 
 
+def build_cases(fx, fails):
+    """Every (command, flag or positional, value) run, on its command's base; problems go to `fails`."""
+    cases = []
+    for path, opts, pos in commands():
+        if path not in BASE:
+            fails.append(f"ccsim {' '.join(path)}: no base command line in {sys.argv[0]}: add one")
+            continue
+        if BASE[path] is None:
+            continue
+        base = BASE[path]
+        probe = check((path, ["(base)"], None, base, fx, False))
+        if probe:
+            fails.append(f"base command ccsim {' '.join(path)} {' '.join(base)}: {probe}")
+            continue
+        share = 0.3 if SANITIZED else 1
+        for names, takes_value, desc in opts:
+            out = is_output(desc)
+            if not takes_value:
+                for v in (None, "x"):
+                    cases.append((path, names, v, case_argv(path, base, names, False, v, None), fx, out))
+                continue
+            # A null device for an output flag is a private node (mknod, root only): never the real one,
+            # which an atomic rename would replace.
+            values = [v for v in VALUES if CAN_MKNOD or not out or v != "{null}"] + ([NODIR] if out else [])
+            for v in sample(f"{path}{names}", values, share):
+                cases.append((path, names, v, case_argv(path, base, names, True, v, None), fx, out))
+        for name in pos:
+            index = POSITIONAL.get(path, {}).get(name)
+            if index is None:
+                fails.append(f"ccsim {' '.join(path)}: positional '{name}' has no index in POSITIONAL")
+                continue
+            for v in sample(f"{path}{name}", VALUES, share):
+                cases.append((path, [name], v, case_argv(path, base, [name], True, v, index), fx, False))
+    return cases
+
+
 def main():
     fx = tempfile.mkdtemp(prefix="ccsim-absurd-")
     try:
         with open(f"{fx}/plan.json", "w") as f:
             f.write('{"points": [{"topo": "dgx1", "b": "1K", "e": "4K"}]}\n')
-        cases, fails = [], []
-        for path, opts, pos in commands():
-            if path not in BASE:
-                fails.append(f"ccsim {' '.join(path)}: no base command line in {sys.argv[0]}: add one")
-                continue
-            if BASE[path] is None:
-                continue
-            base = BASE[path]
-            probe = check((path, ["(base)"], None, base, fx, False))
-            if probe:
-                fails.append(f"base command ccsim {' '.join(path)} {' '.join(base)}: {probe}")
-                continue
-            share = 0.3 if SANITIZED else 1
-            for names, takes_value, desc in opts:
-                out = is_output(desc)
-                if not takes_value:
-                    for v in (None, "x"):
-                        cases.append((path, names, v, case_argv(path, base, names, False, v, None), fx, out))
-                    continue
-                # A null device for an output flag is a private node (mknod, root only): never the real one,
-                # which an atomic rename would replace.
-                values = [v for v in VALUES if CAN_MKNOD or not out or v != "{null}"] + ([NODIR] if out else [])
-                for v in sample(f"{path}{names}", values, share):
-                    cases.append((path, names, v, case_argv(path, base, names, True, v, None), fx, out))
-            for name in pos:
-                index = POSITIONAL.get(path, {}).get(name)
-                if index is None:
-                    fails.append(f"ccsim {' '.join(path)}: positional '{name}' has no index in POSITIONAL")
-                    continue
-                for v in sample(f"{path}{name}", VALUES, share):
-                    cases.append((path, [name], v, case_argv(path, base, [name], True, v, index), fx, False))
+        fails = []
+        cases = build_cases(fx, fails)
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             for case, what in zip(cases, pool.map(check, cases)):
                 if what:
