@@ -48,6 +48,9 @@ BASE = {
     ("all_reduce_perf",): ["-b", "1K", "-e", "4K", "-g", "8", "--topo", "dgx1"],
     ("all_gather_perf",): ["-b", "1K", "-e", "4K", "-g", "8", "--topo", "dgx1"],
 }
+# Flags a base above refuses by its nature (a data-parallel scenario has no step timeline) swept again on a
+# second base that reads them: (command path, base, flags).
+EXTRA = [(("scenario",), [f"{SRC}/scenarios/megatron_gpt_7.5b_128xa100.json"], {"--timeline"})]
 POSITIONAL = {("scenario",): {"file": 0}, ("sweep",): {"plan": 0}, ("topo", "show"): {"name": 0},
               ("topo", "gen"): {"kind": 0}, ("topo", "import"): {"file": 0}, ("topo", "export"): {"name": 0}}
 # Outputs that print times (compare/calibrate print signed errors, so only nan/inf are checked there).
@@ -290,6 +293,15 @@ def build_cases(fx, fails):
                 continue
             for v in sample(f"{path}{name}", VALUES, share):
                 cases.append((path, [name], v, case_argv(path, base, [name], True, v, index), fx, False))
+    for path, base, flags in EXTRA:
+        probe = check((path, ["(base)"], None, base, fx, False))
+        if probe:
+            fails.append(f"base command ccsim {' '.join(path)} {' '.join(base)}: {probe}")
+            continue
+        for names in flags:
+            values = [v for v in VALUES if CAN_MKNOD or v != "{null}"] + [NODIR]
+            for v in sample(f"{path}{names}+", values, 0.3 if SANITIZED else 1):
+                cases.append((path, [names], v, case_argv(path, base, [names], True, v, None), fx, True))
     return cases
 
 
