@@ -2,6 +2,7 @@
 // step overhead, launch overhead) to one or more measured traces; prints the fitted values, residuals,
 // R^2 and the error on traces (or rows) held out of the fit, and writes models/<name>.json recording the
 // exact command. Apply the result with --params on the main command or compare.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -64,6 +65,8 @@ void run_calibrate(const CalibrateOptions& o) {
     }
     in.push_back(std::move(ci));
   }
+  if (min_size > 0 && std::all_of(in.begin(), in.end(), [](const model::CalibInput& ci) { return ci.rows.empty(); }))
+    fail("--min-size: no measured row is {} or larger, nothing is left to fit", o.min_size);
   model::CalibOptions co;
   co.model = o.run.model;
   co.in_place = o.tr.in_place;
@@ -71,6 +74,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.gpu_arch = o.run.gpu_arch;
   co.nccl_version = o.run.nccl_version;
   co.nccl_algo = o.run.nccl_algo;
+  co.nvls = o.run.nvls;
+  co.collnet = o.run.collnet;
   co.fit_protocols = o.fit_protocols;
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)

@@ -31,10 +31,21 @@ std::vector<int> expand_item(const std::string& item, const std::string& flag, i
   for (long g = a; g <= b && out.size() <= static_cast<std::size_t>(num_gpus) + 1; ++g) out.push_back(static_cast<int>(g));
   return out;
 }
+// "-1" would otherwise read as GPU 1 ('-' separates a ring order): an empty item between separators is refused.
+void check_no_empty_item(const std::string& text, const std::string& flag) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',' && text[i] != '-') continue;
+    if (text.find_first_not_of(" \t", start) >= i)
+      fail("{}: '{}' has an empty item (a stray '-' or ','): GPU numbers are 0 or more", flag, text);
+    start = i + 1;
+  }
+}
 } // namespace
 
 std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag, const topology::Topology& t,
                                 bool one_based) {
+  check_no_empty_item(text, flag);
   // "0-63" reads as a range to most people, but '-' separates a ring order ("0-3-2-1"): two numbers joined by
   // one '-' that are not neighbours are refused rather than guessed.
   if (const auto dash = text.find('-'); dash != std::string::npos && text.find_first_of("-,. \t", dash + 1) == std::string::npos &&
@@ -69,6 +80,7 @@ std::vector<int> parse_gpu_list(const std::string& text, const std::string& flag
 
 std::vector<int> parse_ring_order(const std::string& text, const std::string& flag, const topology::Topology& t,
                                   bool one_based) {
+  check_no_empty_item(text, flag);
   std::string norm = text;
   for (auto& c : norm)
     if (c == ',' || c == '-' || c == '\t') c = ' ';

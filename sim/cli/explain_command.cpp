@@ -73,6 +73,7 @@ void check_ranks(const metrics::ExplainSetup& s, bool one_algo) {
     fail("explain: {} ranks is more than {} {}; simulate larger runs with the main command", s.ranks, limit,
          one_algo ? "for one algorithm" : "for a sweep of every algorithm (give --algo to explain one, up to 4096 ranks)");
   if (s.ranks < 2) fail("explain: {} rank communicates nothing; give 2 or more ranks ({})", s.ranks, s.topo ? "--gpus" : "--ranks");
+  if (s.run.root < 0 || s.run.root >= s.ranks) fail("-r/--root: rank {} does not exist (ranks 0..{})", s.run.root, s.ranks - 1);
 }
 
 // A size too small to hold one element per rank explains a zero-byte run: refuse it.
@@ -166,9 +167,22 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   const auto f = report::explain_format_from(o.format);
   std::optional<topology::Topology> topo;
   if (cmd->count("--topo") > 0) setup_on_topology(o, cmd, s, topo);
-  else setup_textbook(o, s);
+  else {
+    for (const char* flag : {"--gpus", "--ring"}) // GPUs of no topology would be ignored
+      if (cmd->count(flag) > 0) fail("{}: picks GPUs of a topology; give --topo too, or drop {}", flag, flag);
+    setup_textbook(o, s);
+  }
+  // Unknown names are refused even where only --show-data would read them.
+  verify::values_from(o.values);
+  verify::red_op_from(o.run.redop);
   const bool one_algo = cmd->count("--algo") > 0;
   check_ranks(s, one_algo);
+  // Each mode reads its own sizes (--size: one algorithm or --show-data; --min/--max: the sweep of all).
+  if (!one_algo && !o.show_data && cmd->count("--size") > 0)
+    fail("--size: read with --algo or --show-data; a sweep of every algorithm takes --min/--max");
+  for (const char* flag : {"--min", "--max"})
+    if ((one_algo || o.show_data) && cmd->count(flag) > 0)
+      fail("{}: sets the sweep of every algorithm; with {} give --size", flag, o.show_data ? "--show-data" : "--algo");
   if (!o.gamma.empty()) {
     const Time g = parse_duration(o.gamma, "--gamma"); // time per byte
     if (g <= 0) fail("--gamma: must be positive (time to reduce one byte, e.g. 10ps)");

@@ -88,7 +88,10 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   c.size = parse_size(o.size, "--size");
   if (c.size == 0) fail("--size: must be positive");
   c.hops = std::make_unique<topology::HopTable>(c.topo(), *c.router, gpus);
-  if (c.hops->size() < 2) fail("rings: needs at least 2 GPUs");
+  if (c.hops->size() < 2) {
+    const char* from = !o.explain.empty() ? "--explain" : !o.run.gpus.empty() ? "--gpus" : "--topo";
+    fail("{}: a ring needs at least 2 GPUs, this gives {}", from, c.hops->size());
+  }
   if (o.top < 1) fail("--top: must be at least 1");
   if (o.exhaustive_max < 3 || o.exhaustive_max > 14) fail("--exhaustive-max: {} is out of range (3..14)", o.exhaustive_max);
   topology::RingSearchOptions so;

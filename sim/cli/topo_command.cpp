@@ -1,5 +1,8 @@
 #include "sim/cli/topo_command.hpp"
 
+#include <string_view>
+#include <utility>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -114,11 +117,29 @@ std::string generate(const TopoOptions& o) {
     if (o.dims.empty()) fail("topo gen torus: --dims is required (e.g. 4x4x4)");
     t = topology::make_torus(topology::parse_dims(o.dims, "--dims"), bw, alpha);
   } else if (o.kind == "crossbar") {
-    t = topology::make_crossbar(o.ranks, bw, alpha);
+    // The generator checks the count (its own bound) but names no flag; here the count is --ranks.
+    if (o.ranks < 1) fail("--ranks: {} is not a GPU count (1 or more)", o.ranks);
+    try {
+      t = topology::make_crossbar(o.ranks, bw, alpha);
+    } catch (const Error& e) {
+      fail("--ranks {}: {}", o.ranks, e.what());
+    }
   } else {
     fail("topo gen: unknown generator '{}' (torus, crossbar, cluster)", o.kind);
   }
   return topology::topology_to_text(t);
+}
+
+// A generator reads only its own flags: one given for another kind is refused, never silently ignored.
+void check_gen_flags(const CLI::App& gen, const std::string& kind) {
+  if (kind != "torus" && kind != "crossbar" && kind != "cluster") return; // generate() names the unknown kind
+  const std::pair<const char*, std::string_view> readers[] = {
+      {"--dims", "torus"},       {"--ranks", "crossbar"},     {"--bw", "torus crossbar"}, {"--nodes", "cluster"},
+      {"--node", "cluster"},     {"--nics", "cluster"},       {"--fabric", "cluster"},    {"--kind", "cluster"},
+      {"--leaf-ports", "cluster"}, {"--oversub", "cluster"}, {"--sharp", "cluster"}};
+  for (const auto& [flag, kinds] : readers)
+    if (gen.count(flag) > 0 && kinds.find(kind) == std::string_view::npos)
+      fail("{}: topo gen {} does not read it (only {})", flag, kind, kinds);
 }
 
 } // namespace
@@ -149,7 +170,10 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
   gen->add_option("--sharp", opts->sharp, "Cluster on InfiniBand: SHARP in the switches (0, 1, v2, v3, v4)");
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
-  gen->callback([opts] { write_output(opts->output, generate(*opts)); });
+  gen->callback([opts, gen] {
+    check_gen_flags(*gen, opts->kind);
+    write_output(opts->output, generate(*opts));
+  });
 
   auto* imp = topo->add_subcommand("import", "Read nvidia-smi topo -m, NCCL topology XML or rocm-smi --showtopo; write ccsim JSON");
   imp->add_option("file", opts->file, "The tool's output, saved to a file")->required();

@@ -59,7 +59,9 @@ TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::
   // NCCL's tuning formula charges it), so comparisons and fits replay that way whatever --semantics says.
   r.cfg.model.semantics = engine::Semantics::mpi;
   if (metrics::ranks_of(r.cfg) != tr.ranks)
-    fail("{}: the trace ran on {} ranks but the placement has {}", trace_path, tr.ranks, metrics::ranks_of(r.cfg));
+    fail("{}: the trace ran on {} ranks but the placement ({}) has {}", trace_path, tr.ranks,
+         !o_in.rings.empty() ? "--rings" : !o_in.ring.empty() ? "--ring" : !o_in.gpus.empty() ? "--gpus" : "--topo",
+         metrics::ranks_of(r.cfg));
   return r;
 }
 

@@ -63,6 +63,7 @@ json parse_json_text(std::string_view text, const std::string& origin) {
 }
 
 json read_json_file(const std::string& path, const std::string& prefix) {
+  if (path.empty()) fail("{}'': an empty file name", prefix);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}{}: cannot open", prefix, printable(path));
   std::stringstream ss;

@@ -17,6 +17,10 @@ namespace {
 
 // "<dir>/.<name>.ccsim-tmp-XXXXXX<ext>" opened with mkstemps (mode 0600, O_EXCL). Returns the fd and sets `path`.
 int create_temp(const std::string& target, std::string& path) {
+  // Refused now, not at commit(): by then the run's other output (the table on stdout) is printed.
+  std::error_code ec;
+  if (std::filesystem::symlink_status(target, ec).type() == std::filesystem::file_type::directory)
+    fail("{}: is a directory, not a file to write", printable(target));
   const std::filesystem::path t(target);
   const std::string dir = t.has_parent_path() ? t.parent_path().string() : ".";
   const std::string ext = t.extension().string();

@@ -43,6 +43,8 @@ std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOp
     mo.gpu_arch = o.gpu_arch;
     mo.nccl_version = !o.nccl_version.empty() ? o.nccl_version : nccl::nccl_version_in(ci.trace.provenance).value_or("");
     mo.nccl_algo = o.nccl_algo;
+    mo.nvls = o.nvls;
+    mo.collnet = o.collnet;
     mo.gpus_per_thread = gpus_per_thread(ci.trace);
     auto cfg = ci.cfg;
     cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)

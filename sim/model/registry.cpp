@@ -6,6 +6,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/tables.hpp"
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model {
@@ -47,8 +49,21 @@ class PlainModel final : public metrics::PlanBuilder {
   bool fitted_;
 };
 
+// Only --model nccl reads the NCCL flags, but their names are checked under every model: a typo or an
+// absurd value is one line naming the flag, never silently ignored (a --nccl-tables file is read, once: cached).
+void check_nccl_flags(const ModelOptions& o) {
+  if (!o.nccl_tables.empty()) nccl::load_tables(o.nccl_tables);
+  nccl::algo_mode_from(o.nccl_algo);
+  nccl::nvls_mode_from(o.nvls);
+  nccl::nvls_mode_from(o.collnet, "--collnet");
+  nccl::nccl_version_from(o.nccl_version);
+  if (!o.gpu_arch.empty() && !nccl::arch_from(o.gpu_arch))
+    fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", o.gpu_arch);
+}
+
 template <std::size_t I>
 std::unique_ptr<metrics::PlanBuilder> make_plain(const topology::Topology& t, const ModelOptions& o) {
+  check_nccl_flags(o);
   return std::make_unique<PlainModel>(t, engine::network_entries()[I], o);
 }
 

@@ -16,6 +16,7 @@ Report run_scenario(const Scenario& s, const std::string& topology_override, boo
     try {
       topo = topology::resolve_topology(spec);
     } catch (const Error& e) {
+      if (!topology_override.empty()) throw; // --topo's own line names the flag the user typed
       std::string msg = e.what();
       if (msg.rfind("--topo", 0) == 0) msg = msg.substr(msg.find(' ') + 1); // the flag is not what the user typed
       fail("scenario {}: topology: {}", s.origin, msg);
