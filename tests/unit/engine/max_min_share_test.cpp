@@ -6,8 +6,7 @@
 #include <map>
 #include <string>
 
-#include "sim/engine/engine.hpp"
-#include "sim/topology/routing.hpp"
+#include "listed_transfers.hpp"
 
 using namespace ccsim;
 using namespace ccsim::engine;
@@ -17,63 +16,15 @@ namespace {
 constexpr Bandwidth kGBps = 1'000'000'000;
 constexpr Time kLat = kPsPerUs; // per link; every route here is two links
 
-struct Transfer {
-  int src, dst;
-  Bytes bytes;
-};
-
-// One step: every transfer of the list at once, posted in the list's order.
-class Transfers final : public schedule::Schedule {
- public:
-  Transfers(int ranks, std::vector<Transfer> list) : Schedule(args(ranks)), list_(std::move(list)) {}
-  bool step(int r, int s, std::vector<schedule::Action>& out) const override {
-    out.clear();
-    if (s > 0) return false;
-    for (const Transfer& t : list_) {
-      if (t.src == r) schedule::send(out, t.dst, {0, t.bytes});
-      if (t.dst == r) schedule::recv(out, t.src, {0, t.bytes});
-    }
-    return true;
-  }
-
- private:
-  static schedule::CollArgs args(int ranks) {
-    schedule::CollArgs a;
-    a.ranks = ranks;
-    a.elt_size = 1;
-    return a;
-  }
-  std::vector<Transfer> list_;
-};
-
-struct StepEnds final : Observer {
-  std::map<int, Time> end;
-  void on_step(int, int rank, int step, Time, Time e) override {
-    if (step == 0) end[rank] = e;
-  }
-};
-
 // GPUs 0..3 on one switch. The links' capacities per direction: g0 100 GB/s, g1 6 GB/s (link B),
 // g2 10 GB/s (link A), g3 100 GB/s.
-std::map<int, Time> run(std::vector<Transfer> list, Semantics semantics) {
-  topology::Topology topo;
-  for (int g = 0; g < 4; ++g) topo.add_node("gpu" + std::to_string(g), topology::NodeKind::Gpu);
-  const int sw = topo.add_node("switch", topology::NodeKind::NetSwitch);
-  const Bandwidth bw[] = {100 * kGBps, 6 * kGBps, 10 * kGBps, 100 * kGBps};
-  for (int g = 0; g < 4; ++g) topo.add_link(g, sw, topology::LinkType::Ideal, bw[g], kLat);
-  topology::Router router(topo);
+std::map<int, Time> run(const std::vector<test::ListedTransfer>& list, Semantics semantics) {
   ModelParams mp;
   mp.semantics = semantics;
-  Engine eng(topo, router, mp, *find_network("flow"));
-  StepEnds obs;
-  eng.add_observer(&obs);
-  Transfers sched(4, std::move(list));
-  Job job;
-  job.schedule = &sched;
-  job.elt_size = 1;
-  for (int g = 0; g < 4; ++g) job.node_of_rank.push_back(topo.gpu_node(g));
-  eng.run(std::span<const Job>(&job, 1));
-  return obs.end;
+  std::map<int, Time> end;
+  for (const auto& [rank_step, e] : test::run_on_switch({100 * kGBps, 6 * kGBps, 10 * kGBps, 100 * kGBps}, kLat, mp, list))
+    end[rank_step.first] = e; // one step
+  return end;
 }
 
 constexpr Time kMs = 1'000'000'000; // ps
@@ -86,7 +37,7 @@ constexpr Time kMs = 1'000'000'000; // ps
 // 10 GB/s: 0.7 ms more; f3 (6 MB) has 3 MB left and gets all of B, 6 GB/s: 0.5 ms more. Bytes move after
 // the route's 2 us latency (mpi: latency first); a sender is done when its last message is in.
 TEST_CASE("max-min: three flows on two links of unequal capacity, bottleneck B first, then A") {
-  const std::vector<Transfer> list = {{0, 2, 14'000'000}, {1, 2, 3'000'000}, {1, 3, 6'000'000}};
+  const std::vector<test::ListedTransfer> list = {{0, 0, 2, 14'000'000}, {0, 1, 2, 3'000'000}, {0, 1, 3, 6'000'000}};
   const auto end = run(list, Semantics::mpi);
   CHECK(end.at(0) == 2 * kLat + 17 * kMs / 10); // f1
   CHECK(end.at(1) == 2 * kLat + 15 * kMs / 10); // f2 (1 ms) and f3 (1.5 ms)
@@ -97,7 +48,7 @@ TEST_CASE("max-min: three flows on two links of unequal capacity, bottleneck B f
 // The same shares whatever order the transfers are posted in, and with the latency last (gpu semantics:
 // the bytes move at once, a sender is done when they have left, a receiver 2 us later).
 TEST_CASE("max-min: the hand-computed shares do not depend on posting order or on where the latency goes") {
-  std::vector<Transfer> list = {{1, 3, 6'000'000}, {0, 2, 14'000'000}, {1, 2, 3'000'000}};
+  std::vector<test::ListedTransfer> list = {{0, 1, 3, 6'000'000}, {0, 0, 2, 14'000'000}, {0, 1, 2, 3'000'000}};
   for (int rotation = 0; rotation < 3; ++rotation) {
     std::rotate(list.begin(), list.begin() + 1, list.end());
     const auto mpi = run(list, Semantics::mpi);
@@ -115,7 +66,7 @@ TEST_CASE("max-min: the hand-computed shares do not depend on posting order or o
 // 3,333,333,333 B/s each. 1 MB takes 1e18 ps-bytes / 3,333,333,333 = 300,000,000.03 ps, rounded up:
 // 300,000,001 ps (3,333,333,333 x 300,000,000 falls 1e8 short of 1e18).
 TEST_CASE("max-min: a three-way share rounds down to whole bytes per second, the finish up to the next ps") {
-  const std::vector<Transfer> list = {{0, 2, 1'000'000}, {1, 2, 1'000'000}, {3, 2, 1'000'000}};
+  const std::vector<test::ListedTransfer> list = {{0, 0, 2, 1'000'000}, {0, 1, 2, 1'000'000}, {0, 3, 2, 1'000'000}};
   const auto end = run(list, Semantics::mpi);
   for (int r : {0, 1, 2, 3}) CHECK(end.at(r) == 2 * kLat + 300'000'001);
 }
@@ -124,7 +75,7 @@ TEST_CASE("max-min: a three-way share rounds down to whole bytes per second, the
 // get 3 GB/s; A has 10 - 3 = 7 left for g0 -> g2 and g3 -> g2, 3.5 GB/s each. Sized to end together
 // after 1 ms (3.5 MB, 3 MB, 3.5 MB, 3 MB); filling A first (3.33 each) would not.
 TEST_CASE("max-min: the second bottleneck splits what the first one left") {
-  const std::vector<Transfer> list = {{0, 2, 3'500'000}, {1, 2, 3'000'000}, {3, 2, 3'500'000}, {1, 3, 3'000'000}};
+  const std::vector<test::ListedTransfer> list = {{0, 0, 2, 3'500'000}, {0, 1, 2, 3'000'000}, {0, 3, 2, 3'500'000}, {0, 1, 3, 3'000'000}};
   const auto end = run(list, Semantics::mpi);
   for (int r : {0, 1, 2, 3}) CHECK(end.at(r) == 2 * kLat + kMs);
 }

@@ -14,22 +14,11 @@
 #include "sim/model/registry.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "nccl_run_config.hpp"
 
 using namespace ccsim;
 
 namespace {
-
-double predict_us(const topology::Topology& t, const model::ParamSet& p, int gpus_per_thread, Bytes size) {
-  model::ModelOptions o;
-  o.params = p;
-  o.gpus_per_thread = gpus_per_thread;
-  auto b = model::make_model("nccl", t, o);
-  metrics::RunConfig c;
-  c.op = schedule::Op::AllReduce;
-  c.model_name = "nccl";
-  c.placements = topology::pack_rings(t, {}).rings;
-  return static_cast<double>(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4)).time) / 1e6;
-}
 
 model::ParamSet with_kinds() {
   model::ParamSet p;
@@ -61,10 +50,10 @@ TEST_CASE("launch kind: a synthetic -g 8 run against -g 1 on an NVIDIA node diff
   const auto t = topology::resolve_topology("hgx-a100");
   const auto p = with_kinds();
   // -g 8: cuda/gN, 5 + 8 x 3 = 29 us; -g 1: cuda/g1, 1 + 1 x 2 = 3 us; everything else is the same model.
-  const double g8 = predict_us(t, p, 8, 8), g1 = predict_us(t, p, 1, 8);
+  const double g8 = test::predict_allreduce_us(t, p, 8, 8), g1 = test::predict_allreduce_us(t, p, 1, 8);
   CHECK(g8 - g1 == doctest::Approx(26.0).epsilon(1e-6));
   // Against the bare model: -g 1 adds exactly 3 us.
-  CHECK(g1 - predict_us(t, model::ParamSet{}, 1, 8) == doctest::Approx(3.0).epsilon(1e-6));
+  CHECK(g1 - test::predict_allreduce_us(t, model::ParamSet{}, 1, 8) == doctest::Approx(3.0).epsilon(1e-6));
 }
 
 TEST_CASE("launch kind: an AMD node takes the hip terms") {
@@ -72,8 +61,8 @@ TEST_CASE("launch kind: an AMD node takes the hip terms") {
   // hip/gN: 0 + 8 x 4 = 32 us of host launches per iteration (the cuda kinds and the plain 100 us do not
   // apply), pipelined with the bare model's time T over 20 iterations (launch_overlap.hpp):
   // max(32, T) + min(32, T) / 20.
-  const double bare = predict_us(t, model::ParamSet{}, 8, 8);
-  CHECK(predict_us(t, with_kinds(), 8, 8) == doctest::Approx(std::max(32.0, bare) + std::min(32.0, bare) / 20.0).epsilon(1e-6));
+  const double bare = test::predict_allreduce_us(t, model::ParamSet{}, 8, 8);
+  CHECK(test::predict_allreduce_us(t, with_kinds(), 8, 8) == doctest::Approx(std::max(32.0, bare) + std::min(32.0, bare) / 20.0).epsilon(1e-6));
 }
 
 TEST_CASE("launch kind: a parameter file carries launch_by_kind and refuses an unknown kind in one line") {

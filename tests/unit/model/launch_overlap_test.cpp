@@ -17,24 +17,11 @@
 #include "sim/model/registry.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "nccl_run_config.hpp"
 
 using namespace ccsim;
 
 namespace {
-
-// lockstep: replay as calibrate does (engine::Semantics::mpi), for a synthetic trace a fit reads back.
-double predict_us(const topology::Topology& t, const model::ParamSet& p, int gpus_per_thread, Bytes size, bool lockstep = false) {
-  model::ModelOptions o;
-  o.params = p;
-  o.gpus_per_thread = gpus_per_thread;
-  auto b = model::make_model("nccl", t, o);
-  metrics::RunConfig c;
-  c.op = schedule::Op::AllReduce;
-  c.model_name = "nccl";
-  c.placements = topology::pack_rings(t, {}).rings;
-  if (lockstep) c.model.semantics = engine::Semantics::mpi;
-  return to_us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4)).time);
-}
 
 model::ParamSet hip_launch(double per_gpu_us) {
   model::ParamSet p;
@@ -80,24 +67,24 @@ TEST_CASE("launch overlap: 8 MI300X driven by one thread cost max(8 launches, th
   const auto p = hip_launch(5.0); // H = 8 x 5 = 40 us per iteration
   for (const Bytes size : {Bytes{8}, Bytes{1} << 20, Bytes{256} << 20}) {
     // The bare model's time of the same size (no launch term), T: the GPU stage.
-    const double gpu = predict_us(t, model::ParamSet{}, 8, size);
+    const double gpu = test::predict_allreduce_us(t, model::ParamSet{}, 8, size);
     const double expect = std::max(40.0, gpu) + std::min(40.0, gpu) / 20.0;
     CAPTURE(size);
     CAPTURE(gpu);
-    CHECK(predict_us(t, p, 8, size) == doctest::Approx(expect).epsilon(1e-6));
+    CHECK(test::predict_allreduce_us(t, p, 8, size) == doctest::Approx(expect).epsilon(1e-6));
   }
   // At 8 B the GPU stage (RCCL's LL latency, ~23 us) is shorter: the row is the host's 40 us plus T / 20.
-  CHECK(predict_us(t, model::ParamSet{}, 8, 8) < 40.0);
+  CHECK(test::predict_allreduce_us(t, model::ParamSet{}, 8, 8) < 40.0);
   // At 256 MiB the collective (hundreds of us) hides the launches: T + 40 / 20 = T + 2 us.
-  const double big = predict_us(t, model::ParamSet{}, 8, Bytes{256} << 20);
-  CHECK(predict_us(t, p, 8, Bytes{256} << 20) - big == doctest::Approx(2.0).epsilon(1e-6));
+  const double big = test::predict_allreduce_us(t, model::ParamSet{}, 8, Bytes{256} << 20);
+  CHECK(test::predict_allreduce_us(t, p, 8, Bytes{256} << 20) - big == doctest::Approx(2.0).epsilon(1e-6));
 }
 
 TEST_CASE("launch overlap: CUDA -g N still adds its launches to the collective") {
   const auto t = topology::resolve_topology("hgx-a100");
   // cuda/gN 5 us per launch, 8 launches: 40 us on top of the bare model at every size.
   for (const Bytes size : {Bytes{8}, Bytes{256} << 20})
-    CHECK(predict_us(t, hip_launch(5.0), 8, size) - predict_us(t, model::ParamSet{}, 8, size) == doctest::Approx(40.0).epsilon(1e-6));
+    CHECK(test::predict_allreduce_us(t, hip_launch(5.0), 8, size) - test::predict_allreduce_us(t, model::ParamSet{}, 8, size) == doctest::Approx(40.0).epsilon(1e-6));
 }
 
 namespace {
@@ -107,7 +94,7 @@ std::string synthetic_hip_trace(const topology::Topology& t, const model::ParamS
                   "# nThread 1 nGpus 8 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
                   "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   for (Bytes size = 8; size <= (Bytes{256} << 20); size *= 2) {
-    const double us = predict_us(t, truth, 8, size, true);
+    const double us = test::predict_allreduce_us(t, truth, 8, size, true);
     const auto bw = metrics::bandwidths(schedule::Op::AllReduce, 8, size, from_us(us));
     s += fmt::format("{:>12} {:>12} float sum -1 {:.4f} {:.2f} {:.2f} 0 {:.4f} {:.2f} {:.2f} 0\n", size, size / 4, us, bw.algbw_GBps,
                      bw.busbw_GBps, us, bw.algbw_GBps, bw.busbw_GBps);

@@ -6,6 +6,7 @@
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/schedule/collective.hpp"
 #include "sim/topology/ring_search.hpp"
 
@@ -36,5 +37,19 @@ inline void check_busbw_never_falls(metrics::PlanBuilder& b, const metrics::RunC
     last_choice = choice;
     last_busbw = row.bw.busbw_GBps;
   }
+}
+
+// One allreduce of `size` bytes under --model nccl with parameter set `p`, one launching thread driving
+// `gpus_per_thread` GPUs, in us; lockstep replays as calibrate does (engine::Semantics::mpi).
+inline double predict_allreduce_us(const topology::Topology& t, const model::ParamSet& p, int gpus_per_thread, Bytes size,
+                                   bool lockstep = false) {
+  model::ModelOptions o;
+  o.params = p;
+  o.gpus_per_thread = gpus_per_thread;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c = packed_rings_config(t);
+  c.model_name = "nccl";
+  if (lockstep) c.model.semantics = engine::Semantics::mpi;
+  return to_us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4)).time);
 }
 } // namespace ccsim::test
