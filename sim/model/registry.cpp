@@ -57,8 +57,7 @@ void check_nccl_flags(const ModelOptions& o) {
   nccl::nvls_mode_from(o.nvls);
   nccl::nvls_mode_from(o.collnet, "--collnet");
   nccl::nccl_version_from(o.nccl_version);
-  if (!o.gpu_arch.empty() && !nccl::arch_from(o.gpu_arch))
-    fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", o.gpu_arch);
+  if (!o.gpu_arch.empty()) nccl::arch_flag(o.gpu_arch);
 }
 
 template <std::size_t I>

@@ -265,10 +265,7 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   for (int k = 0; k < spec.nodes; ++k) {
     const int base = static_cast<int>(t.nodes.size());
     for (const auto& n : m.nodes) t.add_node(fmt::format("n{}.{}", k, n.name), n.kind);
-    for (const auto& l : m.links) {
-      const int copy = t.add_link(base + l.a, base + l.b, l.type, l.bw, l.latency, l.lanes, l.source);
-      t.links[static_cast<std::size_t>(copy)].host_staged = l.host_staged;
-    }
+    for (const auto& l : m.links) t.add_link(base + l.a, base + l.b, l.type, l.bw, l.latency, l.lanes, l.source, l.host_staged);
     for (const auto& r : m.route_overrides) {
       Topology::RouteOverride ro{base + r.src, base + r.dst, r.path};
       for (int& v : ro.path) v += base;

@@ -111,8 +111,7 @@ void HostBuilder::pcie(int child, int parent, const std::string& why, const std:
   } else {
     numbers += fmt::format(", {} per direction, {} per hop", format_bandwidth(bw), format_duration(lat));
   }
-  const int link = t_.add_link(child, parent, gen.type, bw, lat, 1, fmt::format("{}: {}; {}", file_, why, numbers));
-  t_.links[static_cast<std::size_t>(link)].host_staged = gpu_port && !k.p2p_pcie;
+  t_.add_link(child, parent, gen.type, bw, lat, 1, fmt::format("{}: {}; {}", file_, why, numbers), gpu_port && !k.p2p_pcie);
 }
 
 void HostBuilder::gpu_link(int a, int b, LinkType type, int lanes, const std::string& why) {

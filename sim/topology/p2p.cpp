@@ -75,10 +75,10 @@ Topology without_p2p(const Topology& t, const std::string& who) {
     if (pcie_links[static_cast<std::size_t>(node)] != 0) continue;
     if (host < 0) host = out.add_node("p2p-off-host", NodeKind::Cpu);
     const auto gen = pcie_gen(host_pcie_of(t, node), who);
-    const int staged = out.add_link(node, host, gen.type, gen.nop2p_bw, gen.latency, 1,
+    out.add_link(node, host, gen.type, gen.nop2p_bw, gen.latency, 1,
                  fmt::format("P2P disabled: host-staged copy speed of {} (models/gpus.json nop2p_bw); the drawing has no host side, "
-                             "so one x16 link per GPU to one host is assumed", gen.name));
-    out.links[static_cast<std::size_t>(staged)].host_staged = true;
+                             "so one x16 link per GPU to one host is assumed", gen.name),
+                 true);
   }
   if (out.gpu_kind.empty()) out.gpu_kind = kind_of_nvlink(t);
   out.name = t.name + "-nop2p";

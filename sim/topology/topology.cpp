@@ -63,8 +63,8 @@ int Topology::add_node(std::string node_name, NodeKind kind) {
   return static_cast<int>(nodes.size()) - 1;
 }
 
-int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes, std::string source) {
-  links.push_back(Link{a, b, type, bw, latency, lanes, std::move(source), false});
+int Topology::add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes, std::string source, bool host_staged) {
+  links.push_back(Link{a, b, type, bw, latency, lanes, std::move(source), host_staged});
   return static_cast<int>(links.size()) - 1;
 }
 

@@ -83,7 +83,8 @@ class Topology {
   std::vector<RouteOverride> route_overrides;
 
   int add_node(std::string name, NodeKind kind);
-  int add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes = 1, std::string source = {});
+  int add_link(int a, int b, LinkType type, Bandwidth bw, Time latency, int lanes = 1, std::string source = {},
+               bool host_staged = false);
 
   // A generated crossbar as its formula, so a million GPUs cost no node and link objects: GPU g is node
   // g ("gpu<g>"), the switch is node `gpus` ("switch"), link g joins GPU g to the switch (channel 2g up,

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/routing.hpp"
 
@@ -31,11 +30,7 @@ std::optional<Arch> arch_of_gpu_kind(const Topology& t, const Tables& tab) {
 }
 
 Arch arch_of(const Topology& t, const Tables& tab, const std::string& override_) {
-  if (!override_.empty()) {
-    const auto a = arch_from(override_);
-    if (!a) fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", override_);
-    return *a;
-  }
+  if (!override_.empty()) return arch_flag(override_);
   if (const auto from_kind = arch_of_gpu_kind(t, tab)) return *from_kind;
   int newest = 0; // no GPU kind named: the generation from the newest NVLink generation present
   for (const auto& l : t.links)

@@ -26,13 +26,14 @@ int idx(auto e) { return static_cast<int>(e); }
 // The data rate of a link under `proto`: LL's 8-byte lines carry 4 bytes of data and a 4-byte flag.
 double data_GBps(double link_GBps, Proto proto) { return link_GBps * (proto == Proto::LL ? 0.5 : 1.0); }
 
+// local_us: GPU work that overlaps no transfer (MSCCL's local copies and reduce), added to the transfer time.
 Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_link, double link_GBps, double busbw_per_algbw,
-                      Bytes nbytes) {
+                      Bytes nbytes, double local_us = 0) {
   Candidate c;
   c.algo = algo;
   c.proto = proto;
   c.lat_us = lat_us;
-  c.time_us = lat_us + bytes_per_link / (1000.0 * link_GBps);
+  c.time_us = lat_us + bytes_per_link / (1000.0 * link_GBps) + local_us;
   c.algbw = static_cast<double>(nbytes) / (1000.0 * std::max(1e-9, c.time_us - lat_us));
   c.busbw = c.algbw * busbw_per_algbw;
   return c;
@@ -62,13 +63,8 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
     const double lat = tab.base_latency_us[idx(Algo::Ring)][idx(r.proto)] +
                        2.0 * tab.hw_latency_us[idx(Path::NvLink)][idx(Algo::Ring)][idx(r.proto)];
     if (channels) *channels = r.channels;
-    auto c = closed_form(Algo::Direct, r.proto, lat, 2.0 * n / p, bw, 2.0 * (p - 1) / p, nbytes);
-    if (memory_GBps > 0) {
-      c.time_us += direct_local_bytes(p, n, r.proto) / (1000.0 * memory_GBps);
-      c.algbw = n / (1000.0 * std::max(1e-9, c.time_us - lat));
-      c.busbw = c.algbw * 2.0 * (p - 1) / p;
-    }
-    return c;
+    const double local_us = memory_GBps > 0 ? direct_local_bytes(p, n, r.proto) / (1000.0 * memory_GBps) : 0.0;
+    return closed_form(Algo::Direct, r.proto, lat, 2.0 * n / p, bw, 2.0 * (p - 1) / p, nbytes, local_us);
   }
   return std::nullopt;
 }

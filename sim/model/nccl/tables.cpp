@@ -334,6 +334,11 @@ std::optional<Arch> arch_from(std::string_view s) {
     if (kArchNames[i] == s) return static_cast<Arch>(i);
   return std::nullopt;
 }
+Arch arch_flag(std::string_view s) {
+  const auto a = arch_from(s);
+  if (!a) fail("--gpu-arch: unknown '{}' (pascal, volta, ampere, hopper, blackwell)", s);
+  return *a;
+}
 std::optional<Algo> algo_from(std::string_view s) {
   for (int i = 0; i < 2; ++i)
     if (kAlgoNames[i] == s) return static_cast<Algo>(i);

@@ -28,6 +28,8 @@ std::string_view name(Proto p);
 std::string_view name(Path p);
 std::string_view name(Arch a);
 std::optional<Arch> arch_from(std::string_view s);
+// --gpu-arch's value as an architecture; an unknown name is one line naming the flag.
+Arch arch_flag(std::string_view s);
 std::optional<Algo> algo_from(std::string_view s);
 
 template <typename T>
