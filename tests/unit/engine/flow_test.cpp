@@ -8,6 +8,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/routing.hpp"
+#include "listed_transfers.hpp"
 
 using namespace ccsim;
 using namespace ccsim::engine;
@@ -22,7 +23,7 @@ constexpr Time kAlpha = 2 * kPsPerUs;     // end to end on the crossbar (two lin
 class Incast final : public schedule::Schedule {
  public:
   Incast(int ranks, int dst, std::vector<int> senders, std::vector<std::uint64_t> bytes, std::vector<int> recv_order)
-      : Schedule(args(ranks)), dst_(dst), senders_(std::move(senders)), bytes_(std::move(bytes)),
+      : Schedule(test::byte_args(ranks)), dst_(dst), senders_(std::move(senders)), bytes_(std::move(bytes)),
         order_(std::move(recv_order)) {}
   bool step(int r, int s, std::vector<schedule::Action>& out) const override {
     out.clear();
@@ -38,12 +39,6 @@ class Incast final : public schedule::Schedule {
   }
 
  private:
-  static schedule::CollArgs args(int ranks) {
-    schedule::CollArgs a;
-    a.ranks = ranks;
-    a.elt_size = 1;
-    return a;
-  }
   int dst_;
   std::vector<int> senders_;
   std::vector<std::uint64_t> bytes_;

@@ -12,6 +12,14 @@
 
 namespace ccsim::test {
 
+// The arguments of a hand-written test schedule over `ranks` ranks: sizes count bytes (1-byte elements).
+inline schedule::CollArgs byte_args(int ranks) {
+  schedule::CollArgs a;
+  a.ranks = ranks;
+  a.elt_size = 1;
+  return a;
+}
+
 struct ListedTransfer {
   int step, src, dst;
   Bytes bytes;
@@ -21,7 +29,7 @@ struct ListedTransfer {
 // ends after the last step that names it.
 class ListedSteps final : public schedule::Schedule {
  public:
-  ListedSteps(int ranks, std::vector<ListedTransfer> list) : Schedule(args(ranks)), list_(std::move(list)) {}
+  ListedSteps(int ranks, std::vector<ListedTransfer> list) : Schedule(byte_args(ranks)), list_(std::move(list)) {}
   bool step(int r, int s, std::vector<schedule::Action>& out) const override {
     out.clear();
     bool any_later = false;
@@ -36,12 +44,6 @@ class ListedSteps final : public schedule::Schedule {
   }
 
  private:
-  static schedule::CollArgs args(int ranks) {
-    schedule::CollArgs a;
-    a.ranks = ranks;
-    a.elt_size = 1;
-    return a;
-  }
   std::vector<ListedTransfer> list_;
 };
 
