@@ -15,19 +15,49 @@ namespace {
 
 using nlohmann::json;
 
-// AMD Instinct platforms: every GPU has one Infinity Fabric link to each of its peers.
+std::string gpu_name(int i) { return fmt::format("gpu{}", i); }
+
+// GPUs 0..n-1 in groups of `group`, every pair of a group joined by `lanes` links of `type`.
+void add_groups(json& links, int gpus, int group, const std::string& type, int lanes, const std::string& source) {
+  for (int i = 0; i < gpus; ++i)
+    for (int j = i + 1; j < gpus && j / group == i / group; ++j)
+      links.push_back({{"a", gpu_name(i)}, {"b", gpu_name(j)}, {"type", type}, {"lanes", lanes}, {"source", source}});
+}
+
+// MI250/MI250X: ccsim's GPU is one GCD. The two GCDs of a package share 4 in-package links; the packages
+// join in the ring AMD's CDNA 2 whitepaper draws (figure 2b: "two bi-directional rings for all-reduce"),
+// GCD 2p+1 to GCD 2p+2 and the last back to GCD 0. Both rings cross each package boundary once per GCD, so
+// the one ring drawn here carries 2 external links per hop; the node's other external links are not drawn.
+void add_gcd_ring(json& links, const json& g, int gpus) {
+  const int per = g.at("gcds").get<int>();
+  const int cross = g.value("ring_links", 2);
+  add_groups(links, gpus, per, "xgmi", g.at("gcd_links").get<int>(), "the GCDs of one package: in-package Infinity Fabric");
+  const int packages = (gpus + per - 1) / per;
+  for (int p = 0; p + 1 < packages; ++p)
+    links.push_back({{"a", gpu_name(p * per + per - 1)}, {"b", gpu_name((p + 1) * per)}, {"type", "xgmi"}, {"lanes", cross},
+                     {"source", "package ring (CDNA 2 whitepaper figure 2b): the two rings' links across this boundary"}});
+  if (packages > 2 && gpus == packages * per)
+    links.push_back({{"a", gpu_name(gpus - 1)}, {"b", gpu_name(0)}, {"type", "xgmi"}, {"lanes", cross},
+                     {"source", "package ring (CDNA 2 whitepaper figure 2b): closing the ring"}});
+}
+
+// AMD Instinct platforms: every GPU has one Infinity Fabric link to each of its peers; PCIe cards with
+// bridge boards (xgmi_hive) form hives of that many GPUs, several hives joined only over PCIe.
 void add_xgmi_mesh(json& types, json& links, const json& g, const MachineSpec& m) {
-  if (m.gpus > g.at("xgmi_links").get<int>() + 1)
-    fail("machine: {} has {} Infinity Fabric links, so a full mesh holds at most {} GPUs", m.gpu, g.at("xgmi_links").get<int>(),
-         g.at("xgmi_links").get<int>() + 1);
+  const int xlinks = g.at("xgmi_links").get<int>();
+  const int hive = g.value("xgmi_hive", xlinks + 1);
+  if (!g.contains("xgmi_hive") && !g.contains("gcds") && m.gpus > xlinks + 1)
+    fail("machine: {} has {} Infinity Fabric links, so a full mesh holds at most {} GPUs", m.gpu, xlinks, xlinks + 1);
   types["xgmi"] = {{"bw", g.at("xgmi_bw")},
                    {"latency", "0.6us"},
                    {"source", g.at("source").get<std::string>() +
                                   "; latency: taken equal to NCCL's 0.6 us NVLink hop (reference §3.3; no RCCL figure at hand)"}};
+  if (g.contains("gcds")) return add_gcd_ring(links, g, m.gpus);
   for (int i = 0; i < m.gpus; ++i)
-    for (int j = i + 1; j < m.gpus; ++j)
-      links.push_back({{"a", fmt::format("gpu{}", i)}, {"b", fmt::format("gpu{}", j)}, {"type", "xgmi"},
-                       {"source", "Infinity Fabric full mesh: one link per GPU pair"}});
+    for (int j = i + 1; j < m.gpus && j / hive == i / hive; ++j)
+      links.push_back({{"a", gpu_name(i)}, {"b", gpu_name(j)}, {"type", "xgmi"},
+                       {"source", g.contains("xgmi_hive") ? "Infinity Fabric bridge: one link per GPU pair of a hive"
+                                                          : "Infinity Fabric full mesh: one link per GPU pair"}});
 }
 
 // The link between two sockets: its type tells --model nccl the CPU family (NCCL's socket figure per family,
@@ -51,7 +81,8 @@ Topology make_machine(const MachineSpec& m) {
   gpu_kind(m.gpu, "machine"); // checks the name and every field
   const json& g = table["gpus"][m.gpu];
   if (m.gpus < 1 || m.gpus > 1024) fail("machine: gpus must be between 1 and 1024, got {}", m.gpus);
-  const std::string intra = m.intra.empty() ? (g.contains("nvlink")       ? "nvswitch"
+  const std::string intra = m.intra.empty() ? (g.contains("intra")        ? g["intra"].get<std::string>()
+                                               : g.contains("nvlink")     ? "nvswitch"
                                                : g.contains("xgmi_links") ? "xgmi"
                                                : g.contains("bridge")     ? "bridge"
                                                                           : "pcie")
@@ -62,8 +93,10 @@ Topology make_machine(const MachineSpec& m) {
       fail("machine: intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8)");
     return resolve_topology(m.gpu == "v100" ? "dgx1-v100" : "dgx1-p100");
   }
-  if (intra != "nvswitch" && intra != "pcie" && intra != "bridge" && intra != "xgmi")
-    fail("machine: intra '{}' is not nvswitch, cubemesh, pcie, bridge or xgmi", intra);
+  if (intra != "nvswitch" && intra != "pcie" && intra != "bridge" && intra != "xgmi" && intra != "mesh")
+    fail("machine: intra '{}' is not nvswitch, cubemesh, pcie, bridge, mesh or xgmi", intra);
+  if (intra == "mesh" && !g.contains("mesh_group"))
+    fail("machine: {} is not built as a direct NVLink mesh (gh200 is); use intra=nvswitch or pcie", m.gpu);
   if (intra == "xgmi" && !g.contains("xgmi_links")) fail("machine: {} has no Infinity Fabric links; use intra=pcie", m.gpu);
   if (intra == "nvswitch" && !g.contains("nvlink")) fail("machine: {} has no NVLink for an NVSwitch board; use intra=pcie", m.gpu);
   if (intra == "bridge" && !g.contains("bridge")) fail("machine: {} has no NVLink bridge; use intra=pcie", m.gpu);
@@ -116,7 +149,7 @@ Topology make_machine(const MachineSpec& m) {
   // Host side: a PCIe switch per two GPUs on server boards (where cluster NICs attach, as on DGX/HGX);
   // GPUs straight on CPU root ports when peer-to-peer is off, on bridge (workstation) boards, or when asked
   // (pcie_switch=off: boards whose GPUs have no switch, such as many 4-8 GPU GeForce servers).
-  const bool switches = m.pcie_switch && (intra == "nvswitch" || intra == "xgmi" || (intra == "pcie" && m.p2p));
+  const bool switches = m.pcie_switch && (intra == "nvswitch" || intra == "xgmi" || intra == "mesh" || (intra == "pcie" && m.p2p));
   for (int i = 0; i < m.gpus; ++i) {
     if (switches) {
       const int per = m.gpus_per_switch;
@@ -138,10 +171,17 @@ Topology make_machine(const MachineSpec& m) {
       links.push_back({{"a", fmt::format("gpu{}", i)}, {"b", "nvswitch"}, {"type", nvl}, {"lanes", g.at("nvlinks")},
                        {"source", "every NVLink of the GPU into the switch plane (one node for all switch chips)"}});
   }
-  if (intra == "bridge")
-    for (int i = 0; i + 1 < m.gpus; i += 2)
-      links.push_back({{"a", fmt::format("gpu{}", i)}, {"b", fmt::format("gpu{}", i + 1)}, {"type", nvl}, {"lanes", g.at("bridge_links")},
-                       {"source", "NVLink bridge joins GPUs in pairs"}});
+  if (intra == "bridge") {
+    // A 2-way bridge joins a pair; a 4-way bridge (bridge_group 4, H200 NVL) splits the GPU's links over 3 peers.
+    const int group = m.gpus <= 2 ? 2 : g.value("bridge_group", 2);
+    add_groups(links, m.gpus, group, nvl, g.at("bridge_links").get<int>() / (group - 1),
+               group == 2 ? "NVLink bridge joins GPUs in pairs" : fmt::format("{}-way NVLink bridge: every pair of its GPUs", group));
+  }
+  if (intra == "mesh") {
+    const int group = g.at("mesh_group").get<int>();
+    add_groups(links, m.gpus, group, nvl, g.at("nvlinks").get<int>() / (group - 1),
+               fmt::format("boards of {} GPUs joined all-to-all by their NVLinks", group));
+  }
   if (intra == "xgmi") add_xgmi_mesh(types, links, g, m);
   doc["link_types"] = types;
   doc["gpu"] = m.gpu;
