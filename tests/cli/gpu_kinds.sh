@@ -15,7 +15,7 @@ check() { # $1 label, rest: ccsim args
   local label="$1"; shift
   local out rc bus
   out=$("$ccsim" "$@" --op allreduce -b 1M -e 1M 2>&1); rc=$?
-  bus=$(awk '/^ *[0-9]/ && NF >= 9 { print $8; exit }' <<<"$out")
+  bus=$(awk '/^ *[0-9]/ && NF >= 8 { print $8; exit }' <<<"$out")
   if [ "$rc" != 0 ] || ! awk -v b="$bus" 'BEGIN { exit !(b != "" && b + 0 >= 0 && b + 0 <= 3600) }'; then
     echo "FAIL $label: exit $rc, busbw '$bus': $(head -c 300 <<<"$out")"; fail=1
   fi
