@@ -106,6 +106,15 @@ GpuKind gpu_kind(const std::string& name, const std::string& who) {
       k.xgmi_links = g["xgmi_links"].get<int>();
       k.xgmi_bw = parse_bandwidth(g.at("xgmi_bw").get<std::string>(), where);
     }
+    // Board shapes machine: reads; a group divides a GPU's links among its peers, so it has at least 2 GPUs.
+    const std::pair<const char*, int> shapes[] = {{"bridge_group", 2}, {"mesh_group", 2}, {"xgmi_hive", 2},
+                                                  {"gcds", 1},         {"gcd_links", 1},  {"ring_links", 1}};
+    for (const auto& [key, least] : shapes)
+      if (g.contains(key) && (!g[key].is_number_integer() || g[key].get<int>() < least || g[key].get<int>() > 72))
+        fail("{}: {} must be a whole number from {} to 72", where, key, least);
+    if (g.contains("intra") && (!g["intra"].is_string() || (g["intra"] != "mesh" && g["intra"] != "bridge" && g["intra"] != "pcie")))
+      fail("{}: intra must be mesh, bridge or pcie", where);
+    if (g.value("intra", "") == "mesh" && !g.contains("mesh_group")) fail("{}: intra mesh needs mesh_group", where);
     k.source = g.at("source").get<std::string>();
     return k;
   } catch (const json::exception& e) {

@@ -26,8 +26,9 @@ void add_groups(json& links, int gpus, int group, const std::string& type, int l
 
 // MI250/MI250X: ccsim's GPU is one GCD. The two GCDs of a package share 4 in-package links; the packages
 // join in the ring AMD's CDNA 2 whitepaper draws (figure 2b: "two bi-directional rings for all-reduce"),
-// GCD 2p+1 to GCD 2p+2 and the last back to GCD 0 (a part-filled last package leaves the ring open). Both rings cross each package boundary once per GCD, so
-// the one ring drawn here carries 2 external links per hop; the node's other external links are not drawn.
+// GCD 2p+1 to GCD 2p+2 and the last back to GCD 0 (a part-filled last package leaves the ring open). Both
+// rings cross each package boundary once per GCD, so the one ring drawn here carries 2 external links per
+// hop; the node's other external links are not drawn.
 void add_gcd_ring(json& links, const json& g, int gpus) {
   const int per = g.at("gcds").get<int>();
   const int cross = g.value("ring_links", 2);
