@@ -58,7 +58,7 @@ TEST_CASE("machine: bad descriptions are one-line errors") {
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,intra=cubemesh"), doctest::Contains("DGX-1 board"), Error);
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,p2p=off"), doctest::Contains("p2p=off applies to intra=pcie"), Error);
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,gpus=0"), doctest::Contains("between 1 and 1024"), Error);
-  CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,intra=mesh"), doctest::Contains("is not nvswitch, cubemesh, pcie, bridge or xgmi"), Error);
+  CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,intra=torus"), doctest::Contains("is not nvswitch, cubemesh, pcie, bridge, mesh or xgmi"), Error);
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,nodes=two,nics=8x400G"), doctest::Contains("nodes 'two' is not a number"), Error);
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpus=8"), doctest::Contains("missing 'gpu='"), Error);
 }
