@@ -63,10 +63,18 @@ std::optional<std::string> kind_from_file(const XmlDocument& d, const std::vecto
     for (std::size_t k = static_cast<std::size_t>(g) + 1; k < d.elements.size(); ++k) {
       const auto& e = d.elements[k];
       if (e.parent != g || e.name != "gpu" || !e.attr("sm")) continue;
+      // Kinds sharing a compute capability differ in their links (A100 12, A800 8; V100 SXM2 6, V100 PCIe
+      // none): a GPU in an NVSwitch plane lists all of its links, elsewhere a dump may list fewer.
+      int links = 0;
+      for (std::size_t c = k + 1; c < d.elements.size(); ++c)
+        if (d.elements[c].parent == static_cast<int>(k) && (d.elements[c].name == "nvlink" || d.elements[c].name == "xgmi"))
+          links += static_cast<int>(std::clamp<long>(d.elements[c].attr("count") ? parse_int(*d.elements[c].attr("count")).value_or(1) : 1, 1, 64));
       std::vector<std::string> fits;
       for (const auto& name : gpu_kind_names()) {
         const GpuKind kind = gpu_kind(name, file);
-        if (kind.sm == *e.attr("sm") && (!has_nvswitch || kind.nvlink)) fits.push_back(name);
+        const int own = kind.nvlink ? kind.nvlinks : kind.bridge ? kind.bridge_links : kind.xgmi_links;
+        const bool links_fit = has_nvswitch ? kind.nvlink && own == links : links > 0 ? own >= links : !kind.nvlink;
+        if (kind.sm == *e.attr("sm") && links_fit) fits.push_back(name);
       }
       if (fits.size() == 1) {
         where = fmt::format("line {}: sm={}", e.line, *e.attr("sm"));

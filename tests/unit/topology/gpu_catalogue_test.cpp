@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/import.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -172,4 +175,20 @@ TEST_CASE("machine: boards of the new kinds as vendors build them") {
   // A30 bridge pairs: 4 x 25 GB/s.
   CHECK(bottleneck(resolve_topology("machine:gpu=a30,gpus=2"), 0, 1) == Bandwidth{100'000'000'000});
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,intra=mesh"), doctest::Contains("not built as a direct NVLink mesh"), Error);
+}
+
+TEST_CASE("gpu catalogue: an NCCL XML dump's link count tells kinds of one compute capability apart") {
+  const auto xml = [](const char* sm, const char* links) {
+    return fmt::format("<system><cpu numaid=\"0\"><pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu sm=\"{}\">{}</gpu></pci></cpu></system>",
+                       sm, links);
+  };
+  const std::string to_switch = "<nvlink target=\"ffff:ff:1f.0\" count=\"{}\" tclass=\"0x068000\"/>";
+  // In an NVSwitch plane a GPU lists every link: A100 12, A800 8 (both sm80); H800 8 against H100's 18.
+  CHECK(import_nccl_xml(xml("80", fmt::format(fmt::runtime(to_switch), 12).c_str()), "a.xml", {}).gpu_kind == "a100");
+  CHECK(import_nccl_xml(xml("80", fmt::format(fmt::runtime(to_switch), 8).c_str()), "a.xml", {}).gpu_kind == "a800");
+  CHECK(import_nccl_xml(xml("90", fmt::format(fmt::runtime(to_switch), 8).c_str()), "h.xml", {}).gpu_kind == "h800");
+  // No NVLink at all: not an SXM part (V100 PCIe, not the V100 SXM2 of sm70).
+  CHECK(import_nccl_xml(xml("70", ""), "v.xml", {}).gpu_kind == "v100pcie");
+  // Still ambiguous: sm86 without links is an A10, A40, RTX A6000, ... card.
+  CHECK_THROWS_WITH_AS(import_nccl_xml(xml("86", ""), "g.xml", {}), doctest::Contains("sm=86 fits a10"), Error);
 }
