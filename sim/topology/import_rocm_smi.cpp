@@ -14,6 +14,8 @@ using namespace import_detail;
 
 namespace {
 
+constexpr long kXgmiHopWeight = 15; // KFD io_link weight of one XGMI hop
+
 struct Section {
   int header_line = 0;
   std::vector<std::vector<std::string_view>> rows; // tokens after the row name, per GPU
@@ -53,10 +55,13 @@ std::optional<Section> section(const std::vector<Line>& lines, std::string_view 
 std::map<int, int> numa_nodes(const std::vector<Line>& lines) {
   std::map<int, int> out; // GPU -> NUMA node
   for (const auto& l : lines) {
+    // "GPU[0]\t\t: (Topology) Numa Node: 0", or in some releases "GPU 0          : (Topology) Numa Node: 0".
     const auto at = l.text.find("Numa Node:");
-    if (l.text.substr(0, 4) != "GPU[" || at == std::string_view::npos) continue;
-    const auto close = l.text.find(']');
-    const auto g = parse_int(l.text.substr(4, close == std::string_view::npos ? 0 : close - 4));
+    const auto colon = l.text.find(':');
+    if (l.text.substr(0, 3) != "GPU" || at == std::string_view::npos || colon >= at) continue;
+    auto id = trim(l.text.substr(3, colon - 3));
+    if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = id.substr(1, id.size() - 2);
+    const auto g = parse_int(id);
     const auto n = parse_int(trim(l.text.substr(at + 10)));
     if (g && n && *g >= 0 && *g < kMaxDevices && *n >= 0 && *n < kMaxDevices) out[static_cast<int>(*g)] = static_cast<int>(*n);
   }
@@ -98,6 +103,9 @@ Topology import_rocm_smi(const std::string& text, const std::string& file, const
       if (!h) fail("{} line {}: hop count between GPU{} and GPU{} is not a number", file, hops->row_line[static_cast<std::size_t>(i)], i, j);
       if (*h > 1) continue; // reached through another GPU's links
       const std::string w = weight ? std::string(weight->rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) : "-";
+      // rocm-smi and amd-smi print 1 hop for every XGMI pair, linked or not (ROCm/rocm-systems#5763, hwloc#775);
+      // the weight counts 15 per XGMI hop (the KFD io_link weight, AMD SMI docs), so 30 and up is not a link.
+      if (const auto wv = parse_int(w); wv && *wv >= 2 * kXgmiHopWeight) continue;
       b.gpu_link(b.gpu(i), b.gpu(j), LinkType::Xgmi, 1,
                  fmt::format("line {}: GPU{} row, GPU{} column XGMI, {} hop, weight {}: one Infinity Fabric link", line, i, j, *h, w));
       ++xgmi;
