@@ -66,6 +66,10 @@ SAMPLES = [
      [("g0", "g1", "NV18"), ("g0", "n0", "PIX"), ("g0", "n2", "HOST"), ("g0", "n4", "SYS"), ("n0", "n1", "PIX")]),
     ("a40-pcie-2gpu-nv4bridge-allreduce-1G-8G-nvlink-llminsights.txt", "a40", "a40", 8, 0, 2,
      [("g0", "g1", "NV4"), ("g0", "g2", "HOST"), ("g0", "g4", "SYS"), ("g6", "g7", "NV4")]),
+    # A partial paste: the GPU rows are complete, NIC6-NIC8 have no rows (their GPU columns still place them).
+    ("hopper-8gpu-9nic-tabs-partial-topo-m-nccl1453.txt", "h100", "h100", 8, 9, None,
+     [("g0", "g4", "NV18"), ("g0", "n8", "PIX"), ("g1", "n7", "PIX"), ("g3", "n5", "PIX"), ("g7", "n1", "PIX"),
+      ("g4", "n1", "HOST"), ("g0", "n1", "SYS"), ("g0", "n0", "SYS"), ("g4", "n0", "SYS")]),
     # rocm-smi: XGMI one hop = one link; PCIE pairs meet at their NUMA nodes' CPUs.
     ("rocm-smi-showtopo-4gpu-xgmi-numa-archer2.txt", "mi300x", "mi300x", 4, 0, 4,
      [("g0", "g1", "XGMI"), ("g2", "g3", "XGMI"), ("g0", "g3", "XGMI")]),
@@ -76,6 +80,7 @@ SAMPLES = [
 # file, --gpu, what the one-line error must contain.
 REFUSED = [
     ("bad-a100-8gpu-mangled-columns-topo-m-nccl820.txt", "a100", "'NODENODE'"),
+    ("bad-nv8-8gpu-truncated-rows-topo-m-nccl901.txt", "h100", "the matrix has no GPU3 row"),
     # The posts name GPUs models/gpus.json does not know: say which, do not guess.
     ("t4-4gpu-sys-node-topo-m-nccl428.txt", None, "Tesla T4"),
     ("a30-4gpu-nv4pairs-1nic-topo-m-vllm-collectenv.txt", None, "NVIDIA A30"),
