@@ -2,6 +2,7 @@
 // two GPUs" (XGMI or PCIE per pair) and "Numa Nodes" ("GPU[0] : (Topology) Numa Node: 0"). A one-hop XGMI
 // pair is one Infinity Fabric link of the GPU kind; PCIE pairs meet at their NUMA node's CPU.
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -68,6 +69,32 @@ std::map<int, int> numa_nodes(const std::vector<Line>& lines) {
   return out;
 }
 
+// Without "Numa Nodes" lines (a cut paste): PCIE pairs 2 hops apart go through one CPU socket, 3 hops apart
+// through both (AMD's MI200 system guide on rocm-smi's hops), so 2-hop PCIE pairs share a CPU and the rest
+// do not. GPU -> CPU number, only for GPUs with a PCIE pair.
+std::map<int, int> cpus_from_hops(const Section& type, const Section& hops, int G) {
+  std::vector<int> root(static_cast<std::size_t>(G));
+  for (int g = 0; g < G; ++g) root[static_cast<std::size_t>(g)] = g;
+  auto find = [&](int x) {
+    while (root[static_cast<std::size_t>(x)] != x) x = root[static_cast<std::size_t>(x)];
+    return x;
+  };
+  auto cell = [](const Section& sec, int i, int j) { return sec.rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]; };
+  std::vector<bool> pcie(static_cast<std::size_t>(G), false);
+  for (int i = 0; i < G; ++i)
+    for (int j = 0; j < G; ++j)
+      if (i != j && cell(type, i, j) == "PCIE") {
+        pcie[static_cast<std::size_t>(i)] = true;
+        if (const auto h = parse_int(cell(hops, i, j)); h && *h <= 2) root[static_cast<std::size_t>(find(i))] = find(j);
+      }
+  std::map<int, int> out, cpu_of_root;
+  for (int g = 0; g < G; ++g)
+    if (pcie[static_cast<std::size_t>(g)]) {
+      out[g] = cpu_of_root.emplace(find(g), static_cast<int>(cpu_of_root.size())).first->second;
+    }
+  return out;
+}
+
 } // namespace
 
 Topology import_rocm_smi(const std::string& text, const std::string& file, const ImportOptions& o) {
@@ -111,12 +138,15 @@ Topology import_rocm_smi(const std::string& text, const std::string& file, const
       ++xgmi;
     }
   const auto numa = numa_nodes(lines);
+  const auto by_hops = numa.empty() && hops ? cpus_from_hops(*type, *hops, G) : std::map<int, int>{};
   for (int g = 0; g < G; ++g) {
     const auto it = numa.find(g);
-    const int node = it == numa.end() ? 0 : it->second;
+    const auto hop = by_hops.find(g);
+    const int node = it != numa.end() ? it->second : hop != by_hops.end() ? hop->second : 0;
     b.pcie(b.gpu(g), b.cpu(node, ""),
-           it == numa.end() ? "no Numa Node line: taken as NUMA node 0, on a root port"
-                            : fmt::format("GPU[{}] Numa Node {}: a root port of that NUMA node's CPU", g, node),
+           it != numa.end()    ? fmt::format("GPU[{}] Numa Node {}: a root port of that NUMA node's CPU", g, node)
+           : hop != by_hops.end() ? fmt::format("no Numa Node lines: CPU {} from the PCIE hops (2: one socket, 3: two)", node)
+                                  : "no Numa Node line: taken as NUMA node 0, on a root port",
            {}, 0, true);
   }
   auto [smp, smp_why] = socket_link_named_in(lines);

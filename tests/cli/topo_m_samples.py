@@ -73,6 +73,9 @@ SAMPLES = [
     # rocm-smi: XGMI one hop = one link; PCIE pairs meet at their NUMA nodes' CPUs.
     ("rocm-smi-showtopo-4gpu-xgmi-numa-archer2.txt", "mi300x", "mi300x", 4, 0, 4,
      [("g0", "g1", "XGMI"), ("g2", "g3", "XGMI"), ("g0", "g3", "XGMI")]),
+    # No NUMA lines left in the paste: PCIE at 3 hops is "through both CPU sockets", so 4 CPUs.
+    ("rocm-smi-showtopo-4gpu-allpcie-3hops-partial-rocmsmilib108.txt", "mi300x", "mi300x", 4, 0, 4,
+     [("g0", "g1", "SYS"), ("g2", "g3", "SYS")]),
     ("rocm-smi-showtopo-8gpu-2x4xgmi-gpu280.txt", "mi300x", "mi300x", 8, 0, 2,
      [("g0", "g3", "XGMI"), ("g4", "g7", "XGMI"), ("g0", "g4", "SYS"), ("g3", "g5", "SYS")]),
 ]

@@ -143,3 +143,14 @@ TEST_CASE("rocm-smi --showtopo: XGMI at weight 30 is two hops, not a link, even 
   for (const auto& l : t.links) xgmi += l.type == LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu;
   CHECK(xgmi == 4); // 0-1, 1-2, 1-3, 2-3; not 0-2 or 0-3 (weight 30)
 }
+
+TEST_CASE("rocm-smi --showtopo: without NUMA lines, PCIE pairs 2 hops apart share a CPU and 3 hops apart do not") {
+  const std::string text = "====== Hops between two GPUs ======\n       GPU0 GPU1 GPU2\n"
+                           "GPU0 0 2 3\nGPU1 2 0 3\nGPU2 3 3 0\n"
+                           "====== Link Type between two GPUs ======\n       GPU0 GPU1 GPU2\n"
+                           "GPU0 0 PCIE PCIE\nGPU1 PCIE 0 PCIE\nGPU2 PCIE PCIE 0\n";
+  const auto t = import_rocm_smi(text, "r.txt", {"mi300x"});
+  CHECK(count(t, NodeKind::Cpu) == 2); // {GPU0, GPU1} through one socket, GPU2 across
+  CHECK(pcie_parent(t, t.gpu_node(0)) == pcie_parent(t, t.gpu_node(1)));
+  CHECK(pcie_parent(t, t.gpu_node(0)) != pcie_parent(t, t.gpu_node(2)));
+}
