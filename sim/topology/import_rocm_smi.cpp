@@ -2,6 +2,7 @@
 // two GPUs" (XGMI or PCIE per pair) and "Numa Nodes" ("GPU[0] : (Topology) Numa Node: 0"). A one-hop XGMI
 // pair is one Infinity Fabric link of the GPU kind; PCIE pairs meet at their NUMA node's CPU.
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,8 @@ namespace ccsim::topology {
 using namespace import_detail;
 
 namespace {
+
+constexpr long kXgmiHopWeight = 15; // KFD io_link weight of one XGMI hop
 
 struct Section {
   int header_line = 0;
@@ -53,13 +56,42 @@ std::optional<Section> section(const std::vector<Line>& lines, std::string_view 
 std::map<int, int> numa_nodes(const std::vector<Line>& lines) {
   std::map<int, int> out; // GPU -> NUMA node
   for (const auto& l : lines) {
+    // "GPU[0]\t\t: (Topology) Numa Node: 0", or in some releases "GPU 0          : (Topology) Numa Node: 0".
     const auto at = l.text.find("Numa Node:");
-    if (l.text.substr(0, 4) != "GPU[" || at == std::string_view::npos) continue;
-    const auto close = l.text.find(']');
-    const auto g = parse_int(l.text.substr(4, close == std::string_view::npos ? 0 : close - 4));
+    const auto colon = l.text.find(':');
+    if (l.text.substr(0, 3) != "GPU" || at == std::string_view::npos || colon >= at) continue;
+    auto id = trim(l.text.substr(3, colon - 3));
+    if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = id.substr(1, id.size() - 2);
+    const auto g = parse_int(id);
     const auto n = parse_int(trim(l.text.substr(at + 10)));
     if (g && n && *g >= 0 && *g < kMaxDevices && *n >= 0 && *n < kMaxDevices) out[static_cast<int>(*g)] = static_cast<int>(*n);
   }
+  return out;
+}
+
+// Without "Numa Nodes" lines (a cut paste): PCIE pairs 2 hops apart go through one CPU socket, 3 hops apart
+// through both (AMD's MI200 system guide on rocm-smi's hops), so 2-hop PCIE pairs share a CPU and the rest
+// do not. GPU -> CPU number, only for GPUs with a PCIE pair.
+std::map<int, int> cpus_from_hops(const Section& type, const Section& hops, int G) {
+  std::vector<int> root(static_cast<std::size_t>(G));
+  for (int g = 0; g < G; ++g) root[static_cast<std::size_t>(g)] = g;
+  auto find = [&](int x) {
+    while (root[static_cast<std::size_t>(x)] != x) x = root[static_cast<std::size_t>(x)];
+    return x;
+  };
+  auto cell = [](const Section& sec, int i, int j) { return sec.rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]; };
+  std::vector<bool> pcie(static_cast<std::size_t>(G), false);
+  for (int i = 0; i < G; ++i)
+    for (int j = 0; j < G; ++j)
+      if (i != j && cell(type, i, j) == "PCIE") {
+        pcie[static_cast<std::size_t>(i)] = true;
+        if (const auto h = parse_int(cell(hops, i, j)); h && *h <= 2) root[static_cast<std::size_t>(find(i))] = find(j);
+      }
+  std::map<int, int> out, cpu_of_root;
+  for (int g = 0; g < G; ++g)
+    if (pcie[static_cast<std::size_t>(g)]) {
+      out[g] = cpu_of_root.emplace(find(g), static_cast<int>(cpu_of_root.size())).first->second;
+    }
   return out;
 }
 
@@ -98,17 +130,23 @@ Topology import_rocm_smi(const std::string& text, const std::string& file, const
       if (!h) fail("{} line {}: hop count between GPU{} and GPU{} is not a number", file, hops->row_line[static_cast<std::size_t>(i)], i, j);
       if (*h > 1) continue; // reached through another GPU's links
       const std::string w = weight ? std::string(weight->rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) : "-";
+      // rocm-smi and amd-smi print 1 hop for every XGMI pair, linked or not (ROCm/rocm-systems#5763, hwloc#775);
+      // the weight counts 15 per XGMI hop (the KFD io_link weight, AMD SMI docs), so 30 and up is not a link.
+      if (const auto wv = parse_int(w); wv && *wv >= 2 * kXgmiHopWeight) continue;
       b.gpu_link(b.gpu(i), b.gpu(j), LinkType::Xgmi, 1,
                  fmt::format("line {}: GPU{} row, GPU{} column XGMI, {} hop, weight {}: one Infinity Fabric link", line, i, j, *h, w));
       ++xgmi;
     }
   const auto numa = numa_nodes(lines);
+  const auto by_hops = numa.empty() && hops ? cpus_from_hops(*type, *hops, G) : std::map<int, int>{};
   for (int g = 0; g < G; ++g) {
     const auto it = numa.find(g);
-    const int node = it == numa.end() ? 0 : it->second;
+    const auto hop = by_hops.find(g);
+    const int node = it != numa.end() ? it->second : hop != by_hops.end() ? hop->second : 0;
     b.pcie(b.gpu(g), b.cpu(node, ""),
-           it == numa.end() ? "no Numa Node line: taken as NUMA node 0, on a root port"
-                            : fmt::format("GPU[{}] Numa Node {}: a root port of that NUMA node's CPU", g, node),
+           it != numa.end()    ? fmt::format("GPU[{}] Numa Node {}: a root port of that NUMA node's CPU", g, node)
+           : hop != by_hops.end() ? fmt::format("no Numa Node lines: CPU {} from the PCIE hops (2: one socket, 3: two)", node)
+                                  : "no Numa Node line: taken as NUMA node 0, on a root port",
            {}, 0, true);
   }
   auto [smp, smp_why] = socket_link_named_in(lines);

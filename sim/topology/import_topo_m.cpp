@@ -122,10 +122,8 @@ Matrix read_matrix(const std::vector<Line>& lines, const std::string& file) {
       m.cell[d][c] = parse_cell(toks[k], file, lines[r].number, m.cols[d], m.cols[c]);
     if (k < toks.size() && toks[k] == "...") continue;
     if (cpu_col && k < toks.size()) m.cpu_affinity[d] = std::string(toks[k++]);
-    if (numa_col && k < toks.size()) {
-      const auto first = toks[k].substr(0, toks[k].find_first_of("-,"));
-      m.numa[d] = parse_int(first);
-    }
+    // Only a single node counts: a VM's "0-3" says the GPU is near all of them, i.e. nothing; the classes decide.
+    if (numa_col && k < toks.size()) m.numa[d] = parse_int(toks[k]);
   }
   for (int g = 0; g < m.gpus; ++g)
     if (!m.row_line[static_cast<std::size_t>(g)])
@@ -152,16 +150,53 @@ struct Dsu {
   void unite(std::size_t a, std::size_t b) { p[find(a)] = find(b); }
 };
 
-std::optional<std::string> kind_named_in(const std::vector<Line>& lines, std::string& where) {
+// A GPU product name on one of the device lines people paste beside a topo -m matrix, or "".
+// `nvidia-smi -L` ("GPU 0: Tesla V100-SXM2-16GB (UUID: ...)"), vLLM/SGLang environment dumps
+// ("GPU 0: NVIDIA A30", "GPU 0,1,2,3: NVIDIA H800"), nccl-tests' "Rank 0 ... device 0 [0x4f] NAME",
+// gdrcopy's "GPU id:0; name: NAME; Bus id: ..." and the `nvidia-smi` table ("|   0  NAME   On  |").
+std::string product_on(std::string_view s) {
+  auto brand = [](std::string_view t) {
+    for (std::string_view b : {"NVIDIA", "Tesla", "Quadro", "GeForce", "RTX", "TITAN", "Titan"})
+      if (t.substr(0, b.size()) == b) return true;
+    return false;
+  };
+  auto upto = [](std::string_view t, std::string_view stops) { return trim(t.substr(0, t.find_first_of(stops))); };
+  if (s.substr(0, 4) == "GPU " && s.find(": ") != std::string_view::npos) {
+    const auto name = trim(s.substr(s.find(": ") + 2));
+    if (brand(name)) return std::string(upto(name.substr(0, name.find(" (UUID")), "|;"));
+  }
+  if (s.substr(0, 5) == "Rank " && s.find(" device ") != std::string_view::npos && s.find(']') != std::string_view::npos)
+    return std::string(trim(s.substr(s.find(']') + 1)));
+  if (s.substr(0, 7) == "GPU id:" && s.find("name: ") != std::string_view::npos)
+    return std::string(upto(s.substr(s.find("name: ") + 6), ";"));
+  if (s.substr(0, 1) == "|") {
+    const auto toks = split_ws(s.substr(1));
+    if (toks.size() >= 3 && parse_int(toks[0]) && brand(toks[1])) {
+      const auto from = s.find(toks[1]);
+      const auto cell = s.substr(from, s.find('|', from) - from);
+      return std::string(trim(cell.substr(0, cell.find("  ")))); // the name ends where the column padding starts
+    }
+  }
+  return "";
+}
+
+// The GPU kind the text names, with where; a product models/gpus.json does not know is an Error (unless
+// --gpu says which kind to use), so a machine is never built from a guessed GPU.
+std::optional<std::string> kind_named_in(const std::vector<Line>& lines, const std::string& file, bool have_gpu_option,
+                                         std::string& where) {
   for (const auto& l : lines) {
-    const auto s = strip_comment(l.text);
-    // `nvidia-smi -L` ("GPU 0: Tesla V100-SXM2-16GB (UUID: ...)") or nccl-tests' "Rank 0 ... device 0 [0x4f] NAME".
-    const bool smi_l = s.substr(0, 4) == "GPU " && s.find("UUID") != std::string_view::npos;
-    const bool rank = s.substr(0, 5) == "Rank " && s.find(" device ") != std::string_view::npos;
-    if (!smi_l && !rank) continue;
-    if (auto k = gpu_kind_from_product(s)) {
-      where = fmt::format("line {} ({})", l.number, smi_l ? "nvidia-smi -L" : "nccl-tests device list");
+    const auto product = product_on(strip_comment(l.text));
+    // nvidia-smi's table cuts long names ("NVIDIA A100 80G..."): too little to tell SXM from PCIe.
+    if (product.empty() || product.ends_with("...")) continue;
+    if (auto k = gpu_kind_from_product(product)) {
+      where = fmt::format("line {} names '{}'", l.number, product);
       return k;
+    }
+    if (!have_gpu_option) {
+      std::string known;
+      for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : " ") + n;
+      fail("{} line {}: names the GPU '{}', which models/gpus.json does not know: give --gpu KIND with the nearest kind ({})",
+           file, l.number, product, known);
     }
   }
   return std::nullopt;
@@ -241,7 +276,7 @@ std::vector<int> sockets_of(const Matrix& m, std::vector<std::string>& why) {
       }
   } else {
     // Put each NUMA component into the first socket it has no SYS pair with.
-    rule = "devices closer than SYS share a socket, SYS pairs do not";
+    rule = "devices closer than SYS share a socket, SYS pairs and different NUMA Affinity nodes do not";
     std::vector<std::vector<std::size_t>> members(roots.size());
     for (std::size_t d = 0; d < n; ++d) members[comp_of(d)].push_back(d);
     std::vector<std::vector<std::size_t>> socket_members;
@@ -250,7 +285,8 @@ std::vector<int> sockets_of(const Matrix& m, std::vector<std::string>& why) {
       for (; s < socket_members.size(); ++s) {
         bool sys = false;
         for (auto a : members[c])
-          for (auto b : socket_members[s]) sys |= rel(m, a, b).cls == Cls::Sys;
+          for (auto b : socket_members[s]) // SYS, or two NUMA nodes the column names (an all-NV18 matrix shows no SYS)
+            sys |= rel(m, a, b).cls == Cls::Sys || (m.numa[a] && m.numa[b] && *m.numa[a] != *m.numa[b]);
         if (!sys) break;
       }
       if (s == socket_members.size()) socket_members.emplace_back();
@@ -311,16 +347,19 @@ void add_pcie_tree(HostBuilder& b, const Matrix& m, const std::vector<int>& node
     std::string why = fmt::format("{}: PIX to {}", row(d), partners(m, d, Cls::Pix));
     if (sw_size != tree_size) {
       why = fmt::format("{}: PXB to {}", row(d), partners(m, d, Cls::Pxb));
-      if (sw_size > 1) {
-        if (!sub_of.count(sw.find(d))) {
-          const int sub = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
-          sub_of[sw.find(d)] = sub;
-          b.pcie(sub, parent, fmt::format("{}: PIX to {}, PXB to {}: a switch below a switch", row(d), partners(m, d, Cls::Pix),
-                                          partners(m, d, Cls::Pxb)));
-        }
-        parent = sub_of[sw.find(d)];
-        why = fmt::format("{}: PIX to {}", row(d), partners(m, d, Cls::Pix));
+      // Its own switch below the top one, also when alone there: two devices straight under one switch
+      // would read as PIX, and the matrix says PXB.
+      if (!sub_of.count(sw.find(d))) {
+        const int sub = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
+        sub_of[sw.find(d)] = sub;
+        b.pcie(sub, parent,
+               sw_size > 1 ? fmt::format("{}: PIX to {}, PXB to {}: a switch below a switch", row(d), partners(m, d, Cls::Pix),
+                                         partners(m, d, Cls::Pxb))
+                           : fmt::format("{}: PXB to {} and no PIX peer: a bridge of its own below the top switch", row(d),
+                                         partners(m, d, Cls::Pxb)));
       }
+      parent = sub_of[sw.find(d)];
+      if (sw_size > 1) why = fmt::format("{}: PIX to {}", row(d), partners(m, d, Cls::Pix));
     }
     b.pcie(nodes[d], parent, why, {}, 0, gpu_port);
   }
@@ -333,7 +372,7 @@ Topology import_topo_m(const std::string& text, const std::string& file, const I
   const auto lines = split_lines(text);
   const Matrix m = read_matrix(lines, file);
   std::string where;
-  const auto named = kind_named_in(lines, where);
+  const auto named = kind_named_in(lines, file, !o.gpu.empty(), where);
   auto kind = choose_kind(file, o.gpu, named, where,
                           "the topo -m matrix does not say which GPU it is",
                           "or add the output of `nvidia-smi -L` to the file");

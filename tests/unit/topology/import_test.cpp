@@ -57,7 +57,7 @@ TEST_CASE("topo -m: PIX, PXB, SYS, NUMA affinity and the NIC legend become switc
   CHECK(t.num_gpus() == 4);
   int switches = 0, cpus = 0;
   for (const auto& n : t.nodes) switches += n.kind == NodeKind::PcieSwitch, cpus += n.kind == NodeKind::Cpu;
-  CHECK(switches == 2); // PXB tree over the GPU0/GPU2/NIC0 PIX switch
+  CHECK(switches == 3); // PXB tree: top switch over the GPU0/GPU2/NIC0 PIX switch and GPU1's own bridge
   CHECK(cpus == 2);     // GPU3 is SYS to all, NUMA 1
   CHECK(t.find_node("nic0-mlx5_0").has_value());
   CHECK(bottleneck(t, 0, 2) == 63 * GB);           // same Gen5 switch (H100 default), P2P allowed
