@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/trace_counts.hpp"
 
 namespace ccsim::trace {
@@ -227,8 +228,8 @@ double to_double(const std::string& t, const std::string& what, const std::strin
   return v;
 }
 
-// hypercube_perf prints an empty redop ("%6s" of ""), so its rows have one word fewer than the header:
-// read without the redop column, and `short_row` says so (only hypercube may have such rows).
+// hypercube_perf and old alltoall_perf builds print an empty redop ("%6s" of ""), so their rows have one word
+// fewer than the header: read without the redop column, and `short_row` says so (only those tests may).
 MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& cols, const std::string& where,
                             bool* short_row = nullptr) {
   const auto redop = std::find(cols.names.begin(), cols.names.end(), "redop");
@@ -310,6 +311,19 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   int device_ranks = 0;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
+  bool table_done = false; // nccl-tests' closing lines seen: free text after them is not a broken row
+  auto read_columns = [&](const std::vector<std::string>& tk, const std::string& where) {
+    Columns c;
+    c.names = tk;
+    for (const auto& n : c.names)
+      if (n != "size" && n != "count" && n != "type" && n != "redop" && n != "root" && n != "time" && n != "algbw" &&
+          n != "busbw" && n != "#wrong" && n != "error" && n != "wrong")
+        fail("{}: unknown column '{}' in the table header", where, n);
+    if (std::count(c.names.begin(), c.names.end(), "time") == 0) fail("{}: table header has no time column", where);
+    cols = c;
+    t.has_redop_column = std::find(tk.begin(), tk.end(), "redop") != tk.end();
+    t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
+  };
   std::optional<std::string> first_short_row; // the error, unless the test turns out to be hypercube_perf
   std::istringstream in{std::string(text)};
   std::string raw;
@@ -335,6 +349,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       const auto sp = line.find_first_of(" \t");
       if (sp != std::string::npos && sp >= 2 && line[sp - 1] == ':' && is_uint(line.substr(0, sp - 1)))
         line = trim(line.substr(sp));
+    }
+    if (line[0] == '#' && cols) {
+      const auto tk = tokens(std::string_view(line).substr(1));
+      if (tk.size() + 1 >= cols->names.size() && tk.size() <= cols->names.size() && is_uint(tk[0]) && is_uint(tk[1])) {
+        t.notes.push_back(fmt::format("line {} read as a row: the table row is printed behind '#'", lineno));
+        line = trim(std::string_view(line).substr(1));
+      }
     }
     if (line[0] == '#') {
       const std::string body = trim(std::string_view(line).substr(1));
@@ -363,16 +384,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
         if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
         device_ranks = std::max(device_ranks, rank + 1);
       } else if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) {
-        Columns c;
-        c.names = tk;
-        for (const auto& n : c.names)
-          if (n != "size" && n != "count" && n != "type" && n != "redop" && n != "root" && n != "time" && n != "algbw" &&
-              n != "busbw" && n != "#wrong" && n != "error" && n != "wrong")
-            fail("{}: unknown column '{}' in the table header", where, n);
-        if (std::count(c.names.begin(), c.names.end(), "time") == 0) fail("{}: table header has no time column", where);
-        cols = c;
-        t.has_redop_column = std::find(tk.begin(), tk.end(), "redop") != tk.end();
-        t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
+        read_columns(tk, where);
+      } else if (table_started && is_closing_line(body)) {
+        table_done = true;
       }
       continue;
     }
@@ -383,10 +397,22 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
     const auto tk = tokens(line);
+    if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end() && !table_started) { // a paste that lost its '#'s
+      read_columns(tk, where);
+      continue;
+    }
     if (!is_uint(tk[0])) {
-      // Free text (warnings, banners) is allowed only before the table; inside it is a broken row.
-      // A shell prompt after the output ("$", "root@host:~/nccl-tests#" in a blog copy) ends nothing: skipped.
-      if (table_started && !shell_prompt(tk.front()))
+      if (is_closing_line(line)) { // "Out of bounds values : 0 OK" without its '#'
+        table_done = table_started;
+        continue;
+      }
+      if (table_started && !table_done && is_elision(line)) { // a page's "..." for rows it left out
+        t.notes.push_back(fmt::format("line {}: '{}' stands for rows the copy left out", lineno, line.substr(0, 12)));
+        continue;
+      }
+      // Free text (warnings, banners) is allowed only before the table and after its closing lines; inside it
+      // is a broken row. A shell prompt after the output ("$", "root@host:~/nccl-tests#" in a blog copy) ends nothing.
+      if (table_started && !table_done && !shell_prompt(tk.front()))
         fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
       if (prompt_line.empty() && find_perf_word(line)) prompt_line = line;
       continue;
@@ -433,7 +459,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
   }
   if (!t.op && hints.op) t.op = hints.op, t.op_from = "--op";
-  if (first_short_row && t.op != schedule::Op::HyperCube) fail("{}", *first_short_row);
+  if (!t.op) {
+    std::string why;
+    if (auto o = op_from_columns(t.rows, why)) t.op = o, t.op_from = why;
+  }
+  // hypercube_perf and old alltoall_perf builds print an empty redop: their rows are one word short.
+  if (first_short_row && t.op != schedule::Op::HyperCube && t.op != schedule::Op::AllToAll)
+    fail("{}{}", *first_short_row, t.op ? "" : " (an old alltoall_perf prints no redop: pass --op alltoall)");
 
   // The rank count.
   for (const auto* s : {&op_line, &command_line})

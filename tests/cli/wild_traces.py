@@ -30,12 +30,8 @@ EXPECTED = {
     "a100-sxm4-40gb-8gpu-broadcast-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(BC, 8, 32, 4, 8 * G)]),
     "a100-sxm4-40gb-8gpu-reduce-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RED, 8, 32, 4, 8 * G)]),
     "a100-sxm4-40gb-8gpu-reducescatter-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RS, 8, 29, 32, 8 * G)]),
-    "b200-gke-a4-2node-16gpu-allgather-1K-8G-gib-dranet.txt":
-        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
     "b200-gke-a4-4node-16gpu-allgather-tableelided-gib-dranet.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], "no nccl-tests rows"),
-    "h100-a3mega-2node-16gpu-allreduce-8B-8G-hashlost-ztan.txt":
-        ("machine:gpu=h100,nodes=2,nics=8x200G,kind=roce", [], [(AR, 16, 31, 8, 8 * G)]),
     "h100-p5-2node-16gpu-allreduce-8B-16G-srun-awsome.txt":
         ("machine:gpu=h100,nodes=2,nics=32x100G,kind=efa", [], [(AR, 16, 32, 8, 16 * G)]),
     "h100-p5-2node-16gpu-allreduce-elided-tagoutput-awsome-eks.txt":
@@ -43,11 +39,11 @@ EXPECTED = {
     "h100-p5-8gpu-allreduce-8B-16G-tagoutput-awsbatch.txt": ("machine:gpu=h100,gpus=8", [], [(AR, 8, 32, 8, 16 * G)]),
     "h100-p5en-128gpu-allreduce-elided-topoaware-awsome.txt":
         ("machine:gpu=h200,nodes=16,nics=16x200G,kind=efa", ["--ranks", "128"], [(AR, 128, 3, 8, 16 * G)]),
-    "h200-gke-2node-2gpu-allreduce-1K-8G-ompiwarnings-dranet.txt":
-        ("machine:gpu=h200,gpus=1,nodes=2,nics=1x400G,kind=roce", [], [(AR, 2, 24, K, 8 * G)]),
     "mi300x-aac10-2node-16gpu-allreduce-8B-16G-rccltests-hisohara.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
     "v100-pcie-2node-4gpu-allreduce-512M-commentedrow-optcast.txt":
+        ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
+    "v100-pcie-2node-4gpu-allreduce-512M-reductionservers-optcast.txt":
         ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
     "v100-sxm2-8gpu-allgather-4G-nohash-oob-nccltests37.txt": ("dgx1-v100", [], [(AG, 8, 1, 4 * G, 4 * G)]),
 }
