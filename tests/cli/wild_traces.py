@@ -41,6 +41,9 @@ EXPECTED = {
         ("machine:gpu=h200,nodes=16,nics=16x200G,kind=efa", ["--ranks", "128"], [(AR, 128, 3, 8, 16 * G)]),
     "mi300x-aac10-2node-16gpu-allreduce-8B-16G-rccltests-hisohara.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
+    # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
+    "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
+        ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
     "v100-pcie-2node-4gpu-allreduce-512M-commentedrow-optcast.txt":
         ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
     "v100-pcie-2node-4gpu-allreduce-512M-reductionservers-optcast.txt":

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 #include "sim/trace/paste_shapes.hpp"
+#include "sim/trace/trace_runs.hpp"
 
 using namespace ccsim;
 using schedule::Op;
@@ -147,4 +148,34 @@ TEST_CASE("elision and closing-line shapes") {
   CHECK(trace::is_closing_line(" Out of bounds values : 2 FAILED"));
   CHECK(trace::is_closing_line("# Errors with asterisks indicate errors that have exceeded the maximum threshold."));
   CHECK_FALSE(trace::is_closing_line("# Using devices"));
+}
+
+TEST_CASE("repetitions pasted one after another, each after an echo and X11 noise, are runs of their own") {
+  // rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt, cut to two runs of one row each.
+  const std::string run_text =
+      "Authorization required, but no authorization protocol specified\n"
+      "\n"
+      "# nccl-tests version 2.18.0 nccl-headers=22907 nccl-library=22907\n"
+      "# Collective test starting: all_gather_perf_mpi\n"
+      "#  Rank  0 Group  0 Pid 2989375 on        lab device  0 [0000:02:00] NVIDIA GeForce RTX 5090\n"
+      "#  Rank  1 Group  0 Pid 2989376 on        lab device  0 [0000:02:00] NVIDIA GeForce RTX 5090\n" +
+      kNewHeader +
+      "   134217728      16777216     float    none      -1  64380.9    2.08    1.04       0  61013.2    2.20    1.10       0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 1.27827\n"
+      "#\n"
+      "# Collective test concluded: all_gather_perf_mpi\n"
+      "#\n"
+      "\n";
+  const std::string text = "=== AllGather DEFAULT rep 1 ===\n" + run_text + "=== AllGather DEFAULT rep 2 ===\n" + run_text;
+  const auto runs = trace::split_runs(text);
+  REQUIRE(runs.size() == 2);
+  for (const auto& r : runs) {
+    const auto t = trace::parse_trace(r, "reps"); // the next run's echo after the closing lines is not a broken row
+    REQUIRE(t.op);
+    CHECK(*t.op == Op::AllGather);
+    CHECK(t.ranks == 2);
+    REQUIRE(t.rows.size() == 1);
+    CHECK(t.rows[0].size == 134217728);
+  }
 }
