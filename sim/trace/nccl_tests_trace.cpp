@@ -312,6 +312,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
   bool table_done = false; // nccl-tests' closing lines seen: free text after them is not a broken row
+  std::optional<std::string> failure; // nccl-tests' "Test NCCL failure" report, where the run died
   auto read_columns = [&](const std::vector<std::string>& tk, const std::string& where) {
     Columns c;
     c.names = tk;
@@ -396,6 +397,12 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
+    if (is_test_failure(line)) { // the run died here: the rows above (if any) are what it measured
+      if (!failure) failure = fmt::format("line {}: '{}'", lineno, line.substr(0, 60));
+      if (table_started && !table_done) t.notes.push_back(fmt::format("the run stopped at line {} ({}): the rows above are all it measured", lineno, line.substr(0, 60)));
+      table_done = true;
+      continue;
+    }
     const auto tk = tokens(line);
     if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end() && !table_started) { // a paste that lost its '#'s
       read_columns(tk, where);
@@ -546,6 +553,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     t.old_busbw_convention = old_votes > 0 && new_votes == 0;
   }
+  if (t.rows.empty() && t.ring_hops.empty() && failure) fail("{}: the run failed before its first row ({})", origin, *failure);
   if (t.rows.empty() && t.ring_hops.empty()) fail("{}: no nccl-tests rows and no NCCL ring lines found", origin);
   return t;
 }

@@ -39,6 +39,12 @@ bool is_closing_line(std::string_view body) {
   return false;
 }
 
+bool is_test_failure(std::string_view line) {
+  for (std::string_view w : {"Test NCCL failure", "Test CUDA failure", "Test HIP failure", "Test failure "})
+    if (line.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 std::optional<schedule::Op> op_from_columns(const std::vector<MeasuredRow>& rows, std::string& why) {
   using schedule::Op;
   std::optional<Op> op;

@@ -17,6 +17,10 @@ bool is_elision(std::string_view line);
 // asterisks ...", "Collective test concluded: ...") with or without their '#' (a paste that lost it).
 bool is_closing_line(std::string_view body);
 
+// nccl-tests' error report when a run dies ("host: Test NCCL failure common.cu:392 'unhandled cuda error'",
+// " .. host pid 5068: Test failure common.cu:590", "Test CUDA failure", rccl-tests' "Test HIP failure").
+bool is_test_failure(std::string_view line);
+
 // The collective the columns of an nccl-tests table name (nccl-tests' setupArgs and print of each test):
 // a reduction in `redop` with root >= 0 is reduce; with root -1 or no root column, count = size/eltsize is
 // allreduce and count = size/(eltsize x n) reducescatter; no reduction but root >= 0 and count = size/eltsize

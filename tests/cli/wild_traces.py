@@ -44,6 +44,8 @@ EXPECTED = {
     # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
     "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
         ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
+    "rtx5090-2gpu-allreduce-crash-before-first-row-nccltests287.txt":
+        ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], "the run failed before its first row"),
     "v100-pcie-2node-4gpu-allreduce-512M-commentedrow-optcast.txt":
         ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
     "v100-pcie-2node-4gpu-allreduce-512M-reductionservers-optcast.txt":

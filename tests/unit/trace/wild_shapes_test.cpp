@@ -179,3 +179,33 @@ TEST_CASE("repetitions pasted one after another, each after an echo and X11 nois
     CHECK(t.rows[0].size == 134217728);
   }
 }
+
+TEST_CASE("a run that died keeps the rows it printed, and one that died before its first row is refused saying so") {
+  const std::string died =
+      " .. GENOA-06 pid 5068: Test failure common.cu:590\n";
+  const std::string head = "#  Rank  0 Group  0 Pid   5068 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090\n"
+                           "#  Rank  1 Group  0 Pid   5068 on   GENOA-06 device  1 [0x61] NVIDIA GeForce RTX 5090\n" +
+                           kNewHeader;
+  const std::string failure = "GENOA-06: Test NCCL failure common.cu:392 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n";
+  // nccl-tests issue 287 (2 x RTX 5090): the failure right after the column header
+  try {
+    trace::parse_trace("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2\n" + head + failure + died, "crash");
+    FAIL("a run without rows was accepted");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("failed before its first row") != std::string::npos);
+    CHECK(msg.find("line 5") != std::string::npos); // the failure's own line
+  }
+  // the same failure after two rows (a sweep that ran out of memory half-way): the two rows stand, with a note
+  const auto t = trace::parse_trace(
+      head +
+          "     1048576        262144     float     sum      -1    28.15   37.25   37.25      0    27.52   38.10   38.10      0\n"
+          "     2097152        524288     float     sum      -1    37.03   56.64   56.64      0    35.22   59.55   59.55      0\n" +
+          failure + died,
+      "oom", {Op::AllReduce, 0, false});
+  CHECK(t.rows.size() == 2);
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("stopped at line 6") != std::string::npos);
+  CHECK(trace::is_test_failure("node: Test CUDA failure common.cu:1030 'invalid device ordinal'"));
+  CHECK_FALSE(trace::is_test_failure("# Out of bounds values : 0 OK"));
+}
