@@ -9,7 +9,9 @@ how many runs the file holds, and per run the collective, the rank count, how ma
 
 `topo` is the machine (the file's header says which; the test only needs the rank count to match), `args`
 what a user would add because the paste does not say it (a test name the paste never prints, a rank count
-the busbw rounding leaves open). A file with nothing to compare must be refused in one line naming it.
+the busbw rounding leaves open). A file with nothing to compare (a table cut from the page, a run that crashed
+before its first row) must be refused in one line naming it and why. Pastes that share a source with
+models/holdout are not here: the held-out set stays the one honest unseen check of the model.
 Usage: wild_traces.py CCSIM DATA_DIR
 """
 import json
