@@ -12,6 +12,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/trace/paste_shapes.hpp"
+#include "sim/trace/ring_lines.hpp"
 #include "sim/trace/trace_counts.hpp"
 
 namespace ccsim::trace {
@@ -85,29 +87,6 @@ std::optional<schedule::Op> find_op(const std::string& text) {
   return op;
 }
 
-// A whole number written in decimal digits (optionally with a leading '-'), parsed without wrapping:
-// nullopt when `t` is not one or does not fit in an int.
-std::optional<int> to_int(std::string_view t) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc{} || end != t.data() + t.size() || t.empty()) return std::nullopt;
-  return v;
-}
-
-// Digits of `t` from `pos` on (possibly none).
-std::string_view digits_at(std::string_view t, std::size_t pos) {
-  std::size_t e = pos;
-  while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) ++e;
-  return t.substr(pos, e - pos);
-}
-
-// A rank or device number from a trace: out of range is an error naming the line, not a wrap.
-int checked_int(std::string_view t, const char* what, const std::string& where) {
-  const auto v = to_int(t);
-  if (!v) fail("{}: {} '{}' is not a whole number that fits in 32 bits", where, what, printable(t, 40));
-  return *v;
-}
-
 // "-g 8" standing as its own word in a command line.
 std::optional<int> find_g_flag(const std::string& text, const std::string& where) {
   const auto tk = tokens(text);
@@ -117,69 +96,6 @@ std::optional<int> find_g_flag(const std::string& text, const std::string& where
       if (!d.empty()) return checked_int(d, "-g", where);
     }
   return std::nullopt;
-}
-
-// "3[3]" -> (3, 3); "15" -> (15, -1)
-bool parse_rank_dev(const std::string& t, int& rank, int& dev, const std::string& where) {
-  const auto r = digits_at(t, 0);
-  if (r.empty()) return false;
-  rank = checked_int(r, "rank", where);
-  dev = -1;
-  if (r.size() == t.size()) return true;
-  if (t[r.size()] != '[' || t.back() != ']') return false;
-  const auto d = digits_at(t, r.size() + 1);
-  if (d.empty() || r.size() + 1 + d.size() + 1 != t.size()) return false;
-  dev = checked_int(d, "device", where);
-  return true;
-}
-
-// After "NCCL INFO " at `pos`: "Ring 00 :" or "Channel 00/02 :"; returns the text after the colon.
-std::optional<std::string_view> ring_head(std::string_view line, std::size_t pos, int& channel, const std::string& where) {
-  std::string_view rest = line.substr(pos);
-  for (std::string_view word : {"Ring ", "Channel "})
-    if (starts_with(rest, word)) {
-      rest.remove_prefix(word.size());
-      const auto ch = digits_at(rest, 0);
-      if (ch.empty()) return std::nullopt;
-      rest.remove_prefix(ch.size());
-      if (!rest.empty() && rest[0] == '/') {
-        const auto of = digits_at(rest, 1);
-        if (of.empty()) return std::nullopt;
-        rest.remove_prefix(1 + of.size());
-      }
-      if (!starts_with(rest, " :")) return std::nullopt;
-      channel = checked_int(ch, "channel", where);
-      return rest.substr(2);
-    }
-  return std::nullopt;
-}
-
-// NCCL INFO "Ring 00 : 3[3] -> 2[2] via P2P/IPC", "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0",
-// or the ring listing "Channel 00/02 :    0   1   2   3". Returns false when the line is something else.
-// Plain scanning, no std::regex: a recursive regex overflows the stack on a long line.
-bool parse_ring_line(const std::string& line, std::vector<RingHop>& out, const std::string& where) {
-  constexpr std::string_view kInfo = "NCCL INFO ";
-  int channel = 0;
-  std::optional<std::string_view> tail;
-  for (auto pos = line.find(kInfo); pos != std::string::npos && !tail; pos = line.find(kInfo, pos + 1))
-    tail = ring_head(line, pos + kInfo.size(), channel, where);
-  if (!tail) return false;
-  const auto rest = tokens(*tail);
-  const auto arrow = std::find(rest.begin(), rest.end(), "->");
-  if (arrow == rest.end()) {
-    if (rest.empty() || !std::all_of(rest.begin(), rest.end(), is_uint)) return false;
-    for (std::size_t i = 0; i < rest.size(); ++i)
-      out.push_back({channel, checked_int(rest[i], "rank", where), checked_int(rest[(i + 1) % rest.size()], "rank", where), -1, -1, ""});
-    return true;
-  }
-  if (arrow == rest.begin() || arrow + 1 == rest.end()) return false;
-  RingHop h;
-  h.channel = channel;
-  if (!parse_rank_dev(*(arrow - 1), h.src, h.src_dev, where) || !parse_rank_dev(*(arrow + 1), h.dst, h.dst_dev, where)) return false;
-  const auto via = std::find(rest.begin(), rest.end(), "via");
-  if (via != rest.end() && via + 1 != rest.end()) h.transport = *(via + 1);
-  out.push_back(h);
-  return true;
 }
 
 // The earliest "<collective>_perf" standing as a word in `text`.
@@ -227,8 +143,8 @@ double to_double(const std::string& t, const std::string& what, const std::strin
   return v;
 }
 
-// hypercube_perf prints an empty redop ("%6s" of ""), so its rows have one word fewer than the header:
-// read without the redop column, and `short_row` says so (only hypercube may have such rows).
+// hypercube_perf and old alltoall_perf builds print an empty redop ("%6s" of ""), so their rows have one word
+// fewer than the header: read without the redop column, and `short_row` says so (only those tests may).
 MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& cols, const std::string& where,
                             bool* short_row = nullptr) {
   const auto redop = std::find(cols.names.begin(), cols.names.end(), "redop");
@@ -310,6 +226,20 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   int device_ranks = 0;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
+  bool table_done = false; // nccl-tests' closing lines seen: free text after them is not a broken row
+  std::optional<std::string> failure; // nccl-tests' "Test NCCL failure" report, where the run died
+  auto read_columns = [&](const std::vector<std::string>& tk, const std::string& where) {
+    Columns c;
+    c.names = tk;
+    for (const auto& n : c.names)
+      if (n != "size" && n != "count" && n != "type" && n != "redop" && n != "root" && n != "time" && n != "algbw" &&
+          n != "busbw" && n != "#wrong" && n != "error" && n != "wrong")
+        fail("{}: unknown column '{}' in the table header", where, n);
+    if (std::count(c.names.begin(), c.names.end(), "time") == 0) fail("{}: table header has no time column", where);
+    cols = c;
+    t.has_redop_column = std::find(tk.begin(), tk.end(), "redop") != tk.end();
+    t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
+  };
   std::optional<std::string> first_short_row; // the error, unless the test turns out to be hypercube_perf
   std::istringstream in{std::string(text)};
   std::string raw;
@@ -335,6 +265,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       const auto sp = line.find_first_of(" \t");
       if (sp != std::string::npos && sp >= 2 && line[sp - 1] == ':' && is_uint(line.substr(0, sp - 1)))
         line = trim(line.substr(sp));
+    }
+    if (line[0] == '#' && cols) {
+      const auto tk = tokens(std::string_view(line).substr(1));
+      if (tk.size() + 1 >= cols->names.size() && tk.size() <= cols->names.size() && is_uint(tk[0]) && is_uint(tk[1])) {
+        t.notes.push_back(fmt::format("line {} read as a row: the table row is printed behind '#'", lineno));
+        line = trim(std::string_view(line).substr(1));
+      }
     }
     if (line[0] == '#') {
       const std::string body = trim(std::string_view(line).substr(1));
@@ -363,16 +300,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
         if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
         device_ranks = std::max(device_ranks, rank + 1);
       } else if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) {
-        Columns c;
-        c.names = tk;
-        for (const auto& n : c.names)
-          if (n != "size" && n != "count" && n != "type" && n != "redop" && n != "root" && n != "time" && n != "algbw" &&
-              n != "busbw" && n != "#wrong" && n != "error" && n != "wrong")
-            fail("{}: unknown column '{}' in the table header", where, n);
-        if (std::count(c.names.begin(), c.names.end(), "time") == 0) fail("{}: table header has no time column", where);
-        cols = c;
-        t.has_redop_column = std::find(tk.begin(), tk.end(), "redop") != tk.end();
-        t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
+        read_columns(tk, where);
+      } else if (table_started && is_closing_line(body)) {
+        table_done = true;
       }
       continue;
     }
@@ -382,11 +312,29 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
+    if (is_test_failure(line)) { // the run died here: the rows above (if any) are what it measured
+      if (!failure) failure = fmt::format("line {}: '{}'", lineno, line.substr(0, 60));
+      if (table_started && !table_done) t.notes.push_back(fmt::format("the run stopped at line {} ({}): the rows above are all it measured", lineno, line.substr(0, 60)));
+      table_done = true;
+      continue;
+    }
     const auto tk = tokens(line);
+    if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end() && !table_started) { // a paste that lost its '#'s
+      read_columns(tk, where);
+      continue;
+    }
     if (!is_uint(tk[0])) {
-      // Free text (warnings, banners) is allowed only before the table; inside it is a broken row.
-      // A shell prompt after the output ("$", "root@host:~/nccl-tests#" in a blog copy) ends nothing: skipped.
-      if (table_started && !shell_prompt(tk.front()))
+      if (is_closing_line(line)) { // "Out of bounds values : 0 OK" without its '#'
+        table_done = table_started;
+        continue;
+      }
+      if (table_started && !table_done && is_elision(line)) { // a page's "..." for rows it left out
+        t.notes.push_back(fmt::format("line {}: '{}' stands for rows the copy left out", lineno, line.substr(0, 12)));
+        continue;
+      }
+      // Free text (warnings, banners) is allowed only before the table and after its closing lines; inside it
+      // is a broken row. A shell prompt after the output ("$", "root@host:~/nccl-tests#" in a blog copy) ends nothing.
+      if (table_started && !table_done && !shell_prompt(tk.front()))
         fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
       if (prompt_line.empty() && find_perf_word(line)) prompt_line = line;
       continue;
@@ -433,7 +381,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
   }
   if (!t.op && hints.op) t.op = hints.op, t.op_from = "--op";
-  if (first_short_row && t.op != schedule::Op::HyperCube) fail("{}", *first_short_row);
+  if (!t.op) {
+    std::string why;
+    if (auto o = op_from_columns(t.rows, why)) t.op = o, t.op_from = why;
+  }
+  // hypercube_perf and old alltoall_perf builds print an empty redop: their rows are one word short.
+  if (first_short_row && t.op != schedule::Op::HyperCube && t.op != schedule::Op::AllToAll)
+    fail("{}{}", *first_short_row, t.op ? "" : " (an old alltoall_perf prints no redop: pass --op alltoall)");
 
   // The rank count.
   for (const auto* s : {&op_line, &command_line})
@@ -514,6 +468,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     t.old_busbw_convention = old_votes > 0 && new_votes == 0;
   }
+  if (t.rows.empty() && t.ring_hops.empty() && failure) fail("{}: the run failed before its first row ({})", origin, *failure);
   if (t.rows.empty() && t.ring_hops.empty()) fail("{}: no nccl-tests rows and no NCCL ring lines found", origin);
   return t;
 }

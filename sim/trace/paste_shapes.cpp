@@ -1,0 +1,69 @@
+#include "sim/trace/paste_shapes.hpp"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "sim/trace/trace_counts.hpp"
+
+namespace ccsim::trace {
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// nccl-tests prints "none" (or, in old alltoall builds, nothing) where a test reduces nothing.
+bool is_reduction(const std::string& redop) { return !redop.empty() && redop != "none"; }
+
+} // namespace
+
+bool is_elision(std::string_view line) {
+  line = trimmed(line);
+  if (line == "<snip>" || line == "[...]" || line == "(...)" || line == "\xE2\x80\xA6") return true; // U+2026
+  if (line.size() < 3) return false;
+  for (char c : line)
+    if (c != '.') return false;
+  return true;
+}
+
+bool is_closing_line(std::string_view body) {
+  body = trimmed(body);
+  if (!body.empty() && body.front() == '#') body = trimmed(body.substr(1));
+  for (std::string_view p : {"Out of bounds values", "Avg bus bandwidth", "Errors with asterisks", "Collective test concluded"})
+    if (starts_with(body, p)) return true;
+  return false;
+}
+
+bool is_test_failure(std::string_view line) {
+  for (std::string_view w : {"Test NCCL failure", "Test CUDA failure", "Test HIP failure", "Test failure "})
+    if (line.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+std::optional<schedule::Op> op_from_columns(const std::vector<MeasuredRow>& rows, std::string& why) {
+  using schedule::Op;
+  std::optional<Op> op;
+  for (const auto& r : rows) {
+    const Bytes elt = counts::elt_bytes(r.type);
+    if (r.size == 0 || r.count == 0 || elt == 0 || r.count > r.size / elt || r.size % (r.count * elt) != 0) continue;
+    const bool whole = r.size == r.count * elt; // count = size / eltsize
+    const bool rooted = r.root && *r.root >= 0;
+    std::optional<Op> this_row;
+    if (is_reduction(r.redop)) this_row = rooted ? Op::Reduce : whole ? Op::AllReduce : Op::ReduceScatter;
+    else if (rooted && whole) this_row = Op::Broadcast;
+    if (!this_row || (op && *op != *this_row)) return std::nullopt;
+    if (!op)
+      why = fmt::format("the table's columns (redop {}, root {}, count = size / {} B{})", r.redop.empty() ? "absent" : r.redop,
+                        r.root ? std::to_string(*r.root) : "absent", whole ? elt : r.size / r.count,
+                        whole ? "" : fmt::format(" = {} B x {} ranks", elt, r.size / r.count / elt));
+    op = this_row;
+  }
+  return op;
+}
+
+} // namespace ccsim::trace

@@ -1,0 +1,31 @@
+// Lines of pasted nccl-tests/rccl-tests output that carry no measurement, and the collective a table's own
+// columns name when no line of the paste does (used by parse_trace; tests/data/wild_traces has the shapes).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/trace/nccl_tests_trace.hpp"
+
+namespace ccsim::trace {
+
+// A documentation page's elision standing for rows it left out: "...", "…", "[...]", "(...)", "<snip>".
+bool is_elision(std::string_view line);
+
+// nccl-tests' closing lines ("Out of bounds values : 0 OK", "Avg bus bandwidth : 12.3", "Errors with
+// asterisks ...", "Collective test concluded: ...") with or without their '#' (a paste that lost it).
+bool is_closing_line(std::string_view body);
+
+// nccl-tests' error report when a run dies ("host: Test NCCL failure common.cu:392 'unhandled cuda error'",
+// " .. host pid 5068: Test failure common.cu:590", "Test CUDA failure", rccl-tests' "Test HIP failure").
+bool is_test_failure(std::string_view line);
+
+// The collective the columns of an nccl-tests table name (nccl-tests' setupArgs and print of each test):
+// a reduction in `redop` with root >= 0 is reduce; with root -1 or no root column, count = size/eltsize is
+// allreduce and count = size/(eltsize x n) reducescatter; no reduction but root >= 0 and count = size/eltsize
+// is broadcast. nullopt when the columns leave it open (allgather, alltoall, gather, scatter and sendrecv
+// print alike) or the rows disagree; `why` says what decided.
+std::optional<schedule::Op> op_from_columns(const std::vector<MeasuredRow>& rows, std::string& why);
+
+} // namespace ccsim::trace

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""`ccsim compare` on real nccl-tests / rccl-tests outputs copied from public pages (tests/data/wild_traces/).
+
+Each file keeps the shape it was pasted in (mpirun --tag-output and srun prefixes, NCCL INFO lines between
+rows, old tables without redop/root columns, -c 0 N/A columns, "..." elisions, rccl-tests' own lines, a
+paste that lost its '#'s). The expected values below were read from the files by eye, not from ccsim:
+how many runs the file holds, and per run the collective, the rank count, how many rows with a size above
+0 B it has (compare leaves 0 B rows out: they carry no bandwidth) and the first and last such size.
+
+`topo` is the machine (the file's header says which; the test only needs the rank count to match), `args`
+what a user would add because the paste does not say it (a test name the paste never prints, a rank count
+the busbw rounding leaves open). A file with nothing to compare (a table cut from the page, a run that crashed
+before its first row) must be refused in one line naming it and why. Pastes that share a source with
+models/holdout are not here: the held-out set stays the one honest unseen check of the model.
+Usage: wild_traces.py CCSIM DATA_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+AR, AG, A2A, RS, BC, RED = "allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"
+G, M, K = 1 << 30, 1 << 20, 1 << 10
+
+# file -> (topology, extra args, runs [(op, ranks, rows, first size, last size)] or a refusal fragment)
+EXPECTED = {
+    "a100-p4d-2node-16gpu-allreduce-tagoutput-nccl299-awsefaeks.txt":
+        ("machine:gpu=a100,nodes=2,nics=4x100G,kind=efa", [], [(AR, 16, 30, 8, 4 * G)]),
+    "a100-sxm4-40gb-8gpu-allgather-1B-8G-c0-superbench.txt": ("hgx-a100", ["--op", "allgather"], [(AG, 8, 29, 32, 8 * G)]),
+    "a100-sxm4-40gb-8gpu-allreduce-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(AR, 8, 32, 4, 8 * G)]),
+    "a100-sxm4-40gb-8gpu-alltoall-1B-8G-c0-superbench.txt": ("hgx-a100", ["--op", "alltoall"], [(A2A, 8, 29, 32, 8 * G)]),
+    "a100-sxm4-40gb-8gpu-broadcast-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(BC, 8, 32, 4, 8 * G)]),
+    "a100-sxm4-40gb-8gpu-reduce-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RED, 8, 32, 4, 8 * G)]),
+    "a100-sxm4-40gb-8gpu-reducescatter-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RS, 8, 29, 32, 8 * G)]),
+    "b200-gke-a4-4node-16gpu-allgather-tableelided-gib-dranet.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], "no nccl-tests rows"),
+    "h100-p5-2node-16gpu-allreduce-8B-16G-srun-awsome.txt":
+        ("machine:gpu=h100,nodes=2,nics=32x100G,kind=efa", [], [(AR, 16, 32, 8, 16 * G)]),
+    "h100-p5-2node-16gpu-allreduce-elided-tagoutput-awsome-eks.txt":
+        ("machine:gpu=h100,nodes=2,nics=32x100G,kind=efa", [], [(AR, 16, 6, 64 * M, 2 * G)]),
+    "h100-p5-8gpu-allreduce-8B-16G-tagoutput-awsbatch.txt": ("machine:gpu=h100,gpus=8", [], [(AR, 8, 32, 8, 16 * G)]),
+    "h100-p5en-128gpu-allreduce-elided-topoaware-awsome.txt":
+        ("machine:gpu=h200,nodes=16,nics=16x200G,kind=efa", ["--ranks", "128"], [(AR, 128, 3, 8, 16 * G)]),
+    "mi300x-aac10-2node-16gpu-allreduce-8B-16G-rccltests-hisohara.txt":
+        ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
+    # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
+    "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
+        ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
+    "rtx5090-2gpu-allreduce-crash-before-first-row-nccltests287.txt":
+        ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], "the run failed before its first row"),
+    "v100-pcie-2node-4gpu-allreduce-512M-commentedrow-optcast.txt":
+        ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
+    "v100-pcie-2node-4gpu-allreduce-512M-reductionservers-optcast.txt":
+        ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
+    "v100-sxm2-8gpu-allgather-4G-nohash-oob-nccltests37.txt": ("dgx1-v100", [], [(AG, 8, 1, 4 * G, 4 * G)]),
+}
+
+
+def run(ccsim, *args):
+    p = subprocess.run([ccsim, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_file(ccsim, path, topo, extra, want):
+    """Returns a list of failure messages for one wild file."""
+    name = os.path.basename(path)
+    base = ["compare", "--trace", path, "--topo", topo, *extra]
+    if isinstance(want, str):  # nothing to compare: one line naming the file, exit 2, no output
+        rc, out, err = run(ccsim, *base)
+        lines = err.strip().splitlines()
+        if rc != 2 or len(lines) != 1 or out or name not in lines[0] or want not in lines[0]:
+            return [f"{name}: want a one-line refusal with '{want}', got rc={rc} stdout={len(out)}B stderr={err.strip()!r}"]
+        return []
+    fails = []
+    for i, (op, ranks, nrows, first, last) in enumerate(want, start=1):
+        rc, out, err = run(ccsim, *base, "--run", str(i), "--format", "json")
+        if rc != 0:
+            fails.append(f"{name} run {i}: rc={rc}: {err.strip()}")
+            continue
+        d = json.loads(out)
+        sizes = [r["size"] for r in d["rows"]]
+        got = (d["op"], d["ranks"], len(sizes), sizes[0] if sizes else None, sizes[-1] if sizes else None)
+        if got != (op, ranks, nrows, first, last):
+            fails.append(f"{name} run {i}: got (op, ranks, rows, first, last) = {got}, want {(op, ranks, nrows, first, last)}")
+    # no run beyond the ones read by eye
+    rc, out, err = run(ccsim, *base, "--run", str(len(want) + 1))
+    if rc != 2 or f"it holds {len(want)})" not in err:
+        fails.append(f"{name}: --run {len(want) + 1} should be refused as beyond its {len(want)} run(s): rc={rc} {err.strip()!r}")
+    return fails
+
+
+def main():
+    ccsim, data = sys.argv[1], sys.argv[2]
+    files = sorted(f for f in os.listdir(data) if f.endswith(".txt"))
+    fails = [f"{f}: no expected values in wild_traces.py" for f in files if f not in EXPECTED]
+    fails += [f"{f}: listed but missing from {data}" for f in EXPECTED if f not in files]
+    for f in files:
+        if f in EXPECTED:
+            fails += check_file(ccsim, os.path.join(data, f), *EXPECTED[f])
+    for msg in fails:
+        print("FAIL:", msg)
+    print(f"wild traces: {len(files)} files, {len(fails)} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+// Shapes of real nccl-tests/rccl-tests pastes (tests/data/wild_traces/) that the reader once refused or
+// misread: "..." elisions, old alltoall rows without a redop word, closing lines and column headers that
+// lost their '#', rows printed behind '#', free text after the closing lines, and the collective named only
+// by the table's columns. Excerpts are literal lines of those files, cut short.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/trace/nccl_tests_trace.hpp"
+#include "sim/trace/paste_shapes.hpp"
+#include "sim/trace/trace_runs.hpp"
+
+using namespace ccsim;
+using schedule::Op;
+
+namespace {
+const std::string kNewHeader =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+}
+
+TEST_CASE("a page's '...' between rows stands for rows it left out: the rows around it are read") {
+  // awsome-distributed-training's EKS excerpt (2 x p5.48xlarge): the first row, "...", then the large sizes.
+  const std::string text =
+      "   [1,0]<stdout>:" + kNewHeader +
+      "   [1,0]<stdout>:           0             0     float     sum      -1    15.51    0.00    0.00      0    15.52    0.00    0.00      0\n"
+      "   ...\n"
+      "   [1,0]<stdout>:    67108864      16777216     float     sum      -1    996.0   67.38  126.33      0   1001.7   66.99  125.62      0\n"
+      "   [1,0]<stdout>:  2147483648     536870912     float     sum      -1   9197.5  233.49  437.79      0   9195.2  233.54  437.89      0\n"
+      "   [1,0]<stdout>:# Out of bounds values : 0 OK\n";
+  const auto t = trace::parse_trace(text, "eks", {std::nullopt, 16, false});
+  REQUIRE(t.rows.size() == 3);
+  CHECK(t.rows[1].size == 67108864);
+  CHECK(t.rows[2].size == 2147483648ULL);
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("line 3") != std::string::npos);
+  // other free text inside the table is still a broken row
+  const std::string broken = kNewHeader +
+                             "    67108864      16777216     float     sum      -1    996.0   67.38  126.33      0   1001.7   66.99  125.62      0\n"
+                             "oops\n";
+  CHECK_THROWS_AS(trace::parse_trace(broken, "broken"), Error);
+}
+
+TEST_CASE("an old alltoall_perf prints no redop word: its rows are read as alltoall, refused without --op") {
+  // SuperBench's nccl_alltoall.log (8 x A100-SXM4-40GB, -c 0): header names redop, rows leave it blank.
+  const std::string text =
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "           0             0   float             1.63    0.00    0.00    N/A     1.38    0.00    0.00    N/A\n"
+      "  8589934592     268435456   float            33508  256.36  224.31    N/A    33234  258.47  226.16    N/A\n";
+  const auto t = trace::parse_trace(text, "a2a", {Op::AllToAll, 0, false});
+  REQUIRE(t.op);
+  CHECK(*t.op == Op::AllToAll);
+  CHECK(t.ranks == 8); // size / count / 4 B = 8589934592 / 268435456 / 4
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1].out_of_place->time_us == doctest::Approx(33508));
+  try {
+    trace::parse_trace(text, "a2a");
+    FAIL("an unnamed short-row table was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("pass --op alltoall") != std::string::npos);
+  }
+}
+
+TEST_CASE("a paste without '#' before its header and closing lines is read (nccl-tests issue 37)") {
+  const std::string text =
+      "all_gather_perf -g 8 -b 4294967296 -e 4294967296 -n 100\n"
+      "                                             out-of-place                       in-place\n"
+      "       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "        (B)    (elements)             (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "  4294967296     134217728   float    29122  129.05  129.05  1e+00    29169  128.84  128.84  1e+00\n"
+      " Out of bounds values : 2 FAILED\n"
+      " Avg bus bandwidth    : 128.942\n";
+  const auto t = trace::parse_trace(text, "issue37");
+  REQUIRE(t.op);
+  CHECK(*t.op == Op::AllGather);
+  CHECK(t.ranks == 8);                 // 4294967296 / 134217728 / 4 B
+  CHECK(t.old_busbw_convention);       // algbw 129.05 = 4 GiB x 7/8 / 29122 us, not 4 GiB / 29122 us = 147.5
+  CHECK_FALSE(t.has_redop_column);     // read from the header line, not guessed from the row
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].out_of_place->wrong == "1e+00");
+}
+
+TEST_CASE("a row printed behind '#' after the column header is read, with a note") {
+  // osrg/optcast docs/eval.md: a modified nccl-tests prints its one row commented out.
+  const std::string text =
+      "#  Rank  3 Group  0 Pid 710112 on    client2 device  1 [0x89] Tesla V100S-PCIE-32GB\n" + kNewHeader +
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "#  536870912     134217728     float     sum      -1    80965    6.63    9.95      0    77677    6.91   10.37      0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 10.1569\n"
+      "#\n"
+      "client stats:\n"
+      "  e2e  len: 4099, avg: 0.83, sd: 1.22, median: 0.78, min: 0.36, max: 32.97\n";
+  const auto t = trace::parse_trace(text, "optcast");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].size == 536870912);
+  CHECK(t.rows[0].out_of_place->time_us == doctest::Approx(80965));
+  CHECK(t.ranks == 4);
+  REQUIRE(t.op); // redop sum, root -1, count = size / 4 B
+  CHECK(*t.op == Op::AllReduce);
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("behind '#'") != std::string::npos);
+}
+
+TEST_CASE("the table's columns name allreduce, reducescatter, reduce and broadcast, and nothing else") {
+  auto op_of = [](const std::string& header, const std::string& row) {
+    return trace::parse_trace(header + row, "cols").op;
+  };
+  const std::string old_rs = "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n";
+  const std::string old_bc = "#       size         count    type    root     time   algbw   busbw  error     time   algbw   busbw  error\n";
+  // count = size / 4 B with a reduction and root -1: allreduce
+  CHECK(op_of(kNewHeader, "  1048576  262144  float  sum  -1  28.15  37.25  65.19  0  27.52  38.10  66.67  0\n") == Op::AllReduce);
+  // count = size / (4 B x 8): reducescatter (SuperBench's nccl_reducescatter.log row)
+  CHECK(op_of(old_rs, "  8589934592  268435456  float  sum  32464  264.60  231.52  N/A  32502  264.29  231.25  N/A\n") ==
+        Op::ReduceScatter);
+  // a reduction to root 0: reduce
+  CHECK(op_of(kNewHeader, "  1048576  262144  float  sum  0  28.15  37.25  37.25  0  27.52  38.10  38.10  0\n") == Op::Reduce);
+  // a root and no reduction, count = size / 4 B: broadcast (old format without redop)
+  CHECK(op_of(old_bc, "  16384  4096  float  0  34.94  0.47  0.47  N/A  34.94  0.47  0.47  N/A\n") == Op::Broadcast);
+  // redop none, root -1: allgather, alltoall and sendrecv print alike, so nothing is guessed
+  CHECK_FALSE(op_of(kNewHeader, "  1048576  32768  float  none  -1  28.15  37.25  32.59  0  27.52  38.10  33.34  0\n"));
+  // gather/scatter (root 0, count = size / (4 B x n)) neither
+  CHECK_FALSE(op_of(kNewHeader, "  1048576  32768  float  none  0  28.15  37.25  32.59  0  27.52  38.10  33.34  0\n"));
+  // rows that disagree (one allreduce-shaped, one reducescatter-shaped) name nothing
+  trace::MeasuredRow ar, rs;
+  ar.size = 1048576, ar.count = 262144, ar.type = "float", ar.redop = "sum", ar.root = -1;
+  rs.size = 2097152, rs.count = 65536, rs.type = "float", rs.redop = "sum", rs.root = -1;
+  std::string why;
+  CHECK(trace::op_from_columns({ar}, why) == Op::AllReduce);
+  CHECK(why.find("redop sum") != std::string::npos);
+  CHECK(trace::op_from_columns({rs}, why) == Op::ReduceScatter);
+  CHECK_FALSE(trace::op_from_columns({ar, rs}, why));
+  // what the file says (or --op) wins over the columns
+  const auto t = trace::parse_trace(kNewHeader + "  1048576  262144  float  sum  -1  28.15  37.25  65.19  0  27.52  38.10  66.67  0\n",
+                                    "cols", {Op::Reduce, 0, false});
+  CHECK(t.op == Op::Reduce);
+  CHECK(t.op_from == "--op");
+}
+
+TEST_CASE("elision and closing-line shapes") {
+  CHECK(trace::is_elision("..."));
+  CHECK(trace::is_elision("        ..."));
+  CHECK(trace::is_elision("\xE2\x80\xA6"));
+  CHECK(trace::is_elision("<snip>"));
+  CHECK_FALSE(trace::is_elision(".."));
+  CHECK_FALSE(trace::is_elision("... 3 more"));
+  CHECK(trace::is_closing_line("# Avg bus bandwidth    : 92.3318"));
+  CHECK(trace::is_closing_line(" Out of bounds values : 2 FAILED"));
+  CHECK(trace::is_closing_line("# Errors with asterisks indicate errors that have exceeded the maximum threshold."));
+  CHECK_FALSE(trace::is_closing_line("# Using devices"));
+}
+
+TEST_CASE("repetitions pasted one after another, each after an echo and X11 noise, are runs of their own") {
+  // rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt, cut to two runs of one row each.
+  const std::string run_text =
+      "Authorization required, but no authorization protocol specified\n"
+      "\n"
+      "# nccl-tests version 2.18.0 nccl-headers=22907 nccl-library=22907\n"
+      "# Collective test starting: all_gather_perf_mpi\n"
+      "#  Rank  0 Group  0 Pid 2989375 on        lab device  0 [0000:02:00] NVIDIA GeForce RTX 5090\n"
+      "#  Rank  1 Group  0 Pid 2989376 on        lab device  0 [0000:02:00] NVIDIA GeForce RTX 5090\n" +
+      kNewHeader +
+      "   134217728      16777216     float    none      -1  64380.9    2.08    1.04       0  61013.2    2.20    1.10       0\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 1.27827\n"
+      "#\n"
+      "# Collective test concluded: all_gather_perf_mpi\n"
+      "#\n"
+      "\n";
+  const std::string text = "=== AllGather DEFAULT rep 1 ===\n" + run_text + "=== AllGather DEFAULT rep 2 ===\n" + run_text;
+  const auto runs = trace::split_runs(text);
+  REQUIRE(runs.size() == 2);
+  for (const auto& r : runs) {
+    const auto t = trace::parse_trace(r, "reps"); // the next run's echo after the closing lines is not a broken row
+    REQUIRE(t.op);
+    CHECK(*t.op == Op::AllGather);
+    CHECK(t.ranks == 2);
+    REQUIRE(t.rows.size() == 1);
+    CHECK(t.rows[0].size == 134217728);
+  }
+}
+
+TEST_CASE("a run that died keeps the rows it printed, and one that died before its first row is refused saying so") {
+  const std::string died =
+      " .. GENOA-06 pid 5068: Test failure common.cu:590\n";
+  const std::string head = "#  Rank  0 Group  0 Pid   5068 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090\n"
+                           "#  Rank  1 Group  0 Pid   5068 on   GENOA-06 device  1 [0x61] NVIDIA GeForce RTX 5090\n" +
+                           kNewHeader;
+  const std::string failure = "GENOA-06: Test NCCL failure common.cu:392 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '\n";
+  // nccl-tests issue 287 (2 x RTX 5090): the failure right after the column header
+  try {
+    trace::parse_trace("./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2\n" + head + failure + died, "crash");
+    FAIL("a run without rows was accepted");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("failed before its first row") != std::string::npos);
+    CHECK(msg.find("line 5") != std::string::npos); // the failure's own line
+  }
+  // the same failure after two rows (a sweep that ran out of memory half-way): the two rows stand, with a note
+  const auto t = trace::parse_trace(
+      head +
+          "     1048576        262144     float     sum      -1    28.15   37.25   37.25      0    27.52   38.10   38.10      0\n"
+          "     2097152        524288     float     sum      -1    37.03   56.64   56.64      0    35.22   59.55   59.55      0\n" +
+          failure + died,
+      "oom", {Op::AllReduce, 0, false});
+  CHECK(t.rows.size() == 2);
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("stopped at line 6") != std::string::npos);
+  CHECK(trace::is_test_failure("node: Test CUDA failure common.cu:1030 'invalid device ordinal'"));
+  CHECK_FALSE(trace::is_test_failure("# Out of bounds values : 0 OK"));
+}
