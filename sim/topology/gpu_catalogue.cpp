@@ -130,8 +130,15 @@ std::optional<std::string> gpu_kind_from_product(std::string_view text) {
       for (const auto& n : g["names"])
         if (n.is_string()) names.emplace_back(n.get<std::string>(), kind);
   std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  // A name matches only as whole words: "NVIDIA L4" is not inside "NVIDIA L40S".
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
   for (const auto& [product, kind] : names)
-    if (text.find(product) != std::string_view::npos) return kind;
+    for (auto at = text.find(product); at != std::string_view::npos; at = text.find(product, at + 1)) {
+      const auto end = at + product.size();
+      const bool starts = at == 0 || !word_char(text[at - 1]) || !word_char(product.front());
+      const bool ends = end == text.size() || !word_char(text[end]) || !word_char(product.back());
+      if (starts && ends) return kind;
+    }
   return std::nullopt;
 }
 

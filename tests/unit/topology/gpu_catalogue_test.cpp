@@ -138,6 +138,9 @@ TEST_CASE("gpu catalogue: product names as nvidia-smi and rocm-smi print them fi
       {"AMD Instinct MI210", "mi210"},        {"AMD Instinct MI100", "mi100"},
       {"Tesla P100-PCIE-16GB", "p100pcie"},   {"Tesla P100-SXM2-16GB", "p100"},
       {"NVIDIA RTX A4000", "rtxa4000"},
+      // Whole words only: a shorter kind's name inside a longer product name is not that kind.
+      {"GPU 0: NVIDIA L4 (UUID: GPU-1)", "l4"}, {"|   0  NVIDIA L40S    On  |", "l40s"},
+      {"GPU 0: NVIDIA L40G (UUID: GPU-1)", "none"},
   };
   for (const auto& [product, kind] : products) {
     CAPTURE(product);
