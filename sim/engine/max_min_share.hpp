@@ -51,20 +51,34 @@ class MaxMinShare {
     std::uint32_t seen; // == epoch_: already taken in this re-plan
     std::uint32_t group = kNoGroup; // its flows finish together through this group's one event
     bool finishing = false;         // that event fired: every flow of it is done
+    // A ghost: its flows all finished together (retired whole) and its channels still point to it, so
+    // flows that join only its channels (the next step of the same pattern) are its members and the
+    // next re-plan takes it, with them, without a search (see join_ghost and recall).
+    bool ghost = false;
+    std::uint32_t first_member = UINT32_MAX, last_member = UINT32_MAX; // a list through next_member_
   };
   static constexpr std::uint32_t kNoRec = UINT32_MAX;
   struct Comp { // one connected component: ranges of comp_chans_ and comp_flows_
     std::size_t chan_begin, chan_end, flow_begin, flow_end;
     bool whole = false; // a recalled component whose group finished: all its flows are done
+    std::uint32_t rec = kNoRec; // the remembered component it was recalled from, if it was
+    bool ghost = false;         // recalled from a ghost (its flows are the members that joined it)
   };
 
   // Collects, in comps_, the components of the channels of `seeds` (flows that started or finished).
   void find_components(std::span<const std::uint32_t> seeds);
-  // Records a component after its finished flows left (called before sharing it).
-  void remember(const Comp& cm);
+  // Records a component after its finished flows left (called before sharing it); returns its index in
+  // recs_, or kNoRec when no flow is left.
+  std::uint32_t remember(const Comp& cm);
   // Drops the remembered components but those with a group event pending; `groups` (the component of
   // each group, an index in recs_) follows them.
   void forget_components(std::vector<std::uint32_t>& groups);
+  // Flow `id` has joined only channels of the valid ghost recs_[g] (FlowNetwork::join checks): one more
+  // member of it.
+  void add_member(std::uint32_t g, std::uint32_t id);
+  // Turns a component retired whole (recalled from recs_[r]; its channel lists are now empty) into a
+  // ghost: its channels keep pointing to it.
+  void make_ghost(std::uint32_t r);
   // Gives every flow of the component its max-min fair rate.
   void share(const Comp& cm);
 
@@ -80,6 +94,7 @@ class MaxMinShare {
   std::vector<Rec> recs_;
   std::vector<ChannelId> rec_chans_;
   std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
+  std::vector<std::uint32_t> next_member_; // per flow: the next member of its ghost (Rec::first_member)
 
  private:
   static constexpr int kScanRounds = 8; // bottleneck rounds found by scanning before the heap takes over
