@@ -46,6 +46,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     chan_stamp_.assign(n, 0);
     flow_rec_.clear();
     next_member_.clear();
+    member_rate_.clear();
+    ghost_slots_.clear();
     chan_rec_.assign(n, kNoRec);
     recs_.clear();
     rec_chans_.clear();
@@ -78,6 +80,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       flow_stamp_.push_back(0);
       flow_rec_.push_back(kNoRec);
       next_member_.push_back(kNoRec);
+      if (!member_rate_.empty()) member_rate_.push_back(0);
     } else {
       id = free_.back();
       free_.pop_back();
@@ -308,7 +311,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       if (cm.whole) continue; // retired whole: a ghost now
       const std::uint32_t r = remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
-      share(cm);
+      if (cm.replay) replay_rates(cm);
+      else share(cm);
       if (arm(cm, r, now, sink)) continue;
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
@@ -372,7 +376,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       f.active = false;
       done_.emplace_back(f.token, id);
     }
-    make_ghost(cm.rec); // its channels keep pointing to it
+    make_ghost(cm.rec, std::span<const std::uint32_t>(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin));
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
       const ChannelId c = comp_chans_[i];
       auto& list = chans_[c].flows;

@@ -28,7 +28,7 @@ void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
     if (flow_stamp[seed] == epoch) continue; // found with an earlier seed, channels and all
     for (ChannelId s : flows[seed].route) {
       if (chan_stamp[s] == epoch) continue;
-      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false, kNoRec, false};
+      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false, kNoRec, false, false};
       chan_stamp[s] = epoch;
       comp_chans_.push_back(s);
       leaf_chans_.clear();
@@ -64,7 +64,8 @@ void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
 inline void MaxMinShare::recall(std::uint32_t r) {
   Rec& rec = recs_[r];
   rec.seen = epoch_;
-  Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, rec.finishing, r, rec.ghost};
+  Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, rec.finishing, r, rec.ghost,
+          rec.ghost && rec.replay && rec.matched == rec.old_flows};
   rec.group = kNoGroup; // re-planned now: a pending group event of it is stale
   rec.finishing = false;
   comp_chans_.insert(comp_chans_.end(), rec_chans_.begin() + rec.chan_begin, rec_chans_.begin() + rec.chan_end);
@@ -79,20 +80,11 @@ inline void MaxMinShare::recall(std::uint32_t r) {
   comps_.push_back(cm);
 }
 
-void MaxMinShare::add_member(std::uint32_t g, std::uint32_t id) {
-  Rec& rec = recs_[g];
-  next_member_[id] = kNoRec;
-  if (rec.first_member == kNoRec) rec.first_member = id;
-  else next_member_[rec.last_member] = id;
-  rec.last_member = id;
-  flow_rec_[id] = g;
-}
-
-void MaxMinShare::make_ghost(std::uint32_t r) {
-  Rec& rec = recs_[r];
-  rec.ghost = true;
-  rec.valid = true;
-  rec.first_member = rec.last_member = kNoRec;
+void MaxMinShare::replay_rates(const Comp& cm) {
+  for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
+    const std::uint32_t id = comp_flows_[i];
+    flows_[id].rate = member_rate_[id];
+  }
 }
 
 // Records a component after its finished flows left (called before sharing it; the flows stay). A
@@ -119,7 +111,8 @@ std::uint32_t MaxMinShare::remember(const Comp& cm) {
   rec_chans_.insert(rec_chans_.end(), chans.begin(), chans.end());
   rec_flows_.insert(rec_flows_.end(), flows.begin(), flows.end());
   recs_.push_back({chan_begin, static_cast<std::uint32_t>(rec_chans_.size()), flow_begin,
-                   static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false, false, kNoRec, kNoRec});
+                   static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false, false, kNoRec, kNoRec,
+                   false, 0, 0, 0});
   for (ChannelId c : chans) chan_rec[c] = r;
   std::uint32_t* const flow_rec = flow_rec_.data();
   for (std::uint32_t id : flows) flow_rec[id] = r;
