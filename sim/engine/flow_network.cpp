@@ -79,8 +79,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       flows_.emplace_back();
       flow_stamp_.push_back(0);
       flow_rec_.push_back(kNoRec);
-      next_member_.push_back(kNoRec);
-      if (!member_rate_.empty()) member_rate_.push_back(0);
+      if (!member_rate_.empty()) { // ghosts exist (make_ghost)
+        member_rate_.push_back(0);
+        next_member_.push_back(kNoRec);
+      }
     } else {
       id = free_.back();
       free_.pop_back();

@@ -103,6 +103,7 @@ std::uint32_t MaxMinShare::remember(const Comp& cm) {
     std::copy(flows.begin(), flows.end(), rec_flows_.begin() + rec.flow_begin);
     rec.flow_end = rec.flow_begin + static_cast<std::uint32_t>(flows.size());
     rec.valid = true;
+    rec.repeated = true;
     return cm.rec;
   }
   const auto r = static_cast<std::uint32_t>(recs_.size());
@@ -112,7 +113,7 @@ std::uint32_t MaxMinShare::remember(const Comp& cm) {
   rec_flows_.insert(rec_flows_.end(), flows.begin(), flows.end());
   recs_.push_back({chan_begin, static_cast<std::uint32_t>(rec_chans_.size()), flow_begin,
                    static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false, false, kNoRec, kNoRec,
-                   false, 0, 0, 0});
+                   false, 0, 0, 0, false});
   for (ChannelId c : chans) chan_rec[c] = r;
   std::uint32_t* const flow_rec = flow_rec_.data();
   for (std::uint32_t id : flows) flow_rec[id] = r;

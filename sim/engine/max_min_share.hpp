@@ -62,6 +62,7 @@ class MaxMinShare {
     bool replay = false;
     std::uint32_t old_flows = 0, matched = 0;
     std::uint64_t serial = 0; // ghost_slots_ entries with this serial are this ghost's
+    bool repeated = false;    // written back in place from a ghost: its pattern recurs, worth slots
   };
   static constexpr std::uint32_t kNoRec = UINT32_MAX;
   struct Comp { // one connected component: ranges of comp_chans_ and comp_flows_
@@ -103,7 +104,7 @@ class MaxMinShare {
   std::vector<Rec> recs_;
   std::vector<ChannelId> rec_chans_;
   std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
-  std::vector<std::uint32_t> next_member_; // per flow: the next member of its ghost (Rec::first_member)
+  std::vector<std::uint32_t> next_member_; // per flow (from the first ghost on): the next member of its ghost
   static constexpr std::size_t kSlotRoute = 6; // longer routes are not replayed
   struct GhostSlot { // an old flow of a ghost, at its route's first channel
     std::uint64_t serial = 0; // its ghost's Rec::serial
@@ -163,9 +164,13 @@ inline void MaxMinShare::make_ghost(std::uint32_t r, std::span<const std::uint32
   rec.serial = ++ghost_serial_;
   rec.old_flows = static_cast<std::uint32_t>(old.size());
   rec.matched = 0;
-  rec.replay = true;
+  if (member_rate_.size() < flows_.size()) { // per-flow ghost state, kept from the first ghost on
+    member_rate_.resize(flows_.size());
+    next_member_.resize(flows_.size());
+  }
+  rec.replay = rec.repeated; // a pattern seen once (halving-doubling's partners change) is not keyed
+  if (!rec.replay) return;
   if (ghost_slots_.size() < chans_.size()) ghost_slots_.resize(chans_.size());
-  if (member_rate_.size() < flows_.size()) member_rate_.resize(flows_.size());
   // Locals: the slot stores would otherwise make the compiler reload the members after each.
   GhostSlot* const slots = ghost_slots_.data();
   const Flow* const flows = flows_.data();
