@@ -60,13 +60,16 @@ TEST_CASE("flow ghost: a flow from outside joining a ghost's channel shares it w
   for (int g : {0, 1, 2, 3}) CHECK(end.at({g, 1}) == 2 * kMs);
 }
 
-// Step 0 as above. Step 1: only g0 -> g2 (3 MB) repeats, alone on the ghost's channels: 12 GB/s, 0.25 ms.
-// A member that leaves the ghost's other channels empty still gets its whole link.
-TEST_CASE("flow ghost: fewer members than the ghost had flows") {
+// Steps 0 and 1: g0 -> g2 and g1 -> g2, 6 MB each over g2's 12 GB/s link (1 ms each; after step 1 the
+// ghost has seen its pattern twice and keeps its rates). Step 2: only g0 -> g2 (3 MB) repeats, alone on
+// the ghost's channels: 12 GB/s, 0.25 ms, ending at 2.25 ms. Taking the old flow's rate (6 GB/s) because
+// its route matched would end it at 2.5 ms.
+TEST_CASE("flow ghost: fewer members than the ghost had flows get their own rates") {
   const auto end = run(Semantics::mpi, {100 * kGBps, 100 * kGBps, 12 * kGBps},
-                       {{0, 0, 2, 6'000'000}, {0, 1, 2, 6'000'000}, {1, 0, 2, 3'000'000}});
-  CHECK(end.at({0, 0}) == kMs);
-  CHECK(end.at({1, 0}) == kMs);
-  CHECK(end.at({0, 1}) == kMs + kMs / 4);
-  CHECK(end.at({2, 1}) == kMs + kMs / 4);
+                       {{0, 0, 2, 6'000'000}, {0, 1, 2, 6'000'000}, {1, 0, 2, 6'000'000}, {1, 1, 2, 6'000'000},
+                        {2, 0, 2, 3'000'000}});
+  CHECK(end.at({0, 1}) == 2 * kMs);
+  CHECK(end.at({1, 1}) == 2 * kMs);
+  CHECK(end.at({0, 2}) == 2 * kMs + kMs / 4);
+  CHECK(end.at({2, 2}) == 2 * kMs + kMs / 4);
 }
