@@ -45,9 +45,6 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     flow_stamp_.clear();
     chan_stamp_.assign(n, 0);
     flow_rec_.clear();
-    next_member_.clear();
-    member_rate_.clear();
-    ghost_slots_.clear();
     chan_rec_.assign(n, kNoRec);
     recs_.clear();
     rec_chans_.clear();
@@ -79,10 +76,6 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       flows_.emplace_back();
       flow_stamp_.push_back(0);
       flow_rec_.push_back(kNoRec);
-      if (!member_rate_.empty()) { // ghosts exist (make_ghost)
-        member_rate_.push_back(0);
-        next_member_.push_back(kNoRec);
-      }
     } else {
       id = free_.back();
       free_.pop_back();
@@ -219,23 +212,15 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
   static std::uint32_t tag(const Flow& f, bool activate) { return ((f.gen & kGenMask) << 1) | (activate ? 1u : 0u); }
 
-  // A flow that joins only the channels of a valid ghost is one of its members; any other join makes the
-  // remembered components it touches no longer closed.
   void join(std::span<const ChannelId> route, std::uint32_t id, Time now) {
     Chan* const chans = chans_.data();
     const std::uint32_t* const chan_rec = chan_rec_.data();
-    const std::uint32_t g = chan_rec[route[0]];
-    bool one_rec = true;
     for (ChannelId c : route) {
       Chan& ch = chans[c];
       if (ch.flows.empty()) ch.busy_since = now;
       ch.flows.push_back(id);
-      one_rec &= chan_rec[c] == g;
-    }
-    if (g == kNoRec && one_rec) return;
-    if (one_rec && recs_[g].ghost && recs_[g].valid) return add_member(g, id);
-    for (ChannelId c : route)
       if (chan_rec[c] != kNoRec) recs_[chan_rec[c]].valid = false; // its component grows
+    }
   }
   // The component's finished flows (no longer active) leave its channels: one pass over each list,
   // instead of a search per flow and channel.
@@ -310,12 +295,11 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       schedule(now + f.lat, now, id, tag(f, true), sink);
     }
     for (const Comp& cm : comps_) {
-      if (cm.whole) continue; // retired whole: a ghost now
-      const std::uint32_t r = remember(cm);
+      if (cm.whole) continue; // retired whole, its channels forgotten
+      remember(cm);
       if (cm.flow_begin == cm.flow_end) continue; // every flow of it finished
-      if (cm.replay) replay_rates(cm);
-      else share(cm);
-      if (arm(cm, r, now, sink)) continue;
+      share(cm);
+      if (arm(cm, now, sink)) continue;
       for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
         const std::uint32_t id = comp_flows_[i];
         Flow& f = flows_[id];
@@ -335,12 +319,12 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   }
 
   // Flows that share a bottleneck and started together with equal sizes (a ring step's k flows behind
-  // one uplink) finish at one instant. When every flow of the component just shared (remembered as
-  // recs_[r]) finishes at the same time and none has an event pending for it, one group event
+  // one uplink) finish at one instant. When every flow of the component just shared (remembered last,
+  // in recs_.back()) finishes at the same time and none has an event pending for it, one group event
   // stands for all: fired while the component is unchanged (no flow joined, no re-plan took it), every
   // flow of it is done then, which its re-plan takes as a whole (retire_whole) instead of flow by flow.
   // Its flows' `finish` stays kNever, so a re-plan that does take the component schedules each anew.
-  bool arm(const Comp& cm, std::uint32_t r, Time now, ArrivalSink& sink) {
+  bool arm(const Comp& cm, Time now, ArrivalSink& sink) {
     Time at = kNever;
     for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
       const Flow& f = flows_[comp_flows_[i]];
@@ -357,6 +341,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       g = free_groups_.back();
       free_groups_.pop_back();
     }
+    const auto r = static_cast<std::uint32_t>(recs_.size() - 1);
     groups_[g] = r;
     recs_[r].group = g;
     for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
@@ -378,9 +363,9 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       f.active = false;
       done_.emplace_back(f.token, id);
     }
-    make_ghost(cm.rec, std::span<const std::uint32_t>(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin));
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
       const ChannelId c = comp_chans_[i];
+      chan_rec_[c] = kNoRec; // what remember() does for a component left empty (replan skips it)
       auto& list = chans_[c].flows;
       if (list.empty()) continue;
       list.clear();

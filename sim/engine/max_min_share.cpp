@@ -28,7 +28,7 @@ void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
     if (flow_stamp[seed] == epoch) continue; // found with an earlier seed, channels and all
     for (ChannelId s : flows[seed].route) {
       if (chan_stamp[s] == epoch) continue;
-      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false, kNoRec, false, false};
+      Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, false};
       chan_stamp[s] = epoch;
       comp_chans_.push_back(s);
       leaf_chans_.clear();
@@ -64,47 +64,24 @@ void MaxMinShare::find_components(std::span<const std::uint32_t> seeds) {
 inline void MaxMinShare::recall(std::uint32_t r) {
   Rec& rec = recs_[r];
   rec.seen = epoch_;
-  Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, rec.finishing, r, rec.ghost,
-          rec.ghost && rec.replay && rec.matched == rec.old_flows};
+  Comp cm{comp_chans_.size(), 0, comp_flows_.size(), 0, rec.finishing};
   rec.group = kNoGroup; // re-planned now: a pending group event of it is stale
   rec.finishing = false;
   comp_chans_.insert(comp_chans_.end(), rec_chans_.begin() + rec.chan_begin, rec_chans_.begin() + rec.chan_end);
-  if (rec.ghost) { // its flows are the members that joined since; the next remember() replaces it
-    for (std::uint32_t id = rec.first_member; id != kNoRec; id = next_member_[id]) comp_flows_.push_back(id);
-    rec.ghost = false; // still valid: its other members' seeds find it taken (seen)
-  } else {
-    comp_flows_.insert(comp_flows_.end(), rec_flows_.begin() + rec.flow_begin, rec_flows_.begin() + rec.flow_end);
-  }
+  comp_flows_.insert(comp_flows_.end(), rec_flows_.begin() + rec.flow_begin, rec_flows_.begin() + rec.flow_end);
   cm.chan_end = comp_chans_.size();
   cm.flow_end = comp_flows_.size();
   comps_.push_back(cm);
 }
 
-void MaxMinShare::replay_rates(const Comp& cm) {
-  for (std::size_t i = cm.flow_begin; i < cm.flow_end; ++i) {
-    const std::uint32_t id = comp_flows_[i];
-    flows_[id].rate = member_rate_[id];
-  }
-}
-
-// Records a component after its finished flows left (called before sharing it; the flows stay). A
-// component taken from a ghost is written back in place when its members fit the ghost's old flow range:
-// its channels still point to it and its members were pointed to it when they joined.
-std::uint32_t MaxMinShare::remember(const Comp& cm) {
+// Records a component after its finished flows left (called before sharing it; the flows stay).
+void MaxMinShare::remember(const Comp& cm) {
   const std::span<const ChannelId> chans(comp_chans_.data() + cm.chan_begin, cm.chan_end - cm.chan_begin);
   const std::span<const std::uint32_t> flows(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin);
   std::uint32_t* const chan_rec = chan_rec_.data();
   if (flows.empty()) {
     for (ChannelId c : chans) chan_rec[c] = kNoRec;
-    return kNoRec;
-  }
-  if (cm.ghost && flows.size() <= recs_[cm.rec].flow_end - recs_[cm.rec].flow_begin) {
-    Rec& rec = recs_[cm.rec];
-    std::copy(flows.begin(), flows.end(), rec_flows_.begin() + rec.flow_begin);
-    rec.flow_end = rec.flow_begin + static_cast<std::uint32_t>(flows.size());
-    rec.valid = true;
-    rec.repeated = true;
-    return cm.rec;
+    return;
   }
   const auto r = static_cast<std::uint32_t>(recs_.size());
   const auto chan_begin = static_cast<std::uint32_t>(rec_chans_.size());
@@ -112,12 +89,10 @@ std::uint32_t MaxMinShare::remember(const Comp& cm) {
   rec_chans_.insert(rec_chans_.end(), chans.begin(), chans.end());
   rec_flows_.insert(rec_flows_.end(), flows.begin(), flows.end());
   recs_.push_back({chan_begin, static_cast<std::uint32_t>(rec_chans_.size()), flow_begin,
-                   static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false, false, kNoRec, kNoRec,
-                   false, 0, 0, 0, false});
+                   static_cast<std::uint32_t>(rec_flows_.size()), true, 0, kNoGroup, false});
   for (ChannelId c : chans) chan_rec[c] = r;
   std::uint32_t* const flow_rec = flow_rec_.data();
   for (std::uint32_t id : flows) flow_rec[id] = r;
-  return r;
 }
 
 // Drops the remembered components (their ranges only grow); the next re-plans search again. Those
