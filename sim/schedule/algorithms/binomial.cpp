@@ -66,7 +66,7 @@ struct BcastPeer {
   bool from_parent = false;
   bool last = false; // v has no step after this one (set where p is a power of two)
 };
-BcastPeer bcast_peer(int p, int v, int s) {
+[[gnu::always_inline]] inline BcastPeer bcast_peer(int p, int v, int s) {
   if ((p & (p - 1)) == 0) { // every split is exact: v's subtree is [v, v + lowbit(v)), its children at halves of it
     const int span = v == 0 ? p : v & -v;
     if (v != 0 && s == 0) return {v - span, true, span == 1};
