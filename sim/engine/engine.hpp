@@ -95,6 +95,8 @@ class Engine {
   void park(RankState& rd, const Parked& t);
   bool unpark(RankState& rs, std::uint32_t src, Parked& t);
   void job_rank_done(std::uint32_t job, Time now);
+  void finish_rank(std::uint32_t g, Time now);
+  bool finish_last(std::uint32_t g, Time at);
   void place(std::span<const Job> jobs, std::uint32_t total);
   // One load and a test each (an empty side array has no storage, see place()).
   std::uint32_t node_of(std::uint32_t g) const { return node_.data() ? node_.data()[g] : g; }
@@ -136,6 +138,7 @@ class Engine {
   std::vector<std::uint64_t> arrived_, left_;
   std::vector<Occupancy> hops_; // filled only when observers are attached
   std::uint64_t transfers_ = 0;
+  std::uint64_t skipped_events_ = 0; // step ends handled without an event (end_step_now), counted as events
 };
 
 } // namespace ccsim::engine

@@ -48,9 +48,16 @@ void add_job(RunPlan& plan, std::unique_ptr<schedule::Schedule> s, std::span<con
   // formula look-up per rank of a 65,536-rank job.
   const topology::Topology& topo = *plan.topo;
   const int formula_gpus = topo.link_formula() ? topo.num_gpus() : 0;
-  job.node_of_rank.resize(gpus.size());
-  for (std::size_t i = 0; i < gpus.size(); ++i)
-    job.node_of_rank[i] = gpus[i] >= 0 && gpus[i] < formula_gpus ? gpus[i] : topo.gpu_node(gpus[i]);
+  // Whether every GPU is one of those, as one pass without early exit (vectorised), then a copy.
+  bool outside = false;
+  for (int g : gpus) outside |= static_cast<unsigned>(g) >= static_cast<unsigned>(formula_gpus);
+  if (!outside) {
+    job.node_of_rank.assign(gpus.begin(), gpus.end());
+  } else {
+    job.node_of_rank.resize(gpus.size());
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      job.node_of_rank[i] = gpus[i] >= 0 && gpus[i] < formula_gpus ? gpus[i] : topo.gpu_node(gpus[i]);
+  }
   job.elt_size = elt_size;
   plan.jobs.push_back(std::move(job));
   plan.schedules.push_back(std::move(s));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/core/error.hpp"
 
@@ -39,8 +40,11 @@ Row simulate_plan(const topology::Topology& topo, topology::Router& router, cons
 
 namespace {
 
+bool wants_best_segment(const RunConfig& cfg) {
+  return cfg.segment_bytes == 0 && cfg.best_segment && schedule::require_algorithm(cfg.op, cfg.algo).pipelined;
+}
+
 RunConfig at_best_segment(const topology::Topology& topo, const RunConfig& cfg, Bytes size) {
-  if (cfg.segment_bytes > 0 || !cfg.best_segment || !schedule::require_algorithm(cfg.op, cfg.algo).pipelined) return cfg;
   ExplainSetup s;
   s.op = cfg.op;
   s.topo = &topo;
@@ -55,7 +59,10 @@ RunConfig at_best_segment(const topology::Topology& topo, const RunConfig& cfg, 
 } // namespace
 
 engine::RunPlan PlainBuilder::plan(const RunConfig& cfg_in, SizePlan size) const {
-  const RunConfig cfg = at_best_segment(topo_, cfg_in, size.size);
+  // A copy only when the segment changes (the copy of a 16,384-rank placement is fresh memory to fault in).
+  std::optional<RunConfig> segmented;
+  if (wants_best_segment(cfg_in)) segmented = at_best_segment(topo_, cfg_in, size.size);
+  const RunConfig& cfg = segmented ? *segmented : cfg_in;
   if (cfg.placements.empty()) fail("run: no GPUs to run on");
   const int p = ranks_of(cfg);
   for (const auto& pl : cfg.placements)
@@ -118,10 +125,10 @@ Row run(PlanBuilder& builder, const RunConfig& cfg, SizePlan size, std::span<eng
       auto& gpus = row.job_gpus.emplace_back(job.node_of_rank.size());
       // A generated crossbar or torus: node g is GPU g (Topology::gpu_of_node), one test for the whole job.
       const int formula_gpus = chosen.topo->link_formula() ? chosen.topo->num_gpus() : -1;
-      for (std::size_t r = 0; r < gpus.size(); ++r) {
-        const int node = job.node_of_rank[r];
-        gpus[r] = formula_gpus < 0 ? chosen.topo->gpu_of_node(node) : node < formula_gpus ? node : -1;
-      }
+      if (formula_gpus >= 0) // no call in the loop: vectorised
+        for (std::size_t r = 0; r < gpus.size(); ++r) gpus[r] = job.node_of_rank[r] < formula_gpus ? job.node_of_rank[r] : -1;
+      else
+        for (std::size_t r = 0; r < gpus.size(); ++r) gpus[r] = chosen.topo->gpu_of_node(job.node_of_rank[r]);
     }
   if (plans.size() > 1 && best != 0 && row.choice.note.empty()) row.choice.note = "faster than the model's first pick";
   row.bw = bandwidths(cfg.op, ranks_of(cfg), size.size, row.time);

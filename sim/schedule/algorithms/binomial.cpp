@@ -66,7 +66,7 @@ struct BcastPeer {
   bool from_parent = false;
   bool last = false; // v has no step after this one (set where p is a power of two)
 };
-BcastPeer bcast_peer(int p, int v, int s) {
+[[gnu::always_inline]] inline BcastPeer bcast_peer(int p, int v, int s) {
   if ((p & (p - 1)) == 0) { // every split is exact: v's subtree is [v, v + lowbit(v)), its children at halves of it
     const int span = v == 0 ? p : v & -v;
     if (v != 0 && s == 0) return {v - span, true, span == 1};
@@ -139,10 +139,17 @@ class TreeBase : public Schedule {
 // of a 16,384-rank broadcast's schedule work.
 class BinomialBroadcast final : public TreeBase {
  public:
-  using TreeBase::TreeBase;
+  explicit BinomialBroadcast(CollArgs a)
+      : TreeBase(std::move(a)), mask_(p() > 0 && (p() & (p() - 1)) == 0 && args_.root >= 0 && args_.root < p() ? p() - 1 : -1) {}
   bool fixed_steps() const override { return true; }
   int step_fixed(int r, int s, Action* out) const override {
     const int p = this->p(), root = args_.root;
+    if (mask_ >= 0 && r >= 0 && r < p) { // p a power of two (the common case): relative ranks are a mask away
+      const BcastPeer peer = bcast_peer(p, (r - root) & mask_, s);
+      if (peer.v < 0) return -1;
+      out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, (peer.v + root) & mask_, 0, args_.count, 0};
+      return peer.last ? 1 + kLastFixedStep : 1;
+    }
     const bool in_range = root >= 0 && root < p && r >= 0 && r < p; // relative ranks without a division
     const BcastPeer peer = bcast_peer(p, !in_range ? rel(r) : r >= root ? r - root : r - root + p, s);
     if (peer.v < 0) return -1;
@@ -155,6 +162,9 @@ class BinomialBroadcast final : public TreeBase {
     if (step_fixed(r, s, out.data()) < 0) return out.clear(), false;
     return true;
   }
+
+ private:
+  int mask_; // p - 1 when p is a power of two and the root one of its ranks, else -1
 };
 
 class BinomialReduce final : public TreeBase {
