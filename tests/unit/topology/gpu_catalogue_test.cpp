@@ -142,9 +142,10 @@ TEST_CASE("gpu catalogue: product names as nvidia-smi and rocm-smi print them fi
       {"GPU 0: NVIDIA L4 (UUID: GPU-1)", "l4"}, {"|   0  NVIDIA L40S    On  |", "l40s"},
       {"GPU 0: NVIDIA L40G (UUID: GPU-1)", "none"},
   };
-  for (const auto& [product, kind] : products) {
+  for (const auto& entry : products) { // not a structured binding: clang 14 cannot capture one in CAPTURE
+    const auto& product = entry.first;
     CAPTURE(product);
-    CHECK(gpu_kind_from_product(product).value_or("none") == kind);
+    CHECK(gpu_kind_from_product(product).value_or("none") == entry.second);
   }
 }
 
