@@ -3,6 +3,8 @@
 # SECONDS (default 60), seeded from the shipped files and tests/data. Prints, per parser, the inputs run,
 # and exits 1 if any harness found a crash, a sanitizer report, a leak or a slow input (> 25 s).
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]    e.g. scripts/fuzz.sh 10; scripts/fuzz.sh 300 trace
+# Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
+# runs one process, so one at a time left a core idle for the whole run.
 # Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
@@ -12,6 +14,8 @@ shift || true
 all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
+[[ "$jobs_max" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "fuzz.sh: FUZZ_JOBS must be a whole number from 1 to 9999" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
 
 # ccache only for a new build-fuzz: giving an existing tree another launcher changes every compile command, and
@@ -47,27 +51,37 @@ lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "
 lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
 
 mkdir -p build-fuzz/artifacts
+fuzz_one() { # target: runs it, leaving its log and exit status in build-fuzz/
+  local t="$1" rc=0
+  mkdir -p "build-fuzz/corpus/$t"
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "build-fuzz/fuzz_$t" "build-fuzz/corpus/$t" "build-fuzz/seeds/$t" -max_total_time="$secs" -timeout=25 \
+    -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" \
+    >"build-fuzz/fuzz-$t.log" 2>&1 || rc=$?
+  echo "$rc" >"build-fuzz/fuzz-$t.rc"
+}
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs_max" ]; then wait -n || true; running=$((running - 1)); fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
+
 total=0; failed=()
 printf '%-16s %12s %10s  %s\n' parser inputs exec/s result
 for t in "${targets[@]}"; do
-  corpus="build-fuzz/corpus/$t"
-  mkdir -p "$corpus"
   log="build-fuzz/fuzz-$t.log"
-  set +e
-  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "build-fuzz/fuzz_$t" "$corpus" "build-fuzz/seeds/$t" -max_total_time="$secs" -timeout=25 \
-    -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" >"$log" 2>&1
-  rc=$?
-  set -e
+  rc=$(cat "build-fuzz/fuzz-$t.rc" 2>/dev/null || echo "?")
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   result="ok"
-  if [ "$rc" -ne 0 ] || grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$log"; then
+  if [ "$rc" != 0 ] || grep -qE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$log"; then
     result="FAILED (exit $rc; see $log and build-fuzz/artifacts/$t-*)"
     failed+=("$t")
   fi
   printf '%-16s %12s %10s  %s\n' "$t" "${runs:-?}" "${rate:-?}" "$result"
   total=$((total + ${runs:-0}))
 done
-echo "fuzz.sh: ${#targets[@]} harness(es), $secs s each, $total inputs, ${#failed[@]} failed"
+echo "fuzz.sh: ${#targets[@]} harness(es), $secs s each, $jobs_max at a time, $total inputs, ${#failed[@]} failed"
 [ ${#failed[@]} -eq 0 ]
