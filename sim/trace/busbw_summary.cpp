@@ -9,15 +9,11 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::trace {
+using text::trim;
 namespace {
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

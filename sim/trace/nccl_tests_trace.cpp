@@ -15,31 +15,17 @@
 #include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/ring_lines.hpp"
 #include "sim/trace/trace_counts.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::trace {
+using text::trim;
+using text::tokens;
+using text::is_uint;
+using text::starts_with;
 namespace {
 
 // More ranks than any trace has measured (and than ccsim simulates): 16M.
 constexpr int kMaxRanks = 1 << 24;
-
-std::string trim(std::string_view s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-std::vector<std::string> tokens(std::string_view s) {
-  std::vector<std::string> out;
-  std::istringstream ss{std::string(s)};
-  std::string t;
-  while (ss >> t) out.push_back(t);
-  return out;
-}
-
-bool is_uint(const std::string& t) {
-  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
 
 bool is_number(const std::string& t) {
   if (t.empty()) return false;
@@ -47,8 +33,6 @@ bool is_number(const std::string& t) {
   std::strtod(t.c_str(), &end);
   return end == t.c_str() + t.size();
 }
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // nccl-tests binary names and bare collective names, longest first so "reduce" never matches inside
 // "all_reduce" or "reduce_scatter".

@@ -5,17 +5,12 @@
 #include <fmt/format.h>
 
 #include "sim/trace/trace_counts.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::trace {
+using text::trimmed;
+using text::starts_with;
 namespace {
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // nccl-tests prints "none" (or, in old alltoall builds, nothing) where a test reduces nothing.
 bool is_reduction(const std::string& redop) { return !redop.empty() && redop != "none"; }

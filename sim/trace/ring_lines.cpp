@@ -8,23 +8,13 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/printable.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::trace {
+using text::tokens;
+using text::is_uint;
+using text::starts_with;
 namespace {
-
-std::vector<std::string> tokens(std::string_view s) {
-  std::vector<std::string> out;
-  std::istringstream ss{std::string(s)};
-  std::string t;
-  while (ss >> t) out.push_back(t);
-  return out;
-}
-
-bool is_uint(const std::string& t) {
-  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // A whole number written in decimal digits (optionally with a leading '-'), parsed without wrapping:
 // nullopt when `t` is not one or does not fit in an int.

@@ -9,17 +9,12 @@
 #include "sim/core/error.hpp"
 #include "sim/trace/busbw_summary.hpp"
 #include "sim/trace/ccsim_output.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::trace {
+using text::trimmed;
+using text::starts_with;
 namespace {
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Drops an mpirun --tag-output ("[1,0]<stdout>:") or srun ("0: ") prefix.
 std::string_view unprefixed(std::string_view s) {

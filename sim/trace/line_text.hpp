@@ -1,0 +1,20 @@
+// Small text helpers every trace reader shares (one copy: nccl_tests_trace, ring_lines, trace_runs,
+// paste_shapes and busbw_summary all read pasted lines the same way).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ccsim::trace::text {
+
+// `s` without leading and trailing whitespace.
+std::string_view trimmed(std::string_view s);
+// The same, as a string.
+inline std::string trim(std::string_view s) { return std::string(trimmed(s)); }
+// Whitespace-separated words of `s`.
+std::vector<std::string> tokens(std::string_view s);
+// Digits only, at least one.
+bool is_uint(const std::string& t);
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+} // namespace ccsim::trace::text
