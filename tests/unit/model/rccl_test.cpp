@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/model/nccl/tables.hpp"
@@ -199,3 +200,23 @@ TEST_CASE("RCCL: one GPU's launch per thread is hidden, one thread driving sever
   CHECK(model::nccl::rccl_launch_us(p, 8) == doctest::Approx(32.0));
 }
 
+
+// RCCL's own xGMI figures for the generations before gfx942 (ROCm/rccl src/graph/topo.h): MI200_XGMI_WIDTH 36 GB/s
+// for gfx90a, VEGA_XGMI_WIDTH 24 for older gfx9 (MI100 is gfx908), against the data sheets' 50 and 46 GB/s links.
+TEST_CASE("RCCL: MI200 and MI100 xGMI links carry RCCL's own 36 and 24 GB/s") {
+  const auto& tab = model::nccl::load_tables(data_dir() + "/models/rccl.json");
+  const std::map<std::string, double> expected = {{"machine:gpu=mi210,gpus=4", 36.0},
+                                                  {"machine:gpu=mi250x,gpus=8", 36.0},
+                                                  {"machine:gpu=mi100,gpus=4", 24.0}};
+  for (const auto& entry : expected) {
+    CAPTURE(entry.first);
+    const auto t = topology::resolve_topology(entry.first);
+    int xgmi = 0;
+    for (const auto& l : t.links)
+      if (l.type == topology::LinkType::Xgmi) {
+        ++xgmi;
+        CHECK(tab.lane_GBps(t, l) == doctest::Approx(entry.second).epsilon(1e-5));
+      }
+    CHECK(xgmi > 0);
+  }
+}
