@@ -413,6 +413,7 @@ Topology generate_from_spec(const std::string& spec) {
     m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec);
     m.intra = take(kv, "intra", spec, "-");
     if (m.intra == "-") m.intra.clear();
+    m.p2p_given = kv.count("p2p") > 0;
     const std::string p2p = take(kv, "p2p", spec, "on");
     if (p2p != "on" && p2p != "off") fail("--topo {}: p2p '{}' is not on or off", spec, p2p);
     m.p2p = p2p == "on";

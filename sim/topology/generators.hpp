@@ -41,6 +41,7 @@ struct MachineSpec {
   int gpus = 8;
   std::string intra; // "" = the GPU's own: nvswitch with NVLink, bridge with a bridge, else pcie
   bool p2p = true;
+  bool p2p_given = true;    // false: p2p not spelled out, so a PCIe board follows the kind's p2p_pcie (GeForce: off)
   bool pcie_switch = true; // false: every GPU on its own CPU root port (workstations, GPUs without a switch)
   int sockets = 0;          // CPU sockets the GPUs are spread over in order (0 = 2 from 4 GPUs on, else 1)
   int gpus_per_switch = 2;  // GPUs behind each PCIe switch where the board has switches

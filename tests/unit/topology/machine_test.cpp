@@ -29,10 +29,14 @@ TEST_CASE("machine: NVSwitch boards give every GPU pair all of the GPU's NVLinks
 }
 
 TEST_CASE("machine: PCIe with and without peer-to-peer, NVLink bridges, the cube-mesh preset") {
-  const auto p2p = resolve_topology("machine:gpu=rtx4090,intra=pcie");
+  const auto p2p = resolve_topology("machine:gpu=rtx4090,intra=pcie,p2p=on"); // a patched driver
   CHECK(bottleneck(p2p, 0, 1) == Bandwidth{31'500'000'000}); // same PCIe switch, Gen4 x16
   const auto nop2p = resolve_topology("machine:gpu=rtx4090,intra=pcie,p2p=off");
   CHECK(bottleneck(nop2p, 0, 1) == Bandwidth{19'500'000'000}); // staged through host memory
+  // Unsaid, a GeForce card is P2P off as its stock driver has it; a data-centre card on PCIe keeps P2P.
+  CHECK(resolve_topology("machine:gpu=rtx4090").name == nop2p.name);
+  CHECK(bottleneck(resolve_topology("machine:gpu=rtx5090,gpus=2"), 0, 1) == Bandwidth{39'000'000'000}); // Gen5 host-staged
+  CHECK(bottleneck(resolve_topology("machine:gpu=l40s,gpus=2"), 0, 1) == Bandwidth{31'500'000'000});
   const auto bridge = resolve_topology("machine:gpu=rtx3090,gpus=4");
   CHECK(bottleneck(bridge, 0, 1) == Bandwidth{56'250'000'000}); // 4 x 14.0625 GB/s bridge
   CHECK(bottleneck(bridge, 1, 2) == Bandwidth{22'400'000'000}); // across pairs (and sockets): PCIe and UPI

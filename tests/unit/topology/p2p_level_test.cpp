@@ -39,7 +39,7 @@ TEST_CASE("NCCL_P2P_LEVEL names and old numbers") {
 }
 
 TEST_CASE("P2P level option: GPUs with a peer beyond the level stage through host memory") {
-  const auto t = resolve_topology("machine:gpu=rtx4090,gpus=4,intra=pcie");
+  const auto t = resolve_topology("machine:gpu=rtx4090,gpus=4,intra=pcie,p2p=on");
   Router r0(t);
   CHECK(r0.info(r0.route(t.gpu_node(0), t.gpu_node(1))).bottleneck == Bandwidth{31'500'000'000});
   // PIX: every GPU has a peer behind the CPU, so all stage at Gen4's host-staged 19.5 GB/s.
@@ -51,7 +51,7 @@ TEST_CASE("P2P level option: GPUs with a peer beyond the level stage through hos
   Router r2(sys);
   CHECK(r2.info(r2.route(sys.gpu_node(0), sys.gpu_node(1))).bottleneck == Bandwidth{31'500'000'000});
   // Two GPUs on one switch at PIX: both within the level.
-  const auto two = resolve_topology("machine:gpu=rtx4090,gpus=2,intra=pcie");
+  const auto two = resolve_topology("machine:gpu=rtx4090,gpus=2,intra=pcie,p2p=on");
   CHECK(with_p2p_level(two, PathClass::Pix, "test").name == two.name);
 }
 
