@@ -40,6 +40,12 @@ std::vector<std::string> gpu_kind_names() {
   return names;
 }
 
+std::string gpu_kind_list(std::string_view separator) {
+  std::string known;
+  for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : std::string(separator)) + n;
+  return known;
+}
+
 std::string canonical_gpu_kind(const std::string& name) {
   const json& gpus = gpu_table()["gpus"];
   if (gpus.contains(name)) return name;
@@ -77,9 +83,7 @@ std::optional<std::string> pcie_gen_of_rate(double gts) {
 GpuKind gpu_kind(const std::string& name, const std::string& who) {
   const json& gpus = gpu_table()["gpus"];
   if (!gpus.contains(name)) {
-    std::string known;
-    for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : ", ") + n;
-    fail("{}: unknown gpu '{}' (known: {})", who, name, known);
+    fail("{}: unknown gpu '{}' (known: {})", who, name, gpu_kind_list(", "));
   }
   const json& g = gpus[name];
   const std::string where = gpu_table_path() + ": gpus." + name;

@@ -43,6 +43,8 @@ const nlohmann::json& gpu_table(); // the parsed file, loaded once
 // Throws Error "<who>: unknown gpu 'x' (known: ...)".
 GpuKind gpu_kind(const std::string& name, const std::string& who);
 std::vector<std::string> gpu_kind_names();
+// The kinds joined by `separator`, for error lines that list them.
+std::string gpu_kind_list(std::string_view separator);
 // The catalogue's key for a name a user types ("a100-pcie" -> "a100pcie", "A6000" -> "rtxa6000"); the name
 // itself when nothing matches (gpu_kind then reports it with the known names).
 std::string canonical_gpu_kind(const std::string& name);

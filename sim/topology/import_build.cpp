@@ -67,9 +67,7 @@ KindChoice choose_kind(const std::string& file, const std::string& gpu_option, c
     return c;
   }
   if (found) return {gpu_kind(*found, file), found_where};
-  std::string known;
-  for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : " ") + n;
-  fail("{}: {}: give --gpu KIND ({}) {}", file, missing, known, or_add);
+  fail("{}: {}: give --gpu KIND ({}) {}", file, missing, gpu_kind_list(" "), or_add);
 }
 
 HostBuilder::HostBuilder(std::string file, KindChoice kind, int gpus) : file_(std::move(file)), kind_(std::move(kind)) {

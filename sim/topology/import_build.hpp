@@ -1,6 +1,7 @@
 // What the importers share: the text as numbered lines, checked number parsing, and a builder that
 // turns "this GPU hangs off that switch, these GPUs share 4 NVLinks" into links with sourced numbers.
 #pragma once
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <string>
@@ -11,6 +12,17 @@
 #include "sim/topology/topology.hpp"
 
 namespace ccsim::topology::import_detail {
+
+// Disjoint sets of device indices (union-find with path halving): which devices a matrix groups together.
+struct Dsu {
+  std::vector<std::size_t> p;
+  explicit Dsu(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  }
+  void unite(std::size_t a, std::size_t b) { p[find(a)] = find(b); }
+};
 
 constexpr std::size_t kMaxImportBytes = 16u << 20;
 constexpr int kMaxDevices = 4096;

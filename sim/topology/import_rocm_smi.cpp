@@ -73,24 +73,20 @@ std::map<int, int> numa_nodes(const std::vector<Line>& lines) {
 // through both (AMD's MI200 system guide on rocm-smi's hops), so 2-hop PCIE pairs share a CPU and the rest
 // do not. GPU -> CPU number, only for GPUs with a PCIE pair.
 std::map<int, int> cpus_from_hops(const Section& type, const Section& hops, int G) {
-  std::vector<int> root(static_cast<std::size_t>(G));
-  for (int g = 0; g < G; ++g) root[static_cast<std::size_t>(g)] = g;
-  auto find = [&](int x) {
-    while (root[static_cast<std::size_t>(x)] != x) x = root[static_cast<std::size_t>(x)];
-    return x;
-  };
+  Dsu sets(static_cast<std::size_t>(G));
   auto cell = [](const Section& sec, int i, int j) { return sec.rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]; };
   std::vector<bool> pcie(static_cast<std::size_t>(G), false);
   for (int i = 0; i < G; ++i)
     for (int j = 0; j < G; ++j)
       if (i != j && cell(type, i, j) == "PCIE") {
         pcie[static_cast<std::size_t>(i)] = true;
-        if (const auto h = parse_int(cell(hops, i, j)); h && *h <= 2) root[static_cast<std::size_t>(find(i))] = find(j);
+        if (const auto h = parse_int(cell(hops, i, j)); h && *h <= 2) sets.unite(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
       }
-  std::map<int, int> out, cpu_of_root;
+  std::map<int, int> out;
+  std::map<std::size_t, int> cpu_of_root;
   for (int g = 0; g < G; ++g)
     if (pcie[static_cast<std::size_t>(g)]) {
-      out[g] = cpu_of_root.emplace(find(g), static_cast<int>(cpu_of_root.size())).first->second;
+      out[g] = cpu_of_root.emplace(sets.find(static_cast<std::size_t>(g)), static_cast<int>(cpu_of_root.size())).first->second;
     }
   return out;
 }

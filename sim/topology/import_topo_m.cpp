@@ -5,7 +5,6 @@
 // nodes share a socket) comes from the GPU kind and is said so in each link's source.
 #include <algorithm>
 #include <map>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -140,16 +139,6 @@ Cell rel(const Matrix& m, std::size_t i, std::size_t j) {
   return a.cls != Cls::Unknown ? a : m.cell[j][i];
 }
 
-struct Dsu {
-  std::vector<std::size_t> p;
-  explicit Dsu(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
-  std::size_t find(std::size_t x) {
-    while (p[x] != x) x = p[x] = p[p[x]];
-    return x;
-  }
-  void unite(std::size_t a, std::size_t b) { p[find(a)] = find(b); }
-};
-
 // A GPU product name on one of the device lines people paste beside a topo -m matrix, or "".
 // `nvidia-smi -L` ("GPU 0: Tesla V100-SXM2-16GB (UUID: ...)"), vLLM/SGLang environment dumps
 // ("GPU 0: NVIDIA A30", "GPU 0,1,2,3: NVIDIA H800"), nccl-tests' "Rank 0 ... device 0 [0x4f] NAME",
@@ -192,12 +181,9 @@ std::optional<std::string> kind_named_in(const std::vector<Line>& lines, const s
       where = fmt::format("line {} names '{}'", l.number, product);
       return k;
     }
-    if (!have_gpu_option) {
-      std::string known;
-      for (const auto& n : gpu_kind_names()) known += (known.empty() ? "" : " ") + n;
+    if (!have_gpu_option)
       fail("{} line {}: names the GPU '{}', which models/gpus.json does not know: give --gpu KIND with the nearest kind ({})",
-           file, l.number, product, known);
-    }
+           file, l.number, product, gpu_kind_list(" "));
   }
   return std::nullopt;
 }

@@ -79,7 +79,7 @@ void add_socket_link_type(json& types, const MachineSpec& m) {
 
 Topology make_machine(const MachineSpec& m) {
   const json& table = gpu_table();
-  gpu_kind(m.gpu, "machine"); // checks the name and every field
+  const GpuKind kind = gpu_kind(m.gpu, "machine"); // checks the name and every field
   const json& g = table["gpus"][m.gpu];
   if (m.gpus < 1 || m.gpus > 1024) fail("machine: gpus must be between 1 and 1024, got {}", m.gpus);
   const std::string intra = m.intra.empty() ? (g.contains("intra")        ? g["intra"].get<std::string>()
@@ -103,7 +103,7 @@ Topology make_machine(const MachineSpec& m) {
   if (intra == "bridge" && !g.contains("bridge")) fail("machine: {} has no NVLink bridge; use intra=pcie", m.gpu);
   // Peer-to-peer over PCIe as the stock driver gives it when the spec does not say: GeForce cards have it
   // off (models/gpus.json p2p_pcie, the fact the topo -m importer follows too); p2p=on models a patched driver.
-  const bool p2p = m.p2p_given || intra != "pcie" ? m.p2p : g.value("p2p_pcie", true);
+  const bool p2p = m.p2p_given || intra != "pcie" ? m.p2p : kind.p2p_pcie;
   if (!p2p && intra != "pcie") fail("machine: p2p=off applies to intra=pcie (NVLink traffic is always peer to peer)");
   if (m.sockets < 0 || m.sockets > 2) fail("machine: sockets must be 1 or 2, got {}", m.sockets);
   if (m.sockets > m.gpus) fail("machine: {} socket(s) for {} GPU(s): every socket needs a GPU", m.sockets, m.gpus);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "node_counts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/import.hpp"
 
@@ -12,11 +13,6 @@ using namespace ccsim;
 using namespace ccsim::topology;
 
 namespace {
-int count(const Topology& t, NodeKind k) {
-  int n = 0;
-  for (const auto& node : t.nodes) n += node.kind == k;
-  return n;
-}
 // The node a PCIe port of `child` goes up to (the importers add PCIe links child first).
 int pcie_parent(const Topology& t, int child) {
   for (const auto& l : t.links)
@@ -59,7 +55,7 @@ TEST_CASE("topo -m: two NUMA Affinity nodes are two CPUs even when every pair sh
                                "GPU0     X      NV18    0-47,96-143     0               N/A\n"
                                "GPU1    NV18     X      48-95,144-191   1               N/A\n",
                                "h.txt", {"h100"});
-  CHECK(count(t, NodeKind::Cpu) == 2);
+  CHECK(test::count_kind(t, NodeKind::Cpu) == 2);
 }
 
 TEST_CASE("topo -m: a NUMA Affinity range says nothing, so SYS pairs stay on two CPUs") {
@@ -68,13 +64,13 @@ TEST_CASE("topo -m: a NUMA Affinity range says nothing, so SYS pairs stay on two
                                 "GPU0     X      SYS     0       0-3\n"
                                 "GPU1    SYS      X      0       0-3\n",
                                 "vm.txt", {"a100pcie"});
-  CHECK(count(vm, NodeKind::Cpu) == 2);
+  CHECK(test::count_kind(vm, NodeKind::Cpu) == 2);
   // One NUMA node written as one number is a fact: both GPUs hang off that node's CPU.
   const auto one = import_topo_m("        GPU0    GPU1    CPU Affinity    NUMA Affinity\n"
                                  "GPU0     X      SYS     0-15    0\n"
                                  "GPU1    SYS      X      0-15    0\n",
                                  "one.txt", {"rtx4090"});
-  CHECK(count(one, NodeKind::Cpu) == 1);
+  CHECK(test::count_kind(one, NodeKind::Cpu) == 1);
 }
 
 TEST_CASE("topo -m: a device PXB to its tree but PIX to nobody gets a bridge of its own") {
@@ -89,7 +85,7 @@ TEST_CASE("topo -m: a device PXB to its tree but PIX to nobody gets a bridge of 
   CHECK(p0 != p1);                               // PXB, not PIX
   CHECK(p2 == pcie_parent(t, t.gpu_node(3)));    // PIX: one switch
   CHECK(pcie_parent(t, p0) == pcie_parent(t, p2)); // all under one top switch: PXB, no host bridge
-  CHECK(count(t, NodeKind::PcieSwitch) == 4);    // top + bridge(GPU0) + bridge(GPU1) + switch(GPU2, GPU3)
+  CHECK(test::count_kind(t, NodeKind::PcieSwitch) == 4);    // top + bridge(GPU0) + bridge(GPU1) + switch(GPU2, GPU3)
 }
 
 TEST_CASE("rocm-smi --showtopo: NUMA lines written GPU 0 instead of GPU[0] still place the GPUs") {
@@ -99,7 +95,7 @@ TEST_CASE("rocm-smi --showtopo: NUMA lines written GPU 0 instead of GPU[0] still
                      "GPU 0          : (Topology) Numa Node: 0\nGPU 0          : (Topology) Numa Affinity: 0\n"
                      "GPU 1          : (Topology) Numa Node: 1\nGPU 1          : (Topology) Numa Affinity: 1\n";
   const auto t = import_rocm_smi(text, "r.txt", {"mi300x"});
-  CHECK(count(t, NodeKind::Cpu) == 2); // NUMA nodes 0 and 1, not both taken as 0
+  CHECK(test::count_kind(t, NodeKind::Cpu) == 2); // NUMA nodes 0 and 1, not both taken as 0
 }
 
 TEST_CASE("topo -m: a DGX-2's 16 GPUs at NV6 from every row meet in one NVSwitch plane") {
@@ -115,7 +111,7 @@ TEST_CASE("topo -m: a DGX-2's 16 GPUs at NV6 from every row meet in one NVSwitch
   }
   const auto t = import_topo_m(text, "dgx2.txt", {"v100"});
   CHECK(t.num_gpus() == 16);
-  CHECK(count(t, NodeKind::NvSwitch) == 1);
+  CHECK(test::count_kind(t, NodeKind::NvSwitch) == 1);
   int to_switch = 0;
   for (const auto& l : t.links)
     if (l.type == LinkType::NvLink2) {
@@ -153,7 +149,7 @@ TEST_CASE("rocm-smi --showtopo: without NUMA lines, PCIE pairs 2 hops apart shar
                            "====== Link Type between two GPUs ======\n       GPU0 GPU1 GPU2\n"
                            "GPU0 0 PCIE PCIE\nGPU1 PCIE 0 PCIE\nGPU2 PCIE PCIE 0\n";
   const auto t = import_rocm_smi(text, "r.txt", {"mi300x"});
-  CHECK(count(t, NodeKind::Cpu) == 2); // {GPU0, GPU1} through one socket, GPU2 across
+  CHECK(test::count_kind(t, NodeKind::Cpu) == 2); // {GPU0, GPU1} through one socket, GPU2 across
   CHECK(pcie_parent(t, t.gpu_node(0)) == pcie_parent(t, t.gpu_node(1)));
   CHECK(pcie_parent(t, t.gpu_node(0)) != pcie_parent(t, t.gpu_node(2)));
 }

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "node_counts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -14,11 +15,6 @@ using namespace ccsim;
 using namespace ccsim::topology;
 
 namespace {
-int count_kind(const Topology& t, NodeKind k) {
-  int n = 0;
-  for (const auto& node : t.nodes) n += node.kind == k;
-  return n;
-}
 const Link* socket_link(const Topology& t) {
   for (const auto& l : t.links)
     if (t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu) return &l;
@@ -28,8 +24,8 @@ const Link* socket_link(const Topology& t) {
 
 TEST_CASE("machine: 8 PCIe GPUs, 4 per socket behind one switch each side") {
   const auto t = resolve_topology("machine:gpu=h100pcie,gpus=8,intra=pcie,sockets=2,gpus_per_switch=4");
-  CHECK(count_kind(t, NodeKind::PcieSwitch) == 2);
-  CHECK(count_kind(t, NodeKind::Cpu) == 2);
+  CHECK(test::count_kind(t, NodeKind::PcieSwitch) == 2);
+  CHECK(test::count_kind(t, NodeKind::Cpu) == 2);
   CHECK(path_class(t, 0, 3) == PathClass::Pix);
   CHECK(path_class(t, 4, 7) == PathClass::Pix);
   CHECK(path_class(t, 3, 4) == PathClass::Sys);
@@ -41,7 +37,7 @@ TEST_CASE("machine: 8 PCIe GPUs, 4 per socket behind one switch each side") {
 
 TEST_CASE("machine: default layout keeps two GPUs per switch and two sockets from 4 GPUs") {
   const auto t = resolve_topology("machine:gpu=l40s,gpus=8,intra=pcie");
-  CHECK(count_kind(t, NodeKind::PcieSwitch) == 4);
+  CHECK(test::count_kind(t, NodeKind::PcieSwitch) == 4);
   CHECK(path_class(t, 0, 1) == PathClass::Pix);
   CHECK(path_class(t, 1, 2) == PathClass::Phb);
   CHECK(path_class(t, 3, 4) == PathClass::Sys);
@@ -52,7 +48,7 @@ TEST_CASE("machine: default layout keeps two GPUs per switch and two sockets fro
 
 TEST_CASE("machine: one socket keeps every GPU pair off the socket link") {
   const auto t = resolve_topology("machine:gpu=h100,gpus=8,intra=pcie,p2p=off,sockets=1");
-  CHECK(count_kind(t, NodeKind::Cpu) == 1);
+  CHECK(test::count_kind(t, NodeKind::Cpu) == 1);
   CHECK(socket_link(t) == nullptr);
   CHECK(path_class(t, 0, 7) == PathClass::Phb);
 }
