@@ -36,7 +36,7 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
   app.add_option(short_t ? "-t,--topo" : "--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
   app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi)");
+                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
   app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
                                        "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed");
   app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,

@@ -175,7 +175,7 @@ void add_topo_command(CLI::App& app) {
     write_output(opts->output, generate(*opts));
   });
 
-  auto* imp = topo->add_subcommand("import", "Read nvidia-smi topo -m, NCCL topology XML or rocm-smi --showtopo; write ccsim JSON");
+  auto* imp = topo->add_subcommand("import", "Read nvidia-smi topo -m, NCCL topology XML, rocm-smi --showtopo or amd-smi topology; write ccsim JSON");
   imp->add_option("file", opts->file, "The tool's output, saved to a file")->required();
   imp->add_option("--gpu", opts->gpu, "GPU kind (models/gpus.json) when the file does not name it");
   imp->add_option("-o,--output", opts->output, "Output file (default stdout)");

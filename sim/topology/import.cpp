@@ -34,6 +34,7 @@ std::string_view to_string(TopoFormat f) {
     case TopoFormat::TopoMatrix: return "nvidia-smi topo -m";
     case TopoFormat::NcclXml: return "NCCL topology XML";
     case TopoFormat::RocmSmi: return "rocm-smi --showtopo";
+    case TopoFormat::AmdSmi: return "amd-smi topology";
     default: return "unknown";
   }
 }
@@ -41,6 +42,7 @@ std::string_view to_string(TopoFormat f) {
 TopoFormat detect_topology_format(std::string_view text) {
   const auto body = trim(text);
   if (!body.empty() && body.front() == '{') return TopoFormat::Json;
+  if (looks_like_amd_smi_json(text) || text.find("LINK TYPE TABLE") != std::string_view::npos) return TopoFormat::AmdSmi;
   if (text.find("<system") != std::string_view::npos) return TopoFormat::NcclXml;
   if (text.find("between two GPUs") != std::string_view::npos || text.find("ROCm System Management") != std::string_view::npos)
     return TopoFormat::RocmSmi;
@@ -58,10 +60,11 @@ Topology import_topology(const std::string& text, const std::string& file, const
     case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);
     case TopoFormat::RocmSmi: return import_rocm_smi(text, file, o);
+    case TopoFormat::AmdSmi: return import_amd_smi(text, file, o);
     case TopoFormat::Json: return topology_from_json_text(text, file);
     default:
-      fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>) or "
-           "`rocm-smi --showtopo` output",
+      fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>), "
+           "`rocm-smi --showtopo` or `amd-smi topology` (text or --json) output",
            file);
   }
 }

@@ -1,5 +1,5 @@
 // Machines described by the tools people already have: `nvidia-smi topo -m`, NCCL's topology XML
-// (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) and `rocm-smi --showtopo`. Each importer is a pure function of
+// (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE), `rocm-smi --showtopo` and `amd-smi topology`. Each importer is a pure function of
 // the text and the file name (for messages and link sources); every link it creates names the line it
 // came from and which numbers are the GPU kind's defaults (models/gpus.json). Bad or incomplete input is
 // one Error naming the file, the line and what to add. See topologies/README.md, "Importing".
@@ -11,7 +11,7 @@
 
 namespace ccsim::topology {
 
-enum class TopoFormat { Json, TopoMatrix, NcclXml, RocmSmi, Unknown };
+enum class TopoFormat { Json, TopoMatrix, NcclXml, RocmSmi, AmdSmi, Unknown };
 TopoFormat detect_topology_format(std::string_view text);
 std::string_view to_string(TopoFormat f);
 
@@ -22,6 +22,9 @@ struct ImportOptions {
 Topology import_topo_m(const std::string& text, const std::string& file, const ImportOptions& o);
 Topology import_nccl_xml(const std::string& text, const std::string& file, const ImportOptions& o);
 Topology import_rocm_smi(const std::string& text, const std::string& file, const ImportOptions& o);
+// `amd-smi topology`, its text tables or its --json list.
+Topology import_amd_smi(const std::string& text, const std::string& file, const ImportOptions& o);
+bool looks_like_amd_smi_json(std::string_view text);
 // Detects the format and imports; JSON goes to topology_from_json.
 Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o);
 // Reads the file (at most 16 MiB) and imports it.

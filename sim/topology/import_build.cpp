@@ -91,7 +91,7 @@ int HostBuilder::cpu(int id, const std::string& why) {
 }
 
 void HostBuilder::pcie(int child, int parent, const std::string& why, const std::optional<std::string>& gen_name, int width,
-                       bool gpu_port) {
+                       bool gpu_port, bool p2p_off_in_file) {
   const GpuKind& k = kind_.kind;
   const PcieGen gen = gen_name ? pcie_gen(*gen_name, file_) : k.pcie;
   const int w = width > 0 ? width : 16;
@@ -99,17 +99,18 @@ void HostBuilder::pcie(int child, int parent, const std::string& why, const std:
                                  : fmt::format("{} x16 from the {} defaults (models/gpus.json)", gen.name, k.name);
   Bandwidth bw = gen.bw * w / 16;
   Time lat = gen.latency;
-  if (gpu_port && !k.p2p_pcie) {
+  const bool staged = gpu_port && (!k.p2p_pcie || p2p_off_in_file);
+  if (staged) {
     // As machine:...,p2p=off: the copy is staged through host memory, each of its two ports at half the
     // ~11 us staged latency measured on the RTX 4090 box.
     bw = gen.nop2p_bw;
     lat = from_us(5.5);
-    numbers += fmt::format("; {} has no P2P over PCIe, so the port carries the staged host-memory speed {} and 5.5 us",
-                           k.name, format_bandwidth(bw));
+    numbers += fmt::format("; {} no P2P over PCIe, so the port carries the staged host-memory speed {} and 5.5 us",
+                           k.p2p_pcie ? std::string("the file says") : k.name + " has", format_bandwidth(bw));
   } else {
     numbers += fmt::format(", {} per direction, {} per hop", format_bandwidth(bw), format_duration(lat));
   }
-  t_.add_link(child, parent, gen.type, bw, lat, 1, fmt::format("{}: {}; {}", file_, why, numbers), gpu_port && !k.p2p_pcie);
+  t_.add_link(child, parent, gen.type, bw, lat, 1, fmt::format("{}: {}; {}", file_, why, numbers), staged);
 }
 
 void HostBuilder::gpu_link(int a, int b, LinkType type, int lanes, const std::string& why) {

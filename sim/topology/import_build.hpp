@@ -58,9 +58,10 @@ class HostBuilder {
   int cpu(int id, const std::string& why); // "cpu<id>", created on first use
   int add_node(const std::string& name, NodeKind kind);
   // A PCIe link child-parent. gen/width empty: the GPU kind's generation, x16 (said in the source).
-  // gpu_port: the GPU's own port, which stages through host memory when the kind has no P2P over PCIe.
+  // gpu_port: the GPU's own port, which stages through host memory when the kind has no P2P over PCIe, or
+  // when the file says its P2P is disabled (p2p_off_in_file: amd-smi's access table).
   void pcie(int child, int parent, const std::string& why, const std::optional<std::string>& gen = {}, int width = 0,
-            bool gpu_port = false);
+            bool gpu_port = false, bool p2p_off_in_file = false);
   // NVLink/bridge/xGMI between two GPUs, or a GPU and the NVSwitch plane, `lanes` links of the kind's speed.
   void gpu_link(int a, int b, LinkType type, int lanes, const std::string& why);
   const GpuKind& kind() const { return kind_.kind; }

@@ -78,12 +78,20 @@ SAMPLES = [
      [("g0", "g1", "SYS"), ("g2", "g3", "SYS")]),
     ("rocm-smi-showtopo-8gpu-2x4xgmi-gpu280.txt", "mi300x", "mi300x", 8, 0, 2,
      [("g0", "g3", "XGMI"), ("g4", "g7", "XGMI"), ("g0", "g4", "SYS"), ("g3", "g5", "SYS")]),
+    # amd-smi topology: read as rocm-smi; no NUMA lines, so PCIE pairs 2 hops apart share the one CPU.
+    ("amd-smi-topology-8gpu-mi355x-xgmi-weight0-oci.txt", None, "mi355x", 8, 0, 1,
+     [("g0", "g7", "XGMI"), ("g3", "g4", "XGMI"), ("g1", "g6", "XGMI")]),
+    ("amd-smi-topology-8gpu-allxgmi-w15-amdsmi-changelog61.txt", "mi300x", "mi300x", 8, 0, 1, [("g0", "g5", "XGMI")]),
+    ("amd-smi-topology-2gpu-rx7900xtx-pcie-p2p-disabled-rocm6074.txt", "mi100", "mi100", 2, 0, 1, [("g0", "g1", "HOST")]),
+    ("amd-smi-topology-json-old-2gpu-pcie-amdsmi-changelog612.txt", "mi300x", "mi300x", 2, 0, 1, [("g0", "g1", "HOST")]),
+    ("amd-smi-topology-json-2gpu-pcie-access-type-amdsmi-changelog612.txt", "mi300x", "mi300x", 2, 0, 1, [("g0", "g1", "HOST")]),
 ]
 
 # file, --gpu, what the one-line error must contain.
 REFUSED = [
     ("bad-a100-8gpu-mangled-columns-topo-m-nccl820.txt", "a100", "'NODENODE'"),
     ("bad-nv8-8gpu-truncated-rows-topo-m-nccl901.txt", "h100", "the matrix has no GPU3 row"),
+    ("amd-smi-topology-2gpu-rx7900xtx-pcie-p2p-disabled-rocm6074.txt", None, "names the GPU 'AMD Radeon RX 7900 XTX'"),
 ]
 
 fails = 0
