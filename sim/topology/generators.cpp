@@ -423,6 +423,8 @@ Topology generate_from_spec(const std::string& spec) {
     m.sockets = int_value(take(kv, "sockets", spec, "0"), "sockets", spec);
     m.gpus_per_switch = int_value(take(kv, "gpus_per_switch", spec, "2"), "gpus_per_switch", spec);
     m.cpu = take(kv, "cpu", spec, "intel");
+    m.bridge = take(kv, "bridge", spec, "-");
+    if (m.bridge == "-") m.bridge.clear();
     Topology node = make_machine(m);
     if (!kv.count("nodes") && !kv.count("nics")) {
       no_leftovers(kv, spec);
