@@ -25,8 +25,12 @@ mi355x="$data/amd-smi-topology-8gpu-mi355x-xgmi-weight0-oci.txt"
 [ "$(json_count "$tmp/mi355x.json" "t['gpu']")" = mi355x ] || fail "MI355X sample: GPU kind"
 [ "$(json_count "$tmp/mi355x.json" "sum(l['type']=='xgmi' and l['a'].startswith('gpu') and l['b'].startswith('gpu') for l in t['links'])")" = 28 ] ||
   fail "MI355X sample: 28 XGMI pairs"
-"$ccsim" --topo "$mi355x" -b 1M -e 64M --model nccl >"$tmp/run.txt" || fail "--topo $mi355x runs"
-grep -q "^ *67108864 " "$tmp/run.txt" || fail "--topo $mi355x: no 64 MiB row"
+# Its XGMI mesh predicts what machine:gpu=mi355x predicts (host side differs: no NUMA placement in the file).
+for model in fifo nccl; do
+  "$ccsim" --topo "$mi355x" -b 1M -e 1G --model $model --semantics mpi --params none | grep -v '^#' >"$tmp/a" || fail "--topo $mi355x ($model)"
+  "$ccsim" --topo machine:gpu=mi355x -b 1M -e 1G --model $model --semantics mpi --params none | grep -v '^#' >"$tmp/b"
+  [ -s "$tmp/a" ] && diff -q "$tmp/a" "$tmp/b" >/dev/null || fail "$mi355x and machine:gpu=mi355x predict differently ($model)"
+done
 
 # AMD's changelog examples: text needs --gpu; both JSON layouts import.
 refused "amd-smi topology does not say which GPU it is: give --gpu KIND" "$ccsim" topo import "$data/amd-smi-topology-8gpu-allxgmi-w15-amdsmi-changelog61.txt"

@@ -38,10 +38,11 @@ TEST_CASE("machine: bridge=2way gives an 8-card H200 NVL server four pairs of 18
   CHECK(bridged_pairs(resolve_topology("machine:gpu=h200nvl,gpus=4,bridge=4way")) == bridged_pairs(resolve_topology("machine:gpu=h200nvl,gpus=4")));
 }
 
-TEST_CASE("machine: H100 NVL and A40 pairs on 4- and 8-card servers, bridge=none leaves PCIe only") {
+TEST_CASE("machine: H100 NVL, A40 and RTX A6000 pairs on 4- and 8-card servers, bridge=none leaves PCIe only") {
   CHECK(bridged_pairs(resolve_topology("machine:gpu=h100nvl,gpus=4,bridge=2way")) == Pairs{{{0, 1}, 12}, {{2, 3}, 12}});
   CHECK(bridged_pairs(resolve_topology("machine:gpu=a40,gpus=8,bridge=2way")) ==
         Pairs{{{0, 1}, 4}, {{2, 3}, 4}, {{4, 5}, 4}, {{6, 7}, 4}});
+  CHECK(bridged_pairs(resolve_topology("machine:gpu=rtxa6000,gpus=4,bridge=2way")) == Pairs{{{0, 1}, 4}, {{2, 3}, 4}});
   const auto none = resolve_topology("machine:gpu=a40,gpus=8,bridge=none");
   CHECK(bridged_pairs(none).empty());
   CHECK(none.name == resolve_topology("machine:gpu=a40,gpus=8,intra=pcie").name);
