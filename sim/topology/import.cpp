@@ -42,7 +42,9 @@ std::string_view to_string(TopoFormat f) {
 TopoFormat detect_topology_format(std::string_view text) {
   const auto body = trim(text);
   if (!body.empty() && body.front() == '{') return TopoFormat::Json;
-  if (looks_like_amd_smi_json(text) || text.find("LINK TYPE TABLE") != std::string_view::npos) return TopoFormat::AmdSmi;
+  for (const char* title : {"LINK TYPE TABLE:", "HOPS TABLE:", "WEIGHT TABLE:", "ACCESS TABLE:"})
+    if (text.find(title) != std::string_view::npos) return TopoFormat::AmdSmi;
+  if (looks_like_amd_smi_json(text)) return TopoFormat::AmdSmi;
   if (text.find("<system") != std::string_view::npos) return TopoFormat::NcclXml;
   if (text.find("between two GPUs") != std::string_view::npos || text.find("ROCm System Management") != std::string_view::npos)
     return TopoFormat::RocmSmi;

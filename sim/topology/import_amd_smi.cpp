@@ -151,7 +151,7 @@ Topology import_amd_smi(const std::string& text, const std::string& file, const 
     t = from_json(text, file);
   } else {
     auto type = amd_table(lines, "LINK TYPE TABLE", file);
-    if (!type) fail("{}: no 'LINK TYPE TABLE:': save the whole `amd-smi topology` output", file);
+    if (!type) fail("{}: amd-smi topology output without its 'LINK TYPE TABLE:' (cut short?): save the whole output", file);
     t = AmdTopo{.tool = "amd-smi topology",
                 .type = std::move(*type),
                 .hops = amd_table(lines, "HOPS TABLE", file),

@@ -92,6 +92,7 @@ REFUSED = [
     ("bad-a100-8gpu-mangled-columns-topo-m-nccl820.txt", "a100", "'NODENODE'"),
     ("bad-nv8-8gpu-truncated-rows-topo-m-nccl901.txt", "h100", "the matrix has no GPU3 row"),
     ("amd-smi-topology-2gpu-rx7900xtx-pcie-p2p-disabled-rocm6074.txt", None, "names the GPU 'AMD Radeon RX 7900 XTX'"),
+    ("bad-amd-smi-topology-8gpu-mi300x-truncated-rocmblog.txt", None, "without its 'LINK TYPE TABLE:' (cut short?)"),
 ]
 
 fails = 0

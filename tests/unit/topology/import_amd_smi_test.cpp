@@ -130,6 +130,14 @@ TEST_CASE("amd-smi topology --json: the layout before ROCm 6.1.2 (one object per
   CHECK(gpu_links(import_amd_smi(xgmi, "x.json", {"mi300x"}), LinkType::Xgmi) == 1);
 }
 
+TEST_CASE("amd-smi topology: the kind from amd-smi static's MARKET_NAME, and a paste cut before the link types is refused") {
+  CHECK(import_topology(std::string("GPU: 0\n    ASIC:\n        MARKET_NAME: MI300X-O\n") + kMixed, "m.txt", {}).gpu_kind == "mi300x");
+  const auto cut = sample("bad-amd-smi-topology-8gpu-mi300x-truncated-rocmblog.txt");
+  CHECK(detect_topology_format(cut) == TopoFormat::AmdSmi);
+  CHECK_THROWS_WITH_AS(import_topology(cut, "blog.txt", {}),
+                       doctest::Contains("blog.txt: amd-smi topology output without its 'LINK TYPE TABLE:' (cut short?)"), Error);
+}
+
 TEST_CASE("amd-smi topology: unusable input is one line naming the file") {
   const std::string cut = "LINK TYPE TABLE:\n             0000:01:00.0 0000:02:00.0\n0000:01:00.0 SELF         XGMI\n";
   CHECK_THROWS_WITH_AS(import_amd_smi(cut, "cut.txt", {"mi300x"}), doctest::Contains("cut.txt: the 'LINK TYPE TABLE' section has no complete GPU matrix"),
