@@ -210,6 +210,10 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
     return one;
   }
   auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
+  // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
+  // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
+  if (g.nodes > 1 && tab_.simple_only(topo_, g.arch))
+    std::erase_if(cands, [](const Candidate& c) { return c.proto != Proto::Simple; });
   if (opt_.collnet != NvlsMode::Off && collnet_.heads > 0)
     for (const auto& list : {collnet_candidates(load_collnet_tables(), g, collnet_, cfg.op, p, size.size),
                              opt_.nvls == NvlsMode::Off ? std::vector<Candidate>{}
@@ -252,7 +256,7 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   // NCCL's hwLat table has Ring and Tree rows only; NVLS-tree's network hop is its own figure.
   const double nccl_hop = c.algo == Algo::NvlsTree ? tab_.nvls->tree_net_latency_us : net_hop_us(tab_, c.algo, c.proto);
   double extra = 0;
-  for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop) - nccl_hop);
+  for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop, g.arch) - nccl_hop);
   if (extra <= 0) return plan;
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
   if (plan.closed_form) *plan.closed_form += from_us(hops * extra);

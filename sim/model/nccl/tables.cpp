@@ -54,7 +54,22 @@ class Ref {
   JsonValue v_;
 };
 
-// net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "source": ...}}.
+// by_arch: {"<arch>": {"hop_us": >= 0, "simple_only": bool (optional)}, "source": ...}.
+void read_net_transports(const Ref& r, Tables::NetKind& kind) {
+  for (const auto& key : r.keys()) {
+    if (key == "source") continue;
+    const auto arch = arch_from(key);
+    if (!arch) r[key].bad("is not a GPU architecture (pascal, volta, ampere, hopper, blackwell)");
+    const auto a = r[key];
+    Tables::NetTransport tr;
+    tr.hop_us = a["hop_us"].number();
+    if (!(tr.hop_us >= 0 && tr.hop_us < 1e6)) a["hop_us"].bad("must be from 0 to 1e6 us");
+    if (a.has("simple_only")) tr.simple_only = a["simple_only"].boolean();
+    kind.by_arch[*arch] = tr;
+  }
+}
+
+// net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "by_arch": (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
@@ -66,6 +81,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (!(kind.rate_vs_ib > 0 && kind.rate_vs_ib <= 1)) k["rate_vs_ib"].bad("must be above 0 and at most 1");
     if (k.has("hop_us")) kind.hop_us = k["hop_us"].number();
     if (!(kind.hop_us >= 0 && kind.hop_us < 1e6)) k["hop_us"].bad("must be from 0 to 1e6 us");
+    if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     t.net_kinds[*type] = kind;
   }
 }
@@ -371,6 +387,26 @@ double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us) const {
   if (!topology::is_network(l.type)) return 0.0;
   const auto it = net_kinds.find(l.type);
   return it == net_kinds.end() ? nccl_hop_us : std::max(nccl_hop_us, it->second.hop_us);
+}
+
+double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const {
+  if (!topology::is_network(l.type)) return 0.0;
+  const auto it = net_kinds.find(l.type);
+  if (it == net_kinds.end()) return nccl_hop_us;
+  const auto tr = it->second.by_arch.find(arch);
+  if (tr == it->second.by_arch.end()) return std::max(nccl_hop_us, it->second.hop_us);
+  return std::max(nccl_hop_us, tr->second.hop_us);
+}
+
+bool Tables::simple_only(const topology::Topology& t, Arch arch) const {
+  for (const auto& l : t.links) {
+    if (!topology::is_network(l.type)) continue;
+    const auto it = net_kinds.find(l.type);
+    if (it == net_kinds.end()) continue;
+    const auto tr = it->second.by_arch.find(arch);
+    if (tr != it->second.by_arch.end() && tr->second.simple_only) return true;
+  }
+  return false;
 }
 
 // The catalogue's compute capability of a topology's GPU kind, looked up once per kind.

@@ -155,15 +155,26 @@ struct Tables {
   // speed, 48 of 50 GB/s, the maintainers' per-NIC figure), and the network hop latency of the fabric's
   // transport where it exceeds NCCL's NET hwLat (EFA's SRD under aws-ofi-nccl). NCCL's search and tuner
   // keep the line rate and their own latencies; only the replay runs at what the fabric delivers.
+  // by_arch: where the fabric's transport differs by GPU generation (EFA: aws-ofi-nccl's SENDRECV protocol
+  // on the pre-Hopper instance families, which report a larger latency to NCCL and force NCCL_PROTO=simple).
+  struct NetTransport {
+    double hop_us = 0.0;      // the network hop in place of NCCL's NET hwLat (as hop_us)
+    bool simple_only = false; // LL/LL128 off: the transport does not deliver 128-byte lines in order
+  };
   struct NetKind {
     double rate_vs_ib = 1.0;
     double hop_us = 0.0;
+    std::map<Arch, NetTransport> by_arch;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure.
   double replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const;
   // The network hop latency of link l: NCCL's `nccl_hop_us`, or the kind's hop_us where larger (0 off the network).
   double net_hop_of(const topology::Link& l, double nccl_hop_us) const;
+  // As above for GPUs of `arch`: a by_arch transport's hop replaces the kind's.
+  double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const;
+  // Does a network link of `t` run a transport that forces NCCL_PROTO=simple on GPUs of `arch`?
+  bool simple_only(const topology::Topology& t, Arch arch) const;
 };
 
 std::string default_tables_path(); // <data_dir>/models/nccl.json
