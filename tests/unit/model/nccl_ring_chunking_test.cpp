@@ -93,3 +93,19 @@ TEST_CASE("A broadcast replays NCCL's one-chunk loops, LL chains at the finest p
   REQUIRE(ll.choice.proto == "LL");
   CHECK(ll.choice.loops == nccl::load_tables().max_loops_simulated); // one ring on the NVSwitch box
 }
+
+TEST_CASE("An allgather under NCCL 2.8 runs its idle channels' share on the busy ones") {
+  // 4 MiB allgather on 8 A100, ring/LL128 on 24 channels: 2.30's cells make the busiest channel 1.125 x its
+  // even share, 2.8's kernel 1.758 x, so the release named slows the replay where nothing else differs.
+  const auto t = topology::resolve_topology("hgx-a100");
+  nccl::Options old_release;
+  old_release.nccl_version = "2.8.4";
+  nccl::Builder b28(t, old_release), b230(t, {});
+  const auto cfg = test::packed_rings_config(t, Op::AllGather);
+  const auto size = metrics::plan_size(Op::AllGather, 8, 4 * MiB, 4);
+  const auto r28 = metrics::run(b28, cfg, size), r230 = metrics::run(b230, cfg, size);
+  REQUIRE(r28.choice.proto == "LL128");
+  REQUIRE(r230.choice.proto == "LL128");
+  CHECK(r28.choice.channels == r230.choice.channels);
+  CHECK(to_us(r28.time) > to_us(r230.time) * 1.05);
+}
