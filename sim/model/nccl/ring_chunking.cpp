@@ -25,6 +25,7 @@ double kernel_chunks(const Tables& tab, Op op, Proto proto, int ranks, double by
   const int nt = threads_at(tab, proto, ranks, bytes, nc);
   const bool halved = ring_pattern(op); // allreduce/allgather/reducescatter LL128: "/2"
   const double min_chunk = proto == Proto::LL128 ? nt * 60.0 / (halved ? 2 : 1) : nt * 8.0;
+  if (!(min_chunk > 0)) return 1.0;
   const double size = per_rank_count(op) ? bytes / ranks : bytes; // the kernel loops over its count
   const double per = op == Op::AllReduce ? ranks : 1;              // chunks a channel moves per loop
   const double loop = nc * per * max_chunk;
