@@ -13,6 +13,7 @@
 #include "sim/model/nccl/threshold_choice.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
+#include "sim/model/nccl/ring_chunking.hpp"
 #include "sim/model/nccl/shm.hpp"
 #include "sim/model/protocol_place.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -366,13 +367,21 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   std::vector<int> weight(static_cast<std::size_t>(used_rings), 0);
   for (int c = 0; c < nc; ++c) ++weight[static_cast<std::size_t>(c % R)];
   const double per_channel = static_cast<double>(size.size) / nc;
-  const int loops = std::max(1, static_cast<int>(std::ceil(per_channel / (p * chunk))));
-  plan.choice.loops = std::max(1, std::min(loops, std::max(1, tab_.max_loops_simulated / used_rings)));
+  // NCCL's loops (ring_chunking.hpp): nRanks chunks per loop on a ring, one on broadcast/reduce's chain, whose
+  // LL/LL128 lines move on at once: that chain as finely pipelined as the replay allows.
+  const int max_loops = std::max(1, tab_.max_loops_simulated / used_rings);
+  plan.choice.loops = chain_pipelined_per_line(cfg.op, proto) ? max_loops : std::min(ring_loops(cfg.op, p, per_channel, chunk), max_loops);
+  // NCCL's split over the channels is not even; each channel runs at its 1/nc of the links (NCCL's busBw is
+  // nChannels x a per-channel figure), so the busiest one sets the time: every channel carries its share.
+  const double imbalance = tab_.rccl ? 1.0
+                                     : channel_imbalance(split_rule(nccl_version_from(opt_.nccl_version)), tab_, cfg.op, proto, p,
+                                                         size.size, nc, chunk);
   plan.topo = &v.topo;
   plan.router = v.router.get();
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
-  const auto ring_shares = engine::split_by_weight(size.count, weight);
+  const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));
+  const auto ring_shares = engine::split_by_weight(carried, weight);
   for (int ring = 0; ring < used_rings; ++ring)
     for (std::uint64_t count : engine::split_by_weight(ring_shares[static_cast<std::size_t>(ring)], even)) {
       schedule::CollArgs a;

@@ -1,0 +1,74 @@
+#include "sim/model/nccl/ring_chunking.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ccsim::model::nccl {
+using schedule::Op;
+
+namespace {
+bool ring_pattern(Op op) { return op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter; }
+bool per_rank_count(Op op) { return op == Op::AllGather || op == Op::ReduceScatter; }
+double ceil_to(double x, double unit) { return std::ceil(x / unit) * unit; }
+
+// Threads per channel at this size (enqueue.cc getAlgoInfo): nt halves only once nc is down to 1.
+int threads_at(const Tables& tab, Proto proto, int ranks, double bytes, int nc) {
+  const auto& th = tab.threads[static_cast<std::size_t>(proto)];
+  int nt = static_cast<int>(th.threads);
+  const double thr = th.threshold * (th.ring_times_nranks ? ranks : 1);
+  while (nc <= 1 && bytes < nt * thr && nt % 128 == 0) nt /= 2;
+  return nt;
+}
+
+// v2.8.4-1 device kernels: the last loop's chunk is the rest rounded up to nc x per x the minimum chunk.
+double kernel_chunks(const Tables& tab, Op op, Proto proto, int ranks, double bytes, int nc, double max_chunk) {
+  const int nt = threads_at(tab, proto, ranks, bytes, nc);
+  const bool halved = ring_pattern(op); // allreduce/allgather/reducescatter LL128: "/2"
+  const double min_chunk = proto == Proto::LL128 ? nt * 60.0 / (halved ? 2 : 1) : nt * 8.0;
+  if (!(min_chunk > 0)) return 1.0;
+  const double size = per_rank_count(op) ? bytes / ranks : bytes; // the kernel loops over its count
+  const double per = op == Op::AllReduce ? ranks : 1;              // chunks a channel moves per loop
+  const double loop = nc * per * max_chunk;
+  const double full = std::floor(size / loop), rest = size - full * loop;
+  if (rest <= 0) return 1.0;
+  const double chunk = std::min(max_chunk, ceil_to(rest / (nc * per), min_chunk));
+  const double busiest = full * per * max_chunk + std::min(rest, per * chunk);
+  return nc * busiest / size;
+}
+
+// v2.30.7-1 scheduleCollTasksToPlan: whole cells of 32 KiB traffic, divUp(traffic / nc, traffic per cell) each.
+double cells(Op op, Proto proto, int ranks, double bytes, int nc) {
+  constexpr double kMinTrafficPerChannel = 32768;
+  const double count_bytes = per_rank_count(op) ? bytes / ranks : bytes;
+  double per_byte = op == Op::AllReduce ? 2 : per_rank_count(op) ? ranks : 1;
+  if (proto == Proto::LL) per_byte *= 4;
+  const double cell = ceil_to(std::ceil(kMinTrafficPerChannel / per_byte), 16);
+  const double n_cells = std::ceil(count_bytes / cell);
+  const double traffic = std::max(kMinTrafficPerChannel, count_bytes * per_byte);
+  const double per_channel = ceil_to(std::floor(traffic / nc), 16);
+  const double cells_per_channel = std::min(n_cells, std::ceil(per_channel / (cell * per_byte)));
+  return std::clamp(nc * std::min(count_bytes, cells_per_channel * cell) / count_bytes, 1.0, static_cast<double>(nc));
+}
+} // namespace
+
+int chunks_per_loop(Op op, int ranks) { return ring_pattern(op) ? ranks : 1; }
+
+int ring_loops(Op op, int ranks, double channel_bytes, double chunk) {
+  return std::max(1, static_cast<int>(std::ceil(channel_bytes / (chunks_per_loop(op, ranks) * chunk))));
+}
+
+bool chain_pipelined_per_line(Op op, Proto proto) { return !ring_pattern(op) && proto != Proto::Simple; }
+
+SplitRule split_rule(const std::optional<NcclVersion>& v) {
+  if (!v || *v >= NcclVersion{2, 22, 3}) return SplitRule::Cells;
+  if (*v >= NcclVersion{2, 5, 6} && *v < NcclVersion{2, 20, 0}) return SplitRule::KernelChunks;
+  return SplitRule::None;
+}
+
+double channel_imbalance(SplitRule rule, const Tables& tab, Op op, Proto proto, int ranks, Bytes bytes, int nc, double max_chunk) {
+  const double b = static_cast<double>(bytes);
+  if (nc <= 1 || ranks < 2 || b <= 0 || max_chunk <= 0 || rule == SplitRule::None) return 1.0;
+  return rule == SplitRule::Cells ? cells(op, proto, ranks, b, nc) : kernel_chunks(tab, op, proto, ranks, b, nc, max_chunk);
+}
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,50 @@
+// How NCCL's ring kernels cut one collective into loops and over channels (issue 14: mid-size
+// allgather, reducescatter, broadcast and reduce on NVSwitch boxes), each rule read in NCCL's source:
+//   * loops: a ring loop moves nRanks chunks per channel (ring allreduce/allgather/reducescatter), a
+//     broadcast/reduce loop one (the chain: enqueue.cc calcCollChunking, v2.30.7-1 lines 2322-2350,
+//     ncclPatternPipelineFrom/To nchunksPerLoop = 1; v2.8.4-1 getLoopInfo, broadcast.h loopSize =
+//     nChannels*chunkSize);
+//   * line pipelining: LL and LL128 forward every line as its flag arrives (device/prims_ll.h LLGenericOp
+//     polls readLL per line; prims_ll128.h the same per 128-byte line), so a broadcast/reduce chain does
+//     not wait for a whole chunk at each hop; Simple posts a step only when its slice is complete;
+//   * the split over channels, which is not even: where one channel carries more than 1/nc of the data,
+//     the collective ends with it (NCCL's bandwidth is nChannels x a per-channel figure, tuning.cc).
+#pragma once
+#include <optional>
+
+#include "sim/core/units.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/tables.hpp"
+#include "sim/schedule/collective.hpp"
+
+namespace ccsim::model::nccl {
+
+// Chunks one channel moves per loop: nRanks for the ring patterns, 1 for broadcast/reduce.
+int chunks_per_loop(schedule::Op op, int ranks);
+// NCCL's loops for one channel's bytes at `chunk` bytes per chunk (at least 1).
+int ring_loops(schedule::Op op, int ranks, double channel_bytes, double chunk);
+// Whether a broadcast/reduce chain of this protocol forwards line by line (LL, LL128) rather than chunk by chunk.
+bool chain_pipelined_per_line(schedule::Op op, Proto proto);
+
+// Who splits the data over the channels, by release:
+//   Cells (v2.22.3 on; read at v2.30.7-1 enqueue.cc scheduleCollTasksToPlan, lines 581-700): the host
+//     deals each channel whole cells of MinTrafficPerChannel (32 KiB) of traffic, traffic = count bytes x
+//     2 (allreduce), x nRanks (allgather, reducescatter; count is per rank), x1 otherwise, x4 for LL; a
+//     channel takes divUp(traffic / nChannels, traffic per cell) cells, the last one the rest;
+//   KernelChunks (v2.5.6 to v2.19.x; read at v2.8.4-1 src/collectives/device/{all_reduce,all_gather,
+//     reduce_scatter,broadcast,reduce}.h and enqueue.cc computeColl, the same rule at v2.19.4-1
+//     src/device/*.h): each kernel loop gives every channel one chunk of min(maxChunk, the rest rounded up
+//     to nChannels x a minimum chunk), so the last loop fills the first channels and leaves the others idle;
+//     minimum chunk: LL128 nThreads x 60 B (x 1/2 for allreduce, allgather, reducescatter: "should not need
+//     the final /2"), LL nThreads x 8 B, Simple (nThreads) x 8 B;
+//   None: a release whose split ccsim has not read (2.4.x, 2.20.x-2.21.x): even.
+enum class SplitRule { Cells, KernelChunks, None };
+SplitRule split_rule(const std::optional<NcclVersion>& v); // no version: the tables' own (v2.30.7: Cells)
+
+// The busiest channel's share of `bytes` (the nccl-tests size) x the channels: 1 for an even split, 1.76
+// when the busiest of 24 channels carries 1.76 / 24 of the data. `nc` is the CUDA channels NCCL runs for this
+// size (channels_used), `max_chunk` the protocol's chunk (Tables chunk_*).
+double channel_imbalance(SplitRule rule, const Tables& tab, schedule::Op op, Proto proto, int ranks, Bytes bytes, int nc,
+                         double max_chunk);
+
+} // namespace ccsim::model::nccl

@@ -1,0 +1,111 @@
+// NCCL's ring kernels' loops and split over channels (sim/model/nccl/ring_chunking.hpp). Every expected
+// value is worked by hand from the rule in NCCL's source quoted in the header, for 8 ranks on 24 CUDA
+// channels (an HGX A100: 12 search channels x 2), not read off the code under test.
+#include "nccl_run_config.hpp"
+#include <doctest/doctest.h>
+
+#include "sim/metrics/sweep.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/ring_chunking.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+using schedule::Op;
+namespace nccl = model::nccl;
+
+namespace {
+constexpr Bytes MiB = Bytes{1} << 20;
+const nccl::Tables& tables() { return nccl::load_tables(); }
+} // namespace
+
+TEST_CASE("A ring loop moves nRanks chunks per channel, a broadcast or reduce loop one") {
+  CHECK(nccl::chunks_per_loop(Op::AllReduce, 8) == 8);
+  CHECK(nccl::chunks_per_loop(Op::AllGather, 8) == 8);
+  CHECK(nccl::chunks_per_loop(Op::ReduceScatter, 8) == 8);
+  CHECK(nccl::chunks_per_loop(Op::Broadcast, 8) == 1);
+  CHECK(nccl::chunks_per_loop(Op::Reduce, 8) == 1);
+  // 16 MiB broadcast over 24 channels: 699050.7 B per channel in 512 KiB Simple chunks -> 2 loops; an
+  // allreduce's 2 MiB chunks x 8 ranks per loop -> 1.
+  CHECK(nccl::ring_loops(Op::Broadcast, 8, 16.0 * MiB / 24, 524288) == 2);
+  CHECK(nccl::ring_loops(Op::AllReduce, 8, 16.0 * MiB / 24, 2097152) == 1);
+  // 8 GiB broadcast: 357913941 B per channel / 524288 = 682.7 -> 683.
+  CHECK(nccl::ring_loops(Op::Broadcast, 8, 8192.0 * MiB / 24, 524288) == 683);
+}
+
+TEST_CASE("Only LL and LL128 chains forward line by line") {
+  CHECK(nccl::chain_pipelined_per_line(Op::Broadcast, nccl::Proto::LL));
+  CHECK(nccl::chain_pipelined_per_line(Op::Reduce, nccl::Proto::LL128));
+  CHECK_FALSE(nccl::chain_pipelined_per_line(Op::Broadcast, nccl::Proto::Simple));
+  CHECK_FALSE(nccl::chain_pipelined_per_line(Op::AllGather, nccl::Proto::LL));
+}
+
+TEST_CASE("The release picks who splits the data over the channels") {
+  CHECK(nccl::split_rule(std::nullopt) == nccl::SplitRule::Cells);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 30, 7}) == nccl::SplitRule::Cells);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 22, 3}) == nccl::SplitRule::Cells);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 21, 5}) == nccl::SplitRule::None);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 19, 4}) == nccl::SplitRule::KernelChunks);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 8, 4}) == nccl::SplitRule::KernelChunks);
+  CHECK(nccl::split_rule(nccl::NcclVersion{2, 4, 8}) == nccl::SplitRule::None);
+}
+
+TEST_CASE("Cells of 32 KiB traffic leave the busiest channel above its even share") {
+  const auto& t = tables();
+  // allgather 4 MiB, LL128: count 512 KiB per rank, traffic x8 = 4 MiB, cell 32768/8 = 4096 B, 128 cells;
+  // 4194304/24 = 174762 -> 174768 per channel, divUp(174768, 32768) = 6 cells: 24 x 6 x 4096 / 524288 = 1.125.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::Cells, t, Op::AllGather, nccl::Proto::LL128, 8, 4 * MiB, 24, 576000) ==
+        doctest::Approx(1.125));
+  // allreduce 1 MiB, LL: traffic x2 x4 = 8 MiB, cell 4096 B, 256 cells; 349525 -> 349536 per channel,
+  // divUp(349536, 32768) = 11 cells: 24 x 11 x 4096 / 1048576 = 1.03125.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::Cells, t, Op::AllReduce, nccl::Proto::LL, 8, 1 * MiB, 24, 32768) ==
+        doctest::Approx(1.03125));
+  // One channel, or a release whose split was not read: even.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::Cells, t, Op::AllGather, nccl::Proto::LL128, 8, 4 * MiB, 1, 576000) == 1.0);
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::None, t, Op::AllGather, nccl::Proto::LL128, 8, 4 * MiB, 24, 576000) == 1.0);
+}
+
+TEST_CASE("Before 2.20 the kernel's minimum chunk leaves channels idle in the last loop") {
+  const auto& t = tables();
+  // allgather 4 MiB, LL128, 640 threads: minimum chunk 640 x 60 / 2 = 19200 B; 524288 B per rank rounded up
+  // to 24 x 19200 -> 2 x 19200 = 38400 B per channel: 14 channels full, one partial, 9 idle:
+  // 24 x 38400 / 524288 = 1.7578125.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllGather, nccl::Proto::LL128, 8, 4 * MiB, 24, 576000) ==
+        doctest::Approx(1.7578125));
+  // allreduce 1 MiB, LL, 512 threads: minimum 4096 B, 1048576 / (24 x 8) = 5461.3 -> 8192 B per chunk, a
+  // channel carries 8 chunks = 65536 B: 24 x 65536 / 1048576 = 1.5.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllReduce, nccl::Proto::LL, 8, 1 * MiB, 24, 32768) ==
+        doctest::Approx(1.5));
+  // broadcast 16 MiB, Simple: one full loop of 24 x 512 KiB, then 4 MiB / 24 = 174762.7 -> 176128 B (4 KiB
+  // aligned): the busiest channel 524288 + 176128 = 700416 B, x 24 / 16777216 = 1.001953125.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::Broadcast, nccl::Proto::Simple, 8, 16 * MiB, 24, 524288) ==
+        doctest::Approx(1.001953125));
+}
+
+TEST_CASE("A broadcast replays NCCL's one-chunk loops, LL chains at the finest pipelining") {
+  const auto t = topology::resolve_topology("hgx-a100");
+  nccl::Builder b(t, {});
+  auto cfg = test::packed_rings_config(t, Op::Broadcast);
+  const auto simple = metrics::run(b, cfg, metrics::plan_size(Op::Broadcast, 8, 16 * MiB, 4));
+  REQUIRE(simple.choice.proto == "Simple");
+  CHECK(simple.choice.channels == 24);
+  CHECK(simple.choice.loops == 2); // 699050.7 B per channel / 512 KiB
+  const auto ll = metrics::run(b, cfg, metrics::plan_size(Op::Broadcast, 8, 64 * 1024, 4));
+  REQUIRE(ll.choice.proto == "LL");
+  CHECK(ll.choice.loops == nccl::load_tables().max_loops_simulated); // one ring on the NVSwitch box
+}
+
+TEST_CASE("An allgather under NCCL 2.8 runs its idle channels' share on the busy ones") {
+  // 4 MiB allgather on 8 A100, ring/LL128 on 24 channels: 2.30's cells make the busiest channel 1.125 x its
+  // even share, 2.8's kernel 1.758 x, so the release named slows the replay where nothing else differs.
+  const auto t = topology::resolve_topology("hgx-a100");
+  nccl::Options old_release;
+  old_release.nccl_version = "2.8.4";
+  nccl::Builder b28(t, old_release), b230(t, {});
+  const auto cfg = test::packed_rings_config(t, Op::AllGather);
+  const auto size = metrics::plan_size(Op::AllGather, 8, 4 * MiB, 4);
+  const auto r28 = metrics::run(b28, cfg, size), r230 = metrics::run(b230, cfg, size);
+  REQUIRE(r28.choice.proto == "LL128");
+  REQUIRE(r230.choice.proto == "LL128");
+  CHECK(r28.choice.channels == r230.choice.channels);
+  CHECK(to_us(r28.time) > to_us(r230.time) * 1.05);
+}
