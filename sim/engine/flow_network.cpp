@@ -20,6 +20,7 @@
 // search and progressive filling, are max_min_share.cpp's.
 #include <algorithm>
 
+#include "sim/engine/batch_memo.hpp"
 #include "sim/engine/max_min_share.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/engine/token_sort.hpp"
@@ -57,6 +58,12 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     free_groups_.clear();
     open_batch_ = kNoBatch;
     replan_pending_ = false;
+    joined_ = 0;
+    starting_.clear();
+    memo_.clear();
+    replay_flows_.clear();
+    replay_live_ = replay_finishing_ = false;
+    ++replay_gen_;
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -122,7 +129,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     if (open_batch_ == b) open_batch_ = kNoBatch;
     for (std::size_t i = 0; i < batches_[b].items.size(); ++i) {
       const auto item = batches_[b].items[i];
-      if (item.first & kGroupItem) group_event(now, item.first & ~kGroupItem, sink);
+      if (item.first == kReplayItem) replay_event(now, item.second, sink);
+      else if (item.first & kGroupItem) group_event(now, item.first & ~kGroupItem, sink);
       else flow_event(now, item.first, item.second, sink, arrived);
     }
     batches_[b].items.clear();
@@ -139,6 +147,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   static constexpr std::uint32_t kBatch = 0;           // model event id of a batch (b = its index)
   static constexpr std::uint32_t kNoBatch = UINT32_MAX;
   static constexpr std::uint32_t kGroupItem = 0x80000000; // batch item of a group (the rest: its index in groups_)
+  static constexpr std::uint32_t kReplayItem = 0xffffffff; // batch item of a replayed batch's finish (tag: replay_gen_)
 
   // Flow events fall due in crowds (a ring's p flows start, and finish, at one instant): an event due
   // later than `now` joins the open batch due at the same instant, one engine event. The batch fires where
@@ -176,6 +185,12 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     if (b & 1) { // latency over (or, latency last, posted): start moving bytes
       f.active = true;
+      if (joined_ == 0 && !replay_live_) { // the network is empty: the re-plan may replay this batch
+        starting_.push_back(id);
+        request_replan(now, sink);
+        return;
+      }
+      if (replay_live_) materialize(now, sink);
       join(f.route, id, now);
     }
     mark(id, now, sink);
@@ -183,6 +198,9 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
   void mark(std::uint32_t id, Time now, ArrivalSink& sink) {
     dirty_.push_back(id);
+    request_replan(now, sink);
+  }
+  void request_replan(Time now, ArrivalSink& sink) {
     if (!replan_pending_) {
       replan_pending_ = true;
       sink.schedule_model_event(now, kReplan, 0);
@@ -213,6 +231,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   static std::uint32_t tag(const Flow& f, bool activate) { return ((f.gen & kGenMask) << 1) | (activate ? 1u : 0u); }
 
   void join(std::span<const ChannelId> route, std::uint32_t id, Time now) {
+    ++joined_;
     Chan* const chans = chans_.data();
     const std::uint32_t* const chan_rec = chan_rec_.data();
     for (ChannelId c : route) {
@@ -249,6 +268,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   // finish times of the flows whose finish moved.
   void replan(Time now, ArrivalSink& sink, std::vector<std::uint64_t>& done) {
     if (rec_chans_.size() > 8 * chans_.size() + 4096) forget_components(groups_);
+    bool record = false;
+    if (!starting_.empty()) record = start_batch(now, sink);
     find_components(dirty_);
     // Progress up to now; finished flows leave (each component keeps its remaining flows contiguous).
     done_.clear();
@@ -270,6 +291,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
         f.since = now;
         if (f.work == 0) {
           f.active = false;
+          --joined_;
           done_.emplace_back(f.token, id);
         } else {
           comp_flows_[keep++] = id;
@@ -279,6 +301,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       cm.flow_end = keep;
       if (done_.size() > done_before) leave(cm, now);
     }
+    if (replay_finishing_) finish_replay(now);
     sort_by_token(done_, sort_scratch_);
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
@@ -311,6 +334,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
         schedule(finish, now, id, tag(f, false), sink);
       }
     }
+    if (record) record_batch(now);
   }
 
   static Time finish_of(const Flow& f, Time now) {
@@ -361,6 +385,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       f.work = 0;
       f.since = now;
       f.active = false;
+      --joined_;
       done_.emplace_back(f.token, id);
     }
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
@@ -372,6 +397,26 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       stats_.busy[c] += now - chans_[c].busy_since;
     }
   }
+
+  bool start_batch(Time now, ArrivalSink& sink);
+  void record_batch(Time now);
+  void replay_event(Time now, std::uint32_t gen, ArrivalSink& sink);
+  void finish_replay(Time now);
+  void materialize(Time now, ArrivalSink& sink);
+
+  // Replaying batches (batch_memo.hpp): flows that start moving on an empty network wait in `starting_`
+  // for the re-plan, which either replays them (a batch seen before: its rates without joining a channel,
+  // one event at its finish) or joins them and shares as usual, remembering the outcome.
+  std::uint32_t joined_ = 0;             // flows on channel lists (started, not finished)
+  std::vector<std::uint32_t> starting_;   // flows that started on an empty network since the last re-plan
+  std::vector<std::uint32_t> key_, batch_; // the batch's key (BatchMemo::Entry::key) and flows, being recorded
+  std::uint64_t key_hash_ = 0;
+  BatchMemo memo_;
+  std::vector<std::uint32_t> replay_flows_; // the batch being replayed (in key order)
+  const BatchMemo::Entry* replay_ = nullptr;
+  Time replay_start_ = 0;
+  bool replay_live_ = false, replay_finishing_ = false;
+  std::uint32_t replay_gen_ = 0;          // tags the replay's finish item; bumped when it becomes stale
 
   Time alpha_sw_;
   bool latency_last_;
@@ -390,6 +435,114 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   ChannelStats stats_;
   Time last_start_ = 0, last_left_ = 0;
 };
+
+
+// The re-plan found flows that started on an empty network (starting_): a batch seen before is replayed;
+// otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
+bool FlowNetwork::start_batch(Time now, ArrivalSink& sink) {
+  bool record = false;
+  if (starting_.size() >= 2) {
+    key_.clear();
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (std::uint32_t id : starting_) {
+      const Flow& f = flows_[id];
+      const std::uint32_t head[5] = {static_cast<std::uint32_t>(f.route.size()), static_cast<std::uint32_t>(f.work),
+                                     static_cast<std::uint32_t>(f.work >> 32), static_cast<std::uint32_t>(f.work >> 64),
+                                     static_cast<std::uint32_t>(f.work >> 96)};
+      for (std::uint32_t x : head) h = BatchMemo::mix(h, x);
+      for (ChannelId c : f.route) h = BatchMemo::mix(h, c);
+      key_.insert(key_.end(), head, head + 5);
+      key_.insert(key_.end(), f.route.begin(), f.route.end());
+    }
+    key_hash_ = h;
+    if (const BatchMemo::Entry* e = memo_.find(key_, h)) {
+      replay_ = e;
+      replay_flows_.swap(starting_);
+      starting_.clear();
+      for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
+        Flow& f = flows_[replay_flows_[i]];
+        f.rate = e->rates[i];
+        f.since = now;
+        f.finish = kNever;
+        f.group = kNoGroup;
+        ++f.gen;
+      }
+      replay_live_ = true;
+      replay_finishing_ = false;
+      replay_start_ = now;
+      schedule(now + e->span, now, kReplayItem, ++replay_gen_, sink);
+      return false;
+    }
+    record = true;
+    batch_ = starting_;
+  }
+  for (std::uint32_t id : starting_) join(flows_[id].route, id, now);
+  dirty_.insert(dirty_.begin(), starting_.begin(), starting_.end());
+  starting_.clear();
+  return record;
+}
+
+// After sharing a batch that started alone: if all its flows finish at one instant, remember it.
+void FlowNetwork::record_batch(Time now) {
+  Time at = kNever;
+  for (std::uint32_t id : batch_) {
+    const Flow& f = flows_[id];
+    if (!f.active || f.rate == 0) return; // finished at once, or (cannot happen) not shared
+    const Time finish = finish_of(f, now);
+    if (at != kNever && finish != at) return;
+    at = finish;
+  }
+  BatchMemo::Entry& e = memo_.add();
+  e.hash = key_hash_;
+  e.key = key_;
+  e.span = at - now;
+  e.rates.clear();
+  e.chans.clear();
+  const std::uint32_t epoch = ++epoch_; // find_components' marks, free again until the next re-plan
+  for (std::uint32_t id : batch_) {
+    const Flow& f = flows_[id];
+    e.rates.push_back(f.rate);
+    for (ChannelId c : f.route)
+      if (chan_stamp_[c] != epoch) {
+        chan_stamp_[c] = epoch;
+        e.chans.push_back(c);
+      }
+  }
+}
+
+void FlowNetwork::replay_event(Time now, std::uint32_t gen, ArrivalSink& sink) {
+  if (!replay_live_ || gen != replay_gen_) return; // another flow joined: the batch was materialized
+  replay_finishing_ = true;
+  request_replan(now, sink);
+}
+
+// Every flow of the replayed batch is done now: as when its flows leave their channels in a re-plan.
+void FlowNetwork::finish_replay(Time now) {
+  for (std::uint32_t id : replay_flows_) {
+    Flow& f = flows_[id];
+    f.work = 0;
+    f.since = now;
+    f.active = false;
+    done_.emplace_back(f.token, id);
+  }
+  for (ChannelId c : replay_->chans) stats_.busy[c] += now - replay_start_;
+  replay_flows_.clear();
+  replay_live_ = replay_finishing_ = false;
+  ++replay_gen_;
+}
+
+// A flow starts while a batch is replayed: the batch's flows join their channels as they would have at
+// its start (busy since then, moving at its rates since then) and are re-planned with the newcomer.
+void FlowNetwork::materialize(Time now, ArrivalSink& sink) {
+  for (std::uint32_t id : replay_flows_) {
+    Flow& f = flows_[id];
+    join(f.route, id, replay_start_);
+    mark(id, now, sink);
+  }
+  replay_flows_.clear();
+  replay_live_ = replay_finishing_ = false;
+  ++replay_gen_;
+}
 
 } // namespace
 

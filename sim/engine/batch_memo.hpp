@@ -1,0 +1,53 @@
+// Batches of flows the flow model (flow_network.cpp) has shared before on an otherwise empty network,
+// and what came of them. Max-min rates depend only on the routes (channel capacities are fixed for a run)
+// and, with the bytes, when each flow finishes; a batch that started alone on the network therefore ends
+// the same way every time it recurs, until another flow joins. A ring's steps are one such batch, over
+// and over. Only batches whose flows all finish at one instant are kept (one phase: the rates never
+// change before that instant), so a replayed batch is fully described by its rates and that instant.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/topology/topology.hpp"
+
+namespace ccsim::engine {
+
+class BatchMemo {
+ public:
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::vector<std::uint32_t> key;        // per flow: route length, its work (four words), the route
+    std::vector<Bandwidth> rates;          // per flow, in key order
+    std::vector<topology::ChannelId> chans; // every channel the batch crosses, once
+    Time span = 0;                         // from the batch's start to its one finish instant
+  };
+
+  void clear() {
+    entries_.clear();
+    next_ = 0;
+  }
+  const Entry* find(std::span<const std::uint32_t> key, std::uint64_t hash) const {
+    for (const Entry& e : entries_)
+      if (e.hash == hash && e.key.size() == key.size() && std::equal(key.begin(), key.end(), e.key.begin())) return &e;
+    return nullptr;
+  }
+  // Keeps up to kEntries batches (a halving-doubling has one shape per round), replacing round robin.
+  Entry& add() {
+    if (entries_.size() < kEntries) return entries_.emplace_back();
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    return e;
+  }
+
+  static std::uint64_t mix(std::uint64_t h, std::uint32_t x) { return (h ^ x) * 0x100000001b3ull; }
+
+ private:
+  static constexpr std::size_t kEntries = 64;
+  std::vector<Entry> entries_;
+  std::size_t next_ = 0;
+};
+
+} // namespace ccsim::engine
