@@ -19,28 +19,42 @@ class BatchMemo {
  public:
   struct Entry {
     std::uint64_t hash = 0;
-    std::vector<std::uint32_t> key;        // per flow: route length, its work (four words), the route
+    std::vector<std::uint32_t> key;        // per flow: route length, the route
+    std::vector<unsigned __int128> works;  // per flow: bytes x ps per second (the flow model's Work)
     std::vector<Bandwidth> rates;          // per flow, in key order
     std::vector<topology::ChannelId> chans; // every channel the batch crosses, once
     Time span = 0;                         // from the batch's start to its one finish instant
+    std::vector<std::uint32_t> order;       // flows (key order) by token, as they last finished
   };
 
   void clear() {
     entries_.clear();
     next_ = 0;
   }
-  const Entry* find(std::span<const std::uint32_t> key, std::uint64_t hash) const {
-    for (const Entry& e : entries_)
-      if (e.hash == hash && e.key.size() == key.size() && std::equal(key.begin(), key.end(), e.key.begin())) return &e;
-    return nullptr;
+  static constexpr std::uint32_t kNoEntry = UINT32_MAX;
+  // The entry with this key, or kNoEntry.
+  std::uint32_t find(std::span<const std::uint32_t> key, std::span<const unsigned __int128> works, std::uint64_t hash) const {
+    for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+      const Entry& e = entries_[i];
+      if (e.hash == hash && e.key.size() == key.size() && e.works.size() == works.size() &&
+          std::equal(key.begin(), key.end(), e.key.begin()) && std::equal(works.begin(), works.end(), e.works.begin()))
+        return i;
+    }
+    return kNoEntry;
   }
   // Keeps up to kEntries batches (a halving-doubling has one shape per round), replacing round robin.
-  Entry& add() {
-    if (entries_.size() < kEntries) return entries_.emplace_back();
-    Entry& e = entries_[next_];
+  std::uint32_t add() {
+    if (entries_.size() < kEntries) {
+      entries_.emplace_back();
+      return static_cast<std::uint32_t>(entries_.size() - 1);
+    }
+    const auto i = static_cast<std::uint32_t>(next_);
     next_ = (next_ + 1) % kEntries;
-    return e;
+    return i;
   }
+  Entry& operator[](std::uint32_t i) { return entries_[i]; }
+  const Entry& operator[](std::uint32_t i) const { return entries_[i]; }
+  std::size_t size() const { return entries_.size(); }
 
   static std::uint64_t mix(std::uint64_t h, std::uint32_t x) { return (h ^ x) * 0x100000001b3ull; }
 

@@ -61,6 +61,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     joined_ = 0;
     starting_.clear();
     memo_.clear();
+    last_entry_ = BatchMemo::kNoEntry;
     replay_flows_.clear();
     replay_live_ = replay_finishing_ = false;
     ++replay_gen_;
@@ -399,6 +400,9 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   }
 
   bool start_batch(Time now, ArrivalSink& sink);
+  bool same_batch(const BatchMemo::Entry& e) const;
+  std::span<const std::uint32_t> build_key();
+  void replay(std::uint32_t e, Time now, ArrivalSink& sink);
   void record_batch(Time now);
   void replay_event(Time now, std::uint32_t gen, ArrivalSink& sink);
   void finish_replay(Time now);
@@ -407,13 +411,15 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   // Replaying batches (batch_memo.hpp): flows that start moving on an empty network wait in `starting_`
   // for the re-plan, which either replays them (a batch seen before: its rates without joining a channel,
   // one event at its finish) or joins them and shares as usual, remembering the outcome.
+  static constexpr std::size_t kMaxRecorded = 1 << 16; // flows in a batch the memo keeps (its memory)
   std::uint32_t joined_ = 0;             // flows on channel lists (started, not finished)
   std::vector<std::uint32_t> starting_;   // flows that started on an empty network since the last re-plan
   std::vector<std::uint32_t> key_, batch_; // the batch's key (BatchMemo::Entry::key) and flows, being recorded
+  std::vector<Work> key_works_;
   std::uint64_t key_hash_ = 0;
   BatchMemo memo_;
   std::vector<std::uint32_t> replay_flows_; // the batch being replayed (in key order)
-  const BatchMemo::Entry* replay_ = nullptr;
+  std::uint32_t replay_ = 0, last_entry_ = BatchMemo::kNoEntry; // memo entries: replayed, last used
   Time replay_start_ = 0;
   bool replay_live_ = false, replay_finishing_ = false;
   std::uint32_t replay_gen_ = 0;          // tags the replay's finish item; bumped when it becomes stale
@@ -440,46 +446,76 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 // The re-plan found flows that started on an empty network (starting_): a batch seen before is replayed;
 // otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
 bool FlowNetwork::start_batch(Time now, ArrivalSink& sink) {
-  bool record = false;
-  if (starting_.size() >= 2) {
-    key_.clear();
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (std::uint32_t id : starting_) {
-      const Flow& f = flows_[id];
-      const std::uint32_t head[5] = {static_cast<std::uint32_t>(f.route.size()), static_cast<std::uint32_t>(f.work),
-                                     static_cast<std::uint32_t>(f.work >> 32), static_cast<std::uint32_t>(f.work >> 64),
-                                     static_cast<std::uint32_t>(f.work >> 96)};
-      for (std::uint32_t x : head) h = BatchMemo::mix(h, x);
-      for (ChannelId c : f.route) h = BatchMemo::mix(h, c);
-      key_.insert(key_.end(), head, head + 5);
-      key_.insert(key_.end(), f.route.begin(), f.route.end());
-    }
-    key_hash_ = h;
-    if (const BatchMemo::Entry* e = memo_.find(key_, h)) {
-      replay_ = e;
-      replay_flows_.swap(starting_);
-      starting_.clear();
-      for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
-        Flow& f = flows_[replay_flows_[i]];
-        f.rate = e->rates[i];
-        f.since = now;
-        f.finish = kNever;
-        f.group = kNoGroup;
-        ++f.gen;
-      }
-      replay_live_ = true;
-      replay_finishing_ = false;
-      replay_start_ = now;
-      schedule(now + e->span, now, kReplayItem, ++replay_gen_, sink);
+  const bool memo = starting_.size() >= 2 && starting_.size() <= kMaxRecorded;
+  if (memo) {
+    // Most batches repeat the one before (a ring's steps): compare with it first, without building a key.
+    std::uint32_t e = last_entry_ < memo_.size() && same_batch(memo_[last_entry_]) ? last_entry_ : BatchMemo::kNoEntry;
+    if (e == BatchMemo::kNoEntry) e = memo_.find(build_key(), key_works_, key_hash_);
+    if (e != BatchMemo::kNoEntry) {
+      replay(e, now, sink);
       return false;
     }
-    record = true;
-    batch_ = starting_;
+    batch_ = starting_; // new: shared as usual, then recorded (record_batch)
   }
   for (std::uint32_t id : starting_) join(flows_[id].route, id, now);
   dirty_.insert(dirty_.begin(), starting_.begin(), starting_.end());
   starting_.clear();
-  return record;
+  return memo;
+}
+
+// The key of starting_ (BatchMemo::Entry's key and works) in key_, key_works_ and key_hash_.
+std::span<const std::uint32_t> FlowNetwork::build_key() {
+  key_.clear();
+  key_works_.clear();
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint32_t id : starting_) {
+    const Flow& f = flows_[id];
+    h = BatchMemo::mix(BatchMemo::mix(h, static_cast<std::uint32_t>(f.work)), static_cast<std::uint32_t>(f.work >> 64));
+    h = BatchMemo::mix(h, static_cast<std::uint32_t>(f.route.size()));
+    for (ChannelId c : f.route) h = BatchMemo::mix(h, c);
+    key_works_.push_back(f.work);
+    key_.push_back(static_cast<std::uint32_t>(f.route.size()));
+    key_.insert(key_.end(), f.route.begin(), f.route.end());
+  }
+  key_hash_ = h;
+  return key_;
+}
+
+// starting_ is memo entry `e`'s batch: its flows move at the rates recorded, without joining their channels,
+// and one event stands for their finish.
+void FlowNetwork::replay(std::uint32_t e, Time now, ArrivalSink& sink) {
+  last_entry_ = replay_ = e;
+  replay_flows_.swap(starting_);
+  starting_.clear();
+  const std::vector<Bandwidth>& rates = memo_[e].rates;
+  for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
+    Flow& f = flows_[replay_flows_[i]];
+    f.rate = rates[i];
+    f.since = now;
+    f.finish = kNever;
+    f.group = kNoGroup;
+    ++f.gen;
+  }
+  replay_live_ = true;
+  replay_finishing_ = false;
+  replay_start_ = now;
+  schedule(now + memo_[e].span, now, kReplayItem, ++replay_gen_, sink);
+}
+
+// Whether starting_ is the batch of `key` (BatchMemo::Entry::key).
+bool FlowNetwork::same_batch(const BatchMemo::Entry& e) const {
+  if (e.works.size() != starting_.size()) return false;
+  const std::uint32_t* k = e.key.data();
+  const std::uint32_t* const end = k + e.key.size();
+  const Work* work = e.works.data();
+  for (std::uint32_t id : starting_) {
+    const Flow& f = flows_[id];
+    const std::size_t n = f.route.size();
+    if (*work++ != f.work || static_cast<std::size_t>(end - k) < 1 + n || *k++ != n) return false;
+    for (ChannelId c : f.route) // not std::equal: a memcmp call for a few ids
+      if (*k++ != c) return false;
+  }
+  return k == end;
 }
 
 // After sharing a batch that started alone: if all its flows finish at one instant, remember it.
@@ -492,11 +528,14 @@ void FlowNetwork::record_batch(Time now) {
     if (at != kNever && finish != at) return;
     at = finish;
   }
-  BatchMemo::Entry& e = memo_.add();
+  last_entry_ = memo_.add();
+  BatchMemo::Entry& e = memo_[last_entry_];
   e.hash = key_hash_;
   e.key = key_;
+  e.works = key_works_;
   e.span = at - now;
   e.rates.clear();
+  e.order.clear();
   e.chans.clear();
   const std::uint32_t epoch = ++epoch_; // find_components' marks, free again until the next re-plan
   for (std::uint32_t id : batch_) {
@@ -517,15 +556,26 @@ void FlowNetwork::replay_event(Time now, std::uint32_t gen, ArrivalSink& sink) {
 }
 
 // Every flow of the replayed batch is done now: as when its flows leave their channels in a re-plan.
+// They are reported in the token order the batch had the last time (the engine wants token order; a
+// recurring batch usually has the same tokens, so the sort after finds them sorted).
 void FlowNetwork::finish_replay(Time now) {
-  for (std::uint32_t id : replay_flows_) {
+  BatchMemo::Entry& e = memo_[replay_];
+  if (e.order.size() != replay_flows_.size()) {
+    e.order.resize(replay_flows_.size());
+    for (std::uint32_t i = 0; i < e.order.size(); ++i) e.order[i] = i;
+    std::sort(e.order.begin(), e.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return flows_[replay_flows_[a]].token < flows_[replay_flows_[b]].token;
+    });
+  }
+  for (std::uint32_t i : e.order) {
+    const std::uint32_t id = replay_flows_[i];
     Flow& f = flows_[id];
     f.work = 0;
     f.since = now;
     f.active = false;
     done_.emplace_back(f.token, id);
   }
-  for (ChannelId c : replay_->chans) stats_.busy[c] += now - replay_start_;
+  for (ChannelId c : e.chans) stats_.busy[c] += now - replay_start_;
   replay_flows_.clear();
   replay_live_ = replay_finishing_ = false;
   ++replay_gen_;
