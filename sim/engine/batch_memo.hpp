@@ -25,6 +25,7 @@ class BatchMemo {
     std::vector<topology::ChannelId> chans; // every channel the batch crosses, once
     Time span = 0;                         // from the batch's start to its one finish instant
     std::vector<std::uint32_t> order;       // flows (key order) by token, as they last finished
+    Time busy = 0;                          // replayed time not yet added to its channels' busy time
   };
 
   void clear() {

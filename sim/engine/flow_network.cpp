@@ -138,7 +138,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     free_batches_.push_back(b);
   }
 
-  const ChannelStats& stats() const override { return stats_; }
+  const ChannelStats& stats() const override {
+    flush_busy();
+    return stats_;
+  }
   Time last_start() const override { return last_start_; }
   Time last_left() const override { return last_left_; }
 
@@ -417,7 +420,15 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   std::vector<std::uint32_t> key_, batch_; // the batch's key (BatchMemo::Entry::key) and flows, being recorded
   std::vector<Work> key_works_;
   std::uint64_t key_hash_ = 0;
-  BatchMemo memo_;
+  mutable BatchMemo memo_;
+  void flush_busy() const {
+    for (std::uint32_t i = 0; i < memo_.size(); ++i) flush_busy(memo_[i]);
+  }
+  void flush_busy(BatchMemo::Entry& e) const {
+    if (e.busy == 0) return;
+    for (ChannelId c : e.chans) stats_.busy[c] += e.busy;
+    e.busy = 0;
+  }
   std::vector<std::uint32_t> replay_flows_; // the batch being replayed (in key order)
   std::uint32_t replay_ = 0, last_entry_ = BatchMemo::kNoEntry; // memo entries: replayed, last used
   Time replay_start_ = 0;
@@ -438,7 +449,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   std::uint32_t open_batch_ = kNoBatch; // the batch later events due at open_at_ may join
   Time open_at_ = 0;
   bool replan_pending_ = false;
-  ChannelStats stats_;
+  mutable ChannelStats stats_; // mutable: replayed batches' busy time is added when read (flush_busy)
   Time last_start_ = 0, last_left_ = 0;
 };
 
@@ -485,17 +496,8 @@ std::span<const std::uint32_t> FlowNetwork::build_key() {
 // and one event stands for their finish.
 void FlowNetwork::replay(std::uint32_t e, Time now, ArrivalSink& sink) {
   last_entry_ = replay_ = e;
-  replay_flows_.swap(starting_);
+  replay_flows_.swap(starting_); // their rates are read only if another flow starts (materialize)
   starting_.clear();
-  const std::vector<Bandwidth>& rates = memo_[e].rates;
-  for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
-    Flow& f = flows_[replay_flows_[i]];
-    f.rate = rates[i];
-    f.since = now;
-    f.finish = kNever;
-    f.group = kNoGroup;
-    ++f.gen;
-  }
   replay_live_ = true;
   replay_finishing_ = false;
   replay_start_ = now;
@@ -530,6 +532,7 @@ void FlowNetwork::record_batch(Time now) {
   }
   last_entry_ = memo_.add();
   BatchMemo::Entry& e = memo_[last_entry_];
+  flush_busy(e); // a slot reused for another batch
   e.hash = key_hash_;
   e.key = key_;
   e.works = key_works_;
@@ -570,12 +573,10 @@ void FlowNetwork::finish_replay(Time now) {
   for (std::uint32_t i : e.order) {
     const std::uint32_t id = replay_flows_[i];
     Flow& f = flows_[id];
-    f.work = 0;
-    f.since = now;
     f.active = false;
     done_.emplace_back(f.token, id);
   }
-  for (ChannelId c : e.chans) stats_.busy[c] += now - replay_start_;
+  e.busy += now - replay_start_; // its channels' busy time, added up when stats are read (flush_busy)
   replay_flows_.clear();
   replay_live_ = replay_finishing_ = false;
   ++replay_gen_;
@@ -584,8 +585,15 @@ void FlowNetwork::finish_replay(Time now) {
 // A flow starts while a batch is replayed: the batch's flows join their channels as they would have at
 // its start (busy since then, moving at its rates since then) and are re-planned with the newcomer.
 void FlowNetwork::materialize(Time now, ArrivalSink& sink) {
-  for (std::uint32_t id : replay_flows_) {
+  const std::vector<Bandwidth>& rates = memo_[replay_].rates;
+  for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
+    const std::uint32_t id = replay_flows_[i];
     Flow& f = flows_[id];
+    f.rate = rates[i];
+    f.since = replay_start_;
+    f.finish = kNever;
+    f.group = kNoGroup;
+    ++f.gen;
     join(f.route, id, replay_start_);
     mark(id, now, sink);
   }
