@@ -19,7 +19,7 @@ class BatchMemo {
  public:
   struct Entry {
     std::uint64_t hash = 0;
-    std::vector<std::uint32_t> key;        // per flow: route length, the route
+    std::vector<std::uint32_t> key;        // per flow: route length, the route; then kKeyEnd
     std::vector<unsigned __int128> works;  // per flow: bytes x ps per second (the flow model's Work)
     std::vector<Bandwidth> rates;          // per flow, in key order
     std::vector<topology::ChannelId> chans; // every channel the batch crosses, once
@@ -33,6 +33,7 @@ class BatchMemo {
     next_ = 0;
   }
   static constexpr std::uint32_t kNoEntry = UINT32_MAX;
+  static constexpr std::uint32_t kKeyEnd = UINT32_MAX; // closes a key (a route is never that long)
   // The entry with this key, or kNoEntry.
   std::uint32_t find(std::span<const std::uint32_t> key, std::span<const unsigned __int128> works, std::uint64_t hash) const {
     for (std::uint32_t i = 0; i < entries_.size(); ++i) {

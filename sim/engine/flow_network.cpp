@@ -488,6 +488,7 @@ std::span<const std::uint32_t> FlowNetwork::build_key() {
     key_.push_back(static_cast<std::uint32_t>(f.route.size()));
     key_.insert(key_.end(), f.route.begin(), f.route.end());
   }
+  key_.push_back(BatchMemo::kKeyEnd);
   key_hash_ = h;
   return key_;
 }
@@ -507,17 +508,15 @@ void FlowNetwork::replay(std::uint32_t e, Time now, ArrivalSink& sink) {
 // Whether starting_ is the batch of `key` (BatchMemo::Entry::key).
 bool FlowNetwork::same_batch(const BatchMemo::Entry& e) const {
   if (e.works.size() != starting_.size()) return false;
-  const std::uint32_t* k = e.key.data();
-  const std::uint32_t* const end = k + e.key.size();
+  const std::uint32_t* k = e.key.data(); // ends with kKeyEnd, which no route length equals
   const Work* work = e.works.data();
   for (std::uint32_t id : starting_) {
     const Flow& f = flows_[id];
-    const std::size_t n = f.route.size();
-    if (*work++ != f.work || static_cast<std::size_t>(end - k) < 1 + n || *k++ != n) return false;
+    if (*work++ != f.work || *k++ != f.route.size()) return false;
     for (ChannelId c : f.route) // not std::equal: a memcmp call for a few ids
       if (*k++ != c) return false;
   }
-  return k == end;
+  return *k == BatchMemo::kKeyEnd;
 }
 
 // After sharing a batch that started alone: if all its flows finish at one instant, remember it.
