@@ -30,19 +30,26 @@ class BatchMemo {
 
   void clear() {
     entries_.clear();
-    next_ = 0;
+    seen_.clear();
+    next_ = next_seen_ = 0;
   }
   static constexpr std::uint32_t kNoEntry = UINT32_MAX;
   static constexpr std::uint32_t kKeyEnd = UINT32_MAX; // closes a key (a route is never that long)
-  // The entry with this key, or kNoEntry.
-  std::uint32_t find(std::span<const std::uint32_t> key, std::span<const unsigned __int128> works, std::uint64_t hash) const {
-    for (std::uint32_t i = 0; i < entries_.size(); ++i) {
-      const Entry& e = entries_[i];
-      if (e.hash == hash && e.key.size() == key.size() && e.works.size() == works.size() &&
-          std::equal(key.begin(), key.end(), e.key.begin()) && std::equal(works.begin(), works.end(), e.works.begin()))
-        return i;
-    }
+  // The entry with this hash for which `same(entry)` holds, or kNoEntry.
+  template <class Same>
+  std::uint32_t find(std::uint64_t hash, Same&& same) const {
+    for (std::uint32_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].hash == hash && same(entries_[i])) return i;
     return kNoEntry;
+  }
+  // Whether a batch with this hash was met before (among the last kEntries new ones); remembers it. A batch
+  // is recorded the second time it is met, so batches that never recur (all-to-all, a sweep's sizes) cost
+  // their hash only.
+  bool seen(std::uint64_t hash) {
+    if (std::find(seen_.begin(), seen_.end(), hash) != seen_.end()) return true;
+    if (seen_.size() < kEntries) seen_.push_back(hash);
+    else seen_[next_seen_++ % kEntries] = hash;
+    return false;
   }
   // Keeps up to kEntries batches (a halving-doubling has one shape per round), replacing round robin.
   std::uint32_t add() {
@@ -63,7 +70,8 @@ class BatchMemo {
  private:
   static constexpr std::size_t kEntries = 64;
   std::vector<Entry> entries_;
-  std::size_t next_ = 0;
+  std::vector<std::uint64_t> seen_;
+  std::size_t next_ = 0, next_seen_ = 0;
 };
 
 } // namespace ccsim::engine

@@ -404,7 +404,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
   bool start_batch(Time now, ArrivalSink& sink);
   bool same_batch(const BatchMemo::Entry& e) const;
-  std::span<const std::uint32_t> build_key();
+  std::uint64_t hash_batch() const;
+  void build_key();
   void replay(std::uint32_t e, Time now, ArrivalSink& sink);
   void record_batch(Time now);
   void replay_event(Time now, std::uint32_t gen, ArrivalSink& sink);
@@ -457,40 +458,52 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 // The re-plan found flows that started on an empty network (starting_): a batch seen before is replayed;
 // otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
 bool FlowNetwork::start_batch(Time now, ArrivalSink& sink) {
-  const bool memo = starting_.size() >= 2 && starting_.size() <= kMaxRecorded;
-  if (memo) {
-    // Most batches repeat the one before (a ring's steps): compare with it first, without building a key.
+  bool record = false;
+  if (starting_.size() >= 2 && starting_.size() <= kMaxRecorded) {
+    // Most batches repeat the one before (a ring's steps): compare with it first, without hashing.
     std::uint32_t e = last_entry_ < memo_.size() && same_batch(memo_[last_entry_]) ? last_entry_ : BatchMemo::kNoEntry;
-    if (e == BatchMemo::kNoEntry) e = memo_.find(build_key(), key_works_, key_hash_);
+    if (e == BatchMemo::kNoEntry) {
+      key_hash_ = hash_batch();
+      e = memo_.find(key_hash_, [&](const BatchMemo::Entry& entry) { return same_batch(entry); });
+      if (e == BatchMemo::kNoEntry && memo_.seen(key_hash_)) { // met before: shared as usual, then recorded
+        record = true;
+        build_key();
+        batch_ = starting_;
+      }
+    }
     if (e != BatchMemo::kNoEntry) {
       replay(e, now, sink);
       return false;
     }
-    batch_ = starting_; // new: shared as usual, then recorded (record_batch)
   }
   for (std::uint32_t id : starting_) join(flows_[id].route, id, now);
   dirty_.insert(dirty_.begin(), starting_.begin(), starting_.end());
   starting_.clear();
-  return memo;
+  return record;
 }
 
-// The key of starting_ (BatchMemo::Entry's key and works) in key_, key_works_ and key_hash_.
-std::span<const std::uint32_t> FlowNetwork::build_key() {
-  key_.clear();
-  key_works_.clear();
+std::uint64_t FlowNetwork::hash_batch() const {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (std::uint32_t id : starting_) {
     const Flow& f = flows_[id];
     h = BatchMemo::mix(BatchMemo::mix(h, static_cast<std::uint32_t>(f.work)), static_cast<std::uint32_t>(f.work >> 64));
     h = BatchMemo::mix(h, static_cast<std::uint32_t>(f.route.size()));
     for (ChannelId c : f.route) h = BatchMemo::mix(h, c);
+  }
+  return h;
+}
+
+// The key of starting_ (BatchMemo::Entry's key and works) in key_ and key_works_.
+void FlowNetwork::build_key() {
+  key_.clear();
+  key_works_.clear();
+  for (std::uint32_t id : starting_) {
+    const Flow& f = flows_[id];
     key_works_.push_back(f.work);
     key_.push_back(static_cast<std::uint32_t>(f.route.size()));
     key_.insert(key_.end(), f.route.begin(), f.route.end());
   }
   key_.push_back(BatchMemo::kKeyEnd);
-  key_hash_ = h;
-  return key_;
 }
 
 // starting_ is memo entry `e`'s batch: its flows move at the rates recorded, without joining their channels,
