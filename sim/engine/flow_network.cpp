@@ -20,15 +20,13 @@
 // search and progressive filling, are max_min_share.cpp's.
 #include <algorithm>
 
-#include "sim/engine/batch_memo.hpp"
-#include "sim/engine/max_min_share.hpp"
+#include "sim/engine/flow_replay.hpp"
 #include "sim/engine/network.hpp"
-#include "sim/engine/token_sort.hpp"
 
 namespace ccsim::engine {
 namespace {
 
-class FlowNetwork final : public NetworkModel, private MaxMinShare {
+class FlowNetwork final : public NetworkModel, private FlowReplay {
  public:
   FlowNetwork(Time alpha_sw, bool latency_last) : alpha_sw_(alpha_sw), latency_last_(latency_last) {}
   std::string name() const override { return "flow"; }
@@ -58,13 +56,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     free_groups_.clear();
     open_batch_ = kNoBatch;
     replan_pending_ = false;
-    joined_ = 0;
-    starting_.clear();
-    memo_.clear();
-    last_entry_ = BatchMemo::kNoEntry;
-    replay_flows_.clear();
-    replay_live_ = replay_finishing_ = false;
-    ++replay_gen_;
+    reset_replay();
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -139,7 +131,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   }
 
   const ChannelStats& stats() const override {
-    flush_busy();
+    flush_busy(stats_.busy);
     return stats_;
   }
   Time last_start() const override { return last_start_; }
@@ -305,7 +297,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       cm.flow_end = keep;
       if (done_.size() > done_before) leave(cm, now);
     }
-    if (replay_finishing_) finish_replay(now);
+    if (replay_finishing_) finish_replay(now, done_);
     sort_by_token(done_, sort_scratch_);
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
@@ -338,12 +330,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
         schedule(finish, now, id, tag(f, false), sink);
       }
     }
-    if (record) record_batch(now);
-  }
-
-  static Time finish_of(const Flow& f, Time now) {
-    const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
-    return now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
+    if (record) record_batch(now, stats_.busy);
   }
 
   // Flows that share a bottleneck and started together with equal sizes (a ring step's k flows behind
@@ -403,38 +390,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   }
 
   bool start_batch(Time now, ArrivalSink& sink);
-  bool same_batch(const BatchMemo::Entry& e) const;
-  std::uint64_t hash_batch() const;
-  void build_key();
-  void replay(std::uint32_t e, Time now, ArrivalSink& sink);
-  void record_batch(Time now);
   void replay_event(Time now, std::uint32_t gen, ArrivalSink& sink);
-  void finish_replay(Time now);
   void materialize(Time now, ArrivalSink& sink);
-
-  // Replaying batches (batch_memo.hpp): flows that start moving on an empty network wait in `starting_`
-  // for the re-plan, which either replays them (a batch seen before: its rates without joining a channel,
-  // one event at its finish) or joins them and shares as usual, remembering the outcome.
-  static constexpr std::size_t kMaxRecorded = 1 << 16; // flows in a batch the memo keeps (its memory)
-  std::uint32_t joined_ = 0;             // flows on channel lists (started, not finished)
-  std::vector<std::uint32_t> starting_;   // flows that started on an empty network since the last re-plan
-  std::vector<std::uint32_t> key_, batch_; // the batch's key (BatchMemo::Entry::key) and flows, being recorded
-  std::vector<Work> key_works_;
-  std::uint64_t key_hash_ = 0;
-  mutable BatchMemo memo_;
-  void flush_busy() const {
-    for (std::uint32_t i = 0; i < memo_.size(); ++i) flush_busy(memo_[i]);
-  }
-  void flush_busy(BatchMemo::Entry& e) const {
-    if (e.busy == 0) return;
-    for (ChannelId c : e.chans) stats_.busy[c] += e.busy;
-    e.busy = 0;
-  }
-  std::vector<std::uint32_t> replay_flows_; // the batch being replayed (in key order)
-  std::uint32_t replay_ = 0, last_entry_ = BatchMemo::kNoEntry; // memo entries: replayed, last used
-  Time replay_start_ = 0;
-  bool replay_live_ = false, replay_finishing_ = false;
-  std::uint32_t replay_gen_ = 0;          // tags the replay's finish item; bumped when it becomes stale
 
   Time alpha_sw_;
   bool latency_last_;
@@ -457,161 +414,35 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
 // The re-plan found flows that started on an empty network (starting_): a batch seen before is replayed;
 // otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
+// The re-plan found flows that started on an empty network (starting_): a batch met before is replayed;
+// otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
 bool FlowNetwork::start_batch(Time now, ArrivalSink& sink) {
-  bool record = false;
-  if (starting_.size() >= 2 && starting_.size() <= kMaxRecorded) {
-    // Most batches repeat the one before (a ring's steps): compare with it first, without hashing.
-    std::uint32_t e = last_entry_ < memo_.size() && same_batch(memo_[last_entry_]) ? last_entry_ : BatchMemo::kNoEntry;
-    if (e == BatchMemo::kNoEntry) {
-      key_hash_ = hash_batch();
-      e = memo_.find(key_hash_, [&](const BatchMemo::Entry& entry) { return same_batch(entry); });
-      if (e == BatchMemo::kNoEntry && memo_.seen(key_hash_)) { // met before: shared as usual, then recorded
-        record = true;
-        build_key();
-        batch_ = starting_;
-      }
-    }
-    if (e != BatchMemo::kNoEntry) {
-      replay(e, now, sink);
-      return false;
-    }
+  if (const std::uint32_t e = match_batch(); e != BatchMemo::kNoEntry) {
+    const Time end = begin_replay(e, now);
+    schedule(end, now, kReplayItem, ++replay_gen_, sink);
+    return false;
   }
   for (std::uint32_t id : starting_) join(flows_[id].route, id, now);
   dirty_.insert(dirty_.begin(), starting_.begin(), starting_.end());
   starting_.clear();
-  return record;
-}
-
-std::uint64_t FlowNetwork::hash_batch() const {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::uint32_t id : starting_) {
-    const Flow& f = flows_[id];
-    h = BatchMemo::mix(BatchMemo::mix(h, static_cast<std::uint32_t>(f.work)), static_cast<std::uint32_t>(f.work >> 64));
-    h = BatchMemo::mix(h, static_cast<std::uint32_t>(f.route.size()));
-    for (ChannelId c : f.route) h = BatchMemo::mix(h, c);
-  }
-  return h;
-}
-
-// The key of starting_ (BatchMemo::Entry's key and works) in key_ and key_works_.
-void FlowNetwork::build_key() {
-  key_.clear();
-  key_works_.clear();
-  for (std::uint32_t id : starting_) {
-    const Flow& f = flows_[id];
-    key_works_.push_back(f.work);
-    key_.push_back(static_cast<std::uint32_t>(f.route.size()));
-    key_.insert(key_.end(), f.route.begin(), f.route.end());
-  }
-  key_.push_back(BatchMemo::kKeyEnd);
-}
-
-// starting_ is memo entry `e`'s batch: its flows move at the rates recorded, without joining their channels,
-// and one event stands for their finish.
-void FlowNetwork::replay(std::uint32_t e, Time now, ArrivalSink& sink) {
-  last_entry_ = replay_ = e;
-  replay_flows_.swap(starting_); // their rates are read only if another flow starts (materialize)
-  starting_.clear();
-  replay_live_ = true;
-  replay_finishing_ = false;
-  replay_start_ = now;
-  schedule(now + memo_[e].span, now, kReplayItem, ++replay_gen_, sink);
-}
-
-// Whether starting_ is the batch of `key` (BatchMemo::Entry::key).
-bool FlowNetwork::same_batch(const BatchMemo::Entry& e) const {
-  if (e.works.size() != starting_.size()) return false;
-  const std::uint32_t* k = e.key.data(); // ends with kKeyEnd, which no route length equals
-  const Work* work = e.works.data();
-  for (std::uint32_t id : starting_) {
-    const Flow& f = flows_[id];
-    if (*work++ != f.work || *k++ != f.route.size()) return false;
-    for (ChannelId c : f.route) // not std::equal: a memcmp call for a few ids
-      if (*k++ != c) return false;
-  }
-  return *k == BatchMemo::kKeyEnd;
-}
-
-// After sharing a batch that started alone: if all its flows finish at one instant, remember it.
-void FlowNetwork::record_batch(Time now) {
-  Time at = kNever;
-  for (std::uint32_t id : batch_) {
-    const Flow& f = flows_[id];
-    if (!f.active || f.rate == 0) return; // finished at once, or (cannot happen) not shared
-    const Time finish = finish_of(f, now);
-    if (at != kNever && finish != at) return;
-    at = finish;
-  }
-  last_entry_ = memo_.add();
-  BatchMemo::Entry& e = memo_[last_entry_];
-  flush_busy(e); // a slot reused for another batch
-  e.hash = key_hash_;
-  e.key = key_;
-  e.works = key_works_;
-  e.span = at - now;
-  e.rates.clear();
-  e.order.clear();
-  e.chans.clear();
-  const std::uint32_t epoch = ++epoch_; // find_components' marks, free again until the next re-plan
-  for (std::uint32_t id : batch_) {
-    const Flow& f = flows_[id];
-    e.rates.push_back(f.rate);
-    for (ChannelId c : f.route)
-      if (chan_stamp_[c] != epoch) {
-        chan_stamp_[c] = epoch;
-        e.chans.push_back(c);
-      }
-  }
+  return record_;
 }
 
 void FlowNetwork::replay_event(Time now, std::uint32_t gen, ArrivalSink& sink) {
-  if (!replay_live_ || gen != replay_gen_) return; // another flow joined: the batch was materialized
+  if (!replay_live_ || gen != replay_gen_) return; // another flow started: the batch rejoined its channels
   replay_finishing_ = true;
   request_replan(now, sink);
-}
-
-// Every flow of the replayed batch is done now: as when its flows leave their channels in a re-plan.
-// They are reported in the token order the batch had the last time (the engine wants token order; a
-// recurring batch usually has the same tokens, so the sort after finds them sorted).
-void FlowNetwork::finish_replay(Time now) {
-  BatchMemo::Entry& e = memo_[replay_];
-  if (e.order.size() != replay_flows_.size()) {
-    e.order.resize(replay_flows_.size());
-    for (std::uint32_t i = 0; i < e.order.size(); ++i) e.order[i] = i;
-    std::sort(e.order.begin(), e.order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return flows_[replay_flows_[a]].token < flows_[replay_flows_[b]].token;
-    });
-  }
-  for (std::uint32_t i : e.order) {
-    const std::uint32_t id = replay_flows_[i];
-    Flow& f = flows_[id];
-    f.active = false;
-    done_.emplace_back(f.token, id);
-  }
-  e.busy += now - replay_start_; // its channels' busy time, added up when stats are read (flush_busy)
-  replay_flows_.clear();
-  replay_live_ = replay_finishing_ = false;
-  ++replay_gen_;
 }
 
 // A flow starts while a batch is replayed: the batch's flows join their channels as they would have at
 // its start (busy since then, moving at its rates since then) and are re-planned with the newcomer.
 void FlowNetwork::materialize(Time now, ArrivalSink& sink) {
-  const std::vector<Bandwidth>& rates = memo_[replay_].rates;
-  for (std::size_t i = 0; i < replay_flows_.size(); ++i) {
-    const std::uint32_t id = replay_flows_[i];
-    Flow& f = flows_[id];
-    f.rate = rates[i];
-    f.since = replay_start_;
-    f.finish = kNever;
-    f.group = kNoGroup;
-    ++f.gen;
-    join(f.route, id, replay_start_);
+  prepare_rejoin();
+  for (std::uint32_t id : replay_flows_) {
+    join(flows_[id].route, id, replay_start_);
     mark(id, now, sink);
   }
-  replay_flows_.clear();
-  replay_live_ = replay_finishing_ = false;
-  ++replay_gen_;
+  end_replay();
 }
 
 } // namespace
