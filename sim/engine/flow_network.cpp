@@ -16,8 +16,11 @@
 // Latency first (SimGrid's order) or last: with `latency_last` (gpu step semantics) a flow joins its
 // channels when posted and, once its bytes are through, has left its sender; it arrives a route latency
 // (plus the software alpha) later. Alone on its route it costs the same either way.
+// A batch of flows that starts on an empty network and recurs (a ring's steps) is replayed from the
+// outcome recorded the last time, without touching its channels, until another flow starts
+// (flow_replay.hpp).
 // This file handles the events (starts, finishes, arrivals, re-plans); the shares themselves, component
-// search and progressive filling, are max_min_share.cpp's.
+// search and progressive filling, are max_min_share.cpp's; replays flow_replay.cpp's.
 #include <algorithm>
 
 #include "sim/engine/flow_replay.hpp"
