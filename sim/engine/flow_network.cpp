@@ -16,18 +16,20 @@
 // Latency first (SimGrid's order) or last: with `latency_last` (gpu step semantics) a flow joins its
 // channels when posted and, once its bytes are through, has left its sender; it arrives a route latency
 // (plus the software alpha) later. Alone on its route it costs the same either way.
+// A batch of flows that starts on an empty network and recurs (a ring's steps) is replayed from the
+// outcome recorded the last time, without touching its channels, until another flow starts
+// (flow_replay.hpp).
 // This file handles the events (starts, finishes, arrivals, re-plans); the shares themselves, component
-// search and progressive filling, are max_min_share.cpp's.
+// search and progressive filling, are max_min_share.cpp's; replays flow_replay.cpp's.
 #include <algorithm>
 
-#include "sim/engine/max_min_share.hpp"
+#include "sim/engine/flow_replay.hpp"
 #include "sim/engine/network.hpp"
-#include "sim/engine/token_sort.hpp"
 
 namespace ccsim::engine {
 namespace {
 
-class FlowNetwork final : public NetworkModel, private MaxMinShare {
+class FlowNetwork final : public NetworkModel, private FlowReplay {
  public:
   FlowNetwork(Time alpha_sw, bool latency_last) : alpha_sw_(alpha_sw), latency_last_(latency_last) {}
   std::string name() const override { return "flow"; }
@@ -57,6 +59,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     free_groups_.clear();
     open_batch_ = kNoBatch;
     replan_pending_ = false;
+    reset_replay();
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -122,14 +125,18 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     if (open_batch_ == b) open_batch_ = kNoBatch;
     for (std::size_t i = 0; i < batches_[b].items.size(); ++i) {
       const auto item = batches_[b].items[i];
-      if (item.first & kGroupItem) group_event(now, item.first & ~kGroupItem, sink);
+      if (item.first == kReplayItem) replay_event(now, item.second, sink);
+      else if (item.first & kGroupItem) group_event(now, item.first & ~kGroupItem, sink);
       else flow_event(now, item.first, item.second, sink, arrived);
     }
     batches_[b].items.clear();
     free_batches_.push_back(b);
   }
 
-  const ChannelStats& stats() const override { return stats_; }
+  const ChannelStats& stats() const override {
+    flush_busy(stats_.busy);
+    return stats_;
+  }
   Time last_start() const override { return last_start_; }
   Time last_left() const override { return last_left_; }
 
@@ -139,6 +146,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   static constexpr std::uint32_t kBatch = 0;           // model event id of a batch (b = its index)
   static constexpr std::uint32_t kNoBatch = UINT32_MAX;
   static constexpr std::uint32_t kGroupItem = 0x80000000; // batch item of a group (the rest: its index in groups_)
+  static constexpr std::uint32_t kReplayItem = 0xffffffff; // batch item of a replayed batch's finish (tag: replay_gen_)
 
   // Flow events fall due in crowds (a ring's p flows start, and finish, at one instant): an event due
   // later than `now` joins the open batch due at the same instant, one engine event. The batch fires where
@@ -176,6 +184,12 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
     }
     if (b & 1) { // latency over (or, latency last, posted): start moving bytes
       f.active = true;
+      if (joined_ == 0 && !replay_live_) { // the network is empty: the re-plan may replay this batch
+        starting_.push_back(id);
+        request_replan(now, sink);
+        return;
+      }
+      if (replay_live_) materialize(now, sink);
       join(f.route, id, now);
     }
     mark(id, now, sink);
@@ -183,6 +197,9 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
 
   void mark(std::uint32_t id, Time now, ArrivalSink& sink) {
     dirty_.push_back(id);
+    request_replan(now, sink);
+  }
+  void request_replan(Time now, ArrivalSink& sink) {
     if (!replan_pending_) {
       replan_pending_ = true;
       sink.schedule_model_event(now, kReplan, 0);
@@ -213,6 +230,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   static std::uint32_t tag(const Flow& f, bool activate) { return ((f.gen & kGenMask) << 1) | (activate ? 1u : 0u); }
 
   void join(std::span<const ChannelId> route, std::uint32_t id, Time now) {
+    ++joined_;
     Chan* const chans = chans_.data();
     const std::uint32_t* const chan_rec = chan_rec_.data();
     for (ChannelId c : route) {
@@ -249,6 +267,8 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   // finish times of the flows whose finish moved.
   void replan(Time now, ArrivalSink& sink, std::vector<std::uint64_t>& done) {
     if (rec_chans_.size() > 8 * chans_.size() + 4096) forget_components(groups_);
+    bool record = false;
+    if (!starting_.empty()) record = start_batch(now, sink);
     find_components(dirty_);
     // Progress up to now; finished flows leave (each component keeps its remaining flows contiguous).
     done_.clear();
@@ -270,6 +290,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
         f.since = now;
         if (f.work == 0) {
           f.active = false;
+          --joined_;
           done_.emplace_back(f.token, id);
         } else {
           comp_flows_[keep++] = id;
@@ -279,6 +300,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       cm.flow_end = keep;
       if (done_.size() > done_before) leave(cm, now);
     }
+    if (replay_finishing_) finish_replay(now, done_);
     sort_by_token(done_, sort_scratch_);
     for (const auto& [token, id] : done_) {
       Flow& f = flows_[id];
@@ -311,11 +333,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
         schedule(finish, now, id, tag(f, false), sink);
       }
     }
-  }
-
-  static Time finish_of(const Flow& f, Time now) {
-    const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
-    return now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
+    if (record) record_batch(now, stats_.busy);
   }
 
   // Flows that share a bottleneck and started together with equal sizes (a ring step's k flows behind
@@ -361,6 +379,7 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       f.work = 0;
       f.since = now;
       f.active = false;
+      --joined_;
       done_.emplace_back(f.token, id);
     }
     for (std::size_t i = cm.chan_begin; i < cm.chan_end; ++i) {
@@ -372,6 +391,10 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
       stats_.busy[c] += now - chans_[c].busy_since;
     }
   }
+
+  bool start_batch(Time now, ArrivalSink& sink);
+  void replay_event(Time now, std::uint32_t gen, ArrivalSink& sink);
+  void materialize(Time now, ArrivalSink& sink);
 
   Time alpha_sw_;
   bool latency_last_;
@@ -387,9 +410,43 @@ class FlowNetwork final : public NetworkModel, private MaxMinShare {
   std::uint32_t open_batch_ = kNoBatch; // the batch later events due at open_at_ may join
   Time open_at_ = 0;
   bool replan_pending_ = false;
-  ChannelStats stats_;
+  mutable ChannelStats stats_; // mutable: replayed batches' busy time is added when read (flush_busy)
   Time last_start_ = 0, last_left_ = 0;
 };
+
+
+// The re-plan found flows that started on an empty network (starting_): a batch seen before is replayed;
+// otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
+// The re-plan found flows that started on an empty network (starting_): a batch met before is replayed;
+// otherwise they join their channels and are shared as usual. Returns whether to record the outcome.
+bool FlowNetwork::start_batch(Time now, ArrivalSink& sink) {
+  if (const std::uint32_t e = match_batch(); e != BatchMemo::kNoEntry) {
+    const Time end = begin_replay(e, now);
+    schedule(end, now, kReplayItem, ++replay_gen_, sink);
+    return false;
+  }
+  for (std::uint32_t id : starting_) join(flows_[id].route, id, now);
+  dirty_.insert(dirty_.begin(), starting_.begin(), starting_.end());
+  starting_.clear();
+  return record_;
+}
+
+void FlowNetwork::replay_event(Time now, std::uint32_t gen, ArrivalSink& sink) {
+  if (!replay_live_ || gen != replay_gen_) return; // another flow started: the batch rejoined its channels
+  replay_finishing_ = true;
+  request_replan(now, sink);
+}
+
+// A flow starts while a batch is replayed: the batch's flows join their channels as they would have at
+// its start (busy since then, moving at its rates since then) and are re-planned with the newcomer.
+void FlowNetwork::materialize(Time now, ArrivalSink& sink) {
+  prepare_rejoin();
+  for (std::uint32_t id : replay_flows_) {
+    join(flows_[id].route, id, replay_start_);
+    mark(id, now, sink);
+  }
+  end_replay();
+}
 
 } // namespace
 

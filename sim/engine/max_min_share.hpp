@@ -58,6 +58,12 @@ class MaxMinShare {
     bool whole = false; // a recalled component whose group finished: all its flows are done
   };
 
+  // When `f` empties its work at its current rate (rounded up to the next ps).
+  static Time finish_of(const Flow& f, Time now) {
+    const Work w = f.work + f.rate - 1; // most fit 64 bits (1 MiB x 1e12): a plain division
+    return now + static_cast<Time>(w >> 64 ? w / f.rate : static_cast<std::uint64_t>(w) / f.rate);
+  }
+
   // Collects, in comps_, the components of the channels of `seeds` (flows that started or finished).
   void find_components(std::span<const std::uint32_t> seeds);
   // Records a component after its finished flows left (called before sharing it).
