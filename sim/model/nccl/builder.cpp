@@ -171,7 +171,10 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
   }
   if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
-  v->router = std::make_unique<topology::Router>(v->topo);
+  // Routes follow the machine as drawn, not the view's scaled figures: NCCL picks a pair's path from the
+  // hardware (its P2P path between two GPUs of one host never leaves the host), and a protocol factor that
+  // differs inside a node and on the network must not make a NIC loopback look wider than the PCIe path.
+  v->router = std::make_unique<topology::Router>(topo_);
   if (!opt_.relay_gpus.empty()) v->router->set_relay_gpus(opt_.relay_gpus);
   views_.push_back(std::move(v));
   return *views_.back();
