@@ -145,9 +145,22 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
       NicPlan p;
       p.host = gpu;
       p.lanes = extra / G + (g < extra % G ? 1 : 0);
-      if (const Link* l = link_at(gpu, [](const Link& x, int) { return is_pcie(x.type); })) {
-        // GPU and NIC both sit on x16 ports of a non-blocking switch (or root port): one link of that
-        // speed per NIC, with the latency of the two PCIe hops it stands for.
+      const Link* l = link_at(gpu, [](const Link& x, int) { return is_pcie(x.type); });
+      const bool pcie_peers = G >= 2 && !link_at(gpu, [&](const Link& x, int other) {
+        return !is_pcie(x.type) && m.nodes[static_cast<std::size_t>(other)].kind != NodeKind::Cpu;
+      });
+      if (l && pcie_peers) {
+        // No NVLink or xGMI: the GPU's one PCIe port carries its peer traffic and its network traffic, so the
+        // NIC hangs off the switch (or root complex) behind that port, beside it, not on a port of its own.
+        p.host = l->a == gpu ? l->b : l->a;
+        p.type = l->type;
+        p.bw = l->bw;
+        p.latency = l->latency;
+        p.source = "cluster generator: NIC beside GPU " + std::to_string(g) + " on " + m.nodes[static_cast<std::size_t>(p.host)].name +
+                   ", sharing the GPU's PCIe port (no NVLink: peers and NIC both through it); link as its GPU port (" + l->source + ")";
+      } else if (l) {
+        // GPU and NIC both sit on x16 ports of a non-blocking switch (or root port), the GPU's peers on NVLink
+        // or xGMI: one link of that speed per NIC, with the latency of the two PCIe hops it stands for.
         p.type = l->type;
         p.bw = l->bw;
         p.latency = 2 * l->latency;

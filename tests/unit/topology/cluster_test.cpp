@@ -115,6 +115,36 @@ TEST_CASE("cluster of HGX H100s: one NIC per GPU, inter-node routes at the NIC s
     if (l.a == nic || l.b == nic) CHECK(l.lanes == 2);
 }
 
+// Without NVLink a GPU's one PCIe port carries its peer traffic and its NIC's, so the NIC hangs off the
+// GPU's switch: two V100 PCIe per switch with a NIC each send at most one port's 15.75 GB/s in all.
+TEST_CASE("cluster of PCIe-only GPUs: each NIC beside its GPU on the GPU's switch, sharing its port") {
+  const Topology t = generate_from_spec("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib");
+  REQUIRE(t.num_gpus() == 4);
+  for (const char* name : {"n0.xnic0", "n0.xnic1", "n1.xnic0", "n1.xnic1"}) {
+    const int nic = *t.find_node(name);
+    int pcie = 0;
+    for (const auto& l : t.links) {
+      if ((l.a != nic && l.b != nic) || !is_pcie(l.type)) continue;
+      ++pcie;
+      const int other = l.a == nic ? l.b : l.a;
+      CHECK(t.nodes[static_cast<std::size_t>(other)].kind == NodeKind::PcieSwitch);
+      CHECK(l.bw == 15'750'000'000);
+    }
+    CHECK(pcie == 1);
+  }
+  auto kind = [&](int v) { return t.nodes[static_cast<std::size_t>(v)].kind; };
+  for (const auto& l : t.links) { // no GPU has a second PCIe link of its own to a NIC
+    const bool gpu_nic = (kind(l.a) == NodeKind::Gpu && kind(l.b) == NodeKind::Nic) || (kind(l.b) == NodeKind::Gpu && kind(l.a) == NodeKind::Nic);
+    CHECK_FALSE(gpu_nic);
+  }
+  Router r(t);
+  const auto p = path_nodes(r, t.gpu_node(0), t.gpu_node(2));
+  check_inter_node(t, p, "n0.", "n1.");
+  CHECK(p.size() == 7); // GPU, switch, NIC, fabric, NIC, switch, GPU
+  // 2.7 us across the network, one PCIe hop each side of both switches (4 x 1 us).
+  CHECK(r.info(r.route(t.gpu_node(0), t.gpu_node(2))).latency == from_us(2.7) + 4 * kPsPerUs);
+}
+
 TEST_CASE("fat tree: leaves fill in node order, spine uplinks follow the oversubscription") {
   const Topology t = generate_from_spec("cluster:nodes=4,node=hgx-h100,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=2");
   REQUIRE(t.find_node("leaf0"));
