@@ -240,6 +240,8 @@ int run_command(const RunOptions& o) {
   check_rings_apply(o, cfg);
   const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
   const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
+  if (!o.stepbytes.empty() && step == 0)
+    fail("-i/--stepbytes: 0 never grows the size; give a positive step (e.g. -i 1M) or a factor with -f");
   if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
   const auto fmt_kind = report::format_from(o.format);
   model::Predictor pred(topo, cfg, o.model, model_options(o));
