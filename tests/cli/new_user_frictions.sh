@@ -5,7 +5,9 @@
 #  - `-i 0` was silently taken as "no -i" and the sweep stepped by -f 2 instead;
 #  - `16Gi` (Kubernetes/IEC short form) was refused while 16G, 16GiB and 16GB were taken;
 #  - a directory given where a JSON file, a sweep plan or a trace belongs said "malformed JSON ... unexpected
-#    end of input" or "no nccl-tests rows" instead of saying it is a directory.
+#    end of input" or "no nccl-tests rows" instead of saying it is a directory;
+#  - a mistyped flag or word inside a subcommand sent the user to `ccsim --help`, which does not list it;
+#  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -44,6 +46,12 @@ for s in 16Gi 16G 16GiB 16GB 16gi; do
 done
 refused "unknown size unit in '1P' (use B, K, M, G or T" -b 1P
 
+# A parse error inside a subcommand points at that subcommand's help (`ccsim topo --help` lists show, gen, ...).
+refused "(see ccsim topo --help)" topo shw dgx1
+refused "(see ccsim rings --help)" rings --bogus
+refused "(see ccsim topo show --help)" topo show --bogus dgx1
+refused "was not expected: --bogus (see ccsim --help)" --bogus
+
 # A directory where a file is read: said so, naming the flag or file.
 mkdir "$tmp/dir"
 refused "$tmp/dir: is a directory, not a sweep plan" sweep "$tmp/dir" -o "$tmp/x.csv"
@@ -52,5 +60,25 @@ refused "--trace $tmp/dir: is a directory, not a trace file" calibrate --model n
 refused "--params $tmp/dir: is a directory, not a JSON file" --model nccl --params "$tmp/dir"
 refused "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
 [ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused run left an output file"
+
+# The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
+# Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo '{bad' >"$tmp/bad.json"
+  plot() { # expected-fragment, script, arguments
+    local want="$1"; shift
+    local rc lines
+    "$src/scripts/$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err"; then
+      bad "scripts/$* -> rc=$rc, stderr lines=$lines, want '$want'"; sed 's/^/  | /' "$tmp/err"
+    fi
+  }
+  plot "plot_timeline: $tmp/none.json: No such file or directory" plot_timeline.py "$tmp/none.json" -o "$tmp/t"
+  plot "plot_timeline: $tmp/dir: Is a directory" plot_timeline.py "$tmp/dir" -o "$tmp/t"
+  plot "plot_compare: $tmp/bad.json: not ccsim output" plot_compare.py "$tmp/bad.json" "$tmp/c.png"
+  "$ccsim" --topo dgx1 -b 1M -e 2M --format json >"$tmp/sweep.json"
+  plot "plot_sweep: $tmp/dir/no/s.png: No such file or directory" plot_sweep.py "$tmp/sweep.json" -o "$tmp/dir/no/s"
+fi
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1
