@@ -53,9 +53,7 @@ std::string bench(const BenchOptions& o) {
   const auto topo = topology::resolve_topology(o.topo);
   topology::Router router(topo);
   metrics::RunConfig cfg;
-  const auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}'", o.op);
-  cfg.op = *op;
+  cfg.op = require_op(o.op);
   cfg.algo = o.algo;
   schedule::require_algorithm(cfg.op, cfg.algo);
   const auto dt = metrics::datatype_from(o.datatype);

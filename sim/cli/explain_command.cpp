@@ -161,10 +161,8 @@ std::string explain_algo(const ExplainOptions& o, const metrics::ExplainSetup& s
 }
 
 int run_explain(ExplainOptions& o, CLI::App* cmd) {
-  auto op = schedule::op_from(o.run.op);
-  if (!op) fail("--op: unknown collective '{}'", o.run.op);
   metrics::ExplainSetup s;
-  s.op = *op;
+  s.op = require_op(o.run.op);
   const auto f = report::explain_format_from(o.format);
   std::optional<topology::Topology> topo;
   if (cmd->count("--topo") > 0) setup_on_topology(o, cmd, s, topo);

@@ -74,7 +74,7 @@ void add_model_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_collective_options(CLI::App& app, RunOptions& o) {
-  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv hypercube")
+  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv hypercube barrier scan")
       ->capture_default_str();
   app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall, direct for sendrecv)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
@@ -128,9 +128,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   if (o.model == "help") throw ModelHelp{};
   model::require_model(o.model);
   metrics::RunConfig c;
-  auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, sendrecv, hypercube)", o.op);
-  c.op = *op;
+  c.op = require_op(o.op);
   c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);
   auto dt = metrics::datatype_from(o.datatype);

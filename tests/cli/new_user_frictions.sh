@@ -7,6 +7,7 @@
 #  - a directory given where a JSON file, a sweep plan or a trace belongs said "malformed JSON ... unexpected
 #    end of input" or "no nccl-tests rows" instead of saying it is a directory;
 #  - a mistyped flag or word inside a subcommand sent the user to `ccsim --help`, which does not list it;
+#  - an unknown --op listed the collectives only in the main command, without barrier and scan;
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
 set -u
 ccsim="$1"; src="$2"
@@ -51,6 +52,14 @@ refused "(see ccsim topo --help)" topo shw dgx1
 refused "(see ccsim rings --help)" rings --bogus
 refused "(see ccsim topo show --help)" topo show --bogus dgx1
 refused "was not expected: --bogus (see ccsim --help)" --bogus
+
+# An unknown collective lists every one, in every command (explain, bench and compare named none; all omitted
+# barrier and scan, which --op takes), and --help's --op line names them too.
+for cmd in "" explain bench compare; do
+  extra=(); [ "$cmd" = compare ] && extra=(--trace "$m")
+  refused "--op: unknown collective 'gossip' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, scan, sendrecv, hypercube)" $cmd --op gossip "${extra[@]}"
+done
+"$ccsim" --help | grep -q -- "--op .*hypercube barrier scan" || bad "ccsim --help: the --op line does not name barrier and scan"
 
 # A directory where a file is read: said so, naming the flag or file.
 mkdir "$tmp/dir"
