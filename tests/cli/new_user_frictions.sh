@@ -8,6 +8,7 @@
 #    end of input" or "no nccl-tests rows" instead of saying it is a directory;
 #  - a mistyped flag or word inside a subcommand sent the user to `ccsim --help`, which does not list it;
 #  - an unknown --op listed the collectives only in the main command, without barrier and scan;
+#  - a bad CCSIM_TOPO/CCSIM_MODEL/CCSIM_PARAMS (nccl-tests mode) was reported as a bad --topo/--model/--params;
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
 set -u
 ccsim="$1"; src="$2"
@@ -60,6 +61,16 @@ for cmd in "" explain bench compare; do
   refused "--op: unknown collective 'gossip' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, scan, sendrecv, hypercube)" $cmd --op gossip "${extra[@]}"
 done
 "$ccsim" --help | grep -q -- "--op .*hypercube barrier scan" || bad "ccsim --help: the --op line does not name barrier and scan"
+
+# nccl-tests mode through a symlink takes the machine from CCSIM_TOPO: an error about it says so (the user typed no --topo).
+ln -s "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
+CCSIM_TOPO=nosuch "$tmp/all_reduce_perf" -g 8 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -qF "(--topo came from the environment: CCSIM_TOPO=nosuch)" "$tmp/err" || bad "CCSIM_TOPO=nosuch: rc=$rc $(cat "$tmp/err")"
+out=$(CCSIM_TOPO=nosuch "$tmp/all_reduce_perf" -g 8 --topo dgx1 2>&1 >/dev/null)
+[ -z "$out" ] || bad "--topo dgx1 over CCSIM_TOPO=nosuch: $out"
+out=$(CCSIM_MODEL=bogus "$tmp/all_reduce_perf" -g 8 2>&1 >/dev/null)
+grep -qF "(--model came from the environment: CCSIM_MODEL=bogus)" <<<"$out" || bad "CCSIM_MODEL=bogus: $out"
 
 # A directory where a file is read: said so, naming the flag or file.
 mkdir "$tmp/dir"
