@@ -136,7 +136,8 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.dtype = *dt;
   static const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
   if (std::find(std::begin(kOps), std::end(kOps), o.redop) == std::end(kOps))
-    fail("-o/--redop: unknown reduction '{}' (sum, prod, max, min, avg)", o.redop);
+    fail("-o/--redop: unknown reduction '{}' (sum, prod, max, min, avg){}", o.redop,
+         o.redop.find_first_of("./") != std::string::npos ? "; -o is the reduction, as in nccl-tests: --output FILE writes a file" : "");
   c.redop = o.redop;
 
   const int given = !o.gpus.empty() + !o.ring.empty() + !o.rings.empty();

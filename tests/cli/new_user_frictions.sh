@@ -9,6 +9,7 @@
 #  - a mistyped flag or word inside a subcommand sent the user to `ccsim --help`, which does not list it;
 #  - an unknown --op listed the collectives only in the main command, without barrier and scan;
 #  - a bad CCSIM_TOPO/CCSIM_MODEL/CCSIM_PARAMS (nccl-tests mode) was reported as a bad --topo/--model/--params;
+#  - `-o results.csv` (nccl-tests' -o is the reduction) did not say that --output writes a file;
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
 set -u
 ccsim="$1"; src="$2"
@@ -71,6 +72,10 @@ out=$(CCSIM_TOPO=nosuch "$tmp/all_reduce_perf" -g 8 --topo dgx1 2>&1 >/dev/null)
 [ -z "$out" ] || bad "--topo dgx1 over CCSIM_TOPO=nosuch: $out"
 out=$(CCSIM_MODEL=bogus "$tmp/all_reduce_perf" -g 8 2>&1 >/dev/null)
 grep -qF "(--model came from the environment: CCSIM_MODEL=bogus)" <<<"$out" || bad "CCSIM_MODEL=bogus: $out"
+
+# -o is nccl-tests' reduction: `-o results.csv` says where a file goes instead.
+refused "-o/--redop: unknown reduction 'r.csv' (sum, prod, max, min, avg); -o is the reduction, as in nccl-tests: --output FILE writes a file" --format csv -o r.csv
+refused "-o/--redop: unknown reduction 'xor' (sum, prod, max, min, avg)" -o xor
 
 # A directory where a file is read: said so, naming the flag or file.
 mkdir "$tmp/dir"
