@@ -77,4 +77,11 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # a missing input, a directory, an unwritable output: one line, not a traceback
+        print(f"plot_compare: {e.filename}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
+    except ValueError as e:  # json.JSONDecodeError and bad numbers in the input
+        print(f"plot_compare: {sys.argv[1] if len(sys.argv) > 1 else 'input'}: not ccsim output: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -17,6 +17,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/topology/import.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -52,9 +53,7 @@ std::string bench(const BenchOptions& o) {
   const auto topo = topology::resolve_topology(o.topo);
   topology::Router router(topo);
   metrics::RunConfig cfg;
-  const auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}'", o.op);
-  cfg.op = *op;
+  cfg.op = require_op(o.op);
   cfg.algo = o.algo;
   schedule::require_algorithm(cfg.op, cfg.algo);
   const auto dt = metrics::datatype_from(o.datatype);
@@ -108,6 +107,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-n,--bytes", o->bytes, "Message size as nccl-tests counts it (K/M/G suffixes)")->capture_default_str();
   cmd->add_option("-d,--datatype", o->datatype, "Element type")->capture_default_str();
   cmd->add_option("--model", o->model, "Network model: fifo, store_forward, flow")->capture_default_str();
+  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
   cmd->add_option("--gpus", o->gpus, "Rank order over GPUs, e.g. 0,8,1,9 (default: rank r on GPU r)");
   cmd->add_option("--header", o->header, "Bytes added to every message (16 = SimGrid SMPI's envelope)")->capture_default_str();
   cmd->add_option("--semantics", o->semantics, "gpu (a send completes when its data has left) or mpi (blocking "

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/printable.hpp"
 
 namespace ccsim::cli {
 
@@ -119,6 +120,13 @@ void write_output(const std::string& path, const std::string& content) {
     return;
   }
   outputs().add(path, content);
+}
+
+schedule::Op require_op(const std::string& op, const std::string& flag) {
+  if (const auto known = schedule::op_from(op)) return *known;
+  std::string names;
+  for (const auto o : schedule::kAllOps) names += (names.empty() ? "" : ", ") + std::string(schedule::to_string(o));
+  fail("{}: unknown collective '{}' ({})", flag, printable(op, 40), names);
 }
 
 } // namespace ccsim::cli

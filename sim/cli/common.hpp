@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/core/output_files.hpp"
+#include "sim/schedule/collective.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace ccsim::cli {
@@ -21,6 +22,8 @@ std::vector<int> parse_ring_order(const std::string& text, const std::string& fl
 // "0 3 2 1|0 1 3 2" -> several rings, each checked as above.
 std::vector<std::vector<int>> parse_ring_list(const std::string& text, const std::string& flag,
                                               const topology::Topology& t, bool one_based);
+// `op` as a collective, or one line naming the flag and listing every collective (--op allredcue).
+schedule::Op require_op(const std::string& op, const std::string& flag = "--op");
 // The run's output files: main() publishes them when the command succeeded and removes them otherwise.
 OutputSet& outputs();
 // Stages `content` for `path` (see OutputSet), so a failed run never leaves a file, whole or half.

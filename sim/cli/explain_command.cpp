@@ -11,6 +11,7 @@
 #include "sim/report/progress.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/verify/show_data.hpp"
+#include "sim/topology/import.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -160,10 +161,8 @@ std::string explain_algo(const ExplainOptions& o, const metrics::ExplainSetup& s
 }
 
 int run_explain(ExplainOptions& o, CLI::App* cmd) {
-  auto op = schedule::op_from(o.run.op);
-  if (!op) fail("--op: unknown collective '{}'", o.run.op);
   metrics::ExplainSetup s;
-  s.op = *op;
+  s.op = require_op(o.run.op);
   const auto f = report::explain_format_from(o.format);
   std::optional<topology::Topology> topo;
   if (cmd->count("--topo") > 0) setup_on_topology(o, cmd, s, topo);
@@ -229,6 +228,8 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--values", o->values, "With --show-data: rank (rank r holds r) or index (element i holds i)")->capture_default_str();
   cmd->add_option("--redop", o->run.redop, "With --show-data: sum, prod, min, max")->capture_default_str();
   cmd->add_option("-t,--topo", o->run.topo, "Take alpha and beta from this topology instead of --alpha/--bw");
+  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
   cmd->add_option("--gpus", o->run.gpus, "With --topo: the GPUs to use");
   cmd->add_option("--ring", o->run.ring, "With --topo: ring order");
   cmd->callback([o, cmd] { run_explain(*o, cmd); });

@@ -424,6 +424,20 @@ std::optional<PerfInvocation> perf_invocation(int argc, char** argv) {
   return std::nullopt;
 }
 
+// An error about a value the environment gave says where it came from: a script run through a symlink never
+// typed the --topo the message names.
+std::string from_environment(const PerfFlags& f, const std::string& message) {
+  const std::pair<const char*, const std::string*> vars[] = {
+      {"CCSIM_TOPO", &f.run.topo}, {"CCSIM_MODEL", &f.run.model}, {"CCSIM_PARAMS", &f.run.params}};
+  const char* flags[] = {"--topo", "--model", "--params"};
+  for (std::size_t i = 0; i < std::size(vars); ++i) {
+    const char* value = std::getenv(vars[i].first);
+    if (value && *vars[i].second == value && message.find(flags[i]) != std::string::npos)
+      return fmt::format(" ({} came from the environment: {}={})", flags[i], vars[i].first, value);
+  }
+  return {};
+}
+
 int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   CLI::App app{inv.program + " as ccsim predicts it: nccl-tests' flags and output shape, no GPU needed"};
   PerfFlags f;
@@ -448,7 +462,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
     std::cout << "Prediction models (--model NAME):\n" << model::model_table();
     return 0;
   } catch (const Error& e) {
-    std::cerr << "ccsim " << inv.program << ": " << e.what() << "\n";
+    std::cerr << "ccsim " << inv.program << ": " << e.what() << from_environment(f, e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ccsim " << inv.program << ": internal error: " << e.what() << "\n";

@@ -74,7 +74,7 @@ void add_model_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_collective_options(CLI::App& app, RunOptions& o) {
-  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv hypercube")
+  app.add_option("--op", o.op, "Collective: allreduce allgather reducescatter broadcast reduce gather scatter alltoall sendrecv hypercube barrier scan")
       ->capture_default_str();
   app.add_option("-a,--algo", o.algo, "Algorithm (see the table below; default: ring, or the op's first: binomial for gather/scatter, pairwise for alltoall, direct for sendrecv)");
   app.add_option("-b,--minbytes", o.minbytes, "Smallest size (K/M/G suffixes, 1K = 1024)")->capture_default_str();
@@ -128,9 +128,7 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   if (o.model == "help") throw ModelHelp{};
   model::require_model(o.model);
   metrics::RunConfig c;
-  auto op = schedule::op_from(o.op);
-  if (!op) fail("--op: unknown collective '{}' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, sendrecv, hypercube)", o.op);
-  c.op = *op;
+  c.op = require_op(o.op);
   c.algo = o.algo.empty() ? schedule::default_algorithm(c.op) : o.algo;
   schedule::require_algorithm(c.op, c.algo);
   auto dt = metrics::datatype_from(o.datatype);
@@ -138,7 +136,8 @@ metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology
   c.dtype = *dt;
   static const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
   if (std::find(std::begin(kOps), std::end(kOps), o.redop) == std::end(kOps))
-    fail("-o/--redop: unknown reduction '{}' (sum, prod, max, min, avg)", o.redop);
+    fail("-o/--redop: unknown reduction '{}' (sum, prod, max, min, avg){}", o.redop,
+         o.redop.find_first_of("./") != std::string::npos ? "; -o is the reduction, as in nccl-tests: --output FILE writes a file" : "");
   c.redop = o.redop;
 
   const int given = !o.gpus.empty() + !o.ring.empty() + !o.rings.empty();
@@ -240,6 +239,8 @@ int run_command(const RunOptions& o) {
   check_rings_apply(o, cfg);
   const Bytes lo = parse_size(o.minbytes, "-b/--minbytes"), hi = parse_size(o.maxbytes, "-e/--maxbytes");
   const Bytes step = o.stepbytes.empty() ? 0 : parse_size(o.stepbytes, "-i/--stepbytes");
+  if (!o.stepbytes.empty() && step == 0)
+    fail("-i/--stepbytes: 0 never grows the size; give a positive step (e.g. -i 1M) or a factor with -f");
   if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
   const auto fmt_kind = report::format_from(o.format);
   model::Predictor pred(topo, cfg, o.model, model_options(o));

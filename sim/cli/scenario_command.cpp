@@ -6,6 +6,7 @@
 #include "sim/report/scenario_report.hpp"
 #include "sim/scenario/hybrid_step.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/topology/import.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -57,6 +58,8 @@ void add_scenario_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("scenario", "Simulate a training step (scenarios/*.json): data-parallel sweeps over GPU counts, or "
                                              "one hybrid-parallel (tp/pp/dp/ep) step with its breakdown and memory");
   add_scenario_run_options(*cmd, *o);
+  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
   cmd->add_option("--format", o->format, "Output: table, json")->capture_default_str();
   cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");

@@ -1,6 +1,7 @@
 #include "sim/cli/sweep_plan.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -137,6 +138,7 @@ void expand_grid(SweepPlan& p, const Json& grid, const std::vector<std::string>&
 } // namespace
 
 SweepPlan load_sweep_plan(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("{}: is a directory, not a sweep plan", printable(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open the sweep plan", printable(path));
   std::stringstream ss;

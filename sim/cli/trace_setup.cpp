@@ -18,8 +18,7 @@ void add_trace_options(CLI::App& app, TraceOptions& t) {
 trace::Hints trace_hints(const TraceOptions& t) {
   trace::Hints hints;
   if (!t.op.empty()) {
-    hints.op = schedule::op_from(t.op);
-    if (!hints.op) fail("--op: unknown collective '{}'", t.op);
+    hints.op = require_op(t.op);
   }
   if (t.ranks < 0) fail("--ranks: must be positive, got {}", t.ranks);
   hints.ranks = t.ranks;

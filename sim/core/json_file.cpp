@@ -1,6 +1,7 @@
 #include "sim/core/json_file.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,6 +65,7 @@ json parse_json_text(std::string_view text, const std::string& origin) {
 
 json read_json_file(const std::string& path, const std::string& prefix) {
   if (path.empty()) fail("{}'': an empty file name", prefix);
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("{}{}: is a directory, not a JSON file", prefix, printable(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}{}: cannot open", prefix, printable(path));
   std::stringstream ss;

@@ -106,11 +106,11 @@ Bytes parse_size(std::string_view text, std::string_view what) {
   auto [v, unit] = split(text, what);
   double scale = 0;
   if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "k" || unit == "kib" || unit == "kb") scale = 1024.0;
-  else if (unit == "m" || unit == "mib" || unit == "mb") scale = 1024.0 * 1024;
-  else if (unit == "g" || unit == "gib" || unit == "gb") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "t" || unit == "tib" || unit == "tb") scale = 1024.0 * 1024 * 1024 * 1024;
-  else fail("{}: unknown size unit in '{}' (use B, K, M, G)", what, text);
+  else if (unit == "k" || unit == "ki" || unit == "kib" || unit == "kb") scale = 1024.0;
+  else if (unit == "m" || unit == "mi" || unit == "mib" || unit == "mb") scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gi" || unit == "gib" || unit == "gb") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "t" || unit == "ti" || unit == "tib" || unit == "tb") scale = 1024.0 * 1024 * 1024 * 1024;
+  else fail("{}: unknown size unit in '{}' (use B, K, M, G or T, powers of 1024 as in nccl-tests; KiB, Ki and KB alike)", what, text);
   if (v < 0) fail("{}: size must not be negative, got '{}'", what, text);
   const double b = v * scale;
   if (b > 1.2e15) fail("{}: size '{}' is absurdly large (limit 1 PiB)", what, text);

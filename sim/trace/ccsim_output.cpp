@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -170,6 +171,7 @@ std::optional<Trace> parse_ccsim_output(std::string_view text, const std::string
 }
 
 Trace load_any_trace(const std::string& path, const Hints& hints) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;

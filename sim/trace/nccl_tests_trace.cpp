@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <charconv>
 #include <set>
@@ -458,6 +459,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
 }
 
 Trace load_trace(const std::string& path, const Hints& hints) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;

@@ -1,6 +1,7 @@
 #include "sim/trace/trace_runs.hpp"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -101,6 +102,7 @@ std::vector<std::string> split_runs(std::string_view text) {
 }
 
 std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, int only) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Frictions a new user hit following README/docs literally (the "user trial"), each fixed and kept fixed:
+#  - an `nvidia-smi topo -m` paste without `nvidia-smi -L` needs --gpu KIND; rings, explain, bench and scenario
+#    refused the flag their own error message asks for;
+#  - `-i 0` was silently taken as "no -i" and the sweep stepped by -f 2 instead;
+#  - `16Gi` (Kubernetes/IEC short form) was refused while 16G, 16GiB and 16GB were taken;
+#  - a directory given where a JSON file, a sweep plan or a trace belongs said "malformed JSON ... unexpected
+#    end of input" or "no nccl-tests rows" instead of saying it is a directory;
+#  - a mistyped flag or word inside a subcommand sent the user to `ccsim --help`, which does not list it;
+#  - an unknown --op listed the collectives only in the main command, without barrier and scan;
+#  - a bad CCSIM_TOPO/CCSIM_MODEL/CCSIM_PARAMS (nccl-tests mode) was reported as a bad --topo/--model/--params;
+#  - `-o results.csv` (nccl-tests' -o is the reduction) did not say that --output writes a file;
+#  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
+set -u
+ccsim="$1"; src="$2"
+fails=0
+m="$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt" # no GPU name in the paste
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+refused() { # expected-fragment, then the command's arguments: one stderr line, exit 2, no stdout
+  local want="$1"; shift
+  local rc lines
+  timeout 20 "$ccsim" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ] || ! grep -qF -- "$want" "$tmp/err"; then
+    bad "ccsim $* -> rc=$rc, stderr lines=$lines, want '$want'"; sed 's/^/  | /' "$tmp/err"
+  fi
+}
+
+# --gpu on every command that takes --topo. H100 SXM: 18 NVLink4 lanes x 25 GB/s per direction = 450 GB/s into
+# the NVSwitch (NVIDIA's H100 data sheet: 900 GB/s bidirectional), so explain's beta is 1/(450 GB/s).
+out=$("$ccsim" explain --topo "$m" --gpu h100 --op allreduce --algo ring --size 1M 2>&1) || bad "explain --gpu h100: $out"
+grep -qF "beta = 1/(450 GB/s)" <<<"$out" || bad "explain --topo topo-m --gpu h100: no 'beta = 1/(450 GB/s)' in: $(head -3 <<<"$out")"
+# rings' best ring at 128 MiB takes the time the main command predicts for the same ring and size (two routes).
+main=$("$ccsim" --topo "$m" --gpu h100 --ring 0,1,2,3,4,5,6,7 -b 128M -e 128M | awk '!/^#/ {print $6}')
+ring=$("$ccsim" rings --topo "$m" --gpu h100 --top 1 2>&1 | awk '$1 == "1" {print $2}')
+[ -n "$main" ] && [ "$main" = "$ring" ] || bad "rings --gpu h100 best ring time '$ring' != main command's '$main'"
+"$ccsim" bench --topo "$m" --gpu h100 -n 1M >"$tmp/b" 2>&1 && grep -q "ranks=8" "$tmp/b" || bad "bench --gpu h100: $(cat "$tmp/b")"
+"$ccsim" scenario "$src/scenarios/lm300m_dgx1.json" --topo "$m" --gpu h100 >"$tmp/s" 2>&1 || bad "scenario --gpu h100: $(cat "$tmp/s")"
+refused "--gpu: unknown gpu 'h1000'" rings --topo "$m" --gpu h1000
+
+# -i 0 never grows the size: refused as the nccl-tests mode refuses it, not ignored.
+refused "-i/--stepbytes: 0 never grows the size" -i 0 -b 1 -e 8
+# 16Gi, 16G, 16GiB and 16GB are all 16 x 2^30 = 17179869184 B (nccl-tests' G is 1024^3).
+for s in 16Gi 16G 16GiB 16GB 16gi; do
+  got=$("$ccsim" -b "$s" -e "$s" --format csv 2>&1 | awk -F, 'NR == 2 {print $1}')
+  [ "$got" = "17179869184" ] || bad "-b $s -> size '$got', want 17179869184"
+done
+refused "unknown size unit in '1P' (use B, K, M, G or T" -b 1P
+
+# A parse error inside a subcommand points at that subcommand's help (`ccsim topo --help` lists show, gen, ...).
+refused "(see ccsim topo --help)" topo shw dgx1
+refused "(see ccsim rings --help)" rings --bogus
+refused "(see ccsim topo show --help)" topo show --bogus dgx1
+refused "was not expected: --bogus (see ccsim --help)" --bogus
+
+# An unknown collective lists every one, in every command (explain, bench and compare named none; all omitted
+# barrier and scan, which --op takes), and --help's --op line names them too.
+for cmd in "" explain bench compare; do
+  extra=(); [ "$cmd" = compare ] && extra=(--trace "$m")
+  refused "--op: unknown collective 'gossip' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, scan, sendrecv, hypercube)" $cmd --op gossip "${extra[@]}"
+done
+"$ccsim" --help | grep -q -- "--op .*hypercube barrier scan" || bad "ccsim --help: the --op line does not name barrier and scan"
+
+# nccl-tests mode through a symlink takes the machine from CCSIM_TOPO: an error about it says so (the user typed no --topo).
+ln -s "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
+CCSIM_TOPO=nosuch "$tmp/all_reduce_perf" -g 8 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -qF "(--topo came from the environment: CCSIM_TOPO=nosuch)" "$tmp/err" || bad "CCSIM_TOPO=nosuch: rc=$rc $(cat "$tmp/err")"
+out=$(CCSIM_TOPO=nosuch "$tmp/all_reduce_perf" -g 8 --topo dgx1 2>&1 >/dev/null)
+[ -z "$out" ] || bad "--topo dgx1 over CCSIM_TOPO=nosuch: $out"
+out=$(CCSIM_MODEL=bogus "$tmp/all_reduce_perf" -g 8 2>&1 >/dev/null)
+grep -qF "(--model came from the environment: CCSIM_MODEL=bogus)" <<<"$out" || bad "CCSIM_MODEL=bogus: $out"
+
+# -o is nccl-tests' reduction: `-o results.csv` says where a file goes instead.
+refused "-o/--redop: unknown reduction 'r.csv' (sum, prod, max, min, avg); -o is the reduction, as in nccl-tests: --output FILE writes a file" --format csv -o r.csv
+refused "-o/--redop: unknown reduction 'xor' (sum, prod, max, min, avg)" -o xor
+
+# A directory where a file is read: said so, naming the flag or file.
+mkdir "$tmp/dir"
+refused "$tmp/dir: is a directory, not a sweep plan" sweep "$tmp/dir" -o "$tmp/x.csv"
+refused "--trace $tmp/dir: is a directory, not a trace file" compare --trace "$tmp/dir"
+refused "--trace $tmp/dir: is a directory, not a trace file" calibrate --model nccl --topo dgx1 --trace "$tmp/dir" --output "$tmp/p.json"
+refused "--params $tmp/dir: is a directory, not a JSON file" --model nccl --params "$tmp/dir"
+refused "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
+[ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused run left an output file"
+
+# The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
+# Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo '{bad' >"$tmp/bad.json"
+  plot() { # expected-fragment, script, arguments
+    local want="$1"; shift
+    local rc lines
+    "$src/scripts/$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$tmp/err"; then
+      bad "scripts/$* -> rc=$rc, stderr lines=$lines, want '$want'"; sed 's/^/  | /' "$tmp/err"
+    fi
+  }
+  plot "plot_timeline: $tmp/none.json: No such file or directory" plot_timeline.py "$tmp/none.json" -o "$tmp/t"
+  plot "plot_timeline: $tmp/dir: Is a directory" plot_timeline.py "$tmp/dir" -o "$tmp/t"
+  plot "plot_compare: $tmp/bad.json: not ccsim output" plot_compare.py "$tmp/bad.json" "$tmp/c.png"
+  "$ccsim" --topo dgx1 -b 1M -e 2M --format json >"$tmp/sweep.json"
+  plot "plot_sweep: $tmp/dir/no/s.png: No such file or directory" plot_sweep.py "$tmp/sweep.json" -o "$tmp/dir/no/s"
+fi
+
+[ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1
