@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -195,4 +196,22 @@ TEST_CASE("gpu catalogue: an NCCL XML dump's link count tells kinds of one compu
   CHECK(import_nccl_xml(xml("70", ""), "v.xml", {}).gpu_kind == "v100pcie");
   // Still ambiguous: sm86 without links is an A10, A40, RTX A6000, ... card.
   CHECK_THROWS_WITH_AS(import_nccl_xml(xml("86", ""), "g.xml", {}), doctest::Contains("sm=86 fits a10"), Error);
+}
+
+// A training-step scenario takes the GPU's peak from the catalogue. Each figure typed from the data sheet:
+// NVIDIA quotes BF16 "with sparsity", so dense = half (H100/H200 1,979 -> 989.5, rounded down to 989 as the
+// H100 row; HGX B200 4.5 PF -> 2.25; GB200 5 PF -> 2.5); AMD quotes dense BF16 (MI300X/MI325X 1,307.4 TFLOPS).
+TEST_CASE("peak dense BF16 tensor FLOP/s per GPU kind as the data sheets give it") {
+  const struct {
+    const char* kind;
+    double flops;
+  } sheets[] = {{"v100", 125e12}, {"a100", 312e12}, {"h100", 989e12},  {"h200", 989e12},      {"h800", 989e12},
+                {"b200", 2.25e15}, {"gb200", 2.5e15}, {"mi300x", 1307.4e12}, {"mi325x", 1307.4e12}};
+  const auto& g = gpu_table()["gpus"];
+  for (const auto& s : sheets) {
+    CAPTURE(s.kind);
+    REQUIRE(g.contains(s.kind));
+    REQUIRE(g[s.kind].contains("peak_tensor_flops"));
+    CHECK(g[s.kind]["peak_tensor_flops"].get<double>() == doctest::Approx(s.flops));
+  }
 }
