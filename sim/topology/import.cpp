@@ -22,7 +22,8 @@ std::string& import_gpu() {
 }
 } // namespace
 
-void set_default_import_gpu(const std::string& kind) {
+void set_default_import_gpu(const std::string& given) {
+  const std::string kind = given.empty() ? given : canonical_gpu_kind(given); // --gpu H100 as machine:gpu=H100
   if (!kind.empty()) gpu_kind(kind, "--gpu"); // unknown kinds fail here, naming the flag
   import_gpu() = kind;
 }

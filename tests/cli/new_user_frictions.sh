@@ -10,6 +10,7 @@
 #  - an unknown --op listed the collectives only in the main command, without barrier and scan;
 #  - a bad CCSIM_TOPO/CCSIM_MODEL/CCSIM_PARAMS (nccl-tests mode) was reported as a bad --topo/--model/--params;
 #  - `-o results.csv` (nccl-tests' -o is the reduction) did not say that --output writes a file;
+#  - --gpu H100 was refused (kinds are lower case in the catalogue; machine:gpu=H100 was taken);
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
 set -u
 ccsim="$1"; src="$2"
@@ -38,6 +39,11 @@ ring=$("$ccsim" rings --topo "$m" --gpu h100 --top 1 2>&1 | awk '$1 == "1" {prin
 [ -n "$main" ] && [ "$main" = "$ring" ] || bad "rings --gpu h100 best ring time '$ring' != main command's '$main'"
 "$ccsim" bench --topo "$m" --gpu h100 -n 1M >"$tmp/b" 2>&1 && grep -q "ranks=8" "$tmp/b" || bad "bench --gpu h100: $(cat "$tmp/b")"
 "$ccsim" scenario "$src/scenarios/lm300m_dgx1.json" --topo "$m" --gpu h100 >"$tmp/s" 2>&1 || bad "scenario --gpu h100: $(cat "$tmp/s")"
+# --gpu takes the kind as people write it (H100, H100-PCIe), as machine:gpu= does: the same prediction as h100.
+low=$("$ccsim" --topo "$m" --gpu h100 -b 1M -e 1M | awk '!/^#/ {print $6}')
+up=$("$ccsim" --topo "$m" --gpu H100 -b 1M -e 1M 2>&1 | awk '!/^#/ {print $6}')
+[ -n "$low" ] && [ "$low" = "$up" ] || bad "--gpu H100 gives '$up', --gpu h100 '$low'"
+refused "--gpu: unknown gpu 'Hx100'" --topo "$m" --gpu Hx100 -b 1M -e 1M
 refused "--gpu: unknown gpu 'h1000'" rings --topo "$m" --gpu h1000
 
 # -i 0 never grows the size: refused as the nccl-tests mode refuses it, not ignored.
