@@ -87,6 +87,9 @@ std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string&
   const int count = static_cast<int>(parse_whole(count_s, what, INT32_MIN, INT32_MAX));
   if (count < 1 || count > 1024) fail("{}: NIC count must be between 1 and 1024, got {}", what, count);
   std::string speed = text.substr(x + 1);
+  // A bare number is ambiguous (400 Gb/s or 400 B/s?): ask for the unit rather than guess.
+  if (!speed.empty() && speed.find_first_not_of("0123456789.") == std::string::npos)
+    fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, text);
   // NICs are sold in bits: "400G" is 400 Gb/s. Explicit units ("50GB/s", "400Gbps") pass through.
   if (!speed.empty() && std::string("GgMmTt").find(speed.back()) != std::string::npos) speed += "bps";
   return {count, parse_bandwidth(speed, what)};

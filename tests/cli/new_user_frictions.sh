@@ -39,6 +39,10 @@ ring=$("$ccsim" rings --topo "$m" --gpu h100 --top 1 2>&1 | awk '$1 == "1" {prin
 [ -n "$main" ] && [ "$main" = "$ring" ] || bad "rings --gpu h100 best ring time '$ring' != main command's '$main'"
 "$ccsim" bench --topo "$m" --gpu h100 -n 1M >"$tmp/b" 2>&1 && grep -q "ranks=8" "$tmp/b" || bad "bench --gpu h100: $(cat "$tmp/b")"
 "$ccsim" scenario "$src/scenarios/lm300m_dgx1.json" --topo "$m" --gpu h100 >"$tmp/s" 2>&1 || bad "scenario --gpu h100: $(cat "$tmp/s")"
+# A NIC speed without a unit (nics=8x400) was read as 400 B/s and refused only by the run-length check, which
+# named neither nics= nor the missing unit.
+refused "'8x400' gives no unit for the NIC speed" --topo machine:gpu=h200,nodes=2,nics=8x400 --model nccl -b 1M -e 1M
+
 # --gpu takes the kind as people write it (H100, H100-PCIe), as machine:gpu= does: the same prediction as h100.
 low=$("$ccsim" --topo "$m" --gpu h100 -b 1M -e 1M | awk '!/^#/ {print $6}')
 up=$("$ccsim" --topo "$m" --gpu H100 -b 1M -e 1M 2>&1 | awk '!/^#/ {print $6}')
