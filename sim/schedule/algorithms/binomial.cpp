@@ -143,14 +143,8 @@ class BinomialBroadcast final : public TreeBase {
       : TreeBase(std::move(a)), mask_(p() > 0 && (p() & (p() - 1)) == 0 && args_.root >= 0 && args_.root < p() ? p() - 1 : -1) {}
   bool fixed_steps() const override { return true; }
   int step_fixed(int r, int s, Action* out) const override {
-    const int p = this->p(), root = args_.root;
-    if (mask_ >= 0 && static_cast<unsigned>(r) < static_cast<unsigned>(p)) return pow2_step(r, s, out);
-    const bool in_range = root >= 0 && root < p && r >= 0 && r < p; // relative ranks without a division
-    const BcastPeer peer = bcast_peer(p, !in_range ? rel(r) : r >= root ? r - root : r - root + p, s);
-    if (peer.v < 0) return -1;
-    const int peer_rank = !in_range ? abs(peer.v) : peer.v + root < p ? peer.v + root : peer.v + root - p;
-    out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, peer_rank, 0, args_.count, 0};
-    return peer.last ? 1 + kLastFixedStep : 1;
+    if (mask_ >= 0 && static_cast<unsigned>(r) < static_cast<unsigned>(p())) return pow2_step(r, s, out);
+    return any_step(r, s, out);
   }
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.resize(1);
@@ -159,6 +153,16 @@ class BinomialBroadcast final : public TreeBase {
   }
 
  private:
+  // Any p and root. Out of line: the power-of-two path then needs no registers saved.
+  [[gnu::noinline]] int any_step(int r, int s, Action* out) const {
+    const int p = this->p(), root = args_.root;
+    const bool in_range = root >= 0 && root < p && r >= 0 && r < p; // relative ranks without a division
+    const BcastPeer peer = bcast_peer(p, !in_range ? rel(r) : r >= root ? r - root : r - root + p, s);
+    if (peer.v < 0) return -1;
+    const int peer_rank = !in_range ? abs(peer.v) : peer.v + root < p ? peer.v + root : peer.v + root - p;
+    out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, peer_rank, 0, args_.count, 0};
+    return peer.last ? 1 + kLastFixedStep : 1;
+  }
   // bcast_peer's power-of-two case written straight into the action (the engine calls this for every step of every
   // rank): v's subtree is [v, v + span), span = lowbit(v) (p for the root); step 0 of v > 0 receives from
   // v - span, then child k = 1, 2, .. sits at v + span / 2^k, the last one at v + 1.
