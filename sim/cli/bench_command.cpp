@@ -61,7 +61,7 @@ std::string bench(const BenchOptions& o) {
   if (!dt) fail("-d/--datatype: unknown type '{}' ({})", o.datatype, metrics::datatype_names());
   cfg.dtype = *dt;
   if (o.gpus.empty()) {
-    // Built in place: a temporary copied in would be 4 bytes per rank of fresh memory more to fault in.
+    // Built in place, without a temporary to copy.
     cfg.placements.resize(1);
     cfg.placements[0].resize(static_cast<std::size_t>(topo.num_gpus()));
     std::iota(cfg.placements[0].begin(), cfg.placements[0].end(), 0);
