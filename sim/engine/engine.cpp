@@ -107,6 +107,7 @@ RunResult Engine::run(std::span<const Job> jobs) {
   }
   static_assert(sizeof(RankState) == 32);
   ranks_.assign(total, RankState{});
+  queue_.reserve(total); // ~one queued event per rank at the peak (broadcast ~0.6, ring and halving-doubling ~1)
   parked_.clear();
   free_parked_ = kNone;
   place(jobs, total);
