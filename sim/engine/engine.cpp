@@ -107,7 +107,9 @@ RunResult Engine::run(std::span<const Job> jobs) {
   }
   static_assert(sizeof(RankState) == 32);
   ranks_.assign(total, RankState{});
-  queue_.reserve(total); // ~one queued event per rank at the peak (broadcast ~0.6, ring and halving-doubling ~1)
+  // ~One queued event per rank at the peak (broadcast ~0.6, ring and halving-doubling ~1), at most 1 MiB of chunks:
+  // beyond that the pool grows as it needs (a million-rank run would otherwise map 16 MiB it may not use).
+  queue_.reserve(std::min<std::size_t>(total, std::size_t{1} << 16));
   parked_.clear();
   free_parked_ = kNone;
   place(jobs, total);
