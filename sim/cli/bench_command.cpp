@@ -60,7 +60,9 @@ std::string bench(const BenchOptions& o) {
   if (!dt) fail("-d/--datatype: unknown type '{}' ({})", o.datatype, metrics::datatype_names());
   cfg.dtype = *dt;
   if (o.gpus.empty()) {
-    cfg.placements.assign(1, std::vector<int>(static_cast<std::size_t>(topo.num_gpus())));
+    // Built in place, without a temporary to copy.
+    cfg.placements.resize(1);
+    cfg.placements[0].resize(static_cast<std::size_t>(topo.num_gpus()));
     std::iota(cfg.placements[0].begin(), cfg.placements[0].end(), 0);
   } else {
     cfg.placements = {parse_gpu_list(o.gpus, "--gpus", topo, false)};

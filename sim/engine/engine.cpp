@@ -107,6 +107,9 @@ RunResult Engine::run(std::span<const Job> jobs) {
   }
   static_assert(sizeof(RankState) == 32);
   ranks_.assign(total, RankState{});
+  // ~One queued event per rank at the peak (broadcast ~0.6, ring and halving-doubling ~1), at most 1 MiB of chunks:
+  // beyond that the pool grows as it needs (a million-rank run would otherwise map 16 MiB it may not use).
+  queue_.reserve(std::min<std::size_t>(total, std::size_t{1} << 16));
   parked_.clear();
   free_parked_ = kNone;
   place(jobs, total);
@@ -308,6 +311,11 @@ inline void Engine::finish_rank(std::uint32_t g, Time now) {
   return true;
 }
 
+// Out of line and cold: the message's formatting stays out of begin_step.
+[[noreturn, gnu::noinline, gnu::cold]] static void bad_peer(int rank, int step, int peer, int p) {
+  fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rank, step, peer, p - 1);
+}
+
 // Returns true when the step just begun completed on the spot (nothing to wait for).
 template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   RankState& rs = ranks_[g];
@@ -341,8 +349,7 @@ template <int M> bool Engine::begin_step(std::uint32_t g, Time now) {
   Time at = now; // when the action is posted: each one's overhead after the previous one's
   for (const schedule::Action* a = acts; a != acts + n; ++a) {
     if (a->kind == schedule::Action::Kind::Copy) continue;
-    if (static_cast<unsigned>(a->peer) >= static_cast<unsigned>(job.p) || a->peer == rank)
-      fail("schedule error: rank {} step {} names peer {} (ranks 0..{})", rank, step, a->peer, job.p - 1);
+    if (static_cast<unsigned>(a->peer) >= static_cast<unsigned>(job.p) || a->peer == rank) bad_peer(rank, step, a->peer, job.p);
     const std::uint32_t peer = job.base + static_cast<std::uint32_t>(a->peer);
     if constexpr (M == kGeneric) at += params_.overhead;
     if (a->kind == schedule::Action::Kind::Send) {

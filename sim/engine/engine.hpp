@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/engine/big_block.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/fifo_network.hpp"
 #include "sim/engine/network.hpp"
@@ -116,7 +117,7 @@ class Engine {
   bool observed_ = false; // observers_ is not empty (fixed for a run)
   EventQueue queue_;
   std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
-  std::vector<RankState> ranks_;
+  std::vector<RankState, BigAllocator<RankState>> ranks_; // in huge pages when large (big_block.hpp)
   std::vector<std::uint32_t> node_, job_; // per rank; empty: node g, job 0 (see place())
   std::vector<Time> step_begin_;         // per rank, when observed
   std::vector<Bytes> reduce_bytes_;      // per rank, when reductions take time: received with reduction this step

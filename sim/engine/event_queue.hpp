@@ -20,12 +20,14 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/engine/big_block.hpp"
 
 namespace ccsim::engine {
 
@@ -44,7 +46,23 @@ class RadixEventQueue {
   RadixEventQueue& operator=(const RadixEventQueue&) = delete;
   ~RadixEventQueue() {
     clear();
-    while (free_) delete std::exchange(free_, free_->next);
+    while (free_) {
+      Chunk* c = std::exchange(free_, free_->next);
+      if (!in_slab(c)) delete c;
+    }
+    big_free(slab_);
+  }
+
+  // Pools chunks for `events` queued events in one zeroed block (big_block.hpp), so that a run's queue shares
+  // the huge pages of its rank state and channels instead of faulting in a fresh 4 KiB page per chunk. Once per
+  // queue; the pool grows chunk by chunk beyond it as before.
+  void reserve(std::size_t events) {
+    if (slab_ != nullptr) return;
+    const std::size_t n = events / kSlots + 1;
+    slab_ = static_cast<Chunk*>(big_alloc(n * sizeof(Chunk)));
+    slab_end_ = slab_ + n;
+    chunks_ += n;
+    for (std::size_t i = n; i-- > 0;) release(slab_ + i); // the pool hands out slab_[0] first
   }
 
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b) {
@@ -154,6 +172,8 @@ class RadixEventQueue {
   Time last_ = 0;
   Chunk* free_ = nullptr; // the pool: chunks not in any bucket
   std::size_t chunks_ = 0;
+  Chunk *slab_ = nullptr, *slab_end_ = nullptr; // reserve()'s chunks (the others came from new)
+  bool in_slab(const Chunk* c) const { return !std::less<const Chunk*>{}(c, slab_) && std::less<const Chunk*>{}(c, slab_end_); }
 };
 
 // A 4-ary min-heap on (time, seq): no monotonicity needed. The reference the radix heap is tested and

@@ -11,24 +11,20 @@
 #include <new>
 
 #include "sim/core/error.hpp"
+#include "sim/engine/big_block.hpp"
 
 
 namespace ccsim::engine {
 
-void FifoNetwork::FreeBlock::operator()(void* p) const { std::free(p); }
+void FifoNetwork::FreeBlock::operator()(void* p) const { big_free(p); }
 
 namespace {
-template <class T> T* zeroed(std::size_t n) {
-  auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
-  if (!p) throw std::bad_alloc();
-  return p;
-}
+template <class T> T* zeroed(std::size_t n) { return static_cast<T*>(big_alloc(std::max<std::size_t>(n, 1) * sizeof(T))); }
 } // namespace
 
 void FifoNetwork::reset(const topology::Topology& t) {
   const std::size_t n = t.num_channels();
-  // calloc: large blocks come zeroed from the kernel page by page, so untouched channels cost nothing, and
-  // all-zero state is a valid idle channel (trivial types, implicitly created).
+  // Zeroed blocks (big_block.hpp): all-zero state is a valid idle channel (trivial types, implicitly created).
   free_at_.reset(zeroed<Time>(n));
   totals_.reset(keep_totals_ ? zeroed<Totals>(n) : nullptr);
   num_chans_ = n;

@@ -69,9 +69,9 @@ class FifoNetwork final : public NetworkModel {
 
  private:
   // What the model keeps per directed channel: when it is free again (free_at_) and, when totals are kept, what
-  // it carried (totals_). Zero until the channel first carries a message, so the arrays come from calloc
-  // (sim/engine/fifo_network.cpp): pages of channels that never carry one are never touched and cost no
-  // memory (a broadcast over a few GPUs of a million-GPU crossbar).
+  // it carried (totals_). Zero until the channel first carries a message, so the arrays come zeroed from
+  // big_alloc (big_block.hpp): huge pages that no channel's message touches cost no memory (a broadcast over a
+  // few GPUs of a million-GPU crossbar maps 2 MiB of its 16 MB of free times).
   struct Totals {
     Time busy;
     Bytes bytes;

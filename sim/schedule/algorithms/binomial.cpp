@@ -143,19 +143,8 @@ class BinomialBroadcast final : public TreeBase {
       : TreeBase(std::move(a)), mask_(p() > 0 && (p() & (p() - 1)) == 0 && args_.root >= 0 && args_.root < p() ? p() - 1 : -1) {}
   bool fixed_steps() const override { return true; }
   int step_fixed(int r, int s, Action* out) const override {
-    const int p = this->p(), root = args_.root;
-    if (mask_ >= 0 && r >= 0 && r < p) { // p a power of two (the common case): relative ranks are a mask away
-      const BcastPeer peer = bcast_peer(p, (r - root) & mask_, s);
-      if (peer.v < 0) return -1;
-      out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, (peer.v + root) & mask_, 0, args_.count, 0};
-      return peer.last ? 1 + kLastFixedStep : 1;
-    }
-    const bool in_range = root >= 0 && root < p && r >= 0 && r < p; // relative ranks without a division
-    const BcastPeer peer = bcast_peer(p, !in_range ? rel(r) : r >= root ? r - root : r - root + p, s);
-    if (peer.v < 0) return -1;
-    const int peer_rank = !in_range ? abs(peer.v) : peer.v + root < p ? peer.v + root : peer.v + root - p;
-    out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, peer_rank, 0, args_.count, 0};
-    return peer.last ? 1 + kLastFixedStep : 1;
+    if (mask_ >= 0 && static_cast<unsigned>(r) < static_cast<unsigned>(p())) return pow2_step(r, s, out);
+    return any_step(r, s, out);
   }
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.resize(1);
@@ -164,6 +153,35 @@ class BinomialBroadcast final : public TreeBase {
   }
 
  private:
+  // Any p and root. Out of line: the power-of-two path then needs no registers saved.
+  [[gnu::noinline]] int any_step(int r, int s, Action* out) const {
+    const int p = this->p(), root = args_.root;
+    const bool in_range = root >= 0 && root < p && r >= 0 && r < p; // relative ranks without a division
+    const BcastPeer peer = bcast_peer(p, !in_range ? rel(r) : r >= root ? r - root : r - root + p, s);
+    if (peer.v < 0) return -1;
+    const int peer_rank = !in_range ? abs(peer.v) : peer.v + root < p ? peer.v + root : peer.v + root - p;
+    out[0] = Action{peer.from_parent ? Action::Kind::Recv : Action::Kind::Send, peer_rank, 0, args_.count, 0};
+    return peer.last ? 1 + kLastFixedStep : 1;
+  }
+  // bcast_peer's power-of-two case written straight into the action (the engine calls this for every step of every
+  // rank): v's subtree is [v, v + span), span = lowbit(v) (p for the root); step 0 of v > 0 receives from
+  // v - span, then child k = 1, 2, .. sits at v + span / 2^k, the last one at v + 1.
+  [[gnu::always_inline]] int pow2_step(int r, int s, Action* out) const {
+    const int v = (r - args_.root) & mask_;
+    const int span = v == 0 ? mask_ + 1 : v & -v;
+    int peer, part; // the peer's relative rank, and what is left of the subtree below it (1: a leaf, no step after)
+    if (v != 0 && s == 0) {
+      peer = v - span, part = span;
+    } else {
+      const int k = s + (v == 0); // s - (v != 0) + 1
+      part = k < 31 ? span >> k : 0;
+      if (part == 0) return -1;
+      peer = v + part;
+    }
+    out[0] = Action{peer < v ? Action::Kind::Recv : Action::Kind::Send, (peer + args_.root) & mask_, 0, args_.count, 0};
+    return part == 1 ? 1 + kLastFixedStep : 1;
+  }
+
   int mask_; // p - 1 when p is a power of two and the root one of its ranks, else -1
 };
 

@@ -150,3 +150,25 @@ TEST_CASE("small list takes 12 bytes for two inline ids and survives assignment 
   CHECK(big.size() == 40); // the source is untouched
   CHECK(big.front() == 1000);
 }
+
+TEST_CASE("radix event queue with a reserved pool pops like the 4-ary heap, past the reserve too") {
+  RadixEventQueue radix;
+  radix.reserve(40000); // one block of 157 chunks (huge-page region), more come from new once it is used up
+  CHECK(radix.chunks() == 40000 / RadixEventQueue::kSlots + 1);
+  radix.reserve(1 << 20); // once per queue
+  CHECK(radix.chunks() == 40000 / RadixEventQueue::kSlots + 1);
+  QuaternaryHeapQueue heap;
+  std::mt19937_64 rng(7);
+  for (std::uint32_t i = 0; i < 100000; ++i) {
+    const Time t = static_cast<Time>(rng() % 5000);
+    radix.push(t, 1, i, 0);
+    heap.push(t, 1, i, 0);
+  }
+  CHECK(radix.chunks() > 40000 / RadixEventQueue::kSlots + 1);
+  while (!heap.empty()) {
+    const Event x = radix.pop(), y = heap.pop();
+    REQUIRE(x.time == y.time);
+    REQUIRE(x.a == y.a);
+  }
+  CHECK(radix.empty());
+} // the destructor gives the block back and deletes only the chunks from new (ASan checks it in CI)
