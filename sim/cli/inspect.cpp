@@ -7,6 +7,7 @@
 #include "sim/observe/timeline.hpp"
 #include "sim/report/link_report_text.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/json_io.hpp"
 
 namespace ccsim::cli {
 
@@ -69,7 +70,7 @@ std::string Inspector::decorate(const std::string& output) const {
   if (!report_) return output;
   const auto& rec = rec_->recording();
   if (fmt_ == report::Format::Json) {
-    auto j = nlohmann::ordered_json::parse(output);
+    auto j = ordered_json_parse(output);
     j["links"] = report::link_report_json(*report_, topo_, &rec);
     return safe_dump(j, 2) + "\n";
   }

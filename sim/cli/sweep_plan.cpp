@@ -12,6 +12,7 @@
 #include "sim/cli/scenario_command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/json_io.hpp"
 #include "sim/core/printable.hpp"
 
 namespace ccsim::cli {
@@ -57,17 +58,17 @@ ParamInfo param_info(const std::string& name) {
 
 std::string value_text(const SweepPlan& p, const std::string& where, const Json& v, bool flag) {
   if (flag) {
-    if (!v.is_boolean()) bad(p, where, "expected true or false for a flag, got " + printable(v.dump(), 80));
+    if (!v.is_boolean()) bad(p, where, "expected true or false for a flag, got " + printable(json_dump(v), 80));
     return v.get<bool>() ? "true" : "false";
   }
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return v.dump();
+  if (v.is_number_integer()) return json_dump(v);
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (!std::isfinite(d)) bad(p, where, "expected a finite number");
     return fmt::format("{}", d);
   }
-  bad(p, where, "expected a string or a number, got " + printable(v.dump(), 80));
+  bad(p, where, "expected a string or a number, got " + printable(json_dump(v), 80));
 }
 
 std::size_t column(SweepPlan& p, const std::string& where, const std::string& name) {
@@ -92,7 +93,7 @@ void clear_overlapping(const SweepPlan& p, std::size_t c, std::vector<std::strin
 
 // One object of parameter values laid over `base`.
 std::vector<std::string> overlay(SweepPlan& p, const std::string& where, const Json& obj, std::vector<std::string> base) {
-  if (!obj.is_object()) bad(p, where, "expected an object of parameters, got " + printable(obj.dump(), 80));
+  if (!obj.is_object()) bad(p, where, "expected an object of parameters, got " + printable(json_dump(obj), 80));
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const std::string at = where + "." + it.key();
     const std::size_t c = column(p, at, it.key());
@@ -104,7 +105,7 @@ std::vector<std::string> overlay(SweepPlan& p, const std::string& where, const J
 }
 
 void expand_grid(SweepPlan& p, const Json& grid, const std::vector<std::string>& base) {
-  if (!grid.is_object()) bad(p, "grid", "expected an object {\"param\": [values]}, got " + printable(grid.dump(), 80));
+  if (!grid.is_object()) bad(p, "grid", "expected an object {\"param\": [values]}, got " + printable(json_dump(grid), 80));
   std::vector<std::size_t> cols;
   std::vector<std::vector<std::string>> values;
   std::size_t total = 1;
@@ -150,7 +151,7 @@ SweepPlan sweep_plan_from_text(const std::string& text, const std::string& path)
   SweepPlan p;
   p.file = path;
   parse_json_text(text, printable(path)); // one-line message for malformed JSON
-  const Json root = Json::parse(text);
+  const Json root = ordered_json_parse(text);
   if (!root.is_object()) bad(p, "", "expected an object with \"grid\" and/or \"points\"");
   for (auto it = root.begin(); it != root.end(); ++it)
     if (it.key() != "defaults" && it.key() != "grid" && it.key() != "points")

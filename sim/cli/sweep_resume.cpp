@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/json_io.hpp"
 #include "sim/core/printable.hpp"
 
 namespace ccsim::cli {
@@ -75,11 +76,11 @@ void read_output(const SweepPlan& plan, const std::string& text, FinishedPoints&
   std::map<std::string, std::size_t> last;
   if (!text.empty() && text.front() == '{') {
     for (const auto& line : whole_lines(text)) {
-      const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+      const auto j = ordered_json_parse_or_discarded(line);
       if (!j.is_object()) continue;
       Named row;
       for (auto it = j.begin(); it != j.end(); ++it)
-        row[it.key()] = it->is_string() ? it->get<std::string>() : it->is_null() ? "" : it->dump();
+        row[it.key()] = it->is_string() ? it->get<std::string>() : it->is_null() ? "" : json_dump(*it);
       add_row(plan, row, out, last);
     }
     return;
@@ -103,7 +104,7 @@ FinishedPoints read_finished(const SweepPlan& plan, const std::string& output) {
   if (output.empty() || output == "-") return out;
   read_output(plan, slurp(output), out);
   for (const auto& line : whole_lines(slurp(journal_path(output)))) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto j = json_parse_or_discarded(line);
     if (!j.is_object() || !j.contains("key") || !j.contains("cells") || !j["key"].is_string()) continue;
     report::SweepCells cells;
     bool ok = j["cells"].is_array() && !j["cells"].empty();

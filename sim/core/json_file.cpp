@@ -1,4 +1,5 @@
 #include "sim/core/json_file.hpp"
+#include "sim/core/json_io.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -57,7 +58,7 @@ std::string describe(const json& v) { return printable(safe_dump(v), 60); }
 
 json parse_json_text(std::string_view text, const std::string& origin) {
   try {
-    return json::parse(text.begin(), text.end());
+    return json_parse(text);
   } catch (const json::exception& e) { // parse errors and number overflow (1e400) alike
     fail("{}: malformed JSON: {}", origin, printable(strip_tag(e.what())));
   }

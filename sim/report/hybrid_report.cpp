@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_io.hpp"
 #include "sim/observe/timeline.hpp"
 
 namespace ccsim::report {
@@ -79,7 +80,7 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"gradients", r.memory.grads}, {"optimizer", r.memory.optimizer},
                        {"activations", r.memory.activations}, {"total", r.memory.total()}, {"capacity", r.memory_capacity}};
   j["engine"] = {{"jobs", r.jobs}, {"transfers", r.transfers}};
-  return j.dump(1) + "\n";
+  return json_dump(j, 1) + "\n";
 }
 
 std::string hybrid_timeline(const Scenario& s, const HybridResult& r) {
@@ -99,7 +100,7 @@ std::string hybrid_timeline(const Scenario& s, const HybridResult& r) {
   for (const auto& sl : r.timeline) {
     int tid = 0;
     while (tid < 8 && sl.track != kTracks[tid]) ++tid;
-    add(fmt::format(R"j({{"ph":"X","pid":{},"tid":{},"name":"{}","ts":{},"dur":{}}})j", sl.stage, tid, nlohmann::json(sl.label).dump().substr(1, nlohmann::json(sl.label).dump().size() - 2),
+    add(fmt::format(R"j({{"ph":"X","pid":{},"tid":{},"name":"{}","ts":{},"dur":{}}})j", sl.stage, tid, json_dump(nlohmann::json(sl.label)).substr(1, json_dump(nlohmann::json(sl.label)).size() - 2),
                     observe::us_literal(sl.begin), observe::us_literal(sl.end - sl.begin)));
   }
   out += "\n]}\n";

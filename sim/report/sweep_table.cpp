@@ -6,6 +6,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/json_io.hpp"
 
 namespace ccsim::report {
 namespace {
@@ -125,7 +126,7 @@ std::string sweep_lines(SweepFormat f, std::size_t point, const std::vector<std:
     for (std::size_t i = 0; i < cols.size(); ++i) {
       if (!columns()[i].numeric) j[cols[i]] = row[i];
       else if (row[i].empty()) j[cols[i]] = nullptr;
-      else j[cols[i]] = nlohmann::ordered_json::parse(row[i]); // our own number text
+      else j[cols[i]] = ordered_json_parse(row[i]); // our own number text
     }
     out += safe_dump(j) + "\n";
   }

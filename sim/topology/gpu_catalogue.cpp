@@ -10,6 +10,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_io.hpp"
 
 namespace ccsim::topology {
 using nlohmann::json;
@@ -23,7 +24,7 @@ const json& gpu_table() {
     if (!f) fail("cannot open the GPU table {}", path);
     json j;
     try {
-      j = json::parse(f);
+      j = json_parse(f);
     } catch (const std::exception& e) {
       fail("{} is not valid JSON ({})", path, std::string(e.what()).substr(0, 80));
     }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_io.hpp"
 
 namespace ccsim::trace {
 namespace {
@@ -129,7 +130,7 @@ Trace parse_csv(const std::vector<std::string>& lines, const std::string& origin
 
 std::uint64_t non_negative(const nlohmann::json& j, const char* key, const std::string& origin) {
   const auto& v = j.at(key);
-  if (!v.is_number_unsigned()) fail("{}: '{}' must be a whole non-negative number, got {}", origin, key, v.dump());
+  if (!v.is_number_unsigned()) fail("{}: '{}' must be a whole non-negative number, got {}", origin, key, json_dump(v));
   return v.get<std::uint64_t>();
 }
 
@@ -137,7 +138,7 @@ Trace parse_json(std::string_view text, const std::string& origin, const Hints& 
   Trace t;
   t.origin = origin;
   try {
-    const auto j = nlohmann::json::parse(text);
+    const auto j = json_parse(text);
     const std::string type = j.at("datatype"), redop = j.at("redop");
     const int root = j.at("root");
     for (const auto& r : j.at("rows")) {
@@ -158,7 +159,7 @@ std::optional<Trace> parse_ccsim_output(std::string_view text, const std::string
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return std::nullopt;
   if (text[first] == '{') {
-    const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto j = json_parse_or_discarded(text);
     if (j.is_object() && j.value("tool", "") == "ccsim") return parse_json(text, origin, hints);
     return std::nullopt;
   }

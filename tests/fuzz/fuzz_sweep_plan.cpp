@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/sweep_plan.hpp"
+#include "sim/core/json_io.hpp"
 #include "fuzz_common.hpp"
 
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // robustness. Inputs whose grid would expand past 4096 combinations are skipped (the parser's own limit
 // is 10 million points).
 bool small_grid(std::string_view input) {
-  const auto j = nlohmann::json::parse(input, nullptr, false);
+  const auto j = ccsim::json_parse_or_discarded(input);
   if (!j.is_object() || !j.contains("grid") || !j["grid"].is_object()) return true;
   std::uint64_t n = 1;
   for (const auto& v : j["grid"])

@@ -25,6 +25,7 @@
 #include "sim/cli/mpi/mpi_module.h"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_io.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -72,7 +73,7 @@ struct Done {
 std::string encode(const std::vector<Done>& done) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& d : done) j.push_back({d.point, d.cells, d.seconds});
-  return j.dump();
+  return json_dump(j);
 }
 
 } // namespace
@@ -105,7 +106,7 @@ double mpi_serve(const MpiWorld& w, const SweepWork& work) {
     const double t0 = thread_cpu_seconds();
     buf.assign(static_cast<std::size_t>(len), '\0');
     g_mpi->recv_request(source, buf.data(), len);
-    for (const auto& d : nlohmann::json::parse(buf))
+    for (const auto& d : json_parse(buf))
       work.finish(d[0].get<std::size_t>(), d[1].get<report::SweepCells>(), d[2].get<double>());
     reply.clear();
     const std::size_t batch = std::clamp<std::size_t>(work.left() / (2 * static_cast<std::size_t>(w.size)), 1, kMaxBatch);
