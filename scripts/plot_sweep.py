@@ -112,11 +112,7 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except OSError as e:  # a missing input, a directory, an unwritable output: one line, not a traceback
-        print(f"plot_sweep: {e.filename}: {e.strerror}", file=sys.stderr)
-        sys.exit(2)
-    except ValueError as e:  # json.JSONDecodeError and bad numbers in the input
-        print(f"plot_sweep: bad input: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from one_line_errors import run  # noqa: E402
+
+    run("plot_sweep", main)
