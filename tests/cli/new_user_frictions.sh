@@ -114,6 +114,9 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   plot "plot_compare: $tmp/bad.json: not ccsim output" plot_compare.py "$tmp/bad.json" "$tmp/c.png"
   "$ccsim" --topo dgx1 -b 1M -e 2M --format json >"$tmp/sweep.json"
   plot "plot_sweep: $tmp/dir/no/s.png: No such file or directory" plot_sweep.py "$tmp/sweep.json" -o "$tmp/dir/no/s"
+  # The scripts' own refusals (sys.exit("...")) exit 2 like the rest, not 1.
+  plot "plot_sweep: no such file: $tmp/none.json" plot_sweep.py "$tmp/none.json" -o "$tmp/s"
+  plot "usage: plot_compare.py COMPARE.json OUT.png" plot_compare.py
 fi
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1
