@@ -383,12 +383,6 @@ double Tables::replay_lane_GBps(const topology::Topology& t, const topology::Lin
   return lane_GBps(t, l) * (it == net_kinds.end() ? 1.0 : it->second.rate_vs_ib);
 }
 
-double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us) const {
-  if (!topology::is_network(l.type)) return 0.0;
-  const auto it = net_kinds.find(l.type);
-  return it == net_kinds.end() ? nccl_hop_us : std::max(nccl_hop_us, it->second.hop_us);
-}
-
 double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const {
   if (!topology::is_network(l.type)) return 0.0;
   const auto it = net_kinds.find(l.type);

@@ -169,9 +169,8 @@ struct Tables {
   std::map<topology::LinkType, NetKind> net_kinds;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure.
   double replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const;
-  // The network hop latency of link l: NCCL's `nccl_hop_us`, or the kind's hop_us where larger (0 off the network).
-  double net_hop_of(const topology::Link& l, double nccl_hop_us) const;
-  // As above for GPUs of `arch`: a by_arch transport's hop replaces the kind's.
+  // The network hop latency of link l for GPUs of `arch`: NCCL's `nccl_hop_us`, or the kind's hop_us where
+  // larger, a by_arch transport's hop replacing the kind's (0 off the network).
   double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const;
   // Does a network link of `t` run a transport that forces NCCL_PROTO=simple on GPUs of `arch`?
   bool simple_only(const topology::Topology& t, Arch arch) const;
