@@ -46,13 +46,15 @@ TEST_CASE("Network kinds: RoCE replays at 4122/4178 of an InfiniBand NIC, IB and
 }
 
 TEST_CASE("Network kinds: EFA's hop is aws-ofi-nccl's 23 us where NCCL's is smaller") {
+  // Hopper: the RDMA protocol, the kind's own hop (pre-Hopper SENDRECV is nccl_efa_transport_test's).
+  const auto hopper = nccl::Arch::Hopper;
   const auto& tab = nccl::load_tables();
   const auto efa = pair_over(LinkType::Efa, 12'500'000'000), ib = pair_over(LinkType::Ib, 12'500'000'000);
   const auto nvl = pair_over(LinkType::NvLink3, 25'000'000'000);
-  CHECK(tab.net_hop_of(efa.links.front(), 2.7) == doctest::Approx(23.0));
-  CHECK(tab.net_hop_of(efa.links.front(), 30.0) == doctest::Approx(30.0));
-  CHECK(tab.net_hop_of(ib.links.front(), 2.7) == doctest::Approx(2.7));
-  CHECK(tab.net_hop_of(nvl.links.front(), 2.7) == doctest::Approx(0.0));
+  CHECK(tab.net_hop_of(efa.links.front(), 2.7, hopper) == doctest::Approx(23.0));
+  CHECK(tab.net_hop_of(efa.links.front(), 30.0, hopper) == doctest::Approx(30.0));
+  CHECK(tab.net_hop_of(ib.links.front(), 2.7, hopper) == doctest::Approx(2.7));
+  CHECK(tab.net_hop_of(nvl.links.front(), 2.7, hopper) == doctest::Approx(0.0));
 }
 
 TEST_CASE("NCCL tables: a bad net_kinds entry is refused naming it") {
