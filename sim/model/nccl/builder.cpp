@@ -42,13 +42,13 @@ NvlsMode nvls_mode_from(const std::string& s, const char* flag) {
   fail("{}: unknown '{}' (auto, on, off)", flag, s);
 }
 
-// The topology as one (algorithm, protocol) sees it, with its router.
+// The topology as one (algorithm, protocol) sees it; routes come from the Builder's one router on the drawing.
 struct Builder::View {
   Algo algo;
   Proto proto;
   double shm_share; // shm_ring_loop_share of the op and ranks the view was made for
   topology::Topology topo;
-  std::unique_ptr<topology::Router> router;
+  topology::Router* router; // the Builder's drawn_router()
 };
 
 namespace {
@@ -174,10 +174,24 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   // Routes follow the machine as drawn, not the view's scaled figures: NCCL picks a pair's path from the
   // hardware (its P2P path between two GPUs of one host never leaves the host), and a protocol factor that
   // differs inside a node and on the network must not make a NIC loopback look wider than the PCIe path.
-  v->router = std::make_unique<topology::Router>(topo_);
-  if (!opt_.relay_gpus.empty()) v->router->set_relay_gpus(opt_.relay_gpus);
+  v->router = &drawn_router();
   views_.push_back(std::move(v));
   return *views_.back();
+}
+
+// Whether the network's transport forces NCCL_PROTO=simple: a fact of the drawing, looked up once, not per size.
+bool Builder::simple_only_net(Arch arch) {
+  if (!simple_only_ || simple_only_->first != arch) simple_only_ = std::pair{arch, tab_.simple_only(topo_, arch)};
+  return simple_only_->second;
+}
+
+// One router for every view: routes follow the machine as drawn, so the views would each compute the same ones.
+topology::Router& Builder::drawn_router() {
+  if (!router_) {
+    router_ = std::make_unique<topology::Router>(topo_);
+    if (!opt_.relay_gpus.empty()) router_->set_relay_gpus(opt_.relay_gpus);
+  }
+  return *router_;
 }
 
 std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size) {
@@ -216,7 +230,7 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
   // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
-  if (g.nodes > 1 && tab_.simple_only(topo_, g.arch))
+  if (g.nodes > 1 && simple_only_net(g.arch))
     std::erase_if(cands, [](const Candidate& c) { return c.proto != Proto::Simple; });
   if (opt_.collnet != NvlsMode::Off && collnet_.heads > 0)
     for (const auto& list : {collnet_candidates(load_collnet_tables(), g, collnet_, cfg.op, p, size.size),
@@ -334,7 +348,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
     if (is_collnet(c.algo) && cfg.op == Op::AllReduce) {
       View& v = view(c.algo, Proto::Simple, cfg);
       plan.topo = &v.topo;
-      plan.router = v.router.get();
+      plan.router = v.router;
       plan.params.alpha_sw += from_us(opt_.params.step_us);
       plan.fixed = from_us(c.lat_us + opt_.params.launch_us) + launch();
       return collnet_plan(std::move(plan), collnet_, cfg, size, tab_.chunk_simple, 4 * tab_.max_loops_simulated);
@@ -380,7 +394,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
                                      : channel_imbalance(split_rule(nccl_version_from(opt_.nccl_version)), tab_, cfg.op, proto, p,
                                                          size.size, nc, chunk);
   plan.topo = &v.topo;
-  plan.router = v.router.get();
+  plan.router = v.router;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
   const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));
@@ -417,7 +431,7 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   const double chunk = proto == Proto::Simple ? tab_.chunk_simple_one_step : proto == Proto::LL ? tab_.chunk_ll : tab_.chunk_ll128;
   const auto max_segments = static_cast<std::uint64_t>(4 * tab_.max_loops_simulated);
   plan.topo = &v.topo;
-  plan.router = v.router.get();
+  plan.router = v.router;
   std::size_t i = 0;
   for (const auto& [key, w] : weight) {
     const auto& ring = g.rings[static_cast<std::size_t>(key.first)];
@@ -451,7 +465,7 @@ engine::RunPlan Builder::nvls_plan(engine::RunPlan plan, const Candidate& c, con
   const Graph& g = graph(cfg);
   View& v = view(Algo::Nvls, Proto::Simple, cfg);
   plan.topo = &v.topo;
-  plan.router = v.router.get();
+  plan.router = v.router;
   const auto& gpus = cfg.placements.front();
   const auto shares = engine::split_by_weight(size.count, g.nvls.weights);
   const double round = tab_.nvls->chunk_bytes * std::max(1, plan.choice.channels);

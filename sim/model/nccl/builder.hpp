@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/metrics/sweep.hpp"
@@ -87,6 +88,8 @@ class Builder final : public metrics::PlanBuilder {
   Time launch() const;
   Time host_issue() const;
   std::vector<engine::RunPlan> plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size);
+  topology::Router& drawn_router();
+  bool simple_only_net(Arch arch);
 
   const topology::Topology& topo_;
   const Tables& tab_;
@@ -97,6 +100,8 @@ class Builder final : public metrics::PlanBuilder {
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
   std::optional<ReleaseRings> release_rings_; // NCCL 2.4's own rings on one node (rings_v24.hpp), made with graph_
   std::vector<std::unique_ptr<View>> views_;
+  std::unique_ptr<topology::Router> router_;               // every view's routes (drawn_router)
+  std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
 };
 
