@@ -219,7 +219,9 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
   if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv ||
        cfg.op == Op::HyperCube) && p >= 2) {
-    if (!p2p_) p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus);
+    if (!p2p_)
+      p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus,
+                                          p2p_ll_in_release(nccl_version_from(opt_.nccl_version)));
     const Graph& ring = p2p_->ring_graph(cfg.placements, g, opt_.gpu_arch);
     const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),
                                                 ring.arch, ring.nodes, ring.bw, opt_.channels > 0);

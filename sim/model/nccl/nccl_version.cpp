@@ -108,4 +108,6 @@ bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, in
   return std::find(rule->sms.begin(), rule->sms.end(), sm) != rule->sms.end();
 }
 
+bool p2p_ll_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pLLFrom; }
+
 } // namespace ccsim::model::nccl

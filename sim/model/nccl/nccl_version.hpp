@@ -1,7 +1,8 @@
-// Which NCCL release a prediction is for, where that changes what NCCL does by default. Today: LL128's
+// Which NCCL release a prediction is for, where that changes what NCCL does by default. LL128's
 // default enable, which NCCL widened release by release (models/nccl.json ll128_by_version: none before
 // 2.5.6, compute capability 7.0 only up to 2.6, then 8.0, 9.0, 10.0/12.0, and every GPU from 7.0 on since
 // 2.27.3). A 2019 DGX-1 run on NCCL 2.4 has no LL128 at all; two RTX 2080 Ti (7.5) on NCCL 2.6.4 neither.
+// And LL for point-to-point sends (alltoall, gather, scatter, sendrecv), which came with 2.14.3.
 #pragma once
 #include <array>
 #include <optional>
@@ -32,5 +33,13 @@ int compute_capability(const topology::Topology& t, Arch arch);
 // Does NCCL release `v` enable LL128 by default for GPUs of compute capability `sm`? No version: the
 // tables' own release (the last rule). Tables without rules: always (the caller checks arch and path).
 bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, int sm, Arch arch);
+
+// The first release whose ncclSend/ncclRecv may run LL (NVIDIA/nccl v2.14.3-1 release notes: "Add LL protocol
+// for intra-node P2P (on by default)"; enqueue.cc addP2pToPlan, NCCL_P2P_LL_THRESHOLD). Up to 2.13 every send
+// ran Simple: 2.7.3-2.12 group.cc scheduleSendRecv fed the one SendRecv/RING/SIMPLE kernel (enqueue.cc
+// ncclKerns), 2.13.4 addP2pToPlan sets no protocol and its P2P work runs Simple.
+inline constexpr NcclVersion kP2pLLFrom = {2, 14, 3};
+// Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
+bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
 
 } // namespace ccsim::model::nccl

@@ -192,8 +192,9 @@ struct P2pPlanner::View {
   std::unique_ptr<topology::Router> router;
 };
 
-P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus)
-    : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)) {}
+P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
+                       bool ll_in_release)
+    : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release) {}
 P2pPlanner::~P2pPlanner() = default;
 
 const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int>& gpus) {
@@ -309,8 +310,9 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
                                 cfg.op == Op::SendRecv ? 2 : 0);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
-  // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple.
-  const P2pOp op = p2p_op(comm, bytes, f.nodes == 1);
+  // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before
+  // NCCL 2.14.3 no send ran LL at all.
+  const P2pOp op = p2p_op(comm, bytes, f.nodes == 1 && ll_in_release_);
   View& v = view(op.ll, g, gpus);
   engine::RunPlan plan;
   plan.choice.algo = "p2p";

@@ -13,7 +13,8 @@
 //     nChannelsMin x ranks > p2pnChannels; one send uses min(nChannelsMin, ceil(bytes / minPart))
 //     channels, doubled while the part exceeds maxPart (minPart = chunk/8, maxPart = 32 chunks on one
 //     node; chunk/2 and chunk across nodes); LL when bytes <= channels x NCCL_P2P_LL_THRESHOLD (16 KiB)
-//     and the connection has LL buffers (network connections have none by default); each channel runs
+//     and the connection has LL buffers (network connections have none by default), from NCCL 2.14.3 on
+//     (before it every send ran Simple: nccl_version.hpp kP2pLLFrom); each channel runs
 //     up to 8 sends at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH), so p2pnChannels / channels x 8 peers
 //     run concurrently and the others wait for the next batch (`maxConcurrent`).
 //   * src/graph/search.cc ncclTopoGetNetDev, src/transport/net.cc: PXN (NCCL_P2P_PXN_LEVEL 2 default) -
@@ -94,7 +95,9 @@ P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
 // runs before it).
 class P2pPlanner {
  public:
-  P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus);
+  // `ll_in_release`: the NCCL release predicted lets small sends run LL (p2p_ll_in_release).
+  P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
+             bool ll_in_release = true);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -114,6 +117,7 @@ class P2pPlanner {
   const Tables& tab_;
   ParamSet params_;
   std::vector<int> relay_gpus_;
+  bool ll_in_release_;
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;

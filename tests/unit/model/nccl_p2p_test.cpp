@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -20,6 +23,18 @@ metrics::Row predict_alltoall(const topology::Topology& t, Bytes size, schedule:
   metrics::RunConfig c;
   c.op = op;
   c.root = root;
+  c.model_name = "nccl";
+  c.placements = topology::pack_rings(t, {}).rings;
+  return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
+}
+
+// As predict_alltoall, for the NCCL release `version` (--nccl-version).
+metrics::Row predict_alltoall_in(const topology::Topology& t, Bytes size, const std::string& version) {
+  model::ModelOptions o;
+  o.nccl_version = version;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllToAll;
   c.model_name = "nccl";
   c.placements = topology::pack_rings(t, {}).rings;
   return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
@@ -102,6 +117,27 @@ TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends share its 18 x 20
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 1);
   CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 185.4e3).epsilon(1e-3));
+}
+
+TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand") {
+  // LL for ncclSend/ncclRecv came with 2.14.3 (its release notes; enqueue.cc addP2pToPlan); 2.7-2.13 ran Simple.
+  CHECK_FALSE(p2p_ll_in_release(parse_nccl_version("2.10.3")));
+  CHECK_FALSE(p2p_ll_in_release(parse_nccl_version("2.13.4")));
+  CHECK(p2p_ll_in_release(parse_nccl_version("2.14.3")));
+  CHECK(p2p_ll_in_release(std::nullopt)); // the tables' release, 2.30.7
+  const auto t = topology::resolve_topology("hgx-h100");
+  // 8 KiB alltoall, 1 KiB per peer, one channel. NCCL 2.10.3: Simple, NCCL's ring Simple base latency 8.4 us,
+  // one NVLink hop 3.4 us, 7 KiB through the 18 x 20.6 GB/s port at Simple's full rate.
+  const auto old_release = predict_alltoall_in(t, 8192, "2.10.3");
+  CHECK(old_release.choice.proto == "Simple");
+  CHECK(old_release.choice.channels == 1);
+  CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 370.8e3).epsilon(1e-3));
+  // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, half the port's rate).
+  const auto first_ll = predict_alltoall_in(t, 8192, "2.14.3");
+  CHECK(first_ll.choice.proto == "LL");
+  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 185.4e3).epsilon(1e-3));
+  // 1 GiB (128 MiB per peer) is Simple in every release: the same time.
+  CHECK(predict_alltoall_in(t, Bytes{1} << 30, "2.10.3").time == predict_alltoall_in(t, Bytes{1} << 30, "").time);
 }
 
 TEST_CASE("P2P alltoall on the DGX-1 mesh: relayed pairs load two hops, within the mesh's bound") {
