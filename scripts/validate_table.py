@@ -11,7 +11,8 @@ and over all sizes:
                 --run; ccsim calibrate, which fits a link's efficiency only when
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
-                over the other classes' sets (efficiencies per link type only when >= 3 classes identified
+                over the other classes' sets (a protocol factor only from fits whose rows ran the protocol
+                with its bandwidth setting their time, rate_identified; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -103,11 +104,24 @@ FAMILIES = False
 
 # A protocol's factor per place (sim/model/protocol_place.hpp): "LL128" on the links inside a node, "net:LL128"
 # on network links; a fit names the place its protocol rows hang on (calibrate's protocol_places), and each
-# place is its own vote. Measured 2026-11-24 (this script): with one factor per protocol for both places the
+# place is its own vote. A fit votes for a factor only when it is a rate (rate_identified: calibrate's
+# protocol_use, >= 3 rows that ran the protocol at that place with its bandwidth setting their time), as a
+# link's efficiency votes only where the link carries the bottleneck: NCCL's tuner picks protocols from its own
+# figures, so a factor never changes which rows run it, and a fit with few or only latency-bound rows of a
+# protocol can push its factor anywhere to bend those rows (2 x H200 over RoCE: net:LL128 0.09, its LL128 rows
+# hanging on it by 0.02), a value that describes no protocol's speed on another machine. Measured 2026-11-24 (this script): with one factor per protocol for both places the
 # middle column was 9.9 % / 17.1 %, 11 of 52 runs within both targets (LL128 0.52 = the median of 2-node
 # RoCE/EFA fits at 0.36-0.40 and one-node NVLink fits at 0.68-0.88, and it halved the large-size LL128 picks
 # on GB200/GB300 NVLink domains); per place see models/README.md.
 PROTOCOL_KEYS = ("LL", "LL128", "Simple", "net:LL", "net:LL128", "net:Simple")
+
+def rate_identified(j, k):
+    """Whether fit j's protocol factor k describes the protocol's rate: calibrate's protocol_use says, after
+    the fit, on how many rows NCCL's tuner ran the protocol at that place and on how many of them its
+    bandwidth term set the time (the row's time hangs on the factor by >= 0.5, as a link's on its efficiency);
+    `rate` when those are at least kProtocolRateRows (calibrate.hpp). A factor without that record (a set
+    made before it existed) does not vote: nothing says it is a rate."""
+    return bool(j.get("protocol_use", {}).get(k, {}).get("rate"))
 
 def class_params(fits, source, least=1, families=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
@@ -133,16 +147,22 @@ def class_params(fits, source, least=1, families=None):
         per_fit = [[v for k, v in votes(j).items() if k == f or family.get(k) == f] for j in fits]
         v = [statistics.median(m) for m in per_fit if m]
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
+    use = {}
     for k in PROTOCOL_KEYS:
-        v = [j["params"]["protocol_efficiency"][k] for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])]
-        if len(v) >= least: P["protocol_efficiency"][k] = med(v, 1.0)
+        voters = [j for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k]) and rate_identified(j, k)]
+        if len(voters) >= least:
+            P["protocol_efficiency"][k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
+            # The set's own record, so that it votes in turn (a class's set among the classes): the rows
+            # behind its value, summed over the fits that voted.
+            use[k] = {n: sum(j["protocol_use"][k][n] for j in voters) for n in ("chosen", "bandwidth_bound")}
+            use[k]["rate"] = True
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
     F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
     fam = {k: f for k, f in family.items() if k in P["link_efficiency"]}
     return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
-            "link_families": fam}
+            "link_families": fam, "protocol_use": use}
 
 # ---- Launch cost per launch kind (issue 14, the small-size floor of an unseen machine) ----
 # Below ~4 KiB an nccl-tests row is NCCL's (RCCL's) own latency, which the bare model carries (baseLat + hwLat
@@ -275,7 +295,8 @@ def default_doc(fits):
                     "of models/traces/index.json gets the median of its traces' own fits (ccsim calibrate, one per trace); each "
                     "parameter here is the median over the classes that identified it (a link or protocol efficiency only "
                     "when at least three classes did; a trace's fit identifies a link's efficiency only when that link "
-                    "carries the bottleneck of its sizes >= 1 MiB). Link efficiencies are per link type (a file may also "
+                    "carries the bottleneck of its sizes >= 1 MiB, and a protocol factor only when at least three of its rows ran the protocol at that "
+                    "place with its bandwidth setting their time). Link efficiencies are per link type (a file may also "
                     "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
                     + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
                     + "), so which ones apply to a machine follows from its description (NVLink generation, xGMI, "

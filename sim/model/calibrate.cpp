@@ -34,8 +34,14 @@ ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSe
   return p;
 }
 
-std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
-  std::vector<double> out;
+// Each row's predicted time and the protocol the model ran it with.
+struct RowPrediction {
+  double us = 0;
+  std::string proto;
+};
+
+std::vector<RowPrediction> predict_rows(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
+  std::vector<RowPrediction> out;
   for (const auto& ci : in) {
     ModelOptions mo;
     mo.params = p;
@@ -49,8 +55,17 @@ std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOp
     auto cfg = ci.cfg;
     cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)
     Predictor pr(*ci.topo, cfg, o.model, mo);
-    for (auto r : ci.rows) out.push_back(to_us(pr.predict(plan_of(ci.trace.rows[r])).time));
+    for (auto r : ci.rows) {
+      const auto row = pr.predict(plan_of(ci.trace.rows[r]));
+      out.push_back({to_us(row.time), row.choice.proto});
+    }
   }
+  return out;
+}
+
+std::vector<double> predict_all(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
+  std::vector<double> out;
+  for (const auto& r : predict_rows(in, o, p)) out.push_back(r.us);
   return out;
 }
 
@@ -134,6 +149,35 @@ std::vector<std::string> protocol_places(const std::vector<CalibInput>& in, cons
     sensitivity["proto:" + proto] = inside;
     sensitivity["proto:" + std::string(kNetProtocolPrefix) + proto] = net;
     out.push_back(net > 0 ? std::string(kNetProtocolPrefix) + proto : proto);
+  }
+  return out;
+}
+
+// How the rows use each protocol factor of the fit (kProtocolRateRows): at the fitted parameters, the rows
+// whose protocol (NCCL's tuner picks it from its own figures, which no factor changes) is the factor's and
+// whose time moves with the factor (they cross its place), and among them the rows whose time hangs on it by
+// >= kBottleneckSensitivity. That sensitivity is taken with the factor back at its start value (NCCL's
+// figure unless the caller started from a set): at its fitted value a factor driven down to 0.09 inflates
+// its own bandwidth term and would look like a rate because the fit made it one.
+std::map<std::string, ProtocolUse> protocol_use(const std::vector<CalibInput>& in, const CalibOptions& o,
+                                                const ParamSet& fitted, const std::vector<std::string>& keys) {
+  constexpr double kStep = 1.05;
+  const auto picked = predict_rows(in, o, fitted);
+  std::map<std::string, ProtocolUse> out;
+  for (const auto& key : keys) {
+    ParamSet at_start = fitted;
+    at_start.protocol_efficiency[key] = start_proto(o.start, key);
+    ParamSet slower = at_start;
+    slower.protocol_efficiency[key] /= kStep;
+    const auto base = predict_all(in, o, at_start), moved = predict_all(in, o, slower);
+    const auto proto = split_protocol_key(key).proto;
+    auto& use = out[key];
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      const double d = std::log(moved[i] / base[i]) / std::log(kStep);
+      if (picked[i].proto != proto || std::abs(d) <= 1e-6) continue;
+      ++use.chosen;
+      if (d >= kBottleneckSensitivity) ++use.bandwidth_bound;
+    }
   }
   return out;
 }
@@ -299,6 +343,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   }
   R.params = to_params(th, L, o.start);
   R.params.model = o.model;
+  R.protocol_use = protocol_use(in, o, R.params, L.protos);
   R.values = {th[0], th[1]};
   for (std::size_t k = 0; k < L.types.size() + L.protos.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
   if (L.per_gpu) R.values.push_back(th[L.per_gpu_index()]);

@@ -20,6 +20,22 @@ namespace ccsim::model {
 // the bottleneck. Below it the link has slack and the trace cannot say how fast it runs.
 inline constexpr double kBottleneckSensitivity = 0.5;
 
+// A fitted protocol factor scales the protocol's bandwidth on the links of its place (protocol_place.hpp), so
+// it says how fast the protocol runs there only when rows ran it there with that bandwidth setting their
+// time: after the fit, on at least this many rows NCCL's tuner picked the protocol and the row's time hangs
+// on the factor by >= kBottleneckSensitivity (d ln time / d ln(1 / factor), the factor at its start value).
+// On fewer, the factor bends a few latency-bound rows (2 x H200 over RoCE: 0.09, its LL128 rows hang on it by
+// 0.02) and is a correction of those rows, no rate another machine could use. Three: one row's factor is that
+// row's residual, two rows' their mean.
+inline constexpr int kProtocolRateRows = 3;
+
+// How a fit's rows used one protocol factor (FitResult::protocol_use).
+struct ProtocolUse {
+  int chosen = 0;          // rows the tuner ran the protocol on at the factor's place (their time moves with it)
+  int bandwidth_bound = 0; // of those, rows whose time hangs on the factor by >= kBottleneckSensitivity
+  bool rate() const { return bandwidth_bound >= kProtocolRateRows; }
+};
+
 struct CalibInput {
   std::string label;                // trace path
   trace::Trace trace;
@@ -45,6 +61,7 @@ struct FitResult {
   std::set<std::string> held_by_user;  // held because --hold said so
   std::set<std::string> not_bottleneck; // link efficiencies held: the link is not the bottleneck at >= 1 MiB
   std::map<std::string, double> sensitivity; // "eff:<type>" -> bottleneck_sensitivity at the start values
+  std::map<std::string, ProtocolUse> protocol_use; // "net:LL128", ... -> its rows, at the fitted parameters
   std::vector<CalibPoint> points;
   double r2_time = 0, r2_log_time = 0, rms_rel = 0;
   int iterations = 0;

@@ -146,6 +146,11 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   // and which family each fitted link type falls back to.
   j["bottleneck_sensitivity"] = nlohmann::ordered_json::object();
   for (const auto& [name, v] : f.sensitivity) j["bottleneck_sensitivity"][name] = v;
+  // Per protocol factor, the rows behind it (kProtocolRateRows): `rate` when it describes the protocol's
+  // speed at its place; the class-level construction takes only those.
+  j["protocol_use"] = nlohmann::ordered_json::object();
+  for (const auto& [key, u] : f.protocol_use)
+    j["protocol_use"][key] = {{"chosen", u.chosen}, {"bandwidth_bound", u.bandwidth_bound}, {"rate", u.rate()}};
   j["link_families"] = nlohmann::ordered_json::object();
   for (const auto& [type, e] : f.params.link_efficiency)
     if (const auto t = topology::link_type_from(type))

@@ -20,8 +20,13 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
     const std::string bottleneck = f.not_bottleneck.count(nm)
         ? fmt::format("held: not the bottleneck at >= 1 MiB (sensitivity {:.2f} < {})", f.sensitivity.at(nm), model::kBottleneckSensitivity)
         : "";
+    // A protocol factor's rows: whether it is a rate or bends a few latency-bound rows (kProtocolRateRows).
+    std::string use;
+    if (const auto u = nm.starts_with("proto:") ? f.protocol_use.find(nm.substr(6)) : f.protocol_use.end(); u != f.protocol_use.end())
+      use = fmt::format(" (ran on {} row(s), bandwidth-bound on {}: {})", u->second.chosen, u->second.bandwidth_bound,
+                        u->second.rate() ? "a rate" : fmt::format("a correction of those rows, no rate: < {}", model::kProtocolRateRows));
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
-                     f.fitted[k] ? "fitted"
+                     f.fitted[k] ? "fitted" + use
                      : f.held_by_user.count(nm)  ? "held: --hold"
                      : !bottleneck.empty()       ? bottleneck
                      : f.not_separable.count(nm) ? "held: not separable from the others with these traces"

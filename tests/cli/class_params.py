@@ -78,11 +78,14 @@ check("families off", vt.class_params([A, B, C, D, E, F, G], "all", 3)["params"]
 # rows hang on the network) votes for the network's value only. Two-node classes N1 0.36, N2 0.40, N3 0.90
 # -> net:LL128 0.40; one-node classes S1 0.88, S2 0.68 -> two classes, no LL128 value (NCCL's own figure),
 # where one factor for both places was the median of all five, 0.68, on NVLink and network alike.
-def pfit(**proto):
+def pfit(rows=(8, 5), **proto):
+    """A fit of protocol factors `proto`, each run on rows[0] rows and bandwidth-bound on rows[1] of them
+    (calibrate's protocol_use; a rate from kProtocolRateRows = 3 bandwidth-bound rows)."""
     P = {"launch_us": 0.0, "step_us": 0.0, "launch_per_gpu_us": 0.0, "link_efficiency": {}, "protocol_efficiency": dict(proto)}
     F = {"launch_us": False, "step_us": False, "launch_per_gpu_us": False}
     F.update({"proto:" + k: True for k in proto})
-    return {"params": P, "fitted": F, "link_families": {}}
+    use = {k: {"chosen": rows[0], "bandwidth_bound": rows[1], "rate": rows[1] >= 3} for k in proto}
+    return {"params": P, "fitted": F, "link_families": {}, "protocol_use": use}
 
 
 net_classes = [cp([pfit(**{"net:LL128": v})], "N") for v in (0.36, 0.40, 0.90)]
@@ -92,6 +95,26 @@ check("protocol factors per place", per_place, {"net:LL128": 0.40})
 # A class with both places (a 2-node trace and a 1-node trace) gives each place its own median.
 both = cp([pfit(**{"net:LL128": 0.36}), pfit(LL128=0.68), pfit(LL128=0.88)], "A100-like")["params"]["protocol_efficiency"]
 check("one class, both places", both, {"net:LL128": 0.36, "LL128": 0.78})
+
+# A protocol factor votes only as a rate (calibrate's protocol_use): a fit whose LL128 rows are latency-bound
+# (run on 6 rows, bandwidth-bound on none: 2 x H200 over RoCE fitted net:LL128 0.088 so) bends those rows and
+# says nothing of LL128's speed. With it the network classes would be 0.088, 0.36, 0.40, 0.90 -> 0.38; without
+# it 0.36, 0.40, 0.90 -> 0.40. Two bandwidth-bound rows are still too few (fewer than three).
+latency_only = cp([pfit(rows=(6, 0), **{"net:LL128": 0.088})], "H200-like")
+two_rows = cp([pfit(rows=(4, 2), **{"net:LL128": 0.10})], "two rows")
+check("a latency-bound protocol fit has no class value", latency_only["params"].get("protocol_efficiency", {}), {})
+check("two bandwidth-bound rows have no class value", two_rows["params"].get("protocol_efficiency", {}), {})
+check("only rates vote", cp(net_classes + [latency_only, two_rows], "all", 3)["params"].get("protocol_efficiency", {}), {"net:LL128": 0.40})
+# Inside a class, a rate and a non-rate: the class takes the rate's value, and its record counts the rows of the
+# fits that voted (8 run, 5 bandwidth-bound), so that the class's set votes in turn.
+mixed = cp([pfit(rows=(6, 0), **{"net:LL128": 0.088}), pfit(**{"net:LL128": 0.70})], "mixed")
+check("mixed class", mixed["params"]["protocol_efficiency"], {"net:LL128": 0.70})
+if mixed["protocol_use"] != {"net:LL128": {"chosen": 8, "bandwidth_bound": 5, "rate": True}}:
+    print(f"FAIL: the class's protocol record: {mixed['protocol_use']}"); fails += 1
+# A fit without the record (made before calibrate wrote it) does not vote: nothing says its factor is a rate.
+old_fit = pfit(**{"net:LL128": 0.5})
+del old_fit["protocol_use"]
+check("no record, no vote", cp([old_fit], "old")["params"].get("protocol_efficiency", {}), {})
 
 print("class_params: " + ("ok" if not fails else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)

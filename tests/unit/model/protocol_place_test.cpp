@@ -145,3 +145,43 @@ TEST_CASE("the network's protocol factor moves nothing while the PCIe path betwe
   CAPTURE(t_high);
   CHECK(t_high == doctest::Approx(t_low).epsilon(1e-6));
 }
+
+// Issue 14: a protocol factor describes the protocol's rate only where rows ran it with its bandwidth
+// setting their time (calibrate.hpp kProtocolRateRows). On 2 x DGX-1 over RoCE the bare model picks ring/LL128
+// at 512 KiB .. 16 MiB (6 rows of the 4 KiB .. 256 MiB sweep; ring/LL below, ring/Simple above), and its time
+// is about a + b x size there: b = (1558.7 - 846.4) us / 8 MiB, a = 134 us, plus the synthetic launch of 20 us.
+// The bytes' share b x size / time is 0.22 at 512 KiB, 0.37 at 1 MiB, 0.54 at 2 MiB, 0.70, 0.82, 0.90 at
+// 4-16 MiB: four rows bandwidth-bound (>= 0.5), a rate. Cut at 1 MiB, the sweep keeps the two latency-bound
+// LL128 rows: the factor bends them and must not count as LL128's speed.
+TEST_CASE("a fitted protocol factor is a rate only when its bandwidth sets the time of three or more rows") {
+  const auto two = topology::resolve_topology(kTwoNodes);
+  model::ParamSet truth;
+  truth.launch_us = 20.0;
+  truth.protocol_efficiency = {{"net:LL128", 0.4}};
+  model::CalibOptions o;
+  o.model = "nccl";
+  o.fit_protocols = true;
+  o.hold = {"step_us"};
+
+  const auto full = nccl_input(two, truth);
+  const auto f = model::fit({full}, o);
+  REQUIRE(f.protocol_use.count("net:LL128") == 1);
+  const auto u = f.protocol_use.at("net:LL128");
+  CHECK(u.chosen == 6);
+  CHECK(u.bandwidth_bound == 4);
+  CHECK(u.rate());
+
+  auto cut = full;
+  cut.rows.clear();
+  for (std::size_t i = 0; i < cut.trace.rows.size(); ++i)
+    if (cut.trace.rows[i].size <= (Bytes{1} << 20)) cut.rows.push_back(i);
+  const auto fc = model::fit({cut}, o);
+  REQUIRE(fc.protocol_use.count("net:LL128") == 1);
+  const auto uc = fc.protocol_use.at("net:LL128");
+  CHECK(uc.chosen == 2);
+  CHECK(uc.bandwidth_bound == 0);
+  CHECK_FALSE(uc.rate());
+  // The file calibrate writes carries the record the class-level construction reads.
+  const auto j = nlohmann::json::parse(model::params_file(fc, {}, {cut}, "nccl", {kTwoNodes}, "test"));
+  CHECK(j.at("protocol_use").at("net:LL128") == nlohmann::json{{"chosen", 2}, {"bandwidth_bound", 0}, {"rate", false}});
+}
