@@ -11,8 +11,8 @@ and over all sizes:
                 --run; ccsim calibrate, which fits a link's efficiency only when
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
-                over the other classes' sets (a protocol factor only from fits whose rows ran the protocol
-                with its bandwidth setting their time, rate_identified; efficiencies per link type only when >= 3 classes identified
+                over the other classes' sets (with --protocol-rate-rule, off by default: see RATE_RULE, a protocol
+                factor only from fits whose rows ran the protocol with its bandwidth setting their time; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -115,6 +115,17 @@ FAMILIES = False
 # on GB200/GB300 NVLink domains); per place see models/README.md.
 PROTOCOL_KEYS = ("LL", "LL128", "Simple", "net:LL", "net:LL128", "net:Simple")
 
+# Whether that rate rule decides the vote (--protocol-rate-rule). Measured 2026-11-25 (this script, validate_holdout.py,
+# wild_table.py; protovote branch): with the rule the shipped set keeps net:Simple alone (LL 0.56, net:LL 0.95 and
+# net:LL128 0.39 drop: LL is a rate in no fit, 8-18 LL rows each and at most 2 bandwidth-bound), the middle column
+# moves 9.4 / 13.7 -> 9.4 / 13.5 % (16 of 52 either way), but every held-out move over a point is worse (5 traces,
+# e.g. 2 x 4090 66 -> 118 % all sizes, 2 x H200 GKE 31 -> 82 %) and so is every wild move (6, e.g. SuperBench A100
+# allreduce 5.1 -> 8.2 %, allgather 21.6 -> 28.1 % >= 1 MiB): the LL factor carries a latency correction (unseen
+# machines' LL rows run slower than NCCL's latency figures) as a bandwidth factor, and without it nothing carries
+# it. Off until a per-protocol latency term is fitted and voted as a latency; calibrate still records the rows
+# behind each factor (protocol_use), and `calibrate` prints whether a factor is a rate.
+RATE_RULE = False
+
 def rate_identified(j, k):
     """Whether fit j's protocol factor k describes the protocol's rate: calibrate's protocol_use says, after
     the fit, on how many rows NCCL's tuner ran the protocol at that place and on how many of them its
@@ -123,7 +134,7 @@ def rate_identified(j, k):
     made before it existed) does not vote: nothing says it is a rate."""
     return bool(j.get("protocol_use", {}).get(k, {}).get("rate"))
 
-def class_params(fits, source, least=1, families=None):
+def class_params(fits, source, least=1, families=None, rate_rule=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
     (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
@@ -149,13 +160,14 @@ def class_params(fits, source, least=1, families=None):
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     use = {}
     for k in PROTOCOL_KEYS:
-        voters = [j for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k]) and rate_identified(j, k)]
+        voters = [j for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
+                  and (rate_identified(j, k) or not (RATE_RULE if rate_rule is None else rate_rule))]
         if len(voters) >= least:
             P["protocol_efficiency"][k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
             # The set's own record, so that it votes in turn (a class's set among the classes): the rows
             # behind its value, summed over the fits that voted.
-            use[k] = {n: sum(j["protocol_use"][k][n] for j in voters) for n in ("chosen", "bandwidth_bound")}
-            use[k]["rate"] = True
+            use[k] = {n: sum(j.get("protocol_use", {}).get(k, {}).get(n, 0) for j in voters) for n in ("chosen", "bandwidth_bound")}
+            use[k]["rate"] = all(rate_identified(j, k) for j in voters)
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
     F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
@@ -295,8 +307,11 @@ def default_doc(fits):
                     "of models/traces/index.json gets the median of its traces' own fits (ccsim calibrate, one per trace); each "
                     "parameter here is the median over the classes that identified it (a link or protocol efficiency only "
                     "when at least three classes did; a trace's fit identifies a link's efficiency only when that link "
-                    "carries the bottleneck of its sizes >= 1 MiB, and a protocol factor only when at least three of its rows ran the protocol at that "
-                    "place with its bandwidth setting their time). Link efficiencies are per link type (a file may also "
+                    "carries the bottleneck of its sizes >= 1 MiB"
+                    + (", and a protocol factor only when at least three of its rows ran the protocol at that place with its bandwidth "
+                       "setting their time (--protocol-rate-rule)" if RATE_RULE else "; protocol factors vote without the rate rule, see "
+                       "RATE_RULE in scripts/validate_table.py")
+                    + "). Link efficiencies are per link type (a file may also "
                     "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
                     + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
                     + "), so which ones apply to a machine follows from its description (NVLink generation, xGMI, "
@@ -446,6 +461,9 @@ def main():
         if a[0] == "--ccsim": ccsim = a[1]; a = a[2:]
         elif a[0] == "--output": md = a[1]; a = a[2:]
         elif a[0] == "--own-class": return own_class_check(ccsim)
+        elif a[0] == "--protocol-rate-rule":
+            global RATE_RULE
+            RATE_RULE, a = True, a[1:]
         elif a[0] == "--link-families":
             global FAMILIES
             FAMILIES, a = True, a[1:]

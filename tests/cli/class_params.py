@@ -12,8 +12,8 @@ FAM = {"nvlink2": "nvlink", "nvlink3": "nvlink", "nvlink4": "nvlink", "pcie4": "
 fails = 0
 
 
-def cp(fits, source, least=1):
-    return vt.class_params(fits, source, least, families=True)
+def cp(fits, source, least=1, rate_rule=True):
+    return vt.class_params(fits, source, least, families=True, rate_rule=rate_rule)
 
 
 def fit(eff, fitted=None, **over):
@@ -111,6 +111,12 @@ mixed = cp([pfit(rows=(6, 0), **{"net:LL128": 0.088}), pfit(**{"net:LL128": 0.70
 check("mixed class", mixed["params"]["protocol_efficiency"], {"net:LL128": 0.70})
 if mixed["protocol_use"] != {"net:LL128": {"chosen": 8, "bandwidth_bound": 5, "rate": True}}:
     print(f"FAIL: the class's protocol record: {mixed['protocol_use']}"); fails += 1
+# Without the rule (the default, RATE_RULE: the LL factor carries a latency correction no other term carries yet)
+# every identified fit votes: 0.088, 0.36, 0.40, 0.90 -> 0.38, and the latency-only class's record says no rate.
+off = cp([pfit(rows=(6, 0), **{"net:LL128": 0.088})], "H200-like", rate_rule=False)
+check("rule off: every fit votes", cp(net_classes + [off], "all", 3, rate_rule=False)["params"].get("protocol_efficiency", {}), {"net:LL128": 0.38})
+if off["protocol_use"] != {"net:LL128": {"chosen": 6, "bandwidth_bound": 0, "rate": False}}:
+    print(f"FAIL: the rule-off class's protocol record: {off['protocol_use']}"); fails += 1
 # A fit without the record (made before calibrate wrote it) does not vote: nothing says its factor is a rate.
 old_fit = pfit(**{"net:LL128": 0.5})
 del old_fit["protocol_use"]
