@@ -12,6 +12,14 @@
 #  - `-o results.csv` (nccl-tests' -o is the reduction) did not say that --output writes a file;
 #  - --gpu H100 was refused (kinds are lower case in the catalogue; machine:gpu=H100 was taken);
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
+# Second trial (a researcher sizing clusters in machine: words, an engineer with nvidia-smi output and nccl-tests
+# logs, a student with docs/course.md):
+#  - `--bw 25GBps` (upper-case B: bytes, as "480.0GBps" in nccl-tests summaries) was read as 25 Gb/s, 8x slower;
+#  - a topo -m saved from a terminal (nvidia-smi underlines its header with ESC[4m ... ESC[0m) was "not a topology";
+#  - machine:...,kind=IB / RoCE / InfiniBand was refused (kinds matched case-sensitively; gpu= was not);
+#  - machine:...,nics=8x400Gb (or 400GbE, as NICs are sold) was refused while 8x400G and 8x400Gbps were taken;
+#  - machine:gpu=h200-sxm, "H100 SXM5", A100-SXM4-80GB were unknown GPUs although nvidia-smi -L names are read;
+#  - "machine:gpu=h200, nodes=16" (a space after the comma) said "unknown parameter ' nodes'".
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -95,6 +103,41 @@ refused "--trace $tmp/dir: is a directory, not a trace file" calibrate --model n
 refused "--params $tmp/dir: is a directory, not a JSON file" --model nccl --params "$tmp/dir"
 refused "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
 [ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused run left an output file"
+
+# 25GBps is 25 GB/s (a capital B is a byte), 200Gbps is 25 GB/s too: the same ring allreduce time, 4767.620 us at
+# p = 8, 64 MiB, alpha 5 us (README's worked example: 2(p-1) alpha + 2(p-1)/p n beta = 70 + 4697.620 us).
+for bw in 25GB/s 25GBps 200Gbps 25000MBps; do
+  got=$("$ccsim" explain --op allreduce --algo ring --ranks 8 --size 64M --alpha 5us --bw "$bw" 2>&1 | awk '$1 == "total" {print $2}')
+  [ "$got" = "4767.620" ] || bad "explain --bw $bw: total '$got' us, want 4767.620 (25 GB/s)"
+done
+
+# A topo -m saved from a terminal keeps nvidia-smi's underline escapes around the header: same machine as without.
+a4="$src/tests/data/import/b200-gke-a4-topo-m-dranet.txt"
+sed '6s/^\( *\)GPU0/\1\x1b[4mGPU0/; 6s/$/\x1b[0m/' "$a4" >"$tmp/a4-tty.txt"
+grep -q $'\x1b\[4mGPU0' "$tmp/a4-tty.txt" || bad "test setup: no escape written into $tmp/a4-tty.txt"
+plain=$("$ccsim" --topo "$a4" --gpu b200 -b 1G -e 1G | awk '!/^#/ {print $6}')
+tty=$("$ccsim" --topo "$tmp/a4-tty.txt" --gpu b200 -b 1G -e 1G 2>&1 | awk '!/^#/ {print $6}')
+[ -n "$plain" ] && [ "$plain" = "$tty" ] || bad "topo -m with ESC[4m header: '$tty', plain file '$plain'"
+
+# machine: words as people write them predict what the catalogue's spelling predicts.
+same() { # reference spec, then specs that must give the same 1 GiB allreduce time under --model nccl
+  local ref="$1"; shift
+  local want got
+  want=$("$ccsim" --topo "$ref" --model nccl -b 1G -e 1G | awk '!/^#/ {print $6}')
+  for t in "$@"; do
+    got=$("$ccsim" --topo "$t" --model nccl -b 1G -e 1G 2>&1 | awk '!/^#/ || /^ccsim:/ {print $0}' | awk '{print ($1 == "ccsim:") ? $0 : $6}')
+    [ -n "$want" ] && [ "$got" = "$want" ] || bad "--topo '$t': '$got', want '$want' as '$ref'"
+  done
+}
+same machine:gpu=h200,nodes=2,nics=8x400G,kind=ib machine:gpu=h200,nodes=2,nics=8x400G,kind=IB \
+  machine:gpu=h200,nodes=2,nics=8x400G,kind=InfiniBand machine:gpu=h200,nodes=2,nics=8x400Gb \
+  machine:gpu=h200,nodes=2,nics=8x400GbE "machine:gpu=h200, nodes=2, nics=8x400G" machine:gpu=h200-sxm,nodes=2,nics=8x400G
+same machine:gpu=b200,nodes=2,nics=8x400G,kind=roce machine:gpu=b200,nodes=2,nics=8x400G,kind=RoCE
+same machine:gpu=h100 "machine:gpu=H100 SXM5" machine:gpu=H100-SXM
+same machine:gpu=a100 machine:gpu=A100-SXM4-80GB
+same machine:gpu=a800pcie "machine:gpu=a800 pcie 80gb"
+refused "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
+refused "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
 
 # The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
 # Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
