@@ -20,6 +20,8 @@
 #  - machine:...,nics=8x400Gb (or 400GbE, as NICs are sold) was refused while 8x400G and 8x400Gbps were taken;
 #  - machine:gpu=h200-sxm, "H100 SXM5", A100-SXM4-80GB were unknown GPUs although nvidia-smi -L names are read;
 #  - "machine:gpu=h200, nodes=16" (a space after the comma) said "unknown parameter ' nodes'".
+#  - a hybrid scenario run on a smaller box (`scenario megatron...128xa100.json --topo m.txt`) said only "128 GPUs, but
+#    topo-m-8gpu has 8", not what to change.
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -138,6 +140,12 @@ same machine:gpu=a100 machine:gpu=A100-SXM4-80GB
 same machine:gpu=a800pcie "machine:gpu=a800 pcie 80gb"
 refused "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
 refused "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
+
+# A hybrid scenario on a smaller machine says which degree to lower: 8 GPUs / (tp 4 x cp 1 x pp 1) = dp 2.
+refused "= 128 GPUs, but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
+  scenario "$src/scenarios/megatron_gpt_7.5b_128xa100.json" --topo "$m" --gpu h100
+# 39.1B: tp 8 x pp 2 = 16 GPUs before any data parallelism.
+refused "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
 
 # The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
 # Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
