@@ -22,6 +22,8 @@
 #  - "machine:gpu=h200, nodes=16" (a space after the comma) said "unknown parameter ' nodes'".
 #  - a hybrid scenario run on a smaller box (`scenario megatron...128xa100.json --topo m.txt`) said only "128 GPUs, but
 #    topo-m-8gpu has 8", not what to change.
+#  - scripts/plot_sweep_table.py --best on a sweep over several ops ranked alltoall's busbw against allreduce's
+#    (its "best configuration" at 1 MiB on an H200 cluster was p2p) and drew them on one line.
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -165,6 +167,12 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   plot "plot_compare: $tmp/bad.json: not ccsim output" plot_compare.py "$tmp/bad.json" "$tmp/c.png"
   "$ccsim" --topo dgx1 -b 1M -e 2M --format json >"$tmp/sweep.json"
   plot "plot_sweep: $tmp/dir/no/s.png: No such file or directory" plot_sweep.py "$tmp/sweep.json" -o "$tmp/dir/no/s"
+  # A sweep over two ops: one best row per machine, op and size (busbw factors differ between ops).
+  printf '{"defaults": {"topo": "crossbar:ranks=8", "bytes": "1M"}, "grid": {"op": ["allreduce", "alltoall"]}}' >"$tmp/ops.json"
+  "$ccsim" sweep "$tmp/ops.json" -o "$tmp/ops.csv" 2>/dev/null
+  best=$("$src/scripts/plot_sweep_table.py" "$tmp/ops.csv" -o "$tmp/ops.png" --best 2>&1)
+  { grep -qF "| crossbar:ranks=8 allreduce | 1 MiB | ring (packed rings) |" <<<"$best" &&
+    grep -qF "| crossbar:ranks=8 alltoall | 1 MiB | pairwise |" <<<"$best"; } || bad "plot_sweep_table --best over two ops: $best"
   # The scripts' own refusals (sys.exit("...")) exit 2 like the rest, not 1.
   plot "plot_sweep: no such file: $tmp/none.json" plot_sweep.py "$tmp/none.json" -o "$tmp/s"
   plot "usage: plot_compare.py COMPARE.json OUT.png" plot_compare.py
