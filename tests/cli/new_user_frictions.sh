@@ -22,6 +22,8 @@
 #  - "machine:gpu=h200, nodes=16" (a space after the comma) said "unknown parameter ' nodes'".
 #  - a hybrid scenario run on a smaller box (`scenario megatron...128xa100.json --topo m.txt`) said only "128 GPUs, but
 #    topo-m-8gpu has 8", not what to change.
+#  - `ccsim compare --trace h100-log.txt` without --topo laid an H100 trace beside the default DGX-1 (V100), errors
+#    of 60-70 % that said nothing about the model, while the log's device lines name the GPU;
 #  - scripts/plot_sweep_table.py --best on a sweep over several ops ranked alltoall's busbw against allreduce's
 #    (its "best configuration" at 1 MiB on an H200 cluster was p2p) and drew them on one line.
 set -u
@@ -148,6 +150,14 @@ refused "= 128 GPUs, but topo-m-8gpu has 8: set parallel.dp to 2 or less in the 
   scenario "$src/scenarios/megatron_gpt_7.5b_128xa100.json" --topo "$m" --gpu h100
 # 39.1B: tp 8 x pp 2 = 16 GPUs before any data parallelism.
 refused "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
+
+# compare without --topo on a trace whose device lines name another GPU than the default machine's: asks for --topo.
+h100log="$src/models/traces/hgx-h100-8gpu-allreduce-128M-4G-nvls-nccltests290.txt"
+refused "ran on NVIDIA H100 80GB HBM3 (h100), but no --topo was given and the default, dgx1 (dgx1-v100), has other GPUs: give --topo" \
+  compare --trace "$h100log" --model nccl
+"$ccsim" compare --trace "$h100log" --model nccl --topo machine:gpu=h100 >/dev/null 2>&1 || bad "compare --topo machine:gpu=h100 on $h100log failed"
+# A V100 trace still compares on the default DGX-1 without --topo.
+"$ccsim" compare --trace "$src/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt" >/dev/null 2>&1 || bad "compare on the konnase DGX-1V trace without --topo failed"
 
 # The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
 # Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
