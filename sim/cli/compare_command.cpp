@@ -194,8 +194,9 @@ void run_compare(const CompareOptions& o) {
       const bool other = !dflt.gpu_kind.empty() ? kind != dflt.gpu_kind : topology::gpu_kind(kind, "compare").nvlink != newest;
       if (other)
         fail("compare: {} ran on {} ({}), but no --topo was given and the default, {} ({}), has other GPUs: give --topo (the "
-             "machine's nvidia-smi topo -m file, a shipped name, or machine:gpu={},gpus={})",
-             o.trace, product, kind, specs.front(), dflt.name, kind, run.ranks);
+             "machine's nvidia-smi topo -m file, a shipped name, or machine:gpu={},{})",
+             o.trace, product, kind, specs.front(), dflt.name, kind,
+             run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md"));
     }
   std::vector<RunResult> results;
   for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(compare_one(o, std::move(runs[i]), specs[i], fmt_kind));

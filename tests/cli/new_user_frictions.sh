@@ -24,6 +24,7 @@
 #    topo-m-8gpu has 8", not what to change.
 #  - `ccsim compare --trace h100-log.txt` without --topo laid an H100 trace beside the default DGX-1 (V100), errors
 #    of 60-70 % that said nothing about the model, while the log's device lines name the GPU;
+#  - `explain --gamma 10ps/B`, as README writes gamma (10 ps/B), said "'10ps/B' needs a time unit";
 #  - scripts/plot_sweep_table.py --best on a sweep over several ops ranked alltoall's busbw against allreduce's
 #    (its "best configuration" at 1 MiB on an H200 cluster was p2p) and drew them on one line.
 set -u
@@ -116,6 +117,11 @@ for bw in 25GB/s 25GBps 200Gbps 25000MBps; do
   got=$("$ccsim" explain --op allreduce --algo ring --ranks 8 --size 64M --alpha 5us --bw "$bw" 2>&1 | awk '$1 == "total" {print $2}')
   [ "$got" = "4767.620" ] || bad "explain --bw $bw: total '$got' us, want 4767.620 (25 GB/s)"
 done
+
+# gamma as README writes it, 10 ps/B: the reduction term of README's ring example, (p-1)/p n gamma = 587.203 us.
+got=$("$ccsim" explain --op allreduce --algo ring --ranks 8 --size 64M --alpha 5us --bw 25GB/s --gamma 10ps/B 2>&1 |
+  awk '$1 == "reduction" {print $3}')
+[ "$got" = "587.203" ] || bad "explain --gamma 10ps/B: reduction term '$got', want 587.203 us"
 
 # A topo -m saved from a terminal keeps nvidia-smi's underline escapes around the header: same machine as without.
 a4="$src/tests/data/import/b200-gke-a4-topo-m-dranet.txt"
