@@ -73,8 +73,8 @@ void StepBuilder::make_chains() {
     const std::string what_fits =
         dp_fits > 0 ? fmt::format("set parallel.dp to {} or less in the file", dp_fits)
                     : fmt::format("tp x cp x pp = {} alone needs more GPUs: lower them in the file", others);
-    fail("scenario {}: parallel: tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs, but {} has {}: {}, or run on a larger --topo",
-         s_.origin, p_.tp, p_.cp, p_.pp, p_.dp, world, topo_.name, order.size(), what_fits);
+    fail("scenario {}: parallel: tp x cp x pp x dp = {} GPUs ({} x {} x {} x {}), but {} has {}: {}, or run on a larger --topo",
+         s_.origin, world, p_.tp, p_.cp, p_.pp, p_.dp, topo_.name, order.size(), what_fits);
   }
   gpus_.assign(order.begin(), order.begin() + world);
   const int dpx = p_.dp / p_.ep;

@@ -152,7 +152,7 @@ refused "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
 refused "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
 
 # A hybrid scenario on a smaller machine says which degree to lower: 8 GPUs / (tp 4 x cp 1 x pp 1) = dp 2.
-refused "= 128 GPUs, but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
+refused "= 128 GPUs (4 x 1 x 1 x 32), but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
   scenario "$src/scenarios/megatron_gpt_7.5b_128xa100.json" --topo "$m" --gpu h100
 # 39.1B: tp 8 x pp 2 = 16 GPUs before any data parallelism.
 refused "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
