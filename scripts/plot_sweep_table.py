@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Plots a `ccsim sweep` CSV table: busbw against size, one panel per machine, one line per configuration
-(algorithm, and the ring order when the plan sets one), the best configuration at each size marked.
+(algorithm, the ring order when the plan sets one, and any other plan parameter that varies), the best configuration
+at each size marked; with several ops, one panel per machine and op (their busbw factors differ).
 With --best, also prints which configuration wins at each size on each machine (a Markdown table).
 
   scripts/plot_sweep_table.py results.csv -o sweep.png [--best]"""
@@ -21,17 +22,29 @@ def human(n):
     return f"{n} B"
 
 
-rows = [r for r in csv.DictReader(open(args.table)) if not r["error"] and r["size"]]  # collectives only
+reader = csv.DictReader(open(args.table))
+rows = [r for r in reader if not r["error"] and r["size"]]  # collectives only
 if not rows:
     raise SystemExit(f"{args.table}: no collective rows without an error")
-series = defaultdict(lambda: defaultdict(list))  # machine -> config -> [(size, busbw)]
+# The plan's own columns (between "point" and "topology") that differ between rows, besides the machine, the
+# sizes and the algorithm and ring named below, tell configurations apart (model, nccl-algo, p2p, ...): without
+# them two points would share one line, zigzagging between their values at each size.
+fields = reader.fieldnames
+plan_cols = fields[fields.index("point") + 1:fields.index("topology")]
+shown = {"topo", "op", "algo", "ring", "b", "e", "f", "i", "bytes", "minbytes", "maxbytes", "stepfactor", "stepbytes"}
+varying = [c for c in plan_cols if c not in shown and len({r[c] for r in rows}) > 1]
+# busbw of different collectives is not comparable (nccl-tests' factors differ): one panel per machine and op.
+ops = sorted({r.get("op") or "allreduce" for r in rows})
+series = defaultdict(lambda: defaultdict(list))  # panel (machine[, op]) -> config -> [(size, busbw)]
 for r in rows:
     machine = r.get("topo") or r["topology"]
+    panel = f"{machine} {r.get('op') or 'allreduce'}" if len(ops) > 1 else machine
     order = r.get("ring") or ""
     config = r["algorithm"] + (f" order {order}" if order else " (packed rings)" if r["algorithm"] == "ring" else "")
-    series[machine][config].append((int(r["size"]), float(r["busbw_GBps"])))
+    config += "".join(f" {c}={r[c]}" for c in varying if r[c])
+    series[panel][config].append((int(r["size"]), float(r["busbw_GBps"])))
 
-best = {}  # machine -> size -> (busbw, config)
+best = {}  # panel -> size -> (busbw, config)
 for machine, configs in series.items():
     for config, pts in configs.items():
         for size, bw in pts:
@@ -39,7 +52,7 @@ for machine, configs in series.items():
                 best[machine][size] = (bw, config)
 
 if args.best:
-    print("| machine | size | best configuration | busbw (GB/s) |")
+    print(f"| machine{' and op' if len(ops) > 1 else ''} | size | best configuration | busbw (GB/s) |")
     print("|---|---|---|---|")
     for machine in series:
         for size in sorted(best[machine]):
@@ -67,7 +80,7 @@ for ax, (machine, configs) in zip(axes[0], series.items()):
     ax.set_ylabel("busbw (GB/s)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
-fig.suptitle("ccsim sweep: allreduce busbw per algorithm and ring order")
+fig.suptitle(f"ccsim sweep: {', '.join(ops)} busbw per algorithm and ring order")
 fig.tight_layout()
 out = args.output if args.output.endswith(".png") else args.output + ".png"
 fig.savefig(out, dpi=100)

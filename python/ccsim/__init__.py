@@ -83,9 +83,18 @@ class Topology:
     """A machine: a shipped name ("dgx1"), a generator spec ("machine:gpu=h100,nodes=4,nics=8x400G"),
     a file (ccsim JSON, nvidia-smi topo -m, NCCL XML, rocm-smi), or a dict in ccsim's topology JSON."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, gpu=None):
         self._scratch = None
-        if isinstance(spec, dict):
+        if gpu is not None:
+            # A file that does not name its GPU (an nvidia-smi topo -m paste without nvidia-smi -L) with the kind
+            # given, as the CLI's --gpu: imported once into ccsim JSON, which the CLI then reads for every call.
+            if not isinstance(spec, (str, os.PathLike)):
+                raise Error(f"topology: gpu= goes with a topology file, not a {type(spec).__name__}")
+            path = os.fspath(spec)
+            name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(path)) or "topology"
+            self._scratch = _Scratch(name + ".json", cli("topo", "import", path, "--gpu", gpu))
+            spec = self._scratch.path
+        elif isinstance(spec, dict):
             name = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(spec.get("name", "topology")))
             self._scratch = _Scratch((name or "topology") + ".json", json.dumps(spec))
             spec = self._scratch.path
@@ -131,9 +140,14 @@ class Topology:
         return f"ccsim.topology({self.spec!r})  # {self.name}, {self.gpus} GPUs"
 
 
-def topology(spec="dgx1"):
-    """ccsim.topology("dgx1") / ("machine:gpu=h100,nodes=4,nics=8x400G") / (path) / (dict) -> Topology."""
-    return spec if isinstance(spec, Topology) else Topology(spec)
+def topology(spec="dgx1", gpu=None):
+    """ccsim.topology("dgx1") / ("machine:gpu=h100,nodes=4,nics=8x400G") / (path) / (dict) -> Topology.
+    gpu="h100": the GPU kind of a file that does not name it (nvidia-smi topo -m, NCCL XML, ...), as --gpu."""
+    if isinstance(spec, Topology):
+        if gpu is not None:
+            raise Error("topology: gpu= goes with a topology file, not a Topology")
+        return spec
+    return Topology(spec, gpu)
 
 
 def _topo_spec(topo):

@@ -21,6 +21,8 @@
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/topology_json.hpp"
 #include "sim/trace/trace_runs.hpp"
 
 namespace ccsim::cli {
@@ -30,8 +32,27 @@ struct CompareOptions {
   RunOptions run;
   TraceOptions tr;
   std::string trace, plot;
-  int run_index = 0; // 0 = every run of the file
+  int run_index = 0;       // 0 = every run of the file
+  bool topo_given = false; // --topo typed (else the default machine, dgx1)
 };
+
+// The GPU product a trace's nccl-tests device lines name ("#  Rank  0 Group  0 Pid 1 on host device  0 [0x18]
+// NVIDIA H100 80GB HBM3"), with its catalogue kind; empty when they name none the catalogue knows.
+std::pair<std::string, std::string> traced_gpu(const trace::Trace& t) {
+  for (const auto& line : t.provenance) {
+    if (line.find("Rank") == std::string::npos || line.find(" device ") == std::string::npos) continue;
+    const auto close = line.find(']');
+    if (close == std::string::npos) continue;
+    if (auto kind = topology::gpu_kind_from_product(line.substr(close + 1)))
+    {
+      std::string product = line.substr(line.find_first_not_of(' ', close + 1));
+      product = product.substr(0, product.find(" (")); // "NVIDIA B200 (node 0)": a collector's note
+      while (!product.empty() && product.back() == ' ') product.pop_back();
+      return {product, *kind};
+    }
+  }
+  return {};
+}
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -159,6 +180,24 @@ void run_compare(const CompareOptions& o) {
   if (o.run_index < 0) fail("--run: {} is not a run of {}", o.run_index, o.trace);
   auto runs = trace::load_trace_runs(o.trace, trace_hints(o.tr), o.run_index); // --run N: that run alone
   const auto specs = topo_per_run(o.run.topo, runs.size());
+  // Without --topo the prediction is for the default DGX-1 (V100): a trace that names another GPU would be laid
+  // beside a machine it never ran on, errors of 50-90 % that say nothing about the model. Ask for the machine.
+  if (!o.topo_given)
+    for (const auto& run : runs) {
+      const auto [product, kind] = traced_gpu(run);
+      if (kind.empty()) continue;
+      const auto dflt = topology::resolve_topology(specs.front());
+      // The presets name no kind; their NVLink generation says it (the DGX-1's NVLink2: V100).
+      std::optional<topology::LinkType> newest;
+      for (const auto& l : dflt.links)
+        if (topology::is_nvlink(l.type) && (!newest || l.type > *newest)) newest = l.type;
+      const bool other = !dflt.gpu_kind.empty() ? kind != dflt.gpu_kind : topology::gpu_kind(kind, "compare").nvlink != newest;
+      if (other)
+        fail("compare: {} ran on {} ({}), but no --topo was given and the default, {} ({}), has other GPUs: give --topo (the "
+             "machine's nvidia-smi topo -m file, a shipped name, or machine:gpu={},{})",
+             o.trace, product, kind, specs.front(), dflt.name, kind,
+             run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md"));
+    }
   std::vector<RunResult> results;
   for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(compare_one(o, std::move(runs[i]), specs[i], fmt_kind));
   std::string out;
@@ -211,7 +250,10 @@ void add_compare_command(CLI::App& app) {
   c->add_option("--output", opts->run.output, "Write the output to this file instead of stdout");
   c->add_option("--run", opts->run_index, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
   c->add_option("--plot", opts->plot, "Also draw measured vs predicted busbw over size into this PNG");
-  c->callback([opts] { run_compare(*opts); });
+  c->callback([opts, c] {
+    opts->topo_given = c->get_option("--topo")->count() > 0;
+    run_compare(*opts);
+  });
 }
 
 } // namespace ccsim::cli

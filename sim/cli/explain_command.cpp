@@ -183,7 +183,10 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
     if ((one_algo || o.show_data) && cmd->count(flag) > 0)
       fail("{}: sets the sweep of every algorithm; with {} give --size", flag, o.show_data ? "--show-data" : "--algo");
   if (!o.gamma.empty()) {
-    const Time g = parse_duration(o.gamma, "--gamma"); // time per byte
+    // Time per byte, written "10ps" or, as README's γ = 10 ps/B, "10ps/B" (which read as a missing time unit).
+    std::string per_byte = o.gamma;
+    if (per_byte.size() > 2 && (per_byte.ends_with("/B") || per_byte.ends_with("/b"))) per_byte.resize(per_byte.size() - 2);
+    const Time g = parse_duration(per_byte, "--gamma");
     if (g <= 0) fail("--gamma: must be positive (time to reduce one byte, e.g. 10ps)");
     s.params.reduce_bw = static_cast<Bandwidth>(kPsPerSec / g);
     s.run.model.reduce_bw = s.params.reduce_bw;
@@ -210,7 +213,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--size,-n", o->size, "Message size n (op's convention; K/M/G)")->capture_default_str();
   cmd->add_option("--alpha", o->alpha, "Start-up cost per message")->capture_default_str();
   cmd->add_option("--bw", o->bw, "Link bandwidth (beta = 1/bw)")->capture_default_str();
-  cmd->add_option("--gamma", o->gamma, "Reduction time per byte (e.g. 10ps); default 0");
+  cmd->add_option("--gamma", o->gamma, "Reduction time per byte (e.g. 10ps or 10ps/B); default 0");
   cmd->add_option("--o,--sw-overhead", o->run.sw_overhead, "LogP's o: time a rank is busy posting each message; "
                                                           "serialises (alpha overlaps)")->capture_default_str();
   cmd->add_option("--semantics", o->run.semantics, "gpu (a send completes when its data has left) or mpi (blocking "

@@ -82,6 +82,10 @@ Bandwidth parse_bandwidth(std::string_view text, std::string_view what) {
   else fail("{}: unknown bandwidth unit in '{}' (use GB/s, MB/s, Gbps, or bytes/s)", what, text);
   // GB/s with an upper-case B means bytes; "Gb/s" is ambiguous after lower-casing, so the raw text decides.
   if (unit == "gb/s" && text.find("Gb/s") != std::string_view::npos) scale = 1e9 / 8;
+  // Likewise "GBps" (MBps, TBps) is bytes, as in "480.0GBps" of nccl-tests summaries; only a lower-case b
+  // ("Gbps") is bits. Read as bits, "--bw 25GBps" silently ran 8x slower than "--bw 25GB/s".
+  if ((unit == "gbps" || unit == "mbps" || unit == "tbps") && text.find("Bps") != std::string_view::npos)
+    scale = unit == "gbps" ? 1e9 : unit == "mbps" ? 1e6 : 1e12;
   const double bps = v * scale;
   if (!(bps >= 1)) fail("{}: bandwidth must be positive, got '{}'", what, text);
   if (bps > 1e16) fail("{}: bandwidth '{}' is absurdly large", what, text);

@@ -65,8 +65,17 @@ void StepBuilder::make_chains() {
   }
   for (int g : order)
     if (g >= topo_.num_gpus()) fail("scenario {}: gpus: GPU {} does not exist on {}", s_.origin, g, topo_.name);
-  if (world > static_cast<int>(order.size()))
-    fail("scenario {}: parallel: tp x cp x pp x dp = {} GPUs, but {} has {}", s_.origin, world, topo_.name, order.size());
+  if (world > static_cast<int>(order.size())) {
+    // Say what would fit: the file's degrees on another machine (scenario --topo) most often meet a smaller box.
+    const int others = p_.tp * p_.cp * p_.pp, room = static_cast<int>(order.size()) / others;
+    int dp_fits = room;
+    while (dp_fits > 0 && (dp_fits % p_.ep != 0)) --dp_fits;
+    const std::string what_fits =
+        dp_fits > 0 ? fmt::format("set parallel.dp to {} or less in the file", dp_fits)
+                    : fmt::format("tp x cp x pp = {} alone needs more GPUs: lower them in the file", others);
+    fail("scenario {}: parallel: tp x cp x pp x dp = {} GPUs ({} x {} x {} x {}), but {} has {}: {}, or run on a larger --topo",
+         s_.origin, world, p_.tp, p_.cp, p_.pp, p_.dp, topo_.name, order.size(), what_fits);
+  }
   gpus_.assign(order.begin(), order.begin() + world);
   const int dpx = p_.dp / p_.ep;
   stages_.assign(static_cast<std::size_t>(p_.pp), {});

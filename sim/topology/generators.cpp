@@ -1,6 +1,8 @@
 #include "sim/topology/generators.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <tuple>
 #include <sstream>
@@ -90,7 +92,14 @@ std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string&
   // A bare number is ambiguous (400 Gb/s or 400 B/s?): ask for the unit rather than guess.
   if (!speed.empty() && speed.find_first_not_of("0123456789.") == std::string::npos)
     fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, text);
-  // NICs are sold in bits: "400G" is 400 Gb/s. Explicit units ("50GB/s", "400Gbps") pass through.
+  // NICs are sold in bits: "400G" is 400 Gb/s, and so are "400Gb" and "400GbE" as data sheets write them (a
+  // lower-case b is a bit). Explicit units ("50GB/s", "400Gbps") pass through.
+  for (const char* bits : {"bE", "b"})
+    if (speed.size() > std::strlen(bits) + 1 && speed.ends_with(bits) &&
+        std::string("GMT").find(speed[speed.size() - std::strlen(bits) - 1]) != std::string::npos) {
+      speed.resize(speed.size() - std::strlen(bits));
+      break;
+    }
   if (!speed.empty() && std::string("GgMmTt").find(speed.back()) != std::string::npos) speed += "bps";
   return {count, parse_bandwidth(speed, what)};
 }
@@ -346,8 +355,14 @@ std::map<std::string, std::string> parse_kv(const std::string& body, const std::
   while (std::getline(ss, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) fail("--topo {}: '{}' is not key=value", spec, item);
-    if (!kv.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
-      fail("--topo {}: '{}' is given twice", spec, item.substr(0, eq));
+    // "gpu=h200, nodes=16" as people write lists: spaces around keys and values are no part of them.
+    const auto trimmed = [](std::string t) {
+      t.erase(0, t.find_first_not_of(" \t"));
+      t.erase(t.find_last_not_of(" \t") + 1);
+      return t;
+    };
+    const std::string key = trimmed(item.substr(0, eq));
+    if (!kv.emplace(key, trimmed(item.substr(eq + 1))).second) fail("--topo {}: '{}' is given twice", spec, key);
   }
   return kv;
 }
@@ -381,8 +396,11 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   const std::string fabric = take(kv, "fabric", spec, "switch");
   if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
   else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
-  const std::string k = take(kv, "kind", spec, "ib");
-  const auto lt = link_type_from(k);
+  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case.
+  std::string k = take(kv, "kind", spec, "ib");
+  std::string lower = k;
+  for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto lt = link_type_from(lower == "infiniband" ? "ib" : lower);
   if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
   c.kind = *lt;
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).

@@ -13,6 +13,11 @@
 #include "sim/core/json_io.hpp"
 
 namespace ccsim::topology {
+
+namespace {
+// The kind whose product name occurs in `text` as whole words (defined below gpu_kind_from_product).
+std::optional<std::string> product_kind(std::string_view text, bool ignore_case);
+} // namespace
 using nlohmann::json;
 
 std::string gpu_table_path() { return data_dir() + "/models/gpus.json"; }
@@ -56,6 +61,9 @@ std::string canonical_gpu_kind(const std::string& name) {
     if (c != '-' && c != '_' && c != ' ') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (gpus.contains(key)) return key;
   if (gpus.contains("rtx" + key)) return "rtx" + key;
+  // A name as sold or as nvidia-smi prints it ("H200-SXM", "H100 SXM5", "A100-SXM4-80GB"): the product names
+  // nvidia-smi -L is read with, matched without case.
+  if (auto k = product_kind(name, true)) return *k;
   return name;
 }
 
@@ -127,13 +135,25 @@ GpuKind gpu_kind(const std::string& name, const std::string& who) {
   }
 }
 
-std::optional<std::string> gpu_kind_from_product(std::string_view text) {
+std::optional<std::string> gpu_kind_from_product(std::string_view text) { return product_kind(text, false); }
+
+namespace {
+std::optional<std::string> product_kind(std::string_view typed, bool ignore_case) {
+  std::string upper;
+  if (ignore_case) {
+    for (char c : typed) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    typed = upper;
+  }
+  const std::string_view text = typed;
   // Longest name first: "A100-PCIE" must win over "A100", "RTX A6000" over nothing shorter.
   std::vector<std::pair<std::string, std::string>> names; // (product name, kind)
   for (const auto& [kind, g] : gpu_table()["gpus"].items())
     if (g.contains("names") && g["names"].is_array())
       for (const auto& n : g["names"])
         if (n.is_string()) names.emplace_back(n.get<std::string>(), kind);
+  if (ignore_case)
+    for (auto& n : names)
+      for (auto& c : n.first) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   // A name matches only as whole words: "NVIDIA L4" is not inside "NVIDIA L40S".
   const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
@@ -146,5 +166,7 @@ std::optional<std::string> gpu_kind_from_product(std::string_view text) {
     }
   return std::nullopt;
 }
+
+} // namespace
 
 } // namespace ccsim::topology

@@ -58,7 +58,30 @@ TopoFormat detect_topology_format(std::string_view text) {
   return TopoFormat::Unknown;
 }
 
+namespace {
+// nvidia-smi underlines the topo -m header ("\x1b[4mGPU0 ... \x1b[0m") when it writes to a terminal (kubectl exec -t,
+// `script`, a copied tmux pane), and people save it as it came. Terminal control sequences (CSI: ESC [ parameters,
+// one final byte from @ to ~) belong to no topology format (JSON cannot hold a raw ESC), so they are dropped.
+std::string without_terminal_escapes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b') { // a lone ESC goes too, so the result holds none
+      if (i + 1 < text.size() && text[i + 1] == '[') {
+        std::size_t j = i + 2;
+        while (j < text.size() && (text[j] < '@' || text[j] > '~')) ++j;
+        i = j; // the final byte is skipped with the rest
+      }
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+} // namespace
+
 Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o) {
+  if (text.find('\x1b') != std::string::npos) return import_topology(without_terminal_escapes(text), file, o);
   switch (detect_topology_format(text)) {
     case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);

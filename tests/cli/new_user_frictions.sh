@@ -12,6 +12,21 @@
 #  - `-o results.csv` (nccl-tests' -o is the reduction) did not say that --output writes a file;
 #  - --gpu H100 was refused (kinds are lower case in the catalogue; machine:gpu=H100 was taken);
 #  - the plot scripts answered a missing file or an unwritable output with a Python traceback.
+# Second trial (a researcher sizing clusters in machine: words, an engineer with nvidia-smi output and nccl-tests
+# logs, a student with docs/course.md):
+#  - `--bw 25GBps` (upper-case B: bytes, as "480.0GBps" in nccl-tests summaries) was read as 25 Gb/s, 8x slower;
+#  - a topo -m saved from a terminal (nvidia-smi underlines its header with ESC[4m ... ESC[0m) was "not a topology";
+#  - machine:...,kind=IB / RoCE / InfiniBand was refused (kinds matched case-sensitively; gpu= was not);
+#  - machine:...,nics=8x400Gb (or 400GbE, as NICs are sold) was refused while 8x400G and 8x400Gbps were taken;
+#  - machine:gpu=h200-sxm, "H100 SXM5", A100-SXM4-80GB were unknown GPUs although nvidia-smi -L names are read;
+#  - "machine:gpu=h200, nodes=16" (a space after the comma) said "unknown parameter ' nodes'".
+#  - a hybrid scenario run on a smaller box (`scenario megatron...128xa100.json --topo m.txt`) said only "128 GPUs, but
+#    topo-m-8gpu has 8", not what to change.
+#  - `ccsim compare --trace h100-log.txt` without --topo laid an H100 trace beside the default DGX-1 (V100), errors
+#    of 60-70 % that said nothing about the model, while the log's device lines name the GPU;
+#  - `explain --gamma 10ps/B`, as README writes gamma (10 ps/B), said "'10ps/B' needs a time unit";
+#  - scripts/plot_sweep_table.py --best on a sweep over several ops ranked alltoall's busbw against allreduce's
+#    (its "best configuration" at 1 MiB on an H200 cluster was p2p) and drew them on one line.
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -96,6 +111,60 @@ refused "--params $tmp/dir: is a directory, not a JSON file" --model nccl --para
 refused "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
 [ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused run left an output file"
 
+# 25GBps is 25 GB/s (a capital B is a byte), 200Gbps is 25 GB/s too: the same ring allreduce time, 4767.620 us at
+# p = 8, 64 MiB, alpha 5 us (README's worked example: 2(p-1) alpha + 2(p-1)/p n beta = 70 + 4697.620 us).
+for bw in 25GB/s 25GBps 200Gbps 25000MBps; do
+  got=$("$ccsim" explain --op allreduce --algo ring --ranks 8 --size 64M --alpha 5us --bw "$bw" 2>&1 | awk '$1 == "total" {print $2}')
+  [ "$got" = "4767.620" ] || bad "explain --bw $bw: total '$got' us, want 4767.620 (25 GB/s)"
+done
+
+# gamma as README writes it, 10 ps/B: the reduction term of README's ring example, (p-1)/p n gamma = 587.203 us.
+got=$("$ccsim" explain --op allreduce --algo ring --ranks 8 --size 64M --alpha 5us --bw 25GB/s --gamma 10ps/B 2>&1 |
+  awk '$1 == "reduction" {print $3}')
+[ "$got" = "587.203" ] || bad "explain --gamma 10ps/B: reduction term '$got', want 587.203 us"
+
+# A topo -m saved from a terminal keeps nvidia-smi's underline escapes around the header: same machine as without.
+a4="$src/tests/data/import/b200-gke-a4-topo-m-dranet.txt"
+sed '6s/^\( *\)GPU0/\1\x1b[4mGPU0/; 6s/$/\x1b[0m/' "$a4" >"$tmp/a4-tty.txt"
+grep -q $'\x1b\[4mGPU0' "$tmp/a4-tty.txt" || bad "test setup: no escape written into $tmp/a4-tty.txt"
+plain=$("$ccsim" --topo "$a4" --gpu b200 -b 1G -e 1G | awk '!/^#/ {print $6}')
+tty=$("$ccsim" --topo "$tmp/a4-tty.txt" --gpu b200 -b 1G -e 1G 2>&1 | awk '!/^#/ {print $6}')
+[ -n "$plain" ] && [ "$plain" = "$tty" ] || bad "topo -m with ESC[4m header: '$tty', plain file '$plain'"
+
+# machine: words as people write them predict what the catalogue's spelling predicts.
+same() { # reference spec, then specs that must give the same 1 GiB allreduce time under --model nccl
+  local ref="$1"; shift
+  local want got
+  want=$("$ccsim" --topo "$ref" --model nccl -b 1G -e 1G | awk '!/^#/ {print $6}')
+  for t in "$@"; do
+    got=$("$ccsim" --topo "$t" --model nccl -b 1G -e 1G 2>&1 | awk '!/^#/ || /^ccsim:/ {print $0}' | awk '{print ($1 == "ccsim:") ? $0 : $6}')
+    [ -n "$want" ] && [ "$got" = "$want" ] || bad "--topo '$t': '$got', want '$want' as '$ref'"
+  done
+}
+same machine:gpu=h200,nodes=2,nics=8x400G,kind=ib machine:gpu=h200,nodes=2,nics=8x400G,kind=IB \
+  machine:gpu=h200,nodes=2,nics=8x400G,kind=InfiniBand machine:gpu=h200,nodes=2,nics=8x400Gb \
+  machine:gpu=h200,nodes=2,nics=8x400GbE "machine:gpu=h200, nodes=2, nics=8x400G" machine:gpu=h200-sxm,nodes=2,nics=8x400G
+same machine:gpu=b200,nodes=2,nics=8x400G,kind=roce machine:gpu=b200,nodes=2,nics=8x400G,kind=RoCE
+same machine:gpu=h100 "machine:gpu=H100 SXM5" machine:gpu=H100-SXM
+same machine:gpu=a100 machine:gpu=A100-SXM4-80GB
+same machine:gpu=a800pcie "machine:gpu=a800 pcie 80gb"
+refused "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
+refused "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
+
+# A hybrid scenario on a smaller machine says which degree to lower: 8 GPUs / (tp 4 x cp 1 x pp 1) = dp 2.
+refused "= 128 GPUs (4 x 1 x 1 x 32), but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
+  scenario "$src/scenarios/megatron_gpt_7.5b_128xa100.json" --topo "$m" --gpu h100
+# 39.1B: tp 8 x pp 2 = 16 GPUs before any data parallelism.
+refused "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
+
+# compare without --topo on a trace whose device lines name another GPU than the default machine's: asks for --topo.
+h100log="$src/models/traces/hgx-h100-8gpu-allreduce-128M-4G-nvls-nccltests290.txt"
+refused "ran on NVIDIA H100 80GB HBM3 (h100), but no --topo was given and the default, dgx1 (dgx1-v100), has other GPUs: give --topo" \
+  compare --trace "$h100log" --model nccl
+"$ccsim" compare --trace "$h100log" --model nccl --topo machine:gpu=h100 >/dev/null 2>&1 || bad "compare --topo machine:gpu=h100 on $h100log failed"
+# A V100 trace still compares on the default DGX-1 without --topo.
+"$ccsim" compare --trace "$src/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt" >/dev/null 2>&1 || bad "compare on the konnase DGX-1V trace without --topo failed"
+
 # The plot scripts: a missing, directory or non-JSON input and an unwritable output are one line and exit 2, not a
 # Python traceback (only where Debian's python3 has matplotlib, as the scripts' #! line runs).
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
@@ -114,6 +183,12 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   plot "plot_compare: $tmp/bad.json: not ccsim output" plot_compare.py "$tmp/bad.json" "$tmp/c.png"
   "$ccsim" --topo dgx1 -b 1M -e 2M --format json >"$tmp/sweep.json"
   plot "plot_sweep: $tmp/dir/no/s.png: No such file or directory" plot_sweep.py "$tmp/sweep.json" -o "$tmp/dir/no/s"
+  # A sweep over two ops: one best row per machine, op and size (busbw factors differ between ops).
+  printf '{"defaults": {"topo": "crossbar:ranks=8", "bytes": "1M"}, "grid": {"op": ["allreduce", "alltoall"]}}' >"$tmp/ops.json"
+  "$ccsim" sweep "$tmp/ops.json" -o "$tmp/ops.csv" 2>/dev/null
+  best=$("$src/scripts/plot_sweep_table.py" "$tmp/ops.csv" -o "$tmp/ops.png" --best 2>&1)
+  { grep -qF "| crossbar:ranks=8 allreduce | 1 MiB | ring (packed rings) |" <<<"$best" &&
+    grep -qF "| crossbar:ranks=8 alltoall | 1 MiB | pairwise |" <<<"$best"; } || bad "plot_sweep_table --best over two ops: $best"
   # The scripts' own refusals (sys.exit("...")) exit 2 like the rest, not 1.
   plot "plot_sweep: no such file: $tmp/none.json" plot_sweep.py "$tmp/none.json" -o "$tmp/s"
   plot "usage: plot_compare.py COMPARE.json OUT.png" plot_compare.py

@@ -9,6 +9,11 @@ TEST_CASE("bandwidth strings: bytes vs bits") {
   CHECK(parse_bandwidth("25GB/s", "x") == 25'000'000'000ULL);
   CHECK(parse_bandwidth("100Gbps", "x") == 12'500'000'000ULL);
   CHECK(parse_bandwidth("100Gb/s", "x") == 12'500'000'000ULL);
+  // An upper-case B is bytes whatever follows it: 25GBps = 25 GB/s, not 25 Gb/s.
+  CHECK(parse_bandwidth("25GBps", "x") == 25'000'000'000ULL);
+  CHECK(parse_bandwidth("480.0GBps", "x") == 480'000'000'000ULL);
+  CHECK(parse_bandwidth("800MBps", "x") == 800'000'000ULL);
+  CHECK(parse_bandwidth("400Gbps", "x") == 50'000'000'000ULL);
   CHECK(parse_bandwidth("15.75 GB/s", "x") == 15'750'000'000ULL);
   CHECK(parse_bandwidth("12.5e9", "x") == 12'500'000'000ULL);
   CHECK_THROWS_AS(parse_bandwidth("-1GB/s", "x"), Error);
