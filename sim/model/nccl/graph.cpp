@@ -388,6 +388,8 @@ struct PcieRing {
 };
 PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl || !tab.nvls) return {};
+  for (const auto& ring : g.rings)
+    if (ring.empty()) return {};
   const auto gpu_end = [&](const topology::Link& l) {
     return t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Gpu;
   };
@@ -533,8 +535,12 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     }
     return out;
   };
-  std::size_t longest = 0;
-  for (const auto& ring : g.rings) longest = std::max(longest, ring.size());
+  std::size_t longest = 0; // the longest run of one host's GPUs in a ring: the rotations that differ
+  for (const auto& ring : g.rings)
+    for (std::size_t i = 0, j = 0; i < ring.size(); i = j) {
+      while (j < ring.size() && g.host_of_gpu[static_cast<std::size_t>(ring[j])] == g.host_of_gpu[static_cast<std::size_t>(ring[i])]) ++j;
+      longest = std::max(longest, j - i);
+    }
   // With alternate set, every other channel runs the reversed order (NCCL's sameChannels 0 pass lets each
   // channel take its own order): a ring that crosses a socket link once then uses both of its directions.
   PcieRing best;
