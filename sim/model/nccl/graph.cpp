@@ -362,25 +362,27 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
 } // namespace
 
 namespace {
+// The node a directed link arrives at.
+int channel_head(const Topology& t, topology::ChannelId c) {
+  const auto& l = t.link_of(c);
+  return c % 2 == 0 ? l.b : l.a;
+}
+
 // Hosts whose GPUs have no NVLink or xGMI (PCIe boxes, L40S, RTX) across nodes: NCCL's ring search with a
 // network (search.cc ncclTopoCompute, ncclTopoSearchRec from a NET, followPath), read at NVIDIA/nccl master
 // and v2.19.4-1 (the same rules). NCCL's links are one per direction (topo.cc ncclTopoConnectNodes both ways)
 // and followPath subtracts the channel's speed from every link of every path the channel takes, NET -> GPU,
 // GPU -> GPU and GPU -> NET alike: a ring channel enters and leaves each GPU once, so a GPU's x16 port carries
-// it once each way, the peer hop and the network hop in opposite directions. Two rules make it tighter:
+// it once each way, the peer hop and the network hop in opposite directions. Three rules make it tighter:
 // a path from a NIC into a GPU older than compute capability 8.0 also takes 1/8 of the speed from the GPU's
-// link in the reverse direction (followPath: revBw = fwBw / 8), and channels are searched from
+// link in the reverse direction (followPath: revBw = fwBw / 8), a GPU-started path through one Intel root
+// complex takes 6/5 on its PCIe links (INTEL_P2P_OVERHEAD), and channels are searched from
 // speedArrayInter, starting at the fastest GPU -> NET path (system->maxBw) and at most the GPU's PCIe link
 // (system->totalBw); pass 1 keeps the speed with the most channels x speed, stopping once a speed falls to
 // 0.49 of the best or channels x speed reaches totalBw; pass 2 raises the speed while the channels still fit.
 // Each channel follows the placement's rings in turn (NCCL's sameChannels replay), through the routes of the
 // drawing; links outside the hosts (the fabric behind the NIC ports) are not NCCL's to see. channels 0: not
 // such a machine.
-// The node a directed link arrives at.
-int channel_head(const Topology& t, topology::ChannelId c) {
-  const auto& l = t.link_of(c);
-  return c % 2 == 0 ? l.b : l.a;
-}
 struct PcieRing {
   int channels = 0;
   double bw = 0;
