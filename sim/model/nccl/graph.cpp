@@ -361,6 +361,214 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
 }
 } // namespace
 
+namespace {
+// The node a directed link arrives at.
+int channel_head(const Topology& t, topology::ChannelId c) {
+  const auto& l = t.link_of(c);
+  return c % 2 == 0 ? l.b : l.a;
+}
+
+// Hosts whose GPUs have no NVLink or xGMI (PCIe boxes, L40S, RTX) across nodes: NCCL's ring search with a
+// network (search.cc ncclTopoCompute, ncclTopoSearchRec from a NET, followPath), read at NVIDIA/nccl master
+// and v2.19.4-1 (the same rules). NCCL's links are one per direction (topo.cc ncclTopoConnectNodes both ways)
+// and followPath subtracts the channel's speed from every link of every path the channel takes, NET -> GPU,
+// GPU -> GPU and GPU -> NET alike: a ring channel enters and leaves each GPU once, so a GPU's x16 port carries
+// it once each way, the peer hop and the network hop in opposite directions. Three rules make it tighter:
+// a path from a NIC into a GPU older than compute capability 8.0 also takes 1/8 of the speed from the GPU's
+// link in the reverse direction (followPath: revBw = fwBw / 8), a GPU-started path through one Intel root
+// complex takes 6/5 on its PCIe links (INTEL_P2P_OVERHEAD), and channels are searched from
+// speedArrayInter, starting at the fastest GPU -> NET path (system->maxBw) and at most the GPU's PCIe link
+// (system->totalBw); pass 1 keeps the speed with the most channels x speed, stopping once a speed falls to
+// 0.49 of the best or channels x speed reaches totalBw; pass 2 raises the speed while the channels still fit.
+// Each channel follows the placement's rings in turn (NCCL's sameChannels replay), through the routes of the
+// drawing; links outside the hosts (the fabric behind the NIC ports) are not NCCL's to see. channels 0: not
+// such a machine.
+struct PcieRing {
+  int channels = 0;
+  double bw = 0;
+  double carried = 0; // what the rings' links carry at most (channels x speed's ceiling, the replay's view)
+};
+PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
+  if (g.nodes < 2 || g.rings.empty() || tab.rccl || !tab.nvls) return {};
+  for (const auto& ring : g.rings)
+    if (ring.empty()) return {};
+  const auto gpu_end = [&](const topology::Link& l) {
+    return t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Gpu;
+  };
+  for (const auto& l : t.links)
+    if ((topology::is_nvlink(l.type) || l.type == topology::LinkType::Xgmi) && gpu_end(l)) return {};
+  const auto hosts = topology::host_map(t);
+  const auto in_host = [&](const topology::Link& l) {
+    return hosts.of_node[static_cast<std::size_t>(l.a)] >= 0 || hosts.of_node[static_cast<std::size_t>(l.b)] >= 0;
+  };
+  const bool reverse_eighth = g.arch < Arch::Ampere; // cudaCompCap < 80
+  // The CPU's vendor: AMD when its sockets are joined by xGMI (ccsim draws no vendor on one socket, and its
+  // tuner takes Intel hosts too: Graph::amd_cpu), Arm on Grace.
+  bool intel = !g.amd_cpu && !g.arm_cpu;
+  for (const auto& l : t.links)
+    if (l.type == topology::LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Cpu) intel = false;
+  topology::Router router(t);
+  // One ring's directed links inside the hosts and how many channel speeds each carries per channel: `search`
+  // as NCCL's search counts them (the two overheads), `moved` as the replay moves them.
+  struct Load {
+    std::map<topology::ChannelId, double> search, moved;
+  };
+  const auto is_cpu = [&](int node) { return t.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Cpu; };
+  const auto is_nic = [&](int node) { return t.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Nic; };
+  // NCCL's path between two GPUs of one host never leaves the host (its system has no link past a NET):
+  // where ccsim's router loops a pair through two NICs and the fabric, the search takes the fewest hops
+  // inside the host instead, through no other GPU (the CPUs' socket link: NCCL's SYS path).
+  std::vector<std::vector<std::pair<int, topology::ChannelId>>> adj(t.nodes.size());
+  for (std::size_t l = 0; l < t.links.size(); ++l) {
+    const auto& link = t.links[l];
+    if (topology::is_network(link.type)) continue;
+    adj[static_cast<std::size_t>(link.a)].push_back({link.b, Topology::channel(static_cast<int>(l), false)});
+    adj[static_cast<std::size_t>(link.b)].push_back({link.a, Topology::channel(static_cast<int>(l), true)});
+  }
+  const auto host_route = [&](int a, int b) {
+    std::vector<topology::ChannelId> via(t.nodes.size(), UINT32_MAX);
+    std::vector<int> from(t.nodes.size(), -1), queue{a};
+    from[static_cast<std::size_t>(a)] = a;
+    for (std::size_t q = 0; q < queue.size() && from[static_cast<std::size_t>(b)] < 0; ++q) {
+      const int n = queue[q];
+      if (n != a && t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::Gpu) continue;
+      for (const auto& [m, c] : adj[static_cast<std::size_t>(n)])
+        if (from[static_cast<std::size_t>(m)] < 0) from[static_cast<std::size_t>(m)] = n, via[static_cast<std::size_t>(m)] = c, queue.push_back(m);
+    }
+    std::vector<topology::ChannelId> route;
+    for (int n = b; from[static_cast<std::size_t>(b)] >= 0 && n != a; n = from[static_cast<std::size_t>(n)]) route.push_back(via[static_cast<std::size_t>(n)]);
+    std::reverse(route.begin(), route.end());
+    return route;
+  };
+  const auto ring_load = [&](const std::vector<int>& ring) {
+    Load load;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const int ga = ring[i], gb = ring[(i + 1) % ring.size()];
+      const int a = t.gpu_node(ga), b = t.gpu_node(gb);
+      if (a == b) continue;
+      const auto drawn = router.route(a, b);
+      const bool inter = g.host_of_gpu[static_cast<std::size_t>(ga)] != g.host_of_gpu[static_cast<std::size_t>(gb)];
+      for (auto c : drawn)
+        if (in_host(t.link_of(c))) load.moved[c] += 1;
+      const bool loops_out = !inter && std::any_of(drawn.begin(), drawn.end(), [&](auto c) { return topology::is_network(t.link_of(c).type); });
+      const std::vector<topology::ChannelId> route = loops_out ? host_route(a, b) : std::vector<topology::ChannelId>(drawn.begin(), drawn.end());
+      // The part NCCL starts at a GPU: the whole peer hop, or up to the NIC (GPU -> NET). Through exactly one
+      // CPU's root complex (PATH_PHB; two CPUs are SYS) on an Intel host its PCIe links carry 6/5 of the
+      // speed (INTEL_P2P_OVERHEAD: the CPU turns P2P into 64 B TLPs).
+      std::size_t from_gpu = 0;
+      int cpus = 0;
+      for (; from_gpu < route.size(); ++from_gpu) {
+        const int head = channel_head(t, route[from_gpu]);
+        if (inter && is_nic(head)) break;
+        cpus += is_cpu(head);
+      }
+      const double pci = cpus == 1 && intel ? 6.0 / 5 : 1.0;
+      for (std::size_t k = 0; k < route.size(); ++k) {
+        const auto c = route[k];
+        if (in_host(t.link_of(c))) load.search[c] += k <= from_gpu && topology::is_pcie(t.link_of(c).type) ? pci : 1.0;
+      }
+      // NET -> GPU into a GPU below sm80: the GPU's link the other way carries an eighth (followPath revBw).
+      if (inter && reverse_eighth && !route.empty()) load.search[route.back() ^ 1] += 1.0 / 8;
+    }
+    return load;
+  };
+  const auto cap = [&](topology::ChannelId c) { return tab.lane_GBps(t, t.link_of(c)) * t.link_of(c).lanes; };
+  // Channels that fit at one speed: channel k takes ring k mod R (NCCL's sameChannels replay).
+  const auto fit = [&](const std::vector<Load>& loads, double speed) {
+    std::map<topology::ChannelId, double> used;
+    for (int k = 0; k < tab.max_search_channels; ++k) {
+      for (const auto& [c, n] : loads[static_cast<std::size_t>(k) % loads.size()].search) used[c] += n;
+      for (const auto& [c, n] : used)
+        if (n * speed > cap(c) + 1e-6) return k;
+    }
+    return tab.max_search_channels;
+  };
+  // system->maxBw: the fastest GPU -> NIC path of the first host (NCCL's path bandwidth is its slowest
+  // link, the NIC's network port included); system->totalBw: a GPU's PCIe link.
+  const int host0 = g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())];
+  double max_bw = 0, total_bw = 0;
+  for (int gpu = 0; gpu < t.num_gpus(); ++gpu) {
+    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] != host0) continue;
+    const int node = t.gpu_node(gpu);
+    for (const auto& l : t.links)
+      if ((l.a == node || l.b == node) && topology::is_pcie(l.type)) total_bw = std::max(total_bw, tab.lane_GBps(t, l) * l.lanes);
+    for (std::size_t nic = 0; nic < t.nodes.size(); ++nic) {
+      if (!is_nic(static_cast<int>(nic)) || hosts.of_node[nic] != host0) continue;
+      const auto route = router.route(node, static_cast<int>(nic));
+      if (route.empty()) continue;
+      double path = 1e300;
+      for (auto c : route) path = std::min(path, cap(c));
+      for (const auto& l : t.links)
+        if ((l.a == static_cast<int>(nic) || l.b == static_cast<int>(nic)) && topology::is_network(l.type))
+          path = std::min(path, tab.lane_GBps(t, l) * l.lanes);
+      max_bw = std::max(max_bw, path);
+    }
+  }
+  const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
+  if (speeds.empty() || max_bw <= 0 || total_bw <= 0) return {};
+  const auto search = [&](const std::vector<Load>& loads) {
+    std::size_t i = 0;
+    while (i + 1 < speeds.size() && (speeds[i] > max_bw + 1e-9 || speeds[i] > total_bw + 1e-9)) ++i;
+    PcieRing best;
+    for (; i < speeds.size(); ++i) {
+      if (best.channels > 0 && speeds[i] / best.bw <= 0.49) break;
+      const int ch = fit(loads, speeds[i]);
+      if (ch > 0 && ch * speeds[i] > best.channels * best.bw + 1e-9) best.channels = ch, best.bw = speeds[i];
+      if (best.channels == tab.max_search_channels || (best.channels > 0 && best.channels * best.bw + 1e-9 >= total_bw)) break;
+    }
+    if (best.channels == 0) return best;
+    for (auto it = std::find(speeds.begin(), speeds.end(), best.bw); it != speeds.begin() && fit(loads, *(it - 1)) >= best.channels;)
+      best.bw = *--it;
+    return best;
+  };
+  // NCCL searches the GPUs' order inside a host too (which GPU the NIC feeds, which hops cross a root
+  // complex); ccsim tries its rings with every host's run of GPUs rotated and reversed alike, a subset of
+  // NCCL's orders, and keeps the first with the most channels x speed (a lower bound on NCCL's figure).
+  const auto reoriented = [&](const std::vector<int>& ring, std::size_t rot, bool reverse) {
+    std::vector<int> out;
+    for (std::size_t i = 0; i < ring.size();) {
+      std::size_t j = i;
+      while (j < ring.size() && g.host_of_gpu[static_cast<std::size_t>(ring[j])] == g.host_of_gpu[static_cast<std::size_t>(ring[i])]) ++j;
+      std::vector<int> run(ring.begin() + static_cast<std::ptrdiff_t>(i), ring.begin() + static_cast<std::ptrdiff_t>(j));
+      std::rotate(run.begin(), run.begin() + static_cast<std::ptrdiff_t>(rot % run.size()), run.end());
+      if (reverse) std::reverse(run.begin(), run.end());
+      out.insert(out.end(), run.begin(), run.end());
+      i = j;
+    }
+    return out;
+  };
+  std::size_t longest = 0; // the longest run of one host's GPUs in a ring: the rotations that differ
+  for (const auto& ring : g.rings)
+    for (std::size_t i = 0, j = 0; i < ring.size(); i = j) {
+      while (j < ring.size() && g.host_of_gpu[static_cast<std::size_t>(ring[j])] == g.host_of_gpu[static_cast<std::size_t>(ring[i])]) ++j;
+      longest = std::max(longest, j - i);
+    }
+  // With alternate set, every other channel runs the reversed order (NCCL's sameChannels 0 pass lets each
+  // channel take its own order): a ring that crosses a socket link once then uses both of its directions.
+  PcieRing best;
+  for (int alternate = 0; alternate < 2; ++alternate)
+    for (int reverse = 0; reverse < 2; ++reverse)
+      for (std::size_t rot = 0; rot < longest; ++rot) {
+        std::vector<Load> loads;
+        for (const auto& ring : g.rings) {
+          loads.push_back(ring_load(reoriented(ring, rot, reverse == 1)));
+          if (alternate) loads.push_back(ring_load(reoriented(ring, rot, reverse == 0)));
+        }
+        const auto found = search(loads);
+        if (found.channels * found.bw > best.channels * best.bw + 1e-9) best = found;
+      }
+  if (best.channels == 0) return best;
+  // What the links carry for the replay, which runs ccsim's own rings: the tightest directed link over
+  // the channels' loads (without NCCL's two overheads, which the replay does not move).
+  std::map<topology::ChannelId, double> moved;
+  for (int k = 0; k < best.channels; ++k)
+    for (const auto& [c, n] : ring_load(g.rings[static_cast<std::size_t>(k) % g.rings.size()]).moved) moved[c] += n;
+  best.carried = 1e300;
+  for (const auto& [c, n] : moved) best.carried = std::min(best.carried, cap(c) * best.channels / n);
+  return best;
+}
+} // namespace
+
 Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
                  const std::string& arch_override) {
   Graph g;
@@ -388,6 +596,13 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     g.graph_efficiency = std::min(1.0, g.channels * g.bw / ring.carried);
     // The tree on 2 nodes: bwIntra raised to 2x bwInter where the switch links carry it (tree_bw_of).
     g.tree_bw = g.nodes == 2 && ring.switch_total / g.channels + 1e-9 >= 2.0 * g.bw ? 2.0 * g.bw : g.bw;
+    direct = false;
+  } else if (const auto pcie = pcie_hosts_ring(t, tab, g); pcie.channels > 0) {
+    // One ring per NIC (ccsim's placement) is not one search channel at a hop's full speed each: NCCL's
+    // channels share the GPUs' ports (pcie_hosts_ring).
+    g.channels = pcie.channels;
+    g.bw = pcie.bw;
+    g.graph_efficiency = std::min(1.0, g.channels * g.bw / pcie.carried);
     direct = false;
   } else if (direct) {
     g.channels = static_cast<int>(placements.size());
