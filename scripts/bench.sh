@@ -22,19 +22,22 @@
 #   options: --timeout S (per run, default 300; 600 with --big)  --out DIR (default build/bench)
 #            --pairs N (contention rows: alternating ccsim/SimGrid runs per row, default 1)
 #            --repeat N (engine runs per ccsim measurement, fastest reported; default 1)
+#            --wrapped-measure (CPU and RSS as before 2026-11-25: /usr/bin/time and timeout around each program,
+#            their own start-up counted; to compare against the default, which counts the program's tree only)
 #   env: CCSIM (binary to measure, default build/ccsim);
 #        BCAST_ALGO (default binomial), RDB_ALGO (default recursive_doubling): ccsim names of binomial broadcast and
 #        recursive-doubling allreduce; rows are skipped (and say so) when this build lacks them.
 #
 # Prints markdown tables; also writes DIR/results.md, DIR/scaling.csv and DIR/scaling.png (matplotlib).
-# Wall times are whole processes (setup included) unless marked "engine"; CPU = user+sys from /usr/bin/time
-# (CPU ratios are the steadier number when other jobs share the cores). Peak RSS from /usr/bin/time.
+# Wall times are whole processes (setup included) unless marked "engine"; CPU = user+sys of the program's process
+# tree to the microsecond and peak RSS, both from wait4 (scripts/cpu_run.py: no time/timeout wrapper counted);
+# CPU ratios are the steadier number when other jobs share the cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 BIG=0 SIMGRID=1 LOGGOPSIM_ROWS=1 TIMEOUT="" OUT=build/bench REPEAT=1 ONLY_RING="" ONLY_TORUS=0
-ONLY_CONTENTION=0 PAIRS=1
+ONLY_CONTENTION=0 PAIRS=1 CPU_RUN_MODE=""
 while [ $# -gt 0 ]; do
   case $1 in
     --big) BIG=1 ;;
@@ -47,9 +50,10 @@ while [ $# -gt 0 ]; do
     --only-torus) ONLY_TORUS=1 ;;
     --only-contention) ONLY_CONTENTION=1 ;;
     --pairs) PAIRS=$2; shift ;;
+    --wrapped-measure) CPU_RUN_MODE=--wrapped ;;
     --only-sweep) exec "$(dirname "$0")/bench_sweep.sh" ;;
     --only-nccl-sweep) exec "$(dirname "$0")/bench_nccl_sweep.sh" ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "bench: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -65,7 +69,7 @@ RESULTS=$OUT/results.md
 : >"$RESULTS"
 say() { echo "$*" | tee -a "$RESULTS"; }
 
-command -v /usr/bin/time >/dev/null || { echo "bench: /usr/bin/time missing (apt-get install time)" >&2; exit 2; }
+command -v setsid >/dev/null || { echo "bench: setsid missing (apt-get install util-linux)" >&2; exit 2; }
 CCSIM=${CCSIM:-$ROOT/build/ccsim}
 [ -n "${CCSIM_DATA_DIR:-}" ] || export CCSIM_DATA_DIR=$ROOT # a binary copied elsewhere (CCSIM=) still finds topologies/
 if [ ! -x "$CCSIM" ]; then
@@ -122,28 +126,15 @@ EOF
   echo "$xml"
 }
 
-# measure OUTFILE CMD... : runs CMD under timeout and /usr/bin/time; sets WALL (s, from the ns clock),
-# CPU (user+sys s), RSS (peak, MiB), RC.
+# measure OUTFILE CMD... : runs CMD (ccsim, or SimGrid's smpirun with the smpimain it starts) through
+# scripts/cpu_run.py: CPU (user+sys, to the microsecond) and peak RSS of the program's own process tree, from
+# wait4, with no time/timeout wrapper process counted; a timer kills the tree after TIMEOUT. Sets WALL (s), CPU
+# (s), RSS (MiB), RC (124 on timeout). --wrapped-measure: the measure before 2026-11-25 (/usr/bin/time and
+# timeout around the program, their own start-up counted), to compare the two.
 measure() {
-  local of=$1 tf=$WORK/time.$$ t0 t1
-  shift
-  RC=0
-  t0=$(date +%s.%N)
-  /usr/bin/time -f "%U %S %M" -o "$tf" timeout "$TIMEOUT" "$@" >"$of" 2>&1 || RC=$?
-  t1=$(date +%s.%N)
-  read -r CPU RSS < <(tail -1 "$tf" | awk '{ printf "%.3f %.1f\n", $1 + $2, $3 / 1024 }')
-  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-  rm -f "$tf"
-}
-
-MEASURE=measure
-# measure_precise OUTFILE CMD...: as measure, but CPU (user+sys) from wait4 to the microsecond (/usr/bin/time's
-# 10 ms would read 0 for a ccsim run of a few milliseconds); peak RSS from /usr/bin/time itself.
-measure_precise() {
   local of=$1
   shift
-  read -r CPU RSS RC WALL < <(python3 scripts/cpu_run.py "$TIMEOUT" "$WORK/rss.$$" "$of" "$@")
-  rm -f "$WORK/rss.$$"
+  read -r CPU RSS RC WALL < <(python3 scripts/cpu_run.py $CPU_RUN_MODE "$TIMEOUT" "$of" "$@")
 }
 
 # sg_run KIND P OP BYTES SMPI_ALG HOSTORDER [FT]: SMPI trace replay; sets SG_T (s), SG_WALL, SG_RSS, SG_RC.
@@ -172,7 +163,7 @@ EOF
     for (r = 0; r < p; r++) print r " " act; for (r = 0; r < p; r++) print r " finalize" }' >"$trace"
   echo "$trace" >"$idx"
   mapfile -t opts < <(sg_opts)
-  $MEASURE "$WORK/sg.out" smpirun -np "$p" -platform "$xml" -hostfile "$hosts" -no-privatize "${opts[@]}" \
+  measure "$WORK/sg.out" smpirun -np "$p" -platform "$xml" -hostfile "$hosts" -no-privatize "${opts[@]}" \
     "--cfg=smpi/$op:$alg" -replay "$idx"
   SG_RC=$RC SG_WALL=$WALL SG_RSS=$RSS SG_CPU=$CPU
   SG_T=$(sed -n 's/^SIMCLOCK=\([0-9.e+-]*\) Simulation time.*/\1/p' "$WORK/sg.out" | tail -1)
@@ -182,12 +173,12 @@ EOF
   fi
 }
 
-# our_run TOPO OP ALGO BYTES MODEL [GPUS]: sets OUR_* from `ccsim bench` (+ /usr/bin/time for the process). Always
+# our_run TOPO OP ALGO BYTES MODEL [GPUS]: sets OUR_* from `ccsim bench` (+ measure for the process). Always
 # --semantics mpi (blocking sendrecv, rendezvous): what SMPI computes, and what the scaling rows measured before.
 our_run() {
   local topo=$1 op=$2 algo=$3 bytes=$4 model=$5 gpus=${6:-} extra=()
   [ -n "$gpus" ] && extra=(--gpus "$gpus")
-  $MEASURE "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" --semantics mpi \
+  measure "$WORK/ours.out" "$CCSIM" bench --topo "$topo" --op "$op" --algo "$algo" -n "$bytes" --model "$model" --semantics mpi \
     --header 16 --repeat "$REPEAT" "${extra[@]}"
   OUR_RC=$RC OUR_WALL=$WALL OUR_RSS=$RSS OUR_CPU=$CPU
   OUR_LINE=$(grep '^bench ' "$WORK/ours.out" || true)
@@ -252,11 +243,9 @@ contend() { # KIND P OP(ours) ALGO SMPIOP SMPIALG BYTES MODEL [FT ORDER TOPO GPU
   local i oc="" ow="" sc="" sw="" ot="" st=skip orss="" srss=""
   [ -n "$topo" ] || topo="crossbar:ranks=$p,bw=$OUR_BW,alpha=1us"
   local w="$op $algo ($kind${ft:+ $ft})"
-  MEASURE=measure_precise
   for ((i = 0; i < PAIRS; i++)); do
     if ! our_run "$topo" "$op" "$algo" "$bytes" "$model" "$gpus"; then
       say "| $w | $p | $model | ${OUR_ERR} | | | | | | | | | | |"
-      MEASURE=measure
       return
     fi
     ot=$OUR_T orss=$OUR_RSS
@@ -266,7 +255,6 @@ contend() { # KIND P OP(ours) ALGO SMPIOP SMPIALG BYTES MODEL [FT ORDER TOPO GPU
     st=$SG_T srss=$SG_RSS
     sc=$(python3 -c "print(min($SG_CPU, ${sc:-1e9}))") sw=$(python3 -c "print(min($SG_WALL, ${sw:-1e9}))")
   done
-  MEASURE=measure
   python3 - "$w" "$p" "$model" "$ot" "$st" "$oc" "$sc" "$ow" "$sw" "$orss" "$srss" "$PAIRS" <<'EOF' | tee -a "$RESULTS"
 import sys
 w, p, model, ot, st, oc, sc, ow, sw, orss, srss, pairs = sys.argv[1:]

@@ -47,9 +47,9 @@ fi
 SCHED=$OUT/loggopsim
 mkdir -p "$SCHED"
 
-# cpu_run OUTFILE CMD...: prints "CPU_S RSS_MIB RC WALL_S" of the command (see scripts/cpu_run.py: CPU from wait4 to
-# the microsecond, peak RSS from /usr/bin/time, rc 124 on timeout).
-cpu_run() { python3 scripts/cpu_run.py "$TIMEOUT" "$SCHED/rss.$$" "$@"; }
+# cpu_run OUTFILE CMD...: prints "CPU_S RSS_MIB RC WALL_S" of the command (see scripts/cpu_run.py: CPU and peak
+# RSS of the program's own process tree from wait4, CPU to the microsecond, no wrapper counted; rc 124 on timeout).
+cpu_run() { python3 scripts/cpu_run.py "$TIMEOUT" "$@"; }
 
 # schedule PATTERN P -> path of LogGOPSim's binary schedule (generated once, not timed).
 schedule() {

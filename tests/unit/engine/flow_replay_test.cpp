@@ -98,3 +98,16 @@ TEST_CASE("flow replay: a batch recurring step after step keeps its time") {
       for (int g : {0, 1, 2}) CHECK(end.at({g, s}) == (s + 1) * kMs);
   }
 }
+
+// Steps 0 and 1: g0 -> g2 and g1 -> g2, 6 MB each, share g2's 12 GB/s link at 6 GB/s: 1 ms each step, the
+// batch recorded at step 1. Step 2 sends the same bytes from the same GPUs to g3 instead, whose link is
+// 100 GB/s: routes equal in their first channel, not in their second. It must be shared anew (50 GB/s each,
+// 0.12 ms: all end at 2.12 ms), not replayed from g2's batch (6 GB/s: 3 ms).
+TEST_CASE("flow replay: a batch differing from the recorded one only in its routes' second channel is shared anew") {
+  std::vector<test::ListedTransfer> list{{0, 0, 2, 6'000'000}, {0, 1, 2, 6'000'000}, {1, 0, 2, 6'000'000},
+                                         {1, 1, 2, 6'000'000}, {2, 0, 3, 6'000'000}, {2, 1, 3, 6'000'000}};
+  const auto end = run(Semantics::mpi, {100 * kGBps, 100 * kGBps, 12 * kGBps, 100 * kGBps}, 0, list);
+  CHECK(end.at({2, 1}) == 2 * kMs);
+  for (int g : {0, 1}) CHECK(end.at({g, 2}) == 2120 * kUs);
+  CHECK(end.at({3, 2}) == 2120 * kUs);
+}
