@@ -94,6 +94,18 @@ TEST_CASE("a net: protocol factor slows the network links of the replay and noth
   CHECK(predict_us(two, half_all, size) >= slow);
 }
 
+// The options of the protocol-factor fits below: NCCL's model, protocol factors free, the step cost held (the
+// synthetic truths carry a launch cost only).
+namespace {
+model::CalibOptions protocol_fit_options() {
+  model::CalibOptions o;
+  o.model = "nccl";
+  o.fit_protocols = true;
+  o.hold = {"step_us"};
+  return o;
+}
+} // namespace
+
 TEST_CASE("calibrate fits a protocol's factor where its rows hang: on the network for a network-bound run") {
   // Two synthetic machines whose right factors are known: LL128 at 0.4 of NCCL's figure on the network of
   // the 2-node run, at 0.8 inside the one NVLink node. Each fit names the place and finds the value (times
@@ -106,10 +118,7 @@ TEST_CASE("calibrate fits a protocol's factor where its rows hang: on the networ
   model::ParamSet node_truth;
   node_truth.launch_us = 20.0;
   node_truth.protocol_efficiency = {{"LL128", 0.8}};
-  model::CalibOptions o;
-  o.model = "nccl";
-  o.fit_protocols = true;
-  o.hold = {"step_us"};
+  const auto o = protocol_fit_options();
 
   const auto net_in = nccl_input(two, net_truth);
   const auto fn = model::fit({net_in}, o);
@@ -158,10 +167,7 @@ TEST_CASE("a fitted protocol factor is a rate only when its bandwidth sets the t
   model::ParamSet truth;
   truth.launch_us = 20.0;
   truth.protocol_efficiency = {{"net:LL128", 0.4}};
-  model::CalibOptions o;
-  o.model = "nccl";
-  o.fit_protocols = true;
-  o.hold = {"step_us"};
+  const auto o = protocol_fit_options();
 
   const auto full = nccl_input(two, truth);
   const auto f = model::fit({full}, o);
