@@ -37,6 +37,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
   void reset(const topology::Topology& t) override {
     const std::size_t n = t.num_channels();
     chans_.assign(n, Chan{});
+    forget_at_ = 8 * n + 4096;
     for (std::size_t c = 0; c < n; ++c) {
       chans_[c].capacity = t.channel_capacity(static_cast<ChannelId>(c)); // no link list on a generated crossbar
       chans_[c].latency = t.channel_latency(static_cast<ChannelId>(c));
@@ -266,7 +267,13 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
   // last, left their sender), shares each connected component's channels anew and schedules the new
   // finish times of the flows whose finish moved.
   void replan(Time now, ArrivalSink& sink, std::vector<std::uint64_t>& done) {
-    if (rec_chans_.size() > 8 * chans_.size() + 4096) forget_components(groups_);
+    // Remembered components only grow their ranges; forgetting compacts them. Those with a group event pending
+    // are kept, so the next compaction waits until the ranges have doubled past what was kept (otherwise a
+    // run whose kept records exceed the fixed bound compacts on every re-plan: quadratic).
+    if (rec_chans_.size() > forget_at_) {
+      forget_components(groups_);
+      forget_at_ = std::max<std::size_t>(8 * chans_.size() + 4096, 2 * rec_chans_.size());
+    }
     bool record = false;
     if (!starting_.empty()) record = start_batch(now, sink);
     find_components(dirty_);
@@ -406,6 +413,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
   };
   std::vector<Batch> batches_;
   std::vector<std::uint32_t> free_batches_;
+  std::size_t forget_at_ = 4096; // rec_chans_'s size that triggers the next forget_components (replan)
   std::vector<std::uint32_t> groups_, free_groups_; // groups_: the component (index in recs_) of each group
   std::uint32_t open_batch_ = kNoBatch; // the batch later events due at open_at_ may join
   Time open_at_ = 0;
