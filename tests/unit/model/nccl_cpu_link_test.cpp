@@ -91,3 +91,23 @@ TEST_CASE("NCCL tables: a bad socket-link entry is refused naming it") {
   }
   std::remove(path.c_str());
 }
+
+// NCCL's tuner keys two multi-node terms on the CPU vendor (reference §3.3-3.4; tuning.cc): the network overhead
+// that bounds each intra-node hop's latency, 1 us on Intel and 2 us on AMD (x3 for Simple), and the LL cap's
+// row on several nodes (llMaxBws: Intel the Volta row, AMD the Ampere row). ccsim draws no vendor; sockets joined
+// by xGMI are EPYC's. The field existed but was never set, so every host tuned as Intel.
+TEST_CASE("Hosts whose sockets are joined by xGMI tune as AMD across nodes") {
+  const auto& tab = nccl::load_tables();
+  const auto amd = graph_of("cluster:nodes=2,node=hgx-a100,nics=8x200G,kind=ib");   // 2 x EPYC, xGMI
+  const auto intel = graph_of("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib");      // cpu=intel: UPI
+  const auto grace = graph_of("machine:gpu=gb200,nodes=2,nics=4x400G,kind=ib");     // Arm
+  CHECK(amd.amd_cpu);
+  CHECK_FALSE(intel.amd_cpu);
+  CHECK_FALSE(grace.amd_cpu);
+  // NVLink's ring hwLat (NCCL 2.30: LL 0.6, Simple 3.4 us) against the overhead: Simple max(3.4, 2 x 3 = 6) on
+  // AMD, max(3.4, 1 x 3 = 3) = 3.4 on Intel; LL max(0.6, 2) and max(0.6, 1).
+  CHECK(nccl::intra_hop_us(tab, amd, nccl::Algo::Ring, nccl::Proto::Simple) == doctest::Approx(6.0));
+  CHECK(nccl::intra_hop_us(tab, intel, nccl::Algo::Ring, nccl::Proto::Simple) == doctest::Approx(3.4));
+  CHECK(nccl::intra_hop_us(tab, amd, nccl::Algo::Ring, nccl::Proto::LL) == doctest::Approx(2.0));
+  CHECK(nccl::intra_hop_us(tab, intel, nccl::Algo::Ring, nccl::Proto::LL) == doctest::Approx(1.0));
+}
