@@ -22,6 +22,7 @@
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/import.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/trace/trace_runs.hpp"
 
@@ -40,12 +41,9 @@ struct CompareOptions {
 // NVIDIA H100 80GB HBM3"), with its catalogue kind; empty when they name none the catalogue knows.
 std::pair<std::string, std::string> traced_gpu(const trace::Trace& t) {
   for (const auto& line : t.provenance) {
-    if (line.find("Rank") == std::string::npos || line.find(" device ") == std::string::npos) continue;
-    const auto close = line.find(']');
-    if (close == std::string::npos) continue;
-    if (auto kind = topology::gpu_kind_from_product(line.substr(close + 1)))
-    {
-      std::string product = line.substr(line.find_first_not_of(' ', close + 1));
+    std::string product = topology::gpu_product_on_line(line);
+    if (product.empty()) continue;
+    if (auto kind = topology::gpu_kind_from_product(product)) {
       product = product.substr(0, product.find(" (")); // "NVIDIA B200 (node 0)": a collector's note
       while (!product.empty() && product.back() == ' ') product.pop_back();
       return {product, *kind};
@@ -182,15 +180,19 @@ void run_compare(const CompareOptions& o) {
   const auto specs = topo_per_run(o.run.topo, runs.size());
   // Without --topo the prediction is for the default DGX-1 (V100): a trace that names another GPU would be laid
   // beside a machine it never ran on, errors of 50-90 % that say nothing about the model. Ask for the machine.
-  if (!o.topo_given)
+  if (!o.topo_given) {
+    std::optional<topology::Topology> dflt_topo; // resolved once, when a run names its GPU
+    std::optional<topology::LinkType> newest;
     for (const auto& run : runs) {
       const auto [product, kind] = traced_gpu(run);
       if (kind.empty()) continue;
-      const auto dflt = topology::resolve_topology(specs.front());
-      // The presets name no kind; their NVLink generation says it (the DGX-1's NVLink2: V100).
-      std::optional<topology::LinkType> newest;
-      for (const auto& l : dflt.links)
-        if (topology::is_nvlink(l.type) && (!newest || l.type > *newest)) newest = l.type;
+      if (!dflt_topo) {
+        dflt_topo = topology::resolve_topology(specs.front());
+        // The presets name no kind; their NVLink generation says it (the DGX-1's NVLink2: V100).
+        for (const auto& l : dflt_topo->links)
+          if (topology::is_nvlink(l.type) && (!newest || l.type > *newest)) newest = l.type;
+      }
+      const auto& dflt = *dflt_topo;
       const bool other = !dflt.gpu_kind.empty() ? kind != dflt.gpu_kind : topology::gpu_kind(kind, "compare").nvlink != newest;
       if (other)
         fail("compare: {} ran on {} ({}), but no --topo was given and the default, {} ({}), has other GPUs: give --topo (the "
@@ -198,6 +200,7 @@ void run_compare(const CompareOptions& o) {
              o.trace, product, kind, specs.front(), dflt.name, kind,
              run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md"));
     }
+  }
   std::vector<RunResult> results;
   for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(compare_one(o, std::move(runs[i]), specs[i], fmt_kind));
   std::string out;

@@ -30,6 +30,11 @@ Topology import_topology(const std::string& text, const std::string& file, const
 // Reads the file (at most 16 MiB) and imports it.
 Topology import_topology_file(const std::string& path, const ImportOptions& o);
 
+// The GPU product a device line names (`nvidia-smi -L`, nccl-tests' "# Rank 0 ... device 0 [0x4f] NAME", the
+// nvidia-smi table, gdrcopy, environment dumps; leading '#' ignored), or "": what topo -m pastes and compare's
+// traces are read with.
+std::string gpu_product_on_line(std::string_view line);
+
 // `--gpu KIND` of the main command applies to every topology file it resolves.
 void set_default_import_gpu(const std::string& kind);
 const std::string& default_import_gpu();

@@ -174,7 +174,7 @@ std::string product_on(std::string_view s) {
 std::optional<std::string> kind_named_in(const std::vector<Line>& lines, const std::string& file, bool have_gpu_option,
                                          std::string& where) {
   for (const auto& l : lines) {
-    const auto product = product_on(strip_comment(l.text));
+    const auto product = gpu_product_on_line(l.text);
     // nvidia-smi's table cuts long names ("NVIDIA A100 80G..."): too little to tell SXM from PCIe.
     if (product.empty() || product.ends_with("...")) continue;
     if (auto k = gpu_kind_from_product(product)) {
@@ -352,6 +352,8 @@ void add_pcie_tree(HostBuilder& b, const Matrix& m, const std::vector<int>& node
 }
 
 } // namespace
+
+std::string gpu_product_on_line(std::string_view line) { return product_on(strip_comment(line)); }
 
 Topology import_topo_m(const std::string& text, const std::string& file, const ImportOptions& o) {
   if (text.size() > kMaxImportBytes) fail("{}: larger than {} MiB", file, kMaxImportBytes >> 20);
