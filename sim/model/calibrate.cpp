@@ -82,25 +82,34 @@ double cost(const std::vector<double>& pred, const std::vector<double>& meas) {
   return c;
 }
 
+// How much each row's time hangs on one factor: d ln(time) / d ln(1 / factor), from the predictions at a set
+// (`base`) and at the same set with that factor divided by kSensitivityStep (`moved`); about 1 for a row the
+// factor's bandwidth bounds, 0 for one it leaves untouched.
+constexpr double kSensitivityStep = 1.05;
+std::vector<double> row_sensitivity(const std::vector<double>& base, const std::vector<double>& moved) {
+  std::vector<double> d(base.size());
+  for (std::size_t i = 0; i < base.size(); ++i) d[i] = std::log(moved[i] / base[i]) / std::log(kSensitivityStep);
+  return d;
+}
+
 // How much the large-size predictions hang on each link type's efficiency, at the start values: per input,
 // the median over its rows >= 1 MiB of d ln(time) / d ln(1 / efficiency) (about 1 when the link carries the
 // bottleneck, 0 when it has slack), and per type the largest over the inputs. A one-sided step down (the
 // efficiency divided by 1.05) also catches a link that shares the bottleneck with another.
 std::vector<double> bottleneck_sensitivity(const std::vector<CalibInput>& in, const CalibOptions& o,
                                            const std::vector<std::string>& types) {
-  constexpr double kStep = 1.05;
   const auto base = predict_all(in, o, o.start);
   std::vector<double> out;
   for (const auto& type : types) {
     ParamSet p = o.start;
-    p.link_efficiency[type] = o.start.efficiency(*topology::link_type_from(type)) / kStep;
-    const auto moved = predict_all(in, o, p);
+    p.link_efficiency[type] = o.start.efficiency(*topology::link_type_from(type)) / kSensitivityStep;
+    const auto d = row_sensitivity(base, predict_all(in, o, p));
     double most = 0;
     std::size_t i = 0;
     for (const auto& ci : in) {
       std::vector<double> s;
       for (auto r : ci.rows) {
-        if (ci.trace.rows[r].size >= (Bytes{1} << 20)) s.push_back(std::log(moved[i] / base[i]) / std::log(kStep));
+        if (ci.trace.rows[r].size >= (Bytes{1} << 20)) s.push_back(d[i]);
         ++i;
       }
       if (!s.empty()) most = std::max(most, median(s));
@@ -123,23 +132,19 @@ double start_proto(const ParamSet& p, const std::string& key) {
 // not NCCL's bandwidth figure for the run is bound by the NIC (on 2-node H200 and DGX-1 runs the LL128 rows
 // hang on intra-node links, NVLink or the GPU's PCIe, as much as on the NIC's). The
 // sensitivity of each place (the median, over the rows whose time moves, of d ln(time) / d ln(1 / factor)
-// with one place's factor divided by 1.05) is recorded. A protocol no row runs stays intra-node (its
+// with one place's factor divided by kSensitivityStep) is recorded. A protocol no row runs stays intra-node (its
 // column is empty: held).
 std::vector<std::string> protocol_places(const std::vector<CalibInput>& in, const CalibOptions& o,
                                          std::map<std::string, double>& sensitivity) {
-  constexpr double kStep = 1.05;
   const auto base = predict_all(in, o, o.start);
   auto sens = [&](const std::string& proto, bool net) {
     ParamSet p = o.start;
     const double on_net = proto_efficiency_on(o.start, proto, true), inside = o.start.proto_efficiency(proto);
-    p.protocol_efficiency[proto] = net ? inside : inside / kStep;
-    p.protocol_efficiency[std::string(kNetProtocolPrefix) + proto] = net ? on_net / kStep : on_net;
-    const auto moved = predict_all(in, o, p);
+    p.protocol_efficiency[proto] = net ? inside : inside / kSensitivityStep;
+    p.protocol_efficiency[std::string(kNetProtocolPrefix) + proto] = net ? on_net / kSensitivityStep : on_net;
     std::vector<double> s;
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      const double d = std::log(moved[i] / base[i]) / std::log(kStep);
+    for (const double d : row_sensitivity(base, predict_all(in, o, p)))
       if (std::abs(d) > 1e-6) s.push_back(d);
-    }
     return s.empty() ? 0.0 : median(s);
   };
   std::vector<std::string> out;
@@ -161,22 +166,20 @@ std::vector<std::string> protocol_places(const std::vector<CalibInput>& in, cons
 // its own bandwidth term and would look like a rate because the fit made it one.
 std::map<std::string, ProtocolUse> protocol_use(const std::vector<CalibInput>& in, const CalibOptions& o,
                                                 const ParamSet& fitted, const std::vector<std::string>& keys) {
-  constexpr double kStep = 1.05;
   const auto picked = predict_rows(in, o, fitted);
   std::map<std::string, ProtocolUse> out;
   for (const auto& key : keys) {
     ParamSet at_start = fitted;
     at_start.protocol_efficiency[key] = start_proto(o.start, key);
     ParamSet slower = at_start;
-    slower.protocol_efficiency[key] /= kStep;
-    const auto base = predict_all(in, o, at_start), moved = predict_all(in, o, slower);
+    slower.protocol_efficiency[key] /= kSensitivityStep;
+    const auto d = row_sensitivity(predict_all(in, o, at_start), predict_all(in, o, slower));
     const auto proto = split_protocol_key(key).proto;
     auto& use = out[key];
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      const double d = std::log(moved[i] / base[i]) / std::log(kStep);
-      if (picked[i].proto != proto || std::abs(d) <= 1e-6) continue;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      if (picked[i].proto != proto || std::abs(d[i]) <= 1e-6) continue;
       ++use.chosen;
-      if (d >= kBottleneckSensitivity) ++use.bandwidth_bound;
+      if (d[i] >= kBottleneckSensitivity) ++use.bandwidth_bound;
     }
   }
   return out;
