@@ -104,6 +104,14 @@ model::CalibOptions protocol_fit_options() {
   o.hold = {"step_us"};
   return o;
 }
+
+// A synthetic machine's true parameters: a 20 us launch and one protocol factor away from NCCL's figure.
+model::ParamSet truth_with(const std::string& protocol_key, double factor) {
+  model::ParamSet truth;
+  truth.launch_us = 20.0;
+  truth.protocol_efficiency = {{protocol_key, factor}};
+  return truth;
+}
 } // namespace
 
 TEST_CASE("calibrate fits a protocol's factor where its rows hang: on the network for a network-bound run") {
@@ -112,12 +120,8 @@ TEST_CASE("calibrate fits a protocol's factor where its rows hang: on the networ
   // the link efficiency it shares a column with: one of link and protocols is held, the products count).
   const auto two = topology::resolve_topology(kTwoNodes);
   const auto one = topology::resolve_topology("dgx1-v100");
-  model::ParamSet net_truth;
-  net_truth.launch_us = 20.0;
-  net_truth.protocol_efficiency = {{"net:LL128", 0.4}};
-  model::ParamSet node_truth;
-  node_truth.launch_us = 20.0;
-  node_truth.protocol_efficiency = {{"LL128", 0.8}};
+  const auto net_truth = truth_with("net:LL128", 0.4);
+  const auto node_truth = truth_with("LL128", 0.8);
   const auto o = protocol_fit_options();
 
   const auto net_in = nccl_input(two, net_truth);
@@ -164,9 +168,7 @@ TEST_CASE("the network's protocol factor moves nothing while the PCIe path betwe
 // LL128 rows: the factor bends them and must not count as LL128's speed.
 TEST_CASE("a fitted protocol factor is a rate only when its bandwidth sets the time of three or more rows") {
   const auto two = topology::resolve_topology(kTwoNodes);
-  model::ParamSet truth;
-  truth.launch_us = 20.0;
-  truth.protocol_efficiency = {{"net:LL128", 0.4}};
+  const auto truth = truth_with("net:LL128", 0.4);
   const auto o = protocol_fit_options();
 
   const auto full = nccl_input(two, truth);
