@@ -297,6 +297,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
+    if (is_mpi_help_notice(line)) continue; // mpirun's "8 more processes have sent help message ..." between rows
     if (is_test_failure(line)) { // the run died here: the rows above (if any) are what it measured
       if (!failure) failure = fmt::format("line {}: '{}'", lineno, line.substr(0, 60));
       if (table_started && !table_done) t.notes.push_back(fmt::format("the run stopped at line {} ({}): the rows above are all it measured", lineno, line.substr(0, 60)));
