@@ -230,3 +230,23 @@ TEST_CASE("mpirun's aggregated help notices between rows are not rows (8 x A100 
   // a row that merely starts like one is still a row: a short row stays an error
   CHECK_THROWS_AS(trace::parse_trace(kNewHeader + "8 more processes\n", "short", {std::nullopt, 8, false}), Error);
 }
+
+TEST_CASE("a multi-process run pasted without its launch line takes its rank count from the rows, not nThread x nGpus") {
+  // Literal lines of h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt: "nThread 1 nGpus 1" is one
+  // process's share of an mpirun over 8 nodes; busbw/algbw = 320.70 / 162.90 = 1.96875 = 2 x 63 / 64.
+  const std::string text =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#\n# Using devices\n#\n" +
+      kNewHeader +
+      "     1048576        262144     float     sum      -1    117.0    8.96   17.64      0    115.7    9.06   17.84      0\n"
+      "  8589934592    2147483648     float     sum      -1    52733  162.90  320.70      0    52754  162.83  320.57      0\n";
+  const auto t = trace::parse_trace(text, "aion8", {Op::AllReduce, 0, false});
+  CHECK(t.ranks == 64);
+  CHECK(t.ranks_from.find("busbw/algbw ratio") == 0);
+  // one GPU really alone prints busbw 0: nThread x nGpus stands (the A10G single-node check of an AWS Batch workshop)
+  const std::string alone =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 \n" + kNewHeader +
+      "   134217728      33554432     float     sum      -1    552.1  243.09    0.00      0     0.58  232613.05    0.00      0\n";
+  const auto one = trace::parse_trace(alone, "a10g", {Op::AllReduce, 0, false});
+  CHECK(one.ranks == 1);
+}
