@@ -60,6 +60,8 @@ EXPECTED = {
         ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 32, 8, 16 * G)]),
     "mi300x-aac10-2node-16gpu-allreduce-8B-16G-rccltests-hisohara.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
+    "rtxpro6000-g7e-2node-2gpu-allreduce-8B-1G-efa-nogdr-nccl2292-korean.txt":
+        ("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,kind=efa", [], [(AR, 2, 28, 8, G)]),
     # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
     "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
         ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
