@@ -62,6 +62,8 @@ EXPECTED = {
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
     "rtxpro6000-g7e-2node-2gpu-allreduce-8B-1G-efa-nogdr-nccl2292-korean.txt":
         ("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,kind=efa", [], [(AR, 2, 28, 8, G)]),
+    "mi308x-2node-16gpu-allreduce-1K-2G-bnxt-roce-rccl2277-mimoguide.txt":
+        ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 22, K, 2 * G)]),
     # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
     "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
         ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
