@@ -38,6 +38,11 @@ TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::
     fail("{}: no nccl-tests rows to compare ({} NCCL ring hops only)", trace_path, tr.ring_hops.size());
   if (!tr.op) fail("{}: the trace does not say which collective it measured; pass --op", trace_path);
   if (tr.ranks <= 0) fail("{}: the trace does not say how many ranks ran; pass --ranks", trace_path);
+  // nccl-tests' busbw factor is 2(n-1)/n or (n-1)/n for these: one GPU alone prints 0 and leaves no error to report.
+  if (tr.ranks == 1 && (*tr.op == schedule::Op::AllReduce || *tr.op == schedule::Op::AllGather ||
+                        *tr.op == schedule::Op::ReduceScatter || *tr.op == schedule::Op::AllToAll))
+    fail("{}: the trace ran on 1 rank ({}): {}'s busbw is 0 on one rank, nothing to compare; compare a run on 2 or more", trace_path,
+         tr.ranks_from, schedule::to_string(*tr.op));
   if (tr.ranks > r.topo.num_gpus())
     fail("{}: the trace ran on {} ranks ({}) but topology {} has {} GPUs", trace_path, tr.ranks, tr.ranks_from, r.topo.name,
          r.topo.num_gpus());

@@ -297,6 +297,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     if (line.find("NCCL WARN") != std::string::npos) continue; // a warning printed between rows is not a row
+    if (is_mpi_help_notice(line)) continue; // mpirun's "8 more processes have sent help message ..." between rows
     if (is_test_failure(line)) { // the run died here: the rows above (if any) are what it measured
       if (!failure) failure = fmt::format("line {}: '{}'", lineno, line.substr(0, 60));
       if (table_started && !table_done) t.notes.push_back(fmt::format("the run stopped at line {} ({}): the rows above are all it measured", lineno, line.substr(0, 60)));
@@ -434,6 +435,12 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       fail("{}: nThread {} x nGpus {} is not in 1..{} ranks", origin, threads, gpus, kMaxRanks);
     t.ranks = gpus * threads;
     t.ranks_from = "nThread*nGpus (single process)";
+    // nThread x nGpus counts one process's GPUs: a multi-process run whose mpirun/srun line the paste left out
+    // shows its rank count only in the rows (1 rank would print busbw 0).
+    if (const int from_bw = counts::ranks_from_busbw(t, hints.ranks); from_bw > 1 && from_bw != t.ranks) {
+      t.ranks = from_bw;
+      t.ranks_from = fmt::format("busbw/algbw ratio (nThread {} x nGpus {} counts one process's GPUs; no launch line)", threads, gpus);
+    }
   } else if (const int n = counts::ranks_from_busbw(t, hints.ranks); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
   else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
 

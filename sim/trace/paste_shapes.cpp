@@ -40,6 +40,13 @@ bool is_test_failure(std::string_view line) {
   return false;
 }
 
+bool is_mpi_help_notice(std::string_view line) {
+  const bool aggregated = line.find("sent help message") != std::string_view::npos &&
+                          (line.find(" more process has ") != std::string_view::npos ||
+                           line.find(" more processes have ") != std::string_view::npos);
+  return aggregated || line.find("_base_help_aggregate\" to 0 to see all help") != std::string_view::npos;
+}
+
 std::optional<schedule::Op> op_from_columns(const std::vector<MeasuredRow>& rows, std::string& why) {
   using schedule::Op;
   std::optional<Op> op;

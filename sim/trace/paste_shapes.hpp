@@ -21,6 +21,13 @@ bool is_closing_line(std::string_view body);
 // " .. host pid 5068: Test failure common.cu:590", "Test CUDA failure", rccl-tests' "Test HIP failure").
 bool is_test_failure(std::string_view line);
 
+// OpenMPI's aggregated help notices, which mpirun prints wherever the output stream is when they fall due, rows
+// included: "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail" (its first word is a
+// number, not a size), also behind "[host:pid] ", and their follow-up "Set MCA parameter
+// "orte_base_help_aggregate" to 0 to see all help / error messages" ("%d more process%s sent help message %s / %s"
+// with "es have" or " has" in OpenMPI's orte/util/show_help.c and PRRTE's and PMIx's show_help, prte_/pmix_ prefixes).
+bool is_mpi_help_notice(std::string_view line);
+
 // The collective the columns of an nccl-tests table name (nccl-tests' setupArgs and print of each test):
 // a reduction in `redop` with root >= 0 is reduce; with root -1 or no root column, count = size/eltsize is
 // allreduce and count = size/(eltsize x n) reducescatter; no reduction but root >= 0 and count = size/eltsize

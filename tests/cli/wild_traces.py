@@ -26,14 +26,29 @@ G, M, K = 1 << 30, 1 << 20, 1 << 10
 EXPECTED = {
     "a100-p4d-2node-16gpu-allreduce-tagoutput-nccl299-awsefaeks.txt":
         ("machine:gpu=a100,nodes=2,nics=4x100G,kind=efa", [], [(AR, 16, 30, 8, 4 * G)]),
+    "a100-sxm4-80gb-4gpu-allreduce-8B-128M-rstindent-sheffield.txt": ("machine:gpu=a100,gpus=4", [], [(AR, 4, 25, 8, 128 * M)]),
+    "a100-sxm4-80gb-8gpu-allreduce-8B-4G-mpirun-thanos.txt": ("machine:gpu=a100,gpus=8", [], [(AR, 8, 30, 8, 4 * G)]),
+    "a100-sxm4-80gb-8gpu-allreduce-8B-4G-singleproc-thanos.txt": ("machine:gpu=a100,gpus=8", [], [(AR, 8, 30, 8, 4 * G)]),
     "a100-sxm4-40gb-8gpu-allgather-1B-8G-c0-superbench.txt": ("hgx-a100", ["--op", "allgather"], [(AG, 8, 29, 32, 8 * G)]),
     "a100-sxm4-40gb-8gpu-allreduce-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(AR, 8, 32, 4, 8 * G)]),
     "a100-sxm4-40gb-8gpu-alltoall-1B-8G-c0-superbench.txt": ("hgx-a100", ["--op", "alltoall"], [(A2A, 8, 29, 32, 8 * G)]),
     "a100-sxm4-40gb-8gpu-broadcast-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(BC, 8, 32, 4, 8 * G)]),
     "a100-sxm4-40gb-8gpu-reduce-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RED, 8, 32, 4, 8 * G)]),
     "a100-sxm4-40gb-8gpu-reducescatter-1B-8G-c0-superbench.txt": ("hgx-a100", [], [(RS, 8, 29, 32, 8 * G)]),
+    # no device list: 16 ranks from busbw/algbw = 1.875
+    "b200-gcp-a4-2node-16gpu-allreduce-8M-8G-roce-nohash-dstack.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 11, 8 * M, 8 * G)]),
     "b200-gke-a4-4node-16gpu-allgather-tableelided-gib-dranet.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], "no nccl-tests rows"),
+    "b200-lambda1cc-2node-16gpu-allreduce-8B-2G-nodevices-dstack.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 29, 8, 2 * G)]),
+    "gh200-alps-2node-8gpu-allreduce-8B-128M-slingshot-awsofi-cscs.txt":
+        ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=ib", [], [(AR, 8, 25, 8, 128 * M)]),
+    # the 64-line device list left out of the copy: 64 ranks from busbw/algbw, not nThread 1 x nGpus 1
+    "h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt":
+        ("machine:gpu=h100,nodes=8,nics=8x400G,kind=ib", [], [(AR, 64, 14, M, 8 * G)]),
+    "h100-nebius-2node-16gpu-allreduce-8B-8G-nohash-dstack.txt":
+        ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 31, 8, 8 * G)]),
     "h100-p5-2node-16gpu-allreduce-8B-16G-srun-awsome.txt":
         ("machine:gpu=h100,nodes=2,nics=32x100G,kind=efa", [], [(AR, 16, 32, 8, 16 * G)]),
     "h100-p5-2node-16gpu-allreduce-elided-tagoutput-awsome-eks.txt":
@@ -41,8 +56,14 @@ EXPECTED = {
     "h100-p5-8gpu-allreduce-8B-16G-tagoutput-awsbatch.txt": ("machine:gpu=h100,gpus=8", [], [(AR, 8, 32, 8, 16 * G)]),
     "h100-p5en-128gpu-allreduce-elided-topoaware-awsome.txt":
         ("machine:gpu=h200,nodes=16,nics=16x200G,kind=efa", ["--ranks", "128"], [(AR, 128, 3, 8, 16 * G)]),
+    "h100-xe9680-2node-16gpu-allreduce-8B-16G-ib400-nccl2262-nccltests309.txt":
+        ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 32, 8, 16 * G)]),
     "mi300x-aac10-2node-16gpu-allreduce-8B-16G-rccltests-hisohara.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
+    "rtxpro6000-g7e-2node-2gpu-allreduce-8B-1G-efa-nogdr-nccl2292-korean.txt":
+        ("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,kind=efa", [], [(AR, 2, 28, 8, G)]),
+    "mi308x-2node-16gpu-allreduce-1K-2G-bnxt-roce-rccl2277-mimoguide.txt":
+        ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 22, K, 2 * G)]),
     # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
     "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
         ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),

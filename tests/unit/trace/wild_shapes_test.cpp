@@ -209,3 +209,44 @@ TEST_CASE("a run that died keeps the rows it printed, and one that died before i
   CHECK(trace::is_test_failure("node: Test CUDA failure common.cu:1030 'invalid device ordinal'"));
   CHECK_FALSE(trace::is_test_failure("# Out of bounds values : 0 OK"));
 }
+
+TEST_CASE("mpirun's aggregated help notices between rows are not rows (8 x A100 thanos note, mpirun block)") {
+  // Literal lines of a100-sxm4-80gb-8gpu-allreduce-8B-4G-mpirun-thanos.txt; the notice's first word is a number.
+  const std::string text =
+      kNewHeader +
+      "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail\n"
+      "           8             2     float     sum      -1    20.26    0.00    0.00      0    17.74    0.00    0.00      0\n"
+      "[R6KD-CX8aaS-GPU-14:12569] 15 more processes have sent help message help-mca-var.txt / mutually-exclusive-vars\n"
+      "[R6KD-CX8aaS-GPU-14:12569] Set MCA parameter \"orte_base_help_aggregate\" to 0 to see all help / error messages\n"
+      "  2147483648     536870912     float     sum      -1    16288  131.84  230.72      0    16294  131.79  230.64      0\n"
+      "1 more process has sent help message help-mtl-ofi.txt / OFI call fail\n"
+      "  4294967296    1073741824     float     sum      -1    32285  133.03  232.81      0    32268  133.10  232.93      0\n"
+      "# Out of bounds values : 0 OK\n";
+  const auto t = trace::parse_trace(text, "thanos", {std::nullopt, 8, false});
+  REQUIRE(t.rows.size() == 3);
+  CHECK(t.rows[0].size == 8);
+  CHECK(t.rows[2].size == 4294967296ULL);
+  CHECK(trace::is_mpi_help_notice("1 more process has sent help message help-mtl-ofi.txt / OFI call fail"));
+  // a row that merely starts like one is still a row: a short row stays an error
+  CHECK_THROWS_AS(trace::parse_trace(kNewHeader + "8 more processes\n", "short", {std::nullopt, 8, false}), Error);
+}
+
+TEST_CASE("a multi-process run pasted without its launch line takes its rank count from the rows, not nThread x nGpus") {
+  // Literal lines of h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt: "nThread 1 nGpus 1" is one
+  // process's share of an mpirun over 8 nodes; busbw/algbw = 320.70 / 162.90 = 1.96875 = 2 x 63 / 64.
+  const std::string text =
+      "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#\n# Using devices\n#\n" +
+      kNewHeader +
+      "     1048576        262144     float     sum      -1    117.0    8.96   17.64      0    115.7    9.06   17.84      0\n"
+      "  8589934592    2147483648     float     sum      -1    52733  162.90  320.70      0    52754  162.83  320.57      0\n";
+  const auto t = trace::parse_trace(text, "aion8", {Op::AllReduce, 0, false});
+  CHECK(t.ranks == 64);
+  CHECK(t.ranks_from.find("busbw/algbw ratio") == 0);
+  // one GPU really alone prints busbw 0: nThread x nGpus stands (the A10G single-node check of an AWS Batch workshop)
+  const std::string alone =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 \n" + kNewHeader +
+      "   134217728      33554432     float     sum      -1    552.1  243.09    0.00      0     0.58  232613.05    0.00      0\n";
+  const auto one = trace::parse_trace(alone, "a10g", {Op::AllReduce, 0, false});
+  CHECK(one.ranks == 1);
+}
