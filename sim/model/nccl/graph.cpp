@@ -157,8 +157,8 @@ std::vector<NicHead> nic_heads(const Topology& t, const Tables& tab, topology::R
   for (std::size_t node = 0; node < t.nodes.size(); ++node) {
     if (t.nodes[node].kind != topology::NodeKind::Nic || hosts.of_node[node] != host) continue;
     double ports = 0;
-    for (const auto& l : t.links)
-      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
+    for (int li : router.incident(static_cast<int>(node)))
+      if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
     int best = -1;
     std::size_t hops = SIZE_MAX;
     double path = 0;
@@ -362,11 +362,6 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
 } // namespace
 
 namespace {
-// The node a directed link arrives at.
-int channel_head(const Topology& t, topology::ChannelId c) {
-  const auto& l = t.link_of(c);
-  return c % 2 == 0 ? l.b : l.a;
-}
 
 // Hosts whose GPUs have no NVLink or xGMI (PCIe boxes, L40S, RTX) across nodes: NCCL's ring search with a
 // network (search.cc ncclTopoCompute, ncclTopoSearchRec from a NET, followPath), read at NVIDIA/nccl master
@@ -416,27 +411,8 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   // NCCL's path between two GPUs of one host never leaves the host (its system has no link past a NET):
   // where ccsim's router loops a pair through two NICs and the fabric, the search takes the fewest hops
   // inside the host instead, through no other GPU (the CPUs' socket link: NCCL's SYS path).
-  std::vector<std::vector<std::pair<int, topology::ChannelId>>> adj(t.nodes.size());
-  for (std::size_t l = 0; l < t.links.size(); ++l) {
-    const auto& link = t.links[l];
-    if (topology::is_network(link.type)) continue;
-    adj[static_cast<std::size_t>(link.a)].push_back({link.b, Topology::channel(static_cast<int>(l), false)});
-    adj[static_cast<std::size_t>(link.b)].push_back({link.a, Topology::channel(static_cast<int>(l), true)});
-  }
   const auto host_route = [&](int a, int b) {
-    std::vector<topology::ChannelId> via(t.nodes.size(), UINT32_MAX);
-    std::vector<int> from(t.nodes.size(), -1), queue{a};
-    from[static_cast<std::size_t>(a)] = a;
-    for (std::size_t q = 0; q < queue.size() && from[static_cast<std::size_t>(b)] < 0; ++q) {
-      const int n = queue[q];
-      if (n != a && t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::Gpu) continue;
-      for (const auto& [m, c] : adj[static_cast<std::size_t>(n)])
-        if (from[static_cast<std::size_t>(m)] < 0) from[static_cast<std::size_t>(m)] = n, via[static_cast<std::size_t>(m)] = c, queue.push_back(m);
-    }
-    std::vector<topology::ChannelId> route;
-    for (int n = b; from[static_cast<std::size_t>(b)] >= 0 && n != a; n = from[static_cast<std::size_t>(n)]) route.push_back(via[static_cast<std::size_t>(n)]);
-    std::reverse(route.begin(), route.end());
-    return route;
+    return router.fewest_hops(a, b, [](const topology::Link& l) { return !topology::is_network(l.type); });
   };
   const auto ring_load = [&](const std::vector<int>& ring) {
     Load load;
@@ -456,7 +432,7 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
       std::size_t from_gpu = 0;
       int cpus = 0;
       for (; from_gpu < route.size(); ++from_gpu) {
-        const int head = channel_head(t, route[from_gpu]);
+        const int head = t.channel_to(route[from_gpu]);
         if (inter && is_nic(head)) break;
         cpus += is_cpu(head);
       }
@@ -488,17 +464,16 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) {
     if (g.host_of_gpu[static_cast<std::size_t>(gpu)] != host0) continue;
     const int node = t.gpu_node(gpu);
-    for (const auto& l : t.links)
-      if ((l.a == node || l.b == node) && topology::is_pcie(l.type)) total_bw = std::max(total_bw, tab.lane_GBps(t, l) * l.lanes);
+    for (int li : router.incident(node))
+      if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_pcie(l.type)) total_bw = std::max(total_bw, tab.lane_GBps(t, l) * l.lanes);
     for (std::size_t nic = 0; nic < t.nodes.size(); ++nic) {
       if (!is_nic(static_cast<int>(nic)) || hosts.of_node[nic] != host0) continue;
       const auto route = router.route(node, static_cast<int>(nic));
       if (route.empty()) continue;
       double path = 1e300;
       for (auto c : route) path = std::min(path, cap(c));
-      for (const auto& l : t.links)
-        if ((l.a == static_cast<int>(nic) || l.b == static_cast<int>(nic)) && topology::is_network(l.type))
-          path = std::min(path, tab.lane_GBps(t, l) * l.lanes);
+      for (int li : router.incident(static_cast<int>(nic)))
+        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) path = std::min(path, tab.lane_GBps(t, l) * l.lanes);
       max_bw = std::max(max_bw, path);
     }
   }
