@@ -397,8 +397,7 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     return hosts.of_node[static_cast<std::size_t>(l.a)] >= 0 || hosts.of_node[static_cast<std::size_t>(l.b)] >= 0;
   };
   const bool reverse_eighth = g.arch < Arch::Ampere; // cudaCompCap < 80
-  // The CPU's vendor: AMD when its sockets are joined by xGMI (ccsim draws no vendor on one socket, and its
-  // tuner takes Intel hosts too: Graph::amd_cpu), Arm on Grace.
+  // The CPU's vendor (Graph::amd_cpu: what the description says, else AMD where xGMI joins the sockets), Arm on Grace.
   const bool intel = !g.amd_cpu && !g.arm_cpu;
   topology::Router router(t);
   // One ring's directed links inside the hosts and how many channel speeds each carries per channel: `search`
@@ -551,12 +550,9 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
   g.arch = arch_of(t, tab, arch_override);
   g.arm_cpu = t.gpu_kind.rfind("gb", 0) == 0 || t.gpu_kind.rfind("gh", 0) == 0; // Grace superchips: Arm hosts
-  // AMD hosts: ccsim draws no CPU vendor, but sockets joined by xGMI are EPYC's (machine: cpu=amd, the hgx-a100
-  // and rtx4090 presets; Intel's are UPI). NCCL's tuner keys its multi-node LL cap and network overhead on it.
-  g.amd_cpu = !g.arm_cpu && std::any_of(t.links.begin(), t.links.end(), [&](const topology::Link& l) {
-    return l.type == topology::LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Cpu &&
-           t.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Cpu;
-  });
+  // NCCL's tuner keys its multi-node LL cap and network overhead on the CPU vendor, its search the Intel P2P
+  // overhead (pcie_hosts_ring).
+  g.amd_cpu = !g.arm_cpu && topology::cpu_is_amd(t);
   // Rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop) come as several rings.
   bool direct = placements.size() > 1;
   auto speeds = ring_speeds(t, tab, g);
