@@ -20,8 +20,8 @@ const char* kOneSocketPair = "        GPU0    GPU1    CPU Affinity    NUMA Affin
 std::string one_socket_xml(const std::string& vendor) {
   return "<system version=\"1\"><cpu numaid=\"0\" arch=\"x86_64\" vendor=\"" + vendor +
          "\" familyid=\"25\" modelid=\"1\">"
-         "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"0\" sm=\"89\" rank=\"0\"/></pci>"
-         "<pci busid=\"0000:02:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"1\" sm=\"89\" rank=\"1\"/></pci>"
+         "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"/>"
+         "<pci busid=\"0000:02:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"/>"
          "</cpu></system>";
 }
 } // namespace
