@@ -82,9 +82,7 @@ class Writer {
     return switches > 1 ? fmt::format("; its {} NVSwitch nodes are one NVSwitch plane here, as NCCL sees them", switches) : "";
   }
   std::string cpu_open(int numa) const {
-    const bool amd = std::any_of(t_.links.begin(), t_.links.end(), [&](const Link& l) {
-      return l.type == LinkType::Xgmi && t_.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu;
-    });
+    const bool amd = cpu_is_amd(t_);
     const bool qpi = std::any_of(t_.links.begin(), t_.links.end(), [](const Link& l) { return l.type == LinkType::Qpi; });
     return amd ? fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"23\" modelid=\"49\">\n", numa)
                : fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"{}\">\n", numa,

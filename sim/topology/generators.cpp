@@ -275,6 +275,7 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   t.name = fmt::format("cluster-{}x{}", spec.nodes, m.name);
   t.origin = "generated";
   t.gpu_kind = m.gpu_kind;
+  t.cpu_vendor = m.cpu_vendor;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
                               spec.nodes, m.name, m.num_gpus(), spec.nics, format_bandwidth(spec.nic_bw), to_string(spec.kind),
                               tree ? fmt::format("a two-level fat tree ({} NIC ports per leaf, {}:1 oversubscription)",

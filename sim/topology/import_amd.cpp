@@ -134,10 +134,10 @@ Topology build_amd_topology(const std::string& file, const ImportOptions& o, con
     if (off[static_cast<std::size_t>(g)]) why += fmt::format("; P2P to every PCIE peer of GPU{} DISABLED in the access table", g);
     b.pcie(b.gpu(g), b.cpu(node, ""), why, {}, 0, true, off[static_cast<std::size_t>(g)]);
   }
-  auto [smp, smp_why] = socket_link_named_in(lines);
-  if (smp_why.rfind("no CPU", 0) == 0) smp = LinkType::Xgmi, smp_why = "no CPU named in the file, AMD EPYC assumed beside AMD GPUs";
+  auto smp = socket_link_named_in(lines);
+  if (smp.vendor.empty()) smp = {LinkType::Xgmi, "no CPU named in the file, AMD EPYC assumed beside AMD GPUs", "amd"};
   return b.finish(fmt::format("{}-{}gpu", name, G),
-                  fmt::format("Imported from the {} output {}: {} GPUs, {} one-hop XGMI links.", t.tool, file, G, xgmi), smp, smp_why);
+                  fmt::format("Imported from the {} output {}: {} GPUs, {} one-hop XGMI links.", t.tool, file, G, xgmi), smp.type, smp.why, smp.vendor);
 }
 
 } // namespace ccsim::topology::import_detail

@@ -126,16 +126,19 @@ void HostBuilder::gpu_link(int a, int b, LinkType type, int lanes, const std::st
                           why, format_bandwidth(bw), to_string(type), format_duration(lat), k.name));
 }
 
-std::pair<LinkType, std::string> socket_link_named_in(const std::vector<Line>& lines) {
+SocketLink socket_link_named_in(const std::vector<Line>& lines) {
   for (const auto& l : lines) {
     const bool amd = l.text.find("EPYC") != std::string_view::npos || l.text.find("AuthenticAMD") != std::string_view::npos;
     const bool intel = l.text.find("Xeon") != std::string_view::npos || l.text.find("GenuineIntel") != std::string_view::npos;
-    if (amd != intel) return {amd ? LinkType::Xgmi : LinkType::Upi, fmt::format("line {} names an {} CPU", l.number, amd ? "AMD" : "Intel")};
+    if (amd != intel)
+      return {amd ? LinkType::Xgmi : LinkType::Upi, fmt::format("line {} names an {} CPU", l.number, amd ? "AMD" : "Intel"), amd ? "amd" : "intel"};
   }
-  return {LinkType::Upi, "no CPU named in the file, Intel UPI assumed"};
+  return {LinkType::Upi, "no CPU named in the file, Intel UPI assumed", ""};
 }
 
-Topology HostBuilder::finish(const std::string& name, const std::string& description, LinkType smp, const std::string& smp_why) {
+Topology HostBuilder::finish(const std::string& name, const std::string& description, LinkType smp, const std::string& smp_why,
+                             const std::string& cpu_vendor) {
+  t_.cpu_vendor = cpu_vendor;
   // Socket links are not in any of the formats: NCCL joins every CPU pair with one SYS link.
   const char* figure = smp == LinkType::Qpi    ? "19.2GB/s: one QPI link at 9.6 GT/s (as topologies/dgx1-v100.json)"
                        : smp == LinkType::Xgmi ? "36GB/s: one x16 xGMI link of AMD EPYC at 18 GT/s (as topologies/rtx4090-pcie-8gpu.json)"

@@ -48,8 +48,12 @@ KindChoice choose_kind(const std::string& file, const std::string& gpu_option, c
                        const std::string& found_where, const std::string& missing, const std::string& or_add);
 
 // The socket link from a CPU the text names ("AMD EPYC", "AuthenticAMD" -> xgmi; "Xeon", "GenuineIntel" -> upi),
-// with the line that says so; none named: upi and a note that it is assumed.
-std::pair<LinkType, std::string> socket_link_named_in(const std::vector<Line>& lines);
+// with the line that says so and the vendor ("amd", "intel"); none named: upi, a note that it is assumed, no vendor.
+struct SocketLink {
+  LinkType type = LinkType::Upi;
+  std::string why, vendor;
+};
+SocketLink socket_link_named_in(const std::vector<Line>& lines);
 
 class HostBuilder {
  public:
@@ -66,9 +70,10 @@ class HostBuilder {
   void gpu_link(int a, int b, LinkType type, int lanes, const std::string& why);
   const GpuKind& kind() const { return kind_.kind; }
   const std::string& file() const { return file_; }
-  // Joins every pair of CPUs (NCCL's SYS links) and checks the result.
+  // Joins every pair of CPUs (NCCL's SYS links) and checks the result. cpu_vendor: what the file names ("amd",
+  // "intel"), empty when it names none (Topology::cpu_vendor).
   Topology finish(const std::string& name, const std::string& description, LinkType smp = LinkType::Upi,
-                  const std::string& smp_why = "no CPU named in the file, Intel UPI assumed");
+                  const std::string& smp_why = "no CPU named in the file, Intel UPI assumed", const std::string& cpu_vendor = "");
 
  private:
   std::string file_;

@@ -97,12 +97,14 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   std::vector<int> gpu_elems;
   bool has_nvswitch = false;
   LinkType smp = LinkType::Upi;
-  std::string smp_why = "no <cpu> says its vendor, Intel UPI assumed";
+  std::string smp_why = "no <cpu> says its vendor, Intel UPI assumed", vendor;
   for (std::size_t i = 0; i < d.elements.size(); ++i) {
     const auto& e = d.elements[i];
     if (e.name == "nvlink" && e.attr("tclass") && lower(*e.attr("tclass")) == "0x068000") has_nvswitch = true;
     if (e.name == "cpu" && e.attr("vendor") && smp_why.rfind("no <cpu>", 0) == 0) {
       const bool amd = *e.attr("vendor") == "AuthenticAMD";
+      // NCCL's vendors (topo.cc kvDictCpuVendor): GenuineIntel, AuthenticAMD, Zhaoxin's two; ccsim draws the first two.
+      vendor = amd ? "amd" : *e.attr("vendor") == "GenuineIntel" ? "intel" : "";
       const auto model = e.attr("modelid") ? parse_int(*e.attr("modelid")) : std::nullopt;
       smp = amd ? LinkType::Xgmi : (model && *model < 0x55) ? LinkType::Qpi : LinkType::Upi; // NCCL: Skylake = model 0x55
       smp_why = fmt::format("line {}: vendor {}{}", e.line, *e.attr("vendor"), model ? fmt::format(" modelid {}", *model) : "");
@@ -189,7 +191,7 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   if (dropped) notes += fmt::format(" {} NVLink element(s) point to devices the file does not list and were dropped.", dropped);
   return b.finish(fmt::format("nccl-xml-{}gpu", gpus),
                   fmt::format("Imported from the NCCL topology XML {}: {} GPUs, {} PCIe switches, {} NICs.{}", file, gpus, switches, nics, notes),
-                  smp, smp_why);
+                  smp, smp_why, vendor);
 }
 
 } // namespace ccsim::topology

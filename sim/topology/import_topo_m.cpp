@@ -375,11 +375,11 @@ Topology import_topo_m(const std::string& text, const std::string& file, const I
   }
   add_nvlinks(b, m);
   add_pcie_tree(b, m, nodes);
-  const auto [smp, smp_why] = socket_link_named_in(lines);
+  const auto smp = socket_link_named_in(lines);
   return b.finish(fmt::format("topo-m-{}gpu", m.gpus),
                   fmt::format("Imported from the nvidia-smi topo -m matrix of {} (header on line {}): {} GPUs, {} NICs.", file,
                               m.header_line, m.gpus, m.cols.size() - static_cast<std::size_t>(m.gpus)),
-                  smp, smp_why);
+                  smp.type, smp.why, smp.vendor);
 }
 
 } // namespace ccsim::topology

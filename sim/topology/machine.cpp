@@ -215,6 +215,7 @@ Topology make_machine(const MachineSpec& m) {
   if (intra == "xgmi") add_xgmi_mesh(types, links, g, m);
   doc["link_types"] = types;
   doc["gpu"] = m.gpu;
+  if (m.cpu != "intel") doc["cpu"] = m.cpu; // Intel is what a host is taken as when nothing says (topology.hpp)
   doc["nodes"] = nodes;
   doc["links"] = links;
   Topology t = topology_from_json(doc, fmt::format("machine:gpu={},gpus={},intra={}", m.gpu, m.gpus, intra));

@@ -6,6 +6,7 @@
 #include <map>
 
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/property_map/function_property_map.hpp>
@@ -406,6 +407,39 @@ std::vector<ChannelId> Router::gpu_pair_route(int src, int dst) {
     if (first && second && *first == Topology::channel(li, l.a != src)) consider({*first, *second});
   }
   return best;
+}
+
+namespace {
+// Records, for every node the breadth-first search reaches, the channel it was first reached by.
+template <typename Channels>
+struct EnteredBy : boost::default_bfs_visitor {
+  Channels chan;
+  std::vector<ChannelId>* via;
+  template <typename E, typename G>
+  void tree_edge(const E& e, const G& g) const { (*via)[boost::target(e, g)] = chan[e]; }
+};
+} // namespace
+
+std::vector<ChannelId> Router::fewest_hops(int src, int dst, const std::function<bool(const Link&)>& usable) {
+  using G = Graph::G;
+  if (src == dst) return {};
+  if (!graph_) graph_ = std::make_unique<Graph>(topo_);
+  const G& g = graph_->g;
+  const auto chan = boost::get(boost::edge_index, g);
+  // RouteFilter keeps the no-forwarding-through-a-GPU rule; `usable` narrows the links.
+  const RouteFilter<G> no_relay{&topo_, &g, src, 0};
+  const std::function<bool(const G::edge_descriptor&)> keep = [&](const G::edge_descriptor& e) {
+    return no_relay(e) && usable(topo_.link_of(chan[e]));
+  };
+  boost::filtered_graph<G, std::function<bool(const G::edge_descriptor&)>> fg(g, keep);
+  std::vector<ChannelId> via(boost::num_vertices(g), kNoChannel);
+  boost::breadth_first_search(fg, static_cast<std::size_t>(src), boost::visitor(EnteredBy<decltype(chan)>{{}, chan, &via}));
+  std::vector<ChannelId> route;
+  for (int n = dst; n != src && via[static_cast<std::size_t>(n)] != kNoChannel; n = topo_.channel_from(via[static_cast<std::size_t>(n)]))
+    route.push_back(via[static_cast<std::size_t>(n)]);
+  if (route.empty() || topo_.channel_from(route.back()) != src) return {};
+  std::reverse(route.begin(), route.end());
+  return route;
 }
 
 RouteInfo Router::info(std::span<const ChannelId> r) const {

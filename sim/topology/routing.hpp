@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -53,6 +54,16 @@ class Router {
   }
   RouteInfo info(std::span<const ChannelId> r) const;
   const Topology& topology() const { return topo_; }
+  // The fewest-hops route from `src` to `dst` over the links `usable` accepts, forwarding through no GPU
+  // (breadth first, ties to the lower link id), uncached; empty when there is none. For searches that see
+  // less of the drawing than the router (NCCL's topology has no link past a NIC: graph.cpp).
+  std::vector<ChannelId> fewest_hops(int src, int dst, const std::function<bool(const Link&)>& usable);
+  // The links at node v, in link order.
+  std::span<const int> incident(int v) const {
+    if (incident_start_.empty()) build_incident();
+    const auto i = static_cast<std::size_t>(v);
+    return {incident_links_.data() + incident_start_[i], incident_start_[i + 1] - incident_start_[i]};
+  }
   // Only these GPUs (indices) may relay a GPU-to-GPU route (NCCL's NVB path): NCCL cannot forward through a
   // GPU outside the communicator. Empty: any GPU may (the default). Forgets the GPU-pair routes chosen so far.
   void set_relay_gpus(const std::vector<int>& gpus);
@@ -119,11 +130,6 @@ class Router {
   mutable std::vector<std::uint32_t> incident_start_;
   mutable std::vector<int> incident_links_;
   void build_incident() const;
-  std::span<const int> incident(int v) const {
-    if (incident_start_.empty()) build_incident();
-    const auto i = static_cast<std::size_t>(v);
-    return {incident_links_.data() + incident_start_[i], incident_start_[i + 1] - incident_start_[i]};
-  }
   struct Graph;
   std::unique_ptr<Graph> graph_;
   // Hosts that meet only at network switches: generic routes searched on the two hosts and the switches

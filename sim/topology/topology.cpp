@@ -1,5 +1,6 @@
 #include "sim/topology/topology.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -136,6 +137,7 @@ std::string Topology::channel_name(ChannelId c) const {
 void Topology::validate() const {
   const std::string& where = origin.empty() ? name : origin;
   if (num_gpus() == 0) fail("{}: topology has no GPU", where);
+  if (!cpu_vendor.empty() && cpu_vendor != "intel" && cpu_vendor != "amd") fail("{}: cpu '{}' is not intel or amd", where, cpu_vendor);
   if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
     validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}, false}, where);
     return;
@@ -213,6 +215,14 @@ HostMap host_map(const Topology& t) {
   for (std::size_t n = 0; n < t.nodes.size(); ++n)
     if (m.of_node[n] < 0 && (crossbar || !is_net_switch(static_cast<int>(n)))) m.of_node[n] = id_of(static_cast<int>(n));
   return m;
+}
+
+bool cpu_is_amd(const Topology& t) {
+  if (!t.cpu_vendor.empty()) return t.cpu_vendor == "amd";
+  return std::any_of(t.links.begin(), t.links.end(), [&](const Link& l) {
+    return l.type == LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu &&
+           t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu;
+  });
 }
 
 } // namespace ccsim::topology

@@ -67,6 +67,11 @@ class Topology {
   std::string description;
   std::string origin; // file it was loaded from, or "generated"
   std::string gpu_kind; // models/gpus.json kind of its GPUs when known ("v100"), else empty
+  // The hosts' CPU vendor, "intel" or "amd", as the description says it (a file's "cpu", machine:...,cpu=, the
+  // vendor an NCCL XML's <cpu> or a topo -m paste names); empty when nothing says, where sockets joined by
+  // xGMI are taken as AMD's and any other host as Intel's (model::nccl::cpu_is_amd). NCCL reads the vendor
+  // from the CPU itself (xml.cc cpuid), so a one-socket host has one too.
+  std::string cpu_vendor;
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;
@@ -190,5 +195,9 @@ struct HostMap {
   int of_gpu(const Topology& t, int gpu) const { return of_node[static_cast<std::size_t>(t.gpu_node(gpu))]; }
 };
 HostMap host_map(const Topology& t);
+
+// The hosts' CPU is AMD's (NCCL_TOPO_CPU_VENDOR_AMD): as Topology::cpu_vendor says; when it says nothing, where
+// xGMI joins two CPU sockets (EPYC's link; Intel's are UPI/QPI), else not: Intel, the default.
+bool cpu_is_amd(const Topology& t);
 
 } // namespace ccsim::topology

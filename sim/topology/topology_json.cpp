@@ -179,6 +179,7 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   t.name = j.has("name") ? j["name"].as_string() : fs::path(origin).stem().string();
   t.description = j.has("description") ? j["description"].as_string() : std::string{};
   if (j.has("gpu")) t.gpu_kind = j["gpu"].as_string();
+  if (j.has("cpu")) t.cpu_vendor = j["cpu"].as_string();
   read_nodes(t, j);
   read_links(t, j);
   read_routes(t, j);
@@ -237,6 +238,7 @@ json topology_to_json(const Topology& t) {
   j["name"] = t.name;
   j["description"] = t.description;
   if (!t.gpu_kind.empty()) j["gpu"] = t.gpu_kind;
+  if (!t.cpu_vendor.empty()) j["cpu"] = t.cpu_vendor;
   if (!t.sharp.empty()) j["sharp"] = t.sharp;
   j["nodes"] = json::array();
   for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
@@ -253,6 +255,7 @@ std::string topology_to_text(const Topology& t) {
   std::string out = fmt::format("{{\n \"name\": {},\n \"description\": {},\n \"nodes\": [", safe_dump(json(t.name)),
                                 safe_dump(json(t.description)));
   if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + safe_dump(json(t.gpu_kind)));
+  if (!t.cpu_vendor.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"cpu\": " + safe_dump(json(t.cpu_vendor)));
   if (!t.sharp.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"sharp\": " + safe_dump(json(t.sharp)));
   for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(node_json(t.nodes[i]));
   out += "\n ],\n \"links\": [";

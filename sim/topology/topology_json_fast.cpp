@@ -30,7 +30,7 @@ enum class Frame : std::uint8_t { Root, Nodes, Node, Links, Link, LinkTypes, Lin
 
 // The key a value in an object belongs to. Other: a key the walk never looks at, whose value is skipped.
 enum class Key : std::uint8_t {
-  Other, Name, Description, Gpu, Sharp, Nodes, Links, LinkTypes, Routes, Structure, // the document
+  Other, Name, Description, Gpu, Cpu, Sharp, Nodes, Links, LinkTypes, Routes, Structure, // the document
   Kind, A, B, Type, Bw, Latency, Lanes, Source, HostStaged, Path, Dims, Entry        // inside elements
 };
 
@@ -64,6 +64,7 @@ Key key_of(Frame f, std::string_view k) {
       if (is(k, "name")) return Key::Name;
       if (is(k, "description")) return Key::Description;
       if (is(k, "gpu")) return Key::Gpu;
+      if (is(k, "cpu")) return Key::Cpu;
       if (is(k, "sharp")) return Key::Sharp;
       if (is(k, "nodes")) return Key::Nodes;
       if (is(k, "links")) return Key::Links;
@@ -234,6 +235,7 @@ bool Reader::string(std::string& s) {
       if (key_ == Key::Name) topo_.name = std::move(s);
       else if (key_ == Key::Description) topo_.description = std::move(s);
       else if (key_ == Key::Gpu) topo_.gpu_kind = std::move(s);
+      else if (key_ == Key::Cpu) topo_.cpu_vendor = std::move(s);
       else if (key_ == Key::Sharp) sharp_ = std::move(s);
       else return key_ == Key::Other;
       return true;

@@ -157,8 +157,8 @@ std::vector<NicHead> nic_heads(const Topology& t, const Tables& tab, topology::R
   for (std::size_t node = 0; node < t.nodes.size(); ++node) {
     if (t.nodes[node].kind != topology::NodeKind::Nic || hosts.of_node[node] != host) continue;
     double ports = 0;
-    for (const auto& l : t.links)
-      if ((l.a == static_cast<int>(node) || l.b == static_cast<int>(node)) && topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
+    for (int li : router.incident(static_cast<int>(node)))
+      if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) ports += tab.lane_GBps(l) * l.lanes;
     int best = -1;
     std::size_t hops = SIZE_MAX;
     double path = 0;
@@ -362,11 +362,6 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
 } // namespace
 
 namespace {
-// The node a directed link arrives at.
-int channel_head(const Topology& t, topology::ChannelId c) {
-  const auto& l = t.link_of(c);
-  return c % 2 == 0 ? l.b : l.a;
-}
 
 // Hosts whose GPUs have no NVLink or xGMI (PCIe boxes, L40S, RTX) across nodes: NCCL's ring search with a
 // network (search.cc ncclTopoCompute, ncclTopoSearchRec from a NET, followPath), read at NVIDIA/nccl master
@@ -387,6 +382,9 @@ struct PcieRing {
   int channels = 0;
   double bw = 0;
   double carried = 0; // what the rings' links carry at most (channels x speed's ceiling, the replay's view)
+  // NCCL's tree graph on these hosts: its own channels, bwInter, bwIntra (tree_channels 0: none found).
+  int tree_channels = 0;
+  double tree_inter = 0, tree_intra = 0;
 };
 PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl || !tab.nvls) return {};
@@ -402,8 +400,7 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     return hosts.of_node[static_cast<std::size_t>(l.a)] >= 0 || hosts.of_node[static_cast<std::size_t>(l.b)] >= 0;
   };
   const bool reverse_eighth = g.arch < Arch::Ampere; // cudaCompCap < 80
-  // The CPU's vendor: AMD when its sockets are joined by xGMI (ccsim draws no vendor on one socket, and its
-  // tuner takes Intel hosts too: Graph::amd_cpu), Arm on Grace.
+  // The CPU's vendor (Graph::amd_cpu: what the description says, else AMD where xGMI joins the sockets), Arm on Grace.
   const bool intel = !g.amd_cpu && !g.arm_cpu;
   topology::Router router(t);
   // One ring's directed links inside the hosts and how many channel speeds each carries per channel: `search`
@@ -416,27 +413,8 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   // NCCL's path between two GPUs of one host never leaves the host (its system has no link past a NET):
   // where ccsim's router loops a pair through two NICs and the fabric, the search takes the fewest hops
   // inside the host instead, through no other GPU (the CPUs' socket link: NCCL's SYS path).
-  std::vector<std::vector<std::pair<int, topology::ChannelId>>> adj(t.nodes.size());
-  for (std::size_t l = 0; l < t.links.size(); ++l) {
-    const auto& link = t.links[l];
-    if (topology::is_network(link.type)) continue;
-    adj[static_cast<std::size_t>(link.a)].push_back({link.b, Topology::channel(static_cast<int>(l), false)});
-    adj[static_cast<std::size_t>(link.b)].push_back({link.a, Topology::channel(static_cast<int>(l), true)});
-  }
   const auto host_route = [&](int a, int b) {
-    std::vector<topology::ChannelId> via(t.nodes.size(), UINT32_MAX);
-    std::vector<int> from(t.nodes.size(), -1), queue{a};
-    from[static_cast<std::size_t>(a)] = a;
-    for (std::size_t q = 0; q < queue.size() && from[static_cast<std::size_t>(b)] < 0; ++q) {
-      const int n = queue[q];
-      if (n != a && t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::Gpu) continue;
-      for (const auto& [m, c] : adj[static_cast<std::size_t>(n)])
-        if (from[static_cast<std::size_t>(m)] < 0) from[static_cast<std::size_t>(m)] = n, via[static_cast<std::size_t>(m)] = c, queue.push_back(m);
-    }
-    std::vector<topology::ChannelId> route;
-    for (int n = b; from[static_cast<std::size_t>(b)] >= 0 && n != a; n = from[static_cast<std::size_t>(n)]) route.push_back(via[static_cast<std::size_t>(n)]);
-    std::reverse(route.begin(), route.end());
-    return route;
+    return router.fewest_hops(a, b, [](const topology::Link& l) { return !topology::is_network(l.type); });
   };
   const auto ring_load = [&](const std::vector<int>& ring) {
     Load load;
@@ -456,7 +434,7 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
       std::size_t from_gpu = 0;
       int cpus = 0;
       for (; from_gpu < route.size(); ++from_gpu) {
-        const int head = channel_head(t, route[from_gpu]);
+        const int head = t.channel_to(route[from_gpu]);
         if (inter && is_nic(head)) break;
         cpus += is_cpu(head);
       }
@@ -488,17 +466,16 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) {
     if (g.host_of_gpu[static_cast<std::size_t>(gpu)] != host0) continue;
     const int node = t.gpu_node(gpu);
-    for (const auto& l : t.links)
-      if ((l.a == node || l.b == node) && topology::is_pcie(l.type)) total_bw = std::max(total_bw, tab.lane_GBps(t, l) * l.lanes);
+    for (int li : router.incident(node))
+      if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_pcie(l.type)) total_bw = std::max(total_bw, tab.lane_GBps(t, l) * l.lanes);
     for (std::size_t nic = 0; nic < t.nodes.size(); ++nic) {
       if (!is_nic(static_cast<int>(nic)) || hosts.of_node[nic] != host0) continue;
       const auto route = router.route(node, static_cast<int>(nic));
       if (route.empty()) continue;
       double path = 1e300;
       for (auto c : route) path = std::min(path, cap(c));
-      for (const auto& l : t.links)
-        if ((l.a == static_cast<int>(nic) || l.b == static_cast<int>(nic)) && topology::is_network(l.type))
-          path = std::min(path, tab.lane_GBps(t, l) * l.lanes);
+      for (int li : router.incident(static_cast<int>(nic)))
+        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) path = std::min(path, tab.lane_GBps(t, l) * l.lanes);
       max_bw = std::max(max_bw, path);
     }
   }
@@ -563,6 +540,128 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     for (const auto& [c, n] : ring_load(g.rings[static_cast<std::size_t>(k) % g.rings.size()]).moved) moved[c] += n;
   best.carried = 1e300;
   for (const auto& [c, n] : moved) best.carried = std::min(best.carried, cap(c) * best.channels / n);
+
+  // NCCL's tree graph (search.cc pattern BALANCED_TREE; TREE when a host has one GPU), searched on one host as
+  // the ring: NET n -> g0 at bwInter; g0 -> NET n and g1 -> NET n (the same NIC: its return and crossNic off)
+  // at bwInter / 2 each ("count half of the bandwidth on the first two GPUs"); the chain g0 -> g1 -> ... -> gk
+  // at bwIntra, with no hop back to g0. Each path takes the ring's overheads (the reverse eighth into a pre-sm80
+  // GPU from the NIC, 6/5 on a GPU-started PHB path on Intel) and the NIC's port bwInter per channel. The orders
+  // tried are the first host's runs of the ring orders above, entering at their ring's NIC.
+  struct TreeLoad {
+    std::map<topology::ChannelId, double> inter, intra; // speeds carried per channel, of bwInter and of bwIntra
+  };
+  const auto add_path = [&](std::map<topology::ChannelId, double>& to, const std::vector<topology::ChannelId>& route, double share) {
+    int cpus = 0;
+    const bool from_gpu = !route.empty() && t.nodes[static_cast<std::size_t>(t.channel_from(route.front()))].kind == topology::NodeKind::Gpu;
+    for (std::size_t k = 0; k + 1 < route.size(); ++k) cpus += is_cpu(t.channel_to(route[k]));
+    const double pci = from_gpu && cpus == 1 && intel ? 6.0 / 5 : 1.0;
+    for (auto c : route)
+      if (in_host(t.link_of(c))) to[c] += share * (topology::is_pcie(t.link_of(c).type) ? pci : 1.0);
+  };
+  const auto net_port = [&](int nic) { // the NIC's first network link, leaving it: its port for NCCL's net.bw
+    for (int li : router.incident(nic))
+      if (topology::is_network(t.links[static_cast<std::size_t>(li)].type)) return Topology::channel(li, t.links[static_cast<std::size_t>(li)].a != nic);
+    return UINT32_MAX;
+  };
+  const auto tree_load = [&](const std::vector<int>& ring) {
+    TreeLoad load;
+    std::size_t first = 0; // the first host's run, g0 .. gk, and the GPU before it
+    while (g.host_of_gpu[static_cast<std::size_t>(ring[first])] != host0 ||
+           g.host_of_gpu[static_cast<std::size_t>(ring[(first + ring.size() - 1) % ring.size()])] == host0)
+      if (++first == ring.size()) return load;
+    std::vector<int> run;
+    for (std::size_t i = first; g.host_of_gpu[static_cast<std::size_t>(ring[i % ring.size()])] == host0 && run.size() < ring.size(); ++i)
+      run.push_back(ring[i % ring.size()]);
+    const int g0 = t.gpu_node(run.front());
+    const auto in = router.route(t.gpu_node(ring[(first + ring.size() - 1) % ring.size()]), g0);
+    std::size_t at = in.size(); // the entry NIC: the last NIC of the first host on the drawn route into g0
+    for (std::size_t k = 0; k < in.size(); ++k)
+      if (const int from = t.channel_from(in[k]); is_nic(from) && hosts.of_node[static_cast<std::size_t>(from)] == host0) at = k;
+    if (at == in.size()) return load;
+    const int nic = t.channel_from(in[at]);
+    add_path(load.inter, std::vector<topology::ChannelId>(in.begin() + static_cast<std::ptrdiff_t>(at), in.end()), 1.0);
+    if (reverse_eighth) load.inter[in.back() ^ 1] += 1.0 / 8;
+    if (const auto port = net_port(nic); port != UINT32_MAX) load.inter[port] += 1.0;
+    const auto out = [&](int gpu, double share) {
+      const auto r = router.route(t.gpu_node(gpu), nic);
+      add_path(load.inter, std::vector<topology::ChannelId>(r.begin(), r.end()), share);
+    };
+    out(run[0], run.size() > 1 ? 0.5 : 1.0);
+    if (run.size() > 1) out(run[1], 0.5);
+    for (std::size_t i = 0; i + 1 < run.size(); ++i) {
+      const int a = t.gpu_node(run[i]), b = t.gpu_node(run[i + 1]);
+      const auto drawn = router.route(a, b);
+      const bool loops_out = std::any_of(drawn.begin(), drawn.end(), [&](auto c) { return topology::is_network(t.link_of(c).type); });
+      add_path(load.intra, loops_out ? host_route(a, b) : std::vector<topology::ChannelId>(drawn.begin(), drawn.end()), 1.0);
+    }
+    return load;
+  };
+  const auto tree_fit = [&](const std::vector<TreeLoad>& loads, double inter, double intra) {
+    std::map<topology::ChannelId, double> used;
+    for (int k = 0; k < tab.max_search_channels; ++k) {
+      const auto& l = loads[static_cast<std::size_t>(k) % loads.size()];
+      for (const auto& [c, n] : l.inter) used[c] += n * inter;
+      for (const auto& [c, n] : l.intra) used[c] += n * intra;
+      for (const auto& [c, n] : used)
+        if (n > cap(c) + 1e-6) return k;
+    }
+    return tab.max_search_channels;
+  };
+  int host_gpus = 0;
+  for (int gpu = 0; gpu < t.num_gpus(); ++gpu) host_gpus += g.host_of_gpu[static_cast<std::size_t>(gpu)] == host0;
+  // Not a ring: no hop back to the first NIC, so the search may start from totalBw x n / (n - 1).
+  const double tree_total = host_gpus > 1 ? total_bw * host_gpus / (host_gpus - 1.0) : total_bw;
+  const auto tree_search = [&](const std::vector<TreeLoad>& loads) {
+    std::size_t i = 0;
+    while (i + 1 < speeds.size() && (speeds[i] > max_bw + 1e-9 || speeds[i] > tree_total + 1e-9)) ++i;
+    PcieRing found; // channels, bw = bwInter; tree_intra = bwIntra
+    for (; i < speeds.size(); ++i) {
+      if (found.channels > 0 && speeds[i] / found.bw <= 0.49) break;
+      const int ch = tree_fit(loads, speeds[i], speeds[i]);
+      if (ch > 0 && ch * speeds[i] > found.channels * found.bw + 1e-9) found.channels = ch, found.bw = speeds[i];
+      if (found.channels == tab.max_search_channels || (found.channels > 0 && found.channels * found.bw + 1e-9 >= total_bw)) break;
+    }
+    found.tree_intra = found.bw;
+    return found;
+  };
+  // The ring's order sets, and (each_rotation) one where channel k takes the k-th rotation of the host's run,
+  // so the heads, which carry the most (s/8 + s/2 + s up on a pre-sm80 GPU), take turns.
+  std::vector<std::vector<TreeLoad>> order_sets;
+  for (int alternate = 0; alternate < 2; ++alternate)
+    for (int reverse = 0; reverse < 2; ++reverse)
+      for (std::size_t rot = 0; rot < longest; ++rot) {
+        auto& loads = order_sets.emplace_back();
+        for (const auto& ring : g.rings) {
+          loads.push_back(tree_load(reoriented(ring, rot, reverse == 1)));
+          if (alternate) loads.push_back(tree_load(reoriented(ring, rot, reverse == 0)));
+        }
+      }
+  for (int reverse = 0; reverse < 2; ++reverse) {
+    auto& loads = order_sets.emplace_back();
+    for (std::size_t rot = 0; rot < longest; ++rot)
+      for (const auto& ring : g.rings) loads.push_back(tree_load(reoriented(ring, rot, reverse == 1)));
+  }
+  PcieRing tree;
+  for (const auto& loads : order_sets) {
+    auto found = tree_search(loads);
+    if (found.channels == 0) continue;
+    // ncclTopoDupChannels between the passes, as the ring's (dup_channels); then pass 2 raises bwIntra one
+    // speed at a time while it is under 2 x bwInter and the channels still fit.
+    Graph dup;
+    dup.arch = g.arch, dup.channels = found.channels, dup.bw = found.bw;
+    dup_channels(tab, dup);
+    if (dup.channels != found.channels) found.channels = dup.channels, found.bw /= 2, found.tree_intra /= 2;
+    auto it = std::find_if(speeds.begin(), speeds.end(), [&](double v) { return v <= found.bw + 1e-9; });
+    while (it != speeds.begin() && found.tree_intra < 2 * found.bw - 1e-9) {
+      const int ch = tree_fit(loads, found.bw, *(it - 1));
+      if (ch < found.channels) break;
+      found.tree_intra = *--it, found.channels = ch;
+    }
+    if (found.channels * found.tree_intra > tree.channels * tree.tree_intra + 1e-9) tree = found;
+  }
+  best.tree_channels = tree.channels;
+  best.tree_inter = tree.bw;
+  best.tree_intra = tree.tree_intra;
   return best;
 }
 } // namespace
@@ -576,12 +675,9 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
   g.arch = arch_of(t, tab, arch_override);
   g.arm_cpu = t.gpu_kind.rfind("gb", 0) == 0 || t.gpu_kind.rfind("gh", 0) == 0; // Grace superchips: Arm hosts
-  // AMD hosts: ccsim draws no CPU vendor, but sockets joined by xGMI are EPYC's (machine: cpu=amd, the hgx-a100
-  // and rtx4090 presets; Intel's are UPI). NCCL's tuner keys its multi-node LL cap and network overhead on it.
-  g.amd_cpu = !g.arm_cpu && std::any_of(t.links.begin(), t.links.end(), [&](const topology::Link& l) {
-    return l.type == topology::LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Cpu &&
-           t.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Cpu;
-  });
+  // NCCL's tuner keys its multi-node LL cap and network overhead on the CPU vendor, its search the Intel P2P
+  // overhead (pcie_hosts_ring).
+  g.amd_cpu = !g.arm_cpu && topology::cpu_is_amd(t);
   // Rings made of direct GPU-GPU links (DGX-1 style, one lane per ring per hop) come as several rings.
   bool direct = placements.size() > 1;
   auto speeds = ring_speeds(t, tab, g);
@@ -607,6 +703,8 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     g.channels = pcie.channels;
     g.bw = pcie.bw;
     g.graph_efficiency = std::min(1.0, g.channels * g.bw / pcie.carried);
+    // NCCL's tree graph, searched on its own (tuning.cc: bwIntra on up to 2 nodes, else bwInter).
+    if (pcie.tree_channels > 0) g.tree_channels = pcie.tree_channels, g.tree_bw = g.nodes <= 2 ? pcie.tree_intra : pcie.tree_inter;
     direct = false;
   } else if (direct) {
     g.channels = static_cast<int>(placements.size());
@@ -618,7 +716,8 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   if (g.tree_bw <= 0) g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
   const double undup_bw = g.bw;
   dup_channels(tab, g);
-  if (undup_bw > 0) g.tree_bw *= g.bw / undup_bw; // duplicated channels split the tree's figure as the ring's
+  // Duplicated channels split the tree's figure as the ring's (a tree graph of its own was duplicated in its search).
+  if (undup_bw > 0 && g.tree_channels == 0) g.tree_bw *= g.bw / undup_bw;
   g.ll128 = g.arch >= tab.ll128_min_arch && g.path == Path::NvLink && (!tab.rccl || tab.rccl->ll128);
   nvls_graph(t, tab, g, placements.empty() ? std::vector<int>{} : placements.front());
   return g;
@@ -627,7 +726,8 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
 std::string Graph::describe() const {
   std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
                               path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
-  if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
+  if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
+  else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)
     s += fmt::format(", {} {} channel(s) x {:.1f}/{:.1f} GB/s", nvls.tree ? "NVLS-tree" : "NVLS", nvls.channels, nvls.bw_intra, nvls.bw_inter);
   return s;

@@ -22,6 +22,9 @@ struct Graph {
   // GB/s per search channel that NCCL's tuning gives the tree: bw, except on 2 nodes (NCCL's tree graph's
   // bwIntra, raised towards 2x bwInter: the one inter-node hop carries the tree's data both ways at once).
   double tree_bw = 0;
+  // Search channels of NCCL's tree graph where ccsim searches it on its own (PCIe-only hosts across nodes:
+  // graph.cpp pcie_hosts_ring); 0: the ring graph's `channels`. The tree's figure is tree_channels_of x tree_bw.
+  int tree_channels = 0;
   Path path = Path::NvLink;            // intra-node path class (NvLink or Pci)
   int nodes = 1;
   Arch arch = Arch::Volta;
@@ -47,6 +50,7 @@ struct Graph {
     double domain_bw = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
+  int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }
 };
 
 // A GPU that carries NICs to the network for NCCL's NVLS-tree and CollNet graphs (a "head"), with what NCCL

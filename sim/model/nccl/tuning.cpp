@@ -26,7 +26,7 @@ double ring_alg_factor(Op op, int p) {
 
 // Bus bandwidth of (algo, proto) from the graph's total (reference §3.4).
 double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
-  const double bus = graph_bus(g, algo), nch = g.channels;
+  const double bus = graph_bus(g, algo), nch = algo == Algo::Tree ? g.tree_channels_of() : g.channels;
   // RCCL: one measured ratio per (algo, proto) in place of NCCL's efficiencies and per-channel caps.
   if (tab.rccl) return bus * tab.rccl->bw_ratio[g.nodes > 2 ? 1 : 0][static_cast<std::size_t>(algo)][static_cast<std::size_t>(proto)];
   // The LL cap on several nodes is indexed by the CPU vendor in NCCL (AMD: the Ampere row).
@@ -79,7 +79,9 @@ double shrink_chunk(double chunk, double bytes, double ops, std::span<const Tabl
 
 } // namespace
 
-double graph_bus(const Graph& g, Algo algo) { return g.channels * (algo == Algo::Tree && g.tree_bw > 0 ? g.tree_bw : g.bw); }
+double graph_bus(const Graph& g, Algo algo) {
+  return algo == Algo::Tree && g.tree_bw > 0 ? g.tree_channels_of() * g.tree_bw : g.channels * g.bw;
+}
 
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
   double intra = tab.hw_latency_us[idx(g.path)].at(idx(algo))[idx(proto)];

@@ -83,3 +83,41 @@ TEST_CASE("2 nodes x 8 H100 PCIe, 4 per switch and socket, a 400G NIC per GPU: 2
   CHECK(g.channels == 2);
   CHECK(g.bw == doctest::Approx(22.0));
 }
+
+// NCCL's tree graph on these hosts (search.cc pattern BALANCED_TREE below sm90, TREE with one GPU per host):
+// per channel NET -> g0 at bwInter, g0 -> NET and g1 -> NET at bwInter / 2 each on the same NIC, the chain
+// g0 -> g1 -> ... at bwIntra; the start may reach totalBw x n / (n - 1) (no hop back to the NIC); pass 2 raises
+// bwIntra while it is under 2 x bwInter and the channels still fit; tuning.cc takes bwIntra on 2 nodes.
+TEST_CASE("2 nodes x 2 V100 PCIe, 2 NICs: NCCL's tree graph is 2 channels, bwInter 5, bwIntra 6 (not the ring's 1 x 10)") {
+  // Per channel on the head GPU's port up: s/8 (the NIC's writes into a Volta GPU) + s/2 (back to the NIC) + s
+  // (to g1); on g1's: s/2. Start: maxBw 12 (tree total 24). 12, 10, 9: 1.625 s > 12. 7: one channel (11.4), a
+  // second (heads alternating, each port up 2.125 s) 14.9: 1 x 7. 6: one (2 x 6 = 12.75 > 12). 5: two channels
+  // (10.6 up, 10 down on each port): 2 x 5 = 10 > 7. 4: 3 channels need 15 on a port: 2 x 4 = 8. 3: three
+  // (11.25): 9 < 10. 2.4 / 5 < 0.49 stops. Pass 2, bwInter 5: bwIntra 6 puts the port up at 0.625 + 2.5 + 6 +
+  // 2.5 = 11.625 <= 12 (down 5 + 6 = 11); 7 gives 12.625: 2 x 6 on 2 nodes.
+  const auto g = test::packed_graph(topology::resolve_topology("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib"));
+  CHECK(g.tree_channels == 2);
+  CHECK(g.tree_bw == doctest::Approx(6.0));
+  CHECK(g.channels == 1); // the ring graph unchanged
+  CHECK(g.bw == doctest::Approx(10.0));
+}
+
+TEST_CASE("2 nodes x 2 L40S: NCCL's tree graph is 2 x 12 where its ring is 1 x 24") {
+  // No eighth on sm89: the head's port up carries s/2 + s, g1's s/2. maxBw 24: 24 (36), 20 (30), 18 (27) fit
+  // none; 15 one (22.5; two: 30); 12 two (each port up 18 + 6 = 24, down 12 + 12 = 24): 2 x 12 = 24 = totalBw
+  // ends pass 1. Pass 2: bwIntra 15 puts a head's port up at 6 + 15 + 6 = 27 > 24: stays 12.
+  const auto g = test::packed_graph(topology::resolve_topology("machine:gpu=l40s,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib"));
+  CHECK(g.tree_channels == 2);
+  CHECK(g.tree_bw == doctest::Approx(12.0));
+}
+
+TEST_CASE("2 nodes x 1 L40S on a 100G NIC: one GPU per host, NCCL's TREE pattern and pass 2 raise bwIntra to 2 x bwInter") {
+  // ngpus 1: pattern TREE, NET -> g0 -> NET at bwInter. maxBw = the 100G NIC, 12.5: 12, one channel (the NIC's
+  // port carries 12 of 12.5). No chain inside the host, so pass 2 raises bwIntra while it is under 2 x 12:
+  // 15, 18, 20, 24. The old figure was 2 x the NIC's 12.5 = 25, a speed NCCL's array does not have.
+  const auto g = test::packed_graph(topology::resolve_topology("machine:gpu=l40s,gpus=1,nodes=2,nics=1x100G,kind=ib"));
+  CHECK(g.channels == 1);
+  CHECK(g.bw == doctest::Approx(12.0));
+  CHECK(g.tree_channels == 1);
+  CHECK(g.tree_bw == doctest::Approx(24.0));
+}

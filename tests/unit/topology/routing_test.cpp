@@ -204,3 +204,36 @@ TEST_CASE("route trees evicted under a tiny memory budget give the same routes")
   CHECK(std::vector<ChannelId>(y.begin(), y.end()) == want);
   CHECK(want.size() >= 3); // leaf0 -> spine -> leaf -> n2.nic3
 }
+
+TEST_CASE("fewest_hops: the router's search on the links a filter keeps, forwarding through no GPU") {
+  // Two GPUs on two sockets of one host, joined by a slow socket link, and a NIC per socket on one switch: the
+  // widest route between them leaves the host through the NICs; without network links it takes the socket link.
+  const auto make = [](bool socket_link) {
+    nlohmann::json links = nlohmann::json::array({
+        {{"a", "gpu0"}, {"b", "cpu0"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "gpu1"}, {"b", "cpu1"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "gpu2"}, {"b", "cpu0"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "gpu2"}, {"b", "cpu1"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "nic0"}, {"b", "cpu0"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "nic1"}, {"b", "cpu1"}, {"type", "pcie4"}, {"bw", "32GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "nic0"}, {"b", "fabric"}, {"type", "ib"}, {"bw", "25GB/s"}, {"latency", "1us"}, {"source", "t"}},
+        {{"a", "nic1"}, {"b", "fabric"}, {"type", "ib"}, {"bw", "25GB/s"}, {"latency", "1us"}, {"source", "t"}}});
+    if (socket_link) links.push_back({{"a", "cpu0"}, {"b", "cpu1"}, {"type", "upi"}, {"bw", "1GB/s"}, {"latency", "1us"}, {"source", "t"}});
+    const nlohmann::json doc = {{"name", "two-sockets"},
+                                {"nodes", {{{"name", "gpu0"}, {"kind", "gpu"}}, {{"name", "gpu1"}, {"kind", "gpu"}}, {{"name", "gpu2"}, {"kind", "gpu"}},
+                                           {{"name", "cpu0"}, {"kind", "cpu"}}, {{"name", "cpu1"}, {"kind", "cpu"}}, {{"name", "nic0"}, {"kind", "nic"}},
+                                           {{"name", "nic1"}, {"kind", "nic"}}, {{"name", "fabric"}, {"kind", "net_switch"}}}},
+                                {"links", links}};
+    return topology_from_json(doc, "two-sockets.json");
+  };
+  const auto not_network = [](const Link& l) { return !is_network(l.type); };
+  const Topology t = make(true);
+  Router r(t);
+  CHECK(path_of(r, 0, 1) == std::vector<std::string>{"gpu0", "cpu0", "nic0", "fabric", "nic1", "cpu1", "gpu1"});
+  CHECK(test::route_names(t, r.fewest_hops(0, 1, not_network), 0, 1) == std::vector<std::string>{"gpu0", "cpu0", "cpu1", "gpu1"});
+  // Without the socket link the only way left inside the host runs through gpu2, which does not forward.
+  const Topology cut = make(false);
+  Router rc(cut);
+  CHECK(rc.fewest_hops(0, 1, not_network).empty());
+  CHECK(rc.fewest_hops(0, 0, not_network).empty());
+}
