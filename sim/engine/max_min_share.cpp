@@ -172,7 +172,7 @@ void MaxMinShare::share(const Comp& cm) {
     if (best.c == kNoChannel) return; // cannot happen: an unfixed flow has unfixed channels
     unfixed -= fix<false>(best.c);
     if (unfixed == 0) return;
-    if (round == kScanRounds) return share_by_heap(chans);
+    if (round == kScanRounds) return share_by_heap(chans, unfixed);
     best = Cand{0, 0, kNoChannel};
     for (ChannelId c : chans) {
       const Chan& o = ch[c];
@@ -183,19 +183,20 @@ void MaxMinShare::share(const Comp& cm) {
   }
 }
 
-// The rest of the filling with a heap of (share, channel) entries; outdated entries are skipped.
-inline void MaxMinShare::share_by_heap(std::span<const ChannelId> chans) {
+// The rest of the filling with a heap of (share, channel) entries; outdated entries are skipped. It stops when
+// the last flow is fixed: every entry left then is outdated.
+inline void MaxMinShare::share_by_heap(std::span<const ChannelId> chans, std::size_t unfixed) {
   heap_.clear();
   for (ChannelId c : chans)
     if (chans_[c].unfixed > 0) heap_.push_back({chans_[c].left, chans_[c].unfixed, c});
   std::make_heap(heap_.begin(), heap_.end(), later);
-  while (!heap_.empty()) {
+  while (unfixed > 0 && !heap_.empty()) { // once every flow is fixed, the entries left are all outdated
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const Cand top = heap_.back();
     heap_.pop_back();
     const Chan& ch = chans_[top.c];
     if (ch.unfixed != top.n || ch.left != top.left || ch.unfixed == 0) continue; // outdated entry
-    fix<true>(top.c);
+    unfixed -= fix<true>(top.c);
   }
 }
 

@@ -94,7 +94,7 @@ class MaxMinShare {
   void recall(std::uint32_t r);
   static bool later(const Cand& a, const Cand& b);
   static bool takes_over(const Cand& best, const Cand& cand);
-  void share_by_heap(std::span<const ChannelId> chans);
+  void share_by_heap(std::span<const ChannelId> chans, std::size_t unfixed);
   template <bool kHeap>
   std::size_t fix(ChannelId b);
 
