@@ -61,6 +61,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
     open_batch_ = kNoBatch;
     replan_pending_ = false;
     reset_replay();
+    check_share_memo();
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -89,6 +90,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
     // One pass: the route's latency, its channels' byte counts and the flow's copy of it (a recycled
     // flow keeps its vector's capacity; a plain copy loop would become a memmove call for a few ids).
     f.route.resize(route.size());
+    f.route_id = kNoRoute;
     ChannelId* const copy = f.route.data();
     const Chan* const chans = chans_.data();
     Bytes* const carried = stats_.bytes.data();
