@@ -165,20 +165,21 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) { // splitmix64's finaliser 
 } // namespace
 
 // The number of f's route: equal routes (same channels, same order) get the same number.
-std::uint32_t MaxMinShare::route_id(Flow& f) {
-  if (f.route_id != kNoRoute) return f.route_id;
+std::uint32_t MaxMinShare::route_id(std::uint32_t flow) {
+  if (flow_route_[flow] != kNoRoute) return flow_route_[flow];
+  const Flow& f = flows_[flow];
   std::uint64_t h = f.route.size();
   for (ChannelId c : f.route) h = mix(h, c);
   const std::uint32_t found = route_index_.find(h, [&](std::uint32_t r) {
     return std::equal(f.route.begin(), f.route.end(), route_chans_.begin() + route_begin_[r],
                       route_chans_.begin() + route_begin_[r + 1]);
   });
-  if (found != HashIndex::kNone) return f.route_id = found;
+  if (found != HashIndex::kNone) return flow_route_[flow] = found;
   const auto r = static_cast<std::uint32_t>(route_begin_.size() - 1);
   route_chans_.insert(route_chans_.end(), f.route.begin(), f.route.end());
   route_begin_.push_back(static_cast<std::uint32_t>(route_chans_.size()));
   route_index_.insert(h, r);
-  return f.route_id = r;
+  return flow_route_[flow] = r;
 }
 
 // Max-min rates are a function of the component's routes alone (the channels' capacities are fixed between
@@ -191,10 +192,10 @@ bool MaxMinShare::recall_shares(std::span<const std::uint32_t> flows) {
     route_index_.clear();
     route_begin_.assign(1, 0);
     route_chans_.clear();
-    for (Flow& f : flows_) f.route_id = kNoRoute;
+    std::fill(flow_route_.begin(), flow_route_.end(), kNoRoute);
   }
   key_.clear();
-  for (std::uint32_t id : flows) key_.push_back(static_cast<std::uint64_t>(route_id(flows_[id])) << 32 | id);
+  for (std::uint32_t id : flows) key_.push_back(static_cast<std::uint64_t>(route_id(id)) << 32 | id);
   std::sort(key_.begin(), key_.end());
   std::uint64_t h = key_.size();
   for (std::uint64_t k : key_) h = mix(h, k >> 32);

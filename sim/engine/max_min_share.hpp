@@ -29,7 +29,6 @@ class MaxMinShare {
     std::uint32_t gen = 0;  // bumped whenever a scheduled event of this flow becomes stale
     std::uint32_t group = kNoGroup; // the group whose one event stands for its finish (FlowNetwork::arm)
     std::uint32_t fixed_in = 0; // == filling_: its rate is fixed in the filling under way
-    std::uint32_t route_id = kNoRoute; // its route's number in the share memo (route_id()), once asked
     bool live = false, active = false;
     bool arriving = false;  // latency last: bytes through, waiting out the latency
   };
@@ -92,6 +91,9 @@ class MaxMinShare {
   std::vector<Rec> recs_;
   std::vector<ChannelId> rec_chans_;
   std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
+  // Each flow's route number in the share memo (route_id()) once asked, else kNoRoute; apart from Flow,
+  // which it would grow past 96 bytes.
+  std::vector<std::uint32_t> flow_route_;
 
  private:
   static constexpr int kScanRounds = 8; // bottleneck rounds found by scanning before the heap takes over
@@ -99,7 +101,7 @@ class MaxMinShare {
 
   void recall(std::uint32_t r);
   void fill(std::span<const std::uint32_t> flows, std::span<const ChannelId> chans);
-  std::uint32_t route_id(Flow& f);
+  std::uint32_t route_id(std::uint32_t flow);
   bool recall_shares(std::span<const std::uint32_t> flows);
   void remember_shares();
   static bool later(const Cand& a, const Cand& b);

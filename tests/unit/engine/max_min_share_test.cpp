@@ -92,6 +92,7 @@ struct HandShare : MaxMinShare {
   HandShare() {
     for (Bandwidth cap : {10 * kGBps, 6 * kGBps, 100 * kGBps, 100 * kGBps}) chans_.push_back(Chan{cap});
     flows_.resize(3);
+    flow_route_.resize(3);
     routes({{2, 0}, {1, 0}, {1, 3}});
     comp_chans_ = {0, 1, 2, 3};
     check_share_memo(); // as FlowNetwork::reset does
@@ -100,7 +101,7 @@ struct HandShare : MaxMinShare {
     for (Chan& c : chans_) c.flows.clear();
     for (std::uint32_t f = 0; f < 3; ++f) {
       flows_[f].route = r[f];
-      flows_[f].route_id = kNoRoute; // as FlowNetwork::post does
+      flow_route_[f] = kNoRoute; // as FlowNetwork::post does
       for (ChannelId c : r[f]) chans_[c].flows.push_back(f);
     }
   }
