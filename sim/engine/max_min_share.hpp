@@ -1,7 +1,8 @@
 // Max-min fair shares for the flow model (--model flow, flow_network.cpp): the flows and channels it
 // tracks, the connected components of the flows that changed (searched, or recalled as remembered
-// between re-plans) and progressive filling over one component. FlowNetwork derives from it and handles
-// the events: when flows start, finish and arrive.
+// between re-plans), progressive filling over one component, and a memo of the rates of components met
+// before (recall_shares). FlowNetwork derives from it and handles the events: when flows start, finish and
+// arrive.
 #pragma once
 #include <cstdint>
 #include <span>
