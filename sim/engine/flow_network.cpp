@@ -48,6 +48,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
     flow_stamp_.clear();
     chan_stamp_.assign(n, 0);
     flow_rec_.clear();
+    flow_route_.clear();
     chan_rec_.assign(n, kNoRec);
     recs_.clear();
     rec_chans_.clear();
@@ -61,6 +62,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
     open_batch_ = kNoBatch;
     replan_pending_ = false;
     reset_replay();
+    check_share_memo();
     epoch_ = 0;
     last_start_ = 0;
   }
@@ -80,6 +82,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
       flows_.emplace_back();
       flow_stamp_.push_back(0);
       flow_rec_.push_back(kNoRec);
+      flow_route_.push_back(kNoRoute);
     } else {
       id = free_.back();
       free_.pop_back();
@@ -89,6 +92,7 @@ class FlowNetwork final : public NetworkModel, private FlowReplay {
     // One pass: the route's latency, its channels' byte counts and the flow's copy of it (a recycled
     // flow keeps its vector's capacity; a plain copy loop would become a memmove call for a few ids).
     f.route.resize(route.size());
+    flow_route_[id] = kNoRoute;
     ChannelId* const copy = f.route.data();
     const Chan* const chans = chans_.data();
     Bytes* const carried = stats_.bytes.data();

@@ -139,21 +139,117 @@ inline bool MaxMinShare::takes_over(const Cand& best, const Cand& cand) {
   return later(best, cand);
 }
 
-// Progressive filling over one component. Bottlenecks are taken in order of (share, channel id), so
-// the rates do not depend on the order the flows were posted in. A bottleneck fixes all its flows;
-// small components (the usual case: a few flows behind one uplink) find the next bottleneck by a
-// scan of their channels, and a component that needs more than a few rounds switches to a heap.
+// Gives every flow of the component its max-min fair rate: alone, the narrowest channel of its route; otherwise
+// the rates of the last component of the same routes (recall_shares), or progressive filling (fill).
 void MaxMinShare::share(const Comp& cm) {
   const std::span<const std::uint32_t> flows(comp_flows_.data() + cm.flow_begin, cm.flow_end - cm.flow_begin);
   const std::span<const ChannelId> chans(comp_chans_.data() + cm.chan_begin, cm.chan_end - cm.chan_begin);
-  Flow* const fl = flows_.data();
-  Chan* const ch = chans_.data();
   if (flows.size() == 1) { // alone: the route's narrowest channel
-    Flow& f = fl[flows[0]];
-    f.rate = ch[f.route[0]].capacity;
-    for (ChannelId c : f.route) f.rate = std::min(f.rate, ch[c].capacity);
+    Flow& f = flows_[flows[0]];
+    f.rate = chans_[f.route[0]].capacity;
+    for (ChannelId c : f.route) f.rate = std::min(f.rate, chans_[c].capacity);
     return;
   }
+  if (recall_shares(flows)) return;
+  fill(flows, chans);
+  remember_shares();
+}
+
+namespace {
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { // splitmix64's finaliser over h ^ v
+  std::uint64_t z = (h ^ v) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+} // namespace
+
+// The number of f's route: equal routes (same channels, same order) get the same number.
+std::uint32_t MaxMinShare::route_id(std::uint32_t flow) {
+  if (flow_route_[flow] != kNoRoute) return flow_route_[flow];
+  const Flow& f = flows_[flow];
+  std::uint64_t h = f.route.size();
+  for (ChannelId c : f.route) h = mix(h, c);
+  const std::uint32_t found = route_index_.find(h, [&](std::uint32_t r) {
+    return std::equal(f.route.begin(), f.route.end(), route_chans_.begin() + route_begin_[r],
+                      route_chans_.begin() + route_begin_[r + 1]);
+  });
+  if (found != HashIndex::kNone) return flow_route_[flow] = found;
+  const auto r = static_cast<std::uint32_t>(route_begin_.size() - 1);
+  route_chans_.insert(route_chans_.end(), f.route.begin(), f.route.end());
+  route_begin_.push_back(static_cast<std::uint32_t>(route_chans_.size()));
+  route_index_.insert(h, r);
+  return flow_route_[flow] = r;
+}
+
+// Max-min rates are a function of the component's routes alone (the channels' capacities are fixed between
+// resets, and a component holds every flow on its channels): flows of equal routes get equal rates, and the
+// bottleneck order goes by (share, channel id), never by flow. So the key is the flows' route numbers, sorted
+// (flow ids ride along in the low half to hand the rates back). Returns whether the key was met before (the
+// rates are set); otherwise key_ waits for remember_shares, after the filling.
+bool MaxMinShare::recall_shares(std::span<const std::uint32_t> flows) {
+  if (route_chans_.size() > kMemoFlows) { // routes numbered for long: start over
+    route_index_.clear();
+    route_begin_.assign(1, 0);
+    route_chans_.clear();
+    std::fill(flow_route_.begin(), flow_route_.end(), kNoRoute);
+  }
+  key_.clear();
+  for (std::uint32_t id : flows) key_.push_back(static_cast<std::uint64_t>(route_id(id)) << 32 | id);
+  std::sort(key_.begin(), key_.end());
+  std::uint64_t h = key_.size();
+  for (std::uint64_t k : key_) h = mix(h, k >> 32);
+  key_hash_ = h;
+  const std::uint32_t found = memo_index_.find(h, [&](std::uint32_t e) {
+    if (memo_entries_[e].count != key_.size()) return false;
+    const std::uint32_t* const routes = memo_routes_.data() + memo_entries_[e].begin;
+    for (std::size_t i = 0; i < key_.size(); ++i)
+      if (routes[i] != key_[i] >> 32) return false;
+    return true;
+  });
+  if (found == HashIndex::kNone) return false;
+  const SharesEntry& e = memo_entries_[found];
+  const Bandwidth* const rates = memo_rates_.data() + e.begin;
+  for (std::size_t i = 0; i < key_.size(); ++i) flows_[static_cast<std::uint32_t>(key_[i])].rate = rates[i];
+  return true;
+}
+
+// Keeps the rates just filled under key_.
+void MaxMinShare::remember_shares() {
+  if (memo_routes_.size() + key_.size() > kMemoFlows) { // full: start over
+    memo_index_.clear();
+    memo_entries_.clear();
+    memo_routes_.clear();
+    memo_rates_.clear();
+  }
+  const auto begin = static_cast<std::uint32_t>(memo_routes_.size());
+  for (std::uint64_t k : key_) {
+    memo_routes_.push_back(static_cast<std::uint32_t>(k >> 32));
+    memo_rates_.push_back(flows_[static_cast<std::uint32_t>(k)].rate);
+  }
+  memo_index_.insert(key_hash_, static_cast<std::uint32_t>(memo_entries_.size()));
+  memo_entries_.push_back({begin, static_cast<std::uint32_t>(key_.size())});
+}
+
+void MaxMinShare::check_share_memo() {
+  const bool same = memo_caps_.size() == chans_.size() &&
+                    std::equal(chans_.begin(), chans_.end(), memo_caps_.begin(),
+                               [](const Chan& c, Bandwidth cap) { return c.capacity == cap; });
+  if (same) return;
+  memo_index_.clear();
+  memo_entries_.clear();
+  memo_routes_.clear();
+  memo_rates_.clear();
+  memo_caps_.clear();
+  for (const Chan& c : chans_) memo_caps_.push_back(c.capacity);
+}
+
+// Progressive filling over one component of two flows or more. Bottlenecks are taken in order of (share,
+// channel id), so the rates do not depend on the order the flows were posted in. A bottleneck fixes all its
+// flows; small components (the usual case: a few flows behind one uplink) find the next bottleneck by a
+// scan of their channels, and a component that needs more than a few rounds switches to a heap.
+void MaxMinShare::fill(std::span<const std::uint32_t> flows, std::span<const ChannelId> chans) {
+  Chan* const ch = chans_.data();
   if (++filling_ == 0) { // 2^32 fillings: old marks could read as this one's
     for (Flow& f : flows_) f.fixed_in = 0;
     filling_ = 1;
@@ -172,7 +268,7 @@ void MaxMinShare::share(const Comp& cm) {
     if (best.c == kNoChannel) return; // cannot happen: an unfixed flow has unfixed channels
     unfixed -= fix<false>(best.c);
     if (unfixed == 0) return;
-    if (round == kScanRounds) return share_by_heap(chans);
+    if (round == kScanRounds) return share_by_heap(chans, unfixed);
     best = Cand{0, 0, kNoChannel};
     for (ChannelId c : chans) {
       const Chan& o = ch[c];
@@ -183,19 +279,20 @@ void MaxMinShare::share(const Comp& cm) {
   }
 }
 
-// The rest of the filling with a heap of (share, channel) entries; outdated entries are skipped.
-inline void MaxMinShare::share_by_heap(std::span<const ChannelId> chans) {
+// The rest of the filling with a heap of (share, channel) entries; outdated entries are skipped. It stops when
+// the last flow is fixed: every entry left then is outdated.
+inline void MaxMinShare::share_by_heap(std::span<const ChannelId> chans, std::size_t unfixed) {
   heap_.clear();
   for (ChannelId c : chans)
     if (chans_[c].unfixed > 0) heap_.push_back({chans_[c].left, chans_[c].unfixed, c});
   std::make_heap(heap_.begin(), heap_.end(), later);
-  while (!heap_.empty()) {
+  while (unfixed > 0 && !heap_.empty()) { // once every flow is fixed, the entries left are all outdated
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const Cand top = heap_.back();
     heap_.pop_back();
     const Chan& ch = chans_[top.c];
     if (ch.unfixed != top.n || ch.left != top.left || ch.unfixed == 0) continue; // outdated entry
-    fix<true>(top.c);
+    unfixed -= fix<true>(top.c);
   }
 }
 

@@ -1,12 +1,14 @@
 // Max-min fair shares for the flow model (--model flow, flow_network.cpp): the flows and channels it
 // tracks, the connected components of the flows that changed (searched, or recalled as remembered
-// between re-plans) and progressive filling over one component. FlowNetwork derives from it and handles
-// the events: when flows start, finish and arrive.
+// between re-plans), progressive filling over one component, and a memo of the rates of components met
+// before (recall_shares). FlowNetwork derives from it and handles the events: when flows start, finish and
+// arrive.
 #pragma once
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "sim/engine/hash_index.hpp"
 #include "sim/engine/network.hpp"
 
 namespace ccsim::engine {
@@ -15,6 +17,7 @@ class MaxMinShare {
  protected:
   using Work = unsigned __int128;
   static constexpr std::uint32_t kNoGroup = UINT32_MAX;
+  static constexpr std::uint32_t kNoRoute = UINT32_MAX;
 
   struct Flow {
     std::uint64_t token = 0;
@@ -73,6 +76,9 @@ class MaxMinShare {
   void forget_components(std::vector<std::uint32_t>& groups);
   // Gives every flow of the component its max-min fair rate.
   void share(const Comp& cm);
+  // After the channels were set (reset): forgets the share memo unless their capacities are those it was
+  // filled with (a sweep's sizes run on one topology and keep it).
+  void check_share_memo();
 
   std::vector<Flow> flows_;
   std::vector<Chan> chans_;
@@ -86,21 +92,46 @@ class MaxMinShare {
   std::vector<Rec> recs_;
   std::vector<ChannelId> rec_chans_;
   std::vector<std::uint32_t> rec_flows_, chan_rec_, flow_rec_; // chan_rec_ / flow_rec_: index in recs_ or kNoRec
+  // Each flow's route number in the share memo (route_id()) once asked, else kNoRoute; apart from Flow,
+  // which it would grow past 96 bytes.
+  std::vector<std::uint32_t> flow_route_;
 
  private:
   static constexpr int kScanRounds = 8; // bottleneck rounds found by scanning before the heap takes over
   static constexpr ChannelId kNoChannel = UINT32_MAX;
 
   void recall(std::uint32_t r);
+  void fill(std::span<const std::uint32_t> flows, std::span<const ChannelId> chans);
+  std::uint32_t route_id(std::uint32_t flow);
+  bool recall_shares(std::span<const std::uint32_t> flows);
+  void remember_shares();
   static bool later(const Cand& a, const Cand& b);
   static bool takes_over(const Cand& best, const Cand& cand);
-  void share_by_heap(std::span<const ChannelId> chans);
+  void share_by_heap(std::span<const ChannelId> chans, std::size_t unfixed);
   template <bool kHeap>
   std::size_t fix(ChannelId b);
 
   std::vector<Cand> heap_;
   std::uint32_t filling_ = 0; // counts share()'s progressive fillings (Flow::fixed_in)
   std::vector<ChannelId> leaf_chans_; // find_components: channels of one flow, set aside
+
+  // The share memo (recall_shares): a component's rates depend only on the routes of its flows, counted
+  // with repeats, so a pipeline whose components recur takes their rates from the first filling.
+  // Routes are numbered by content (route_id); a component's key is its flows' route numbers, sorted.
+  struct SharesEntry {
+    std::uint32_t begin, count; // in memo_routes_ / memo_rates_
+  };
+  static constexpr std::size_t kMemoFlows = std::size_t{1} << 21; // route numbers and rates kept, at most
+  std::vector<std::uint64_t> key_;                             // route number << 32 | flow, sorted
+  std::uint64_t key_hash_ = 0;
+  HashIndex memo_index_;                                        // key hash -> index in memo_entries_
+  std::vector<SharesEntry> memo_entries_;
+  std::vector<std::uint32_t> memo_routes_;
+  std::vector<Bandwidth> memo_rates_;
+  HashIndex route_index_;                                             // route hash -> route number
+  std::vector<std::uint32_t> route_begin_{0};                        // route r: route_chans_[begin[r], begin[r + 1])
+  std::vector<ChannelId> route_chans_;
+  std::vector<Bandwidth> memo_caps_; // the channels' capacities the memo's rates hold for
 };
 
 } // namespace ccsim::engine

@@ -1,5 +1,6 @@
 // Max-min fair shares by progressive filling (sim/engine/max_min_share.cpp) on channels of unequal
-// capacity, through the flow model: three flows over two contended links, rates worked out by hand.
+// capacity, through the flow model: three flows over two contended links, rates worked out by hand; and the
+// share memo, on flows and channels set by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "listed_transfers.hpp"
+#include "sim/engine/max_min_share.hpp"
 
 using namespace ccsim;
 using namespace ccsim::engine;
@@ -78,4 +80,62 @@ TEST_CASE("max-min: the second bottleneck splits what the first one left") {
   const std::vector<test::ListedTransfer> list = {{0, 0, 2, 3'500'000}, {0, 1, 2, 3'000'000}, {0, 3, 2, 3'500'000}, {0, 1, 3, 3'000'000}};
   const auto end = run(list, Semantics::mpi);
   for (int r : {0, 1, 2, 3}) CHECK(end.at(r) == 2 * kLat + kMs);
+}
+
+namespace {
+
+// The sharing itself, on channels and flows set by hand: 0 = A (10 GB/s), 1 = B (6), 2 = P and 3 = Q (100
+// each). f0 crosses P and A, f1 B and A, f2 B and Q (the first case above without latency).
+struct HandShare : MaxMinShare {
+  using MaxMinShare::chans_;
+  using MaxMinShare::check_share_memo;
+  HandShare() {
+    for (Bandwidth cap : {10 * kGBps, 6 * kGBps, 100 * kGBps, 100 * kGBps}) chans_.push_back(Chan{cap});
+    flows_.resize(3);
+    flow_route_.resize(3);
+    routes({{2, 0}, {1, 0}, {1, 3}});
+    comp_chans_ = {0, 1, 2, 3};
+    check_share_memo(); // as FlowNetwork::reset does
+  }
+  void routes(const std::vector<std::vector<ChannelId>>& r) {
+    for (Chan& c : chans_) c.flows.clear();
+    for (std::uint32_t f = 0; f < 3; ++f) {
+      flows_[f].route = r[f];
+      flow_route_[f] = kNoRoute; // as FlowNetwork::post does
+      for (ChannelId c : r[f]) chans_[c].flows.push_back(f);
+    }
+  }
+  // Shares the three flows as one component, listed in `order`; their rates in GB/s, by flow.
+  std::vector<Bandwidth> share_in(const std::vector<std::uint32_t>& order) {
+    comp_flows_ = order;
+    for (Flow& f : flows_) f.rate = 0;
+    share(Comp{0, comp_chans_.size(), 0, comp_flows_.size()});
+    std::vector<Bandwidth> gbps;
+    for (const Flow& f : flows_) gbps.push_back(f.rate / kGBps);
+    return gbps;
+  }
+};
+
+} // namespace
+
+// B (6 / 2 = 3) before A (10 / 2 = 5): f1 and f2 get 3, A has 7 left for f0 (P, 100, is wider). The
+// component met again in another order is recalled from the share memo: each flow must get its own rate
+// back (7 for f0, not whichever flow comes first). Routes changed with the flow count unchanged: f2 on P and
+// Q, so B carries f1 alone (6 / 1) and A (5) is first: f0 = f1 = 5, P has 95 left for f2 (Q: 100). A's
+// capacity lowered to 4 (as another topology would be): A (2) before B (3): f0 = f1 = 2, B has 4 left for
+// f2. A memo keyed by the flow count, or kept across a change of capacities, gives 7, 3, 3 in both.
+TEST_CASE("max-min: the share memo hands each flow its own rate back, and forgets rates of other routes or capacities") {
+  HandShare s;
+  CHECK(s.share_in({0, 1, 2}) == std::vector<Bandwidth>{7, 3, 3});
+  CHECK(s.share_in({2, 0, 1}) == std::vector<Bandwidth>{7, 3, 3});
+  CHECK(s.share_in({1, 2, 0}) == std::vector<Bandwidth>{7, 3, 3});
+  s.routes({{2, 0}, {1, 0}, {2, 3}});
+  CHECK(s.share_in({0, 1, 2}) == std::vector<Bandwidth>{5, 5, 95});
+  CHECK(s.share_in({2, 1, 0}) == std::vector<Bandwidth>{5, 5, 95});
+  s.routes({{2, 0}, {1, 0}, {1, 3}});
+  CHECK(s.share_in({1, 0, 2}) == std::vector<Bandwidth>{7, 3, 3});
+  s.chans_[0].capacity = 4 * kGBps;
+  s.check_share_memo();
+  CHECK(s.share_in({0, 1, 2}) == std::vector<Bandwidth>{2, 2, 4});
+  CHECK(s.share_in({2, 1, 0}) == std::vector<Bandwidth>{2, 2, 4});
 }
