@@ -48,8 +48,9 @@ struct Device {
   int parent = -1; // element index of the parent <pci> device or <cpu>
 };
 
+// An sm several kinds share is refused only when --gpu does not settle it (gpu_given).
 std::optional<std::string> kind_from_file(const XmlDocument& d, const std::vector<int>& gpu_elems, bool has_nvswitch,
-                                          const std::string& file, std::string& where) {
+                                          const std::string& file, std::string& where, bool gpu_given) {
   for (const auto& c : d.comments) {
     const auto at = c.find("ccsim gpu kind:");
     if (at == std::string::npos) continue;
@@ -80,6 +81,7 @@ std::optional<std::string> kind_from_file(const XmlDocument& d, const std::vecto
         where = fmt::format("line {}: sm={}", e.line, *e.attr("sm"));
         return fits.front();
       }
+      if (gpu_given) return std::nullopt;
       std::string list;
       for (const auto& f : fits) list += (list.empty() ? "" : ", ") + f;
       fail("{} line {}: sm={} fits {}: give --gpu KIND", file, e.line, *e.attr("sm"), fits.empty() ? "no GPU kind" : list);
@@ -124,7 +126,7 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   }
   if (gpu_elems.empty()) fail("{}: no GPUs (<pci class=\"0x03...\"> or <gpu>) in the NCCL topology XML", file);
   std::string where;
-  const auto named = kind_from_file(d, gpu_elems, has_nvswitch, file, where);
+  const auto named = kind_from_file(d, gpu_elems, has_nvswitch, file, where, !o.gpu.empty());
   HostBuilder b(file, choose_kind(file, o.gpu, named, where, "the XML does not say which GPU it is", "or add sm= to its <gpu> elements"),
                 static_cast<int>(gpu_elems.size()));
   std::map<std::string, int> gpu_by_busid;

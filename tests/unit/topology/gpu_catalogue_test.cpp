@@ -196,6 +196,8 @@ TEST_CASE("gpu catalogue: an NCCL XML dump's link count tells kinds of one compu
   CHECK(import_nccl_xml(xml("70", ""), "v.xml", {}).gpu_kind == "v100pcie");
   // Still ambiguous: sm86 without links is an A10, A40, RTX A6000, ... card.
   CHECK_THROWS_WITH_AS(import_nccl_xml(xml("86", ""), "g.xml", {}), doctest::Contains("sm=86 fits a10"), Error);
+  // ... which --gpu settles: the ambiguity is no error when the user names the kind.
+  CHECK(import_nccl_xml(xml("86", ""), "g.xml", ImportOptions{"a40"}).gpu_kind == "a40");
 }
 
 // A training-step scenario takes the GPU's peak from the catalogue. Each figure typed from the data sheet:
