@@ -134,7 +134,25 @@ def rate_identified(j, k):
     made before it existed) does not vote: nothing says it is a rate."""
     return bool(j.get("protocol_use", {}).get(k, {}).get("rate"))
 
-def class_params(fits, source, least=1, families=None, rate_rule=None):
+# Per-protocol latency multipliers (ParamSet::protocol_latency: NCCL's baseLat and hwLat of the protocol, network
+# hop included, times the multiplier). A fit votes for one only where calibrate identified it as a latency
+# (protocol_latency_use: >= 3 rows that ran the protocol with its latency setting their time), always, rate rule
+# or not: the term exists to carry what the LL factor carried as a bandwidth, and only rows whose time hangs on
+# NCCL's latency figures say how far off those figures are.
+LATENCY_PROTOCOLS = ("LL", "LL128", "Simple")
+# Whether the fits carry the latency multipliers (calibrate --fit-latency) and vote them (--protocol-latency).
+LATENCY_TERM = False
+
+def latency_identified(j, k):
+    """Whether fit j's latency multiplier for protocol k is a latency: calibrate's protocol_latency_use says on
+    how many rows NCCL's tuner ran the protocol and on how many of them the protocol's latency set the time (the
+    row's time hangs on the multiplier by >= 0.25, kLatencySensitivity); `latency` when those are at least kProtocolRateRows. A
+    multiplier at calibrate's bounds [0.2, 20] was not identified either."""
+    v = j["params"].get("protocol_latency", {}).get(k)
+    return (v is not None and 0.2001 < v < 19.99 and bool(j["fitted"].get("lat:" + k))
+            and bool(j.get("protocol_latency_use", {}).get(k, {}).get("latency")))
+
+def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
     (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
@@ -169,12 +187,23 @@ def class_params(fits, source, least=1, families=None, rate_rule=None):
             use[k] = {n: sum(j.get("protocol_use", {}).get(k, {}).get(n, 0) for j in voters) for n in ("chosen", "bandwidth_bound")}
             use[k]["rate"] = all(rate_identified(j, k) for j in voters)
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
+    lat, lat_use = {}, {}
+    for k in LATENCY_PROTOCOLS:
+        voters = [j for j in fits if (LATENCY_TERM if latency is None else latency) and latency_identified(j, k)]
+        if len(voters) >= least:
+            lat[k] = med([j["params"]["protocol_latency"][k] for j in voters], 1.0)
+            lat_use[k] = {n: sum(j["protocol_latency_use"][k][n] for j in voters) for n in ("chosen", "latency_bound")}
+            lat_use[k]["latency"] = True
+    if lat: P["protocol_latency"] = lat
     F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
+    F.update({"lat:" + k: True for k in lat})
     fam = {k: f for k, f in family.items() if k in P["link_efficiency"]}
-    return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
-            "link_families": fam, "protocol_use": use}
+    doc = {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
+           "link_families": fam, "protocol_use": use}
+    if lat_use: doc["protocol_latency_use"] = lat_use
+    return doc
 
 # ---- Launch cost per launch kind (issue 14, the small-size floor of an unseen machine) ----
 # Below ~4 KiB an nccl-tests row is NCCL's (RCCL's) own latency, which the bare model carries (baseLat + hwLat
@@ -311,6 +340,8 @@ def default_doc(fits):
                     + (", and a protocol factor only when at least three of its rows ran the protocol at that place with its bandwidth "
                        "setting their time (--protocol-rate-rule)" if RATE_RULE else "; protocol factors vote without the rate rule, see "
                        "RATE_RULE in scripts/validate_table.py")
+                    + ("; a protocol's latency multiplier (NCCL's latency figures of the protocol times it) only when at least "
+                       "three of its rows ran the protocol with its latency setting their time (--protocol-latency)" if LATENCY_TERM else "")
                     + "). Link efficiencies are per link type (a file may also "
                     "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
                     + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
@@ -362,7 +393,7 @@ def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
             continue
         tried.add(path)
         f = os.path.join(tmp, "own-" + os.path.basename(path) + ".json")
-        extra = ["--fit-protocols"] if rows_in(path) >= 16 else []
+        extra = (["--fit-protocols"] + (["--fit-latency"] if LATENCY_TERM else [])) if rows_in(path) >= 16 else []
         if min_size(path) >= 1 << 20: extra += ["--hold", "launch_us,step_us"]
         if not cross_validate: extra += ["--no-cross-validation"]
         inputs = ["--trace", path] + args
@@ -443,6 +474,7 @@ def own_class_check(ccsim):
             if own["fitted"].get(k): P[k] = own["params"][k]
         P["link_efficiency"].update(own["params"]["link_efficiency"])
         P["protocol_efficiency"].update(own["params"].get("protocol_efficiency", {}))
+        if own["params"].get("protocol_latency"): P.setdefault("protocol_latency", {}).update(own["params"]["protocol_latency"])
         fo, fb = os.path.join(tmp, "own.json"), os.path.join(tmp, "base.json")
         json.dump({"kind": "ccsim-params", "model": "nccl", "params": P}, open(fo, "w"))
         json.dump(base, open(fb, "w"))
@@ -464,6 +496,9 @@ def main():
         elif a[0] == "--protocol-rate-rule":
             global RATE_RULE
             RATE_RULE, a = True, a[1:]
+        elif a[0] == "--protocol-latency":
+            global LATENCY_TERM
+            LATENCY_TERM, a = True, a[1:]
         elif a[0] == "--link-families":
             global FAMILIES
             FAMILIES, a = True, a[1:]
