@@ -12,7 +12,9 @@ and over all sizes:
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
                 over the other classes' sets (with --protocol-rate-rule, off by default: see RATE_RULE, a protocol
-                factor only from fits whose rows ran the protocol with its bandwidth setting their time; efficiencies per link type only when >= 3 classes identified
+                factor only from fits whose rows ran the protocol with its bandwidth setting their time; with
+                --protocol-latency, off by default: see LATENCY_TERM, the fits also carry a latency multiplier per
+                protocol, voting only where calibrate identified it; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -124,6 +126,14 @@ PROTOCOL_KEYS = ("LL", "LL128", "Simple", "net:LL", "net:LL128", "net:Simple")
 # machines' LL rows run slower than NCCL's latency figures) as a bandwidth factor, and without it nothing carries
 # it. Off until a per-protocol latency term is fitted and voted as a latency; calibrate still records the rows
 # behind each factor (protocol_use), and `calibrate` prints whether a factor is a rate.
+# That term now exists (LATENCY_TERM below, --protocol-latency: calibrate --fit-latency, a multiplier on NCCL's
+# latency figures per protocol, voted only where identified) and was measured with the rule on (protolat branch,
+# 2026-11-25, models/README.md "A latency per protocol"): middle column 9.4 / 13.7 -> 10.1 / 12.4 %, 16 -> 19 of
+# 52, but held-out median 21.2 -> 21.9 % with every move over a point but four small ones worse (RTX 4090 4 and 2
+# GPUs all sizes 40.8 -> 103.4 % and 66.3 -> 125.8 %, H200 GKE 30.9 -> 77.4 %, B200 GKE allgather 343.5 -> 457.5 %)
+# and the wild table mixed (MI300X 2-node all sizes 74.5 -> 125.7 %, p5 8 GPUs 4.9 -> 17.0 %). The fits do not
+# find LL's rows slower than NCCL's latency: most drive the LL multiplier to calibrate's lower bound 0.2 (no vote)
+# and the three identified ones are DGX-1 1.03, HGX A100 0.39, MI300X 0.73. So the rule stays off.
 RATE_RULE = False
 
 def rate_identified(j, k):
@@ -141,6 +151,8 @@ def rate_identified(j, k):
 # NCCL's latency figures say how far off those figures are.
 LATENCY_PROTOCOLS = ("LL", "LL128", "Simple")
 # Whether the fits carry the latency multipliers (calibrate --fit-latency) and vote them (--protocol-latency).
+# Off with RATE_RULE: measured with and without the rule (models/README.md "A latency per protocol"), the held-out
+# traces got worse either way.
 LATENCY_TERM = False
 
 def latency_identified(j, k):
