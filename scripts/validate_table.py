@@ -161,8 +161,14 @@ def latency_identified(j, k):
     row's time hangs on the multiplier by >= 0.25, kLatencySensitivity); `latency` when those are at least kProtocolRateRows. A
     multiplier at calibrate's bounds [0.2, 20] was not identified either."""
     v = j["params"].get("protocol_latency", {}).get(k)
-    return (v is not None and 0.2001 < v < 19.99 and bool(j["fitted"].get("lat:" + k))
+    return (v is not None and 0.2001 < v < 19.99 and bool(voted(j).get("lat:" + k))
             and bool(j.get("protocol_latency_use", {}).get(k, {}).get("latency")))
+
+def voted(j):
+    """The parameters fit j identifies: calibrate's "identified" (free in the fit's last iteration; its "fitted"
+    also counts a value that moved early and was then held as inseparable, which is no estimate to vote with),
+    else "fitted" (a class's set, or a file made before "identified" existed)."""
+    return j.get("identified", j["fitted"])
 
 def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
@@ -173,13 +179,13 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
     type's value, else its family's (params.cpp)."""
     def med(vals, default):
         return statistics.median(vals) if vals else default
-    P = {"launch_us": med([j["params"]["launch_us"] for j in fits if j["fitted"].get("launch_us")], 0.0),
-         "step_us": med([j["params"]["step_us"] for j in fits if j["fitted"].get("step_us")], 0.0),
-         "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if j["fitted"].get("launch_per_gpu_us")], 0.0),
+    P = {"launch_us": med([j["params"]["launch_us"] for j in fits if voted(j).get("launch_us")], 0.0),
+         "step_us": med([j["params"]["step_us"] for j in fits if voted(j).get("step_us")], 0.0),
+         "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if voted(j).get("launch_per_gpu_us")], 0.0),
          "link_efficiency": {}, "protocol_efficiency": {}}
     family = {k: f for j in fits for k, f in j.get("link_families", {}).items()}
     def votes(j):  # key -> value of the link efficiencies fit j identified
-        return {k: v for k, v in j["params"].get("link_efficiency", {}).items() if j["fitted"].get("eff:" + k) and identified(v)}
+        return {k: v for k, v in j["params"].get("link_efficiency", {}).items() if voted(j).get("eff:" + k) and identified(v)}
     links = {k for j in fits for k in votes(j)}
     for k in sorted(links - set(family.values())):
         v = [votes(j)[k] for j in fits if k in votes(j)]
@@ -190,7 +196,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     use = {}
     for k in PROTOCOL_KEYS:
-        voters = [j for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
+        voters = [j for j in fits if voted(j).get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
                   and (rate_identified(j, k) or not (RATE_RULE if rate_rule is None else rate_rule))]
         if len(voters) >= least:
             P["protocol_efficiency"][k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
@@ -207,7 +213,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
             lat_use[k] = {n: sum(j["protocol_latency_use"][k][n] for j in voters) for n in ("chosen", "latency_bound")}
             lat_use[k]["latency"] = True
     if lat: P["protocol_latency"] = lat
-    F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
+    F = {k: any(voted(j).get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
     F.update({"lat:" + k: True for k in lat})

@@ -387,9 +387,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     if (!improved) break;
   }
+  R.free_at_end = R.fitted;
   R.fitted = fitted_flags(th_start, th, R.fitted);
-  for (std::size_t k = 0; k < L.size(); ++k)
-    if (R.fitted[k]) R.not_separable.erase(R.names[k]); // moved in an earlier iteration: not held throughout
   R.params = to_params(th, L, o.start);
   R.params.model = o.model;
   R.protocol_use = protocol_use(in, o, R.params, L.protos);

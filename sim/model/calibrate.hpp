@@ -77,7 +77,8 @@ struct FitResult {
   ParamSet params;
   std::vector<std::string> names;  // "launch_us", "step_us", "eff:nvlink2", ...
   std::vector<double> values;
-  std::vector<bool> fitted;        // false: held (the data does not constrain it)
+  std::vector<bool> fitted;        // false: held throughout (never moved from its start, held at the end)
+  std::vector<bool> free_at_end;   // free in the last iteration: what the data identifies (the class-level votes)
   std::set<std::string> not_separable; // held because the data cannot tell it from the others
   std::set<std::string> held_by_user;  // held because --hold said so
   std::set<std::string> not_bottleneck; // link efficiencies held: the link is not the bottleneck at >= 1 MiB

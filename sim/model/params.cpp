@@ -160,6 +160,10 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   j["params"] = model::params_json(f.params);
   j["fitted"] = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
+  // A value that moved early and was then held (pivoting found it inseparable from another) is fitted but not
+  // identified: the class-level construction votes only with the parameters free in the last iteration.
+  j["identified"] = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < f.names.size() && k < f.free_at_end.size(); ++k) j["identified"][f.names[k]] = f.free_at_end[k];
   // What the class-level construction (scripts/validate_table.py) needs beside the values: how much the
   // large sizes hang on each link (an efficiency held below kBottleneckSensitivity was not identified)
   // and which family each fitted link type falls back to.

@@ -30,7 +30,7 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
       use = fmt::format(" (ran on {} row(s), latency-bound on {}: {})", u->second.chosen, u->second.latency_bound,
                         u->second.identified() ? "a latency" : fmt::format("not identified as a latency: < {}", model::kProtocolRateRows));
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
-                     f.fitted[k] ? "fitted" + use
+                     f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "")
                      : f.held_by_user.count(nm)  ? "held: --hold"
                      : !bottleneck.empty()       ? bottleneck
                      : f.not_separable.count(nm) ? "held: not separable from the others with these traces"
