@@ -12,7 +12,9 @@ and over all sizes:
                 that link carries the bottleneck at >= 1 MiB), each class's set is the median over its
                 traces' fits (one vote per class, never one file's fit), and each parameter is the median
                 over the other classes' sets (with --protocol-rate-rule, off by default: see RATE_RULE, a protocol
-                factor only from fits whose rows ran the protocol with its bandwidth setting their time; efficiencies per link type only when >= 3 classes identified
+                factor only from fits whose rows ran the protocol with its bandwidth setting their time; with
+                --protocol-latency, off by default: see LATENCY_TERM, the fits also carry a latency multiplier per
+                protocol, voting only where calibrate identified it; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -124,6 +126,16 @@ PROTOCOL_KEYS = ("LL", "LL128", "Simple", "net:LL", "net:LL128", "net:Simple")
 # machines' LL rows run slower than NCCL's latency figures) as a bandwidth factor, and without it nothing carries
 # it. Off until a per-protocol latency term is fitted and voted as a latency; calibrate still records the rows
 # behind each factor (protocol_use), and `calibrate` prints whether a factor is a rate.
+# That term now exists (LATENCY_TERM below, --protocol-latency: calibrate --fit-latency, a multiplier on NCCL's
+# latency figures per protocol, voted only where identified) and was measured with the rule on (protolat branch,
+# 2026-11-25, models/README.md "A latency per protocol"): middle column 9.4 / 13.7 -> 10.1 / 12.4 %, 16 -> 19 of
+# 52, but held-out median 21.2 -> 21.9 % with every move over a point but four small ones worse (RTX 4090 4 and 2
+# GPUs all sizes 40.8 -> 103.4 % and 66.3 -> 125.8 %, H200 GKE 30.9 -> 77.4 %, B200 GKE allgather 343.5 -> 457.5 %)
+# and the wild table mixed (MI300X 2-node all sizes 74.5 -> 125.7 %, p5 8 GPUs 4.9 -> 17.0 %). The fits do not
+# find LL's rows slower than NCCL's latency: most drive the LL multiplier to calibrate's lower bound 0.2 (no vote)
+# and the three identified ones are DGX-1 1.03, HGX A100 0.39, MI300X 0.73. Rerun with the votes on calibrate's
+# `identified` (voted): no latency reaches three classes, middle column 9.0 / 13.5 %, 17 of 52, held-out median
+# 21.1 % but RTX 4090 40.8 -> 101.9 % and H200 GKE 30.9 -> 78.1 % (all sizes). So the rule stays off.
 RATE_RULE = False
 
 def rate_identified(j, k):
@@ -134,7 +146,33 @@ def rate_identified(j, k):
     made before it existed) does not vote: nothing says it is a rate."""
     return bool(j.get("protocol_use", {}).get(k, {}).get("rate"))
 
-def class_params(fits, source, least=1, families=None, rate_rule=None):
+# Per-protocol latency multipliers (ParamSet::protocol_latency: NCCL's baseLat and hwLat of the protocol, network
+# hop included, times the multiplier). A fit votes for one only where calibrate identified it as a latency
+# (protocol_latency_use: >= 3 rows that ran the protocol with its latency setting their time), always, rate rule
+# or not: the term exists to carry what the LL factor carried as a bandwidth, and only rows whose time hangs on
+# NCCL's latency figures say how far off those figures are.
+LATENCY_PROTOCOLS = ("LL", "LL128", "Simple")
+# Whether the fits carry the latency multipliers (calibrate --fit-latency) and vote them (--protocol-latency).
+# Off with RATE_RULE: measured with and without the rule (models/README.md "A latency per protocol"), the held-out
+# traces got worse either way.
+LATENCY_TERM = False
+
+def latency_identified(j, k):
+    """Whether fit j's latency multiplier for protocol k is a latency: calibrate's protocol_latency_use says on
+    how many rows NCCL's tuner ran the protocol and on how many of them the protocol's latency set the time (the
+    row's time hangs on the multiplier by >= 0.25, kLatencySensitivity); `latency` when those are at least kProtocolRateRows. A
+    multiplier at calibrate's bounds [0.2, 20] was not identified either."""
+    v = j["params"].get("protocol_latency", {}).get(k)
+    return (v is not None and 0.2001 < v < 19.99 and bool(voted(j).get("lat:" + k))
+            and bool(j.get("protocol_latency_use", {}).get(k, {}).get("latency")))
+
+def voted(j):
+    """The parameters fit j identifies: calibrate's "identified" (free in the fit's last iteration; its "fitted"
+    also counts a value that moved early and was then held as inseparable, which is no estimate to vote with),
+    else "fitted" (a class's set, or a file made before "identified" existed)."""
+    return j.get("identified", j["fitted"])
+
+def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
     (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
@@ -143,13 +181,13 @@ def class_params(fits, source, least=1, families=None, rate_rule=None):
     type's value, else its family's (params.cpp)."""
     def med(vals, default):
         return statistics.median(vals) if vals else default
-    P = {"launch_us": med([j["params"]["launch_us"] for j in fits if j["fitted"].get("launch_us")], 0.0),
-         "step_us": med([j["params"]["step_us"] for j in fits if j["fitted"].get("step_us")], 0.0),
-         "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if j["fitted"].get("launch_per_gpu_us")], 0.0),
+    P = {"launch_us": med([j["params"]["launch_us"] for j in fits if voted(j).get("launch_us")], 0.0),
+         "step_us": med([j["params"]["step_us"] for j in fits if voted(j).get("step_us")], 0.0),
+         "launch_per_gpu_us": med([j["params"].get("launch_per_gpu_us", 0.0) for j in fits if voted(j).get("launch_per_gpu_us")], 0.0),
          "link_efficiency": {}, "protocol_efficiency": {}}
     family = {k: f for j in fits for k, f in j.get("link_families", {}).items()}
     def votes(j):  # key -> value of the link efficiencies fit j identified
-        return {k: v for k, v in j["params"].get("link_efficiency", {}).items() if j["fitted"].get("eff:" + k) and identified(v)}
+        return {k: v for k, v in j["params"].get("link_efficiency", {}).items() if voted(j).get("eff:" + k) and identified(v)}
     links = {k for j in fits for k in votes(j)}
     for k in sorted(links - set(family.values())):
         v = [votes(j)[k] for j in fits if k in votes(j)]
@@ -160,7 +198,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None):
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     use = {}
     for k in PROTOCOL_KEYS:
-        voters = [j for j in fits if j["fitted"].get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
+        voters = [j for j in fits if voted(j).get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
                   and (rate_identified(j, k) or not (RATE_RULE if rate_rule is None else rate_rule))]
         if len(voters) >= least:
             P["protocol_efficiency"][k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
@@ -169,12 +207,23 @@ def class_params(fits, source, least=1, families=None, rate_rule=None):
             use[k] = {n: sum(j.get("protocol_use", {}).get(k, {}).get(n, 0) for j in voters) for n in ("chosen", "bandwidth_bound")}
             use[k]["rate"] = all(rate_identified(j, k) for j in voters)
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
-    F = {k: any(j["fitted"].get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
+    lat, lat_use = {}, {}
+    for k in LATENCY_PROTOCOLS:
+        voters = [j for j in fits if (LATENCY_TERM if latency is None else latency) and latency_identified(j, k)]
+        if len(voters) >= least:
+            lat[k] = med([j["params"]["protocol_latency"][k] for j in voters], 1.0)
+            lat_use[k] = {n: sum(j["protocol_latency_use"][k][n] for j in voters) for n in ("chosen", "latency_bound")}
+            lat_use[k]["latency"] = True
+    if lat: P["protocol_latency"] = lat
+    F = {k: any(voted(j).get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
+    F.update({"lat:" + k: True for k in lat})
     fam = {k: f for k, f in family.items() if k in P["link_efficiency"]}
-    return {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
-            "link_families": fam, "protocol_use": use}
+    doc = {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
+           "link_families": fam, "protocol_use": use}
+    if lat_use: doc["protocol_latency_use"] = lat_use
+    return doc
 
 # ---- Launch cost per launch kind (issue 14, the small-size floor of an unseen machine) ----
 # Below ~4 KiB an nccl-tests row is NCCL's (RCCL's) own latency, which the bare model carries (baseLat + hwLat
@@ -311,6 +360,8 @@ def default_doc(fits):
                     + (", and a protocol factor only when at least three of its rows ran the protocol at that place with its bandwidth "
                        "setting their time (--protocol-rate-rule)" if RATE_RULE else "; protocol factors vote without the rate rule, see "
                        "RATE_RULE in scripts/validate_table.py")
+                    + ("; a protocol's latency multiplier (NCCL's latency figures of the protocol times it) only when at least "
+                       "three of its rows ran the protocol with its latency setting their time (--protocol-latency)" if LATENCY_TERM else "")
                     + "). Link efficiencies are per link type (a file may also "
                     "carry per-family values, nvlink, pcie, rdma, which a link takes when its type has none; this one is "
                     + ("built with them (--link-families)" if FAMILIES else "built without them, see FAMILIES in scripts/validate_table.py")
@@ -362,7 +413,7 @@ def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
             continue
         tried.add(path)
         f = os.path.join(tmp, "own-" + os.path.basename(path) + ".json")
-        extra = ["--fit-protocols"] if rows_in(path) >= 16 else []
+        extra = (["--fit-protocols"] + (["--fit-latency"] if LATENCY_TERM else [])) if rows_in(path) >= 16 else []
         if min_size(path) >= 1 << 20: extra += ["--hold", "launch_us,step_us"]
         if not cross_validate: extra += ["--no-cross-validation"]
         inputs = ["--trace", path] + args
@@ -443,6 +494,7 @@ def own_class_check(ccsim):
             if own["fitted"].get(k): P[k] = own["params"][k]
         P["link_efficiency"].update(own["params"]["link_efficiency"])
         P["protocol_efficiency"].update(own["params"].get("protocol_efficiency", {}))
+        if own["params"].get("protocol_latency"): P.setdefault("protocol_latency", {}).update(own["params"]["protocol_latency"])
         fo, fb = os.path.join(tmp, "own.json"), os.path.join(tmp, "base.json")
         json.dump({"kind": "ccsim-params", "model": "nccl", "params": P}, open(fo, "w"))
         json.dump(base, open(fb, "w"))
@@ -464,6 +516,9 @@ def main():
         elif a[0] == "--protocol-rate-rule":
             global RATE_RULE
             RATE_RULE, a = True, a[1:]
+        elif a[0] == "--protocol-latency":
+            global LATENCY_TERM
+            LATENCY_TERM, a = True, a[1:]
         elif a[0] == "--link-families":
             global FAMILIES
             FAMILIES, a = True, a[1:]

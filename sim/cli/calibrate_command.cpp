@@ -29,6 +29,7 @@ struct CalibrateOptions {
   std::string out, min_size = "0";
   std::string command;
   bool fit_protocols = false;
+  bool fit_latency = false;
   bool no_cross_validation = false;
   std::vector<std::string> hold;
   std::vector<int> run_index; // --run: one for all traces or one per --trace (0 = a file of one run)
@@ -77,6 +78,8 @@ void run_calibrate(const CalibrateOptions& o) {
   co.nvls = o.run.nvls;
   co.collnet = o.run.collnet;
   co.fit_protocols = o.fit_protocols;
+  co.fit_latency = o.fit_latency;
+  if (co.fit_latency && !co.fit_protocols) fail("--fit-latency: only with --fit-protocols (it fits a latency per protocol beside its rate)");
   co.hold.insert(o.hold.begin(), o.hold.end());
   if (co.fit_protocols && !model::require_model(co.model).chooses_algorithm)
     fail("--fit-protocols: only with a model that chooses protocols (--model nccl)");
@@ -110,6 +113,8 @@ void add_calibrate_command(CLI::App& app, int argc, char** argv) {
   c->add_option("--hold", opts->hold, "Keep these parameters at their start value (--params or default), e.g. launch_us,step_us")
       ->delimiter(',');
   c->add_flag("--fit-protocols", opts->fit_protocols, "--model nccl: also fit a bandwidth multiplier per protocol (more parameters; check the held-out error)");
+  c->add_flag("--fit-latency", opts->fit_latency,
+              "--fit-protocols: also fit a multiplier per protocol on NCCL's latency figures (lat:LL, lat:LL128, lat:Simple)");
   c->add_flag("--no-cross-validation", opts->no_cross_validation,
               "Skip the held-out fits (one more fit per trace): for a fit whose held-out error is measured elsewhere");
   c->callback([opts] { run_calibrate(*opts); });

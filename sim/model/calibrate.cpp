@@ -17,19 +17,22 @@ namespace {
 struct Layout {
   std::vector<std::string> types;  // link types of the efficiency parameters
   std::vector<std::string> protos; // protocols (nccl model only)
+  std::vector<std::string> lats;   // protocols whose latency multiplier is fitted (nccl model only)
   bool per_gpu = false;            // launch_per_gpu_us (traces differ in GPUs per thread, or all drive several)
   bool per_gpu_only = false;       // all traces drive the same G > 1 GPUs per thread: launch_us held
-  std::size_t size() const { return 2 + types.size() + protos.size() + (per_gpu ? 1 : 0); }
-  std::size_t per_gpu_index() const { return 2 + types.size() + protos.size(); }
+  std::size_t size() const { return 2 + types.size() + protos.size() + lats.size() + (per_gpu ? 1 : 0); }
+  std::size_t first_lat() const { return 2 + types.size() + protos.size(); }
+  std::size_t per_gpu_index() const { return first_lat() + lats.size(); }
 };
 
-// theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto...]
+// theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto..., latency multiplier..., launch_per_gpu_us]
 ParamSet to_params(const std::vector<double>& th, const Layout& L, const ParamSet& base) {
   ParamSet p = base;
   p.launch_us = th[0];
   p.step_us = th[1];
   for (std::size_t k = 0; k < L.types.size(); ++k) p.link_efficiency[L.types[k]] = 1.0 / th[2 + k];
   for (std::size_t k = 0; k < L.protos.size(); ++k) p.protocol_efficiency[L.protos[k]] = 1.0 / th[2 + L.types.size() + k];
+  for (std::size_t k = 0; k < L.lats.size(); ++k) p.protocol_latency[L.lats[k]] = th[L.first_lat() + k];
   if (L.per_gpu) p.launch_per_gpu_us = th[L.per_gpu_index()];
   return p;
 }
@@ -185,7 +188,39 @@ std::map<std::string, ProtocolUse> protocol_use(const std::vector<CalibInput>& i
   return out;
 }
 
+// How the rows use each protocol's latency multiplier (LatencyUse): at the fitted parameters with the
+// multiplier back at its start value, the rows the tuner ran the protocol on whose time moves when the
+// multiplier grows by kSensitivityStep, and those whose time hangs on it by >= kLatencySensitivity.
+std::map<std::string, LatencyUse> latency_use(const std::vector<CalibInput>& in, const CalibOptions& o,
+                                              const ParamSet& fitted, const std::vector<std::string>& protos) {
+  const auto picked = predict_rows(in, o, fitted);
+  std::map<std::string, LatencyUse> out;
+  for (const auto& proto : protos) {
+    ParamSet at_start = fitted;
+    at_start.protocol_latency[proto] = o.start.proto_latency(proto);
+    ParamSet slower = at_start;
+    slower.protocol_latency[proto] *= kSensitivityStep;
+    const auto base = predict_all(in, o, at_start), moved = predict_all(in, o, slower);
+    auto& use = out[proto];
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      // d ln time / d ln multiplier (row_sensitivity's quotient with the step taken upward).
+      const double d = std::log(moved[i] / base[i]) / std::log(kSensitivityStep);
+      if (picked[i].proto != proto || std::abs(d) <= 1e-6) continue;
+      ++use.chosen;
+      if (d >= kLatencySensitivity) ++use.latency_bound;
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+std::vector<bool> fitted_flags(const std::vector<double>& start, const std::vector<double>& end,
+                               const std::vector<bool>& free_at_end) {
+  std::vector<bool> out(free_at_end);
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = out[k] || end[k] != start[k];
+  return out;
+}
 
 FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   CalibOptions o = o_in;
@@ -207,7 +242,10 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   // values the caller gave (also for the protocol pass, which starts from the plain fit).
   const auto sensitivity = bottleneck_sensitivity(in, o_in, L.types);
   std::map<std::string, double> proto_sensitivity;
-  if (require_model(o.model).chooses_algorithm && o.fit_protocols) L.protos = protocol_places(in, o, proto_sensitivity);
+  if (require_model(o.model).chooses_algorithm && o.fit_protocols) {
+    L.protos = protocol_places(in, o, proto_sensitivity);
+    if (o.fit_latency) L.lats = {"LL", "LL128", "Simple"}; // a protocol no row runs has an empty column: held
+  }
   {
     std::set<int> g;
     for (const auto& ci : in) g.insert(gpus_per_thread(ci.trace));
@@ -227,11 +265,14 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     th[2 + k] = 1.0 / o.start.efficiency(*t);
   }
   for (std::size_t k = 0; k < L.protos.size(); ++k) th[2 + L.types.size() + k] = 1.0 / start_proto(o.start, L.protos[k]);
+  for (std::size_t k = 0; k < L.lats.size(); ++k) th[L.first_lat() + k] = o.start.proto_latency(L.lats[k]);
   if (L.per_gpu) th[L.per_gpu_index()] = o.start.launch_per_gpu_us;
+  const auto th_start = th;
   FitResult R;
   R.names = {"launch_us", "step_us"};
   for (const auto& t : L.types) R.names.push_back("eff:" + t);
   for (const auto& pr : L.protos) R.names.push_back("proto:" + pr);
+  for (const auto& pr : L.lats) R.names.push_back("lat:" + pr);
   if (L.per_gpu) R.names.push_back("launch_per_gpu_us");
   R.fitted.assign(L.size(), false);
   R.sensitivity = proto_sensitivity;
@@ -253,7 +294,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   for (int it = 0; it < 40; ++it) {
     R.iterations = it + 1;
     // Which parameters are held is decided afresh each iteration (pivoting may pick a different one of
-    // a degenerate pair as the estimate moves); the result reports the last decision.
+    // a degenerate pair as the estimate moves); the result reports the last decision, and a parameter
+    // that moved from its start in any iteration as fitted (fitted_flags).
     R.not_separable.clear();
     std::fill(R.fitted.begin(), R.fitted.end(), false);
     // Jacobian of relative residuals.
@@ -331,7 +373,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
       for (std::size_t a = 0; a < active.size(); ++a) t2[static_cast<std::size_t>(active[a])] += d(static_cast<Eigen::Index>(a));
       t2[0] = std::max(0.0, t2[0]);
       t2[1] = std::max(0.0, t2[1]);
-      for (std::size_t j = 2; j < 2 + L.types.size() + L.protos.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
+      // Latency multipliers within [0.2, 20] as well.
+      for (std::size_t j = 2; j < L.first_lat() + L.lats.size(); ++j) t2[j] = std::clamp(t2[j], 0.2, 20.0);
       if (L.per_gpu) t2[L.per_gpu_index()] = std::max(0.0, t2[L.per_gpu_index()]);
       const auto p2 = predict_all(in, o, to_params(t2, L, o.start));
       const double c2 = cost(p2, meas);
@@ -344,11 +387,15 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     if (!improved) break;
   }
+  R.free_at_end = R.fitted;
+  R.fitted = fitted_flags(th_start, th, R.fitted);
   R.params = to_params(th, L, o.start);
   R.params.model = o.model;
   R.protocol_use = protocol_use(in, o, R.params, L.protos);
+  R.latency_use = latency_use(in, o, R.params, L.lats);
   R.values = {th[0], th[1]};
   for (std::size_t k = 0; k < L.types.size() + L.protos.size(); ++k) R.values.push_back(1.0 / th[2 + k]);
+  for (std::size_t k = 0; k < L.lats.size(); ++k) R.values.push_back(th[L.first_lat() + k]);
   if (L.per_gpu) R.values.push_back(th[L.per_gpu_index()]);
   // Residuals and goodness of fit.
   std::size_t i = 0;

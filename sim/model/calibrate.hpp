@@ -36,6 +36,27 @@ struct ProtocolUse {
   bool rate() const { return bandwidth_bound >= kProtocolRateRows; }
 };
 
+// A row is latency-bound for its protocol when its time hangs on the protocol's latency multiplier by at least
+// this (d ln time / d ln multiplier, the multiplier at its start value): NCCL's latency figures of the protocol
+// are a quarter of the row's time, so a latency twice NCCL's moves the row by 25 %, beyond the 15 % target,
+// and the row says how far off the figures are. Not kBottleneckSensitivity's half: the launch cost shares the
+// small rows' time (a 20 us launch beside a DGX-1 ring/LL's 15 us latency leaves the latency 0.4 of the row).
+inline constexpr double kLatencySensitivity = 0.25;
+
+// How a fit's rows used one protocol's latency multiplier (ParamSet::protocol_latency, FitResult::latency_use):
+// the rows the tuner ran the protocol on whose time moves with it, and of those the latency-bound ones
+// (kLatencySensitivity). Identified as a latency on kProtocolRateRows or more such rows, as a factor is a rate.
+struct LatencyUse {
+  int chosen = 0;
+  int latency_bound = 0;
+  bool identified() const { return latency_bound >= kProtocolRateRows; }
+};
+
+// calibrate's per-parameter `fitted` flag: whether the parameter was free in the last iteration or its value
+// moved from its start at all (an earlier iteration may have moved it before pivoting held it).
+std::vector<bool> fitted_flags(const std::vector<double>& start, const std::vector<double>& end,
+                               const std::vector<bool>& free_at_end);
+
 struct CalibInput {
   std::string label;                // trace path
   trace::Trace trace;
@@ -56,12 +77,14 @@ struct FitResult {
   ParamSet params;
   std::vector<std::string> names;  // "launch_us", "step_us", "eff:nvlink2", ...
   std::vector<double> values;
-  std::vector<bool> fitted;        // false: held (the data does not constrain it)
+  std::vector<bool> fitted;        // false: held throughout (never moved from its start, held at the end)
+  std::vector<bool> free_at_end;   // free in the last iteration: what the data identifies (the class-level votes)
   std::set<std::string> not_separable; // held because the data cannot tell it from the others
   std::set<std::string> held_by_user;  // held because --hold said so
   std::set<std::string> not_bottleneck; // link efficiencies held: the link is not the bottleneck at >= 1 MiB
   std::map<std::string, double> sensitivity; // "eff:<type>" -> bottleneck_sensitivity at the start values
   std::map<std::string, ProtocolUse> protocol_use; // "net:LL128", ... -> its rows, at the fitted parameters
+  std::map<std::string, LatencyUse> latency_use;    // "LL", ... -> the rows behind its latency multiplier
   std::vector<CalibPoint> points;
   double r2_time = 0, r2_log_time = 0, rms_rel = 0;
   int iterations = 0;
@@ -82,6 +105,8 @@ struct CalibOptions {
   std::string nvls = "auto", collnet = "auto"; // --model nccl: --nvls/--collnet, as on the main command
   std::string nccl_version; // --model nccl: the release predicted; "" = each trace's own line (nccl_version_in), else the tables'
   bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
+                              // at its place
+  bool fit_latency = false;   // with fit_protocols: also a multiplier on NCCL's latency figures per protocol ("lat:LL")
   std::set<std::string> hold; // parameters kept at their start value (--hold), e.g. "launch_us", "eff:roce"
 };
 

@@ -41,6 +41,11 @@ double ParamSet::proto_efficiency(const std::string& proto) const {
   return it == protocol_efficiency.end() ? 1.0 : it->second;
 }
 
+double ParamSet::proto_latency(std::string_view proto) const {
+  auto it = protocol_latency.find(std::string(proto));
+  return it == protocol_latency.end() ? 1.0 : it->second;
+}
+
 // Efficiencies multiply link bandwidths: above 100 a fitted or hand-written figure is a typo, and the
 // bound keeps a scaled bandwidth inside the range parse_bandwidth accepts.
 constexpr double kMaxEfficiency = 100;
@@ -85,6 +90,16 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
       p.protocol_efficiency[k] = e;
     }
   }
+  if (auto pl = q.get("protocol_latency")) {
+    if (!pl->is_object()) pl->fail("must be an object");
+    for (const auto& [k, v] : pl->items()) {
+      if (k != "LL" && k != "LL128" && k != "Simple") v.fail("unknown protocol '{}' (LL, LL128, Simple)", printable(k));
+      // A multiplier on NCCL's latency figures: bounded like an efficiency (a latency 100 x NCCL's is a typo).
+      const double m = v.as_double(0, kMaxEfficiency);
+      if (!(m > 0)) v.fail("latency multiplier of {} must be > 0", k);
+      p.protocol_latency[k] = m;
+    }
+  }
   if (auto lk = q.get("launch_by_kind")) {
     if (!lk->is_object()) lk->fail("must be an object");
     for (const auto& [k, v] : lk->items()) {
@@ -108,6 +123,10 @@ nlohmann::ordered_json params_json(const ParamSet& p) {
   if (!p.protocol_efficiency.empty()) {
     q["protocol_efficiency"] = nlohmann::ordered_json::object();
     for (auto& [k, v] : p.protocol_efficiency) q["protocol_efficiency"][k] = v;
+  }
+  if (!p.protocol_latency.empty()) {
+    q["protocol_latency"] = nlohmann::ordered_json::object();
+    for (auto& [k, v] : p.protocol_latency) q["protocol_latency"][k] = v;
   }
   for (auto& [k, v] : p.launch_by_kind)
     q["launch_by_kind"][k] = {{"launch_us", v.launch_us}, {"launch_per_gpu_us", v.launch_per_gpu_us}};
@@ -141,6 +160,10 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   j["params"] = model::params_json(f.params);
   j["fitted"] = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < f.names.size(); ++k) j["fitted"][f.names[k]] = f.fitted[k];
+  // A value that moved early and was then held (pivoting found it inseparable from another) is fitted but not
+  // identified: the class-level construction votes only with the parameters free in the last iteration.
+  j["identified"] = nlohmann::ordered_json::object();
+  for (std::size_t k = 0; k < f.names.size() && k < f.free_at_end.size(); ++k) j["identified"][f.names[k]] = f.free_at_end[k];
   // What the class-level construction (scripts/validate_table.py) needs beside the values: how much the
   // large sizes hang on each link (an efficiency held below kBottleneckSensitivity was not identified)
   // and which family each fitted link type falls back to.
@@ -151,6 +174,13 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   j["protocol_use"] = nlohmann::ordered_json::object();
   for (const auto& [key, u] : f.protocol_use)
     j["protocol_use"][key] = {{"chosen", u.chosen}, {"bandwidth_bound", u.bandwidth_bound}, {"rate", u.rate()}};
+  // Per protocol latency multiplier, the rows behind it: `latency` when enough of them ran the protocol with
+  // its latency setting their time (kProtocolRateRows); the class-level construction takes only those.
+  if (!f.latency_use.empty()) {
+    j["protocol_latency_use"] = nlohmann::ordered_json::object();
+    for (const auto& [proto, u] : f.latency_use)
+      j["protocol_latency_use"][proto] = {{"chosen", u.chosen}, {"latency_bound", u.latency_bound}, {"latency", u.identified()}};
+  }
   j["link_families"] = nlohmann::ordered_json::object();
   for (const auto& [type, e] : f.params.link_efficiency)
     if (const auto t = topology::link_type_from(type))

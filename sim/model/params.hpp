@@ -31,6 +31,12 @@ struct ParamSet {
   // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
   // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
   std::map<std::string, double> protocol_efficiency;
+  // --model nccl only: protocol name (LL, LL128, Simple) -> multiplier on NCCL's own latency figures for that
+  // protocol on rings and trees (baseLat once per collective, hwLat per hop inside a node and NCCL's network
+  // hop across nodes; models/nccl.json, NVIDIA/nccl src/graph/tuning.cc). The rows a protocol runs at small
+  // sizes take their time from these figures, so a machine whose LL steps are slower than NCCL's figures say
+  // is a latency correction, not a slower protocol bandwidth. NCCL still chooses with its own figures.
+  std::map<std::string, double> protocol_latency;
   // --model nccl only: launch kind ("cuda/g1", "cuda/gN", "hip/g1", "hip/gN"; launch_kind.hpp) -> the launch
   // terms a machine of that kind takes instead of launch_us / launch_per_gpu_us above (the class-level
   // default carries one per kind: a kernel launch costs differently under CUDA and HIP, and is hidden behind
@@ -41,6 +47,7 @@ struct ParamSet {
   std::string command;        // command that produced it
   double efficiency(topology::LinkType t) const;
   double proto_efficiency(const std::string& proto) const;
+  double proto_latency(std::string_view proto) const; // protocol_latency's value, 1 when absent
 };
 
 // The family a link type's efficiency falls back to: "nvlink" (every NVLink generation: ring throughput as a

@@ -25,8 +25,12 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
     if (const auto u = nm.starts_with("proto:") ? f.protocol_use.find(nm.substr(6)) : f.protocol_use.end(); u != f.protocol_use.end())
       use = fmt::format(" (ran on {} row(s), bandwidth-bound on {}: {})", u->second.chosen, u->second.bandwidth_bound,
                         u->second.rate() ? "a rate" : fmt::format("a correction of those rows, no rate: < {}", model::kProtocolRateRows));
+    // A latency multiplier's rows: whether the protocol's latency set the time of enough of them (LatencyUse).
+    if (const auto u = nm.starts_with("lat:") ? f.latency_use.find(nm.substr(4)) : f.latency_use.end(); u != f.latency_use.end())
+      use = fmt::format(" (ran on {} row(s), latency-bound on {}: {})", u->second.chosen, u->second.latency_bound,
+                        u->second.identified() ? "a latency" : fmt::format("not identified as a latency: < {}", model::kProtocolRateRows));
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
-                     f.fitted[k] ? "fitted" + use
+                     f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "")
                      : f.held_by_user.count(nm)  ? "held: --hold"
                      : !bottleneck.empty()       ? bottleneck
                      : f.not_separable.count(nm) ? "held: not separable from the others with these traces"

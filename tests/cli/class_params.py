@@ -12,8 +12,8 @@ FAM = {"nvlink2": "nvlink", "nvlink3": "nvlink", "nvlink4": "nvlink", "pcie4": "
 fails = 0
 
 
-def cp(fits, source, least=1, rate_rule=True):
-    return vt.class_params(fits, source, least, families=True, rate_rule=rate_rule)
+def cp(fits, source, least=1, rate_rule=True, latency=None):
+    return vt.class_params(fits, source, least, families=True, rate_rule=rate_rule, latency=latency)
 
 
 def fit(eff, fitted=None, **over):
@@ -121,6 +121,33 @@ if off["protocol_use"] != {"net:LL128": {"chosen": 6, "bandwidth_bound": 0, "rat
 old_fit = pfit(**{"net:LL128": 0.5})
 del old_fit["protocol_use"]
 check("no record, no vote", cp([old_fit], "old")["params"].get("protocol_efficiency", {}), {})
+
+# A latency multiplier per protocol (calibrate --fit-latency; --protocol-latency) votes only where calibrate
+# identified it as a latency (protocol_latency_use: >= 3 latency-bound rows) and sits inside calibrate's bounds
+# [0.2, 20]. Classes LL 1.8 (12 rows, 6 latency-bound), 2.4 (10, 4), 1.2 (9, 3) and one of 1 latency-bound row
+# (5.0) and one at the bound (20.0): the three identified ones give the median 1.8; their record sums the rows.
+def lfit(v, rows=(12, 6), proto="LL"):
+    j = pfit()
+    j["params"]["protocol_latency"] = {proto: v}
+    j["fitted"]["lat:" + proto] = True
+    j["protocol_latency_use"] = {proto: {"chosen": rows[0], "latency_bound": rows[1], "latency": rows[1] >= 3}}
+    return j
+
+
+lat_classes = [cp([lfit(1.8)], "L1", latency=True), cp([lfit(2.4, (10, 4))], "L2", latency=True),
+               cp([lfit(1.2, (9, 3))], "L3", latency=True), cp([lfit(5.0, (7, 1))], "L4", latency=True),
+               cp([lfit(20.0)], "L5", latency=True)]
+lat = cp(lat_classes, "all", 3, latency=True)
+check("latency multipliers: identified ones vote", lat["params"].get("protocol_latency", {}), {"LL": 1.8})
+if lat.get("protocol_latency_use") != {"LL": {"chosen": 31, "latency_bound": 13, "latency": True}} or not lat["fitted"].get("lat:LL"):
+    print(f"FAIL: the latency record: {lat.get('protocol_latency_use')}, fitted {lat['fitted']}"); fails += 1
+check("latency multipliers off: none votes", cp(lat_classes[:3], "all", 3, latency=False)["params"].get("protocol_latency", {}), {})
+
+# calibrate's "fitted" also says a value moved before pivoting held it; the vote follows "identified" (free in the
+# last iteration): a net:LL128 0.9 that moved early and ended held does not join 0.36 and 0.40 (median 0.38, not 0.40).
+early = pfit(**{"net:LL128": 0.9})
+early["identified"] = {"proto:net:LL128": False}
+check("moved early, held at the end: no vote", cp(net_classes[:2] + [cp([early], "E")], "all", 2)["params"].get("protocol_efficiency", {}), {"net:LL128": 0.38})
 
 print("class_params: " + ("ok" if not fails else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)

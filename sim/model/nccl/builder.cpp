@@ -153,6 +153,8 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   const double intra =
       per_hop ? tab_.hw_latency_us[static_cast<std::size_t>(g.path)][static_cast<std::size_t>(algo)][static_cast<std::size_t>(proto)] : 0.0;
   const double inter = per_hop ? net_hop_us(tab_, algo, proto) : 0.0;
+  // A fitted latency multiplier scales NCCL's figures for the protocol, the network hop's included.
+  const double lat = per_hop ? opt_.params.proto_latency(name(proto)) : 1.0;
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
@@ -168,7 +170,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
     const double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));
-    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) * lat / 2.0) : 0;
   }
   if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
   // Routes follow the machine as drawn, not the view's scaled figures: NCCL picks a pair's path from the
@@ -367,6 +369,8 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
     const double bus = nvls_tree_replay_bus_bandwidth(tab_, g, cfg.op, p) * nvls_tree_size_factor(tab_, g, size.size);
     if (bus > 0) time_us = c.lat_us + static_cast<double>(size.size) / (1000.0 * bus * p / (2.0 * (p - 1)));
   }
+  // A ring or tree NCCL's closed form times (broadcast, reduce, ...): its latency term at the fitted multiplier.
+  if (c.algo == Algo::Ring || c.algo == Algo::Tree) time_us += c.lat_us * (opt_.params.proto_latency(name(c.proto)) - 1.0);
   plan.closed_form = from_us(time_us + fill + opt_.params.launch_us) + launch();
   return plan;
 }
@@ -414,8 +418,9 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
     }
   // The closed form's multi-node corrections (network floor, ring plateau) scale the same terms here.
   const double plateau = ring_plateau(tab_, g, cfg.op, proto, p, size.size);
-  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Ring, proto) * plateau + opt_.params.step_us);
-  plan.fixed = from_us(tab_.base_latency_us[0][static_cast<int>(proto)] * plateau + opt_.params.launch_us) + launch();
+  const double lat = opt_.params.proto_latency(name(proto));
+  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Ring, proto) * plateau * lat + opt_.params.step_us);
+  plan.fixed = from_us(tab_.base_latency_us[0][static_cast<int>(proto)] * plateau * lat + opt_.params.launch_us) + launch();
   return plan;
 }
 
@@ -455,8 +460,9 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   // other. Under FIFO the lock-step trees convoyed, and busbw fell as the size doubled (2 H100 nodes
   // tree/LL128: 202 GB/s at 128 MiB, 139 at 4 GiB; 256 H100 GPUs 103 GB/s at 1 GiB, 272 fair-shared).
   if (const auto* flow = engine::find_network("flow")) plan.network = flow;
-  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Tree, proto) + opt_.params.step_us);
-  plan.fixed = from_us(tab_.base_latency_us[1][static_cast<int>(proto)] + opt_.params.launch_us) + launch();
+  const double lat = opt_.params.proto_latency(name(proto));
+  plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Tree, proto) * lat + opt_.params.step_us);
+  plan.fixed = from_us(tab_.base_latency_us[1][static_cast<int>(proto)] * lat + opt_.params.launch_us) + launch();
   return plan;
 }
 

@@ -335,8 +335,9 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   a.ranks = p;
   a.count = size.count;
   a.elt_size = cfg.dtype.size;
-  const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) + params_.step_us);
-  const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)]) + fixed;
+  const double lat = params_.proto_latency(name(proto)); // the protocol's fitted latency multiplier (params.hpp)
+  const Time hop = from_us(intra_hop_us(tab_, g, Algo::Ring, proto) * lat + params_.step_us);
+  const Time base = from_us(tab_.base_latency_us[static_cast<std::size_t>(Algo::Ring)][static_cast<std::size_t>(proto)] * lat) + fixed;
   if (p > kP2pReplayMaxRanks && !one_peer) {
     // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
     const int node = v.topo.gpu_node(gpus.front());
