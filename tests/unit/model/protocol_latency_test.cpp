@@ -15,37 +15,19 @@
 #include "sim/model/calibrate.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "synthetic_sweep.hpp"
 
 using namespace ccsim;
 
 namespace {
 double ring_us(const topology::Topology& topo, const model::ParamSet& p, Bytes size) {
-  metrics::RunConfig cfg;
-  cfg.placements = topology::pack_rings(topo, {}).rings;
-  model::ModelOptions mo;
-  mo.params = p;
-  model::Predictor pr(topo, cfg, "nccl", mo);
-  const auto row = pr.predict({size / 4, size});
+  const auto row = test::nccl_allreduce_row(topo, p, size);
   CHECK(row.choice.proto == "LL"); // the sizes below are LL's on one DGX-1 (NCCL's tuner, no factor changes it)
   return to_us(row.time);
 }
 
-// An allreduce sweep of 4 KiB .. 256 MiB on `topo` made by the nccl model with `truth`, in nccl-tests format.
 model::CalibInput latency_sweep(const topology::Topology& topo, const model::ParamSet& truth) {
-  model::CalibInput in;
-  in.cfg.placements = topology::pack_rings(topo, {}).rings;
-  in.label = "synthetic latency " + topo.name;
-  metrics::RunConfig cfg = in.cfg;
-  model::ModelOptions mo;
-  mo.params = truth;
-  model::Predictor pr(topo, cfg, "nccl", mo);
-  std::string s = "# command: ./build/all_reduce_perf -b 4K -e 256M -f 2 -g 1\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
-  for (Bytes size = 4096; size <= (Bytes{256} << 20); size *= 2)
-    s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, to_us(pr.predict({size / 4, size}).time));
-  in.trace = trace::parse_trace(s, in.label);
-  in.topo = &topo;
-  for (std::size_t i = 0; i < in.trace.rows.size(); ++i) in.rows.push_back(i);
-  return in;
+  return test::synthetic_allreduce_sweep(topo, truth, "synthetic latency " + topo.name);
 }
 
 double value_of(const model::FitResult& f, const std::string& name) {
@@ -54,10 +36,6 @@ double value_of(const model::FitResult& f, const std::string& name) {
   return f.values[static_cast<std::size_t>(it - f.names.begin())];
 }
 
-bool is_fitted(const model::FitResult& f, const std::string& name) {
-  const auto it = std::find(f.names.begin(), f.names.end(), name);
-  return it != f.names.end() && f.fitted[static_cast<std::size_t>(it - f.names.begin())];
-}
 } // namespace
 
 TEST_CASE("a parameter file takes a latency multiplier per protocol and refuses bad ones in one line") {
@@ -111,7 +89,7 @@ TEST_CASE("calibrate identifies a protocol's latency from latency-bound rows and
   o.fit_latency = true;
   o.hold = {"step_us"}; // the truth has no step cost: held, the launch and the LL latency separate
   const auto f = model::fit({in}, o);
-  CHECK(is_fitted(f, "lat:LL"));
+  CHECK(test::fitted(f, "lat:LL"));
   CHECK(value_of(f, "lat:LL") == doctest::Approx(2.0).epsilon(0.02));
   CHECK(f.params.launch_us == doctest::Approx(20.0).epsilon(0.02));
   REQUIRE(f.latency_use.count("LL") == 1);

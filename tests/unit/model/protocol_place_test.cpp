@@ -15,6 +15,7 @@
 #include "sim/model/protocol_place.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "synthetic_sweep.hpp"
 
 using namespace ccsim;
 
@@ -24,32 +25,14 @@ namespace {
 constexpr const char* kTwoNodes = "cluster:nodes=2,node=dgx1-v100,nics=2x100G,kind=roce";
 
 double predict_us(const topology::Topology& topo, const model::ParamSet& p, Bytes size) {
-  metrics::RunConfig cfg;
-  cfg.placements = topology::pack_rings(topo, {}).rings;
-  model::ModelOptions mo;
-  mo.params = p;
-  model::Predictor pr(topo, cfg, "nccl", mo);
-  return to_us(pr.predict({size / 4, size}).time);
+  return to_us(test::nccl_allreduce_row(topo, p, size).time);
 }
 
-// An allreduce sweep of 4 KiB .. 256 MiB made by the nccl model with `truth`, in nccl-tests format.
 model::CalibInput nccl_input(const topology::Topology& topo, const model::ParamSet& truth) {
-  model::CalibInput in;
-  in.cfg.placements = topology::pack_rings(topo, {}).rings;
-  in.label = "synthetic " + topo.name;
-  std::string s = "# command: ./build/all_reduce_perf -b 4K -e 256M -f 2 -g 1\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
-  for (Bytes size = 4096; size <= (Bytes{256} << 20); size *= 2)
-    s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, predict_us(topo, truth, size));
-  in.trace = trace::parse_trace(s, in.label);
-  in.topo = &topo;
-  for (std::size_t i = 0; i < in.trace.rows.size(); ++i) in.rows.push_back(i);
-  return in;
+  return test::synthetic_allreduce_sweep(topo, truth, "synthetic " + topo.name);
 }
 
-bool fitted(const model::FitResult& f, const std::string& name) {
-  const auto it = std::find(f.names.begin(), f.names.end(), name);
-  return it != f.names.end() && f.fitted[static_cast<std::size_t>(it - f.names.begin())];
-}
+using test::fitted;
 } // namespace
 
 TEST_CASE("a protocol factor applies per place: net:<protocol> on network links, <protocol> elsewhere") {
