@@ -25,7 +25,9 @@ CCSIM = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 SANITIZED = len(sys.argv) > 3 and sys.argv[3] == "1"
 VERBOSE = "-v" in sys.argv
-TIMEOUT = 60 if SANITIZED else 10  # seconds per run (ASan+UBSan run several times slower)
+# Seconds per run: ASan+UBSan run several times slower; 10 s idle-sized timed out a --plot run (python3 +
+# matplotlib, ~2.2 s idle) in three full suites at load 10-12 on a shared 2-core machine. A hang still fails.
+TIMEOUT = 60 if SANITIZED else 30
 TRACE = f"{SRC}/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt"
 
 # A small valid command line per subcommand (path after `ccsim`); {fx} = the fixtures folder. Positionals
