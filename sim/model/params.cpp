@@ -20,7 +20,8 @@ std::optional<std::string_view> link_family(topology::LinkType t) {
   using topology::LinkType;
   if (topology::is_nvlink(t)) return "nvlink";
   if (topology::is_pcie(t)) return "pcie";
-  if (t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa) return "rdma";
+  // Slingshot: RDMA through libfabric's cxi provider (aws-ofi-nccl), as EFA through its efa provider.
+  if (t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Slingshot) return "rdma";
   return std::nullopt;
 }
 

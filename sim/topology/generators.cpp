@@ -261,7 +261,7 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
 Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::string& label) {
   if (spec.nodes < 1 || spec.nodes > 65536) fail("cluster: nodes must be between 1 and 65536, got {}", spec.nodes);
   if (spec.nics < 1) fail("cluster: needs at least one NIC per node");
-  if (!is_network(spec.kind)) fail("cluster: kind must be a network link type (ib, roce, efa, ethernet)");
+  if (!is_network(spec.kind)) fail("cluster: kind must be a network link type (ib, roce, efa, slingshot, ethernet)");
   if (spec.leaf_ports < 2) fail("cluster: leaf_ports must be at least 2, got {}", spec.leaf_ports);
   if (spec.oversub < 1) fail("cluster: oversub must be at least 1, got {}", spec.oversub);
   const auto plan = plan_nics(m, spec.nics, label);
@@ -402,7 +402,7 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   std::string lower = k;
   for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   const auto lt = link_type_from(lower == "infiniband" ? "ib" : lower);
-  if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa or ethernet", spec, k);
+  if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet", spec, k);
   c.kind = *lt;
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));

@@ -128,6 +128,9 @@ GpuKind gpu_kind(const std::string& name, const std::string& who) {
     if (g.contains("intra") && (!g["intra"].is_string() || (g["intra"] != "mesh" && g["intra"] != "bridge" && g["intra"] != "pcie")))
       fail("{}: intra must be mesh, bridge or pcie", where);
     if (g.value("intra", "") == "mesh" && !g.contains("mesh_group")) fail("{}: intra mesh needs mesh_group", where);
+    // A direct mesh splits the GPU's NVLinks evenly over its peers (HGX A100 4-GPU: 12 = 3 x 4, GH200: 18 = 3 x 6).
+    if (g.contains("mesh_group") && (!g.contains("nvlinks") || g["nvlinks"].get<int>() % (g["mesh_group"].get<int>() - 1) != 0))
+      fail("{}: mesh_group {} does not split the GPU's NVLinks evenly over its peers", where, g["mesh_group"].get<int>());
     k.source = g.at("source").get<std::string>();
     return k;
   } catch (const json::exception& e) {

@@ -121,7 +121,11 @@ Topology make_machine(const MachineSpec& m) {
   if (intra != "nvswitch" && intra != "pcie" && intra != "bridge" && intra != "xgmi" && intra != "mesh")
     fail("machine: intra '{}' is not nvswitch, cubemesh, pcie, bridge, mesh or xgmi", intra);
   if (intra == "mesh" && !g.contains("mesh_group"))
-    fail("machine: {} is not built as a direct NVLink mesh (gh200 is); use intra=nvswitch or pcie", m.gpu);
+    fail("machine: {} is not built as a direct NVLink mesh (gh200 and the 4-GPU a100 board are); use intra=nvswitch or pcie", m.gpu);
+  // A kind whose mesh is one board beside its usual NVSwitch board (HGX A100 4-GPU) has no host with two such
+  // boards; GH200, meshed by default, keeps its several 4-superchip groups.
+  if (intra == "mesh" && g.value("intra", std::string{}) != "mesh" && m.gpus > g.at("mesh_group").get<int>())
+    fail("machine: the {} mesh board holds {} GPUs, got gpus={}; use intra=nvswitch for more", m.gpu, g.at("mesh_group").get<int>(), m.gpus);
   if (intra == "xgmi" && !g.contains("xgmi_links")) fail("machine: {} has no Infinity Fabric links; use intra=pcie", m.gpu);
   if (intra == "nvswitch" && !g.contains("nvlink")) fail("machine: {} has no NVLink for an NVSwitch board; use intra=pcie", m.gpu);
   if (intra == "bridge" && !g.contains("bridge")) fail("machine: {} has no NVLink bridge; use intra=pcie", m.gpu);

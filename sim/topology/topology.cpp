@@ -20,12 +20,13 @@ constexpr std::array<std::pair<NodeKind, std::string_view>, 6> kNodeKinds{{
     {NodeKind::NetSwitch, "net_switch"},
 }};
 
-constexpr std::array<std::pair<LinkType, std::string_view>, 17> kLinkTypes{{
+constexpr std::array<std::pair<LinkType, std::string_view>, 18> kLinkTypes{{
     {LinkType::NvLink1, "nvlink1"}, {LinkType::NvLink2, "nvlink2"}, {LinkType::NvLink3, "nvlink3"},
     {LinkType::NvLink4, "nvlink4"}, {LinkType::NvLink5, "nvlink5"}, {LinkType::Pcie3, "pcie3"},
     {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Pcie6, "pcie6"},     {LinkType::Qpi, "qpi"},
     {LinkType::Upi, "upi"},         {LinkType::Xgmi, "xgmi"},       {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
-    {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Ideal, "ideal"},
+    {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Slingshot, "slingshot"},
+    {LinkType::Ideal, "ideal"},
 }};
 
 } // namespace
@@ -52,7 +53,9 @@ std::optional<LinkType> link_type_from(std::string_view s) {
 }
 bool is_nvlink(LinkType t) { return t >= LinkType::NvLink1 && t <= LinkType::NvLink5; }
 bool is_pcie(LinkType t) { return t >= LinkType::Pcie3 && t <= LinkType::Pcie6; }
-bool is_network(LinkType t) { return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet; }
+bool is_network(LinkType t) {
+  return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet || t == LinkType::Slingshot;
+}
 
 int Topology::add_node(std::string node_name, NodeKind kind) {
   Node n{std::move(node_name), kind, -1};

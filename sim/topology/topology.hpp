@@ -20,7 +20,7 @@ enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 // Link technologies; "ideal" is the textbook uniform link used by generated test machines.
 // xgmi: AMD's Infinity Fabric, between sockets (the peer of Intel's QPI/UPI) or between Instinct GPUs.
 enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Pcie6, Qpi, Upi, Xgmi, Ib, Roce, Efa,
-                      Ethernet, Ideal };
+                      Ethernet, Slingshot, Ideal };
 
 std::string_view to_string(NodeKind k);
 std::string_view to_string(LinkType t);

@@ -74,7 +74,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
     const auto type = topology::link_type_from(key);
-    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, ethernet)");
+    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet)");
     const auto k = r[key];
     Tables::NetKind kind;
     if (k.has("rate_vs_ib")) kind.rate_vs_ib = k["rate_vs_ib"].number();

@@ -19,6 +19,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/tables.hpp"
+#include "sim/topology/topology_json.hpp"
 
 using namespace ccsim;
 namespace nccl = model::nccl;
@@ -78,4 +79,23 @@ TEST_CASE("NCCL tables: a bad net_kinds entry is refused naming it") {
     }
   }
   std::remove(path.c_str());
+}
+
+TEST_CASE("Network kinds: a Slingshot machine is described as one, at an InfiniBand NIC's rate and NCCL's hop") {
+  // The catalogue gives Slingshot no rate or latency figure of its own (no public one), so a 200 Gb/s NIC
+  // replays at 25 GB/s and keeps NCCL's 2.7 us hop; the fabric is built of slingshot links, and SHARP
+  // (InfiniBand only) and an unknown kind are refused naming the spec.
+  const auto& tab = nccl::load_tables();
+  const auto ss = pair_over(LinkType::Slingshot, 25'000'000'000);
+  CHECK(tab.replay_lane_GBps(ss, ss.links.front()) == doctest::Approx(25.0));
+  CHECK(tab.net_hop_of(ss.links.front(), 2.7, nccl::Arch::Hopper) == doctest::Approx(2.7));
+  const auto alps = topology::resolve_topology("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot");
+  int slingshot_links = 0;
+  for (const auto& l : alps.links) slingshot_links += l.type == LinkType::Slingshot;
+  CHECK(slingshot_links >= 8); // 4 NICs per node into the fabric, both nodes
+  CHECK(alps.num_gpus() == 8);
+  CHECK_THROWS_WITH_AS(topology::resolve_topology("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot,sharp=1"),
+                       doctest::Contains("sharp needs an InfiniBand fabric"), Error);
+  CHECK_THROWS_WITH_AS(topology::resolve_topology("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot11"),
+                       doctest::Contains("is not ib, roce, efa, slingshot or ethernet"), Error);
 }

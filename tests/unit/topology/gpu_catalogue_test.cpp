@@ -182,6 +182,18 @@ TEST_CASE("machine: boards of the new kinds as vendors build them") {
   CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,intra=mesh"), doctest::Contains("not built as a direct NVLink mesh"), Error);
 }
 
+TEST_CASE("gpu catalogue: the HGX A100 4-GPU board is a direct NVLink mesh, 4 links per pair") {
+  // 12 NVLink3 links per A100 over 3 peers = 4 per pair, 4 x 25 GB/s = 100 GB/s each way, no switch node.
+  const auto mesh = resolve_topology("machine:gpu=a100,gpus=4,intra=mesh");
+  CHECK(mesh.num_gpus() == 4);
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) CHECK(bottleneck(mesh, a, b) == Bandwidth{100'000'000'000});
+  for (const auto& n : mesh.nodes) CHECK(n.kind != NodeKind::NvSwitch);
+  // Two such boards in one host, or a mesh of a kind only sold on an NVSwitch board, no vendor builds.
+  CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=a100,gpus=8,intra=mesh"), doctest::Contains("mesh board holds 4 GPUs"), Error);
+  CHECK_THROWS_WITH_AS(resolve_topology("machine:gpu=h100,gpus=8,intra=mesh"), doctest::Contains("not built as a direct NVLink mesh"), Error);
+}
+
 TEST_CASE("gpu catalogue: an NCCL XML dump's link count tells kinds of one compute capability apart") {
   const auto xml = [](const char* sm, const char* links) {
     return fmt::format("<system><cpu numaid=\"0\"><pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu sm=\"{}\">{}</gpu></pci></cpu></system>",
