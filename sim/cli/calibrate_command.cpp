@@ -75,6 +75,7 @@ void run_calibrate(const CalibrateOptions& o) {
   co.gpu_arch = o.run.gpu_arch;
   co.nccl_version = o.run.nccl_version;
   co.nccl_algo = o.run.nccl_algo;
+  co.nccl_proto = o.run.nccl_proto;
   co.nvls = o.run.nvls;
   co.collnet = o.run.collnet;
   co.fit_protocols = o.fit_protocols;

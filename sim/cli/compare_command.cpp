@@ -19,6 +19,7 @@
 #include "sim/model/compare.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -103,6 +104,19 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     if (a == "ring" || a == "tree" || a == "nvls" || a == "collnet_direct" || a == "collnet_chain") {
       run.nccl_algo = a;
       applied.push_back("applied NCCL_ALGO=" + it->second + " from the trace: --nccl-algo " + a);
+    }
+  }
+  if (const auto it = t.env.find("NCCL_PROTO"); nccl && it != t.env.end()) {
+    if (!run.nccl_proto.empty()) {
+      applied.push_back("the trace states NCCL_PROTO=" + it->second + "; --nccl-proto " + run.nccl_proto + " given wins");
+    } else {
+      try {
+        model::nccl::proto_set_from(it->second, "NCCL_PROTO in the trace");
+        run.nccl_proto = it->second;
+        applied.push_back("applied NCCL_PROTO=" + it->second + " from the trace: --nccl-proto " + it->second);
+      } catch (const Error& e) {
+        applied.push_back(std::string("not applied: ") + e.what());
+      }
     }
   }
   const auto& info = t.info;

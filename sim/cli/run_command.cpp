@@ -55,6 +55,9 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json; models/rccl.json on AMD GPUs)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
+  app.add_option("--nccl-proto", o.nccl_proto, "--model nccl: the protocols NCCL may pick, as NCCL_PROTO: a comma-separated, "
+                                              "case-insensitive list of LL, LL128, Simple; a leading ^ excludes the listed ones "
+                                              "(e.g. Simple, ^LL128). Default: all NCCL enables (compare: the trace's NCCL_PROTO)");
   app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "
                                                "use it), on (refused without an NVSwitch on Hopper or newer), off (as NCCL_NVLS_ENABLE=0)")
       ->capture_default_str();
@@ -116,6 +119,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nccl_tables = o.nccl_tables;
   m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
+  m.nccl_proto = o.nccl_proto;
   m.nvls = o.nvls;
   m.collnet = o.collnet;
   m.nccl_channels = o.nccl_channels;

@@ -47,6 +47,7 @@ struct RunOptions {
   std::string nccl_tables; // --nccl-tables for --model nccl ("" = models/nccl.json)
   std::string gpu_arch;    // --gpu-arch for --model nccl
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
+  std::string nccl_proto;         // --nccl-proto for --model nccl: NCCL_PROTO's list ("" = all protocols)
   std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
   std::string collnet = "auto";   // --collnet for --model nccl: auto | on | off (SHARP in the fabric)
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).

@@ -52,6 +52,7 @@ std::vector<RowPrediction> predict_rows(const std::vector<CalibInput>& in, const
     mo.gpu_arch = o.gpu_arch;
     mo.nccl_version = !o.nccl_version.empty() ? o.nccl_version : nccl::nccl_version_in(ci.trace.provenance).value_or("");
     mo.nccl_algo = o.nccl_algo;
+    mo.nccl_proto = o.nccl_proto;
     mo.nvls = o.nvls;
     mo.collnet = o.collnet;
     mo.gpus_per_thread = gpus_per_thread(ci.trace);

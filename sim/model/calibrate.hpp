@@ -102,6 +102,7 @@ struct CalibOptions {
   ParamSet start;
   bool in_place = false;
   std::string nccl_tables, gpu_arch, nccl_algo = "auto";
+  std::string nccl_proto; // --model nccl: NCCL_PROTO's list (--nccl-proto); "" = every protocol NCCL enables
   std::string nvls = "auto", collnet = "auto"; // --model nccl: --nvls/--collnet, as on the main command
   std::string nccl_version; // --model nccl: the release predicted; "" = each trace's own line (nccl_version_in), else the tables'
   bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)

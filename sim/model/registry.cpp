@@ -54,6 +54,7 @@ class PlainModel final : public metrics::PlanBuilder {
 void check_nccl_flags(const ModelOptions& o) {
   if (!o.nccl_tables.empty()) nccl::load_tables(o.nccl_tables);
   nccl::algo_mode_from(o.nccl_algo);
+  nccl::proto_set_from(o.nccl_proto);
   nccl::nvls_mode_from(o.nvls);
   nccl::nvls_mode_from(o.collnet, "--collnet");
   nccl::nccl_version_from(o.nccl_version);
@@ -78,6 +79,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.relay_gpus = o.relay_gpus;
   n.channels = o.nccl_channels;
   n.nccl_version = o.nccl_version;
+  n.protos = nccl::proto_set_from(o.nccl_proto);
   return std::make_unique<nccl::Builder>(t, std::move(n));
 }
 

@@ -22,6 +22,7 @@ struct ModelOptions {
   int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
   int nccl_channels = 0;        // nccl: CUDA channels as an NCCL log reports them (0 = NCCL's own count)
+  std::string nccl_proto;       // nccl: NCCL_PROTO list (LL, LL128, Simple; ^ excludes; "" = all)
   std::string nccl_version;     // nccl: the NCCL release predicted ("2.4.8"; "" = the tables' own)
 };
 

@@ -60,3 +60,26 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
 }
 
 } // namespace ccsim::trace
+
+namespace ccsim::trace {
+
+void parse_proto_fact(std::string_view line, Trace& t) {
+  auto value_after = [&](std::string_view key) -> std::string_view {
+    auto v = line.substr(line.find(key) + key.size());
+    while (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
+    return v.substr(0, std::min(v.find_first_of(" \t\"'`"), v.size()));
+  };
+  std::string_view v;
+  bool found = false;
+  if (line.find("NCCL INFO") != std::string_view::npos) {
+    if (line.find("NCCL_PROTO set by environment to ") != std::string_view::npos)
+      v = value_after("NCCL_PROTO set by environment to "), found = true;
+    else if (line.find("NCCL_PROTO=") != std::string_view::npos)
+      v = value_after("NCCL_PROTO="), found = true;
+  } else if (line.rfind("NCCL_PROTO=", 0) == 0 || line.rfind("export NCCL_PROTO=", 0) == 0) {
+    v = value_after("NCCL_PROTO="), found = true;
+  }
+  if (found && !v.empty()) t.env["NCCL_PROTO"] = std::string(v.substr(0, 40));
+}
+
+} // namespace ccsim::trace

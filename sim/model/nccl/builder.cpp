@@ -236,6 +236,12 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
   if (g.nodes > 1 && simple_only_net(g.arch))
     std::erase_if(cands, [](const Candidate& c) { return c.proto != Proto::Simple; });
+  // NCCL_PROTO (--nccl-proto, or the trace's own): NCCL's tuner never costs a protocol the list leaves out.
+  const bool any_before = !cands.empty();
+  std::erase_if(cands, [&](const Candidate& c) { return !opt_.protos.allows(c.proto); });
+  if (any_before && cands.empty())
+    fail("--nccl-proto {}: none of {} runs here (LL128 stays off where NCCL's default leaves it off)", opt_.protos.stated,
+         opt_.protos.allowed_names());
   if (opt_.collnet != NvlsMode::Off && collnet_.heads > 0)
     for (const auto& list : {collnet_candidates(load_collnet_tables(), g, collnet_, cfg.op, p, size.size),
                              opt_.nvls == NvlsMode::Off ? std::vector<Candidate>{}
@@ -299,7 +305,7 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   int channels = 1;
   auto c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(Proto::Simple))
                : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, 0.0, &channels);
-  if (!c) return std::nullopt;
+  if (!c || !opt_.protos.allows(c->proto)) return std::nullopt; // NCCL_PROTO leaves RCCL's direct protocol out
   c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(c->proto))
           : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), gpu_memory_GBps(topo_, tab_), &channels);
   engine::RunPlan plan;

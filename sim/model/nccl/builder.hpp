@@ -21,6 +21,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/collnet.hpp"
 #include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/rings_v24.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/model/params.hpp"
@@ -51,6 +52,7 @@ struct Options {
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
   int channels = 0;            // ring/tree CUDA channels as NCCL's log reports them (0 = from the graph)
+  ProtoSet protos;             // NCCL_PROTO: the protocols its tuner may pick (--nccl-proto; default all)
   std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
 };
 
@@ -66,7 +68,8 @@ class Builder final : public metrics::PlanBuilder {
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
   std::string describe(const metrics::RunConfig& cfg) override {
     const std::string g = graph(cfg).describe();
-    return g + (release_rings_ ? ", " + nccl::describe(*release_rings_) : "") + describe_collnet(collnet_);
+    return g + (release_rings_ ? ", " + nccl::describe(*release_rings_) : "") + describe_collnet(collnet_) +
+           (opt_.protos.restricted() ? ", NCCL_PROTO=" + opt_.protos.stated + " (" + opt_.protos.allowed_names() + ")" : "");
   }
   const Graph& graph(const metrics::RunConfig& cfg);
 

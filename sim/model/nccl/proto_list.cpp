@@ -1,0 +1,59 @@
+#include "sim/model/nccl/proto_list.hpp"
+
+#include <cctype>
+
+#include "sim/core/error.hpp"
+
+namespace ccsim::model::nccl {
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+} // namespace
+
+std::string ProtoSet::allowed_names() const {
+  std::string out;
+  for (Proto p : kProtos)
+    if (allows(p)) out += (out.empty() ? "" : ",") + std::string(name(p));
+  return out;
+}
+
+ProtoSet proto_set_from(std::string_view s, std::string_view flag) {
+  ProtoSet set;
+  const std::string_view all = trimmed(s);
+  if (all.empty() && s.empty()) return set;
+  if (lower(all) == "auto") return set;
+  if (all.find_first_of(":;") != std::string_view::npos)
+    fail("{}: per-collective lists ('{}') are not modelled; give one list of LL, LL128, Simple (a leading ^ excludes)", flag, s);
+  std::string_view list = all;
+  const bool exclude = !list.empty() && list.front() == '^';
+  if (exclude) list.remove_prefix(1);
+  set.on.fill(exclude);
+  bool named = false;
+  while (!list.empty() || !named) {
+    const auto comma = list.find(',');
+    const std::string word = lower(trimmed(list.substr(0, comma)));
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    bool known = false;
+    for (Proto p : kProtos)
+      if (word == lower(name(p))) set.on[static_cast<std::size_t>(p)] = !exclude, known = true;
+    if (word.empty()) fail("{}: '{}' has an empty protocol name (LL, LL128, Simple; a leading ^ excludes)", flag, s);
+    if (!known) fail("{}: unknown protocol '{}' in '{}' (LL, LL128, Simple; a leading ^ excludes)", flag, word, s);
+    named = true;
+    if (comma == std::string_view::npos) break;
+  }
+  if (set.allowed_names().empty()) fail("{}: '{}' leaves no protocol (LL, LL128, Simple)", flag, s);
+  set.stated = std::string(all);
+  return set;
+}
+
+} // namespace ccsim::model::nccl
