@@ -438,8 +438,8 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     t.ranks_from = "nThread*nGpus (single process)";
     // nThread x nGpus counts one process's GPUs: a multi-process run whose mpirun/srun line the paste left out
     // shows its rank count only in the rows (1 rank would print busbw 0).
-    if (const int from_bw = counts::ranks_from_busbw(t, hints.ranks); from_bw > 1 && from_bw != t.ranks) {
-      t.ranks = from_bw;
+    if (const int rows_ranks = counts::ranks_from_busbw(t, hints.ranks); rows_ranks > 1 && rows_ranks != t.ranks) {
+      t.ranks = rows_ranks;
       t.ranks_from = fmt::format("busbw/algbw ratio (nThread {} x nGpus {} counts one process's GPUs; no launch line)", threads, gpus);
     }
   } else if (const int n = counts::ranks_from_busbw(t, hints.ranks); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";

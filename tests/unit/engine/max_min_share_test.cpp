@@ -90,7 +90,11 @@ struct HandShare : MaxMinShare {
   using MaxMinShare::chans_;
   using MaxMinShare::check_share_memo;
   HandShare() {
-    for (Bandwidth cap : {10 * kGBps, 6 * kGBps, 100 * kGBps, 100 * kGBps}) chans_.push_back(Chan{cap});
+    for (Bandwidth cap : {10 * kGBps, 6 * kGBps, 100 * kGBps, 100 * kGBps}) {
+      Chan c;
+      c.capacity = cap;
+      chans_.push_back(c);
+    }
     flows_.resize(3);
     flow_route_.resize(3);
     routes({{2, 0}, {1, 0}, {1, 3}});
