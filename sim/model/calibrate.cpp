@@ -201,14 +201,13 @@ std::map<std::string, LatencyUse> latency_use(const std::vector<CalibInput>& in,
     at_start.protocol_latency[proto] = o.start.proto_latency(proto);
     ParamSet slower = at_start;
     slower.protocol_latency[proto] *= kSensitivityStep;
-    const auto base = predict_all(in, o, at_start), moved = predict_all(in, o, slower);
+    // d ln time / d ln multiplier: the multiplier's step is taken upward, as a factor's 1 / factor is.
+    const auto d = row_sensitivity(predict_all(in, o, at_start), predict_all(in, o, slower));
     auto& use = out[proto];
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      // d ln time / d ln multiplier (row_sensitivity's quotient with the step taken upward).
-      const double d = std::log(moved[i] / base[i]) / std::log(kSensitivityStep);
-      if (picked[i].proto != proto || std::abs(d) <= 1e-6) continue;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      if (picked[i].proto != proto || std::abs(d[i]) <= 1e-6) continue;
       ++use.chosen;
-      if (d >= kLatencySensitivity) ++use.latency_bound;
+      if (d[i] >= kLatencySensitivity) ++use.latency_bound;
     }
   }
   return out;
