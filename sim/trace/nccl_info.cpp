@@ -59,10 +59,6 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
   if (n > 0) t.info.sharp_group_size = static_cast<int>(parse_whole(digits.substr(0, n), where + ": SHARP group size", 1, 1 << 24));
 }
 
-} // namespace ccsim::trace
-
-namespace ccsim::trace {
-
 void parse_proto_fact(std::string_view line, Trace& t) {
   auto value_after = [&](std::string_view key) -> std::string_view {
     auto v = line.substr(line.find(key) + key.size());

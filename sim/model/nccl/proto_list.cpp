@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "sim/core/error.hpp"
+#include "sim/trace/line_text.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -13,11 +14,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using trace::text::trimmed;
 } // namespace
 
 std::string ProtoSet::allowed_names() const {
