@@ -6,14 +6,7 @@
 set -u
 ccsim="$1"; src="$2"
 fail=0
-refused() { # $1 label, $2 text the one line must contain, rest: ccsim args
-  local label="$1" want="$2"; shift 2
-  local out rc
-  out=$("$ccsim" "$@" 2>&1); rc=$?
-  if [ "$rc" != 2 ]; then echo "FAIL $label: exit $rc, expected 2: $out"; fail=1; return; fi
-  if [ "$(printf '%s\n' "$out" | wc -l)" != 1 ]; then echo "FAIL $label: more than one line: $out"; fail=1; fi
-  case "$out" in *"$want"*) ;; *) echo "FAIL $label: '$out' does not say '$want'"; fail=1 ;; esac
-}
+. "$(dirname "$0")/refused.sh" # refused LABEL TEXT ARGS...: one line, exit 2
 run=(--topo hgx-a100 --model nccl -b 8 -e 1G -f 4)
 refused "unknown protocol" "--nccl-proto: unknown protocol 'll256'" "${run[@]}" --nccl-proto LL256
 refused "empty list" "--nccl-proto: '^' has an empty protocol name" "${run[@]}" --nccl-proto '^'
