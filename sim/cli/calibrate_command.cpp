@@ -17,6 +17,7 @@
 #include "sim/model/calibrate.hpp"
 #include "sim/report/calibrate_report.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/trace/ccsim_output.hpp"
 #include "sim/trace/trace_runs.hpp"
 
 namespace ccsim::cli {
@@ -51,14 +52,21 @@ void run_calibrate(const CalibrateOptions& o) {
     // --run K: that run of a file holding several (a scaling study), each run its own input.
     const int k = o.run_index.empty() ? 0 : o.run_index.size() == 1 ? o.run_index[0] : o.run_index[i];
     if (k < 0) fail("--run: {} is not a run of {}", k, o.traces[i]);
-    runs.push_back(std::make_unique<TraceRun>(
-        k == 0 ? setup_trace_run(o.run, o.tr, o.traces[i], spec)
-               : setup_trace_run(o.run, std::move(trace::load_trace_runs(o.traces[i], trace_hints(o.tr), k).front()), o.traces[i], spec)));
+    trace::Trace t = k == 0 ? trace::load_any_trace(o.traces[i], trace_hints(o.tr))
+                            : std::move(trace::load_trace_runs(o.traces[i], trace_hints(o.tr), k).front());
+    // The trace's own NCCL settings, as compare applies them: a fit replays the algorithm, protocols and channels
+    // the comparison of the same file does. The fit's values replace any parameter set, so none is loaded here.
+    RunOptions ro = o.run;
+    ro.params = "none";
+    auto applied = apply_trace_env(ro, t);
+    runs.push_back(std::make_unique<TraceRun>(setup_trace_run(ro, std::move(t), o.traces[i], spec)));
     model::CalibInput ci;
     ci.label = k == 0 ? o.traces[i] : fmt::format("{} [run {}]", o.traces[i], k);
     ci.trace = runs.back()->trace;
     ci.topo = &runs.back()->topo;
     ci.cfg = runs.back()->cfg;
+    ci.settings = model_options(ro);
+    ci.applied = std::move(applied);
     for (std::size_t r = 0; r < ci.trace.rows.size(); ++r) {
       const auto& row = ci.trace.rows[r];
       if (row.size >= std::max<Bytes>(1, min_size) && row.count > 0 && trace::measured_time_us(row, o.tr.in_place) > 0)
@@ -71,13 +79,6 @@ void run_calibrate(const CalibrateOptions& o) {
   model::CalibOptions co;
   co.model = o.run.model;
   co.in_place = o.tr.in_place;
-  co.nccl_tables = o.run.nccl_tables;
-  co.gpu_arch = o.run.gpu_arch;
-  co.nccl_version = o.run.nccl_version;
-  co.nccl_algo = o.run.nccl_algo;
-  co.nccl_proto = o.run.nccl_proto;
-  co.nvls = o.run.nvls;
-  co.collnet = o.run.collnet;
   co.fit_protocols = o.fit_protocols;
   co.fit_latency = o.fit_latency;
   if (co.fit_latency && !co.fit_protocols) fail("--fit-latency: only with --fit-protocols (it fits a latency per protocol beside its rate)");

@@ -2,6 +2,7 @@
 // parameter set to traces), plus what they share: loading a trace and placing its ranks.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -34,5 +35,9 @@ TraceRun setup_trace_run(const RunOptions& o, const TraceOptions& t, const std::
 // The same for a trace already read (one run of a file with several).
 TraceRun setup_trace_run(const RunOptions& o, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec);
 trace::Hints trace_hints(const TraceOptions& t);
+// The NCCL settings a trace states (NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_COLLNET_ENABLE, its release) and the
+// facts of its NCCL INFO lines (coll/nvls channels) become `run`'s where the user left the default; one note each.
+// compare and calibrate both apply them, so a fit runs the algorithm and channels the comparison does.
+std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t);
 
 } // namespace ccsim::cli

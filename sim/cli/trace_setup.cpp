@@ -1,8 +1,12 @@
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/trace/ccsim_output.hpp"
 
@@ -67,6 +71,84 @@ TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::
          !o_in.rings.empty() ? "--rings" : !o_in.ring.empty() ? "--ring" : !o_in.gpus.empty() ? "--gpus" : "--topo",
          metrics::ranks_of(r.cfg));
   return r;
+}
+
+namespace {
+
+// CollNet (SHARP in the fabric): NCCL_COLLNET_ENABLE, "N collnet channels" and SHARP tree log lines say
+// whether the run used it; --collnet is set from them where the user left auto.
+void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
+  const bool nccl = run.model == "nccl", free = nccl && run.collnet == "auto";
+  const auto& info = t.info;
+  const auto env = t.env.find("NCCL_COLLNET_ENABLE");
+  const bool off = (env != t.env.end() && env->second == "0") || info.collnet_channels == 0;
+  const bool on = (env != t.env.end() && env->second == "1") || info.collnet_channels > 0 || info.sharp_trees > 0;
+  if (on && !off) {
+    // Left at auto, not forced on: auto runs CollNet where the described fabric has SHARP (sharp=1) and
+    // a description without it still predicts (NCCL's ring/tree), instead of refusing the comparison.
+    applied.push_back(fmt::format("CollNet in use ({}{}){}", info.sharp_trees > 0 ? fmt::format("{} SHARP tree log line(s)", info.sharp_trees)
+                                                              : info.collnet_channels > 0 ? fmt::format("{} collnet channels", info.collnet_channels)
+                                                                                          : std::string("NCCL_COLLNET_ENABLE=1"),
+                                  info.sharp_group_size > 0 ? fmt::format(", SHARP group of {} nodes", info.sharp_group_size) : std::string(),
+                                  free ? " (--collnet auto: used where the fabric has sharp=1)" : ""));
+  } else if (off) {
+    if (free) run.collnet = "off";
+    if (env != t.env.end()) applied.push_back(std::string("applied NCCL_COLLNET_ENABLE=0 from the trace") + (free ? ": --collnet off" : ""));
+  }
+}
+
+} // namespace
+
+// E.g. NCCL_NVLS_ENABLE=0 or "0 nvls channels" -> --nvls off, NCCL_ALGO=ring -> --nccl-algo ring, "24 coll
+// channels" -> 24 CUDA channels.
+std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t) {
+  std::vector<std::string> applied;
+  const bool nccl = run.model == "nccl";
+  if (const auto it = t.env.find("NCCL_NVLS_ENABLE"); nccl && it != t.env.end() && run.nvls == "auto" && it->second == "0") {
+    run.nvls = "off";
+    applied.push_back("applied NCCL_NVLS_ENABLE=0 from the trace: --nvls off");
+  }
+  if (const auto it = t.env.find("NCCL_ALGO"); nccl && it != t.env.end() && run.nccl_algo == "auto") {
+    std::string a;
+    for (char c : it->second) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (a == "collnetdirect" || a == "collnetchain") a.insert(7, "_"); // NCCL's spelling -> --nccl-algo's
+    if (a == "ring" || a == "tree" || a == "nvls" || a == "collnet_direct" || a == "collnet_chain") {
+      run.nccl_algo = a;
+      applied.push_back("applied NCCL_ALGO=" + it->second + " from the trace: --nccl-algo " + a);
+    }
+  }
+  if (const auto it = t.env.find("NCCL_PROTO"); nccl && it != t.env.end()) {
+    if (!run.nccl_proto.empty()) {
+      applied.push_back("the trace states NCCL_PROTO=" + it->second + "; --nccl-proto " + run.nccl_proto + " given wins");
+    } else {
+      try {
+        model::nccl::proto_set_from(it->second, "NCCL_PROTO in the trace");
+        run.nccl_proto = it->second;
+        applied.push_back("applied NCCL_PROTO=" + it->second + " from the trace: --nccl-proto " + it->second);
+      } catch (const Error& e) {
+        applied.push_back(std::string("not applied: ") + e.what());
+      }
+    }
+  }
+  const auto& info = t.info;
+  if (info.coll_channels > 0) {
+    if (nccl) run.nccl_channels = info.coll_channels;
+    applied.push_back(fmt::format("NCCL INFO: {} coll channels{}", info.coll_channels, nccl ? " (applied as the ring/tree CUDA channel count)" : ""));
+  }
+  if (nccl && info.nvls_channels == 0 && run.nvls == "auto") {
+    run.nvls = "off";
+    applied.push_back("NCCL INFO: 0 nvls channels (applied: --nvls off)");
+  } else if (info.nvls_channels > 0) {
+    applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
+  }
+  if (nccl && run.nccl_version.empty())
+    if (const auto v = model::nccl::nccl_version_in(t.provenance)) {
+      run.nccl_version = *v;
+      applied.push_back("NCCL version " + *v + " from the trace (applied as --nccl-version: LL128 where that release enables it)");
+    }
+  apply_trace_collnet(run, t, applied);
+  if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
+  return applied;
 }
 
 } // namespace ccsim::cli

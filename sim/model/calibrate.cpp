@@ -46,15 +46,10 @@ struct RowPrediction {
 std::vector<RowPrediction> predict_rows(const std::vector<CalibInput>& in, const CalibOptions& o, const ParamSet& p) {
   std::vector<RowPrediction> out;
   for (const auto& ci : in) {
-    ModelOptions mo;
+    ModelOptions mo = ci.settings;
     mo.params = p;
-    mo.nccl_tables = o.nccl_tables;
-    mo.gpu_arch = o.gpu_arch;
-    mo.nccl_version = !o.nccl_version.empty() ? o.nccl_version : nccl::nccl_version_in(ci.trace.provenance).value_or("");
-    mo.nccl_algo = o.nccl_algo;
-    mo.nccl_proto = o.nccl_proto;
-    mo.nvls = o.nvls;
-    mo.collnet = o.collnet;
+    // No release given: the trace's own line, else the tables' (the CLI has applied it already; library callers may not).
+    if (mo.nccl_version.empty()) mo.nccl_version = nccl::nccl_version_in(ci.trace.provenance).value_or("");
     mo.gpus_per_thread = gpus_per_thread(ci.trace);
     auto cfg = ci.cfg;
     cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)

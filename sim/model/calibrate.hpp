@@ -63,6 +63,10 @@ struct CalibInput {
   const topology::Topology* topo = nullptr;
   metrics::RunConfig cfg;
   std::vector<std::size_t> rows;    // indices into trace.rows used as points
+  // The model's settings for this trace, its parameters aside (the fit supplies those): the command line's
+  // --nccl-* flags with the trace's own NCCL settings applied where they were left default, as compare does.
+  ModelOptions settings;
+  std::vector<std::string> applied; // one note per trace setting applied
 };
 
 struct CalibPoint {
@@ -101,10 +105,6 @@ struct CalibOptions {
   std::string model = "fifo";
   ParamSet start;
   bool in_place = false;
-  std::string nccl_tables, gpu_arch, nccl_algo = "auto";
-  std::string nccl_proto; // --model nccl: NCCL_PROTO's list (--nccl-proto); "" = every protocol NCCL enables
-  std::string nvls = "auto", collnet = "auto"; // --model nccl: --nvls/--collnet, as on the main command
-  std::string nccl_version; // --model nccl: the release predicted; "" = each trace's own line (nccl_version_in), else the tables'
   bool fit_protocols = false; // --model nccl: also fit a bandwidth multiplier per protocol (LL, LL128, Simple)
                               // at its place
   bool fit_latency = false;   // with fit_protocols: also a multiplier on NCCL's latency figures per protocol ("lat:LL")

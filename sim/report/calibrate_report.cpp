@@ -46,7 +46,10 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
   for (const auto& h : cv)
     s += fmt::format("  {}: {} rows, median {} for >= 1 MiB, {} over all{}\n", h.label, h.n, pct(h.median_ge_1MiB),
                      pct(h.median_all), h.note.empty() ? "" : " (" + h.note + ")");
-  for (std::size_t i = 0; i < in.size(); ++i) s += fmt::format("# trace {}: {}\n", i, in[i].label);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    s += fmt::format("# trace {}: {}\n", i, in[i].label);
+    for (const auto& a : in[i].applied) s += fmt::format("#   {}\n", a);
+  }
 
   return s;
 }

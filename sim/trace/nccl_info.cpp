@@ -59,23 +59,34 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
   if (n > 0) t.info.sharp_group_size = static_cast<int>(parse_whole(digits.substr(0, n), where + ": SHARP group size", 1, 1 << 24));
 }
 
-void parse_proto_fact(std::string_view line, Trace& t) {
-  auto value_after = [&](std::string_view key) -> std::string_view {
-    auto v = line.substr(line.find(key) + key.size());
-    while (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
-    return v.substr(0, std::min(v.find_first_of(" \t\"'`"), v.size()));
-  };
-  std::string_view v;
-  bool found = false;
-  if (line.find("NCCL INFO") != std::string_view::npos) {
-    if (line.find("NCCL_PROTO set by environment to ") != std::string_view::npos)
-      v = value_after("NCCL_PROTO set by environment to "), found = true;
-    else if (line.find("NCCL_PROTO=") != std::string_view::npos)
-      v = value_after("NCCL_PROTO="), found = true;
-  } else if (line.rfind("NCCL_PROTO=", 0) == 0 || line.rfind("export NCCL_PROTO=", 0) == 0) {
-    v = value_after("NCCL_PROTO="), found = true;
+void parse_env_facts(std::string_view line, Trace& t) {
+  // The settings compare and calibrate apply (cli apply_trace_env). NCCL logs each one it reads from the
+  // environment as "<NAME> set by environment to <value>" (ncclLoadParam adds a '.', tuning.cc's lists do not).
+  static constexpr std::string_view kKeys[] = {"NCCL_PROTO", "NCCL_ALGO", "NCCL_NVLS_ENABLE"};
+  const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
+  for (const std::string_view key : kKeys) {
+    auto value_after = [&](std::size_t at) {
+      auto v = line.substr(at);
+      while (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
+      v = v.substr(0, std::min(v.find_first_of(" \t\"'`"), v.size()));
+      while (!v.empty() && v.back() == '.') v.remove_suffix(1);
+      return v;
+    };
+    const std::string by_env = std::string(key) + " set by environment to ", assign = std::string(key) + "=";
+    std::string_view v;
+    bool found = false;
+    if (nccl_info) {
+      if (const auto at = line.find(by_env); at != std::string_view::npos)
+        v = value_after(at + by_env.size()), found = true;
+      else if (const auto eq = line.find(assign); eq != std::string_view::npos)
+        v = value_after(eq + assign.size()), found = true;
+    } else if (line.rfind(assign, 0) == 0) {          // an environment dump or a launch line
+      v = value_after(assign.size()), found = true;
+    } else if (line.rfind("export " + assign, 0) == 0) {
+      v = value_after(7 + assign.size()), found = true;
+    }
+    if (found && !v.empty()) t.env[std::string(key)] = std::string(v.substr(0, 40));
   }
-  if (found && !v.empty()) t.env["NCCL_PROTO"] = std::string(v.substr(0, 40));
 }
 
 } // namespace ccsim::trace

@@ -291,7 +291,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       }
       continue;
     }
-    parse_proto_fact(line, t);
+    parse_env_facts(line, t);
     if (line.find("NCCL INFO") != std::string::npos) { // NCCL log lines (commented-out ones are provenance)
       parse_ring_line(line, t.ring_hops, where);
       parse_info_facts(line, t.info, where);

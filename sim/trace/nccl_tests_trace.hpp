@@ -80,11 +80,11 @@ struct Hints {
 // t.info (sim/trace/nccl_info.cpp).
 void parse_collnet_facts(std::string_view line, Trace& t, const std::string& where);
 void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::string& where);
-// NCCL_PROTO as the run stated it, into t.env: NCCL's own "NCCL INFO NCCL_PROTO set by environment to <v>",
-// a plugin's "NCCL INFO ... Adding NCCL_PROTO=<v> to environment" (aws-ofi-nccl), or an env dump line
-// "NCCL_PROTO=<v>" / "export NCCL_PROTO=<v>". `line` is a log line, never a comment (a '#' note that names
-// NCCL_PROTO, e.g. another run's setting, says nothing about this run).
-void parse_proto_fact(std::string_view line, Trace& t);
+// NCCL_PROTO, NCCL_ALGO and NCCL_NVLS_ENABLE as the run stated them, into t.env: NCCL's own "NCCL INFO <NAME> set
+// by environment to <v>", a plugin's "NCCL INFO ... Adding NCCL_PROTO=<v> to environment" (aws-ofi-nccl), or an
+// env dump / launch line "<NAME>=<v>" / "export <NAME>=<v>". `line` is a log line, never a comment (a '#' note that
+// names a setting, e.g. another run's, says nothing about this run).
+void parse_env_facts(std::string_view line, Trace& t);
 
 // Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.
 Trace parse_trace(std::string_view text, const std::string& origin, const Hints& hints = {});

@@ -51,4 +51,33 @@ for bad in "--run 3" "--run -1" "--run 1 --run 2"; do
   out=$("$ccsim" calibrate --model nccl -o "$tmp/bad.json" --trace "$t" --topo machine:gpu=gb200,gpus=8 $bad 2>&1); rc=$?
   { [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [ ! -e "$tmp/bad.json" ]; } || { echo "FAIL $bad: rc $rc: $out"; fail=1; }
 done
+# calibrate applies the settings a trace states as compare does (cli apply_trace_env): 8 x H100 run with
+# NCCL_NVLS_ENABLE=0 (NCCL's own log line) at 300 GB/s busbw. The fit must replay NCCL's ring, not NVLS, so
+# eff:nvlink4 is fitted to 300 / the ring's busbw that compare predicts with --params none (the other route);
+# before, calibrate modelled NVLS, which carries its own efficiency, and nvlink4 was held.
+h="$tmp/nvls-off.txt"
+{ echo "# synthetic: 8 x H100, NVLS off by environment (tests/cli/calibrate_runs.sh)"
+  echo "node-0:1000:1000 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0."
+  echo "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
+  echo "#"; echo "# Using devices"
+  for ((r = 0; r < 8; r++)); do echo "#  Rank  $r Group  0 Pid  100$r on host-0 device  $r [0000:0$r:00] NVIDIA H100 80GB HBM3"; done
+  echo "#"
+  echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+  for s in 536870912 1073741824 2147483648 4294967296 8589934592 17179869184; do
+    awk -v s=$s 'BEGIN { f = 2 * 7 / 8; t = f * s / (300 * 1e3); a = s / (t * 1e3);
+      printf "%12.0f %12.0f float sum -1 %.1f %.2f %.2f 0 %.1f %.2f %.2f 0\n", s, s / 4, t, a, a * f, t, a, a * f }'
+  done; } > "$h"
+a=$("$ccsim" compare --model nccl --params none --trace "$h" --topo machine:gpu=h100 2>&1) || { echo "FAIL compare NVLS off: $a"; fail=1; }
+echo "$a" | grep -q "applied NCCL_NVLS_ENABLE=0" && ! echo "$a" | grep -q "nvls/" || { echo "FAIL compare did not apply NVLS off: $a"; fail=1; }
+ring=$(echo "$a" | awk '$1 == 17179869184 { print $8 }')
+out=$("$ccsim" calibrate --model nccl -o "$tmp/off.json" --no-cross-validation --trace "$h" --topo machine:gpu=h100 2>&1) ||
+  { echo "FAIL calibrate NVLS off: $out"; fail=1; }
+eff=$(echo "$out" | awk '$1 == "eff:nvlink4" { print $2, $3 }')
+awk -v e="${eff% *}" -v r="$ring" 'BEGIN { x = 300 / r; exit !(r > 0 && e >= 0.99 * x && e <= 1.01 * x) }' && [ "${eff#* }" = fitted ] ||
+  { echo "FAIL eff:nvlink4 '$eff', expected 300 / $ring fitted: $out"; fail=1; }
+echo "$out" | grep -q "^#   applied NCCL_NVLS_ENABLE=0 from the trace" || { echo "FAIL calibrate does not say what it applied: $out"; fail=1; }
+# NCCL's "NCCL_ALGO set by environment to Ring" line is read as the run's NCCL_ALGO (tuning.cc logs it so).
+sed 's/NCCL_NVLS_ENABLE set by environment to 0\./NCCL_ALGO set by environment to Tree/' "$h" > "$tmp/algo.txt"
+a=$("$ccsim" compare --model nccl --params none --trace "$tmp/algo.txt" --topo machine:gpu=h100 2>&1) || { echo "FAIL compare NCCL_ALGO: $a"; fail=1; }
+echo "$a" | grep -q "applied NCCL_ALGO=Tree from the trace: --nccl-algo tree" || { echo "FAIL NCCL_ALGO line not applied: $a"; fail=1; }
 exit $fail
