@@ -317,8 +317,11 @@ def compare(topo, trace, **flags):
     if text or "\n" in trace:
         scratch = _Scratch("trace.txt", trace)
         trace = scratch.path
-    return _from_dict(scratch, "the trace text", lambda: _json_cli("compare", "--topo", spec, "--trace", trace,
-                                                                  *_flags(flags), "--format", "json"))
+    doc = _from_dict(scratch, "the trace text", lambda: _json_cli("compare", "--topo", spec, "--trace", trace,
+                                                                 *_flags(flags), "--format", "json"))
+    if scratch is not None and isinstance(doc, dict) and doc.get("trace") == scratch.path:
+        doc["trace"] = "(the trace text)"  # the scratch file is gone once this returns
+    return doc
 
 
 def scenario(dict_or_path, **flags):
