@@ -34,12 +34,14 @@
 #  - `oversub=4` (or leaf_ports=) without fabric=fattree was dropped without a word: the full-bandwidth answer for
 #    a fabric the admin said is oversubscribed; `oversub=4:1`, as fabrics are sold, was "not a number";
 #  - CLI11's "Could not convert: --root = 99999999999" (and "--root = --format" when the value was left out,
-#    "--ranks = 1099511627776", "--stepfactor = abc") said neither what was wrong nor what the option takes;
+#    "--ranks = 1099511627776", "--stepfactor = abc", "--root: 1 required INT missing") said neither what was wrong
+#    nor what the option takes;
 #  - an empty plan, --params or scenario file (a failed `> plan.json`) was "malformed JSON ... end of input";
 #  - a sweep resumed over points that had failed kept their old errors (a topology file fixed since, under the same
 #    name, was never tried again);
 #  - plot_sweep.py on compare output and plot_sweep_table.py on a missing file, a directory or another script's
 #    table answered with a Python traceback; plot_compare.py called compare's own CSV "not ccsim output".
+#  - compare summed up a measured row of time 0 as "1 zero-size rows skipped" (its size was 1 MiB).
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -253,6 +255,8 @@ refused "--root needs a whole number after it; it got the next flag, '--format'"
 refused "--stepfactor: 'abc' is not a number" -f abc
 refused "--ranks: 1099511627776 is out of range (at most 2147483647)" explain --op allreduce --algo ring --ranks 1099511627776
 refused "--top: 'x' is not a whole number" rings --top x
+refused "--root needs a whole number after it" --op broadcast -b 8 -e 8 --root
+refused "--topo needs a value after it" -b 8 --topo
 
 # An empty JSON file says it is empty.
 : >"$tmp/empty.json"
@@ -269,5 +273,11 @@ grep -q "node.json" "$tmp/retry.csv" || bad "sweep with a missing topology file:
 grep -q '^sweep: 1 points run (1 resumed)' "$tmp/stats" || bad "rerun sweep: $(head -1 "$tmp/stats")"
 err=$(python3 -c 'import csv, sys; print([r["error"] for r in csv.DictReader(open(sys.argv[1]))])' "$tmp/retry.csv")
 [ "$err" = "['', '']" ] || bad "the failed point was not run again after its file appeared: errors $err"
+
+# A measured row of time 0 (a log cut mid-print) is skipped, and the summary says so as such, not as a zero size.
+ln -sf "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
+"$tmp/all_reduce_perf" -b 1M -e 4M -g 8 | awk '$1 == "1048576" {$6 = "0.00"; $10 = "0.00"} {print}' >"$tmp/t0.txt"
+"$ccsim" compare --trace "$tmp/t0.txt" | tail -1 | grep -qF "(1 rows of size 0 or time 0 skipped)" ||
+  bad "compare on a row of time 0: $("$ccsim" compare --trace "$tmp/t0.txt" 2>&1 | tail -1)"
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1
