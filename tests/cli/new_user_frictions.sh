@@ -41,7 +41,8 @@
 #    name, was never tried again);
 #  - plot_sweep.py on compare output and plot_sweep_table.py on a missing file, a directory or another script's
 #    table answered with a Python traceback; plot_compare.py called compare's own CSV "not ccsim output".
-#  - compare summed up a measured row of time 0 as "1 zero-size rows skipped" (its size was 1 MiB).
+#  - compare summed up a measured row of time 0 as "1 zero-size rows skipped" (its size was 1 MiB);
+#  - `compare --plot no/such/dir/p.png` named "p.png.json", a file the user never asked for.
 set -u
 ccsim="$1"; src="$2"
 fails=0
@@ -279,5 +280,8 @@ ln -sf "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
 "$tmp/all_reduce_perf" -b 1M -e 4M -g 8 | awk '$1 == "1048576" {$6 = "0.00"; $10 = "0.00"} {print}' >"$tmp/t0.txt"
 "$ccsim" compare --trace "$tmp/t0.txt" | tail -1 | grep -qF "(1 rows of size 0 or time 0 skipped)" ||
   bad "compare on a row of time 0: $("$ccsim" compare --trace "$tmp/t0.txt" 2>&1 | tail -1)"
+
+# --plot into a folder that does not exist names the PNG asked for, not the scratch JSON written beside it.
+refused "$tmp/no/p.png: cannot open for writing" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --plot "$tmp/no/p.png"
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1
