@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/cli/explain_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
@@ -81,7 +82,7 @@ std::string run_cli(const std::vector<std::string>& args) {
     return "Prediction models (--model NAME):\n" + ccsim::model::model_table();
   } catch (const CLI::ParseError& e) {
     ccsim::cli::outputs().discard();
-    throw CliError(ccsim::printable(e.what(), 4000) + " (see ccsim --help)");
+    throw CliError(ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) + " (see ccsim --help)");
   } catch (const ccsim::Error& e) {
     ccsim::cli::outputs().discard();
     throw CliError(ccsim::printable(e.what(), 4000));

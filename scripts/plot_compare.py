@@ -31,7 +31,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: plot_compare.py COMPARE.json OUT.png")
     with open(sys.argv[1]) as f:
-        j = json.load(f)
+        text = f.read()
+    if text.startswith("size,count,measured_time_us"):  # compare --format csv: rows without the run's header
+        sys.exit(f"plot_compare: {sys.argv[1]}: `ccsim compare --format csv` output, which has no run header (op, ranks, "
+                 "topology, model): give compare's --format json output, or run compare with --plot OUT.png")
+    j = json.loads(text)
+    if not isinstance(j, dict) or not isinstance(j.get("rows"), list) or "summary" not in j:
+        sys.exit(f"plot_compare: {sys.argv[1]}: not `ccsim compare --format json` output (no 'rows' and 'summary')")
     rows = j["rows"]
     if not rows:
         sys.exit("no rows to plot")

@@ -53,6 +53,8 @@ def load(spec):
         rows = j.get("rows")
         if not isinstance(rows, list) or not rows:
             sys.exit(f"plot_sweep: {path}: no 'rows' (expected ccsim --format json output)")
+        if "measured_busbw" in rows[0]:
+            sys.exit(f"plot_sweep: {path}: `ccsim compare` output: draw it with scripts/plot_compare.py {path} OUT.png")
         if not label:
             rings = len(j.get("placements", [])) or 1
             label = f"{j.get('topology', '?')} {j.get('op', '')} {j.get('algo', '')}" + (f", {rings} rings" if rings > 1 else "")
@@ -60,6 +62,13 @@ def load(spec):
     rows = list(csv.DictReader(text.splitlines()))
     if not rows or "size" not in rows[0]:
         sys.exit(f"plot_sweep: {path}: neither ccsim JSON nor ccsim CSV (no 'size' column)")
+    if "measured_busbw" in rows[0]:
+        sys.exit(f"plot_sweep: {path}: `ccsim compare` CSV: draw compare's --format json output with scripts/plot_compare.py")
+    if "point" in rows[0]:
+        sys.exit(f"plot_sweep: {path}: a `ccsim sweep` table: draw it with scripts/plot_sweep_table.py {path}")
+    missing = [k for k in ("time_us", "algbw_GBps", "busbw_GBps") if k not in rows[0]]
+    if missing:
+        sys.exit(f"plot_sweep: {path}: no '{missing[0]}' column (expected ccsim --format csv output)")
     for r in rows:
         for k in ("size", "time_us", "algbw_GBps", "busbw_GBps"):
             r[k] = float(r[k])

@@ -13,6 +13,8 @@ Keyword arguments beyond the named ones are the CLI's long flags with "_" for "-
 nccl_algo="ring", p2p="off", datatype="half", stepfactor=4, eager=True (a flag), None/False = not given.
 """
 import json
+import math
+import operator
 import os
 import pathlib
 import tempfile
@@ -53,10 +55,45 @@ def _flags(flags, reserved=("format", "output")):
             raise Error(f"{key}=: the Python API reads the CLI's json itself; write the result from Python instead")
         if v is None or v is False:
             continue
-        args.append("--" + key.replace("_", "-"))
+        # True is a flag (eager=True); "--eager=true" keeps it one word, so an option that wants a value
+        # (root=True) is refused as "--root: 'true' is not a whole number" instead of taking the next flag.
+        flag = "--" + key.replace("_", "-")
+        args.append(flag + "=true" if v is True else flag)
         if v is not True:
             args.append(_value(v))
     return args
+
+
+def _non_finite(obj, where=""):
+    """(key path, value) of the first NaN or infinite number in obj (JSON has neither), or None."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return where or "the value", obj
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
+    for k, v in items:
+        found = _non_finite(v, f"{where}.{k}" if where and isinstance(k, str) else f"{where}[{k}]" if where else str(k))
+        if found:
+            return found
+    return None
+
+
+def _dict_file(obj, what):
+    """A dict as the JSON file the CLI reads; NaN and infinity, which JSON cannot carry, are refused by key."""
+    bad = _non_finite(obj)
+    if bad:
+        raise Error(f"{what}: {bad[0]} is {bad[1]!r}, not a finite number (JSON has no NaN or infinity)")
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(obj.get("name", what)))
+    return _Scratch((name or what) + ".json", json.dumps(obj))
+
+
+def _from_dict(scratch, what, call):
+    """Runs call(); an error naming the scratch file of a dict (or a trace's text) names that instead: the user
+    wrote no file, and the scratch file is gone by the time they read the message."""
+    try:
+        return call()
+    except Error as e:
+        if scratch is None or scratch.path not in str(e):
+            raise
+        raise Error(str(e).replace(scratch.path, f"({what})")) from None
 
 
 class _Scratch:
@@ -91,19 +128,22 @@ class Topology:
             if not isinstance(spec, (str, os.PathLike)):
                 raise Error(f"topology: gpu= goes with a topology file, not a {type(spec).__name__}")
             path = os.fspath(spec)
+            if not os.path.isfile(path):
+                raise Error(f"topology: gpu= names the GPU of a file that does not (nvidia-smi topo -m, NCCL XML, "
+                            f"rocm-smi, amd-smi), but {path!r} is no file: a shipped name or a machine: spec names "
+                            f"its GPU itself (machine:gpu=KIND)")
             name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(path)) or "topology"
             self._scratch = _Scratch(name + ".json", cli("topo", "import", path, "--gpu", gpu))
             spec = self._scratch.path
         elif isinstance(spec, dict):
-            name = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(spec.get("name", "topology")))
-            self._scratch = _Scratch((name or "topology") + ".json", json.dumps(spec))
+            self._scratch = _dict_file(spec, "topology")
             spec = self._scratch.path
         elif isinstance(spec, os.PathLike):
             spec = os.fspath(spec)
         elif not isinstance(spec, str):
             raise Error(f"topology: expected a name, spec, path or dict, got {type(spec).__name__}")
         self.spec = spec
-        self._machine = _Machine(spec)
+        self._machine = _from_dict(self._scratch, "the topology dict", lambda: _Machine(spec))
         about = self._machine.about()
         self.name, self.description, self.origin = about["name"], about["description"], about["origin"]
         self.gpu_kind = about["gpu_kind"]
@@ -195,22 +235,38 @@ class Prediction(list):
         return pandas.DataFrame(flat)
 
 
+def _size(v):
+    """One size as the CLI's -b/-e spell it: "1M", 1048576, a numpy integer, or a whole float such as 1e6."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        raise Error(f"sizes: {v!r} is not a size")
+    if isinstance(v, float):
+        if not math.isfinite(v) or not v.is_integer():
+            raise Error(f"sizes: {v!r} is not a whole number of bytes")
+        return str(int(v))
+    try:
+        return str(operator.index(v))  # int, numpy.int64, ...
+    except TypeError:
+        raise Error(f"sizes: {v!r} is not a size (give bytes as a number or a string such as \"1M\")") from None
+
+
 def _size_flags(sizes):
     if sizes is None:
         return []
-    if isinstance(sizes, (int, str)):
-        return ["-b", str(sizes), "-e", str(sizes)]
-    if isinstance(sizes, (list, tuple)) and len(sizes) == 2:
-        return ["-b", str(sizes[0]), "-e", str(sizes[1])]
-    raise Error(f"sizes: give one size or (smallest, largest) as the CLI's -b/-e, got {sizes!r}")
+    if isinstance(sizes, (list, tuple)):
+        if len(sizes) != 2:
+            raise Error(f"sizes: give one size or (smallest, largest) as the CLI's -b/-e, got {sizes!r}")
+        return ["-b", _size(sizes[0]), "-e", _size(sizes[1])]
+    one = _size(sizes)
+    return ["-b", one, "-e", one]
 
 
 def _predict_args(topo, op, algo, sizes, model, flags):
     t, spec = _topo_spec(topo)
-    args = ["--topo", spec, "--op", op, "--model", model] + _size_flags(sizes)
-    if algo is not None:
-        args += ["--algo", algo]
-    return t, args + _flags(flags)
+    # None leaves a flag out, named arguments included: op=None is the CLI's default op, not an op "None".
+    named = {"op": op, "model": model, "algo": algo}
+    return t, ["--topo", spec] + _size_flags(sizes) + _flags(named) + _flags(flags)
 
 
 def predict(topo="dgx1", op="allreduce", algo=None, sizes=None, model="fifo", **flags):
@@ -253,10 +309,19 @@ def compare(topo, trace, **flags):
     scratch = None
     if isinstance(trace, os.PathLike):
         trace = os.fspath(trace)
-    if "\n" in trace:
+    text = isinstance(trace, (bytes, bytearray))
+    if text:  # a log read with open(..., "rb") or from a pipe: its content, as the CLI reads the file
+        trace = trace.decode("utf-8", errors="replace")
+    if not isinstance(trace, str):
+        raise Error(f"compare: trace is a path or the output's text, not a {type(trace).__name__}")
+    if text or "\n" in trace:
         scratch = _Scratch("trace.txt", trace)
         trace = scratch.path
-    return _json_cli("compare", "--topo", spec, "--trace", trace, *_flags(flags), "--format", "json")
+    doc = _from_dict(scratch, "the trace text", lambda: _json_cli("compare", "--topo", spec, "--trace", trace,
+                                                                 *_flags(flags), "--format", "json"))
+    if scratch is not None and isinstance(doc, dict) and doc.get("trace") == scratch.path:
+        doc["trace"] = "(the trace text)"  # the scratch file is gone once this returns
+    return doc
 
 
 def scenario(dict_or_path, **flags):
@@ -264,11 +329,11 @@ def scenario(dict_or_path, **flags):
     content; topo= runs it on another machine."""
     scratch = None
     if isinstance(dict_or_path, dict):
-        scratch = _Scratch("scenario.json", json.dumps(dict_or_path))
+        scratch = _dict_file(dict_or_path, "scenario")
         path = scratch.path
     else:
         path = os.fspath(dict_or_path)
     t = None
     if isinstance(flags.get("topo"), (Topology, dict, os.PathLike)):
         t, flags["topo"] = _topo_spec(flags["topo"])
-    return _json_cli("scenario", path, *_flags(flags), "--format", "json")
+    return _from_dict(scratch, "the scenario dict", lambda: _json_cli("scenario", path, *_flags(flags), "--format", "json"))

@@ -157,9 +157,11 @@ void run_compare(const CompareOptions& o) {
   if (!o.plot.empty()) {
     const std::string script = data_dir() + "/scripts/plot_compare.py";
     if (!std::filesystem::exists(script)) fail("--plot: {} is missing", script);
+    // The PNG first: a folder that cannot take it is refused naming the file the user gave, not the scratch
+    // JSON beside it ("p.png.json").
+    const std::string png = outputs().reserve(o.plot); // published with the other outputs
     const ScratchFile data(o.plot, safe_dump(j));
     const std::string& tmp = data.path();
-    const std::string png = outputs().reserve(o.plot); // published with the other outputs
     // Debian's interpreter has python3-matplotlib; $CCSIM_PYTHON overrides, a PATH python3 is the fallback.
     std::string py = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     if (const char* e = std::getenv("CCSIM_PYTHON")) py = e;

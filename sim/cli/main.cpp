@@ -13,6 +13,7 @@
 #include "sim/cli/bench_command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/explain_command.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/cli/perf_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
     std::cout << "Prediction models (--model NAME):\n" << ccsim::model::model_table();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << help_hint(app, argc, argv) << "\n";
+    std::cerr << "ccsim: " << ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) << help_hint(app, argc, argv) << "\n";
     return 2;
   } catch (const ccsim::Error& e) {
     // Messages quote file contents and arguments: control characters are escaped so it stays one line.

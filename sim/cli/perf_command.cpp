@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
@@ -456,7 +457,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ccsim " << inv.program << ": " << e.what() << " (see ccsim " << inv.program << " --help)\n";
+    std::cerr << "ccsim " << inv.program << ": " << parse_error_text(app, e) << " (see ccsim " << inv.program << " --help)\n";
     return 2;
   } catch (const ModelHelp&) {
     std::cout << "Prediction models (--model NAME):\n" << model::model_table();

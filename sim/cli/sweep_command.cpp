@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/cli/scenario_command.hpp"
 #include "sim/cli/sweep_mpi.hpp"
@@ -38,6 +39,7 @@ struct SweepOptions {
 // One point, exactly as `ccsim <its arguments>` would run it; a failure becomes its one-line error.
 report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
   std::string error;
+  CLI::App app; // outside the try: a parse error is put in words from the options it has
   try {
     // Per-thread settings a previous point's --p2p/--gpu may have left.
     topology::set_p2p_mode("on");
@@ -48,7 +50,6 @@ report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
     if (scenario) args.erase(args.begin() + 1); // the subcommand's own arguments follow
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
-    CLI::App app;
     if (scenario) {
       ScenarioOptions so;
       add_scenario_run_options(app, so);
@@ -65,7 +66,7 @@ report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
     run_command(o);
     return report::sweep_cells(result.header, result.rows);
   } catch (const CLI::ParseError& e) {
-    error = e.what();
+    error = parse_error_text(app, e);
   } catch (const ModelHelp&) {
     error = "--model: 'help' is not a model";
   } catch (const Error& e) {

@@ -1,5 +1,6 @@
 #include "sim/cli/sweep_resume.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -116,6 +117,15 @@ FinishedPoints read_finished(const SweepPlan& plan, const std::string& output) {
     }
     if (ok) out[j["key"].get<std::string>()] = std::move(cells);
   }
+  // A point that ended in an error runs again: the error may have been the machine's and since mended (a
+  // topology file fixed under the same name, CCSIM_DATA_DIR set, memory), and rerunning the same command is
+  // how a user retries; an error that stays costs no simulation.
+  const auto& columns = report::sweep_output_columns();
+  const auto error_at = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "error") - columns.begin());
+  std::erase_if(out, [&](const auto& point) {
+    return std::any_of(point.second.begin(), point.second.end(),
+                       [&](const auto& row) { return error_at < row.size() && !row[error_at].empty(); });
+  });
   return out;
 }
 

@@ -57,6 +57,8 @@ std::string safe_dump(const nlohmann::ordered_json& j, int indent) {
 std::string describe(const json& v) { return printable(safe_dump(v), 60); }
 
 json parse_json_text(std::string_view text, const std::string& origin) {
+  // An empty file is what a failed `... > plan.json` leaves behind: say that, not "unexpected end of input".
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) fail("{}: is empty, not a JSON document", origin);
   try {
     return json_parse(text);
   } catch (const json::exception& e) { // parse errors and number overflow (1e400) alike

@@ -81,7 +81,7 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
-                   r.skipped ? fmt::format(" ({} zero-size rows skipped)", r.skipped) : "");
+                   r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
   return s;
 }
 

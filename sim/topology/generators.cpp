@@ -393,6 +393,10 @@ int int_value(const std::string& v, const std::string& key, const std::string& s
 ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::string& spec, const std::string& default_nodes) {
   ClusterSpec c;
   c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec);
+  // "machine:gpu=mi300x,nodes=4" as a what-if with more nodes: the network between them is the missing word.
+  if (!kv.count("nics"))
+    fail("--topo {}: nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed "
+         "(e.g. nics=8x400G; topologies/README.md lists common machines)", spec);
   std::tie(c.nics, c.nic_bw) = parse_nics(take(kv, "nics", spec), "--topo nics");
   const std::string fabric = take(kv, "fabric", spec, "switch");
   if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
@@ -407,7 +411,15 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
   c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec);
-  c.oversub = int_value(take(kv, "oversub", spec, "1"), "oversub", spec);
+  // Oversubscription is written as a ratio by the people who buy fabrics ("2:1"); N:1 is oversub N.
+  std::string oversub = take(kv, "oversub", spec, "1");
+  if (oversub.size() > 2 && oversub.compare(oversub.size() - 2, 2, ":1") == 0) oversub.resize(oversub.size() - 2);
+  c.oversub = int_value(oversub, "oversub", spec);
+  // The single-switch fabric has no leaves: an oversubscription given to it would be dropped without a word,
+  // predicting the full-bandwidth fabric the user said they do not have.
+  if (c.fabric != ClusterSpec::Fabric::FatTree && (c.oversub != 1 || c.leaf_ports != 32))
+    fail("--topo {}: {} applies to a fat tree (leaves under a spine), but the fabric is one switch: add fabric=fattree",
+         spec, c.oversub != 1 ? fmt::format("oversub={}", c.oversub) : fmt::format("leaf_ports={}", c.leaf_ports));
   return c;
 }
 

@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_io.hpp"
+#include "sim/trace/rccl_tests_report.hpp"
 
 namespace ccsim::trace {
 namespace {
@@ -180,6 +181,10 @@ Trace load_any_trace(const std::string& path, const Hints& hints) {
   const std::string text = ss.str();
   if (text.find('\0') != std::string::npos) return parse_trace(text, path, hints); // it names the binary data
   if (auto t = parse_ccsim_output(text, path, hints)) return std::move(*t);
+  if (auto runs = parse_rccl_tests_report(text, path, hints)) {
+    if (runs->size() > 1) fail("{}: holds {} runs (collectives or -N cycles): compare reads one at a time with --run N", path, runs->size());
+    return std::move(runs->front());
+  }
   return parse_trace(text, path, hints);
 }
 

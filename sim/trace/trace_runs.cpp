@@ -11,6 +11,7 @@
 #include "sim/trace/busbw_summary.hpp"
 #include "sim/trace/ccsim_output.hpp"
 #include "sim/trace/line_text.hpp"
+#include "sim/trace/rccl_tests_report.hpp"
 
 namespace ccsim::trace {
 using text::trimmed;
@@ -115,6 +116,8 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   };
   if (text.find('\0') == std::string::npos)
     if (auto t = parse_ccsim_output(text, path, hints)) return pick({std::move(*t)});
+  if (text.find('\0') == std::string::npos)
+    if (auto runs = parse_rccl_tests_report(text, path, hints)) return pick(std::move(*runs));
   if (text.find('\0') == std::string::npos)
     if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
   const auto parts = split_runs(text);

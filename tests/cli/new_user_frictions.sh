@@ -27,10 +27,27 @@
 #  - `explain --gamma 10ps/B`, as README writes gamma (10 ps/B), said "'10ps/B' needs a time unit";
 #  - scripts/plot_sweep_table.py --best on a sweep over several ops ranked alltoall's busbw against allreduce's
 #    (its "best configuration" at 1 MiB on an H200 cluster was p2p) and drew them on one line.
+# Third trial (an AMD user with rocm-smi/amd-smi and rccl-tests, a cluster admin running nccl-tests from Slurm,
+# a Python user in a notebook), the C++ and script half (tests/python/test_ccsim.py holds the Python half):
+#  - rccl-tests' own result files (`-x results.csv -Z csv`, `-Z json`) were "no nccl-tests rows";
+#  - `machine:gpu=mi300x,nodes=4` (a what-if with more nodes) said only "missing 'nics='";
+#  - `oversub=4` (or leaf_ports=) without fabric=fattree was dropped without a word: the full-bandwidth answer for
+#    a fabric the admin said is oversubscribed; `oversub=4:1`, as fabrics are sold, was "not a number";
+#  - CLI11's "Could not convert: --root = 99999999999" (and "--root = --format" when the value was left out,
+#    "--ranks = 1099511627776", "--stepfactor = abc", "--root: 1 required INT missing") said neither what was wrong
+#    nor what the option takes;
+#  - an empty plan, --params or scenario file (a failed `> plan.json`) was "malformed JSON ... end of input";
+#  - a sweep resumed over points that had failed kept their old errors (a topology file fixed since, under the same
+#    name, was never tried again);
+#  - plot_sweep.py on compare output and plot_sweep_table.py on a missing file, a directory or another script's
+#    table answered with a Python traceback; plot_compare.py called compare's own CSV "not ccsim output".
+#  - compare summed up a measured row of time 0 as "1 zero-size rows skipped" (its size was 1 MiB);
+#  - `compare --plot no/such/dir/p.png` named "p.png.json", a file the user never asked for.
 set -u
 ccsim="$1"; src="$2"
 fails=0
 m="$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt" # no GPU name in the paste
+mi="$src/models/traces/mi300x-8gpu-allreduce-8B-8G-hisohara-aac8.txt" # an rccl-tests log (MI300X)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
 
@@ -192,6 +209,79 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   # The scripts' own refusals (sys.exit("...")) exit 2 like the rest, not 1.
   plot "plot_sweep: no such file: $tmp/none.json" plot_sweep.py "$tmp/none.json" -o "$tmp/s"
   plot "usage: plot_compare.py COMPARE.json OUT.png" plot_compare.py
+  # Each script on the others' inputs: one line naming the script that draws it.
+  "$ccsim" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --format json --output "$tmp/cmp.json"
+  "$ccsim" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --format csv --output "$tmp/cmp.csv"
+  plot "plot_sweep: $tmp/cmp.json: \`ccsim compare\` output: draw it with scripts/plot_compare.py" plot_sweep.py "$tmp/cmp.json" -o "$tmp/s"
+  plot "plot_sweep: $tmp/cmp.csv: \`ccsim compare\` CSV" plot_sweep.py "$tmp/cmp.csv" -o "$tmp/s"
+  plot "plot_sweep: $tmp/ops.csv: a \`ccsim sweep\` table: draw it with scripts/plot_sweep_table.py" plot_sweep.py "$tmp/ops.csv" -o "$tmp/s"
+  plot "plot_compare: $tmp/cmp.csv: \`ccsim compare --format csv\` output, which has no run header" plot_compare.py "$tmp/cmp.csv" "$tmp/c.png"
+  plot "plot_compare: $tmp/sweep.json: not \`ccsim compare --format json\` output" plot_compare.py "$tmp/sweep.json" "$tmp/c.png"
+  plot "plot_sweep_table: $tmp/none.csv: No such file or directory" plot_sweep_table.py "$tmp/none.csv" -o "$tmp/t"
+  plot "plot_sweep_table: $tmp/dir: Is a directory" plot_sweep_table.py "$tmp/dir" -o "$tmp/t"
+  plot "plot_sweep_table: $tmp/cmp.csv: not a \`ccsim sweep\` table" plot_sweep_table.py "$tmp/cmp.csv" -o "$tmp/t"
 fi
+
+# rccl-tests' Reporter files (ROCm/rccl-tests src/common.cu: -x FILE -Z csv|json), written here from the rows of
+# a measured rccl-tests log, compare as the log itself does: the same summary line (two routes to one answer).
+awk 'BEGIN {print "numCycle,collective,nodes,ranks,ranksPerNode,gpusPerRank,size,type,redop,inplace,time,algbw,busbw,#wrong"}
+  /^ +[0-9]+ +[0-9]+ +float / {for (h = 0; h < 2; h++) printf "1,\"all_reduce_perf\",1,8,8,1,%s,\"%s\",\"%s\",%d,%f,%f,%f,\"%s\"\n",
+  $1, $3, $4, h, $(6 + 4 * h), $(7 + 4 * h), $(8 + 4 * h), $(9 + 4 * h)}' "$mi" >"$tmp/rccl.csv"
+awk 'BEGIN {print "["; n = 0} /^ +[0-9]+ +[0-9]+ +float / {for (h = 0; h < 2; h++) printf "%s{\"numCycle\":1, \"name\":\"all_reduce_perf\", \"gpus\":8, \"size\":%s, \"type\":\"%s\", \"redop\":\"%s\", \"inPlace\":%d, \"time\":%f, \"algBw\":%f, \"busBw\":%f, \"wrong\":\"%s\"}",
+  (n++ ? ",\n" : ""), $1, $3, $4, h, $(6 + 4 * h), $(7 + 4 * h), $(8 + 4 * h), $(9 + 4 * h)} END {print "\n]"}' "$mi" >"$tmp/rccl.json"
+want=$("$ccsim" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl 2>&1 | tail -1)
+grep -q "^# median |busbw err|: .* over all 31 rows" <<<"$want" || bad "compare on $mi: '$want'"
+for f in rccl.csv rccl.json; do
+  got=$("$ccsim" compare --trace "$tmp/$f" --topo machine:gpu=mi300x --model nccl 2>&1 | tail -1)
+  [ "$got" = "$want" ] || bad "compare --trace $f (rccl-tests -Z ${f#rccl.}): '$got', the log itself: '$want'"
+done
+got=$("$ccsim" compare --trace "$tmp/rccl.csv" --topo machine:gpu=mi300x --model nccl --in-place 2>&1 | tail -1)
+want=$("$ccsim" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --in-place 2>&1 | tail -1)
+[ "$got" = "$want" ] || bad "compare --in-place on the rccl-tests CSV: '$got', the log: '$want'"
+
+# More nodes without the network between them: says which word to add.
+refused "nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed (e.g. nics=8x400G" \
+  --topo machine:gpu=mi300x,nodes=4 -b 1M -e 1M
+# Oversubscription belongs to the fat tree: refused on one switch instead of ignored; N:1 is N.
+refused "oversub=4 applies to a fat tree (leaves under a spine), but the fabric is one switch: add fabric=fattree" \
+  --topo machine:gpu=h100,nodes=4,nics=8x400G,oversub=4 --model flow -b 1G -e 1G
+refused "leaf_ports=16 applies to a fat tree" --topo machine:gpu=h100,nodes=4,nics=8x400G,leaf_ports=16 --model flow
+ratio=$("$ccsim" --topo machine:gpu=h100,nodes=4,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=4:1 --model flow -b 1G -e 1G 2>&1 | tail -1)
+plain=$("$ccsim" --topo machine:gpu=h100,nodes=4,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=4 --model flow -b 1G -e 1G 2>&1 | tail -1)
+[ -n "$plain" ] && [ "$ratio" = "$plain" ] || bad "oversub=4:1 gives '$ratio', oversub=4 '$plain'"
+
+# A value CLI11 cannot convert: what is wrong with it, naming the option.
+refused "--root: 99999999999 is out of range (at most 2147483647)" --op broadcast -r 99999999999 -b 8 -e 8
+refused "--root needs a whole number after it; it got the next flag, '--format'" --op broadcast -b 8 -e 8 --root --format json
+refused "--stepfactor: 'abc' is not a number" -f abc
+refused "--ranks: 1099511627776 is out of range (at most 2147483647)" explain --op allreduce --algo ring --ranks 1099511627776
+refused "--top: 'x' is not a whole number" rings --top x
+refused "--root needs a whole number after it" --op broadcast -b 8 -e 8 --root
+refused "--topo needs a value after it" -b 8 --topo
+
+# An empty JSON file says it is empty.
+: >"$tmp/empty.json"
+refused "$tmp/empty.json: is empty, not a JSON document" sweep "$tmp/empty.json" -o "$tmp/e.csv"
+refused "--params $tmp/empty.json: is empty, not a JSON document" --model nccl --params "$tmp/empty.json"
+refused "$tmp/empty.json: is empty, not a JSON document" scenario "$tmp/empty.json"
+
+# A sweep point that failed (its topology file missing) runs again when the command is rerun after the fix.
+printf '{"points": [{"topo": "%s", "bytes": "1M"}, {"topo": "dgx1", "bytes": "1M"}]}' "$tmp/node.json" >"$tmp/retry.json"
+"$ccsim" sweep "$tmp/retry.json" -o "$tmp/retry.csv" 2>/dev/null
+grep -q "node.json" "$tmp/retry.csv" || bad "sweep with a missing topology file: no error row in $(cat "$tmp/retry.csv")"
+"$ccsim" topo import "$src/tests/data/import/b200-gke-a4-topo-m-dranet.txt" --gpu b200 -o "$tmp/node.json"
+"$ccsim" sweep "$tmp/retry.json" -o "$tmp/retry.csv" --stats 2>"$tmp/stats"
+grep -q '^sweep: 1 points run (1 resumed)' "$tmp/stats" || bad "rerun sweep: $(head -1 "$tmp/stats")"
+err=$(python3 -c 'import csv, sys; print([r["error"] for r in csv.DictReader(open(sys.argv[1]))])' "$tmp/retry.csv")
+[ "$err" = "['', '']" ] || bad "the failed point was not run again after its file appeared: errors $err"
+
+# A measured row of time 0 (a log cut mid-print) is skipped, and the summary says so as such, not as a zero size.
+ln -sf "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
+"$tmp/all_reduce_perf" -b 1M -e 4M -g 8 | awk '$1 == "1048576" {$6 = "0.00"; $10 = "0.00"} {print}' >"$tmp/t0.txt"
+"$ccsim" compare --trace "$tmp/t0.txt" | tail -1 | grep -qF "(1 rows of size 0 or time 0 skipped)" ||
+  bad "compare on a row of time 0: $("$ccsim" compare --trace "$tmp/t0.txt" 2>&1 | tail -1)"
+
+# --plot into a folder that does not exist names the PNG asked for, not the scratch JSON written beside it.
+refused "$tmp/no/p.png: cannot open for writing" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --plot "$tmp/no/p.png"
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1

@@ -72,7 +72,8 @@ python3 -c '
 import json; p = json.load(open("plan.json")); p["grid"]["topo"] = ["dgx1"]; del p["points"]; json.dump(p, open("part.json", "w"))'
 "$ccsim" sweep part.json -o resumed.csv || fail "part exited $?"
 "$ccsim" sweep plan.json -o resumed.csv --stats 2>stats || fail "resume exited $?"
-grep -q '^sweep: 6 points run (3 resumed)' stats || fail "resume from the output file: $(head -1 stats)"
+# The part's 'bogus' point ended in an error: it runs again (its error may have been mended since), the other two resume.
+grep -q '^sweep: 7 points run (2 resumed)' stats || fail "resume from the output file: $(head -1 stats)"
 cmp -s resumed.csv j1.csv || fail "resumed table differs from a fresh one"
 # Resume from a journal: a whole entry is used as it is, a torn last line is ignored.
 echo '{"points": [{"topo": "dgx1", "bytes": "1M"}, {"topo": "dgx1", "bytes": "2M"}]}' >two.json
