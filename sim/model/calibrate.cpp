@@ -178,6 +178,7 @@ std::map<std::string, ProtocolUse> protocol_use(const std::vector<CalibInput>& i
     for (std::size_t i = 0; i < d.size(); ++i) {
       if (picked[i].proto != proto || std::abs(d[i]) <= 1e-6) continue;
       ++use.chosen;
+      use.shares.push_back(d[i]);
       if (d[i] >= kBottleneckSensitivity) ++use.bandwidth_bound;
     }
   }

@@ -33,6 +33,7 @@ inline constexpr int kProtocolRateRows = 3;
 struct ProtocolUse {
   int chosen = 0;          // rows the tuner ran the protocol on at the factor's place (their time moves with it)
   int bandwidth_bound = 0; // of those, rows whose time hangs on the factor by >= kBottleneckSensitivity
+  std::vector<double> shares; // each chosen row's d ln time / d ln(1 / factor): the share of it the bandwidth sets
   bool rate() const { return bandwidth_bound >= kProtocolRateRows; }
 };
 

@@ -174,7 +174,12 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   // speed at its place; the class-level construction takes only those.
   j["protocol_use"] = nlohmann::ordered_json::object();
   for (const auto& [key, u] : f.protocol_use)
+  {
     j["protocol_use"][key] = {{"chosen", u.chosen}, {"bandwidth_bound", u.bandwidth_bound}, {"rate", u.rate()}};
+    // Each row's share, so the class-level construction can measure another threshold without refitting.
+    auto& shares = j["protocol_use"][key]["shares"] = nlohmann::ordered_json::array();
+    for (const double s : u.shares) shares.push_back(std::round(s * 1000.0) / 1000.0);
+  }
   // Per protocol latency multiplier, the rows behind it: `latency` when enough of them ran the protocol with
   // its latency setting their time (kProtocolRateRows); the class-level construction takes only those.
   if (!f.latency_use.empty()) {

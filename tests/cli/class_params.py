@@ -122,6 +122,26 @@ old_fit = pfit(**{"net:LL128": 0.5})
 del old_fit["protocol_use"]
 check("no record, no vote", cp([old_fit], "old")["params"].get("protocol_efficiency", {}), {})
 
+# A fit that records each chosen row's share (calibrate's protocol_use "shares") is a rate by the share threshold
+# RATE_SHARE (--protocol-rate-share): LL rows of shares 0.16, 0.27, 0.44, 0.61 (an A100 sweep's four largest LL
+# rows) have one row >= 0.5 and three >= 0.2, so LL 0.56 votes at 0.2 and not at 0.5, whatever `rate` says.
+def sfit(v, shares):
+    j = pfit(LL=v)
+    j["protocol_use"]["LL"] = {"chosen": len(shares), "bandwidth_bound": 0, "rate": False, "shares": list(shares)}
+    return j
+
+
+mid_rows = sfit(0.56, (0.0, 0.02, 0.16, 0.27, 0.44, 0.61))
+if vt.RATE_SHARE != 0.5:
+    print(f"FAIL: the default share threshold is {vt.RATE_SHARE}, not calibrate's kBottleneckSensitivity 0.5"); fails += 1
+check("shares: one row >= 0.5, no rate", cp([mid_rows], "A100-like")["params"].get("protocol_efficiency", {}), {})
+vt.RATE_SHARE = 0.2
+low = cp([mid_rows], "A100-like")
+check("shares: three rows >= 0.2, a rate", low["params"].get("protocol_efficiency", {}), {"LL": 0.56})
+if low["protocol_use"].get("LL", {}).get("shares") != [0.0, 0.02, 0.16, 0.27, 0.44, 0.61]:
+    print(f"FAIL: the class's record keeps its fits' shares: {low['protocol_use']}"); fails += 1
+vt.RATE_SHARE = 0.5
+
 # A latency multiplier per protocol (calibrate --fit-latency; --protocol-latency) votes only where calibrate
 # identified it as a latency (protocol_latency_use: >= 3 latency-bound rows) and sits inside calibrate's bounds
 # [0.2, 20]. Classes LL 1.8 (12 rows, 6 latency-bound), 2.4 (10, 4), 1.2 (9, 3) and one of 1 latency-bound row

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -161,6 +162,14 @@ TEST_CASE("a fitted protocol factor is a rate only when its bandwidth sets the t
   CHECK(u.chosen == 6);
   CHECK(u.bandwidth_bound == 4);
   CHECK(u.rate());
+  // Each chosen row's share is recorded (the class-level construction can weigh another threshold): the six
+  // bytes' shares above, in size order.
+  const double by_hand[] = {0.22, 0.37, 0.54, 0.70, 0.82, 0.90};
+  REQUIRE(u.shares.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(u.shares[i] - by_hand[i]) < 0.03);
+  }
 
   auto cut = full;
   cut.rows.clear();
@@ -174,5 +183,11 @@ TEST_CASE("a fitted protocol factor is a rate only when its bandwidth sets the t
   CHECK_FALSE(uc.rate());
   // The file calibrate writes carries the record the class-level construction reads.
   const auto j = nlohmann::json::parse(model::params_file(fc, {}, {cut}, "nccl", {kTwoNodes}, "test"));
-  CHECK(j.at("protocol_use").at("net:LL128") == nlohmann::json{{"chosen", 2}, {"bandwidth_bound", 0}, {"rate", false}});
+  const auto& written = j.at("protocol_use").at("net:LL128");
+  CHECK(written.at("chosen") == 2);
+  CHECK(written.at("bandwidth_bound") == 0);
+  CHECK(written.at("rate") == false);
+  REQUIRE(written.at("shares").size() == 2);
+  CHECK(std::abs(written.at("shares")[0].get<double>() - 0.22) < 0.03);
+  CHECK(std::abs(written.at("shares")[1].get<double>() - 0.37) < 0.03);
 }
