@@ -47,7 +47,6 @@ struct Builder::View {
   Algo algo;
   Proto proto;
   double shm_share; // shm_ring_loop_share of the op and ranks the view was made for
-  double net_share; // ring_net_hop_share of the op and ranks the view was made for
   topology::Topology topo;
   topology::Router* router; // the Builder's drawn_router()
 };
@@ -126,14 +125,9 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 // the extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
 Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
   const double shm_share = shm_ring_loop_share(cfg.op, algo, metrics::ranks_of(cfg));
-  const Graph& g = graph(cfg);
-  // The lockstep ring waits on every step; a multi-node ring exposes only a share of each network hop (the data
-  // chain's or the credit loop's, tuning.hpp ring_net_hop_share). Simple's AR/AG/RS step is CHUNKSTEPS = 4 of
-  // NCCL's 8 slots (reference §3.6), LL's and LL128's one.
-  const bool chunked = proto == Proto::Simple && (cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter);
-  const double net_share = algo == Algo::Ring ? ring_net_hop_share(cfg.op, metrics::ranks_of(cfg), g.nodes, chunked ? 4 : 1) : 1.0;
   for (auto& v : views_)
-    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->net_share == net_share) return *v;
+    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share) return *v;
+  const Graph& g = graph(cfg);
   // Each relative to its graph's raw figure: the 2-node tree's doubled bwIntra (Graph::tree_bw) is the
   // inter-node hop used both ways, which the replay moves itself, not a faster link.
   double simple = 0, mine = 0;
@@ -152,7 +146,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
     if (algbw > 0) f = algbw / g.nvls.switch_GBps;
   }
-  auto v = std::make_unique<View>(View{algo, proto, shm_share, net_share, topo_, nullptr});
+  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
   // NCCL's hwLat has Ring and Tree rows only; NVLS and CollNet charge no per-hop part.
   const bool per_hop = algo == Algo::Ring || algo == Algo::Tree;
@@ -176,7 +170,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
     const double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));
-    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) * lat * net_share / 2.0) : 0;
+    l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) * lat / 2.0) : 0;
   }
   if (is_collnet(algo)) cap_sharp_ports(v->topo, collnet_);
   // Routes follow the machine as drawn, not the view's scaled figures: NCCL picks a pair's path from the

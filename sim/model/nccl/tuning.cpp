@@ -110,16 +110,6 @@ double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int r
   return g.arch >= Arch::Ampere ? tab.plateau_ampere_plus : tab.plateau_pre_ampere;
 }
 
-double ring_net_hop_share(Op op, int ranks, int nodes, int slots_per_step) {
-  constexpr int kNcclSteps = 8; // NCCL_STEPS, src/include/device.h
-  if (nodes <= 1 || ranks < 2 || (op != Op::AllReduce && op != Op::AllGather && op != Op::ReduceScatter)) return 1.0;
-  const int steps = ring_steps(op, ranks);
-  const int window = std::max(1, kNcclSteps / std::max(1, slots_per_step));
-  const double chain = static_cast<double>(nodes) / ranks;
-  const double credits = (2.0 * ((steps - 1) / window) + 1.0) / steps;
-  return std::min(1.0, std::max(chain, credits));
-}
-
 double nvls_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) { return nvls_bus(tab, g, op, p, true); }
 
 // On one NVLink domain NCCL's bwInter is no link: search.cc pass 2 raises it from bwIntra towards 2x bwIntra

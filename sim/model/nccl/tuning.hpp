@@ -70,12 +70,5 @@ double network_hops(schedule::Op op, Algo algo, int nodes);
 // Multi-node ring allreduce with Simple: latency x1.9 (pre-Ampere) or x1.4 once nBytes/(nChannels*nRanks)
 // reaches 64 B (NCCL's "plateau" correction); 1 otherwise.
 double ring_plateau(const Tables& tab, const Graph& g, schedule::Op op, Proto proto, int ranks, Bytes nbytes);
-// The share of a network hop's latency one step of a multi-node ring (allreduce, allgather, reducescatter) exposes,
-// the rest hidden behind the steps NCCL keeps in flight (models/README.md "The network hop on every lockstep
-// step"): the larger of the data chain's (the last chunk's steps cross the network nodes / ranks of the time) and
-// the credit loop's (a connection has NCCL_STEPS = 8 slots, `slots_per_step` per ring step; over the network a
-// slot comes back only after its data arrived and the receiver's clear-to-send crossed back, net_ib p2p.cc:
-// 2 hops per window of steps, one more for the first). At most 1 (every step waits a hop); 1 for other ops.
-double ring_net_hop_share(schedule::Op op, int ranks, int nodes, int slots_per_step);
 
 } // namespace ccsim::model::nccl
