@@ -92,7 +92,7 @@ def best(xs):
 l, c = best(lc), best(cc)
 diff = f"{(int(ct) - int(lt)) / 100:g}" if ct and lt else "-"
 ratio = (lambda r: f"{r:.1f}x" if r < 10 else f"{r:.0f}x")(l / max(c, 1e-4)) if l is not None and c is not None else "-"
-fmt = lambda v, xs: f"{v:.3f}" if v is not None else xs
+fmt = lambda v, xs: f"{v:.4f}" if v is not None else xs
 print(f"| {name} | {p} | {ct or '-'} | {lt or 'failed'} | {diff} | {k} | {fmt(l, lc)} | {fmt(c, cc)} | {ratio} | {lr} | {cr} |")
 EOF
 }
