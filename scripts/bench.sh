@@ -421,7 +421,7 @@ say ""
 if [ $LOGGOPSIM_ROWS = 1 ]; then
   lgs_opts=(--timeout "$TIMEOUT" --out "$OUT")
   [ $BIG = 1 ] && lgs_opts+=(--big)
-  scripts/bench_loggopsim.sh "${lgs_opts[@]}"
+  CCSIM=$CCSIM scripts/bench_loggopsim.sh "${lgs_opts[@]}"
 fi
 say ""
 "$ROOT/scripts/bench_sweep.sh" "$OUT/sweep" | tee -a "$RESULTS"

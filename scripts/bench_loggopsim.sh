@@ -7,6 +7,7 @@
 # schedules are kept in DIR/loggopsim/ and reused.
 #
 #   scripts/bench_loggopsim.sh [--big] [--pairs N] [--timeout S] [--out DIR]
+#   env CCSIM: the ccsim binary to measure (default build/ccsim).
 #   env LOGGOPSIM: a LogGOPSim checkout built by shared/peers/loggopsim/build.sh (bld/ and bld-stable/);
 #       default build/peers/loggopsim. If it holds src/ but no build, build.sh (found beside this project in
 #       ../shared/peers/loggopsim or ../../shared/peers/loggopsim) builds it. Absent: the section says skipped.
@@ -21,14 +22,14 @@ while [ $# -gt 0 ]; do
     --pairs) PAIRS=$2; shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench_loggopsim: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-CCSIM=$ROOT/build/ccsim
+CCSIM=${CCSIM:-$ROOT/build/ccsim} # bench.sh passes its CCSIM
 LGS=${LOGGOPSIM:-$ROOT/build/peers/loggopsim}
 say() { echo "$*" | tee -a "$OUT/results.md"; }
 
@@ -91,7 +92,7 @@ def best(xs):
 l, c = best(lc), best(cc)
 diff = f"{(int(ct) - int(lt)) / 100:g}" if ct and lt else "-"
 ratio = (lambda r: f"{r:.1f}x" if r < 10 else f"{r:.0f}x")(l / max(c, 1e-4)) if l is not None and c is not None else "-"
-fmt = lambda v, xs: f"{v:.3f}" if v is not None else xs
+fmt = lambda v, xs: f"{v:.4f}" if v is not None else xs
 print(f"| {name} | {p} | {ct or '-'} | {lt or 'failed'} | {diff} | {k} | {fmt(l, lc)} | {fmt(c, cc)} | {ratio} | {lr} | {cr} |")
 EOF
 }
