@@ -137,7 +137,7 @@ TEST_CASE("the 2017 tables printed ms: with their 'bytes N' header and without i
   CHECK(has_note(r, "times read as ms"));
 }
 
-TEST_CASE("-T: rows before 'Test timeout' stand; -k 1 copybw and alltoallv_perf are refused in one line") {
+TEST_CASE("-T: rows before 'Test timeout' stand, and -k 1 copybw and alltoallv_perf are refused in one line") {
   const auto t = trace::load_trace(option_file("nv-T5-timeout-allreduce.txt"));
   CHECK(t.rows.size() == 5);
   CHECK(has_note(t, "the run stopped at line"));
