@@ -1,6 +1,7 @@
 // ccsim compare: predicted time/algbw/busbw beside every row of a measured nccl-tests trace, signed
 // busbw error per row and the median |error| for sizes >= 1 MiB and over all sizes; --plot draws
 // busbw vs size through scripts/plot_compare.py (Debian's python3-matplotlib) fed by the JSON.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -82,7 +83,9 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.op_from = tr.trace.op_from;
   m.ranks = tr.trace.ranks;
   m.ranks_from = tr.trace.ranks_from;
-  m.in_place = o.tr.in_place;
+  // The half compare read: --in-place's when the table has it, else the one it has (rccl-tests -O 0: in-place alone).
+  const auto has = [&](auto half) { return std::any_of(tr.trace.rows.begin(), tr.trace.rows.end(), [&](const auto& r) { return (r.*half).has_value(); }); };
+  m.in_place = o.tr.in_place ? has(&trace::MeasuredRow::in_place) : !has(&trace::MeasuredRow::out_of_place);
   m.old_busbw_convention = tr.trace.old_busbw_convention;
   m.notes = tr.trace.notes;
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());

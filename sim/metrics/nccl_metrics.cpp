@@ -23,6 +23,11 @@ std::optional<DataType> datatype_from(std::string_view s) {
   if (s == "float32") s = "float";
   if (s == "float16" || s == "fp16") s = "half";
   if (s == "bf16") s = "bfloat16";
+  // nccl-tests' fp8 names (f8e4m3, f8e5m2), rccl-tests' (fp8_e4m3, fp8_e5m2) and NCCL 1 builds' char / int
+  // (test_typenames in each src/common.cu): the same element sizes.
+  if (s == "f8e4m3" || s == "f8e5m2" || s == "fp8_e4m3" || s == "fp8_e5m2") s = "fp8";
+  if (s == "char") s = "int8";
+  if (s == "int") s = "int32";
   if (s == "float64") s = "double";
   for (const auto& t : kTypes)
     if (t.name == s) return t;

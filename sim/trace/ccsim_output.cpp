@@ -1,4 +1,5 @@
 #include "sim/trace/ccsim_output.hpp"
+#include "sim/trace/nccl_tests_json.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -185,7 +186,11 @@ Trace load_any_trace(const std::string& path, const Hints& hints) {
     if (runs->size() > 1) fail("{}: holds {} runs (collectives or -N cycles): compare reads one at a time with --run N", path, runs->size());
     return std::move(runs->front());
   }
-  return parse_trace(text, path, hints);
+  const auto table = nccl_tests_json_as_table(text, path); // nccl-tests -J: read as its table
+  auto t = parse_trace(table ? *table : text, path, hints);
+  if (t.sweeps > 1)
+    fail("{}: its table holds {} size sweeps (nccl-tests -d all, -o all, -r -1 or -N); pick one with --run N", path, t.sweeps);
+  return t;
 }
 
 } // namespace ccsim::trace

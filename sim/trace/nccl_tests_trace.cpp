@@ -110,7 +110,20 @@ bool shell_prompt(const std::string& word) {
 
 struct Columns {
   std::vector<std::string> names; // header tokens, e.g. size count type redop root time algbw busbw #wrong ...
+  bool only_in_place = false;     // one half, and the banner above names it in-place (rccl-tests -O 0)
+  double time_scale = 1;          // to us: 1000 for the 2017 table, which printed ms
 };
+
+// Words a row has for a header: a timestamp (nccl-tests -S 1, "%Y-%m-%d %H:%M:%S") is two.
+std::size_t row_words(const Columns& c) {
+  return c.names.size() + static_cast<std::size_t>(std::count(c.names.begin(), c.names.end(), "timestamp"));
+}
+
+// A column header line: "size count type ..." (2019 on) or the 2017 one, "bytes N type op|root ...".
+bool is_column_header(const std::vector<std::string>& tk) {
+  return (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) ||
+         (tk[0] == "bytes" && tk.size() > 1 && tk[1] == "N");
+}
 
 std::uint64_t to_u64(const std::string& t, const std::string& what, const std::string& where) {
   if (!is_uint(t)) fail("{}: {} '{}' is not a whole number", where, what, t);
@@ -133,7 +146,7 @@ double to_double(const std::string& t, const std::string& what, const std::strin
 MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& cols, const std::string& where,
                             bool* short_row = nullptr) {
   const auto redop = std::find(cols.names.begin(), cols.names.end(), "redop");
-  if (short_row && redop != cols.names.end() && tk.size() + 1 == cols.names.size()) {
+  if (short_row && redop != cols.names.end() && tk.size() + 1 == row_words(cols)) {
     Columns fewer = cols;
     fewer.names.erase(fewer.names.begin() + (redop - cols.names.begin()));
     try {
@@ -143,19 +156,20 @@ MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& c
     } catch (const Error&) { // not hypercube's shape either: the column count is the error
     }
   }
-  if (tk.size() != cols.names.size())
-    fail("{}: row has {} columns but the header names {}", where, tk.size(), cols.names.size());
+  if (tk.size() != row_words(cols))
+    fail("{}: row has {} columns but the header names {}", where, tk.size(), row_words(cols));
   MeasuredRow r;
   int half = -1;
   Half cur;
   auto flush = [&] {
-    if (half == 0) r.out_of_place = cur;
+    if (half == 0) (cols.only_in_place ? r.in_place : r.out_of_place) = cur;
     if (half == 1) r.in_place = cur;
     cur = Half{};
   };
-  for (std::size_t i = 0; i < tk.size(); ++i) {
-    const auto& n = cols.names[i];
-    if (n == "size") r.size = to_u64(tk[i], "size", where);
+  for (std::size_t c = 0, i = 0; c < cols.names.size(); ++c, ++i) {
+    const auto& n = cols.names[c];
+    if (n == "timestamp") ++i; // date and time: two words, nothing to read
+    else if (n == "size") r.size = to_u64(tk[i], "size", where);
     else if (n == "count") r.count = to_u64(tk[i], "count", where);
     else if (n == "type") r.type = tk[i];
     else if (n == "redop") r.redop = tk[i];
@@ -164,7 +178,7 @@ MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& c
       flush();
       ++half;
       if (half > 1) fail("{}: more than two time columns in the header", where);
-      cur.time_us = to_double(tk[i], "time", where);
+      cur.time_us = to_double(tk[i], "time", where) * cols.time_scale;
     } else if (n == "algbw") cur.algbw = to_double(tk[i], "algbw", where);
     else if (n == "busbw") cur.busbw = to_double(tk[i], "busbw", where);
     else if (n == "#wrong" || n == "error" || n == "wrong") cur.wrong = tk[i];
@@ -213,19 +227,45 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
   bool table_done = false; // nccl-tests' closing lines seen: free text after them is not a broken row
   std::optional<std::string> failure; // nccl-tests' "Test NCCL failure" report, where the run died
+  std::string half_banner; // the line above the column names: "out-of-place   in-place", or "in-place" alone
+  bool cputime = false;     // nccl-tests -C 1 names its time columns "cputime"
   auto read_columns = [&](const std::vector<std::string>& tk, const std::string& where) {
     Columns c;
     c.names = tk;
-    for (const auto& n : c.names)
+    const bool v2017 = tk[0] == "bytes"; // nccl-tests 1.x (2017-2019): bytes N type op|root, time in ms (b188a15)
+    for (auto& n : c.names) {
+      if (v2017 && n == "bytes") n = "size";
+      else if (v2017 && n == "N") n = "count";
+      else if (v2017 && n == "op") n = "redop";
+      else if (v2017 && n == "res") n = "#wrong";
+      else if (n == "cputime") n = "time", cputime = true;
+      if (n == "copybw") // nccl-tests 2.13.10-2.17 -k 1 (side_work, 7bd5758; removed in d39f59d)
+        fail("{}: column 'copybw' (nccl-tests -k 1): copy work ran beside the collective, so its time is not the "
+             "collective's alone; compare a run without -k",
+             where);
+      // i_min i_max i_p99 i_cv%: -I 1's per-iteration statistics of each half (the time column stays the mean);
+      // timestamp: -S 1's "%Y-%m-%d %H:%M:%S" at the end of the row (src/util.cu writeResultHeader).
       if (n != "size" && n != "count" && n != "type" && n != "redop" && n != "root" && n != "time" && n != "algbw" &&
-          n != "busbw" && n != "#wrong" && n != "error" && n != "wrong")
+          n != "busbw" && n != "#wrong" && n != "error" && n != "wrong" && n != "timestamp" && n != "i_min" && n != "i_max" &&
+          n != "i_p99" && n != "i_cv%")
         fail("{}: unknown column '{}' in the table header", where, n);
-    if (std::count(c.names.begin(), c.names.end(), "time") == 0) fail("{}: table header has no time column", where);
+    }
+    const auto times = std::count(c.names.begin(), c.names.end(), "time");
+    if (times == 0) fail("{}: table header has no time column", where);
+    // rccl-tests -O 0 prints the in-place half alone under an "in-place" banner.
+    c.only_in_place = times == 1 && half_banner.find("in-place") != std::string::npos &&
+                      half_banner.find("out-of-place") == std::string::npos;
+    if (v2017) {
+      c.time_scale = 1000;
+      t.notes.push_back("the 2017 table (bytes N type ...) prints times in ms: read as us x 1000");
+    }
     cols = c;
     t.has_redop_column = std::find(tk.begin(), tk.end(), "redop") != tk.end();
     t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
   };
   std::optional<std::string> first_short_row; // the error, unless the test turns out to be hypercube_perf
+  int sweep = 0;              // size sweeps seen in the table, less one
+  Bytes sweep_first_size = 0; // the first size of the current sweep
   std::istringstream in{std::string(text)};
   std::string raw;
   int lineno = 0;
@@ -264,6 +304,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       all_header += body + "\n";
       const auto tk = tokens(body);
       if (tk.empty()) continue;
+      if (!cols && !is_column_header(tk)) half_banner = body;
       if (starts_with(body, "hardware:") && t.hardware.empty()) t.hardware = trim(body.substr(9));
       else if (starts_with(body, "Collective test starting:") && banner_line.empty()) banner_line = body;
       else if (starts_with(body, "op:") && op_line.empty()) op_line = body;
@@ -284,7 +325,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
         const int rank = checked_int(tk[1], "rank", where);
         if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
         device_ranks = std::max(device_ranks, rank + 1);
-      } else if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) {
+      } else if (is_column_header(tk)) {
         read_columns(tk, where);
       } else if (table_started && is_closing_line(body)) {
         table_done = true;
@@ -306,7 +347,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       continue;
     }
     const auto tk = tokens(line);
-    if (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end() && !table_started) { // a paste that lost its '#'s
+    if (is_column_header(tk) && !table_started) { // a paste that lost its '#'s
       read_columns(tk, where);
       continue;
     }
@@ -324,6 +365,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       if (table_started && !table_done && !shell_prompt(tk.front()))
         fail("{}: expected a table row (size count type ...), got '{}'", where, line.substr(0, 40));
       if (prompt_line.empty() && find_perf_word(line)) prompt_line = line;
+      if (!cols) half_banner = line;
       continue;
     }
     table_started = true;
@@ -341,10 +383,48 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     if (!r.out_of_place && !r.in_place) fail("{}: row has no time column", where);
     r.line = lineno;
-    if (!t.rows.empty() && r.size < t.rows.back().size)
-      fail("{}: size {} is smaller than the row above ({}); sizes must not decrease", where, r.size, t.rows.back().size);
+    if (!t.rows.empty()) {
+      // One table may hold several size sweeps: nccl-tests -d all / -o all / -r -1 loop TimeTest over types,
+      // reductions or roots (*RunTest), and -N (rccl-tests -s) prints the sweep again from minBytes.
+      const auto& above = t.rows.back();
+      const bool other_kind = r.type != above.type || r.redop != above.redop || r.root != above.root;
+      const bool again = r.size < above.size && r.size == sweep_first_size;
+      if (other_kind || again) ++sweep, sweep_first_size = r.size;
+      else if (r.size < above.size)
+        fail("{}: size {} is smaller than the row above ({}); sizes must not decrease", where, r.size, above.size);
+    } else {
+      sweep_first_size = r.size;
+    }
+    r.sweep = sweep;
     t.rows.push_back(std::move(r));
   }
+
+  t.sweeps = sweep + 1;
+  if (cputime) {
+    // -C 1 prints the CPU time per call, read before the collectives complete (common.cu BenchTime): with
+    // blocking collectives (-z, each call waited for) that is their duration, without it the launch time.
+    if (all_header.find("Blocking Enabled") == std::string::npos)
+      fail("{}: the time columns are 'cputime' (nccl-tests -C 1 without -z): the CPU time to launch a collective, not "
+           "its duration; compare a run without -C 1",
+           origin);
+    t.notes.push_back("time columns are 'cputime' (-C 1) of blocking collectives (-z): read as their duration");
+  }
+  if (counts::times_in_ms(t.rows)) { // a 2017 table (ms) pasted without its header: time x algbw says so
+    for (auto& r : t.rows)
+      for (auto* h : {&r.out_of_place, &r.in_place})
+        if (*h) (*h)->time_us *= 1000;
+    t.notes.push_back("times read as ms (size = algbw x time x 1e6 on every row where algbw >= 1 GB/s: nccl-tests' 2017 "
+                      "tables printed ms)");
+  }
+
+  // alltoallv_perf (nccl-tests 2.19, c466505) sends each peer a different amount (distance-weighted, or a matrix
+  // file) and prints algbw from the busiest rank's bytes: no collective ccsim models, and not alltoall's numbers.
+  if (!(hints.force && hints.op))
+    for (const auto* s : {&banner_line, &op_line, &command_line, &prompt_line, &all_header})
+      if (const auto at = s->find("alltoallv_perf"); at != std::string::npos && (at == 0 || !word_char((*s)[at - 1])))
+        fail("{}: alltoallv_perf (per-peer sizes differ, NCCL_TESTS_ALLTOALLV_*): ccsim models no alltoallv, and its rows are "
+             "not alltoall's",
+             origin);
 
   // The collective.
   if (hints.force && hints.op) t.op = hints.op, t.op_from = "--op";

@@ -32,6 +32,7 @@ struct MeasuredRow {
   std::string type, redop;
   std::optional<int> root;
   std::optional<Half> out_of_place, in_place;
+  int sweep = 0; // which size sweep of the table (nccl-tests -d all, -o all, -r -1, -N print several)
 };
 
 // One directed hop of an NCCL ring/channel as logged ("Ring 00 : 3[3] -> 2[2] via P2P/IPC").
@@ -54,6 +55,7 @@ struct Trace {
   bool has_redop_column = false;
   bool old_busbw_convention = false;    // algbw printed as size*(n-1)/n/time (2019 AG/RS builds)
   std::vector<MeasuredRow> rows;
+  int sweeps = 1; // size sweeps in the table (rows' `sweep` 0 .. sweeps-1); load_trace_runs makes each a run
   std::vector<RingHop> ring_hops;       // NCCL INFO Ring/Channel lines
   std::map<std::string, std::string> header_values; // "nThread" -> "1", "nGpus" -> "8", "minBytes" -> ...
   std::vector<std::string> notes;       // what the reader decided about the file (rows left out, facts read)

@@ -35,7 +35,8 @@ bool is_closing_line(std::string_view body) {
 }
 
 bool is_test_failure(std::string_view line) {
-  for (std::string_view w : {"Test NCCL failure", "Test CUDA failure", "Test HIP failure", "Test failure "})
+  // "Test timeout (5s)": -T's limit hit (common.cu testStreamSynchronize), printed on the row being written.
+  for (std::string_view w : {"Test NCCL failure", "Test CUDA failure", "Test HIP failure", "Test failure ", "Test timeout ("})
     if (line.find(w) != std::string_view::npos) return true;
   return false;
 }

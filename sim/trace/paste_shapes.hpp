@@ -18,7 +18,8 @@ bool is_elision(std::string_view line);
 bool is_closing_line(std::string_view body);
 
 // nccl-tests' error report when a run dies ("host: Test NCCL failure common.cu:392 'unhandled cuda error'",
-// " .. host pid 5068: Test failure common.cu:590", "Test CUDA failure", rccl-tests' "Test HIP failure").
+// " .. host pid 5068: Test failure common.cu:590", "Test CUDA failure", rccl-tests' "Test HIP failure",
+// -T's "host: Test timeout (5s) common.cu:523").
 bool is_test_failure(std::string_view line);
 
 // OpenMPI's aggregated help notices, which mpirun prints wherever the output stream is when they fall due, rows

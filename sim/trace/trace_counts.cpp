@@ -11,12 +11,16 @@
 
 namespace ccsim::trace::counts {
 
-// Bytes of one element of an nccl-tests type name; 0 when unknown.
+// Bytes of one element of an nccl-tests / rccl-tests type name; 0 when unknown. The names each release prints
+// (test_typenames in src/common.cu): nccl-tests "int8 .. double", "bfloat16", fp8 "f8e4m3" / "f8e5m2" (2025,
+// e479a8e), NCCL 1's "char" / "int"; rccl-tests "bf16" (2019-2023, 1cda2f5) and fp8 "fp8_e4m3" / "fp8_e5m2".
 Bytes elt_bytes(const std::string& type) {
-  if (type == "float" || type == "int32" || type == "uint32") return 4;
-  if (type == "half" || type == "bfloat16") return 2;
+  if (type == "float" || type == "int32" || type == "uint32" || type == "int") return 4;
+  if (type == "half" || type == "bfloat16" || type == "bf16") return 2;
   if (type == "double" || type == "int64" || type == "uint64") return 8;
-  if (type == "int8" || type == "uint8" || type == "fp8" || type == "char") return 1;
+  if (type == "int8" || type == "uint8" || type == "char" || type == "fp8" || type == "f8e4m3" || type == "f8e5m2" ||
+      type == "fp8_e4m3" || type == "fp8_e5m2")
+    return 1;
   return 0;
 }
 
@@ -69,6 +73,19 @@ int ranks_from_busbw(const Trace& t, int hint) {
   // No count agrees with every row (a noisy or hand-edited one): the nearest to the sharpest row's n.
   if (best == 0 && std::lround(n) >= 2 && std::abs(n - static_cast<double>(std::lround(n))) <= rounding) best = std::lround(n);
   return static_cast<int>(best);
+}
+
+bool times_in_ms(const std::vector<MeasuredRow>& rows) {
+  int ms = 0, us = 0;
+  for (const auto& r : rows)
+    for (const auto& h : {r.out_of_place, r.in_place}) {
+      if (!h || h->time_us <= 0 || h->algbw < 1.0 || r.size == 0) continue;
+      // The two readings differ 1000-fold: a factor of 2 either way is far outside any print's rounding.
+      const double per_us = h->algbw * h->time_us * 1e3 / static_cast<double>(r.size);
+      if (per_us > 0.5 && per_us < 2) ++us;
+      else if (per_us > 0.5e-3 && per_us < 2e-3) ++ms;
+    }
+  return ms > 0 && us == 0;
 }
 
 // size = algbw x time (GB/s x us = 1e3 B) within the printed precision, for every half the row has.

@@ -14,6 +14,10 @@ Bytes elt_bytes(const std::string& type);
 // allows it; 0 when it names no whole count.
 int ranks_from_busbw(const Trace& t, int hint);
 
+// True when the rows' times are ms, not us: on every half with algbw >= 1 GB/s, size / (algbw x time) is
+// near 1e6 B (GB/s x ms) and never near 1e3 B (GB/s x us). nccl-tests printed ms until 2019 (cbe7f65).
+bool times_in_ms(const std::vector<MeasuredRow>& rows);
+
 // size = algbw x time within the printed precision, for every half the row has (and at least one).
 bool size_confirmed_by_row(const MeasuredRow& r);
 

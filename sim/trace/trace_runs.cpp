@@ -11,6 +11,7 @@
 #include "sim/trace/busbw_summary.hpp"
 #include "sim/trace/ccsim_output.hpp"
 #include "sim/trace/line_text.hpp"
+#include "sim/trace/nccl_tests_json.hpp"
 #include "sim/trace/rccl_tests_report.hpp"
 
 namespace ccsim::trace {
@@ -102,13 +103,32 @@ std::vector<std::string> split_runs(std::string_view text) {
   return runs;
 }
 
+std::vector<Trace> split_sweeps(Trace t) {
+  if (t.sweeps <= 1) return {std::move(t)};
+  std::vector<Trace> out;
+  for (int k = 0; k < t.sweeps; ++k) {
+    Trace one = t;
+    one.rows.clear();
+    for (const auto& r : t.rows)
+      if (r.sweep == k) one.rows.push_back(r);
+    if (one.rows.empty()) continue; // every row of it left out (a count that contradicts its size)
+    one.sweeps = 1;
+    const auto& r = one.rows.front();
+    one.notes.push_back(fmt::format("size sweep {} of {} in one table (type {}, redop {}, root {}; nccl-tests -d all, -o all, "
+                                    "-r -1 or -N, rccl-tests -s print one after another): read as a run of its own",
+                                    k + 1, t.sweeps, r.type, r.redop.empty() ? "-" : r.redop, r.root ? std::to_string(*r.root) : "-"));
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, int only) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;
   ss << f.rdbuf();
-  const std::string text = ss.str();
+  std::string text = ss.str();
   auto pick = [&](std::vector<Trace> runs) {
     if (only > static_cast<int>(runs.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, runs.size());
     if (only > 0) runs = {std::move(runs[static_cast<std::size_t>(only - 1)])};
@@ -120,13 +140,29 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
     if (auto runs = parse_rccl_tests_report(text, path, hints)) return pick(std::move(*runs));
   if (text.find('\0') == std::string::npos)
     if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
+  if (text.find('\0') == std::string::npos)
+    if (auto table = nccl_tests_json_as_table(text, path)) text = std::move(*table); // nccl-tests -J: read as its table
   const auto parts = split_runs(text);
-  if (only > static_cast<int>(parts.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, parts.size());
-  if (only > 0) // the chosen run alone: the hints are for it, and another run's problem is not its
-    return {parse_trace(parts[static_cast<std::size_t>(only - 1)], parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, only, parts.size()), hints)};
+  auto origin = [&](std::size_t i) { return parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()); };
+  // A table of several size sweeps (split_sweeps) counts one run per sweep.
   std::vector<Trace> out;
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    out.push_back(parse_trace(parts[i], parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()), hints));
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (only > 0 && static_cast<int>(out.size()) >= only) break;
+    if (only > 0) { // the chosen run alone: the hints are for it, and another run's problem is not its
+      try {
+        for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) out.push_back(std::move(s));
+      } catch (const Error&) {
+        if (static_cast<int>(out.size()) + 1 == only) throw;
+        out.emplace_back(); // a run that is not the chosen one: counted, not read
+      }
+    } else {
+      for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) out.push_back(std::move(s));
+    }
+  }
+  if (only > static_cast<int>(out.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, out.size());
+  if (only > 0) return {std::move(out[static_cast<std::size_t>(only - 1)])};
+  if (out.size() > parts.size()) // sweeps made runs: number them as compare shows them
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].origin = fmt::format("{} (run {} of {})", path, i + 1, out.size());
   return out;
 }
 

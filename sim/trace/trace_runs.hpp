@@ -15,6 +15,10 @@ namespace ccsim::trace {
 // holds a single run.
 std::vector<std::string> split_runs(std::string_view text);
 
+// The size sweeps of one table (Trace::sweeps; nccl-tests -d all / -o all / -r -1 / -N) as traces of their own,
+// each with the table's header facts and a note saying which sweep it is; `t` itself when it has one.
+std::vector<Trace> split_sweeps(Trace t);
+
 // Every run of the file at `path` (nccl-tests output or a ccsim output), in file order; with `only` > 0
 // (1-based) the run of that number alone (one that is not there is an error).
 std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints = {}, int only = 0);
