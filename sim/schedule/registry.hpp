@@ -38,6 +38,12 @@ struct AlgorithmInfo {
   bool pipelined = false;
 };
 
+// AlgorithmInfo::make for a schedule class constructed from the CollArgs alone.
+template <typename ScheduleClass>
+std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory_of() {
+  return [](const CollArgs& a) { return std::make_unique<ScheduleClass>(a); };
+}
+
 // Whether `engine` (run with the default fifo model) and `formula` stand as `fit` promises.
 bool fit_holds(FormulaFit fit, Time engine, Time formula);
 

@@ -60,5 +60,7 @@ inline void recv_reduce(std::vector<Action>& out, int peer, Block b) {
 inline void copy(std::vector<Action>& out, std::uint64_t dst, std::uint64_t src, std::uint64_t len) {
   out.push_back({Action::Kind::Copy, 0, dst, len, src});
 }
+// a mod p in [0, p) for any a, negative too: the rank, grid coordinate or block index i -/+ d around a ring of p.
+inline int wrap_mod(long a, int p) { return static_cast<int>(((a % p) + p) % p); }
 
 } // namespace ccsim::schedule

@@ -267,24 +267,19 @@ class BinomialScatter final : public TreeBase {
   }
 };
 
-template <typename T>
-std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
-  return [](const CollArgs& a) { return std::make_unique<T>(a); };
-}
-
 } // namespace
 
 void add_binomial_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"binomial", Op::Broadcast, "binomial tree, ceil(lg p) rounds of the whole vector",
-                 factory<BinomialBroadcast>(), false});
+                 factory_of<BinomialBroadcast>(), false});
   out.push_back({"binomial", Op::Reduce, "binomial tree, ceil(lg p) rounds of the whole vector, reducing on the way up",
-                 factory<BinomialReduce>(), false});
+                 factory_of<BinomialReduce>(), false});
   out.push_back({"binomial", Op::Gather, "MPICH's binomial tree, ceil(lg p) rounds of growing block ranges (mirror of scatter)",
-                 factory<BinomialGather>(), false});
+                 factory_of<BinomialGather>(), false});
   out.push_back({"binomial", Op::Scatter, "binomial tree, ceil(lg p) rounds of shrinking block ranges",
-                 factory<BinomialScatter>(), false});
+                 factory_of<BinomialScatter>(), false});
   out.push_back({"reduce_bcast", Op::AllReduce, "binomial reduce to rank 0, then binomial broadcast from it",
-                 factory<ReduceBcast>(), false});
+                 factory_of<ReduceBcast>(), false});
 }
 
 } // namespace ccsim::schedule

@@ -13,8 +13,6 @@
 namespace ccsim::schedule {
 namespace {
 
-int mod(long a, int p) { return static_cast<int>(((a % p) + p) % p); }
-
 class BruckAllGather final : public Schedule {
  public:
   explicit BruckAllGather(const CollArgs& a) : Schedule(a), rounds_(ceil_lg(a.ranks)) {}
@@ -28,11 +26,11 @@ class BruckAllGather final : public Schedule {
       const int d = 1 << s, cnt = std::min(d, p - d);
       if (s == 0) { // the own block goes out straight from its place and into scratch position 0
         copy(out, pc(), blk(r), c());
-        send(out, mod(r - d, p), {blk(r), c()});
+        send(out, wrap_mod(r - d, p), {blk(r), c()});
       } else {
-        send(out, mod(r - d, p), {pc(), cnt * c()});
+        send(out, wrap_mod(r - d, p), {pc(), cnt * c()});
       }
-      recv(out, mod(r + d, p), {pc() + d * c(), cnt * c()});
+      recv(out, wrap_mod(r + d, p), {pc() + d * c(), cnt * c()});
       return true;
     }
     // Scratch position j holds rank r + j's block: two contiguous pieces back to their places.
@@ -71,20 +69,20 @@ class BruckAllToAll final : public Schedule {
     if (s % 2 == 1) {
       const int k = s / 2, d = 1 << k;
       const std::uint64_t len = static_cast<std::uint64_t>(moved(k)) * c();
-      send(out, mod(r + d, p), {sbuf(), len});
-      recv(out, mod(r - d, p), {rbuf(), len});
+      send(out, wrap_mod(r + d, p), {sbuf(), len});
+      recv(out, wrap_mod(r - d, p), {rbuf(), len});
       return true;
     }
     const int done = s / 2 - 1; // round whose packed blocks sit in rbuf, or -1 before any
     // Where position j's current value lives at the start of this step.
     auto src = [&](int j) -> std::uint64_t {
-      if (done < 0) return blk(mod(r + j, p)); // still in the input, rotated
+      if (done < 0) return blk(wrap_mod(r + j, p)); // still in the input, rotated
       if (j & (1 << done)) return rbuf() + static_cast<std::uint64_t>(rank_in(done, j)) * c();
       return scratch(j);
     };
     for (int j = 0; j < p; ++j) {
       if (s / 2 == rounds_) { // last: position j came from rank r - j
-        copy(out, pc() + blk(mod(r - j, p)), src(j), c());
+        copy(out, pc() + blk(wrap_mod(r - j, p)), src(j), c());
         continue;
       }
       if (done < 0 || (j & (1 << done))) copy(out, scratch(j), src(j), c()); // rotate / unpack
@@ -110,18 +108,13 @@ class BruckAllToAll final : public Schedule {
   int most_ = 0;
 };
 
-template <typename T>
-std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
-  return [](const CollArgs& a) { return std::make_unique<T>(a); };
-}
-
 } // namespace
 
 void add_bruck_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"bruck", Op::AllGather, "ceil(lg p) rounds, rank i sends all it has to i - 2^k (any p)",
-                 factory<BruckAllGather>(), false});
+                 factory_of<BruckAllGather>(), false});
   out.push_back({"bruck", Op::AllToAll, "ceil(lg p) rounds, blocks whose index has bit k set move 2^k ranks on",
-                 factory<BruckAllToAll>(), false});
+                 factory_of<BruckAllToAll>(), false});
 }
 
 } // namespace ccsim::schedule

@@ -90,7 +90,7 @@ class HalvingDoubling final : public Schedule {
 };
 
 template <bool AllReduce>
-std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
+std::function<std::unique_ptr<Schedule>(const CollArgs&)> halving_doubling_factory() {
   return [](const CollArgs& a) { return std::make_unique<HalvingDoubling>(a, AllReduce); };
 }
 
@@ -99,10 +99,10 @@ std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
 void add_halving_doubling_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"halving_doubling", Op::AllReduce,
                  "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling allgather",
-                 factory<true>(), false});
+                 halving_doubling_factory<true>(), false});
   out.push_back({"halving_doubling", Op::ReduceScatter,
                  "recursive halving: lg p rounds, each exchanging and reducing half of the remaining range",
-                 factory<false>(), false});
+                 halving_doubling_factory<false>(), false});
 }
 
 } // namespace ccsim::schedule

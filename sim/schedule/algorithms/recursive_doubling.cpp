@@ -112,31 +112,26 @@ class RecursiveDoublingAllGather final : public Schedule {
   }
 };
 
-template <typename T>
-std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
-  return [](const CollArgs& a) { return std::make_unique<T>(a); };
-}
-
 } // namespace
 
 void add_recursive_doubling_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"recursive_doubling", Op::AllReduce,
                  "lg p rounds exchanging the whole vector with rank XOR 2^k; other p fold the first 2r ranks in",
-                 factory<RecursiveDoublingAllReduce>(), false});
+                 factory_of<RecursiveDoublingAllReduce>(), false});
   out.push_back({"recursive_doubling", Op::AllGather,
                  "lg p rounds exchanging everything gathered so far with rank XOR 2^k; other p: Thakur's fix-up "
                  "sub-rounds pass the blocks a short partner subtree lacked down a binomial tree",
-                 factory<RecursiveDoublingAllGather>(), false});
+                 factory_of<RecursiveDoublingAllGather>(), false});
   out.push_back({"recursive_doubling_fold", Op::AllGather,
                  "MPICH's allreduce fold applied to allgather: the first 2r ranks fold in, p' run lg p' rounds, the "
                  "whole result goes back (a lesson in why Thakur's fix-up exists)",
-                 factory<FoldedRecursiveDoublingAllGather>(), false});
+                 factory_of<FoldedRecursiveDoublingAllGather>(), false});
   // nccl-tests' hypercube_perf: the same exchanges as a p2p allgather (it runs on powers of two only, where
   // Thakur's plan is plain recursive doubling; other p are refused before a schedule is made).
   out.push_back({"recursive_doubling", Op::HyperCube,
                  "lg p groups: send everything gathered so far to rank XOR 2^k and receive its part (nccl-tests' "
                  "hypercube_perf)",
-                 factory<RecursiveDoublingAllGather>(), false});
+                 factory_of<RecursiveDoublingAllGather>(), false});
 }
 
 } // namespace ccsim::schedule

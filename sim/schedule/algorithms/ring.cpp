@@ -9,7 +9,7 @@ namespace {
 
 // a wrapped into [0, p) for a in (-p, p) (r - s and r - s - 1 for r in [0, p), s in [0, p - 1)): called once per
 // step of a 16k-rank ring, so no division.
-int mod(int a, int p) { return a < 0 ? a + p : a; }
+int wrap_once(int a, int p) { return a < 0 ? a + p : a; }
 
 // Blocks of the ring, where block i lives in every rank's buffer: computed once per schedule (the
 // split needs two 64-bit divisions, and a 16k-rank ring asks for a block half a billion times).
@@ -29,11 +29,11 @@ class RingBase : public Schedule {
   int prev(int i) const { return i == 0 ? p() - 1 : i - 1; }
   // Step s of a reduce-scatter pass: send block r-s-1, receive-and-reduce block r-s-2.
   void reduce_scatter_step(int r, int s, Action* out) const {
-    exchange(r, mod(r - s - 1, p()), Action::Kind::RecvReduce, out);
+    exchange(r, wrap_once(r - s - 1, p()), Action::Kind::RecvReduce, out);
   }
   // Step s of an allgather pass: send block r-s (rank r starts with block r), receive block r-s-1.
   void allgather_step(int r, int s, Action* out) const {
-    exchange(r, mod(r - s, p()), Action::Kind::Recv, out);
+    exchange(r, wrap_once(r - s, p()), Action::Kind::Recv, out);
   }
   // Every ring step is two actions, written into the engine's fixed buffer (step_fixed); step() sizes a
   // vector and takes the same step.
@@ -86,20 +86,15 @@ class RingReduceScatter final : public RingBase {
   }
 };
 
-template <typename T>
-std::function<std::unique_ptr<Schedule>(const CollArgs&)> factory() {
-  return [](const CollArgs& a) { return std::make_unique<T>(a); };
-}
-
 } // namespace
 
 void add_ring_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"ring", Op::AllReduce, "ring reduce-scatter then ring allgather, 2(p-1) steps of n/p",
-                 factory<RingAllReduce>(), true});
+                 factory_of<RingAllReduce>(), true});
   out.push_back({"ring", Op::AllGather, "p-1 steps, each rank forwards one block to its successor",
-                 factory<RingAllGather>(), true});
+                 factory_of<RingAllGather>(), true});
   out.push_back({"ring", Op::ReduceScatter, "p-1 steps, each rank reduces one block and forwards it",
-                 factory<RingReduceScatter>(), true});
+                 factory_of<RingReduceScatter>(), true});
 }
 
 } // namespace ccsim::schedule

@@ -28,8 +28,6 @@ std::pair<int, int> torus2d_grid(const CollArgs& a) {
 
 namespace {
 
-int mod(long a, int p) { return static_cast<int>(((a % p) + p) % p); }
-
 class Torus2dAllReduce final : public Schedule {
  public:
   explicit Torus2dAllReduce(const CollArgs& a) : Schedule(a) { std::tie(X_, Y_) = torus2d_grid(a); }
@@ -37,8 +35,8 @@ class Torus2dAllReduce final : public Schedule {
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
     const int x = r % X_, y = r / X_;
-    const int right = y * X_ + mod(x + 1, X_), left = y * X_ + mod(x - 1, X_);
-    const int down = mod(y + 1, Y_) * X_ + x, up = mod(y - 1, Y_) * X_ + x;
+    const int right = y * X_ + wrap_mod(x + 1, X_), left = y * X_ + wrap_mod(x - 1, X_);
+    const int down = wrap_mod(y + 1, Y_) * X_ + x, up = wrap_mod(y - 1, Y_) * X_ + x;
     if (s < X_ - 1) { // row reduce-scatter
       send(out, right, row(x - s - 1));
       recv_reduce(out, left, row(x - s - 2));
@@ -66,9 +64,9 @@ class Torus2dAllReduce final : public Schedule {
   }
 
  private:
-  Block row(int i) const { return split_block(args_.count, static_cast<std::uint64_t>(X_), static_cast<std::uint64_t>(mod(i, X_))); }
+  Block row(int i) const { return split_block(args_.count, static_cast<std::uint64_t>(X_), static_cast<std::uint64_t>(wrap_mod(i, X_))); }
   Block col(int x, int j) const {
-    const Block b = row(x), piece = split_block(b.len, static_cast<std::uint64_t>(Y_), static_cast<std::uint64_t>(mod(j, Y_)));
+    const Block b = row(x), piece = split_block(b.len, static_cast<std::uint64_t>(Y_), static_cast<std::uint64_t>(wrap_mod(j, Y_)));
     return {b.off + piece.off, piece.len};
   }
   int X_ = 1, Y_ = 1;
