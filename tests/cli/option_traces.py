@@ -11,9 +11,10 @@ in one line naming the file, exit 2, nothing on stdout.
 Usage: option_traces.py CCSIM DATA_DIR
 """
 import json
-import subprocess
 import sys
 import os
+
+from expected_files import check_folder, refuses_run_beyond, run
 
 AR, AG, RS, BC = "allreduce", "allgather", "reducescatter", "broadcast"
 G, M, K = 1 << 30, 1 << 20, 1 << 10
@@ -69,11 +70,6 @@ EXPECTED = {
 }
 
 
-def run(ccsim, *args):
-    p = subprocess.run([ccsim, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
 def check_file(ccsim, path, topo, want):
     name = os.path.basename(path)
     base = ["compare", "--trace", path, "--topo", topo]
@@ -95,24 +91,13 @@ def check_file(ccsim, path, topo, want):
                round(rows[0]["measured_time_us"], 6), d["measured_column"])
         if got != w:
             fails.append(f"{name} run {i}: got {got}, want {w}")
-    rc, out, err = run(ccsim, *base, "--run", str(len(want) + 1))
-    if rc != 2 or f"it holds {len(want)})" not in err:
-        fails.append(f"{name}: --run {len(want) + 1} should be refused as beyond its {len(want)} run(s): rc={rc} {err.strip()!r}")
+    fails += refuses_run_beyond(ccsim, base, name, len(want))
     return fails
 
 
 def main():
     ccsim, data = sys.argv[1], sys.argv[2]
-    files = sorted(f for f in os.listdir(data) if f.endswith((".txt", ".json")))
-    fails = [f"{f}: no expected values in option_traces.py" for f in files if f not in EXPECTED]
-    fails += [f"{f}: listed but missing from {data}" for f in EXPECTED if f not in files]
-    for f in files:
-        if f in EXPECTED:
-            fails += check_file(ccsim, os.path.join(data, f), *EXPECTED[f])
-    for msg in fails:
-        print("FAIL:", msg)
-    print(f"option traces: {len(files)} files, {len(fails)} failures")
-    return 1 if fails else 0
+    return check_folder(ccsim, data, (".txt", ".json"), EXPECTED, check_file, "option_traces.py", "option traces")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ Usage: wild_traces.py CCSIM DATA_DIR
 """
 import json
 import os
-import subprocess
 import sys
+
+from expected_files import check_folder, refuses_run_beyond, run
 
 AR, AG, A2A, RS, BC, RED = "allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"
 G, M, K = 1 << 30, 1 << 20, 1 << 10
@@ -77,11 +78,6 @@ EXPECTED = {
 }
 
 
-def run(ccsim, *args):
-    p = subprocess.run([ccsim, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
-
-
 def check_file(ccsim, path, topo, extra, want):
     """Returns a list of failure messages for one wild file."""
     name = os.path.basename(path)
@@ -104,24 +100,13 @@ def check_file(ccsim, path, topo, extra, want):
         if got != (op, ranks, nrows, first, last):
             fails.append(f"{name} run {i}: got (op, ranks, rows, first, last) = {got}, want {(op, ranks, nrows, first, last)}")
     # no run beyond the ones read by eye
-    rc, out, err = run(ccsim, *base, "--run", str(len(want) + 1))
-    if rc != 2 or f"it holds {len(want)})" not in err:
-        fails.append(f"{name}: --run {len(want) + 1} should be refused as beyond its {len(want)} run(s): rc={rc} {err.strip()!r}")
+    fails += refuses_run_beyond(ccsim, base, name, len(want))
     return fails
 
 
 def main():
     ccsim, data = sys.argv[1], sys.argv[2]
-    files = sorted(f for f in os.listdir(data) if f.endswith(".txt"))
-    fails = [f"{f}: no expected values in wild_traces.py" for f in files if f not in EXPECTED]
-    fails += [f"{f}: listed but missing from {data}" for f in EXPECTED if f not in files]
-    for f in files:
-        if f in EXPECTED:
-            fails += check_file(ccsim, os.path.join(data, f), *EXPECTED[f])
-    for msg in fails:
-        print("FAIL:", msg)
-    print(f"wild traces: {len(files)} files, {len(fails)} failures")
-    return 1 if fails else 0
+    return check_folder(ccsim, data, ".txt", EXPECTED, check_file, "wild_traces.py", "wild traces")
 
 
 if __name__ == "__main__":
