@@ -10,6 +10,16 @@ def run(ccsim, *args):
     return p.returncode, p.stdout, p.stderr
 
 
+def refused_in_one_line(ccsim, base, name, want):
+    """Failure messages unless ccsim refuses the file in one stderr line naming it and saying `want`, exit 2,
+    nothing on stdout."""
+    rc, out, err = run(ccsim, *base)
+    lines = err.strip().splitlines()
+    if rc != 2 or len(lines) != 1 or out or name not in lines[0] or want not in lines[0]:
+        return [f"{name}: want a one-line refusal with '{want}', got rc={rc} stdout={len(out)}B stderr={err.strip()!r}"]
+    return []
+
+
 def refuses_run_beyond(ccsim, base, name, runs):
     """Failure messages unless `--run runs+1` is refused (exit 2) as beyond the file's runs."""
     rc, out, err = run(ccsim, *base, "--run", str(runs + 1))

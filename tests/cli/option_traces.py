@@ -14,7 +14,7 @@ import json
 import sys
 import os
 
-from expected_files import check_folder, refuses_run_beyond, run
+from expected_files import check_folder, refused_in_one_line, refuses_run_beyond, run
 
 AR, AG, RS, BC = "allreduce", "allgather", "reducescatter", "broadcast"
 G, M, K = 1 << 30, 1 << 20, 1 << 10
@@ -74,11 +74,7 @@ def check_file(ccsim, path, topo, want):
     name = os.path.basename(path)
     base = ["compare", "--trace", path, "--topo", topo]
     if isinstance(want, str):
-        rc, out, err = run(ccsim, *base)
-        lines = err.strip().splitlines()
-        if rc != 2 or len(lines) != 1 or out or name not in lines[0] or want not in lines[0]:
-            return [f"{name}: want a one-line refusal with '{want}', got rc={rc} stdout={len(out)}B stderr={err.strip()!r}"]
-        return []
+        return refused_in_one_line(ccsim, base, name, want)
     fails = []
     for i, w in enumerate(want, start=1):
         rc, out, err = run(ccsim, *base, "--run", str(i), "--format", "json")

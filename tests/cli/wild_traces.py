@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from expected_files import check_folder, refuses_run_beyond, run
+from expected_files import check_folder, refused_in_one_line, refuses_run_beyond, run
 
 AR, AG, A2A, RS, BC, RED = "allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"
 G, M, K = 1 << 30, 1 << 20, 1 << 10
@@ -83,11 +83,7 @@ def check_file(ccsim, path, topo, extra, want):
     name = os.path.basename(path)
     base = ["compare", "--trace", path, "--topo", topo, *extra]
     if isinstance(want, str):  # nothing to compare: one line naming the file, exit 2, no output
-        rc, out, err = run(ccsim, *base)
-        lines = err.strip().splitlines()
-        if rc != 2 or len(lines) != 1 or out or name not in lines[0] or want not in lines[0]:
-            return [f"{name}: want a one-line refusal with '{want}', got rc={rc} stdout={len(out)}B stderr={err.strip()!r}"]
-        return []
+        return refused_in_one_line(ccsim, base, name, want)
     fails = []
     for i, (op, ranks, nrows, first, last) in enumerate(want, start=1):
         rc, out, err = run(ccsim, *base, "--run", str(i), "--format", "json")
