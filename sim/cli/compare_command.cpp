@@ -2,7 +2,6 @@
 // busbw error per row and the median |error| for sizes >= 1 MiB and over all sizes; --plot draws
 // busbw vs size through scripts/plot_compare.py (Debian's python3-matplotlib) fed by the JSON.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,8 +18,6 @@
 #include "sim/core/json_file.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/model/default_params.hpp"
-#include "sim/model/nccl/nccl_version.hpp"
-#include "sim/model/nccl/proto_list.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"

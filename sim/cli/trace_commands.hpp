@@ -28,11 +28,9 @@ struct TraceRun {
   topology::Topology topo;
   metrics::RunConfig cfg;
 };
-// Loads the trace, resolves the topology, and builds the run configuration from the trace's op,
-// rank count and data type plus the placement flags in `o`. Throws Error with one line.
-TraceRun setup_trace_run(const RunOptions& o, const TraceOptions& t, const std::string& trace_path,
-                         const std::string& topo_spec);
-// The same for a trace already read (one run of a file with several).
+// Resolves the topology and builds the run configuration from the trace's op, rank count and data type plus
+// the placement flags in `o` (`trace` read by the caller: one run of a file, its settings applied first).
+// Throws Error with one line naming `trace_path`.
 TraceRun setup_trace_run(const RunOptions& o, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec);
 trace::Hints trace_hints(const TraceOptions& t);
 // The NCCL settings a trace states (NCCL_NVLS_ENABLE, NCCL_ALGO, NCCL_PROTO, NCCL_COLLNET_ENABLE, its release) and the

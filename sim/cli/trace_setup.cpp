@@ -8,7 +8,6 @@
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/proto_list.hpp"
 #include "sim/topology/topology_json.hpp"
-#include "sim/trace/ccsim_output.hpp"
 
 namespace ccsim::cli {
 
@@ -28,11 +27,6 @@ trace::Hints trace_hints(const TraceOptions& t) {
   hints.ranks = t.ranks;
   hints.force = t.force;
   return hints;
-}
-
-TraceRun setup_trace_run(const RunOptions& o_in, const TraceOptions& t, const std::string& trace_path,
-                         const std::string& topo_spec) {
-  return setup_trace_run(o_in, trace::load_any_trace(trace_path, trace_hints(t)), trace_path, topo_spec);
 }
 
 TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec) {
