@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
+
+#include "sim/core/error.hpp"
 
 namespace ccsim::trace::text {
 
@@ -22,6 +26,29 @@ std::vector<std::string> tokens(std::string_view s) {
 
 bool is_uint(const std::string& t) {
   return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+bool is_number(const std::string& t) {
+  if (t.empty()) return false;
+  char* end = nullptr;
+  std::strtod(t.c_str(), &end);
+  return end == t.c_str() + t.size();
+}
+
+std::uint64_t to_u64(const std::string& t, const std::string& what, const std::string& where) {
+  if (!is_uint(t)) fail("{}: {} '{}' is not a whole number", where, what, t);
+  try {
+    return std::stoull(t);
+  } catch (...) {
+    fail("{}: {} '{}' is out of range", where, what, t);
+  }
+}
+
+double to_double(const std::string& t, const std::string& what, const std::string& where) {
+  if (!is_number(t)) fail("{}: {} '{}' is not a number", where, what, t);
+  const double v = std::strtod(t.c_str(), nullptr);
+  if (!std::isfinite(v) || v < 0) fail("{}: {} '{}' must be a finite non-negative number", where, what, t);
+  return v;
 }
 
 } // namespace ccsim::trace::text

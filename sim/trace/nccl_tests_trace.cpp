@@ -22,18 +22,14 @@ namespace ccsim::trace {
 using text::trim;
 using text::tokens;
 using text::is_uint;
+using text::is_number;
+using text::to_double;
+using text::to_u64;
 using text::starts_with;
 namespace {
 
 // More ranks than any trace has measured (and than ccsim simulates): 16M.
 constexpr int kMaxRanks = 1 << 24;
-
-bool is_number(const std::string& t) {
-  if (t.empty()) return false;
-  char* end = nullptr;
-  std::strtod(t.c_str(), &end);
-  return end == t.c_str() + t.size();
-}
 
 // nccl-tests binary names and bare collective names, longest first so "reduce" never matches inside
 // "all_reduce" or "reduce_scatter".
@@ -123,22 +119,6 @@ std::size_t row_words(const Columns& c) {
 bool is_column_header(const std::vector<std::string>& tk) {
   return (tk[0] == "size" && std::find(tk.begin(), tk.end(), "count") != tk.end()) ||
          (tk[0] == "bytes" && tk.size() > 1 && tk[1] == "N");
-}
-
-std::uint64_t to_u64(const std::string& t, const std::string& what, const std::string& where) {
-  if (!is_uint(t)) fail("{}: {} '{}' is not a whole number", where, what, t);
-  try {
-    return std::stoull(t);
-  } catch (...) {
-    fail("{}: {} '{}' is out of range", where, what, t);
-  }
-}
-
-double to_double(const std::string& t, const std::string& what, const std::string& where) {
-  if (!is_number(t)) fail("{}: {} '{}' is not a number", where, what, t);
-  const double v = std::strtod(t.c_str(), nullptr);
-  if (!std::isfinite(v) || v < 0) fail("{}: {} '{}' must be a finite non-negative number", where, what, t);
-  return v;
 }
 
 // hypercube_perf and old alltoall_perf builds print an empty redop ("%6s" of ""), so their rows have one word

@@ -1,7 +1,5 @@
 #include "sim/trace/rccl_tests_report.hpp"
 
-#include <charconv>
-#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -9,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_io.hpp"
+#include "sim/trace/line_text.hpp"
 #include "sim/trace/trace_counts.hpp"
 
 namespace ccsim::trace {
@@ -34,24 +33,19 @@ std::vector<std::string> fields(std::string_view line) {
   return out;
 }
 
-std::uint64_t whole(const Record& r, const std::string& key, const std::string& where) {
+// A field as written, failing in one line where the record has none.
+const std::string& field(const Record& r, const std::string& key, const std::string& where) {
   const auto it = r.find(key);
   if (it == r.end()) fail("{}: no '{}' field", where, key);
-  std::uint64_t x = 0;
-  const auto& t = it->second;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) fail("{}: {} '{}' is not a whole number", where, key, t);
-  return x;
+  return it->second;
+}
+
+std::uint64_t whole(const Record& r, const std::string& key, const std::string& where) {
+  return text::to_u64(field(r, key, where), key, where);
 }
 
 double number(const Record& r, const std::string& key, const std::string& where) {
-  const auto it = r.find(key);
-  if (it == r.end()) fail("{}: no '{}' field", where, key);
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || end != it->second.c_str() + it->second.size() || !std::isfinite(v) || v < 0)
-    fail("{}: {} '{}' must be a finite non-negative number", where, key, it->second);
-  return v;
+  return text::to_double(field(r, key, where), key, where);
 }
 
 // The records of the CSV form, each with the line it came from; nullopt when the header is not the Reporter's.
