@@ -134,33 +134,27 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
     if (only > 0) runs = {std::move(runs[static_cast<std::size_t>(only - 1)])};
     return runs;
   };
-  if (text.find('\0') == std::string::npos)
+  if (text.find('\0') == std::string::npos) { // binary data goes to parse_trace, which names it
     if (auto t = parse_ccsim_output(text, path, hints)) return pick({std::move(*t)});
-  if (text.find('\0') == std::string::npos)
     if (auto runs = parse_rccl_tests_report(text, path, hints)) return pick(std::move(*runs));
-  if (text.find('\0') == std::string::npos)
     if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
-  if (text.find('\0') == std::string::npos)
     if (auto table = nccl_tests_json_as_table(text, path)) text = std::move(*table); // nccl-tests -J: read as its table
+  }
   const auto parts = split_runs(text);
   auto origin = [&](std::size_t i) { return parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()); };
   // A table of several size sweeps (split_sweeps) counts one run per sweep.
   std::vector<Trace> out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (only > 0 && static_cast<int>(out.size()) >= only) break;
-    if (only > 0) { // the chosen run alone: the hints are for it, and another run's problem is not its
-      try {
-        for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) out.push_back(std::move(s));
-      } catch (const Error&) {
-        if (static_cast<int>(out.size()) + 1 == only) throw;
-        out.emplace_back(); // a run that is not the chosen one: counted, not read
-      }
-    } else {
+    try {
       for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) out.push_back(std::move(s));
+    } catch (const Error&) {
+      // With --run the chosen run alone counts: the hints are for it, and another run's problem is not its.
+      if (only <= 0 || static_cast<int>(out.size()) + 1 == only) throw;
+      out.emplace_back(); // a run that is not the chosen one: counted, not read
     }
   }
-  if (only > static_cast<int>(out.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, out.size());
-  if (only > 0) return {std::move(out[static_cast<std::size_t>(only - 1)])};
+  if (only > 0) return pick(std::move(out));
   if (out.size() > parts.size()) // sweeps made runs: number them as compare shows them
     for (std::size_t i = 0; i < out.size(); ++i) out[i].origin = fmt::format("{} (run {} of {})", path, i + 1, out.size());
   return out;
