@@ -1,9 +1,8 @@
-#include <cctype>
-
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/trace_commands.hpp"
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/proto_list.hpp"
@@ -103,8 +102,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     applied.push_back("applied NCCL_NVLS_ENABLE=0 from the trace: --nvls off");
   }
   if (const auto it = t.env.find("NCCL_ALGO"); nccl && it != t.env.end() && run.nccl_algo == "auto") {
-    std::string a;
-    for (char c : it->second) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string a = ascii_lower(it->second);
     if (a == "collnetdirect" || a == "collnetchain") a.insert(7, "_"); // NCCL's spelling -> --nccl-algo's
     if (a == "ring" || a == "tree" || a == "nvls" || a == "collnet_direct" || a == "collnet_chain") {
       run.nccl_algo = a;

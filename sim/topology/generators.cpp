@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -403,8 +404,7 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
   // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case.
   std::string k = take(kv, "kind", spec, "ib");
-  std::string lower = k;
-  for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string lower = ascii_lower(k);
   const auto lt = link_type_from(lower == "infiniband" ? "ib" : lower);
   if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet", spec, k);
   c.kind = *lt;

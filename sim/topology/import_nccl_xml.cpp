@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/import_build.hpp"
@@ -30,10 +31,6 @@ long pci_class(const XmlElement& e) {
   return v.size() <= 2 ? x << 16 : v.size() <= 4 ? x << 8 : x; // "0x03" and "0x0302" are prefixes of 0x030200
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 bool has_child(const XmlDocument& d, int i, std::string_view name) {
   for (std::size_t k = static_cast<std::size_t>(i) + 1; k < d.elements.size(); ++k)
@@ -102,7 +99,7 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   std::string smp_why = "no <cpu> says its vendor, Intel UPI assumed", vendor;
   for (std::size_t i = 0; i < d.elements.size(); ++i) {
     const auto& e = d.elements[i];
-    if (e.name == "nvlink" && e.attr("tclass") && lower(*e.attr("tclass")) == "0x068000") has_nvswitch = true;
+    if (e.name == "nvlink" && e.attr("tclass") && ascii_lower(*e.attr("tclass")) == "0x068000") has_nvswitch = true;
     if (e.name == "cpu" && e.attr("vendor") && smp_why.rfind("no <cpu>", 0) == 0) {
       const bool amd = *e.attr("vendor") == "AuthenticAMD";
       // NCCL's vendors (topo.cc kvDictCpuVendor): GenuineIntel, AuthenticAMD, Zhaoxin's two; ccsim draws the first two.
@@ -133,7 +130,7 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   int gpus = 0, switches = 0, nics = 0;
   for (auto& dev : devices) {
     const auto& e = d.elements[static_cast<std::size_t>(dev.element)];
-    const std::string busid = e.attr("busid") ? lower(*e.attr("busid")) : fmt::format("line{}", e.line);
+    const std::string busid = e.attr("busid") ? ascii_lower(*e.attr("busid")) : fmt::format("line{}", e.line);
     if (dev.kind == Device::Kind::Gpu) dev.node = b.gpu(gpus), gpu_by_busid[busid] = gpus++;
     else if (dev.kind == Device::Kind::Switch) dev.node = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
     else dev.node = b.add_node(fmt::format("nic{}", nics++), NodeKind::Nic);
@@ -160,11 +157,11 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
     const auto& gpu_el = d.elements[static_cast<std::size_t>(e.parent)];
     if (gpu_el.parent < 0 || !device_of.count(gpu_el.parent)) continue;
     const int g = gpu_by_busid.at(d.elements[static_cast<std::size_t>(gpu_el.parent)].attr("busid")
-                                      ? lower(*d.elements[static_cast<std::size_t>(gpu_el.parent)].attr("busid"))
+                                      ? ascii_lower(*d.elements[static_cast<std::size_t>(gpu_el.parent)].attr("busid"))
                                       : fmt::format("line{}", d.elements[static_cast<std::size_t>(gpu_el.parent)].line));
     const auto count = e.attr("count") ? parse_int(*e.attr("count")) : std::optional<long>(1);
     if (!count || *count < 1 || *count > 64) fail("{} line {}: <{}> count must be 1-64", file, e.line, e.name);
-    const std::string tclass = e.attr("tclass") ? lower(*e.attr("tclass")) : "";
+    const std::string tclass = e.attr("tclass") ? ascii_lower(*e.attr("tclass")) : "";
     const GpuKind& k = b.kind();
     const LinkType type = e.name == "xgmi" ? LinkType::Xgmi : k.nvlink ? *k.nvlink : k.bridge ? *k.bridge : LinkType::NvLink1;
     const std::string why = fmt::format("line {}: <{} target={} count={} tclass={}>", e.line, e.name,
@@ -174,7 +171,7 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
       b.gpu_link(b.gpu(g), nvswitch, type, static_cast<int>(*count), why + " (NVSwitch; one node for all switch chips)");
       ++nvlinks;
     } else if (tclass.rfind("0x03", 0) == 0 && e.attr("target")) {
-      const auto peer = gpu_by_busid.find(lower(*e.attr("target")));
+      const auto peer = gpu_by_busid.find(ascii_lower(*e.attr("target")));
       if (peer == gpu_by_busid.end()) {
         ++dropped;
         continue;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/import_build.hpp"
@@ -369,8 +370,7 @@ Topology import_topo_m(const std::string& text, const std::string& file, const I
   for (int g = 0; g < m.gpus; ++g) nodes.push_back(b.gpu(g));
   for (std::size_t d = static_cast<std::size_t>(m.gpus); d < m.cols.size(); ++d) {
     const auto it = m.legend.find(m.cols[d]);
-    std::string name = m.cols[d];
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string name = ascii_lower(m.cols[d]);
     nodes.push_back(b.add_node(it == m.legend.end() ? name : name + "-" + it->second, NodeKind::Nic));
   }
   add_nvlinks(b, m);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/trace/line_text.hpp"
@@ -15,10 +16,6 @@ namespace ccsim::trace {
 using text::trim;
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::vector<std::string> cells(const std::string& line) {
   std::vector<std::string> out;
@@ -57,7 +54,7 @@ std::optional<std::string> agreed(const std::vector<std::string>& lines, std::st
 double busbw_of(const std::string& cell, const std::string& where) {
   double v = 0;
   const auto r = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-  const std::string unit = lower(trim(std::string_view(r.ptr, static_cast<std::size_t>(cell.data() + cell.size() - r.ptr))));
+  const std::string unit = ascii_lower(trim(std::string_view(r.ptr, static_cast<std::size_t>(cell.data() + cell.size() - r.ptr))));
   if (r.ec != std::errc() || !(v > 0) || v > 1e6 || (unit != "gbps" && unit != "gb/s" && !unit.empty()))
     fail("{}: busbw '{}' is not a bandwidth in GB/s", where, cell);
   return v;
@@ -93,7 +90,7 @@ std::optional<std::vector<Trace>> parse_busbw_summary(std::string_view text, con
   const auto head = cells(table[0]);
   int col_op = -1, col_bw = -1, col_algo = -1;
   for (std::size_t i = 0; i < head.size(); ++i) {
-    const auto h = lower(head[i]);
+    const auto h = ascii_lower(head[i]);
     if (h == "collective" || h == "op") col_op = static_cast<int>(i);
     if (h == "busbw") col_bw = static_cast<int>(i);
     if (h == "algo" || h == "algorithm") col_algo = static_cast<int>(i);

@@ -1,19 +1,12 @@
 #include "sim/model/nccl/proto_list.hpp"
 
-#include <cctype>
-
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/trace/line_text.hpp"
 
 namespace ccsim::model::nccl {
 
 namespace {
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 using trace::text::trimmed;
 } // namespace
 
@@ -28,7 +21,7 @@ ProtoSet proto_set_from(std::string_view s, std::string_view flag) {
   ProtoSet set;
   const std::string_view all = trimmed(s);
   if (all.empty() && s.empty()) return set;
-  if (lower(all) == "auto") return set;
+  if (ascii_lower(all) == "auto") return set;
   if (all.find_first_of(":;") != std::string_view::npos)
     fail("{}: per-collective lists ('{}') are not modelled; give one list of LL, LL128, Simple (a leading ^ excludes)", flag, s);
   std::string_view list = all;
@@ -38,11 +31,11 @@ ProtoSet proto_set_from(std::string_view s, std::string_view flag) {
   bool named = false;
   while (!list.empty() || !named) {
     const auto comma = list.find(',');
-    const std::string word = lower(trimmed(list.substr(0, comma)));
+    const std::string word = ascii_lower(trimmed(list.substr(0, comma)));
     list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
     bool known = false;
     for (Proto p : kProtos)
-      if (word == lower(name(p))) set.on[static_cast<std::size_t>(p)] = !exclude, known = true;
+      if (word == ascii_lower(name(p))) set.on[static_cast<std::size_t>(p)] = !exclude, known = true;
     if (word.empty()) fail("{}: '{}' has an empty protocol name (LL, LL128, Simple; a leading ^ excludes)", flag, s);
     if (!known) fail("{}: unknown protocol '{}' in '{}' (LL, LL128, Simple; a leading ^ excludes)", flag, word, s);
     named = true;
