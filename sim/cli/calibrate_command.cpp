@@ -52,7 +52,7 @@ void run_calibrate(const CalibrateOptions& o) {
     // --run K: that run of a file holding several (a scaling study), each run its own input.
     const int k = o.run_index.empty() ? 0 : o.run_index.size() == 1 ? o.run_index[0] : o.run_index[i];
     if (k < 0) fail("--run: {} is not a run of {}", k, o.traces[i]);
-    trace::Trace t = k == 0 ? trace::load_any_trace(o.traces[i], trace_hints(o.tr))
+    trace::Trace t = k == 0 ? trace::load_one_trace(o.traces[i], trace_hints(o.tr))
                             : std::move(trace::load_trace_runs(o.traces[i], trace_hints(o.tr), k).front());
     // The trace's own NCCL settings, as compare applies them: a fit replays the algorithm, protocols and channels
     // the comparison of the same file does. The fit's values replace any parameter set, so none is loaded here.

@@ -1,10 +1,7 @@
 #include "sim/trace/ccsim_output.hpp"
-#include "sim/trace/nccl_tests_json.hpp"
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -13,7 +10,6 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_io.hpp"
-#include "sim/trace/rccl_tests_report.hpp"
 
 namespace ccsim::trace {
 namespace {
@@ -171,26 +167,6 @@ std::optional<Trace> parse_ccsim_output(std::string_view text, const std::string
   if (lines.front().rfind("size,count,type,redop,root,time_us", 0) == 0) return parse_csv(lines, origin, hints);
   if (lines.front().rfind("# ccsim prediction:", 0) == 0) return parse_table(lines, origin, hints);
   return std::nullopt;
-}
-
-Trace load_any_trace(const std::string& path, const Hints& hints) {
-  if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("--trace {}: cannot open", path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
-  if (text.find('\0') != std::string::npos) return parse_trace(text, path, hints); // it names the binary data
-  if (auto t = parse_ccsim_output(text, path, hints)) return std::move(*t);
-  if (auto runs = parse_rccl_tests_report(text, path, hints)) {
-    if (runs->size() > 1) fail("{}: holds {} runs (collectives or -N cycles): compare reads one at a time with --run N", path, runs->size());
-    return std::move(runs->front());
-  }
-  const auto table = nccl_tests_json_as_table(text, path); // nccl-tests -J: read as its table
-  auto t = parse_trace(table ? *table : text, path, hints);
-  if (t.sweeps > 1)
-    fail("{}: its table holds {} size sweeps (nccl-tests -d all, -o all, -r -1 or -N); pick one with --run N", path, t.sweeps);
-  return t;
 }
 
 } // namespace ccsim::trace

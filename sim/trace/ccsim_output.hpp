@@ -14,7 +14,5 @@ namespace ccsim::trace {
 // from what ccsim wrote; hints fill gaps or, with force, win); nullopt when it is something else.
 // Throws Error "<origin>:<line>: ..." when it starts like ccsim output but is malformed.
 std::optional<Trace> parse_ccsim_output(std::string_view text, const std::string& origin, const Hints& hints = {});
-// Any trace file: ccsim output as above, else an nccl-tests log (parse_trace).
-Trace load_any_trace(const std::string& path, const Hints& hints = {});
 
 } // namespace ccsim::trace

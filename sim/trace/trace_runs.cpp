@@ -160,4 +160,13 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   return out;
 }
 
+Trace load_one_trace(const std::string& path, const Hints& hints) {
+  auto runs = load_trace_runs(path, hints);
+  if (runs.size() > 1)
+    fail("{}: holds {} runs (outputs one after another, several size sweeps in one table from -d all, -o all, -r -1 or -N, "
+         "or rccl-tests -N cycles): pick one with --run N",
+         path, runs.size());
+  return std::move(runs.front());
+}
+
 } // namespace ccsim::trace

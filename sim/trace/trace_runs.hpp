@@ -23,4 +23,8 @@ std::vector<Trace> split_sweeps(Trace t);
 // (1-based) the run of that number alone (one that is not there is an error).
 std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints = {}, int only = 0);
 
+// The one run of the file at `path` (load_trace_runs' readers, same order); a file of several runs is an error
+// that says to pick one with --run N.
+Trace load_one_trace(const std::string& path, const Hints& hints = {});
+
 } // namespace ccsim::trace

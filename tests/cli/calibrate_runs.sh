@@ -51,6 +51,11 @@ for bad in "--run 3" "--run -1" "--run 1 --run 2"; do
   out=$("$ccsim" calibrate --model nccl -o "$tmp/bad.json" --trace "$t" --topo machine:gpu=gb200,gpus=8 $bad 2>&1); rc=$?
   { [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [ ! -e "$tmp/bad.json" ]; } || { echo "FAIL $bad: rc $rc: $out"; fail=1; }
 done
+# Without --run a file of two runs is refused as runs, with the way out (calibrate read it as one table and called
+# its runs 'size sweeps'; compare and calibrate now share one reader, trace::load_trace_runs).
+out=$("$ccsim" calibrate --model nccl -o "$tmp/bad.json" --trace "$t" --topo machine:gpu=gb200,gpus=8 2>&1); rc=$?
+{ [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [ ! -e "$tmp/bad.json" ] && echo "$out" | grep -q "holds 2 runs.*--run N"; } ||
+  { echo "FAIL two runs without --run: rc $rc: $out"; fail=1; }
 # calibrate applies the settings a trace states as compare does (cli apply_trace_env): 8 x H100 run with
 # NCCL_NVLS_ENABLE=0 (NCCL's own log line) at 300 GB/s busbw. The fit must replay NCCL's ring, not NVLS, so
 # eff:nvlink4 is fitted to 300 / the ring's busbw that compare predicts with --params none (the other route);
