@@ -8,7 +8,6 @@
 #include <Eigen/Dense>
 
 #include "sim/core/error.hpp"
-#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/protocol_place.hpp"
 
 namespace ccsim::model {
@@ -48,8 +47,6 @@ std::vector<RowPrediction> predict_rows(const std::vector<CalibInput>& in, const
   for (const auto& ci : in) {
     ModelOptions mo = ci.settings;
     mo.params = p;
-    // No release given: the trace's own line, else the tables' (the CLI has applied it already; library callers may not).
-    if (mo.nccl_version.empty()) mo.nccl_version = nccl::nccl_version_in(ci.trace.provenance).value_or("");
     mo.gpus_per_thread = gpus_per_thread(ci.trace);
     auto cfg = ci.cfg;
     cfg.model.semantics = engine::Semantics::mpi; // fitted step costs are lockstep quantities (see trace_setup)

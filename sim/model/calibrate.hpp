@@ -65,7 +65,8 @@ struct CalibInput {
   metrics::RunConfig cfg;
   std::vector<std::size_t> rows;    // indices into trace.rows used as points
   // The model's settings for this trace, its parameters aside (the fit supplies those): the command line's
-  // --nccl-* flags with the trace's own NCCL settings applied where they were left default, as compare does.
+  // --nccl-* flags with the trace's own NCCL settings applied where they were left default, as compare does
+  // (cli apply_trace_env, the release among them): the fit reads them from here alone.
   ModelOptions settings;
   std::vector<std::string> applied; // one note per trace setting applied
 };
