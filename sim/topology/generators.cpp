@@ -402,11 +402,17 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   const std::string fabric = take(kv, "fabric", spec, "switch");
   if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
   else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
-  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case.
+  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case. A cloud's
+  // own fabric name is the link type it runs on (topologies/README.md "Network kinds"): Google's gIB and NVIDIA's
+  // Spectrum-X are RoCEv2, Google's GPUDirect-TCPX/TCPXO TCP over Ethernet.
   std::string k = take(kv, "kind", spec, "ib");
   const std::string lower = ascii_lower(k);
-  const auto lt = link_type_from(lower == "infiniband" ? "ib" : lower);
-  if (!lt || !is_network(*lt)) fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet", spec, k);
+  static const std::map<std::string, std::string, std::less<>> sold_as = {
+      {"infiniband", "ib"}, {"gib", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}, {"tcpx", "ethernet"}, {"tcpxo", "ethernet"}};
+  const auto named = sold_as.find(lower);
+  const auto lt = link_type_from(named == sold_as.end() ? lower : named->second);
+  if (!lt || !is_network(*lt))
+    fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet (nor gib, spectrumx: roce; tcpx, tcpxo: ethernet)", spec, k);
   c.kind = *lt;
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));

@@ -51,7 +51,7 @@ struct MachineSpec {
 Topology make_machine(const MachineSpec& m);
 
 // "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us",
-// "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot][,alpha=2.7us]
+// "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|spectrumx|tcpx|tcpxo][,alpha=2.7us]
 //  [,leaf_ports=32][,oversub=1][,sharp=0|1|v2|v3|v4]", "machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off]
 //  [,pcie_switch=off][,sockets=1|2][,gpus_per_switch=N][,cpu=intel|amd][,bridge=2way|4way|none]
 //  [,nodes=N,nics=8x400G,...cluster keys]"
