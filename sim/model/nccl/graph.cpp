@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -404,9 +405,11 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   const bool intel = !g.amd_cpu && !g.arm_cpu;
   topology::Router router(t);
   // One ring's directed links inside the hosts and how many channel speeds each carries per channel: `search`
-  // as NCCL's search counts them (the two overheads), `moved` as the replay moves them.
+  // as NCCL's search counts them (the two overheads), `moved` as the replay moves them; each in ascending
+  // directed-link order, no link twice.
+  using Loads = std::vector<std::pair<topology::ChannelId, double>>;
   struct Load {
-    std::map<topology::ChannelId, double> search, moved;
+    Loads search, moved;
   };
   const auto is_cpu = [&](int node) { return t.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Cpu; };
   const auto is_nic = [&](int node) { return t.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Nic; };
@@ -416,37 +419,70 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   const auto host_route = [&](int a, int b) {
     return router.fewest_hops(a, b, [](const topology::Link& l) { return !topology::is_network(l.type); });
   };
-  const auto ring_load = [&](const std::vector<int>& ring) {
-    Load load;
-    for (std::size_t i = 0; i < ring.size(); ++i) {
-      const int ga = ring[i], gb = ring[(i + 1) % ring.size()];
-      const int a = t.gpu_node(ga), b = t.gpu_node(gb);
-      if (a == b) continue;
-      const auto drawn = router.route(a, b);
-      const bool inter = g.host_of_gpu[static_cast<std::size_t>(ga)] != g.host_of_gpu[static_cast<std::size_t>(gb)];
-      for (auto c : drawn)
-        if (in_host(t.link_of(c))) load.moved[c] += 1;
-      const bool loops_out = !inter && std::any_of(drawn.begin(), drawn.end(), [&](auto c) { return topology::is_network(t.link_of(c).type); });
-      const std::vector<topology::ChannelId> route = loops_out ? host_route(a, b) : std::vector<topology::ChannelId>(drawn.begin(), drawn.end());
-      // The part NCCL starts at a GPU: the whole peer hop, or up to the NIC (GPU -> NET). Through exactly one
-      // CPU's root complex (PATH_PHB; two CPUs are SYS) on an Intel host its PCIe links carry 6/5 of the
-      // speed (INTEL_P2P_OVERHEAD: the CPU turns P2P into 64 B TLPs).
-      std::size_t from_gpu = 0;
-      int cpus = 0;
-      for (; from_gpu < route.size(); ++from_gpu) {
-        const int head = t.channel_to(route[from_gpu]);
-        if (inter && is_nic(head)) break;
-        cpus += is_cpu(head);
-      }
-      const double pci = cpus == 1 && intel ? 6.0 / 5 : 1.0;
-      for (std::size_t k = 0; k < route.size(); ++k) {
-        const auto c = route[k];
-        if (in_host(t.link_of(c))) load.search[c] += k <= from_gpu && topology::is_pcie(t.link_of(c).type) ? pci : 1.0;
-      }
-      // NET -> GPU into a GPU below sm80: the GPU's link the other way carries an eighth (followPath revBw).
-      if (inter && reverse_eighth && !route.empty()) load.search[route.back() ^ 1] += 1.0 / 8;
+  // What one ring hop ga -> gb adds, in the order ring_load adds it. The orientations below put the same GPU
+  // pairs next to each other again and again, so each pair's hop is routed once.
+  struct Hop {
+    std::vector<topology::ChannelId> moved;                      // +1 each
+    std::vector<std::pair<topology::ChannelId, double>> search; // + the amount each
+  };
+  std::unordered_map<std::uint64_t, Hop> hops;
+  const auto hop = [&](int ga, int gb) -> const Hop& {
+    const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ga)) << 32) | static_cast<std::uint32_t>(gb);
+    const auto [at, fresh] = hops.try_emplace(key);
+    Hop& h = at->second;
+    if (!fresh) return h;
+    const int a = t.gpu_node(ga), b = t.gpu_node(gb);
+    if (a == b) return h;
+    const auto drawn = router.route(a, b);
+    const bool inter = g.host_of_gpu[static_cast<std::size_t>(ga)] != g.host_of_gpu[static_cast<std::size_t>(gb)];
+    for (auto c : drawn)
+      if (in_host(t.link_of(c))) h.moved.push_back(c);
+    const bool loops_out = !inter && std::any_of(drawn.begin(), drawn.end(), [&](auto c) { return topology::is_network(t.link_of(c).type); });
+    const std::vector<topology::ChannelId> route = loops_out ? host_route(a, b) : std::vector<topology::ChannelId>(drawn.begin(), drawn.end());
+    // The part NCCL starts at a GPU: the whole peer hop, or up to the NIC (GPU -> NET). Through exactly one
+    // CPU's root complex (PATH_PHB; two CPUs are SYS) on an Intel host its PCIe links carry 6/5 of the
+    // speed (INTEL_P2P_OVERHEAD: the CPU turns P2P into 64 B TLPs).
+    std::size_t from_gpu = 0;
+    int cpus = 0;
+    for (; from_gpu < route.size(); ++from_gpu) {
+      const int head = t.channel_to(route[from_gpu]);
+      if (inter && is_nic(head)) break;
+      cpus += is_cpu(head);
     }
-    return load;
+    const double pci = cpus == 1 && intel ? 6.0 / 5 : 1.0;
+    for (std::size_t k = 0; k < route.size(); ++k) {
+      const auto c = route[k];
+      if (in_host(t.link_of(c))) h.search.emplace_back(c, k <= from_gpu && topology::is_pcie(t.link_of(c).type) ? pci : 1.0);
+    }
+    // NET -> GPU into a GPU below sm80: the GPU's link the other way carries an eighth (followPath revBw).
+    if (inter && reverse_eighth && !route.empty()) h.search.emplace_back(route.back() ^ 1, 1.0 / 8);
+    return h;
+  };
+  // A ring's hops summed per directed link, in hop order (so each sum is the same double whatever holds it),
+  // in one dense array per kind; `touched` lists the links a ring reached, and the arrays are left zeroed.
+  std::vector<double> sum_search(2 * t.links.size()), sum_moved(2 * t.links.size());
+  std::vector<topology::ChannelId> touched_search, touched_moved;
+  const auto drain = [](std::vector<double>& sum, std::vector<topology::ChannelId>& touched) {
+    std::sort(touched.begin(), touched.end());
+    Loads out;
+    out.reserve(touched.size());
+    for (auto c : touched) out.emplace_back(c, std::exchange(sum[c], 0.0));
+    touched.clear();
+    return out;
+  };
+  const auto ring_load = [&](const std::vector<int>& ring) {
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const Hop& h = hop(ring[i], ring[(i + 1) % ring.size()]);
+      for (auto c : h.moved) {
+        if (sum_moved[c] == 0) touched_moved.push_back(c);
+        sum_moved[c] += 1;
+      }
+      for (const auto& [c, n] : h.search) {
+        if (sum_search[c] == 0) touched_search.push_back(c); // every amount is positive
+        sum_search[c] += n;
+      }
+    }
+    return Load{drain(sum_search, touched_search), drain(sum_moved, touched_moved)};
   };
   // A directed link's speed, once per link: the channel search asks it for every link of every ring it tries.
   std::vector<double> link_GBps(t.links.size());
