@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -183,6 +184,16 @@ def test_rows_to_pandas():
     pandas = pytest.importorskip("pandas")
     df = ccsim.predict("dgx1", model="nccl", sizes=("1M", "4M")).to_pandas()
     assert list(df["size"]) == [1 << 20, 2 << 20, 4 << 20] and "choice_proto" in df.columns and pandas is not None
+
+
+def test_to_pandas_without_pandas_says_which_python_lacks_it(monkeypatch):
+    # Fourth user trial: a pyenv python3 first on PATH has no pandas, and to_pandas() answered with a bare
+    # "No module named 'pandas'" that said neither which interpreter nor how to get it.
+    rows = ccsim.predict("dgx1", sizes="1M")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails as when it is not installed
+    with pytest.raises(ImportError) as e:
+        rows.to_pandas()
+    assert sys.executable in str(e.value) and "pip install pandas" in str(e.value) and "python3-pandas" in str(e.value)
 
 
 def test_two_threads_get_the_answers_one_gets():
