@@ -37,7 +37,15 @@ def cli(*args):
 
 
 def _json_cli(*args):
-    return json.loads(cli(*args))
+    try:
+        return json.loads(cli(*args))
+    except Error as e:
+        # A keyword the command has no flag for reaches the CLI as "--name": say it was the keyword.
+        text = str(e)
+        unknown = [w for w in text.partition("not expected:")[2].split() if w.startswith("--") and w in args]
+        if not unknown:
+            raise
+        raise Error(f"{text}; {unknown[0][2:].replace('-', '_')}= became {unknown[0]}, a flag this command does not have") from None
 
 
 def _value(v):
