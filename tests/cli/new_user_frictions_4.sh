@@ -10,6 +10,8 @@
 #  - `ccsim rings` named the Infinity Fabric hops of an MI300X box "link" where NVLink hops say "NVLink";
 #  - explain's numbers could not be redone by hand where a block of n/p is whole elements (ring, p = 1000);
 #  - `--algo tree` (NCCL_ALGO=Tree, the teacher's "a tree") listed the algorithms without saying which one it is;
+#  - `ccsim rings` on an NVSwitch box (8 x H20, 4 x GB200) said "no ring over direct GPU-GPU links exists ... every
+#    ring has a routed hop", a warning, where every order is equally fast;
 #  - plot_sweep.py labelled sweeps of two imported matrices alike, "topo-m-8gpu allreduce chosen per size by the
 #    model (choice column)", so the legend could not tell the user's machines apart.
 set -u
@@ -84,6 +86,15 @@ a="$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt" b="$sr
 for want in "h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt allreduce model nccl" "b200-gke-a4-topo-m-dranet.txt allreduce model nccl"; do
   grep -qF "<!-- $want -->" "$tmp/two.svg" || bad "plot_sweep legend: no '$want' in $(grep -o '<!-- [^>]*allreduce[^>]* -->' "$tmp/two.svg")"
 done
+
+# On an HGX board every pair is one NVSwitch hop (18 NVLink4 lanes each, H100 data sheet): the order cannot matter.
+out=$("$ccsim" rings --topo "$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt" --gpu h100 --top 2 2>&1)
+grep -qF "# every pair meets through the NVSwitch at the same bandwidth and latency: every ring order is as fast" <<<"$out" ||
+  bad "rings on an NVSwitch box: $(sed -n 3p <<<"$out")"
+t1=$(awk '$1 == "1" {print $2}' <<<"$out") t2=$(awk '$1 == "2" {print $2}' <<<"$out")
+[ -n "$t1" ] && [ "$t1" = "$t2" ] || bad "rings on an NVSwitch box: the two best rings differ ($t1 vs $t2 us)"
+# A fragmented DGX-1 allocation still says it has no direct ring.
+"$ccsim" rings --topo dgx1 --gpus 0,1,4,6 --top 1 | grep -qF "# no ring over direct GPU-GPU links exists" || bad "rings --gpus 0,1,4,6 on dgx1"
 
 # NCCL's and the literature's names for an algorithm point at ccsim's name for it.
 refused "no algorithm 'tree' for allreduce (available for allreduce: ring, " explain --op allreduce --algo tree --ranks 8
