@@ -42,6 +42,19 @@ def size_label(b):
     return f"{b:g} B"
 
 
+def default_label(j):
+    """The run as its JSON header describes it. An imported file is named by the file: two `nvidia-smi topo -m`
+    pastes of 8 GPUs are both "topo-m-8gpu". A model that picks the algorithm per size is named by the model."""
+    topo, origin = j.get("topology", "?"), str(j.get("topology_origin", ""))
+    if origin and not origin.startswith(("shipped", "generated")):
+        topo = os.path.basename(origin)
+    algo = str(j.get("algo", ""))
+    if algo.startswith("chosen per size"):
+        algo = "model " + (str(j.get("model", "")).split() or ["?"])[0]
+    rings = len(j.get("placements", [])) or 1
+    return f"{topo} {j.get('op', '')} {algo}" + (f", {rings} rings" if rings > 1 else "")
+
+
 def load(spec):
     label, _, path = spec.rpartition("=") if "=" in spec else ("", "", spec)
     if not os.path.exists(path):
@@ -56,8 +69,7 @@ def load(spec):
         if "measured_busbw" in rows[0]:
             sys.exit(f"plot_sweep: {path}: `ccsim compare` output: draw it with scripts/plot_compare.py {path} OUT.png")
         if not label:
-            rings = len(j.get("placements", [])) or 1
-            label = f"{j.get('topology', '?')} {j.get('op', '')} {j.get('algo', '')}" + (f", {rings} rings" if rings > 1 else "")
+            label = default_label(j)
         return label, rows
     rows = list(csv.DictReader(text.splitlines()))
     if not rows or "size" not in rows[0]:

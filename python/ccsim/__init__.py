@@ -17,6 +17,7 @@ import math
 import operator
 import os
 import pathlib
+import sys
 import tempfile
 import weakref
 
@@ -36,7 +37,15 @@ def cli(*args):
 
 
 def _json_cli(*args):
-    return json.loads(cli(*args))
+    try:
+        return json.loads(cli(*args))
+    except Error as e:
+        # A keyword the command has no flag for reaches the CLI as "--name": say it was the keyword.
+        text = str(e)
+        unknown = [w for w in text.partition("not expected:")[2].split() if w.startswith("--") and w in args]
+        if not unknown:
+            raise
+        raise Error(f"{text}; {unknown[0][2:].replace('-', '_')}= became {unknown[0]}, a flag this command does not have") from None
 
 
 def _value(v):
@@ -224,7 +233,14 @@ class Prediction(list):
 
     def to_pandas(self):
         """A pandas DataFrame, one row per size; the model's choice flattened into choice_* columns."""
-        import pandas  # optional: ccsim itself does not need it
+        try:
+            import pandas  # optional: ccsim itself does not need it
+        except ImportError as e:
+            # A pyenv or venv python3 first on PATH often lacks the pandas Debian installed for /usr/bin/python3.
+            raise ModuleNotFoundError(
+                f"to_pandas() needs pandas, which this Python ({sys.executable}) cannot import: "
+                "install it for this interpreter (python3 -m pip install pandas), or run /usr/bin/python3 "
+                "with Debian's python3-pandas", name="pandas") from e
 
         flat = []
         for r in self:

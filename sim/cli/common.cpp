@@ -1,5 +1,7 @@
 #include "sim/cli/common.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -114,11 +116,18 @@ OutputSet& outputs() {
   return set;
 }
 
+void write_stdout(std::string_view content) {
+  errno = 0;
+  std::cout << content << std::flush;
+  if (std::cout) return;
+  // A full disk behind `> file` (or /dev/full) loses the table: say so and exit 2, as for --output, not 0.
+  const int err = errno;
+  std::cout.clear();
+  fail("standard output: write failed{}{}", err ? ": " : "", err ? std::strerror(err) : "");
+}
+
 void write_output(const std::string& path, const std::string& content) {
-  if (path.empty() || path == "-") {
-    std::cout << content << std::flush;
-    return;
-  }
+  if (path.empty() || path == "-") return write_stdout(content);
   outputs().add(path, content);
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the subcommands: GPU lists, ring lists, atomic output.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/output_files.hpp"
@@ -29,5 +30,7 @@ OutputSet& outputs();
 // Stages `content` for `path` (see OutputSet), so a failed run never leaves a file, whole or half.
 // "-" or "" means stdout, written at once.
 void write_output(const std::string& path, const std::string& content);
+// Writes to stdout and flushes; a failed write (disk full behind `> file`) throws Error, so the exit status says it.
+void write_stdout(std::string_view content);
 
 } // namespace ccsim::cli

@@ -6,6 +6,7 @@
 
 #include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
+#include "sim/schedule/registry.hpp"
 
 namespace ccsim::cost {
 
@@ -13,7 +14,12 @@ SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo
   // The double binary tree splits the vector in two halves and cuts each: k counts the larger half's segments.
   const bool halves = a0.op == schedule::Op::AllReduce;
   const std::uint64_t whole = halves ? (a0.count + 1) / 2 : a0.count;
-  const std::uint64_t kmax = std::clamp<std::uint64_t>(whole, 1, 4096); // bounds the formula's cost
+  // 4096 bounds the formula's cost; the schedule's own cap (2^19 / p segments for the tree) is lower from
+  // p = 128 on, and a segment past it would be refused when the schedule runs.
+  std::uint64_t cap = 4096;
+  if (const auto* info = schedule::find_algorithm(a0.op, algo); info && info->max_segments)
+    cap = std::min(cap, info->max_segments(a0.ranks));
+  const std::uint64_t kmax = std::clamp<std::uint64_t>(whole, 1, cap);
   std::map<std::uint64_t, Time> seen; // segment -> time
   auto segment_for = [&](std::uint64_t k) { return std::max<std::uint64_t>(1, ceil_div(whole, k)); };
   auto time_of = [&](std::uint64_t k) {

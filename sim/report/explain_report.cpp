@@ -113,6 +113,35 @@ std::string bound_form_of(const cost::LowerBound& b) {
   return t;
 }
 
+// The sums behind the terms, so a reader can redo them: start-ups x alpha and the bytes on the path x beta.
+// A closed form's n/p is a block of whole elements in the run (ring p = 1000, n = 1 MiB of floats: 1052 B,
+// not 1048.576 B), which these lines show where the formula's coefficients cannot.
+std::string by_hand(const Explanation& e) {
+  std::uint64_t starts = 0, bytes = 0, reduced = 0;
+  std::string parts;
+  int shown = 0;
+  for (const auto& t : e.terms) {
+    if (t.transfers == 0) {
+      reduced += t.messages * t.reduce_bytes;
+      continue;
+    }
+    starts += t.messages;
+    const std::uint64_t each = t.bytes * t.transfers * t.shared; // a queued round or a fair share moves these at full rate
+    bytes += t.messages * each;
+    reduced += t.messages * t.reduce_bytes;
+    if (t.messages > 0 && shown++ < 4) parts += fmt::format("{}{} x {} B", parts.empty() ? "" : " + ", t.messages, each);
+  }
+  if (shown > 4) parts += " + ...";
+  std::string o = fmt::format("   by hand: latency {} x {}; bandwidth {} = {} B at {}", starts, format_duration(e.params.alpha),
+                              parts.empty() ? "0 B" : parts, bytes, format_bandwidth(e.params.bw));
+  if (e.gamma_term) o += fmt::format("; reduction {} B at {}", reduced, format_bandwidth(e.params.reduce_bw));
+  const double exact_ps = static_cast<double>(bytes) * 1e12 / static_cast<double>(e.params.bw);
+  if (static_cast<double>(e.bandwidth_term) - exact_ps >= 0.5)
+    o += fmt::format(" (+{:.0f} ps: each message's time is rounded up to a whole ps, as the engine does)",
+                     static_cast<double>(e.bandwidth_term) - exact_ps);
+  return o + "\n";
+}
+
 double ratio(Time a, Time b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0; }
 
 std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
@@ -147,6 +176,7 @@ std::string text(const Explanation& e, schedule::Op op, int p, bool md) {
   if (e.overhead_term) o += fmt::format("   overhead (o)   {:>14}\n", us(e.overhead_term));
   if (e.gamma_term) o += fmt::format("   reduction term {:>14}\n", us(e.gamma_term));
   o += fmt::format("   total          {:>14}\n", us(e.formula_time));
+  o += by_hand(e);
   const bool lat = e.latency_term > e.bandwidth_term + e.gamma_term;
   o += fmt::format("   the {} term dominates ({:.1f} % of the total)", lat ? "latency" : "bandwidth",
                    100.0 * ratio(lat ? e.latency_term : e.bandwidth_term + e.gamma_term, e.formula_time));

@@ -188,13 +188,26 @@ void explain_order(const RingsFindings& f, std::ostringstream& out, nlohmann::js
                {"limiting", limiting_text(h, best.bound)}};
 }
 
+// Whether every GPU pair is one NVSwitch hop of the same width and latency (an HGX board, an NVL rack): there the
+// order cannot matter, which "no ring over direct links" would hide from someone with an 8-GPU NVSwitch box.
+bool through_one_switch(const topology::HopTable& h) {
+  const auto& first = h.at(0, h.size() > 1 ? 1 : 0);
+  for (int i = 0; i < h.size(); ++i)
+    for (int j = 0; j < h.size(); ++j)
+      if (i != j && (h.at(i, j).kind != "NVSwitch" || h.at(i, j).bottleneck != first.bottleneck || h.at(i, j).latency != first.latency))
+        return false;
+  return h.size() > 1;
+}
+
 // The ranked rings, each with its hops.
 void print_ranked(const RingsFindings& f, std::ostringstream& out, nlohmann::json& j) {
   const auto& h = *f.hops;
   const int p = h.size();
   out << fmt::format("# search: {}; {} complete rings scored by the bound, best {} simulated\n", f.found->method, f.found->scored,
                      f.ranked->size());
-  if (f.direct_rings == 0) out << "# no ring over direct GPU-GPU links exists for these GPUs: every ring has a routed hop\n";
+  if (f.direct_rings == 0 && through_one_switch(h))
+    out << "# every pair meets through the NVSwitch at the same bandwidth and latency: every ring order is as fast\n";
+  else if (f.direct_rings == 0) out << "# no ring over direct GPU-GPU links exists for these GPUs: every ring has a routed hop\n";
   else if (f.direct_rings > 0)
     out << fmt::format("# rings over direct GPU-GPU links only: {}{} (undirected)\n", f.direct_rings, f.direct_rings >= 1000 ? "+" : "");
   out << fmt::format("# {:>4} {:>12} {:>12}  {:<24} {}\n", "rank", "time(us)", "busbw(GB/s)", "ring (0-based)", "bottleneck");

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <utility>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 
 namespace ccsim::schedule {
@@ -39,7 +42,16 @@ const AlgorithmInfo& require_algorithm(Op op, const std::string& name) {
   std::string have;
   for (const auto& a : all_algorithms())
     if (a.op == op) have += (have.empty() ? "" : ", ") + a.name;
-  fail("--algo: no algorithm '{}' for {} (available for {}: {})", name, to_string(op), to_string(op), have);
+  // Names people bring from NCCL (NCCL_ALGO=Tree) and the literature, pointed at ccsim's own.
+  static const std::pair<std::string_view, std::string_view> kKnownAs[] = {
+      {"tree", "double_binary_tree (NCCL's Tree)"}, {"rabenseifner", "halving_doubling (Rabenseifner)"},
+      {"rd", "recursive_doubling"}, {"hd", "halving_doubling"}, {"binary_tree", "double_binary_tree"},
+      {"dbt", "double_binary_tree"}};
+  std::string hint;
+  for (const auto& [said, meant] : kKnownAs)
+    if (ascii_lower(name) == said && find_algorithm(op, std::string(meant.substr(0, meant.find(' ')))))
+      hint = fmt::format("; for {} give {}", said, meant);
+  fail("--algo: no algorithm '{}' for {} (available for {}: {}){}", name, to_string(op), to_string(op), have, hint);
 }
 
 bool fit_holds(FormulaFit fit, Time engine, Time formula) {

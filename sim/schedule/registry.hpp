@@ -36,6 +36,9 @@ struct AlgorithmInfo {
   // Cut into segments (CollArgs::segment): explain and the sweep choose the segment that minimises the
   // formula's time unless --chunk-size gives one (sim/cost/best_segment.hpp).
   bool pipelined = false;
+  // The most segments the schedule accepts on p ranks (per tree half for the double binary tree), which
+  // bounds its work; best_segment searches no further, so a chosen segment never hits the schedule's refusal.
+  std::function<std::uint64_t(int ranks)> max_segments = {};
 };
 
 // AlgorithmInfo::make for a schedule class constructed from the CollArgs alone.

@@ -66,6 +66,20 @@ Cell parse_cell(std::string_view tok, const std::string& file, int line, const s
   return c;
 }
 
+std::string class_name(const Cell& c) {
+  switch (c.cls) {
+    case Cls::Self: return "X";
+    case Cls::Sys: return "SYS";
+    case Cls::Node: return "NODE";
+    case Cls::Phb: return "PHB";
+    case Cls::Pxb: return "PXB";
+    case Cls::Pix: return "PIX";
+    case Cls::Nv: return fmt::format("NV{}", c.nv);
+    case Cls::Unknown: break;
+  }
+  return "?";
+}
+
 // Header: "GPU0 GPU1 ... NIC0 ... CPU Affinity NUMA Affinity GPU NUMA ID" (some columns optional, "..." = cut).
 void read_header(Matrix& m, const std::vector<std::string_view>& toks, bool& cpu_col, bool& numa_col) {
   for (std::size_t i = 0; i < toks.size(); ++i) {
@@ -131,6 +145,16 @@ Matrix read_matrix(const std::vector<Line>& lines, const std::string& file) {
   for (std::size_t i = 0; i < n; ++i)
     if (m.row_line[i] && m.cell[i][i].cls != Cls::Self && m.cell[i][i].cls != Cls::Unknown)
       fail("{} line {}: the {} row must have X in its own column", file, m.row_line[i], m.cols[i]);
+  // nvidia-smi prints one relation per pair, twice: rows that disagree are a hand edit or a paste of two
+  // machines, and taking either silently would predict a machine nobody has.
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Cell &a = m.cell[i][j], &b = m.cell[j][i];
+      if (a.cls == Cls::Unknown || b.cls == Cls::Unknown || (a.cls == b.cls && a.nv == b.nv)) continue;
+      fail("{} line {}: the {} row says {} to {}, but line {}: the {} row says {} to {}; nvidia-smi prints the same class "
+           "both ways: correct one of them",
+           file, a.line, m.cols[i], class_name(a), m.cols[j], b.line, m.cols[j], class_name(b), m.cols[i]);
+    }
   return m;
 }
 

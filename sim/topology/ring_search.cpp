@@ -400,12 +400,17 @@ HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
   h.bottleneck = info.bottleneck;
   h.latency = info.latency;
   h.direct = h.channels.size() == 1;
-  bool all_nv = !h.channels.empty(), net = false, qpi = false, upi = false, pcie = false, nvswitch = false;
-  std::string nv;
+  bool all_nv = !h.channels.empty(), all_xgmi = all_nv, net = false, qpi = false, upi = false, pcie = false, nvswitch = false;
+  std::string nv, xgmi;
   for (std::size_t k = 0; k < h.channels.size(); ++k) {
     const auto& l = t.link_of(h.channels[k]);
     if (is_nvlink(l.type)) nv += (nv.empty() ? "" : "+") + (l.lanes > 1 ? fmt::format("NVLink x{}", l.lanes) : std::string("NVLink"));
     else all_nv = false;
+    // Infinity Fabric between Instinct GPUs is named as NVLink is; a socket's xGMI link stays with the host path.
+    const bool gpu_xgmi = l.type == LinkType::Xgmi && (t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu ||
+                                                        t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Gpu);
+    if (gpu_xgmi) xgmi += (xgmi.empty() ? "" : "+") + (l.lanes > 1 ? fmt::format("xGMI x{}", l.lanes) : std::string("xGMI"));
+    else all_xgmi = false;
     net |= is_network(l.type);
     qpi |= l.type == LinkType::Qpi;
     upi |= l.type == LinkType::Upi;
@@ -419,7 +424,7 @@ HopRoute describe_hop(const Topology& t, Router& r, int gpu_a, int gpu_b) {
   }
   h.nvlink_only = all_nv;
   // The slowest technology names the hop: the network, then the socket link, then PCIe.
-  h.kind = net ? "NET" : qpi ? "QPI" : upi ? "UPI" : all_nv ? (nvswitch ? "NVSwitch" : nv) : pcie ? "PCIe" : "link";
+  h.kind = net ? "NET" : qpi ? "QPI" : upi ? "UPI" : all_nv ? (nvswitch ? "NVSwitch" : nv) : all_xgmi ? xgmi : pcie ? "PCIe" : "link";
   return h;
 }
 

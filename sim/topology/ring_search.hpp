@@ -35,7 +35,7 @@ struct HopRoute {
   Time latency = 0;
   bool direct = false;      // one link, no intermediate node
   bool nvlink_only = false; // every link NVLink (direct or through GPUs)
-  std::string kind;         // "NVLink x2", "NVLink", "NVLink x2+NVLink", "NVSwitch", "PCIe", "QPI", "NET", "link"
+  std::string kind;         // "NVLink x2", "NVLink", "NVLink x2+NVLink", "NVSwitch", "xGMI", "PCIe", "QPI", "NET", "link"
   std::string via;          // intermediate nodes, e.g. "gpu4" or "pcie_sw0 cpu0 cpu1 pcie_sw2"; empty if direct
   std::vector<int> via_gpus; // GPU indices among the intermediate nodes (NCCL's NVB path)
 };

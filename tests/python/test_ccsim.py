@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -152,7 +153,6 @@ def test_timeline_is_the_trace_the_cli_writes(tmp_path):
     (lambda: ccsim.predict("dgx1", sizes=("1M", "2T")), ["--topo", "dgx1", "-b", "1M", "-e", "2T"]),
     (lambda: ccsim.predict("dgx1", ring=[0, 0, 1, 2, 3, 4, 5, 6]), ["--topo", "dgx1", "--ring", "0,0,1,2,3,4,5,6"]),
     (lambda: ccsim.predict("dgx1", model="nccl", nccl_algo="magic"), ["--topo", "dgx1", "--model", "nccl", "--nccl-algo", "magic"]),
-    (lambda: ccsim.predict("dgx1", op="allgather", no_such_flag=1), ["--topo", "dgx1", "--op", "allgather", "--no-such-flag", "1"]),
     (lambda: ccsim.predict("dgx1", root=-1, op="reduce"), ["--topo", "dgx1", "--op", "reduce", "--root", "-1"]),
     (lambda: ccsim.rings("dgx1", explain=[0, 1, 9]), ["rings", "--topo", "dgx1", "--explain", "0,1,9"]),
     (lambda: ccsim.explain(op="gossip"), ["explain", "--op", "gossip"]),
@@ -183,6 +183,32 @@ def test_rows_to_pandas():
     pandas = pytest.importorskip("pandas")
     df = ccsim.predict("dgx1", model="nccl", sizes=("1M", "4M")).to_pandas()
     assert list(df["size"]) == [1 << 20, 2 << 20, 4 << 20] and "choice_proto" in df.columns and pandas is not None
+
+
+def test_to_pandas_without_pandas_says_which_python_lacks_it(monkeypatch):
+    # Fourth user trial: a pyenv python3 first on PATH has no pandas, and to_pandas() answered with a bare
+    # "No module named 'pandas'" that said neither which interpreter nor how to get it.
+    rows = ccsim.predict("dgx1", sizes="1M")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails as when it is not installed
+    with pytest.raises(ImportError) as e:
+        rows.to_pandas()
+    assert sys.executable in str(e.value) and "pip install pandas" in str(e.value) and "python3-pandas" in str(e.value)
+
+
+def test_an_unknown_keyword_is_named_as_the_keyword_it_was():
+    # Fourth user trial: predict(..., frobnicate=3) said only "The following arguments were not expected: 3
+    # --frobnicate", a flag the user never typed.
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.predict("dgx1", sizes="1M", frobnicate=3)
+    assert "frobnicate= became --frobnicate, a flag this command does not have" in str(e.value)
+    # ... after the CLI's own line for the same flags
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.predict("dgx1", op="allgather", no_such_flag=1)
+    cli_line = cli_error("--topo", "dgx1", "--op", "allgather", "--no-such-flag", "1")
+    assert str(e.value) == cli_line + "; no_such_flag= became --no-such-flag, a flag this command does not have"
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.explain(op="allreduce", algo="ring", ranks=8, chunk_sise="1M")
+    assert "chunk_sise= became --chunk-sise" in str(e.value)
 
 
 def test_two_threads_get_the_answers_one_gets():

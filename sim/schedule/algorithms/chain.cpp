@@ -13,10 +13,14 @@
 
 namespace ccsim::schedule {
 
+std::uint64_t chain_max_segments(int ranks) {
+  return std::max<std::uint64_t>(64, (std::uint64_t{1} << 22) / static_cast<std::uint64_t>(std::max(1, ranks)));
+}
+
 ChainSegments chain_segments(const CollArgs& a) {
   // A run moves about p x segments messages: the default segment grows past 2^22 / p segments (32 GiB at
   // 512 KiB for p = 8), and an explicit --chunk-size giving more is refused, so the work stays bounded.
-  const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 22) / static_cast<std::uint64_t>(std::max(1, a.ranks)));
+  const std::uint64_t kMaxSegments = chain_max_segments(a.ranks);
   // 512 KiB: the step size of NCCL's Simple protocol (a 4 MiB buffer in 8 steps).
   const std::uint64_t dflt = std::max<std::uint64_t>(1, (512 * 1024) / std::max<std::uint64_t>(1, a.elt_size));
   const std::uint64_t seg = a.segment > 0 ? a.segment : std::max(dflt, ceil_div(a.count, kMaxSegments));
@@ -71,6 +75,7 @@ void add_chain_algorithms(std::vector<AlgorithmInfo>& out) {
   out.push_back({"ring", Op::Broadcast, "pipelined chain root, root+1, ...: k segments in p-2+k rounds", make, true});
   out.push_back({"ring", Op::Reduce, "pipelined chain root+1, ..., root reducing k segments in p-2+k rounds", make, true});
   out[out.size() - 2].pipelined = out.back().pipelined = true;
+  out[out.size() - 2].max_segments = out.back().max_segments = chain_max_segments;
 }
 
 } // namespace ccsim::schedule

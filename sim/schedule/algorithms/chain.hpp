@@ -12,5 +12,7 @@ struct ChainSegments {
   std::uint64_t last;  // elements in the last segment (count - (k-1)*size)
 };
 ChainSegments chain_segments(const CollArgs& a);
+// The most segments chain_segments accepts on `ranks` ranks: a run moves about p x segments messages.
+std::uint64_t chain_max_segments(int ranks);
 
 } // namespace ccsim::schedule

@@ -101,6 +101,7 @@ void add_double_binary_tree_algorithms(std::vector<AlgorithmInfo>& out) {
                  "two complementary binary trees, each reducing then broadcasting half the data in segments",
                  [](const CollArgs& a) { return std::make_unique<DoubleBinaryTreeAllReduce>(a); }, false});
   out.back().pipelined = true;
+  out.back().max_segments = dbt_max_segments;
 }
 
 } // namespace ccsim::schedule

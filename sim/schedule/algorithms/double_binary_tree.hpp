@@ -21,6 +21,9 @@ struct DbtEdge {
   long up = 0, down = 0; // first tick (segment 0) of the reduce and of the broadcast
 };
 
+// The most segments per tree half DbtStructure accepts on `ranks` ranks: a run moves about p x segments messages.
+std::uint64_t dbt_max_segments(int ranks);
+
 class DbtStructure {
  public:
   explicit DbtStructure(const CollArgs& a);

@@ -18,13 +18,17 @@ int btree_parent(int n, int x) {
 
 } // namespace
 
+std::uint64_t dbt_max_segments(int ranks) {
+  return std::max<std::uint64_t>(64, (std::uint64_t{1} << 19) / static_cast<std::uint64_t>(std::max(1, ranks)));
+}
+
 DbtStructure::DbtStructure(const CollArgs& a) {
   const int p = a.ranks;
   by_rank_.assign(static_cast<std::size_t>(p), {});
   // Default segment 64 KiB, whatever the element size. A run moves about p x segments messages, so the
   // default grows past 2^19 / p segments a tree (65536 at p = 8: 4 GiB a tree; 4096 at p = 128) to keep
   // the work bounded whatever the size; an explicit segment giving more is refused.
-  const std::uint64_t kMaxSegments = std::max<std::uint64_t>(64, (std::uint64_t{1} << 19) / static_cast<std::uint64_t>(std::max(1, p)));
+  const std::uint64_t kMaxSegments = dbt_max_segments(p);
   const std::uint64_t half = (a.count + 1) / 2;
   seg_ = a.segment > 0 ? a.segment
                        : std::max({std::uint64_t{1}, 65536 / std::max<std::uint64_t>(1, a.elt_size), ceil_div(half, kMaxSegments)});

@@ -3,6 +3,8 @@
 #include "crossbar_run.hpp"
 #include "sim/cost/best_segment.hpp"
 #include "sim/metrics/explain.hpp"
+#include "sim/schedule/algorithms/chain.hpp"
+#include "sim/schedule/algorithms/double_binary_tree.hpp"
 
 using namespace ccsim;
 using namespace ccsim::testing;
@@ -79,4 +81,25 @@ TEST_CASE("every plain-model run without --chunk-size uses the best segment, not
   at_64k.segment_bytes = 65'536;
   CHECK(metrics::simulate(topo, router, fixed, n).time == metrics::simulate(topo, router, at_64k, n).time);
   CHECK(chosen < metrics::simulate(topo, router, fixed, n).time);
+}
+
+TEST_CASE("the chosen segment stays within what the schedule runs on many ranks") {
+  // Fourth user trial: explain --algo double_binary_tree --ranks 1000 --size 1M (and the main command from about
+  // 200 ranks, the broadcast chain from about 1,100 at 1 GiB) chose a segment the schedule then refused as
+  // "more than N segments; use a larger --chunk-size". The schedule accepting the choice is the check.
+  const cost::Params c{5'000'000, 25'000'000'000, 0};
+  for (int p : {200, 1000, 4096}) {
+    auto a = args_of(Op::AllReduce, p, 262'144); // 1 MiB of floats
+    const auto best = cost::best_segment(a, "double_binary_tree", 4, c);
+    a.segment = best.segment;
+    INFO("double_binary_tree p=", p, " segment ", best.segment);
+    CHECK_NOTHROW(schedule::DbtStructure{a});
+  }
+  for (int p : {1500, 2000}) {
+    auto a = args_of(Op::Broadcast, p, 268'435'456); // 1 GiB of floats
+    const auto best = cost::best_segment(a, "ring", 4, c);
+    a.segment = best.segment;
+    INFO("chain p=", p, " segment ", best.segment);
+    CHECK_NOTHROW(schedule::chain_segments(a));
+  }
 }
