@@ -28,6 +28,9 @@ diff <(grep -v '^Ring' "$tmp/e0") <(grep -v '^Ring' "$tmp/e1") >/dev/null || fai
 "$ccsim" rings --topo dgx1 --channels 6 --top 1 >"$tmp/ch" || fail "channels exited $?"
 grep -q '^  link-disjoint' "$tmp/ch" || fail "6 channels on dgx1 should be link-disjoint"
 [ "$(grep -c '^  channel ' "$tmp/ch")" -eq 6 ] || fail "expected 6 channel lines"
+# The verdict under the schedules names its bar: with --channels the set (6 rings: 1/6 of the data each), which every
+# schedule on one ring order loses to, not "the best ring" (a single ring's time is printed above it).
+grep -q '^  no other schedule beats the 6-channel ring set (' "$tmp/ch" || fail "verdict does not name the channel set: $(tail -1 "$tmp/ch")"
 
 "$ccsim" rings --topo dgx1 --gpus 0,1,4,6 --format json >"$tmp/j" || fail "json exited $?"
 grep -q '"direct_link_rings": 0' "$tmp/j" || fail "0,1,4,6 should have no direct-link ring"
