@@ -26,12 +26,7 @@ const char* gen_speed(LinkType t) {
 std::string kind_of(const Topology& t) {
   if (!t.gpu_kind.empty()) return t.gpu_kind;
   if (!default_import_gpu().empty()) return default_import_gpu();
-  // Presets without a kind: the SXM part of their NVLink generation.
-  static const std::map<LinkType, std::string> by_nvlink{{LinkType::NvLink1, "p100"}, {LinkType::NvLink2, "v100"},
-                                                         {LinkType::NvLink3, "a100"}, {LinkType::NvLink4, "h100"},
-                                                         {LinkType::NvLink5, "b200"}};
-  for (const auto& l : t.links)
-    if (by_nvlink.count(l.type)) return by_nvlink.at(l.type);
+  if (auto kind = sxm_kind_of_nvlink(t); !kind.empty()) return kind;
   fail("topo export --nccl-xml: {} does not say its GPU kind (NCCL needs the sm): give --gpu KIND", t.name);
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -171,5 +172,14 @@ std::optional<std::string> product_kind(std::string_view typed, bool ignore_case
 }
 
 } // namespace
+
+std::string sxm_kind_of_nvlink(const Topology& t) {
+  static const std::map<LinkType, std::string> by_nvlink{{LinkType::NvLink1, "p100"}, {LinkType::NvLink2, "v100"},
+                                                         {LinkType::NvLink3, "a100"}, {LinkType::NvLink4, "h100"},
+                                                         {LinkType::NvLink5, "b200"}};
+  for (const auto& l : t.links)
+    if (const auto it = by_nvlink.find(l.type); it != by_nvlink.end()) return it->second;
+  return "";
+}
 
 } // namespace ccsim::topology

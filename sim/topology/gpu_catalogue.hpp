@@ -54,4 +54,8 @@ PcieGen pcie_gen(const std::string& name, const std::string& who);
 // The generation whose line rate is `gts` GT/s per lane (8, 16, 32, 64), if any.
 std::optional<std::string> pcie_gen_of_rate(double gts);
 
+// The GPU kind of a topology that names none (the presets): the SXM part of its NVLink generation (p100, v100,
+// a100, h100, b200); "" without NVLink.
+std::string sxm_kind_of_nvlink(const Topology& t);
+
 } // namespace ccsim::topology

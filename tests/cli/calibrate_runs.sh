@@ -3,7 +3,9 @@
 # efficiency is identified from the run whose bottleneck it carries, never from an NVLS run (NCCL's NVLS
 # figure carries its own per-architecture efficiency: both on one link would count the loss twice).
 # Hand-made two-run file on GB200 (NVLink5): run 1 = a 4-GPU ring allreduce at 0.9 of NCCL's ring figure,
-# 16 search channels x 45.0 GB/s = 720 GB/s busbw (time = 2 x 3/4 x size / (0.9 x 720 GB/s)); run 2 = an
+# 16 search channels x 45.0 GB/s = 720 GB/s busbw, plus the ring's un-overlapped last primitive (ring_local.hpp:
+# per rank size/4 written and read once more at GB200's 8 TB/s) (time = 2 x 3/4 x size / (0.9 x 720 GB/s) +
+# 2 x size/4 / 8000 GB/s); run 2 = an
 # 8-GPU NVLS allreduce at NCCL's uncapped NVLS figure 8 x 80 x 0.74 x 7/8 x 2 = 828.8 GB/s busbw
 # (time = 2 x 7/8 x size / 828.8 GB/s). Expected: eff:nvlink5 = 0.90 (latency and fill < 1 % at >= 2 GiB),
 # the NVLS run alone identifies no nvlink5 efficiency, and its prediction does not move with it.
@@ -12,8 +14,8 @@ ccsim="$1"
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 t="$tmp/two-runs.txt"
-run() { # ranks busbw-GB/s label
-  local n=$1 bus=$2
+run() { # ranks busbw-GB/s label [local-copy-GB/s]
+  local n=$1 bus=$2 copy=${4:-0}
   echo "# === RUN $3"
   echo "# Collective test starting: all_reduce_perf"
   echo "# nThread 1 nGpus 1 minBytes 2147483648 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
@@ -23,11 +25,11 @@ run() { # ranks busbw-GB/s label
   echo "#"
   echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
   for s in 2147483648 4294967296 8589934592; do
-    awk -v s=$s -v n=$n -v b=$bus 'BEGIN { f = 2 * (n - 1) / n; t = f * s / (b * 1e3); a = s / (t * 1e3);
+    awk -v s=$s -v n=$n -v b=$bus -v c=$copy 'BEGIN { f = 2 * (n - 1) / n; t = f * s / (b * 1e3) + (c > 0 ? 2 * s / n / (c * 1e3) : 0); a = s / (t * 1e3);
       printf "%12.0f %12.0f float sum -1 %.1f %.2f %.2f 0 %.1f %.2f %.2f 0\n", s, s / 4, t, a, a * f, t, a, a * f }'
   done
 }
-{ echo "# synthetic: two runs on GB200 (tests/cli/calibrate_runs.sh)"; run 4 648 "A: 4 ranks, ring at 0.9 x 720"; run 8 828.8 "B: 8 ranks, NVLS"; } > "$t"
+{ echo "# synthetic: two runs on GB200 (tests/cli/calibrate_runs.sh)"; run 4 648 "A: 4 ranks, ring at 0.9 x 720" 8000; run 8 828.8 "B: 8 ranks, NVLS"; } > "$t"
 
 out=$("$ccsim" calibrate --model nccl -o "$tmp/both.json" --hold launch_us,step_us --no-cross-validation \
   --trace "$t" --topo machine:gpu=gb200,gpus=4 --run 1 --trace "$t" --topo machine:gpu=gb200,gpus=8 --run 2 2>&1) ||

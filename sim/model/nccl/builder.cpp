@@ -10,6 +10,7 @@
 #include "sim/model/launch_kind.hpp"
 #include "sim/model/launch_overlap.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/ring_local.hpp"
 #include "sim/model/nccl/threshold_choice.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/nccl/rccl.hpp"
@@ -427,6 +428,15 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   const double lat = opt_.params.proto_latency(name(proto));
   plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Ring, proto) * plateau * lat + opt_.params.step_us);
   plan.fixed = from_us(tab_.base_latency_us[0][static_cast<int>(proto)] * plateau * lat + opt_.params.launch_us) + launch();
+  // Each chunk's last primitive copies while no link of the ring is busy (ring_local.hpp): NVIDIA GPUs of one
+  // node over NVLink whose memory figure is known (RCCL's xGMI figures are measured ring rates, which hold it).
+  if (!tab_.rccl && g.nodes == 1 && g.path == Path::NvLink) {
+    const auto hbm = tab_.hbm_GBps_by_gpu.find(topo_.gpu_kind.empty() ? topology::sxm_kind_of_nvlink(topo_) : topo_.gpu_kind);
+    if (hbm != tab_.hbm_GBps_by_gpu.end() &&
+        ring_last_primitive_copies(opt_.gpus_per_thread > 1, compute_capability(topo_, g.arch) == 80,
+                                   nccl_version_from(opt_.nccl_version)))
+      plan.fixed += from_us(ring_local_bytes(cfg.op, proto, p, static_cast<double>(size.size)) / (1000.0 * hbm->second));
+  }
   return plan;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 
@@ -41,6 +43,28 @@ std::optional<std::string> release_at(std::string_view value) {
   while (n < value.size() && n < 32 && (std::isalnum(static_cast<unsigned char>(value[n])) || value[n] == '.' || value[n] == '+' || value[n] == '-')) ++n;
   return std::string(value.substr(0, n));
 }
+
+// The release in nccl-tests' "nccl-library=22903" (src/util.cu writeDeviceReport since 2025-10: ncclGetVersion's
+// code) or rccl-tests' "rccl-library=22707": nccl.h NCCL_VERSION(X,Y,Z) is X*1000 + Y*100 + Z up to 2.8 and
+// X*10000 + Y*100 + Z from 2.9 on; RCCL numbers its releases as the NCCL release it is built on. The library,
+// not the headers the test was compiled against, is what ran.
+std::optional<std::string> library_code_at(std::string_view l) {
+  for (std::string_view key : {"nccl-library=", "rccl-library="}) {
+    const auto at = l.find(key);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = l.substr(at + key.size());
+    std::size_t n = 0;
+    while (n < rest.size() && n < 7 && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+    if (n < 4 || n > 6 || (n < rest.size() && std::isalnum(static_cast<unsigned char>(rest[n])))) continue;
+    int code = 0;
+    for (std::size_t i = 0; i < n; ++i) code = code * 10 + (rest[i] - '0');
+    const bool wide = code >= 10000; // 2.9 and later
+    const int major = wide ? code / 10000 : code / 1000, minor = wide ? code / 100 % 100 : code / 100 % 10;
+    if (major == 0) continue;
+    return fmt::format("{}.{}.{}", major, minor, code % 100);
+  }
+  return std::nullopt;
+}
 } // namespace
 
 std::optional<NcclVersion> parse_nccl_version(std::string_view s) {
@@ -78,6 +102,7 @@ std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines
       if (auto r = release_at(l.substr(at + 13))) return r;
     if (starts_with_ci(l, "nccl version:"))
       if (auto r = release_at(l.substr(13))) return r;
+    if (auto r = library_code_at(l)) return r;
     if (starts_with_ci(l, "software:")) {
       const auto at = l.find("NCCL ");
       if (at != std::string_view::npos)

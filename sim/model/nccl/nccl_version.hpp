@@ -23,7 +23,8 @@ std::optional<NcclVersion> nccl_version_from(const std::string& s, const char* f
 
 // The release a trace says it ran, from its header and log lines: NCCL's own "NCCL version 2.27.3+cuda12.8"
 // line, a "# nccl version: 2.6.4 (...)" or "# nccl version: NCCL 2.21.5" header, a "software: NCCL 2.5.6"
-// header. Text that only guesses ("not stated", "presumably 2.16.2", "2.4.x most likely") gives nothing.
+// header, nccl-tests' "nccl-library=22903" / rccl-tests' "rccl-library=22707" (2.29.3, 2.27.7: nccl.h's version
+// code). Text that only guesses ("not stated", "presumably 2.16.2", "2.4.x most likely") gives nothing.
 std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines);
 
 // The compute capability of a topology's GPUs as NCCL compares it (models/gpus.json sm of its GPU kind;

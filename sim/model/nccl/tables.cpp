@@ -311,6 +311,9 @@ Tables parse_tables(const std::string& path) {
   t.ll128_min_arch = *ll128;
   if (root.has("ll128_by_version")) read_ll128_rules(root["ll128_by_version"]["rules"], t);
   if (root.has("threshold_choice_by_version")) read_threshold_rules(root["threshold_choice_by_version"]["rules"], t);
+  if (root.has("hbm_GBps_by_gpu"))
+    for (const auto& kind : root["hbm_GBps_by_gpu"].keys())
+      if (kind != "source") t.hbm_GBps_by_gpu[kind] = root["hbm_GBps_by_gpu"][kind].positive();
   const auto search = root["search"];
   for (std::size_t a = 0; a < kArchs; ++a) {
     const auto row = search["speed_intra"][kArchNames[a]];

@@ -132,6 +132,8 @@ struct Tables {
     std::map<std::string, double> hbm_GBps_by_gpu; // GPU kind -> data-sheet memory GB/s (MSCCL's local copies)
   };
   std::optional<Rccl> rccl;
+  // NVIDIA GPU kind -> data-sheet memory GB/s: the floor on a ring's un-overlapped last primitive (ring_local.hpp).
+  std::map<std::string, double> hbm_GBps_by_gpu;
 
   // NCCL's bandwidth of the link between two CPU sockets, whatever its lanes (topo.cc ncclTopoGetInterCpuBw):
   // by the socket link's type (qpi Broadwell, upi Skylake, xgmi AMD), upi next to PCIe Gen5 root ports

@@ -51,6 +51,18 @@ TEST_CASE("A trace's release comes from its NCCL version line or header, never f
   CHECK_FALSE(nccl::nccl_version_in({"# nccl version: presumably 2.16.2 (not restated)"}));
 }
 
+TEST_CASE("nccl_version_in reads the library code nccl-tests and rccl-tests print") {
+  // nccl.h NCCL_VERSION: X*10000 + Y*100 + Z from 2.9, X*1000 + Y*100 + Z before; the library, not the headers.
+  CHECK(nccl::nccl_version_in({"# nccl-tests version 2.17.9 nccl-headers=22903 nccl-library=22903"}) == "2.29.3");
+  CHECK(nccl::nccl_version_in({"# rccl-tests version 2.17.9-develop:2596ca5f71 rccl-headers=22803 rccl-library=22707"}) ==
+        "2.27.7");
+  CHECK(nccl::nccl_version_in({"# nccl-tests version 2.0.0 nccl-headers=2804 nccl-library=2708"}) == "2.7.8");
+  CHECK(nccl::nccl_version_in({"# nccl version: headers/library 22907 (2.29.7)", "# x nccl-library=21403"}) == "2.14.3");
+  CHECK_FALSE(nccl::nccl_version_in({"# nccl-tests version 2.17.9 nccl-headers=22903"}));
+  CHECK_FALSE(nccl::nccl_version_in({"# nccl-library=229x3"}));
+  CHECK_FALSE(nccl::nccl_version_in({"# nccl-library=123"}));
+}
+
 TEST_CASE("LL128 is on where the release's tuning.cc enables it by default") {
   CHECK_FALSE(ll128("2.4.8", 70)); // before the protocol
   CHECK(ll128("2.5.6", 70));
