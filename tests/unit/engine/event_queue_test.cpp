@@ -82,10 +82,14 @@ TEST_CASE("radix event queue keeps push order across chunks in bursts of ties") 
   int popped = 0;
   while (!heap.empty()) {
     const Event x = radix.pop(), y = heap.pop();
-    REQUIRE(x.time == y.time);
-    REQUIRE(x.a == y.a);
-    REQUIRE(x.b == y.b);
-    REQUIRE(x.kind == y.kind);
+    // The four REQUIREs only on a mismatch: they stop at the same pop with the same message, and the ~4.4 M
+    // pops no longer make ~17.5 M doctest assertions (13.6 s of the sanitized suite, scripts/BENCHMARKS.md).
+    if (x.time != y.time || x.a != y.a || x.b != y.b || x.kind != y.kind) {
+      REQUIRE(x.time == y.time);
+      REQUIRE(x.a == y.a);
+      REQUIRE(x.b == y.b);
+      REQUIRE(x.kind == y.kind);
+    }
     now = x.time;
     if (++popped > 100000) continue;
     // Every 7th pop pushes a burst of 300 at the current time (into bucket 0 while it is read), others push
