@@ -51,15 +51,7 @@ mi="$src/models/traces/mi300x-8gpu-allreduce-8B-8G-hisohara-aac8.txt" # an rccl-
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
 
-refused() { # expected-fragment, then the command's arguments: one stderr line, exit 2, no stdout
-  local want="$1"; shift
-  local rc lines
-  timeout 20 "$ccsim" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ] || ! grep -qF -- "$want" "$tmp/err"; then
-    bad "ccsim $* -> rc=$rc, stderr lines=$lines, want '$want'"; sed 's/^/  | /' "$tmp/err"
-  fi
-}
+. "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 
 # --gpu on every command that takes --topo. H100 SXM: 18 NVLink4 lanes x 25 GB/s per direction = 450 GB/s into
 # the NVSwitch (NVIDIA's H100 data sheet: 900 GB/s bidirectional), so explain's beta is 1/(450 GB/s).
@@ -73,35 +65,35 @@ ring=$("$ccsim" rings --topo "$m" --gpu h100 --top 1 2>&1 | awk '$1 == "1" {prin
 "$ccsim" scenario "$src/scenarios/lm300m_dgx1.json" --topo "$m" --gpu h100 >"$tmp/s" 2>&1 || bad "scenario --gpu h100: $(cat "$tmp/s")"
 # A NIC speed without a unit (nics=8x400) was read as 400 B/s and refused only by the run-length check, which
 # named neither nics= nor the missing unit.
-refused "'8x400' gives no unit for the NIC speed" --topo machine:gpu=h200,nodes=2,nics=8x400 --model nccl -b 1M -e 1M
+refused_one_line "'8x400' gives no unit for the NIC speed" --topo machine:gpu=h200,nodes=2,nics=8x400 --model nccl -b 1M -e 1M
 
 # --gpu takes the kind as people write it (H100, H100-PCIe), as machine:gpu= does: the same prediction as h100.
 low=$("$ccsim" --topo "$m" --gpu h100 -b 1M -e 1M | awk '!/^#/ {print $6}')
 up=$("$ccsim" --topo "$m" --gpu H100 -b 1M -e 1M 2>&1 | awk '!/^#/ {print $6}')
 [ -n "$low" ] && [ "$low" = "$up" ] || bad "--gpu H100 gives '$up', --gpu h100 '$low'"
-refused "--gpu: unknown gpu 'Hx100'" --topo "$m" --gpu Hx100 -b 1M -e 1M
-refused "--gpu: unknown gpu 'h1000'" rings --topo "$m" --gpu h1000
+refused_one_line "--gpu: unknown gpu 'Hx100'" --topo "$m" --gpu Hx100 -b 1M -e 1M
+refused_one_line "--gpu: unknown gpu 'h1000'" rings --topo "$m" --gpu h1000
 
 # -i 0 never grows the size: refused as the nccl-tests mode refuses it, not ignored.
-refused "-i/--stepbytes: 0 never grows the size" -i 0 -b 1 -e 8
+refused_one_line "-i/--stepbytes: 0 never grows the size" -i 0 -b 1 -e 8
 # 16Gi, 16G, 16GiB and 16GB are all 16 x 2^30 = 17179869184 B (nccl-tests' G is 1024^3).
 for s in 16Gi 16G 16GiB 16GB 16gi; do
   got=$("$ccsim" -b "$s" -e "$s" --format csv 2>&1 | awk -F, 'NR == 2 {print $1}')
   [ "$got" = "17179869184" ] || bad "-b $s -> size '$got', want 17179869184"
 done
-refused "unknown size unit in '1P' (use B, K, M, G or T" -b 1P
+refused_one_line "unknown size unit in '1P' (use B, K, M, G or T" -b 1P
 
 # A parse error inside a subcommand points at that subcommand's help (`ccsim topo --help` lists show, gen, ...).
-refused "(see ccsim topo --help)" topo shw dgx1
-refused "(see ccsim rings --help)" rings --bogus
-refused "(see ccsim topo show --help)" topo show --bogus dgx1
-refused "was not expected: --bogus (see ccsim --help)" --bogus
+refused_one_line "(see ccsim topo --help)" topo shw dgx1
+refused_one_line "(see ccsim rings --help)" rings --bogus
+refused_one_line "(see ccsim topo show --help)" topo show --bogus dgx1
+refused_one_line "was not expected: --bogus (see ccsim --help)" --bogus
 
 # An unknown collective lists every one, in every command (explain, bench and compare named none; all omitted
 # barrier and scan, which --op takes), and --help's --op line names them too.
 for cmd in "" explain bench compare; do
   extra=(); [ "$cmd" = compare ] && extra=(--trace "$m")
-  refused "--op: unknown collective 'gossip' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, scan, sendrecv, hypercube)" $cmd --op gossip "${extra[@]}"
+  refused_one_line "--op: unknown collective 'gossip' (allreduce, allgather, reducescatter, broadcast, reduce, gather, scatter, alltoall, barrier, scan, sendrecv, hypercube)" $cmd --op gossip "${extra[@]}"
 done
 "$ccsim" --help | grep -q -- "--op .*hypercube barrier scan" || bad "ccsim --help: the --op line does not name barrier and scan"
 
@@ -116,17 +108,17 @@ out=$(CCSIM_MODEL=bogus "$tmp/all_reduce_perf" -g 8 2>&1 >/dev/null)
 grep -qF "(--model came from the environment: CCSIM_MODEL=bogus)" <<<"$out" || bad "CCSIM_MODEL=bogus: $out"
 
 # -o is nccl-tests' reduction: `-o results.csv` says where a file goes instead.
-refused "-o/--redop: unknown reduction 'r.csv' (sum, prod, max, min, avg); -o is the reduction, as in nccl-tests: --output FILE writes a file" --format csv -o r.csv
-refused "-o/--redop: unknown reduction 'xor' (sum, prod, max, min, avg)" -o xor
+refused_one_line "-o/--redop: unknown reduction 'r.csv' (sum, prod, max, min, avg); -o is the reduction, as in nccl-tests: --output FILE writes a file" --format csv -o r.csv
+refused_one_line "-o/--redop: unknown reduction 'xor' (sum, prod, max, min, avg)" -o xor
 
 # A directory where a file is read: said so, naming the flag or file.
 mkdir "$tmp/dir"
-refused "$tmp/dir: is a directory, not a sweep plan" sweep "$tmp/dir" -o "$tmp/x.csv"
-refused "--trace $tmp/dir: is a directory, not a trace file" compare --trace "$tmp/dir"
-refused "--trace $tmp/dir: is a directory, not a trace file" calibrate --model nccl --topo dgx1 --trace "$tmp/dir" --output "$tmp/p.json"
-refused "--params $tmp/dir: is a directory, not a JSON file" --model nccl --params "$tmp/dir"
-refused "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
-[ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused run left an output file"
+refused_one_line "$tmp/dir: is a directory, not a sweep plan" sweep "$tmp/dir" -o "$tmp/x.csv"
+refused_one_line "--trace $tmp/dir: is a directory, not a trace file" compare --trace "$tmp/dir"
+refused_one_line "--trace $tmp/dir: is a directory, not a trace file" calibrate --model nccl --topo dgx1 --trace "$tmp/dir" --output "$tmp/p.json"
+refused_one_line "--params $tmp/dir: is a directory, not a JSON file" --model nccl --params "$tmp/dir"
+refused_one_line "$tmp/dir: is a directory, not a JSON file" scenario "$tmp/dir"
+[ -e "$tmp/x.csv" ] || [ -e "$tmp/p.json" ] && bad "a refused_one_line run left an output file"
 
 # 25GBps is 25 GB/s (a capital B is a byte), 200Gbps is 25 GB/s too: the same ring allreduce time, 4767.620 us at
 # p = 8, 64 MiB, alpha 5 us (README's worked example: 2(p-1) alpha + 2(p-1)/p n beta = 70 + 4697.620 us).
@@ -165,18 +157,18 @@ same machine:gpu=b200,nodes=2,nics=8x400G,kind=roce machine:gpu=b200,nodes=2,nic
 same machine:gpu=h100 "machine:gpu=H100 SXM5" machine:gpu=H100-SXM
 same machine:gpu=a100 machine:gpu=A100-SXM4-80GB
 same machine:gpu=a800pcie "machine:gpu=a800 pcie 80gb"
-refused "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
-refused "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
+refused_one_line "machine: unknown gpu 'mi325' (known:" --topo machine:gpu=mi325
+refused_one_line "--topo nics: unknown bandwidth unit in '50GB'" --topo machine:gpu=h200,nodes=2,nics=8x50GB
 
 # A hybrid scenario on a smaller machine says which degree to lower: 8 GPUs / (tp 4 x cp 1 x pp 1) = dp 2.
-refused "= 128 GPUs (4 x 1 x 1 x 32), but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
+refused_one_line "= 128 GPUs (4 x 1 x 1 x 32), but topo-m-8gpu has 8: set parallel.dp to 2 or less in the file, or run on a larger --topo" \
   scenario "$src/scenarios/megatron_gpt_7.5b_128xa100.json" --topo "$m" --gpu h100
 # 39.1B: tp 8 x pp 2 = 16 GPUs before any data parallelism.
-refused "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
+refused_one_line "tp x cp x pp = 16 alone needs more GPUs" scenario "$src/scenarios/megatron_gpt_39.1b_512xa100.json" --topo "$m" --gpu h100
 
 # compare without --topo on a trace whose device lines name another GPU than the default machine's: asks for --topo.
 h100log="$src/models/traces/hgx-h100-8gpu-allreduce-128M-4G-nvls-nccltests290.txt"
-refused "ran on NVIDIA H100 80GB HBM3 (h100), but no --topo was given and the default, dgx1 (dgx1-v100), has other GPUs: give --topo" \
+refused_one_line "ran on NVIDIA H100 80GB HBM3 (h100), but no --topo was given and the default, dgx1 (dgx1-v100), has other GPUs: give --topo" \
   compare --trace "$h100log" --model nccl
 "$ccsim" compare --trace "$h100log" --model nccl --topo machine:gpu=h100 >/dev/null 2>&1 || bad "compare --topo machine:gpu=h100 on $h100log failed"
 # A V100 trace still compares on the default DGX-1 without --topo.
@@ -240,30 +232,30 @@ want=$("$ccsim" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --i
 [ "$got" = "$want" ] || bad "compare --in-place on the rccl-tests CSV: '$got', the log: '$want'"
 
 # More nodes without the network between them: says which word to add.
-refused "nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed (e.g. nics=8x400G" \
+refused_one_line "nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed (e.g. nics=8x400G" \
   --topo machine:gpu=mi300x,nodes=4 -b 1M -e 1M
 # Oversubscription belongs to the fat tree: refused on one switch instead of ignored; N:1 is N.
-refused "oversub=4 applies to a fat tree (leaves under a spine), but the fabric is one switch: add fabric=fattree" \
+refused_one_line "oversub=4 applies to a fat tree (leaves under a spine), but the fabric is one switch: add fabric=fattree" \
   --topo machine:gpu=h100,nodes=4,nics=8x400G,oversub=4 --model flow -b 1G -e 1G
-refused "leaf_ports=16 applies to a fat tree" --topo machine:gpu=h100,nodes=4,nics=8x400G,leaf_ports=16 --model flow
+refused_one_line "leaf_ports=16 applies to a fat tree" --topo machine:gpu=h100,nodes=4,nics=8x400G,leaf_ports=16 --model flow
 ratio=$("$ccsim" --topo machine:gpu=h100,nodes=4,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=4:1 --model flow -b 1G -e 1G 2>&1 | tail -1)
 plain=$("$ccsim" --topo machine:gpu=h100,nodes=4,nics=8x400G,fabric=fattree,leaf_ports=16,oversub=4 --model flow -b 1G -e 1G 2>&1 | tail -1)
 [ -n "$plain" ] && [ "$ratio" = "$plain" ] || bad "oversub=4:1 gives '$ratio', oversub=4 '$plain'"
 
 # A value CLI11 cannot convert: what is wrong with it, naming the option.
-refused "--root: 99999999999 is out of range (at most 2147483647)" --op broadcast -r 99999999999 -b 8 -e 8
-refused "--root needs a whole number after it; it got the next flag, '--format'" --op broadcast -b 8 -e 8 --root --format json
-refused "--stepfactor: 'abc' is not a number" -f abc
-refused "--ranks: 1099511627776 is out of range (at most 2147483647)" explain --op allreduce --algo ring --ranks 1099511627776
-refused "--top: 'x' is not a whole number" rings --top x
-refused "--root needs a whole number after it" --op broadcast -b 8 -e 8 --root
-refused "--topo needs a value after it" -b 8 --topo
+refused_one_line "--root: 99999999999 is out of range (at most 2147483647)" --op broadcast -r 99999999999 -b 8 -e 8
+refused_one_line "--root needs a whole number after it; it got the next flag, '--format'" --op broadcast -b 8 -e 8 --root --format json
+refused_one_line "--stepfactor: 'abc' is not a number" -f abc
+refused_one_line "--ranks: 1099511627776 is out of range (at most 2147483647)" explain --op allreduce --algo ring --ranks 1099511627776
+refused_one_line "--top: 'x' is not a whole number" rings --top x
+refused_one_line "--root needs a whole number after it" --op broadcast -b 8 -e 8 --root
+refused_one_line "--topo needs a value after it" -b 8 --topo
 
 # An empty JSON file says it is empty.
 : >"$tmp/empty.json"
-refused "$tmp/empty.json: is empty, not a JSON document" sweep "$tmp/empty.json" -o "$tmp/e.csv"
-refused "--params $tmp/empty.json: is empty, not a JSON document" --model nccl --params "$tmp/empty.json"
-refused "$tmp/empty.json: is empty, not a JSON document" scenario "$tmp/empty.json"
+refused_one_line "$tmp/empty.json: is empty, not a JSON document" sweep "$tmp/empty.json" -o "$tmp/e.csv"
+refused_one_line "--params $tmp/empty.json: is empty, not a JSON document" --model nccl --params "$tmp/empty.json"
+refused_one_line "$tmp/empty.json: is empty, not a JSON document" scenario "$tmp/empty.json"
 
 # A sweep point that failed (its topology file missing) runs again when the command is rerun after the fix.
 printf '{"points": [{"topo": "%s", "bytes": "1M"}, {"topo": "dgx1", "bytes": "1M"}]}' "$tmp/node.json" >"$tmp/retry.json"
@@ -282,6 +274,6 @@ ln -sf "$(readlink -f "$ccsim")" "$tmp/all_reduce_perf"
   bad "compare on a row of time 0: $("$ccsim" compare --trace "$tmp/t0.txt" 2>&1 | tail -1)"
 
 # --plot into a folder that does not exist names the PNG asked for, not the scratch JSON written beside it.
-refused "$tmp/no/p.png: cannot open for writing" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --plot "$tmp/no/p.png"
+refused_one_line "$tmp/no/p.png: cannot open for writing" compare --trace "$mi" --topo machine:gpu=mi300x --model nccl --plot "$tmp/no/p.png"
 
 [ "$fails" -eq 0 ] && echo "new-user frictions: all fixed" || exit 1

@@ -20,15 +20,7 @@ fails=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
 
-refused() { # expected-fragment, then the command's arguments: one stderr line, exit 2, no stdout
-  local want="$1"; shift
-  local rc lines
-  timeout 20 "$ccsim" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ] || ! grep -qF -- "$want" "$tmp/err"; then
-    bad "ccsim $* -> rc=$rc, stderr lines=$lines, want '$want'"; sed 's/^/  | /' "$tmp/err"
-  fi
-}
+. "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 
 # The segment explain and the sweep choose stays within what the schedule runs. The formula and the engine are two
 # routes to the time: on explain's ideal machine they must agree to the picosecond, as for small p.
@@ -59,9 +51,9 @@ done
 m="$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt"
 sed -n 8p "$m" | grep -q "^GPU1 *NV18" || bad "fixture changed: line 8 of $m is not GPU1's row starting NV18"
 sed '8s/NV18/PIX /' "$m" >"$tmp/asym.txt"
-refused "line 7: the GPU0 row says NV18 to GPU1, but line 8: the GPU1 row says PIX to GPU0" --topo "$tmp/asym.txt" --gpu h100 -b 1M -e 1M
-refused "the GPU0 row says NV18 to GPU1" topo import "$tmp/asym.txt" --gpu h100 -o "$tmp/asym.json"
-[ -e "$tmp/asym.json" ] && bad "topo import of a refused matrix left $tmp/asym.json"
+refused_one_line "line 7: the GPU0 row says NV18 to GPU1, but line 8: the GPU1 row says PIX to GPU0" --topo "$tmp/asym.txt" --gpu h100 -b 1M -e 1M
+refused_one_line "the GPU0 row says NV18 to GPU1" topo import "$tmp/asym.txt" --gpu h100 -o "$tmp/asym.json"
+[ -e "$tmp/asym.json" ] && bad "topo import of a refused_one_line matrix left $tmp/asym.json"
 
 # MI300X: one Infinity Fabric (xGMI) link per GPU pair (AMD Instinct MI300X platform data sheet), so every hop of
 # every ring is one direct xGMI link, and rings says so as it says "NVLink" on a DGX-1.
@@ -97,10 +89,10 @@ t1=$(awk '$1 == "1" {print $2}' <<<"$out") t2=$(awk '$1 == "2" {print $2}' <<<"$
 "$ccsim" rings --topo dgx1 --gpus 0,1,4,6 --top 1 | grep -qF "# no ring over direct GPU-GPU links exists" || bad "rings --gpus 0,1,4,6 on dgx1"
 
 # NCCL's and the literature's names for an algorithm point at ccsim's name for it.
-refused "no algorithm 'tree' for allreduce (available for allreduce: ring, " explain --op allreduce --algo tree --ranks 8
-refused "; for tree give double_binary_tree (NCCL's Tree)" explain --op allreduce --algo Tree --ranks 8
-refused "; for rabenseifner give halving_doubling (Rabenseifner)" --algo rabenseifner -b 1M -e 1M
-refused "no algorithm 'tree' for broadcast (available for broadcast: ring, binomial" --op broadcast --algo tree -b 1M -e 1M
+refused_one_line "no algorithm 'tree' for allreduce (available for allreduce: ring, " explain --op allreduce --algo tree --ranks 8
+refused_one_line "; for tree give double_binary_tree (NCCL's Tree)" explain --op allreduce --algo Tree --ranks 8
+refused_one_line "; for rabenseifner give halving_doubling (Rabenseifner)" --algo rabenseifner -b 1M -e 1M
+refused_one_line "no algorithm 'tree' for broadcast (available for broadcast: ring, binomial" --op broadcast --algo tree -b 1M -e 1M
 grep -qF "give double_binary_tree" "$tmp/err" && bad "broadcast --algo tree points at double_binary_tree, which broadcast has not"
 
 [ "$fails" -eq 0 ] && echo "fourth-trial frictions: all fixed" || exit 1
