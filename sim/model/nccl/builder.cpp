@@ -209,16 +209,23 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   if (opt_.mode == AlgoMode::Nvls && (opt_.nvls == NvlsMode::Off || g.nvls.channels == 0))
     fail("--nccl-algo nvls: {}", opt_.nvls == NvlsMode::Off ? std::string("--nvls is off") : g.nvls.why_not);
   check_collnet(cfg, opt_, collnet_);
+  if (p == 1)
+    if (auto copy = one_rank_copy(cfg, size)) {
+      std::vector<engine::RunPlan> one;
+      one.push_back(std::move(*copy));
+      return one;
+    }
   if (auto direct = rccl_direct(cfg, size)) {
     std::vector<engine::RunPlan> one;
     one.push_back(std::move(*direct));
     return one;
   }
-  // A sendrecv on 1 rank (nccl-tests runs it) is a copy inside one GPU's memory, which the model has no rate
-  // for: refused rather than predicted at link speeds it never touches.
+  // A sendrecv on 1 rank (nccl-tests runs it) is a copy inside one GPU's memory: without the GPU's memory figure
+  // it is refused rather than predicted at link speeds it never touches.
   if ((cfg.op == Op::SendRecv || cfg.op == Op::HyperCube) && p < 2)
-    fail("--model nccl: {} on 1 rank is a copy inside one GPU's memory, which ccsim does not model; give 2 or "
-         "more ranks (an alpha-beta model such as --model fifo charges the copy nothing)", schedule::to_string(cfg.op));
+    fail("--model nccl: {} on 1 rank is a copy inside one GPU's memory, and ccsim has no memory figure for this GPU "
+         "(models/nccl.json hbm_GBps_by_gpu); give 2 or more ranks (an alpha-beta model such as --model fifo charges "
+         "the copy nothing)", schedule::to_string(cfg.op));
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
   if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv ||
        cfg.op == Op::HyperCube) && p >= 2) {
@@ -317,6 +324,24 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   plan.params = cfg.model;
   plan.network = &engine::fifo_network();
   plan.closed_form = from_us(c->time_us + opt_.params.launch_us + opt_.params.step_us * (a2a ? 1 : 2)) + launch();
+  return plan;
+}
+
+// One rank: NCCL runs no collective kernel. enqueue.cc hands a 1-rank communicator's collective to
+// ncclLaunchOneRank (src/device/onerank.cu, NCCL master 5067397c), a cudaMemcpyAsync of the buffer to the
+// output when they differ (a kernel only for a PreMulSum average); a send to oneself is a copy too. nccl-tests'
+// out-of-place column times that copy: the buffer read and written once at the GPU's data-sheet memory rate (a
+// floor, as ring_local.hpp), plus the launch. nullopt for RCCL and without a memory figure for the GPU.
+std::optional<engine::RunPlan> Builder::one_rank_copy(const metrics::RunConfig& cfg, metrics::SizePlan size) {
+  const double mem = gpu_memory_GBps(topo_, tab_);
+  if (tab_.rccl || mem <= 0) return std::nullopt; // RCCL's one-rank path and launch cost: not read
+  engine::RunPlan plan;
+  plan.choice.algo = "copy";
+  plan.choice.proto = "cudaMemcpy";
+  plan.choice.simulated = false;
+  plan.params = cfg.model;
+  plan.network = &engine::fifo_network();
+  plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us) + launch();
   return plan;
 }
 
@@ -431,11 +456,10 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // Each chunk's last primitive copies while no link of the ring is busy (ring_local.hpp): NVIDIA GPUs of one
   // node over NVLink whose memory figure is known (RCCL's xGMI figures are measured ring rates, which hold it).
   if (!tab_.rccl && g.nodes == 1 && g.path == Path::NvLink) {
-    const auto hbm = tab_.hbm_GBps_by_gpu.find(topo_.gpu_kind.empty() ? topology::sxm_kind_of_nvlink(topo_) : topo_.gpu_kind);
-    if (hbm != tab_.hbm_GBps_by_gpu.end() &&
-        ring_last_primitive_copies(opt_.gpus_per_thread > 1, compute_capability(topo_, g.arch) == 80,
-                                   nccl_version_from(opt_.nccl_version)))
-      plan.fixed += from_us(ring_local_bytes(cfg.op, proto, p, static_cast<double>(size.size)) / (1000.0 * hbm->second));
+    const double hbm = gpu_memory_GBps(topo_, tab_);
+    if (hbm > 0 && ring_last_primitive_copies(opt_.gpus_per_thread > 1, compute_capability(topo_, g.arch) == 80,
+                                              nccl_version_from(opt_.nccl_version)))
+      plan.fixed += from_us(ring_local_bytes(cfg.op, proto, p, static_cast<double>(size.size)) / (1000.0 * hbm));
   }
   return plan;
 }

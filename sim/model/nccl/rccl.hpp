@@ -15,7 +15,8 @@ namespace ccsim::model::nccl {
 // or 0 when some pair has no direct link (not a full mesh).
 double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
 
-// The data-sheet memory GB/s of the topology's GPU kind (rccl.json hbm_GBps_by_gpu), 0 when unknown.
+// The data-sheet memory GB/s of the topology's GPU kind, 0 when unknown: rccl.json hbm_GBps_by_gpu for RCCL,
+// nccl.json's for NCCL (a preset without a GPU kind takes its NVLink generation's SXM part).
 double gpu_memory_GBps(const topology::Topology& t, const Tables& tab);
 
 // Bytes of local memory traffic per GPU that MSCCL's all-pairs allreduce runs between its two link phases
