@@ -42,9 +42,8 @@ Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_li
 } // namespace
 
 double gpu_memory_GBps(const topology::Topology& t, const Tables& tab) {
-  const auto& figures = tab.rccl ? tab.rccl->hbm_GBps_by_gpu : tab.hbm_GBps_by_gpu;
-  const auto it = figures.find(tab.rccl || !t.gpu_kind.empty() ? t.gpu_kind : topology::sxm_kind_of_nvlink(t));
-  return it == figures.end() ? 0 : it->second;
+  const auto it = tab.hbm_GBps_by_gpu.find(tab.rccl || !t.gpu_kind.empty() ? t.gpu_kind : topology::sxm_kind_of_nvlink(t));
+  return it == tab.hbm_GBps_by_gpu.end() ? 0 : it->second;
 }
 
 double direct_local_bytes(int p, double n, Proto proto) {

@@ -182,6 +182,13 @@ std::optional<Proto> proto_from(std::string_view s) {
   return std::nullopt;
 }
 
+// The GPUs' data-sheet memory GB/s: nccl.json keeps them at its root, rccl.json inside its rccl block.
+void read_memory_figures(const Ref& r, Tables& t) {
+  if (r.has("hbm_GBps_by_gpu"))
+    for (const auto& kind : r["hbm_GBps_by_gpu"].keys())
+      if (kind != "source") t.hbm_GBps_by_gpu[kind] = r["hbm_GBps_by_gpu"][kind].positive();
+}
+
 void read_rccl(const Ref& r, Tables& t) {
   Tables::Rccl x;
   const char* rows[2] = {"one_or_two_nodes", "more_nodes"};
@@ -202,9 +209,7 @@ void read_rccl(const Ref& r, Tables& t) {
       if (v.positive() > 1) v.bad("must be at most 1");
       x.xgmi_lane_fraction_by_sm[sm] = v.number();
     }
-  if (r.has("hbm_GBps_by_gpu"))
-    for (const auto& kind : r["hbm_GBps_by_gpu"].keys())
-      if (kind != "source") x.hbm_GBps_by_gpu[kind] = r["hbm_GBps_by_gpu"][kind].positive();
+  read_memory_figures(r, t);
   const auto d = r["direct"];
   x.direct_ranks = d["ranks"].integer(0, 1024);
   const auto ranges = d["ranges"];
@@ -311,9 +316,7 @@ Tables parse_tables(const std::string& path) {
   t.ll128_min_arch = *ll128;
   if (root.has("ll128_by_version")) read_ll128_rules(root["ll128_by_version"]["rules"], t);
   if (root.has("threshold_choice_by_version")) read_threshold_rules(root["threshold_choice_by_version"]["rules"], t);
-  if (root.has("hbm_GBps_by_gpu"))
-    for (const auto& kind : root["hbm_GBps_by_gpu"].keys())
-      if (kind != "source") t.hbm_GBps_by_gpu[kind] = root["hbm_GBps_by_gpu"][kind].positive();
+  read_memory_figures(root, t);
   const auto search = root["search"];
   for (std::size_t a = 0; a < kArchs; ++a) {
     const auto row = search["speed_intra"][kArchNames[a]];

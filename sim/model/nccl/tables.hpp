@@ -129,10 +129,10 @@ struct Tables {
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
     double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
-    std::map<std::string, double> hbm_GBps_by_gpu; // GPU kind -> data-sheet memory GB/s (MSCCL's local copies)
   };
   std::optional<Rccl> rccl;
-  // NVIDIA GPU kind -> data-sheet memory GB/s: the floor on a ring's un-overlapped last primitive (ring_local.hpp).
+  // GPU kind -> data-sheet memory GB/s (gpu_memory_GBps): the floor on NCCL's ring last primitive (ring_local.hpp)
+  // and one-rank copy, and on MSCCL's local copies for RCCL.
   std::map<std::string, double> hbm_GBps_by_gpu;
 
   // NCCL's bandwidth of the link between two CPU sockets, whatever its lanes (topo.cc ncclTopoGetInterCpuBw):
