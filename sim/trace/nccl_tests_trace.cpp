@@ -253,7 +253,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     ++lineno;
     const std::string where = fmt::format("{}:{}", origin, lineno);
     if (raw.find('\0') != std::string::npos) fail("{}: binary data, not an nccl-tests output", where);
-    std::string line = trim(raw);
+    std::string line = trim(without_ray_prefix(raw));
     if (line.empty()) continue;
     parse_collnet_facts(line, t, where);
     // mpirun --tag-output prefix "[1,0]<stdout>:" (before the srun one)

@@ -17,6 +17,22 @@ bool is_reduction(const std::string& redop) { return !redop.empty() && redop != 
 
 } // namespace
 
+std::string_view without_ray_prefix(std::string_view line) {
+  const auto s = trimmed(line);
+  if (!starts_with(s, "(")) return line;
+  const auto close = s.find(')');
+  if (close == std::string_view::npos || (close + 1 < s.size() && s[close + 1] != ' ' && s[close + 1] != '\t')) return line;
+  const auto inner = s.substr(1, close - 1);
+  // "pid=" opening the parenthesis or a field of it, then digits
+  for (auto at = inner.find("pid="); at != std::string_view::npos; at = inner.find("pid=", at + 1)) {
+    const bool field_start = at == 0 || inner[at - 1] == ' ' || inner[at - 1] == ',';
+    const auto digit = at + 4;
+    if (field_start && digit < inner.size() && std::isdigit(static_cast<unsigned char>(inner[digit])))
+      return trimmed(s.substr(close + 1));
+  }
+  return line;
+}
+
 bool is_elision(std::string_view line) {
   line = trimmed(line);
   if (line == "<snip>" || line == "[...]" || line == "(...)" || line == "\xE2\x80\xA6") return true; // U+2026

@@ -10,6 +10,14 @@
 
 namespace ccsim::trace {
 
+// The line without the prefix Ray puts before a worker's output when it forwards it to the driver: "(pid=45601) "
+// (Ray's logging guide, ray-project/ray doc/source/ray-observability/ray-logging.rst: "the process id (pid) and an
+// IP address of the node that executes tasks/actors are printed together"), "(head, rank=0, pid=3808) " and
+// "(worker1, rank=1, pid=2769, ip=10.100.10.12) " as SkyPilot runs its tasks on Ray. A parenthesis holding a
+// "pid=<digits>" field, then a space or the line's end; other lines come back unchanged (mpirun's and srun's own
+// prefixes may follow and are the caller's).
+std::string_view without_ray_prefix(std::string_view line);
+
 // A documentation page's elision standing for rows it left out: "...", "…", "[...]", "(...)", "<snip>".
 bool is_elision(std::string_view line);
 

@@ -12,6 +12,7 @@
 #include "sim/trace/ccsim_output.hpp"
 #include "sim/trace/line_text.hpp"
 #include "sim/trace/nccl_tests_json.hpp"
+#include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/rccl_tests_report.hpp"
 
 namespace ccsim::trace {
@@ -19,9 +20,9 @@ using text::trimmed;
 using text::starts_with;
 namespace {
 
-// Drops an mpirun --tag-output ("[1,0]<stdout>:") or srun ("0: ") prefix.
+// Drops Ray's "(head, rank=0, pid=3808) ", then an mpirun --tag-output ("[1,0]<stdout>:") or srun ("0: ") prefix.
 std::string_view unprefixed(std::string_view s) {
-  s = trimmed(s);
+  s = trimmed(without_ray_prefix(s));
   if (starts_with(s, "[")) {
     const auto close = s.find("]<std");
     const auto colon = close == std::string_view::npos ? close : s.find(">:", close);

@@ -43,11 +43,18 @@ EXPECTED = {
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], "no nccl-tests rows"),
     "b200-lambda1cc-2node-16gpu-allreduce-8B-2G-nodevices-dstack.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 29, 8, 2 * G)]),
+    # every line behind SkyPilot's Ray prefix "(head, rank=0, pid=3808) " and mpirun's --tag-output; no line names the test
+    "h200-gke-a3ultra-2node-16gpu-allgather-1K-8G-rayprefix-tagoutput-skypilot.txt":
+        ("machine:gpu=h200,nodes=2,nics=8x400G,kind=gib", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
+    "gh200-olivia-2node-8gpu-allreduce-int8-1B-128M-slingshot-awsofi-nccl2304-nris.txt":
+        ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot", [], [(AR, 8, 28, 1, 128 * M)]),
     "gh200-alps-2node-8gpu-allreduce-8B-128M-slingshot-awsofi-cscs.txt":
         ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=ib", [], [(AR, 8, 25, 8, 128 * M)]),
     # the 64-line device list left out of the copy: 64 ranks from busbw/algbw, not nThread 1 x nGpus 1
     "h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt":
         ("machine:gpu=h100,nodes=8,nics=8x400G,kind=ib", [], [(AR, 64, 14, M, 8 * G)]),
+    "h100-vm-4node-32gpu-allreduce-8B-16G-ib400-topofile-nccl2262-nccltests309.txt":
+        ("machine:gpu=h100,nodes=4,nics=8x400G,kind=ib", [], [(AR, 32, 32, 8, 16 * G)]),
     "h100-nebius-2node-16gpu-allreduce-8B-8G-nohash-dstack.txt":
         ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 31, 8, 8 * G)]),
     "h100-p5-2node-16gpu-allreduce-8B-16G-srun-awsome.txt":
@@ -63,9 +70,20 @@ EXPECTED = {
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 8, 16 * G)]),
     "rtxpro6000-g7e-2node-2gpu-allreduce-8B-1G-efa-nogdr-nccl2292-korean.txt":
         ("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,kind=efa", [], [(AR, 2, 28, 8, G)]),
+    # 8 x MI355X (device list "AMD Radeon Graphics"), the same host single-process and over 2 nodes with 8 AI NICs each
+    "mi355x-8gpu-allreduce-4B-1G-singleproc-docker-rccl2277-alibabatests.txt": ("machine:gpu=mi355x,gpus=8", [], [(AR, 8, 29, 4, G)]),
+    # the first four sizes print as 0-byte rows (left out)
+    "mi355x-8gpu-alltoall-8B-128M-singleproc-docker-rccl2277-alibabatests.txt":
+        ("machine:gpu=mi355x,gpus=8", [], [(A2A, 8, 21, 128, 128 * M)]),
+    "mi355x-2node-16gpu-allreduce-16B-16G-ainic-roce-rccl2277-alibabatests.txt":
+        ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 31, 16, 16 * G)]),
+    "mi355x-2node-16gpu-alltoall-16B-16G-ainic-roce-rccl2277-alibabatests.txt":
+        ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(A2A, 16, 27, 256, 16 * G)]),
     "mi308x-2node-16gpu-allreduce-1K-2G-bnxt-roce-rccl2277-mimoguide.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 22, K, 2 * G)]),
     # two ranks sharing one GPU over sockets: any 2-GPU machine gives compare the rank count
+    "rtx5090-8gpu-allreduce-8B-128M-p2pdriver-epyc-nccl2297-aikitoria.txt":
+        ("machine:gpu=rtx5090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd", [], [(AR, 8, 25, 8, 128 * M)]),
     "rtx5090-1gpu-2rank-allgather-1M-128M-3reps-socket.txt":
         ("machine:gpu=rtx5090,gpus=2,intra=pcie", [], [(AG, 2, 8, M, 128 * M)] * 3),
     "rtx5090-2gpu-allreduce-crash-before-first-row-nccltests287.txt":

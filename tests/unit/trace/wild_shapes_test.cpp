@@ -250,3 +250,36 @@ TEST_CASE("a multi-process run pasted without its launch line takes its rank cou
   const auto one = trace::parse_trace(alone, "a10g", {Op::AllReduce, 0, false});
   CHECK(one.ranks == 1);
 }
+
+TEST_CASE("Ray's worker prefix before mpirun's --tag-output is dropped (SkyPilot's 2 x 8 H200 all_gather)") {
+  // Literal lines of h200-gke-a3ultra-2node-16gpu-allgather-1K-8G-rayprefix-tagoutput-skypilot.txt (device list cut
+  // to the first and last rank): SkyPilot runs its tasks on Ray, which puts "(<task>, pid=N[, ip=A]) " before
+  // each forwarded line.
+  const std::string ray = "(head, rank=0, pid=3808) ";
+  const std::string tag = ray + "[1,0]<stdout>:";
+  const std::string text =
+      "$ sky launch -c nccl nccl_rdma_gke_h200.yaml\n...\n" + ray + "All nodes: 10.100.9.12:8,10.100.10.12:8\n" +
+      "(worker1, rank=1, pid=2769, ip=10.100.10.12) Worker nodes\n" + tag +
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 100 agg iters: 1 validation: 1 graph: 0\n" +
+      tag + "# Using devices\n" + tag +
+      "#  Rank  0 Group  0 Pid   7774 on nc-d87e1263-head device  0 [0000:8f:00] NVIDIA H200\n" + tag +
+      "#  Rank 15 Group  0 Pid   4940 on nc-d87e1263-worker1 device  7 [0000:cc:00] NVIDIA H200\n" + tag + kNewHeader + tag +
+      "        1024            16     float    none      -1    28.39    0.04    0.03      0    28.07    0.04    0.03      0\n" + tag +
+      "  8589934592     134217728     float    none      -1    24724  347.44  325.72      0    24214  354.75  332.58      0\n" + tag +
+      "# Out of bounds values : 0 OK\n" + tag + "# Avg bus bandwidth    : 122.073\n" + tag + "#\n";
+  const auto runs = trace::split_runs(text);
+  REQUIRE(runs.size() == 1);
+  const auto t = trace::parse_trace(runs[0], "skypilot", {Op::AllGather, 0, false});
+  CHECK(t.ranks == 16); // the device list's last rank, 15
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].size == 1024);
+  CHECK(t.rows[1].size == 8589934592ULL);
+  CHECK(t.rows[1].out_of_place->time_us == doctest::Approx(24724));
+  CHECK(t.rows[1].in_place->time_us == doctest::Approx(24214));
+  // the prefix is Ray's only when its parenthesis holds a pid field: other text in parentheses is left alone
+  CHECK(trace::without_ray_prefix("(head, rank=0, pid=3808) # Using devices") == "# Using devices");
+  CHECK(trace::without_ray_prefix("(pid=45601) task") == "task");
+  CHECK(trace::without_ray_prefix("(...)") == "(...)");
+  CHECK(trace::without_ray_prefix("(rapid=12) x") == "(rapid=12) x");
+  CHECK(trace::without_ray_prefix("(pid=x) y") == "(pid=x) y");
+}
