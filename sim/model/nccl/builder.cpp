@@ -114,7 +114,7 @@ Time Builder::host_issue() const { return launch_overlaps_ ? from_us(opt_.params
 std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
   auto out = plans_of(cfg, size);
   for (auto& p : out) {
-    p.host_issue = host_issue();
+    p.host_issue = nothing_in_place(cfg) ? 0 : host_issue(); // nothing issued, nothing to overlap
     p.pipeline_iters = kNcclTestsIters;
   }
   return out;
@@ -331,18 +331,48 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
 // ncclLaunchOneRank (src/device/onerank.cu, NCCL master 5067397c), a cudaMemcpyAsync of the buffer to the
 // output when they differ (a kernel only for a PreMulSum average); a send to oneself is a copy too. nccl-tests'
 // out-of-place column times that copy: the buffer read and written once at the GPU's data-sheet memory rate (a
-// floor, as ring_local.hpp), plus the launch. nullopt for RCCL and without a memory figure for the GPU.
+// floor, as ring_local.hpp), plus the launch. RCCL runs the same path (ROCm/rccl 0cbce2a src/enqueue.cc
+// ncclLaunchOneRank, onerank.cu: ncclCudaMemcpyAsync, a hipMemcpyAsync). nullopt without a memory figure.
+// In place (nccl-tests' in-place half, sendbuff == recvbuff) nothing is copied: see nothing_in_place.
 std::optional<engine::RunPlan> Builder::one_rank_copy(const metrics::RunConfig& cfg, metrics::SizePlan size) {
-  const double mem = gpu_memory_GBps(topo_, tab_);
-  if (tab_.rccl || mem <= 0) return std::nullopt; // RCCL's one-rank path and launch cost: not read
   engine::RunPlan plan;
-  plan.choice.algo = "copy";
-  plan.choice.proto = "cudaMemcpy";
-  plan.choice.simulated = false;
   plan.params = cfg.model;
   plan.network = &engine::fifo_network();
+  plan.choice.simulated = false;
+  if (nothing_in_place(cfg)) {
+    plan.choice.algo = "none";
+    plan.choice.proto = "in-place";
+    plan.closed_form = Time{0};
+    return plan;
+  }
+  const double mem = gpu_memory_GBps(topo_, tab_);
+  if (mem <= 0) return std::nullopt;
+  plan.choice.algo = "copy";
+  plan.choice.proto = tab_.rccl ? "hipMemcpy" : "cudaMemcpy";
   plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us) + launch();
   return plan;
+}
+
+// Whether a one-rank call in place puts nothing on the stream. A collective: ncclLaunchOneRank copies only
+// when dst != src, in every release read (NCCL 2.4.8 enqueue.cc saveKernel, 2.7.8 ncclSaveKernel, 2.12.7 and
+// 2.18.3 ncclSetupCollKernel, 2.19.3 to master and RCCL 0cbce2a ncclLaunchOneRank), except a floating-point
+// average, which hostToDevRedOp turns into PreMulSum and oneRankReduce runs as a kernel even in place.
+// A send to oneself (sendrecv, alltoall, gather, scatter, hypercube: nccl-tests passes one buffer in place):
+// NCCL 2.22.3 added "Skip send to self in-place" (enqueue.cc scheduleP2pTasksToPlan); earlier releases and
+// RCCL 0cbce2a, which lacks that branch, still run the self-copy. nccl-tests then times NCCL's host call
+// alone, which ccsim does not model: the prediction is 0.
+bool Builder::nothing_in_place(const metrics::RunConfig& cfg) const {
+  if (!cfg.in_place || metrics::ranks_of(cfg) != 1) return false;
+  const bool p2p = cfg.op == Op::SendRecv || cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter ||
+                   cfg.op == Op::HyperCube;
+  if (p2p) {
+    if (tab_.rccl) return false;
+    const auto v = nccl_version_from(opt_.nccl_version);
+    return !v || *v >= kSelfInPlaceSkipFrom;
+  }
+  const auto& t = cfg.dtype.name;
+  const bool float_type = t == "half" || t == "float" || t == "double" || t == "bfloat16" || t == "fp8";
+  return !(cfg.redop == "avg" && float_type);
 }
 
 // NCCL 2.4.x (threshold_choice.hpp): the candidate its thresholds name, and the channels it runs on; nullptr
