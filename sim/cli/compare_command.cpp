@@ -67,6 +67,9 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   RunOptions ropt = o.run;
   auto applied = apply_trace_env(ropt, run);
   auto tr = setup_trace_run(ropt, std::move(run), o.trace, topo_spec);
+  // The half compare reads: --in-place's when the table has it, else the one it has (rccl-tests -O 0: in-place alone).
+  const auto has = [&](auto half) { return std::any_of(tr.trace.rows.begin(), tr.trace.rows.end(), [&](const auto& r) { return (r.*half).has_value(); }); };
+  tr.cfg.in_place = o.tr.in_place ? has(&trace::MeasuredRow::in_place) : !has(&trace::MeasuredRow::out_of_place);
   model::Predictor pred(tr.topo, tr.cfg, ropt.model, model_options(ropt, model::gpus_per_thread(tr.trace)));
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;
@@ -80,9 +83,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.op_from = tr.trace.op_from;
   m.ranks = tr.trace.ranks;
   m.ranks_from = tr.trace.ranks_from;
-  // The half compare read: --in-place's when the table has it, else the one it has (rccl-tests -O 0: in-place alone).
-  const auto has = [&](auto half) { return std::any_of(tr.trace.rows.begin(), tr.trace.rows.end(), [&](const auto& r) { return (r.*half).has_value(); }); };
-  m.in_place = o.tr.in_place ? has(&trace::MeasuredRow::in_place) : !has(&trace::MeasuredRow::out_of_place);
+  m.in_place = tr.cfg.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
   m.notes = tr.trace.notes;
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());

@@ -331,7 +331,8 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
                             fmt::join(cfg.placements[i], ",")));
   if (!model_detail.empty()) n.push_back("ccsim: model sees: " + model_detail);
-  n.push_back("ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
+  n.push_back(r.ranks == 1 ? "ccsim: in-place predicted apart (one rank: NCCL copies only when the buffers differ); #wrong 0: no data moved"
+                            : "ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
   std::string same, absent;
   for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K'})
     if (f.given.at(c)->count()) same += fmt::format("{}-{} {}", same.empty() ? "" : ", ", c, f.v.at(c));
@@ -386,10 +387,20 @@ std::string run_perf(const PerfFlags& f, const std::string& program) {
           for (int k = 0; k < r.ranks; ++k) h.devices.push_back(device_of(topo, k, used[static_cast<std::size_t>(k)]));
         }
         std::vector<report::PerfRow> once;
+        // Only a one-rank path depends on whether the buffers are the same (NCCL's ncclLaunchOneRank copies
+        // only when they differ): there the in-place half is predicted on its own, elsewhere it is the same.
+        auto in_place_cfg = cfg;
+        in_place_cfg.in_place = true;
         for (Bytes s : r.sizes) {
-          const auto row = pred.predict(metrics::plan_size(r.op, r.ranks, s, cfg.dtype.size));
+          const auto plan = metrics::plan_size(r.op, r.ranks, s, cfg.dtype.size);
+          const auto row = pred.predict(plan);
           const report::PerfHalf half{to_us(row.time), row.bw.algbw_GBps, row.bw.busbw_GBps};
-          once.push_back({row.plan.size, row.plan.count, type.shown, redop, root, half, half});
+          report::PerfHalf in_place = half;
+          if (r.ranks == 1) {
+            const auto ip = pred.predict(in_place_cfg, plan);
+            in_place = {to_us(ip.time), ip.bw.algbw_GBps, ip.bw.busbw_GBps};
+          }
+          once.push_back({row.plan.size, row.plan.count, type.shown, redop, root, half, in_place});
         }
         for (int c = 0; c < r.cycles; ++c) rows.insert(rows.end(), once.begin(), once.end());
       }

@@ -31,6 +31,9 @@ struct RunConfig {
   // the algorithm's fixed default segment. Every command gets the same choice through PlainBuilder.
   bool best_segment = true;
   std::vector<int> dims;           // for hierarchical algorithms
+  // nccl-tests' in-place half (sendbuff == recvbuff). Only NCCL's one-rank path reads it: with one rank
+  // and the buffers the same, NCCL enqueues no copy (model/nccl builder one_rank_copy).
+  bool in_place = false;
 };
 
 struct Row {

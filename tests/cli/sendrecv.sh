@@ -38,8 +38,8 @@ within "$(col "$nv" 1073741824 8)" 369.3 0.001 || { echo "FAIL nccl 1 GiB busbw,
 echo "$nv" | grep -q "p2p/Simple" || { echo "FAIL nccl sendrecv is not on the P2P path: $nv"; fail=1; }
 
 # 1 rank: nccl-tests runs it (the rank sends to itself, a copy in its own memory). The alpha-beta models
-# charge the copy nothing (time 0, as alltoall on 1 rank); the NCCL model runs NCCL's one-rank path, a
-# cudaMemcpyAsync (src/device/onerank.cu), read and written at the H100's data-sheet 3,350 GB/s: from 1 MiB to
+# charge the copy nothing (time 0, as alltoall on 1 rank); the NCCL model runs the P2P kernel's copy to oneself
+# (src/device/sendrecv.h), read and written at the H100's data-sheet 3,350 GB/s: from 1 MiB to
 # 1 GiB the time grows by 2 x (2^30 - 2^20) B / 3,350 GB/s = 640.41 us (by hand; the launch cancels). The choice
 # column says so. A GPU kind without a memory figure keeps the refusal (models/nccl.json hbm_GBps_by_gpu).
 one=$("$ccsim" sendrecv_perf -g 1 -b 1M -e 1M --topo hgx-h100 --model fifo 2>&1) || { echo "FAIL sendrecv_perf -g 1 fifo exited $?: $one"; fail=1; }
@@ -47,7 +47,7 @@ one=$("$ccsim" sendrecv_perf -g 1 -b 1M -e 1M --topo hgx-h100 --model fifo 2>&1)
 one=$("$ccsim" --op sendrecv --gpus 0 -b 1M -e 1G -f 1024 --topo hgx-h100 --model nccl 2>&1) || { echo "FAIL sendrecv 1 rank nccl exited $?: $one"; fail=1; }
 echo "$one" | awk '$1 == 1048576 { a = $6 } $1 == 1073741824 { b = $6 } END { d = b - a; exit !(d > 640.3 && d < 640.5) }' ||
   { echo "FAIL sendrecv 1 rank nccl: 1 MiB -> 1 GiB is not 640.41 us more: $one"; fail=1; }
-echo "$one" | grep -q "copy/cudaMemcpy" || { echo "FAIL sendrecv 1 rank nccl: the choice does not name the copy: $one"; fail=1; }
+echo "$one" | grep -q "copy/self-send" || { echo "FAIL sendrecv 1 rank nccl: the choice does not name the copy: $one"; fail=1; }
 
 # compare reads a sendrecv_perf file: op and ranks from the file, every row within rounding of the hand values.
 syn="$src/tests/data/sendrecv-2gpu-crossbar-SYNTHETIC.txt"

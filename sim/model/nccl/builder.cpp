@@ -68,6 +68,11 @@ bool amd_gpus(const topology::Topology& t) {
   return !t.gpu_kind.empty() && topology::gpu_kind(t.gpu_kind, "topology " + t.name).vendor == "amd";
 }
 
+// Sends and receives per peer in NCCL, no collective (p2p_plan.hpp): on one rank, sends to oneself.
+bool is_p2p(Op op) {
+  return op == Op::SendRecv || op == Op::AllToAll || op == Op::Gather || op == Op::Scatter || op == Op::HyperCube;
+}
+
 // No tables named: RCCL's on AMD GPUs (rccl-tests and RCCL keep NCCL's API, not its tuning), NCCL's otherwise.
 std::string tables_for(const topology::Topology& t, const std::string& named) {
   return named.empty() && amd_gpus(t) ? default_rccl_tables_path() : named;
@@ -114,7 +119,7 @@ Time Builder::host_issue() const { return launch_overlaps_ ? from_us(opt_.params
 std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metrics::SizePlan size) {
   auto out = plans_of(cfg, size);
   for (auto& p : out) {
-    p.host_issue = host_issue();
+    p.host_issue = in_place_work(cfg) == InPlaceWork::Nothing ? 0 : host_issue(); // nothing issued, nothing to overlap
     p.pipeline_iters = kNcclTestsIters;
   }
   return out;
@@ -329,20 +334,50 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
 
 // One rank: NCCL runs no collective kernel. enqueue.cc hands a 1-rank communicator's collective to
 // ncclLaunchOneRank (src/device/onerank.cu, NCCL master 5067397c), a cudaMemcpyAsync of the buffer to the
-// output when they differ (a kernel only for a PreMulSum average); a send to oneself is a copy too. nccl-tests'
-// out-of-place column times that copy: the buffer read and written once at the GPU's data-sheet memory rate (a
-// floor, as ring_local.hpp), plus the launch. nullopt for RCCL and without a memory figure for the GPU.
+// output when they differ (a kernel only for a PreMulSum average). RCCL runs the same path (ROCm/rccl 0cbce2a
+// src/enqueue.cc ncclLaunchOneRank, onerank.cu: ncclCudaMemcpyAsync, a hipMemcpyAsync). A send to oneself is
+// the P2P kernel's local copy (src/device/sendrecv.h, "peer == rank": reduceCopy when the buffers differ).
+// nccl-tests' out-of-place column times the copy: the buffer read and written once at the GPU's data-sheet
+// memory rate (a floor, as ring_local.hpp), plus the launch. nullopt without a memory figure.
+// In place (nccl-tests' in-place half, sendbuff == recvbuff) nothing is copied: see in_place_work.
 std::optional<engine::RunPlan> Builder::one_rank_copy(const metrics::RunConfig& cfg, metrics::SizePlan size) {
-  const double mem = gpu_memory_GBps(topo_, tab_);
-  if (tab_.rccl || mem <= 0) return std::nullopt; // RCCL's one-rank path and launch cost: not read
   engine::RunPlan plan;
-  plan.choice.algo = "copy";
-  plan.choice.proto = "cudaMemcpy";
-  plan.choice.simulated = false;
   plan.params = cfg.model;
   plan.network = &engine::fifo_network();
+  plan.choice.simulated = false;
+  const InPlaceWork work = in_place_work(cfg);
+  if (work != InPlaceWork::Copy) {
+    plan.choice.algo = work == InPlaceWork::Nothing ? "none" : "launch";
+    plan.choice.proto = "in-place";
+    plan.closed_form = work == InPlaceWork::Nothing ? Time{0} : from_us(opt_.params.launch_us) + launch();
+    return plan;
+  }
+  const double mem = gpu_memory_GBps(topo_, tab_);
+  if (mem <= 0) return std::nullopt;
+  plan.choice.algo = "copy";
+  plan.choice.proto = is_p2p(cfg.op) ? "self-send" : tab_.rccl ? "hipMemcpy" : "cudaMemcpy";
   plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us) + launch();
   return plan;
+}
+
+// What a one-rank call puts on the stream when nccl-tests passes one buffer (in place). A collective: nothing,
+// ncclLaunchOneRank copies only when dst != src in every release read (NCCL 2.4.8 enqueue.cc saveKernel, 2.7.8
+// ncclSaveKernel, 2.12.7 and 2.18.3 ncclSetupCollKernel, 2.19.3 to master, RCCL 0cbce2a), except a
+// floating-point average, which hostToDevRedOp turns into PreMulSum and oneRankReduce runs as a kernel over the
+// buffer even in place. A send to oneself (sendrecv, alltoall, gather, scatter, hypercube): NCCL 2.22.3 skips it
+// on the host ("Skip send to self in-place", enqueue.cc); before it, and in RCCL 0cbce2a, which lacks that
+// branch, the P2P kernel is launched and copies nothing (sendrecv.h: the copy only when the buffers differ,
+// NCCL 2.7.8 to 2.21.5). With nothing enqueued nccl-tests times NCCL's host call alone, not modelled: 0.
+Builder::InPlaceWork Builder::in_place_work(const metrics::RunConfig& cfg) const {
+  if (!cfg.in_place || metrics::ranks_of(cfg) != 1) return InPlaceWork::Copy;
+  if (is_p2p(cfg.op)) {
+    if (tab_.rccl) return InPlaceWork::Launch;
+    const auto v = nccl_version_from(opt_.nccl_version);
+    return !v || *v >= kSelfInPlaceSkipFrom ? InPlaceWork::Nothing : InPlaceWork::Launch;
+  }
+  const auto& t = cfg.dtype.name;
+  const bool float_type = t == "half" || t == "float" || t == "double" || t == "bfloat16" || t == "fp8";
+  return cfg.redop == "avg" && float_type ? InPlaceWork::Copy : InPlaceWork::Nothing;
 }
 
 // NCCL 2.4.x (threshold_choice.hpp): the candidate its thresholds name, and the channels it runs on; nullptr

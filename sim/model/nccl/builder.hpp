@@ -83,6 +83,8 @@ class Builder final : public metrics::PlanBuilder {
   // plan with the fabric's extra network hop latency (net_kinds hop_us) over NCCL's, once per network hop of c.
   engine::RunPlan with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const;
   std::optional<engine::RunPlan> one_rank_copy(const metrics::RunConfig& cfg, metrics::SizePlan size);
+  enum class InPlaceWork { Copy, Launch, Nothing }; // a one-rank call's work: the copy, an empty kernel, none
+  InPlaceWork in_place_work(const metrics::RunConfig& cfg) const;
   std::optional<engine::RunPlan> rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan ring_plan(engine::RunPlan p, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size);
   engine::RunPlan nvls_plan(engine::RunPlan p, const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size);

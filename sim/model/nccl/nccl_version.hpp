@@ -40,6 +40,9 @@ bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, in
 // ran Simple: 2.7.3-2.12 group.cc scheduleSendRecv fed the one SendRecv/RING/SIMPLE kernel (enqueue.cc
 // ncclKerns), 2.13.4 addP2pToPlan sets no protocol and its P2P work runs Simple.
 inline constexpr NcclVersion kP2pLLFrom = {2, 14, 3};
+// The first release that skips a send to oneself in place (NVIDIA/nccl 178b6b75, v2.22.3-1, enqueue.cc: "Skip
+// send to self in-place"); before it the P2P kernel copied the buffer onto itself.
+inline constexpr NcclVersion kSelfInPlaceSkipFrom = {2, 22, 3};
 // Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
 
