@@ -66,6 +66,13 @@ echo "$amd" | awk '$1 == 1048576 { a = $6 } $1 == 1073741824 { b = $6 } END { d 
 echo "$amd" | grep -q "copy/hipMemcpy" || { echo "FAIL MI300X 1 rank: the choice does not name the copy: $amd"; fail=1; }
 out=$("$ccsim" all_reduce_perf -g 1 -b 1G -e 1G --topo machine:gpu=mi300x 2>&1)
 [ "$(col "$out" 1073741824 10)" = 0.00 ] || { echo "FAIL MI300X all_reduce_perf -g 1: in-place is not 0.00: $out"; fail=1; }
+# The launch of a one-rank call is the -g N kind's per-GPU term of the shipped set (hip/gN, read from the file
+# here), not hip/g1's 0 (RCCL's base latency holds that floor): 8 B = that launch + 16 B / 5,300 GB/s (0.000003 us).
+hip=$(python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["params"]["launch_by_kind"]["hip/gN"]["launch_per_gpu_us"])' \
+  "$(dirname "$0")/../../models/params-nccl-default.json")
+out=$("$ccsim" all_reduce_perf -g 1 -b 8 -e 8 --topo machine:gpu=mi300x 2>&1)
+[ "$(col "$out" 8 6)" = "$hip" ] && [ "$hip" != 0.00 ] ||
+  { echo "FAIL MI300X 8 B: out-of-place is not the hip/gN launch $hip us: $out"; fail=1; }
 amd=$("$ccsim" compare --trace "$tmp" --in-place --topo machine:gpu=mi300x --model nccl 2>&1)
 [ "$(echo "$amd" | grep -c "launch/in-place")" = 3 ] || { echo "FAIL MI300X compare --in-place: not the launch alone: $amd"; fail=1; }
 

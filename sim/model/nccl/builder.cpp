@@ -82,6 +82,10 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
   // The launch terms of this machine's kind (runtime x GPUs per launching thread), where the set has them.
   const std::string kind = launch_kind(amd_gpus(t), opt_.gpus_per_thread);
+  // One rank runs no collective kernel, so no NCCL/RCCL latency holds its launch: it costs what one launch
+  // costs a thread issuing them in series, the -g N kind's per-GPU term (hip/g1's is 0 because RCCL's 12 us
+  // base latency already holds a one-GPU-per-process floor, not because a HIP launch is free).
+  one_rank_launch_us_ = for_launch_kind(opt_.params, launch_kind(amd_gpus(t), 2)).launch_per_gpu_us;
   opt_.params = for_launch_kind(std::move(opt_.params), kind);
   launch_overlaps_ = launch_overlaps(kind);
   nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
@@ -349,14 +353,14 @@ std::optional<engine::RunPlan> Builder::one_rank_copy(const metrics::RunConfig& 
   if (work != InPlaceWork::Copy) {
     plan.choice.algo = work == InPlaceWork::Nothing ? "none" : "launch";
     plan.choice.proto = "in-place";
-    plan.closed_form = work == InPlaceWork::Nothing ? Time{0} : from_us(opt_.params.launch_us) + launch();
+    plan.closed_form = work == InPlaceWork::Nothing ? Time{0} : from_us(opt_.params.launch_us + one_rank_launch_us_);
     return plan;
   }
   const double mem = gpu_memory_GBps(topo_, tab_);
   if (mem <= 0) return std::nullopt;
   plan.choice.algo = "copy";
   plan.choice.proto = is_p2p(cfg.op) ? "self-send" : tab_.rccl ? "hipMemcpy" : "cudaMemcpy";
-  plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us) + launch();
+  plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us + one_rank_launch_us_);
   return plan;
 }
 

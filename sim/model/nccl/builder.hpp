@@ -101,6 +101,7 @@ class Builder final : public metrics::PlanBuilder {
   const Tables& tab_;
   Options opt_;
   bool launch_overlaps_ = false; // this machine's launch kind overlaps (launch_overlap.hpp)
+  double one_rank_launch_us_ = 0; // a one-rank call's launch (the constructor says why it is the -g N term)
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
