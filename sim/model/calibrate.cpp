@@ -294,12 +294,13 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     R.sensitivity[R.names[2 + k]] = sensitivity[k];
     if (sensitivity[k] < kBottleneckSensitivity) R.not_bottleneck.insert(R.names[2 + k]);
   }
-  // Identifiability (kIdentifiedShare), decided once at the start values as the bottleneck rule is.
+  // Identifiability (kIdentifiedShare), decided once at the start values as the bottleneck rule is; every
+  // parameter's share is recorded, the additive time terms' decides.
   {
     const auto shares = largest_row_shares(in, o, L, th_start);
     for (std::size_t j = 0; j < L.size(); ++j) {
       R.row_share[R.names[j]] = shares[j];
-      if (shares[j] < kIdentifiedShare) R.unidentified.insert(R.names[j]);
+      if (L.additive(j) && shares[j] < kIdentifiedShare) R.unidentified.insert(R.names[j]);
     }
   }
   for (const auto& h : o.hold) {
