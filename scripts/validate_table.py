@@ -270,13 +270,6 @@ def runtime_of(topology):
             return "hip"
     return "cuda"
 
-def gpus_per_thread_of(path):
-    for line in open(path):
-        f = line.split()
-        if "nGpus" in f and f.index("nGpus") + 1 < len(f) and f[f.index("nGpus") + 1].isdigit():
-            return max(1, int(f[f.index("nGpus") + 1]))
-    return 1
-
 def launch_vote(ccsim, path, args):
     """(kind, per-launch floor in us) of one run, or None: the median over its rows <= 4 KiB of measured
     minus bare-model time (minus 1/20 of it for a kind whose launches overlap the GPU time: there the floor
@@ -287,7 +280,7 @@ def launch_vote(ccsim, path, args):
     if rc != 0: return None
     j = json.loads(out)
     if "runs" in j: j = j["runs"][0]
-    g = gpus_per_thread_of(path)
+    g = j["gpus_per_thread"]  # the model's own reading (the nThread line, else the command line's -g)
     kind = runtime_of(args[args.index("--topo") + 1]) + ("/gN" if g > 1 else "/g1")
     shown = 1.0 / PIPELINE_ITERS if kind in OVERLAP_KINDS else 1.0  # the share of the bare time a small row shows
     small = [r["measured_time_us"] - shown * r["predicted_time_us"] for r in j["rows"] if 0 < r["size"] <= LAUNCH_FLOOR_BYTES]

@@ -85,7 +85,11 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.ranks_from = tr.trace.ranks_from;
   m.in_place = tr.cfg.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
+  m.gpus_per_thread = model::gpus_per_thread(tr.trace);
   m.notes = tr.trace.notes;
+  if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
+    m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",
+                                  tr.trace.command_ngpus, tr.trace.command_ngpus));
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();

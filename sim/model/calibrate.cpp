@@ -22,6 +22,8 @@ struct Layout {
   std::size_t size() const { return 2 + types.size() + protos.size() + lats.size() + (per_gpu ? 1 : 0); }
   std::size_t first_lat() const { return 2 + types.size() + protos.size(); }
   std::size_t per_gpu_index() const { return first_lat() + lats.size(); }
+  // An additive time term (launch_us, step_us, launch_per_gpu_us), as against a multiplicative one.
+  bool additive(std::size_t j) const { return j <= 1 || (per_gpu && j == per_gpu_index()); }
 };
 
 // theta = [launch_us, step_us, 1/eff_type..., 1/eff_proto..., latency multiplier..., launch_per_gpu_us]
@@ -110,6 +112,25 @@ std::vector<double> bottleneck_sensitivity(const std::vector<CalibInput>& in, co
       }
       if (!s.empty()) most = std::max(most, median(s));
     }
+    out.push_back(most);
+  }
+  return out;
+}
+
+// Each parameter's largest share of a row's predicted time at `th` (kIdentifiedShare): the row's relative move
+// when the parameter grows by 5 % of its reference value (its value; an additive term's no less than
+// kAdditiveReferenceUs), over 5 %: d ln(time) / d ln(parameter) at the reference.
+std::vector<double> largest_row_shares(const std::vector<CalibInput>& in, const CalibOptions& o, const Layout& L,
+                                       const std::vector<double>& th) {
+  const auto base = predict_all(in, o, to_params(th, L, o.start));
+  const double step = kSensitivityStep - 1;
+  std::vector<double> out;
+  for (std::size_t j = 0; j < th.size(); ++j) {
+    auto t2 = th;
+    t2[j] += step * (L.additive(j) ? std::max(th[j], kAdditiveReferenceUs) : th[j]);
+    const auto moved = predict_all(in, o, to_params(t2, L, o.start));
+    double most = 0;
+    for (std::size_t i = 0; i < base.size(); ++i) most = std::max(most, std::abs(moved[i] / base[i] - 1) / step);
     out.push_back(most);
   }
   return out;
@@ -273,6 +294,15 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     R.sensitivity[R.names[2 + k]] = sensitivity[k];
     if (sensitivity[k] < kBottleneckSensitivity) R.not_bottleneck.insert(R.names[2 + k]);
   }
+  // Identifiability (kIdentifiedShare), decided once at the start values as the bottleneck rule is; every
+  // parameter's share is recorded, the additive time terms' decides.
+  {
+    const auto shares = largest_row_shares(in, o, L, th_start);
+    for (std::size_t j = 0; j < L.size(); ++j) {
+      R.row_share[R.names[j]] = shares[j];
+      if (L.additive(j) && shares[j] < kIdentifiedShare) R.unidentified.insert(R.names[j]);
+    }
+  }
   for (const auto& h : o.hold) {
     if (std::find(R.names.begin(), R.names.end(), h) == R.names.end()) {
       std::string have;
@@ -294,7 +324,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     // Jacobian of relative residuals.
     Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
     for (std::size_t j = 0; j < L.size(); ++j) {
-      const bool additive = j <= 1 || (L.per_gpu && j == L.per_gpu_index());
+      const bool additive = L.additive(j);
       const double h = j == 0 ? 1.0 : additive ? 0.5 : 0.05 * th[j];
       auto t2 = th;
       t2[j] += h;
@@ -304,7 +334,7 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     std::vector<Eigen::Index> active;
     for (std::size_t j = 0; j < L.size(); ++j)
-      if (!o.hold.count(R.names[j]) && !R.not_bottleneck.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
+      if (!o.hold.count(R.names[j]) && !R.not_bottleneck.count(R.names[j]) && !R.unidentified.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
         active.push_back(static_cast<Eigen::Index>(j));
     if (it == 0 && n < active.size() + 3) {
       std::string names;

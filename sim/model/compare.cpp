@@ -38,7 +38,7 @@ double median(std::vector<double> v) {
 
 int gpus_per_thread(const trace::Trace& t) {
   auto it = t.header_values.find("nGpus");
-  if (it == t.header_values.end()) return 1;
+  if (it == t.header_values.end()) return std::max(1, t.command_ngpus);
   try {
     return std::max(1, std::stoi(it->second));
   } catch (...) {

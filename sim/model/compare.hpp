@@ -49,7 +49,8 @@ struct CompareResult {
 };
 
 double median(std::vector<double> v); // NaN for an empty list
-// GPUs per launching thread of a trace: its "nGpus" header value (nccl-tests -g), else 1.
+// GPUs per launching thread of a trace: its "nGpus" header value (nccl-tests -g), else the -g its header's command line
+// sets (Trace::command_ngpus), else 1.
 int gpus_per_thread(const trace::Trace& t);
 // The plan of a measured row (its own size and count, as printed).
 metrics::SizePlan plan_of(const trace::MeasuredRow& r);
@@ -58,6 +59,7 @@ CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);
 struct CompareMeta {
   std::string trace, hardware, topology, topology_origin, model, params, op, op_from, ranks_from;
   int ranks = 0;
+  int gpus_per_thread = 1; // the launching thread's GPUs the model charged launches for (gpus_per_thread above)
   bool in_place = false, old_busbw_convention = false;
   std::vector<std::string> notes; // the trace reader's decisions and the facts it read (rows left out, INFO lines)
   std::vector<std::vector<int>> placements;

@@ -168,6 +168,9 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   // What the class-level construction (scripts/validate_table.py) needs beside the values: how much the
   // large sizes hang on each link (an efficiency held below kBottleneckSensitivity was not identified)
   // and which family each fitted link type falls back to.
+  // Each parameter's largest share of a row's time at the start values; below kIdentifiedShare it was held.
+  j["row_share"] = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : f.row_share) j["row_share"][name] = v;
   j["bottleneck_sensitivity"] = nlohmann::ordered_json::object();
   for (const auto& [name, v] : f.sensitivity) j["bottleneck_sensitivity"][name] = v;
   // Per protocol factor, the rows behind it (kProtocolRateRows): `rate` when it describes the protocol's

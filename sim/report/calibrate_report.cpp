@@ -33,6 +33,9 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
                      f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "")
                      : f.held_by_user.count(nm)  ? "held: --hold"
                      : !bottleneck.empty()       ? bottleneck
+                     : f.unidentified.count(nm)
+                         ? fmt::format("held: no row's time hangs on it by >= {:g} % (largest share {:.3g} %)", model::kIdentifiedShare * 100,
+                                       f.row_share.at(nm) * 100)
                      : f.not_separable.count(nm) ? "held: not separable from the others with these traces"
                                                  : "held: the data does not depend on it");
   }

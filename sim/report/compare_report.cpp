@@ -22,6 +22,7 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
   j["op_from"] = m.op_from;
   j["ranks"] = m.ranks;
   j["ranks_from"] = m.ranks_from;
+  j["gpus_per_thread"] = m.gpus_per_thread;
   j["topology"] = m.topology;
   j["topology_origin"] = m.topology_origin;
   j["model"] = m.model;

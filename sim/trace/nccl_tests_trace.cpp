@@ -79,6 +79,25 @@ std::optional<int> find_g_flag(const std::string& text, const std::string& where
   return std::nullopt;
 }
 
+// Every GPUs-per-thread value a command line sets, in order: nccl-tests reads it with getopt_long ("g:" and the long
+// option "ngpus", src/common.cu), so "-g 4", "-g4", "--ngpus 4" and "--ngpus=4" all set 4 ("-g=4" sets strtol("=4") = 0:
+// not a form that runs). A value followed by a letter ("-g 4x") is no count.
+std::vector<int> ngpus_flags(const std::string& text, const std::string& where) {
+  std::vector<int> out;
+  const auto tk = tokens(text);
+  for (std::size_t i = 0; i < tk.size(); ++i) {
+    std::string_view value;
+    if ((tk[i] == "-g" || tk[i] == "--ngpus") && i + 1 < tk.size()) value = tk[i + 1];
+    else if (tk[i].size() > 2 && tk[i].starts_with("-g") && std::isdigit(static_cast<unsigned char>(tk[i][2]))) value = std::string_view(tk[i]).substr(2);
+    else if (tk[i].starts_with("--ngpus=")) value = std::string_view(tk[i]).substr(8);
+    else continue;
+    const auto d = digits_at(value, 0);
+    if (!d.empty() && (d.size() == value.size() || !std::isalnum(static_cast<unsigned char>(value[d.size()]))))
+      out.push_back(checked_int(d, "-g", where));
+  }
+  return out;
+}
+
 // The earliest "<collective>_perf" standing as a word in `text`.
 std::optional<schedule::Op> find_perf_word(const std::string& text) {
   std::size_t best = std::string::npos;
@@ -199,8 +218,10 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   t.origin = origin;
   std::optional<Columns> cols;
   std::string op_line, command_line, banner_line, all_header; // banner: nccl-tests' own "Collective test starting: X_perf"
+  std::string run_as_line; // a collector's "# run as: mpirun ... all_reduce_perf -g 1": read for GPUs per thread only
   // A command quoted without '#' before the table: a shell prompt ("root@host:~# ./build/all_gather_perf -b 8 ...", "$ mpirun ...
-  // all_reduce_perf"), a blog's "> mpirun" quote or a launcher's "+ mpirun" echo. Only its "<name>_perf" word is read.
+  // all_reduce_perf"), a blog's "> mpirun" quote or a launcher's "+ mpirun" echo. Its "<name>_perf" word is read for the op,
+  // its -g for GPUs per thread where the nThread line is missing.
   std::string prompt_line;
   int device_ranks = 0;
   std::optional<int> g_flag;
@@ -289,6 +310,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       else if (starts_with(body, "Collective test starting:") && banner_line.empty()) banner_line = body;
       else if (starts_with(body, "op:") && op_line.empty()) op_line = body;
       else if (starts_with(body, "command:") && command_line.empty()) command_line = body;
+      else if (starts_with(body, "run as:") && run_as_line.empty()) run_as_line = body;
       else if (tk[0] == "nThread") {
         for (std::size_t i = 0; i + 1 < tk.size(); i += 2) {
           std::string k = tk[i];
@@ -504,6 +526,17 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
   } else if (const int n = counts::ranks_from_busbw(t, hints.ranks); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
   else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
+
+  // GPUs per thread where the nThread line is missing (a paste of the table alone): the -g the command lines set, when
+  // they agree and the value divides the rank count (one process drives -g GPUs per thread; several processes under
+  // mpirun each drive as many).
+  if (!t.header_values.count("nGpus")) {
+    std::set<int> named;
+    for (const auto* s : {&command_line, &run_as_line, &prompt_line})
+      for (const int g : ngpus_flags(*s, origin)) named.insert(g);
+    if (named.size() == 1 && *named.begin() >= 1 && (t.ranks <= 0 || t.ranks % *named.begin() == 0))
+      t.command_ngpus = *named.begin();
+  }
 
   if (t.op && t.ranks > 0) counts::read_size_where_count_contradicts(t, elt_of, ratio_of, origin);
   else if (mixed) fail("{}", *mixed);

@@ -58,6 +58,10 @@ struct Trace {
   int sweeps = 1; // size sweeps in the table (rows' `sweep` 0 .. sweeps-1); load_trace_runs makes each a run
   std::vector<RingHop> ring_hops;       // NCCL INFO Ring/Channel lines
   std::map<std::string, std::string> header_values; // "nThread" -> "1", "nGpus" -> "8", "minBytes" -> ...
+  // GPUs per thread as the header's command line sets them (-g N, --ngpus N) where the nThread line is missing: 0 when no
+  // command line names it, when its lines name different values, when the value does not divide the rank count, or
+  // when the file holds several runs (its header's command may be another run's).
+  int command_ngpus = 0;
   std::vector<std::string> notes;       // what the reader decided about the file (rows left out, facts read)
   std::map<std::string, std::string> env; // NCCL_* settings the file says the run was made with (NCCL_NVLS_ENABLE -> 0)
   // Facts of NCCL INFO lines ("24 coll channels, 0 collnet channels, 0 nvls channels", "Using network IB");

@@ -148,7 +148,12 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (only > 0 && static_cast<int>(out.size()) >= only) break;
     try {
-      for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) out.push_back(std::move(s));
+      for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) {
+        // Each run carries the file's preamble: a command there (-g 4) may be another run's (a scaling study's
+        // single-host run beside its mpirun -g 1 runs), so a run's GPUs per thread come from its own nThread line.
+        if (parts.size() > 1) s.command_ngpus = 0;
+        out.push_back(std::move(s));
+      }
     } catch (const Error&) {
       // With --run the chosen run alone counts: the hints are for it, and another run's problem is not its.
       if (only <= 0 || static_cast<int>(out.size()) + 1 == only) throw;

@@ -23,7 +23,8 @@ model::ModelOptions with_params(const model::ParamSet& p) {
 std::string synthetic_trace(const topology::Topology& topo, const metrics::RunConfig& cfg, const model::ParamSet& truth) {
   model::Predictor p(topo, cfg, "fifo", with_params(truth));
   const bool ag = cfg.op == schedule::Op::AllGather;
-  std::string s = fmt::format("# synthetic: ccsim fifo model with known parameters\n# command: ./build/{} -b 1K -e 256M -f 2 -g 8\n",
+  // One process per GPU (-g 1): the data carries one launch per collective (launch_us), as the model made it.
+  std::string s = fmt::format("# synthetic: ccsim fifo model with known parameters\n# command: mpirun -np 8 ./build/{} -b 1K -e 256M -f 2 -g 1\n",
                               schedule::nccl_test_name(cfg.op));
   s += "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
   for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2) {
@@ -121,9 +122,13 @@ TEST_CASE("calibrate --model nccl --fit-protocols recovers per-protocol efficien
   in.label = "nccl-synthetic";
   {
     model::Predictor p(topo, in.cfg, "nccl", with_params(truth));
-    std::string s = "# command: ./build/all_reduce_perf -g 8\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
-    for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2)
-      s += fmt::format("{} {} float sum -1 {:.4f} 0 0 0\n", size, size / 4, to_us(p.predict({size / 4, size}).time));
+    // One process per GPU (-g 1), as the model made the data; the 8 ranks from the rows' busbw / algbw.
+    std::string s = "# command: mpirun -np 8 ./build/all_reduce_perf -g 1\n#  size  count  type  redop  root  time  algbw  busbw  #wrong\n";
+    for (Bytes size = 1024; size <= (Bytes{256} << 20); size *= 2) {
+      const auto t = p.predict({size / 4, size}).time;
+      const auto bw = metrics::bandwidths(schedule::Op::AllReduce, 8, size, t);
+      s += fmt::format("{} {} float sum -1 {:.4f} {:.2f} {:.2f} 0\n", size, size / 4, to_us(t), bw.algbw_GBps, bw.busbw_GBps);
+    }
     in.trace = trace::parse_trace(s, in.label);
   }
   in.topo = &topo;
