@@ -93,6 +93,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
     case report::Format::Table: r.text = report::compare_table(res, m); break;
     case report::Format::Csv: r.text = report::compare_csv(res, m); break;
     case report::Format::Json: r.text = safe_dump(r.json, 2) + "\n"; break;
+    case report::Format::Markdown: r.text = report::compare_markdown(res, m); break;
   }
   return r;
 }
@@ -152,7 +153,9 @@ void run_compare(const CompareOptions& o) {
     out = safe_dump(j, 2) + "\n";
   } else {
     for (std::size_t i = 0; i < results.size(); ++i)
-      out += fmt::format("{}== run {} of {} ==\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text);
+      out += fmt_kind == report::Format::Markdown
+                 ? fmt::format("{}### run {} of {}\n\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text)
+                 : fmt::format("{}== run {} of {} ==\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text);
   }
   if (!o.plot.empty()) {
     const std::string script = data_dir() + "/scripts/plot_compare.py";
@@ -190,7 +193,7 @@ void add_compare_command(CLI::App& app) {
   add_trace_options(*c, opts->tr);
   c->add_option("--trace", opts->trace, "Measured nccl-tests output (old or new format)")->required();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
-  c->add_option("--format", opts->run.format, "Output: table, csv, json")->capture_default_str();
+  c->add_option("--format", opts->run.format, "Output: table, csv, json, markdown (a table to paste into a ticket)")->capture_default_str();
   c->add_option("--output", opts->run.output, "Write the output to this file instead of stdout");
   c->add_option("--run", opts->run_index, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
   c->add_option("--plot", opts->plot, "Also draw measured vs predicted busbw over size into this PNG");

@@ -65,6 +65,9 @@ struct Trace {
   struct NcclInfo {
     int coll_channels = -1, collnet_channels = -1, nvls_channels = -1;
     std::string network;
+    // "NCCL INFO NCCL version 2.21.5+cuda12.4": the release the log itself names (what its other INFO lines mean
+    // depends on it; not applied as --nccl-version, which reads the file's header).
+    std::string release;
     // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
     // with SHARP trees of that many nodes.
     int sharp_trees = 0, sharp_group_size = -1;
