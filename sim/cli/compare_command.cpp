@@ -112,6 +112,15 @@ std::vector<std::string> topo_per_run(const std::string& spec, std::size_t runs)
   return specs;
 }
 
+// The rest of a machine: spec for a trace's run: its GPUs per node and node count where the device list names its
+// hosts ("Rank 8 ... on node2 device 0"), so the user fills in only the NICs.
+std::string machine_words(const trace::Trace& run) {
+  if (run.hosts > 1 && run.ranks % run.hosts == 0)
+    return fmt::format("{}nodes={},nics=MxSPEED (the device list names {} hosts; M NICs of SPEED each, as in topologies/README.md)",
+                       run.ranks / run.hosts == 8 ? "" : fmt::format("gpus={},", run.ranks / run.hosts), run.hosts, run.hosts);
+  return run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md");
+}
+
 void run_compare(const CompareOptions& o) {
   if (o.trace.empty()) fail("compare: --trace FILE is required");
   const auto fmt_kind = report::format_from(o.run.format);
@@ -138,7 +147,7 @@ void run_compare(const CompareOptions& o) {
         fail("compare: {} ran on {} ({}), but no --topo was given and the default, {} ({}), has other GPUs: give --topo (the "
              "machine's nvidia-smi topo -m file, a shipped name, or machine:gpu={},{})",
              o.trace, product, kind, specs.front(), dflt.name, kind,
-             run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md"));
+             machine_words(run));
     }
   }
   std::vector<RunResult> results;

@@ -51,6 +51,7 @@ struct Trace {
   int ranks = 0;
   std::string ranks_from;               // "device list", "nThread*nGpus", "-g flag", "hint"
   std::string hardware;                 // the "# hardware:" header line's text, if any
+  int hosts = 0;                        // distinct hosts the device list names ("Rank 8 ... on node2 device 0"), 0: none
   bool has_root_column = false;         // new format
   bool has_redop_column = false;
   bool old_busbw_convention = false;    // algbw printed as size*(n-1)/n/time (2019 AG/RS builds)

@@ -8,6 +8,8 @@
 #  - `-f inf` printed the first row alone, exit 0 (nan and 0.5 were refused);
 #  - machine:/cluster: descriptions checked by the builders ("cluster: nodes must be between 1 and 65536, got -1")
 #    named neither --topo nor the spec typed;
+#  - compare without --topo on a 2-node log asked for "machine:gpu=h100,nodes=N,nics=MxSPEED" although the device
+#    list names the 2 hosts and their 8 GPUs each;
 #  - `compare --plot /proc/p.png` named "/proc/p.png.json", a scratch file the user never asked for; a write-through
 #    target that cannot be opened was found only after the table had been printed.
 set -u
@@ -54,6 +56,17 @@ grep -qF "# trace: CollNet in use (32 collnet channels)" <<<"$out" || bad "2.20.
 # Release unknown (the version line cut): equal counts say nothing, a count that differs is 2.20's own.
 grep -v "NCCL version" "$tmp/v2215.txt" >"$tmp/noversion.txt"
 "$ccsim" compare --trace "$tmp/noversion.txt" --topo "$h100" --model nccl | grep -qF "CollNet in use" && bad "log without a version: CollNet read from equal counts"
+
+# Without --topo, the machine: words ask only for what the log does not say: 16 ranks on 2 hosts of 8 (srun -l).
+{
+  echo " 0: # nThread 1 nGpus 1 minBytes 1048576 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
+  echo " 0: # Using devices"
+  for r in $(seq 0 15); do echo " 0: #  Rank $r Group  0 Pid  1000 on node$((r / 8)) device  $((r % 8)) [0x18] NVIDIA H100 80GB HBM3"; done
+  echo " 0: #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+  echo " 0:      1048576        262144     float     sum      -1    50.00   20.97   39.32      0    50.00   20.97   39.32      0"
+} >"$tmp/2node.txt"
+refused_one_line "give --topo (the machine's nvidia-smi topo -m file, a shipped name, or machine:gpu=h100,nodes=2,nics=MxSPEED (the device list names 2 hosts" \
+  compare --trace "$tmp/2node.txt"
 
 # Markdown, to paste into a ticket: the same numbers as the table (two routes: the table's columns and the
 # Markdown cells), a header row, an alignment row, one row per size, and nothing after the table that a renderer
