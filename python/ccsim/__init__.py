@@ -27,7 +27,7 @@ from ._ccsim import run_cli as _run_cli
 
 Error.__module__ = "ccsim"  # shown as ccsim.Error in tracebacks
 
-__all__ = ["Error", "Topology", "Prediction", "Row", "topology", "predict", "explain", "rings", "compare",
+__all__ = ["Error", "Topology", "Prediction", "Comparison", "Row", "topology", "predict", "explain", "rings", "compare",
            "scenario", "timeline", "cli", "data_dir"]
 
 
@@ -233,22 +233,38 @@ class Prediction(list):
 
     def to_pandas(self):
         """A pandas DataFrame, one row per size; the model's choice flattened into choice_* columns."""
-        try:
-            import pandas  # optional: ccsim itself does not need it
-        except ImportError as e:
-            # A pyenv or venv python3 first on PATH often lacks the pandas Debian installed for /usr/bin/python3.
-            raise ModuleNotFoundError(
-                f"to_pandas() needs pandas, which this Python ({sys.executable}) cannot import: "
-                "install it for this interpreter (python3 -m pip install pandas), or run /usr/bin/python3 "
-                "with Debian's python3-pandas", name="pandas") from e
+        return _pandas().DataFrame([_flat_row(r) for r in self])
 
-        flat = []
-        for r in self:
-            d = {k: v for k, v in r.items() if k != "choice"}
-            for k, v in (r.get("choice") or {}).items():
-                d["choice_" + k] = v
-            flat.append(d)
-        return pandas.DataFrame(flat)
+
+def _pandas():
+    try:
+        import pandas  # optional: ccsim itself does not need it
+    except ImportError as e:
+        # A pyenv or venv python3 first on PATH often lacks the pandas Debian installed for /usr/bin/python3.
+        raise ModuleNotFoundError(
+            f"to_pandas() needs pandas, which this Python ({sys.executable}) cannot import: "
+            "install it for this interpreter (python3 -m pip install pandas), or run /usr/bin/python3 "
+            "with Debian's python3-pandas", name="pandas") from e
+    return pandas
+
+
+def _flat_row(r, **first):
+    """One JSON row as a flat dict: the model's choice as choice_* columns."""
+    d = dict(first)
+    d.update({k: v for k, v in r.items() if k != "choice"})
+    for k, v in (r.get("choice") or {}).items():
+        d["choice_" + k] = v
+    return d
+
+
+class Comparison(dict):
+    """compare's JSON document (the CLI's keys: rows, summary, ...; a file of several runs: kind and runs), with
+    .to_pandas(): one row per measured size, measured beside predicted, a run column when the file held several."""
+
+    def to_pandas(self):
+        if "runs" in self:
+            return _pandas().DataFrame([_flat_row(r, run=i) for i, run in enumerate(self["runs"], 1) for r in run["rows"]])
+        return _pandas().DataFrame([_flat_row(r) for r in self["rows"]])
 
 
 def _size(v):
@@ -337,7 +353,7 @@ def compare(topo, trace, **flags):
                                                                  *_flags(flags), "--format", "json"))
     if scratch is not None and isinstance(doc, dict) and doc.get("trace") == scratch.path:
         doc["trace"] = "(the trace text)"  # the scratch file is gone once this returns
-    return doc
+    return Comparison(doc)
 
 
 def scenario(dict_or_path, **flags):

@@ -98,6 +98,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
     case report::Format::Table: r.text = report::compare_table(res, m); break;
     case report::Format::Csv: r.text = report::compare_csv(res, m); break;
     case report::Format::Json: r.text = safe_dump(r.json, 2) + "\n"; break;
+    case report::Format::Markdown: r.text = report::compare_markdown(res, m); break;
   }
   return r;
 }
@@ -114,6 +115,15 @@ std::vector<std::string> topo_per_run(const std::string& spec, std::size_t runs)
   if (specs.size() == 1) return std::vector<std::string>(runs, specs.front());
   if (specs.size() != runs) fail("--topo: {} topologies given for {} runs in the trace", specs.size(), runs);
   return specs;
+}
+
+// The rest of a machine: spec for a trace's run: its GPUs per node and node count where the device list names its
+// hosts ("Rank 8 ... on node2 device 0"), so the user fills in only the NICs.
+std::string machine_words(const trace::Trace& run) {
+  if (run.hosts > 1 && run.ranks % run.hosts == 0)
+    return fmt::format("{}nodes={},nics=MxSPEED (the device list names {} hosts; M NICs of SPEED each, as in topologies/README.md)",
+                       run.ranks / run.hosts == 8 ? "" : fmt::format("gpus={},", run.ranks / run.hosts), run.hosts, run.hosts);
+  return run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md");
 }
 
 void run_compare(const CompareOptions& o) {
@@ -142,7 +152,7 @@ void run_compare(const CompareOptions& o) {
         fail("compare: {} ran on {} ({}), but no --topo was given and the default, {} ({}), has other GPUs: give --topo (the "
              "machine's nvidia-smi topo -m file, a shipped name, or machine:gpu={},{})",
              o.trace, product, kind, specs.front(), dflt.name, kind,
-             run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md"));
+             machine_words(run));
     }
   }
   std::vector<RunResult> results;
@@ -157,7 +167,9 @@ void run_compare(const CompareOptions& o) {
     out = safe_dump(j, 2) + "\n";
   } else {
     for (std::size_t i = 0; i < results.size(); ++i)
-      out += fmt::format("{}== run {} of {} ==\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text);
+      out += fmt_kind == report::Format::Markdown
+                 ? fmt::format("{}### run {} of {}\n\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text)
+                 : fmt::format("{}== run {} of {} ==\n{}", i ? "\n" : "", i + 1, results.size(), results[i].text);
   }
   if (!o.plot.empty()) {
     const std::string script = data_dir() + "/scripts/plot_compare.py";
@@ -195,7 +207,7 @@ void add_compare_command(CLI::App& app) {
   add_trace_options(*c, opts->tr);
   c->add_option("--trace", opts->trace, "Measured nccl-tests output (old or new format)")->required();
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
-  c->add_option("--format", opts->run.format, "Output: table, csv, json")->capture_default_str();
+  c->add_option("--format", opts->run.format, "Output: table, csv, json, markdown (a table to paste into a ticket)")->capture_default_str();
   c->add_option("--output", opts->run.output, "Write the output to this file instead of stdout");
   c->add_option("--run", opts->run_index, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
   c->add_option("--plot", opts->plot, "Also draw measured vs predicted busbw over size into this PNG");

@@ -92,7 +92,7 @@ void add_collective_options(CLI::App& app, RunOptions& o) {
 }
 
 void add_output_options(CLI::App& app, RunOptions& o) {
-  app.add_option("--format", o.format, "Output: table, csv, json")->capture_default_str();
+  app.add_option("--format", o.format, "Output: table, csv, json, markdown (a table to paste into a ticket)")->capture_default_str();
   app.add_option("--output", o.output, "Write the output to this file (atomically) instead of stdout");
 }
 

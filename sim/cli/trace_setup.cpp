@@ -1,3 +1,6 @@
+#include <optional>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
@@ -70,12 +73,30 @@ namespace {
 
 // CollNet (SHARP in the fabric): NCCL_COLLNET_ENABLE, "N collnet channels" and SHARP tree log lines say
 // whether the run used it; --collnet is set from them where the user left auto.
+// NCCL prints "N coll channels, M collnet channels, ..." since 2.20.3. Only 2.20.x prints the CollNet count there
+// (src/init.cc: comm->collNetChannels); from 2.21.5 on the same INFO passes comm->nChannels twice (NVIDIA/nccl
+// src/init.cc, v2.21.5-1 to v2.29.7-1), so M is the coll channel count whether CollNet runs or not. M says something
+// when the release is 2.20.x, or, release unknown, when it differs from N (only 2.20 could print that).
+bool collnet_count_says(const trace::Trace& t, const std::optional<std::string>& release) {
+  const auto& info = t.info;
+  if (info.collnet_channels < 0) return false;
+  if (const auto v = release ? model::nccl::parse_nccl_version(*release) : std::nullopt)
+    return (*v)[0] == 2 && (*v)[1] == 20;
+  return info.collnet_channels != info.coll_channels;
+}
+
 void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
   const bool nccl = run.model == "nccl", free = nccl && run.collnet == "auto";
   const auto& info = t.info;
   const auto env = t.env.find("NCCL_COLLNET_ENABLE");
-  const bool off = (env != t.env.end() && env->second == "0") || info.collnet_channels == 0;
-  const bool on = (env != t.env.end() && env->second == "1") || info.collnet_channels > 0 || info.sharp_trees > 0;
+  auto release = model::nccl::nccl_version_in(t.provenance);
+  if (!release && !info.release.empty()) release = info.release;
+  const bool count_says = collnet_count_says(t, release);
+  if (info.collnet_channels >= 0 && !count_says)
+    applied.push_back(fmt::format("NCCL INFO: {} collnet channels not read as CollNet: NCCL {} prints its coll channel count there",
+                                  info.collnet_channels, release ? *release : std::string("2.21 and later")));
+  const bool off = (env != t.env.end() && env->second == "0") || (count_says && info.collnet_channels == 0);
+  const bool on = (env != t.env.end() && env->second == "1") || (count_says && info.collnet_channels > 0) || info.sharp_trees > 0;
   if (on && !off) {
     // Left at auto, not forced on: auto runs CollNet where the described fabric has SHARP (sharp=1) and
     // a description without it still predicts (NCCL's ring/tree), instead of refusing the comparison.

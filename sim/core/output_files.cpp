@@ -60,6 +60,13 @@ bool writes_through(const std::string& target) {
   return !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+// A write-through target is opened only at commit(), after the run printed its table: one that cannot be written
+// (`--plot /proc/p.png`, a device that is not there) is refused now, before anything is printed. access(), not
+// open(): opening a FIFO for writing waits for its reader.
+void check_writable(const std::string& target) {
+  if (::access(target.c_str(), W_OK) != 0) fail("{}: cannot open for writing: {}", printable(target), std::strerror(errno));
+}
+
 // Opens an existing target for writing (following a symlink the user named; never creating one).
 void write_into(const std::string& target, std::string_view content) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -83,6 +90,7 @@ std::string read_temp(const std::string& path) {
 
 void OutputSet::add(const std::string& target, std::string_view content) {
   if (writes_through(target)) {
+    check_writable(target);
     pending_.push_back({target, "", std::string(content), true});
     return;
   }
@@ -100,6 +108,7 @@ void OutputSet::add(const std::string& target, std::string_view content) {
 std::string OutputSet::reserve(const std::string& target) {
   std::string temp;
   if (writes_through(target)) { // filled in the temporary directory, copied into the target at commit()
+    check_writable(target);
     const std::string ext = std::filesystem::path(target).extension().string();
     ::close(create_temp((std::filesystem::temp_directory_path() / ("ccsim-output" + ext)).string(), temp));
     pending_.push_back({target, temp, {}, true});
@@ -137,12 +146,16 @@ void OutputSet::discard() {
 }
 
 ScratchFile::ScratchFile(const std::string& near, std::string_view content) {
-  const int fd = create_temp(near + ".json", path_);
+  // In the temporary directory, not beside `near`: where `near` cannot be created (`--plot /proc/p.png`) the
+  // error must name it, not a scratch file the user never asked for, and a device's folder (/dev/stdout) takes
+  // no scratch file.
+  const int fd = create_temp((std::filesystem::temp_directory_path() / "ccsim-scratch.json").string(), path_);
   const bool ok = write_all(fd, content);
   const int err = errno;
   if (::close(fd) != 0 || !ok) {
     ::unlink(path_.c_str());
-    fail("{}: cannot write a temporary next to it: {}", printable(near), std::strerror(ok ? errno : err));
+    fail("{}: cannot write its scratch input in {}: {}", printable(near), std::filesystem::temp_directory_path().string(),
+         std::strerror(ok ? errno : err));
   }
 }
 

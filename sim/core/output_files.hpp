@@ -44,7 +44,7 @@ class OutputSet {
 // A temporary file removed when this goes out of scope (inputs handed to a child process).
 class ScratchFile {
  public:
-  ScratchFile(const std::string& near, std::string_view content); // created beside `near`; throws Error
+  ScratchFile(const std::string& near, std::string_view content); // in the temporary directory, for output `near`; throws Error naming it
   ScratchFile(const ScratchFile&) = delete;
   ScratchFile& operator=(const ScratchFile&) = delete;
   ~ScratchFile();

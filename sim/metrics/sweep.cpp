@@ -138,7 +138,8 @@ Row run(PlanBuilder& builder, const RunConfig& cfg, SizePlan size, std::span<eng
 // nccl-tests' sweep: multiply by the factor (or add step_bytes) from min to max inclusive.
 std::vector<Bytes> size_series(Bytes min_bytes, Bytes max_bytes, double factor, std::uint64_t step_bytes) {
   if (min_bytes > max_bytes) fail("-b/--minbytes {} is larger than -e/--maxbytes {}", min_bytes, max_bytes);
-  if (step_bytes == 0 && !(factor > 1.0)) fail("-f/--stepfactor must be greater than 1, got {}", factor);
+  if (step_bytes == 0 && !(factor > 1.0 && std::isfinite(factor)))
+    fail("-f/--stepfactor must be a finite number greater than 1, got {}", factor); // inf would stop after -b's row
   std::vector<Bytes> out;
   for (double s = static_cast<double>(min_bytes); s <= static_cast<double>(max_bytes);) {
     out.push_back(static_cast<Bytes>(s));

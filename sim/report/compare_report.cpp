@@ -95,5 +95,27 @@ std::string compare_csv(const model::CompareResult& r, const model::CompareMeta&
   return s;
 }
 
+// The table's rows under a caption and above the summary, in Markdown, to paste into a ticket.
+std::string compare_markdown(const model::CompareResult& r, const model::CompareMeta& m) {
+  std::string s = fmt::format("**ccsim compare**: `{}` ({} ranks){}, measured {} column; predicted: {} on {} ({}), model {}{}\n\n",
+                              markdown_cell(m.trace), m.ranks, m.hardware.empty() ? "" : ", " + markdown_cell(m.hardware),
+                              m.in_place ? "in-place" : "out-of-place", m.op, markdown_cell(m.topology),
+                              markdown_cell(m.topology_origin), m.model, m.params.empty() ? "" : ", params " + markdown_cell(m.params));
+  s += "| size (B) | count | measured time (us) | predicted time (us) | measured algbw (GB/s) | predicted algbw (GB/s) | "
+       "measured busbw (GB/s) | predicted busbw (GB/s) | busbw err % | choice |\n";
+  s += "|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n";
+  for (const auto& x : r.rows)
+    s += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:+.1f} | {} |\n", x.size, x.count,
+                     x.measured_time_us, x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw,
+                     x.predicted_busbw, x.err_pct, markdown_cell(choice_text(x.pred)));
+  // A blank line first: a line right after a table would be read as one more row.
+  s += fmt::format("\nbusbw err = (predicted - measured) / measured busbw; median of its absolute value {:.1f} % for sizes >= 1 MiB "
+                   "({} rows), {:.1f} % over all {} rows; max {:.1f} %{}\n",
+                   r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
+                   r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
+  for (const auto& n : m.notes) s += fmt::format("\n- trace: {}", markdown_cell(n));
+  if (!m.notes.empty()) s += "\n";
+  return s;
+}
 
 } // namespace ccsim::report

@@ -11,5 +11,6 @@ namespace ccsim::report {
 nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::CompareMeta& m);
 std::string compare_table(const model::CompareResult& r, const model::CompareMeta& m);
 std::string compare_csv(const model::CompareResult& r, const model::CompareMeta& m);
+std::string compare_markdown(const model::CompareResult& r, const model::CompareMeta& m);
 
 } // namespace ccsim::report

@@ -15,7 +15,8 @@ Format format_from(const std::string& s) {
   if (s == "table") return Format::Table;
   if (s == "csv") return Format::Csv;
   if (s == "json") return Format::Json;
-  fail("--format: unknown format '{}' (table, csv, json)", s);
+  if (s == "markdown" || s == "md") return Format::Markdown;
+  fail("--format: unknown format '{}' (table, csv, json, markdown)", s);
 }
 
 namespace {
@@ -68,6 +69,22 @@ void write_csv(std::ostream& out, const RunHeader& h, const std::vector<metrics:
                schedule::to_string(h.op), h.ranks);
 }
 
+// The table's columns and numbers (two decimals, as the table) under a one-line caption, to paste into a ticket.
+void write_markdown(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
+  fmt::print(out, "**ccsim prediction** (no GPU ran): {} ({} equivalent) on {} ({}), {} ranks, algorithm {}, model {}\n\n",
+             schedule::to_string(h.op), schedule::nccl_test_name(h.op), markdown_cell(h.topology), markdown_cell(h.topology_origin),
+             h.ranks, markdown_cell(h.algo), markdown_cell(h.model));
+  const bool choice = has_choice(rows);
+  fmt::print(out, "| size (B) | count (elements) | type | redop | root | time (us) | algbw (GB/s) | busbw (GB/s) |{}\n",
+             choice ? " choice |" : "");
+  fmt::print(out, "|---:|---:|:---|:---|---:|---:|---:|---:|{}\n", choice ? ":---|" : "");
+  for (const auto& r : rows)
+    fmt::print(out, "| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |{}\n", r.plan.size, r.plan.count, h.dtype, redop_of(h),
+               root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
+               choice ? " " + markdown_cell(choice_text(r.choice)) + " |" : "");
+  fmt::print(out, "\nalgbw = size / time (GB = 1e9 B); busbw = algbw * {}\n", metrics::busbw_factor_text(h.op));
+}
+
 void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
   nlohmann::ordered_json j;
   j["tool"] = "ccsim";
@@ -108,8 +125,18 @@ std::string choice_text(const engine::Choice& p) {
                      p.simulated ? "" : " (analytic)", p.note.empty() ? "" : " (" + p.note + ")");
 }
 
+std::string markdown_cell(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
 void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows) {
   switch (f) {
+    case Format::Markdown: write_markdown(out, h, rows); break;
     case Format::Table: write_table(out, h, rows); break;
     case Format::Csv: write_csv(out, h, rows); break;
     case Format::Json: write_json(out, h, rows); break;

@@ -2,6 +2,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/metrics/sweep.hpp"
@@ -19,11 +20,13 @@ struct RunHeader {
   double factor = 2;
 };
 
-enum class Format { Table, Csv, Json };
+enum class Format { Table, Csv, Json, Markdown }; // Markdown: a GitHub/Jira-pasteable table (a ticket)
 Format format_from(const std::string& s); // throws Error
 
 void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows);
 // A row's model choice in one word-group ("ring/LL128 ch=16 loops=2"), "" for the plain models.
 std::string choice_text(const engine::Choice& c);
+// Text for a Markdown table cell or caption: '|' escaped so it cannot split the row.
+std::string markdown_cell(std::string_view s);
 
 } // namespace ccsim::report

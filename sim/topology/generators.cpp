@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -429,9 +430,7 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   return c;
 }
 
-} // namespace
-
-Topology generate_from_spec(const std::string& spec) {
+Topology build_from_spec(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   auto kv = parse_kv(spec.substr(colon + 1), spec);
@@ -491,6 +490,19 @@ Topology generate_from_spec(const std::string& spec) {
     return t;
   }
   fail("--topo {}: unknown generator '{}' (crossbar, torus, cluster)", spec, kind);
+}
+
+} // namespace
+
+Topology generate_from_spec(const std::string& spec) {
+  try {
+    return build_from_spec(spec);
+  } catch (const Error& e) {
+    // The builders' own checks ("cluster: nodes must be between 1 and 65536, got -1") name the generator, not the
+    // flag or the spec the user typed: say both, as the key parsers above do.
+    if (std::string_view(e.what()).starts_with("--topo")) throw;
+    fail("--topo {}: {}", spec, e.what());
+  }
 }
 
 } // namespace ccsim::topology

@@ -32,6 +32,10 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
     info.collnet_channels = count_before(body, " collnet channels", where);
     info.nvls_channels = count_before(body, " nvls channels", where);
   }
+  if (body.rfind("NCCL version ", 0) == 0) {
+    const auto v = body.substr(13);
+    info.release = std::string(v.substr(0, std::min<std::size_t>(v.find_first_of(" \t\r"), 40)));
+  }
   if (body.rfind("Using network ", 0) == 0) {
     auto net = body.substr(14);
     while (!net.empty() && std::isspace(static_cast<unsigned char>(net.back()))) net.remove_suffix(1);

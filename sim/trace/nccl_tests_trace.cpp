@@ -224,6 +224,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   // its -g for GPUs per thread where the nThread line is missing.
   std::string prompt_line;
   int device_ranks = 0;
+  std::set<std::string> device_hosts;
   std::optional<int> g_flag;
   bool table_started = false, shape_redop = false, shape_root = false, shaped = false;
   bool table_done = false; // nccl-tests' closing lines seen: free text after them is not a broken row
@@ -327,6 +328,8 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
         const int rank = checked_int(tk[1], "rank", where);
         if (rank >= kMaxRanks) fail("{}: rank {} is more than the {} ranks ccsim handles", where, rank, kMaxRanks);
         device_ranks = std::max(device_ranks, rank + 1);
+        if (const auto on = std::find(tk.begin(), tk.end(), "on"); on != tk.end() && on + 1 != tk.end() && device_hosts.size() < 65536)
+          device_hosts.insert(*(on + 1));
       } else if (is_column_header(tk)) {
         read_columns(tk, where);
       } else if (table_started && is_closing_line(body)) {
@@ -500,6 +503,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   if (mixed) ratio = 0; // says no rank count; the rows are checked against the op's definition below
   if (kept.empty() && !t.rows.empty()) fail("{}: every row's count contradicts its size ({})", origin, t.notes.front());
   t.rows = std::move(kept);
+  t.hosts = static_cast<int>(device_hosts.size());
   if (hints.force && hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
   // A device list with lines elided ("...") shows fewer ranks than the rows' own busbw/algbw ratio says.
   else if (const int beyond_list = device_ranks > 0 ? counts::ranks_from_busbw(t, hints.ranks) : 0; beyond_list > device_ranks)

@@ -51,6 +51,7 @@ struct Trace {
   int ranks = 0;
   std::string ranks_from;               // "device list", "nThread*nGpus", "-g flag", "hint"
   std::string hardware;                 // the "# hardware:" header line's text, if any
+  int hosts = 0;                        // distinct hosts the device list names ("Rank 8 ... on node2 device 0"), 0: none
   bool has_root_column = false;         // new format
   bool has_redop_column = false;
   bool old_busbw_convention = false;    // algbw printed as size*(n-1)/n/time (2019 AG/RS builds)
@@ -69,6 +70,9 @@ struct Trace {
   struct NcclInfo {
     int coll_channels = -1, collnet_channels = -1, nvls_channels = -1;
     std::string network;
+    // "NCCL INFO NCCL version 2.21.5+cuda12.4": the release the log itself names (what its other INFO lines mean
+    // depends on it; not applied as --nccl-version, which reads the file's header).
+    std::string release;
     // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
     // with SHARP trees of that many nodes.
     int sharp_trees = 0, sharp_group_size = -1;

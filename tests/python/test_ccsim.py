@@ -185,6 +185,26 @@ def test_rows_to_pandas():
     assert list(df["size"]) == [1 << 20, 2 << 20, 4 << 20] and "choice_proto" in df.columns and pandas is not None
 
 
+def test_compare_to_pandas_holds_the_cli_csv_rows():
+    # Fifth user trial: compare() gave a plain dict, so a notebook had no .to_pandas() beside predict()'s; the frame
+    # must hold what `ccsim compare --format csv` prints for the same trace (a second route to the numbers).
+    pytest.importorskip("pandas")
+    got = ccsim.compare("dgx1", TRACE, model="nccl")
+    df = got.to_pandas()
+    csv = subprocess.run([CCSIM, "compare", "--topo", "dgx1", "--trace", str(TRACE), "--model", "nccl", "--format", "csv"],
+                         check=True, capture_output=True, text=True).stdout.splitlines()
+    head, rows = csv[0].split(","), [dict(zip(csv[0].split(","), line.split(","))) for line in csv[1:]]
+    assert "measured_busbw" in head and len(df) == len(rows) > 10
+    for (_, r), want in zip(df.iterrows(), rows):
+        assert r["size"] == int(want["size"]) and r["proto"] == want["proto"]
+        for k in ("measured_busbw", "predicted_busbw"):
+            assert abs(r[k] - float(want[k])) < 1e-4, (k, r[k], want[k])
+        assert abs(r["err_pct"] - float(want["err_pct"])) < 1e-3
+    assert got["summary"]["rows"] == len(df)  # still the CLI's JSON document
+    both = ccsim.Comparison({"kind": "ccsim-compare-runs", "runs": [dict(got), dict(got)]}).to_pandas()
+    assert list(both["run"]) == [1] * len(df) + [2] * len(df)
+
+
 def test_to_pandas_without_pandas_says_which_python_lacks_it(monkeypatch):
     # Fourth user trial: a pyenv python3 first on PATH has no pandas, and to_pandas() answered with a bare
     # "No module named 'pandas'" that said neither which interpreter nor how to get it.
