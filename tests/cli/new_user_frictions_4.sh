@@ -3,8 +3,7 @@
 # no file for, a teacher checking explain's numbers by hand on 8 and 1,000 ranks, a Python user sweeping into
 # pandas; tests/python/test_ccsim.py holds the Python half). Each friction, fixed and kept fixed:
 #  - explain and the main command refused the double binary tree from about 200 ranks on (and the broadcast/reduce
-#    chain from about 1,100 at 1 GiB) with "--chunk-size: ... use a larger --chunk-size", a flag the user never
-#    gave: the segment ccsim chose itself went past the schedule's own segment limit;
+#    chain from about 1,100 at 1 GiB): tests/cli/segments_many_ranks.sh, a ctest entry of its own (gxx_only);
 #  - a table written to a full disk (`ccsim ... > /dev/full`) was lost with exit status 0;
 #  - a topo -m matrix whose two rows disagree about a pair (a hand edit) was taken without a word;
 #  - `ccsim rings` named the Infinity Fabric hops of an MI300X box "link" where NVLink hops say "NVLink";
@@ -21,21 +20,6 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
 
 . "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
-
-# The segment explain and the sweep choose stays within what the schedule runs. The formula and the engine are two
-# routes to the time: on explain's ideal machine they must agree to the picosecond, as for small p.
-for args in "--op allreduce --algo double_binary_tree --ranks 1000 --size 1M" \
-            "--op allreduce --algo double_binary_tree --ranks 200 --size 1G" \
-            "--op broadcast --algo ring --ranks 2000 --size 1G"; do
-  # shellcheck disable=SC2086
-  out=$(timeout 60 "$ccsim" explain $args --alpha 5us --bw 25GB/s 2>&1); rc=$?
-  [ "$rc" -eq 0 ] || { bad "explain $args: rc=$rc $(tail -1 <<<"$out")"; continue; }
-  grep -qF "chosen to minimise the formula's time" <<<"$out" || bad "explain $args: no chosen segment line"
-  grep -qF "they agree exactly (to the picosecond)" <<<"$out" ||
-    grep -qF "the formula counts blocking send-recv rounds" <<<"$out" || bad "explain $args: formula and simulation differ"
-done
-out=$(timeout 60 "$ccsim" --topo crossbar:ranks=200,bw=25GB/s,alpha=5us --algo double_binary_tree -b 1M -e 1M 2>&1) ||
-  bad "main command, double_binary_tree on 200 ranks: $out"
 
 # A failed write to stdout is an error, exit 2 and one line, for every command that prints.
 for cmd in "-b 1M -e 1M" "all_reduce_perf -b 1M -e 1M -g 8" "topo show dgx1" "rings --topo dgx1 --top 1" \
