@@ -111,6 +111,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
           [](std::string& v) { return v.empty() ? std::string("needs a file name, got an empty one") : std::string(); }, "FILE"));
   app.add_option("--timeline-size", o.timeline_size, "Size that --timeline and --links look at (default: the largest)");
   app.add_flag("--links", o.links, "After the table: per-link bytes and busy %, bottleneck links, critical path");
+  app.add_flag("--why", o.why,
+               "After the table: NCCL's own estimate of every algorithm/protocol it weighs at each size, the pick marked "
+               "(--model nccl)");
 }
 
 model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
@@ -223,6 +226,7 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   const std::string params = model::choose_params(o.params, o.model).label;
   h.model = o.model + (params.empty() ? "" : " + " + params);
   h.model_detail = pred.describe();
+  h.weighed = o.why;
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;
   h.op = cfg.op;
@@ -247,6 +251,10 @@ int run_command(const RunOptions& o) {
     fail("-i/--stepbytes: 0 never grows the size; give a positive step (e.g. -i 1M) or a factor with -f");
   if (hi > (Bytes{1} << 40)) fail("-e/--maxbytes: {} is larger than 1 TiB", o.maxbytes);
   const auto fmt_kind = report::format_from(o.format);
+  if (o.why && o.model != "nccl")
+    fail("--why: only --model nccl weighs algorithms per size (NCCL's tuning model); --model {} runs the one --algo", o.model);
+  if (o.why && fmt_kind == report::Format::Csv)
+    fail("--why: a CSV file holds one table; use --format table, markdown or json");
   model::Predictor pred(topo, cfg, o.model, model_options(o));
   if (!o.dump_schedule.empty()) {
     write_output(o.output, dump_schedules(pred, cfg, lo, o.dump_schedule));

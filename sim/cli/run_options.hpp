@@ -43,6 +43,7 @@ struct RunOptions {
   // Seeing inside one size of the sweep (sim/cli/inspect.hpp): Chrome trace, link report.
   std::string timeline, timeline_size;
   bool links = false;
+  bool why = false; // after the table: what NCCL's tuner weighed at each size (--model nccl)
   std::string params;      // --params: a fitted parameter set (ccsim calibrate)
   std::string nccl_tables; // --nccl-tables for --model nccl ("" = models/nccl.json)
   std::string gpu_arch;    // --gpu-arch for --model nccl

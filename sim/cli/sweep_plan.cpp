@@ -51,7 +51,7 @@ ParamInfo param_info(const std::string& name) {
   const CLI::Option* opt = app.get_option_no_throw(flag_of(name));
   if (!opt) return {};
   // Output and inspection flags belong to the sweep as a whole, not to a point.
-  for (const char* f : {"--format", "--output", "--timeline", "--timeline-size", "--links", "--dump-schedule"})
+  for (const char* f : {"--format", "--output", "--timeline", "--timeline-size", "--links", "--why", "--dump-schedule"})
     if (opt == app.get_option_no_throw(f)) return {true, false, true, {}};
   return {true, opt->get_expected_min() == 0, false, {opt->get_name()}};
 }

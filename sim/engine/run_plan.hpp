@@ -13,6 +13,13 @@
 
 namespace ccsim::engine {
 
+// An algorithm/protocol pair a model weighed for one size, with the model's own estimate of it (NCCL's tuning
+// model: ncclTopoGetAlgoTime's figure), so that a user sees why the pick won; the replayed time can differ.
+struct Weighed {
+  std::string algo, proto;
+  double time_us = 0;
+};
+
 // What a model chose to run (NCCL: algorithm, protocol, CUDA channels, loops or tree segments).
 struct Choice {
   std::string algo, proto; // proto empty for the plain models
@@ -20,6 +27,7 @@ struct Choice {
   int loops = 1;           // NCCL ring loops, or tree pipeline segments
   bool simulated = true;   // false: the model's closed form, no schedule was replayed
   std::string note;        // e.g. "replayed faster than NCCL's pick"
+  std::vector<Weighed> weighed; // every pair the model weighed (NCCL's candidates); empty where it weighed none
 };
 
 struct RunPlan {

@@ -1,5 +1,7 @@
 #include "sim/report/report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -28,6 +30,55 @@ bool has_choice(const std::vector<metrics::Row>& rows) {
   return false;
 }
 
+// The pairs any row weighed, in first-seen order: the columns of the --why table.
+std::vector<std::string> weighed_pairs(const std::vector<metrics::Row>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    for (const auto& w : r.choice.weighed)
+      if (const auto k = w.algo + "/" + w.proto; std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  return out;
+}
+
+// One --why cell: the row's estimate for `pair` ("-" where it was not weighed), '*' on the pick.
+std::string weighed_cell(const metrics::Row& r, const std::string& pair) {
+  for (const auto& w : r.choice.weighed)
+    if (w.algo + "/" + w.proto == pair)
+      return fmt::format("{:.2f}{}", w.time_us, w.algo == r.choice.algo && w.proto == r.choice.proto ? "*" : "");
+  return "-";
+}
+
+constexpr const char* kWhyCaption =
+    "the tuner's own estimate of each algorithm/protocol it weighs (us; NCCL's tuning model, RCCL's on AMD; not the time above), "
+    "* on the pick";
+
+void write_weighed_table(std::ostream& out, const std::vector<metrics::Row>& rows) {
+  const auto pairs = weighed_pairs(rows);
+  if (pairs.empty()) return;
+  fmt::print(out, "#\n# why (--why): {}\n#{:>11}", kWhyCaption, "size");
+  for (const auto& k : pairs) fmt::print(out, "  {:>14}", k);
+  fmt::print(out, "\n");
+  for (const auto& r : rows) {
+    fmt::print(out, "{:>12}", r.plan.size);
+    for (const auto& k : pairs) fmt::print(out, "  {:>14}", weighed_cell(r, k));
+    fmt::print(out, "\n");
+  }
+}
+
+void write_weighed_markdown(std::ostream& out, const std::vector<metrics::Row>& rows) {
+  const auto pairs = weighed_pairs(rows);
+  if (pairs.empty()) return;
+  fmt::print(out, "\n**why** (--why): {}\n\n| size (B) |", kWhyCaption);
+  for (const auto& k : pairs) fmt::print(out, " {} (us) |", k);
+  fmt::print(out, "\n|---:|");
+  for (std::size_t i = 0; i < pairs.size(); ++i) fmt::print(out, "---:|");
+  fmt::print(out, "\n");
+  for (const auto& r : rows) {
+    fmt::print(out, "| {} |", r.plan.size);
+    for (const auto& k : pairs) fmt::print(out, " {} |", markdown_cell(weighed_cell(r, k)));
+    fmt::print(out, "\n");
+  }
+}
+
 std::string redop_of(const RunHeader& h) { return schedule::prints_redop(h.op) ? h.redop : "none"; }
 int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
 
@@ -53,6 +104,7 @@ void write_table(std::ostream& out, const RunHeader& h, const std::vector<metric
     fmt::print(out, "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>9.2f}  {:>7.2f}  {:>7.2f}{}\n", r.plan.size, r.plan.count,
                h.dtype, redop_of(h), root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
                choice ? "  " + choice_text(r.choice) : "");
+  if (h.weighed) write_weighed_table(out, rows);
 }
 
 void write_csv(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
@@ -83,6 +135,7 @@ void write_markdown(std::ostream& out, const RunHeader& h, const std::vector<met
                root_of(h), to_us(r.time), r.bw.algbw_GBps, r.bw.busbw_GBps,
                choice ? " " + markdown_cell(choice_text(r.choice)) + " |" : "");
   fmt::print(out, "\nalgbw = size / time (GB = 1e9 B); busbw = algbw * {}\n", metrics::busbw_factor_text(h.op));
+  if (h.weighed) write_weighed_markdown(out, rows);
 }
 
 void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
@@ -111,6 +164,11 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
     if (choice)
       row["choice"] = {{"algo", r.choice.algo},         {"proto", r.choice.proto},          {"channels", r.choice.channels},
                        {"loops", r.choice.loops},       {"simulated", r.choice.simulated}, {"note", r.choice.note}};
+    if (choice && h.weighed) {
+      row["choice"]["weighed"] = nlohmann::ordered_json::array();
+      for (const auto& w : r.choice.weighed)
+        row["choice"]["weighed"].push_back({{"algo", w.algo}, {"proto", w.proto}, {"time_us", w.time_us}});
+    }
     j["rows"].push_back(row);
   }
   out << safe_dump(j, 2) << "\n";

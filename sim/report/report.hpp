@@ -12,6 +12,7 @@ namespace ccsim::report {
 struct RunHeader {
   std::string topology, topology_origin, algo, model, redop, dtype;
   std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
+  bool weighed = false;     // --why: also print each row's weighed pairs (engine::Choice::weighed)
 
   schedule::Op op = schedule::Op::AllReduce;
   int ranks = 0, root = 0;

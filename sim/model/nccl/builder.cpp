@@ -283,6 +283,9 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
   std::vector<engine::RunPlan> out;
   out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg));
+  // What the tuner weighed, each pair with its own estimate (`--why`); the pick is the plan's algo/proto.
+  for (const auto& c : cands)
+    out.front().choice.weighed.push_back({std::string(name(c.algo)), std::string(name(c.proto)), c.time_us});
   if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
     if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
       auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg);
