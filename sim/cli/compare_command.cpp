@@ -70,7 +70,8 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   // The half compare reads: --in-place's when the table has it, else the one it has (rccl-tests -O 0: in-place alone).
   const auto has = [&](auto half) { return std::any_of(tr.trace.rows.begin(), tr.trace.rows.end(), [&](const auto& r) { return (r.*half).has_value(); }); };
   tr.cfg.in_place = o.tr.in_place ? has(&trace::MeasuredRow::in_place) : !has(&trace::MeasuredRow::out_of_place);
-  model::Predictor pred(tr.topo, tr.cfg, ropt.model, model_options(ropt, model::gpus_per_thread(tr.trace)));
+  const int gpus_per_thread = model::gpus_per_thread(tr.trace);
+  model::Predictor pred(tr.topo, tr.cfg, ropt.model, model_options(ropt, gpus_per_thread));
   const auto res = model::compare(tr.trace, pred, o.tr.in_place);
   model::CompareMeta m;
   m.trace = o.trace;
@@ -85,7 +86,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.ranks_from = tr.trace.ranks_from;
   m.in_place = tr.cfg.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
-  m.gpus_per_thread = model::gpus_per_thread(tr.trace);
+  m.gpus_per_thread = gpus_per_thread;
   m.notes = tr.trace.notes;
   if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",

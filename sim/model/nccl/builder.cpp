@@ -88,7 +88,8 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   one_rank_launch_us_ = for_launch_kind(opt_.params, launch_kind(amd_gpus(t), 2)).launch_per_gpu_us;
   opt_.params = for_launch_kind(std::move(opt_.params), kind);
   launch_overlaps_ = launch_overlaps(kind);
-  nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
+  release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
+  memory_GBps_ = gpu_memory_GBps(topo_, tab_);
 }
 Builder::~Builder() = default;
 
@@ -97,11 +98,11 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch);
     // LL128 as the release enables it by default (RCCL's tables carry their own switch).
     if (!tab_.rccl)
-      graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, nccl_version_from(opt_.nccl_version), compute_capability(topo_, graph_.arch), graph_.arch);
+      graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, release_, compute_capability(topo_, graph_.arch), graph_.arch);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count
     // (release_pick), and its one ring in rank order where no NVLink ring passes every GPU.
-    const auto* rule = tab_.rccl || cfg.placements.empty() ? nullptr : threshold_rule(tab_, nccl_version_from(opt_.nccl_version));
+    const auto* rule = tab_.rccl || cfg.placements.empty() ? nullptr : threshold_rule(tab_, release_);
     release_rings_ = rule ? release_rings_for(topo_, *rule, cfg.placements.front()) : std::nullopt;
     if (release_rings_ && release_rings_->kind == ReleaseRings::Kind::NoRing) graph_.rings = {cfg.placements.front()};
     graph_for_ = cfg.placements;
@@ -236,11 +237,10 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
          "(models/nccl.json hbm_GBps_by_gpu); give 2 or more ranks (an alpha-beta model such as --model fifo charges "
          "the copy nothing)", schedule::to_string(cfg.op));
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
-  if ((cfg.op == Op::AllToAll || cfg.op == Op::Gather || cfg.op == Op::Scatter || cfg.op == Op::SendRecv ||
-       cfg.op == Op::HyperCube) && p >= 2) {
+  if (is_p2p(cfg.op) && p >= 2) {
     if (!p2p_)
       p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus,
-                                          p2p_ll_in_release(nccl_version_from(opt_.nccl_version)));
+                                          p2p_ll_in_release(release_));
     const Graph& ring = p2p_->ring_graph(cfg.placements, g, opt_.gpu_arch);
     const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),
                                                 ring.arch, ring.nodes, ring.bw, opt_.channels > 0);
@@ -327,7 +327,7 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
                : direct_allreduce(tab_, g, link, p, size.size, size.count, 1.0, 0.0, &channels);
   if (!c || !opt_.protos.allows(c->proto)) return std::nullopt; // NCCL_PROTO leaves RCCL's direct protocol out
   c = a2a ? direct_alltoall(tab_, g, link, p, size.size, eff(c->proto))
-          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), gpu_memory_GBps(topo_, tab_), &channels);
+          : direct_allreduce(tab_, g, link, p, size.size, size.count, eff(c->proto), memory_GBps_, &channels);
   engine::RunPlan plan;
   plan.choice.algo = std::string(name(c->algo));
   plan.choice.proto = std::string(name(c->proto));
@@ -359,11 +359,10 @@ std::optional<engine::RunPlan> Builder::one_rank_copy(const metrics::RunConfig& 
     plan.closed_form = work == InPlaceWork::Nothing ? Time{0} : from_us(opt_.params.launch_us + one_rank_launch_us_);
     return plan;
   }
-  const double mem = gpu_memory_GBps(topo_, tab_);
-  if (mem <= 0) return std::nullopt;
+  if (memory_GBps_ <= 0) return std::nullopt;
   plan.choice.algo = "copy";
   plan.choice.proto = is_p2p(cfg.op) ? "self-send" : tab_.rccl ? "hipMemcpy" : "cudaMemcpy";
-  plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * mem) + opt_.params.launch_us + one_rank_launch_us_);
+  plan.closed_form = from_us(2.0 * static_cast<double>(size.size) / (1000.0 * memory_GBps_) + opt_.params.launch_us + one_rank_launch_us_);
   return plan;
 }
 
@@ -379,8 +378,7 @@ Builder::InPlaceWork Builder::in_place_work(const metrics::RunConfig& cfg) const
   if (!cfg.in_place || metrics::ranks_of(cfg) != 1) return InPlaceWork::Copy;
   if (is_p2p(cfg.op)) {
     if (tab_.rccl) return InPlaceWork::Launch;
-    const auto v = nccl_version_from(opt_.nccl_version);
-    return !v || *v >= kSelfInPlaceSkipFrom ? InPlaceWork::Nothing : InPlaceWork::Launch;
+    return !release_ || *release_ >= kSelfInPlaceSkipFrom ? InPlaceWork::Nothing : InPlaceWork::Launch;
   }
   const auto& t = cfg.dtype.name;
   const bool float_type = t == "half" || t == "float" || t == "double" || t == "bfloat16" || t == "fp8";
@@ -391,7 +389,7 @@ Builder::InPlaceWork Builder::in_place_work(const metrics::RunConfig& cfg) const
 // for a release with a tuning model, an unknown release, RCCL, --nccl-algo fastest/nvls/collnet.
 const Candidate* Builder::release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,
                                        std::optional<Algo> only, int& channels) {
-  const auto* rule = threshold_rule(tab_, nccl_version_from(opt_.nccl_version));
+  const auto* rule = threshold_rule(tab_, release_);
   if (!rule || tab_.rccl || opt_.mode == AlgoMode::Fastest) return nullptr;
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
@@ -471,7 +469,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // NCCL's split over the channels is not even; each channel runs at its 1/nc of the links (NCCL's busBw is
   // nChannels x a per-channel figure), so the busiest one sets the time: every channel carries its share.
   const double imbalance = tab_.rccl ? 1.0
-                                     : channel_imbalance(split_rule(nccl_version_from(opt_.nccl_version)), tab_, cfg.op, proto, p,
+                                     : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p,
                                                          size.size, nc, chunk);
   plan.topo = &v.topo;
   plan.router = v.router;
@@ -497,12 +495,9 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   plan.fixed = from_us(tab_.base_latency_us[0][static_cast<int>(proto)] * plateau * lat + opt_.params.launch_us) + launch();
   // Each chunk's last primitive copies while no link of the ring is busy (ring_local.hpp): NVIDIA GPUs of one
   // node over NVLink whose memory figure is known (RCCL's xGMI figures are measured ring rates, which hold it).
-  if (!tab_.rccl && g.nodes == 1 && g.path == Path::NvLink) {
-    const double hbm = gpu_memory_GBps(topo_, tab_);
-    if (hbm > 0 && ring_last_primitive_copies(opt_.gpus_per_thread > 1, compute_capability(topo_, g.arch) == 80,
-                                              nccl_version_from(opt_.nccl_version)))
-      plan.fixed += from_us(ring_local_bytes(cfg.op, proto, p, static_cast<double>(size.size)) / (1000.0 * hbm));
-  }
+  if (!tab_.rccl && g.nodes == 1 && g.path == Path::NvLink && memory_GBps_ > 0 &&
+      ring_last_primitive_copies(opt_.gpus_per_thread > 1, compute_capability(topo_, g.arch) == 80, release_))
+    plan.fixed += from_us(ring_local_bytes(cfg.op, proto, p, static_cast<double>(size.size)) / (1000.0 * memory_GBps_));
   return plan;
 }
 

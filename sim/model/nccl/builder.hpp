@@ -21,6 +21,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/collnet.hpp"
 #include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/rings_v24.hpp"
 #include "sim/model/nccl/tuning.hpp"
@@ -102,6 +103,8 @@ class Builder final : public metrics::PlanBuilder {
   Options opt_;
   bool launch_overlaps_ = false; // this machine's launch kind overlaps (launch_overlap.hpp)
   double one_rank_launch_us_ = 0; // a one-rank call's launch (the constructor says why it is the -g N term)
+  std::optional<NcclVersion> release_; // --nccl-version, parsed once (empty: the tables' own release)
+  double memory_GBps_ = 0;             // the GPU's data-sheet memory figure (gpu_memory_GBps), 0 when unknown
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
