@@ -166,18 +166,20 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   const double inter = per_hop ? net_hop_us(tab_, algo, proto) : 0.0;
   // A fitted latency multiplier scales NCCL's figures for the protocol, the network hop's included.
   const double lat = per_hop ? opt_.params.proto_latency(name(proto)) : 1.0;
+  const bool staging = stages_through_host(topo_);
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
-    // effective figure for GPU traffic across sockets (AMD_BW 16, ...), not a line rate: the link-type
-    // efficiency (fitted on GPU xGMI meshes, UPI line rates) does not apply to it. Nor does it to NVLS: its
+    // figure for host-staged traffic across sockets (AMD_BW 16, ...) or, for P2P across EPYC's xGMI, its
+    // drawn rate (Tables::replay_lane_GBps): the link-type efficiency (fitted on GPU xGMI meshes) applies to
+    // neither. Nor does it to NVLS: its
     // figure already carries what NVLS loses on the switch links (NCCL's per-architecture NVLS efficiency,
     // 0.74 on Blackwell), and the link efficiency is what rings and P2P lose against NCCL's per-lane figure:
     // both on one link would count the loss twice (8 B200/GB300 NVLS measure NCCL's uncapped 829 GB/s, while
     // 4-GPU GB200/GB300 rings run at ~0.92-0.95 of their 720).
     const double eff = tab_.socket_figure(topo_, l) || algo == Algo::Nvls ? 1.0 : opt_.params.efficiency(l.type);
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
-    const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * f * pf;
+    const double seen = tab_.replay_lane_GBps(topo_, l, staging) * 1e9 * eff * f * pf;
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
     const double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));

@@ -253,9 +253,10 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   auto v = std::make_unique<View>(View{ll, topo_, nullptr});
   const double factor = ll ? 0.5 : 1.0;
   const double intra = intra_hop_us(tab_, g, Algo::Ring, proto), inter = net_hop_us(tab_, Algo::Ring, proto);
+  const bool staging = stages_through_host(topo_); // the socket link: NCCL's figure, or as drawn for P2P across it
   for (auto& l : v->topo.links) {
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : params_.efficiency(l.type);
-    const double seen = tab_.replay_lane_GBps(topo_, l) * 1e9 * eff * factor *
+    const double seen = tab_.replay_lane_GBps(topo_, l, staging) * 1e9 * eff * factor *
                         proto_efficiency_on(params_, name(proto), on_network_path(topo_, l));
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, static_cast<double>(l.bw)))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) / 2.0) : 0;

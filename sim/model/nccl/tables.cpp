@@ -377,14 +377,29 @@ double Tables::lane_GBps(const topology::Link& l) const {
 }
 
 // NCCL gives the link between two CPU sockets one figure for all GPU traffic crossing it (AMD_BW 16,
-// SKL_QPI_BW 10, ...), far below the sockets' own links: it is what host-staged and PHB/SYS P2P copies
-// reach across sockets (8 RTX 4090 on 2 EPYC 7542 with P2P off: NCCL's ring at 15 GB/s, 15.0 measured).
+// SKL_QPI_BW 10, ...; topo.cc ncclTopoGetInterCpuBw -> ncclTopoConnectCpus' LINK_SYS), far below the sockets'
+// own links. It is the search's figure: search.cc followPath subtracts each channel's speed from it, so it
+// sets the graph's speed per channel, its channel count and which rings are legal.
 bool Tables::socket_figure(const topology::Topology& t, const topology::Link& l) const {
   const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
   return kind(l.a) == topology::NodeKind::Cpu && kind(l.b) == topology::NodeKind::Cpu && cpu_link_GBps.count(l.type) > 0;
 }
 
-double Tables::replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+// Does the machine stage GPU copies through host memory (NCCL's SHM: P2P off, a peer beyond NCCL_P2P_LEVEL)?
+bool stages_through_host(const topology::Topology& t) {
+  return std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return l.host_staged; });
+}
+
+// The socket link in the replay. Where GPUs copy through host memory (SHM), NCCL's figure stays: it is what
+// those copies reach across sockets (8 RTX 4090 on 2 EPYC 7542 with P2P off: NCCL's ring at 15 GB/s, 15.0
+// measured). Where they write to each other peer-to-peer across AMD EPYC's Infinity Fabric (NCCL_P2P_LEVEL=SYS,
+// or AMD pairs: paths.cc ncclTopoCheckP2p), the figure only shaped the search: the copy runs at what the
+// hardware carries, the link as drawn (2 x EPYC 9575F, 8 RTX 5090 with P2P at SYS: 45 GB/s busbw per ring hop
+// where AMD_BW is 16; P2P writes across dual Turin sockets 51 GB/s one way against 56 within one,
+// voipmonitor/rtx6kpro hardware/pcie-bandwidth.md). Intel's UPI/QPI keep NCCL's figure for P2P too: no
+// measurement of P2P writes across them is at hand, and NCCL's default (PXB) stages such pairs through host memory.
+double Tables::replay_lane_GBps(const topology::Topology& t, const topology::Link& l, bool host_staging) const {
+  if (!host_staging && l.type == topology::LinkType::Xgmi && socket_figure(t, l)) return static_cast<double>(l.bw) / 1e9;
   const auto it = net_kinds.find(l.type);
   return lane_GBps(t, l) * (it == net_kinds.end() ? 1.0 : it->second.rate_vs_ib);
 }

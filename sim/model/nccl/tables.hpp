@@ -169,8 +169,10 @@ struct Tables {
     std::map<Arch, NetTransport> by_arch;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
-  // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure.
-  double replay_lane_GBps(const topology::Topology& t, const topology::Link& l) const;
+  // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure. A
+  // socket link carries NCCL's figure where GPUs copy through host memory (host_staging: see
+  // stages_through_host); GPU peer-to-peer copies across AMD's xGMI socket link run at the link as drawn.
+  double replay_lane_GBps(const topology::Topology& t, const topology::Link& l, bool host_staging = true) const;
   // The network hop latency of link l for GPUs of `arch`: NCCL's `nccl_hop_us`, or the kind's hop_us where
   // larger, a by_arch transport's hop replacing the kind's (0 off the network).
   double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const;
@@ -178,6 +180,8 @@ struct Tables {
   bool simple_only(const topology::Topology& t, Arch arch) const;
 };
 
+// Whether any GPU port of the machine copies through host memory (topology::Link::host_staged: NCCL's SHM).
+bool stages_through_host(const topology::Topology& t);
 std::string default_tables_path(); // <data_dir>/models/nccl.json
 std::string default_rccl_tables_path(); // <data_dir>/models/rccl.json: RCCL's tables, the default on AMD GPUs
 // Parsed once per path and kept for the process; throws Error naming the file and the entry.

@@ -55,6 +55,44 @@ TEST_CASE("The replay of 8 RTX 4090 with P2P off runs at NCCL's 15 GB/s across t
   CHECK(row.bw.busbw_GBps <= 15.0 + 1e-9);
 }
 
+// NCCL's socket figure is its search's (channels x speed); a P2P copy across EPYC's Infinity Fabric runs at what
+// the hardware carries. 8 RTX 4090 with P2P on over 2 EPYC sockets (machine:...,p2p=on,sockets=2,cpu=amd): the
+// search is as with P2P off (the hop's total is NCCL's 16, Ampere's speed 15, one channel, so the replay runs
+// every link at 15/16 of its figure); the ring's slowest hop is then a GPU's PCIe Gen4 port at NCCL's 24, not
+// the sockets' 4 x 36 GB/s drawn xGMI: busbw 24 x 15/16 = 22.5 (5d108a0 capped the hop at 16 x 15/16 = 15).
+TEST_CASE("P2P across EPYC sockets replays at the PCIe ports, the search at NCCL's 16") {
+  const auto t = topology::resolve_topology("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
+  const auto g = graph_of("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
+  CHECK(g.channels == 1);
+  CHECK(g.bw == doctest::Approx(15.0));
+  nccl::Builder b(t, {});
+  const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4));
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.bw.busbw_GBps == doctest::Approx(22.5).epsilon(0.02));
+  CHECK(row.bw.busbw_GBps <= 22.5 + 1e-9);
+}
+
+TEST_CASE("The socket link replays at NCCL's figure under host staging, as drawn for P2P across xGMI") {
+  const auto& tab = nccl::load_tables();
+  const auto p2p = topology::resolve_topology("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
+  const auto shm = topology::resolve_topology("rtx4090-pcie-8gpu");
+  const auto intel = topology::resolve_topology("pcie-gen4-8gpu");
+  CHECK_FALSE(nccl::stages_through_host(p2p));
+  CHECK(nccl::stages_through_host(shm));
+  const auto socket = [&](const topology::Topology& t) {
+    for (const auto& l : t.links)
+      if (tab.socket_figure(t, l)) return l;
+    FAIL("no socket link");
+    return t.links.front();
+  };
+  // 4 xGMI links of 36 GB/s each way (the generator's figure) against AMD_BW 16 over the 4 lanes.
+  CHECK(tab.replay_lane_GBps(p2p, socket(p2p), false) * socket(p2p).lanes == doctest::Approx(144.0));
+  CHECK(tab.replay_lane_GBps(p2p, socket(p2p), true) * socket(p2p).lanes == doctest::Approx(16.0));
+  CHECK(tab.replay_lane_GBps(shm, socket(shm), nccl::stages_through_host(shm)) * socket(shm).lanes == doctest::Approx(16.0));
+  // Intel's UPI keeps SKL_QPI_BW 10 for P2P too (no measurement of P2P writes across it at hand).
+  CHECK(tab.replay_lane_GBps(intel, socket(intel), false) * socket(intel).lanes == doctest::Approx(10.0));
+}
+
 TEST_CASE("A socket link keeps NCCL's figure only between two CPUs") {
   const auto& tab = nccl::load_tables();
   const auto t = topology::resolve_topology("pcie-gen4-8gpu");
