@@ -24,7 +24,7 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
 double protocol_data_share(Proto proto) {
   switch (proto) {
     case Proto::LL: return 0.5;
-    case Proto::LL128: return 120.0 / 128.0;
+    case Proto::LL128: return 7.0 / 8.0;
     case Proto::Simple: return 1.0;
   }
   return 1.0;
