@@ -149,6 +149,10 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   // The fitted protocol factor is applied per link below: it differs inside a node and on the network
   // (protocol_place.hpp).
   double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency;
+  // RCCL's bwRatio is a tuning figure that only its choice weighs (rccl.hpp protocol_data_share): its kernels
+  // move the protocol's data share of the link, at the fitted protocol factor applied per link below.
+  if (tab_.rccl && (algo == Algo::Ring || algo == Algo::Tree))
+    f = protocol_data_share(proto) * g.graph_efficiency;
   // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
   // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure (without
   // its bwInter cap on one NVLink domain: nvls_replay_bus_bandwidth).
@@ -475,6 +479,12 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
                                                          size.size, nc, chunk);
   plan.topo = &v.topo;
   plan.router = v.router;
+  // Across nodes each step of RCCL's ring waits for its receive, not for its own send to land: a connection has
+  // NCCL_STEPS (8) slots, so the latency chains hop by hop around the ring, (nsteps - nInterSteps) x intraLat +
+  // nInterSteps x interLat as ncclTopoTuneModel charges it (ROCm/rccl 0cbce2a src/graph/tuning.cc, device.h).
+  // NVIDIA's rings keep the lockstep (models/README.md "RCCL across nodes": measured for both, kept for RCCL). Lockstep (mpi) charged every step the
+  // network hop (2 MI300X nodes ring/Simple 2 MiB: 30 x 15 us = 457 us of a 474 us prediction, 82 us measured).
+  if (tab_.rccl && g.nodes > 1) plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
   const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));

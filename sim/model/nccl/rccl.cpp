@@ -21,11 +21,20 @@ double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std:
   return gpus.size() < 2 ? 0 : slowest;
 }
 
+double protocol_data_share(Proto proto) {
+  switch (proto) {
+    case Proto::LL: return 0.5;
+    case Proto::LL128: return 7.0 / 8.0;
+    case Proto::Simple: return 1.0;
+  }
+  return 1.0;
+}
+
 namespace {
 int idx(auto e) { return static_cast<int>(e); }
 
 // The data rate of a link under `proto`: LL's 8-byte lines carry 4 bytes of data and a 4-byte flag.
-double data_GBps(double link_GBps, Proto proto) { return link_GBps * (proto == Proto::LL ? 0.5 : 1.0); }
+double data_GBps(double link_GBps, Proto proto) { return link_GBps * (proto == Proto::LL ? protocol_data_share(Proto::LL) : 1.0); }
 
 // local_us: GPU work that overlaps no transfer (MSCCL's local copies and reduce), added to the transfer time.
 Candidate closed_form(Algo algo, Proto proto, double lat_us, double bytes_per_link, double link_GBps, double busbw_per_algbw,

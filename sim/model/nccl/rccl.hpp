@@ -11,6 +11,14 @@
 
 namespace ccsim::model::nccl {
 
+// The share of a link's bytes that are data under `proto` in RCCL's kernels (ROCm/rccl 0cbce2a src/include/device.h):
+// an LL line (ncclLLFifoLine) of 16 bytes carries 8 of data and two 4-byte flags; RCCL's LL128 line is 64 bytes
+// (NCCL_LL128_LINESIZE, NVIDIA's 128), 7 data words of 8 (NCCL_LL128_DATAELEMS / NCCL_LL128_LINEELEMS); Simple moves
+// data alone. RCCL's replay scales its links by this, not by tuning.cc's bwRatio: RCCL multiplies that ratio into
+// the busBw its tuner weighs (src/graph/tuning.cc ncclTopoTuneModel, read by ncclTopoGetAlgoTime only), so it
+// steers the pick and does not slow the kernel.
+double protocol_data_share(Proto proto);
+
 // The per-direction GB/s (RCCL's effective figure) of the slowest direct link between two of `gpus`,
 // or 0 when some pair has no direct link (not a full mesh).
 double mesh_link_GBps(const topology::Topology& t, const Tables& tab, const std::vector<int>& gpus);
