@@ -482,8 +482,9 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // Across nodes each step of RCCL's ring waits for its receive, not for its own send to land: a connection has
   // NCCL_STEPS (8) slots, so the latency chains hop by hop around the ring, (nsteps - nInterSteps) x intraLat +
   // nInterSteps x interLat as ncclTopoTuneModel charges it (ROCm/rccl 0cbce2a src/graph/tuning.cc, device.h).
-  // NVIDIA's rings keep the lockstep (models/README.md "RCCL across nodes": measured for both, kept for RCCL). Lockstep (mpi) charged every step the
-  // network hop (2 MI300X nodes ring/Simple 2 MiB: 30 x 15 us = 457 us of a 474 us prediction, 82 us measured).
+  // Lockstep (mpi) charged every step the network hop (2 MI300X nodes ring/Simple 2 MiB: 30 x 15 us = 457 us of a
+  // 474 us prediction, 82 us measured). NVIDIA's rings keep the lockstep (models/README.md "RCCL across nodes":
+  // measured for both, kept for RCCL only).
   if (tab_.rccl && g.nodes > 1) plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
