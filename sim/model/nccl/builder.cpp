@@ -248,7 +248,7 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
     one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch()));
     return one;
   }
-  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
+  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_));
   // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
   if (g.nodes > 1 && simple_only_net(g.arch))

@@ -46,4 +46,8 @@ inline constexpr NcclVersion kSelfInPlaceSkipFrom = {2, 22, 3};
 // Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
 
+// How release `v`'s tuner estimates NVLS-tree (models/nccl.json nvls.tree.tuner_by_release); nullptr when no
+// release is given, or it is newer than the spans (the tables' own figures) or older (v2.18.x: not read).
+const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v);
+
 } // namespace ccsim::model::nccl
