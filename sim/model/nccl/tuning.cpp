@@ -163,7 +163,7 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   if (!tab.nvls) return 0;
   double chunk = tab.nvls->chunk_bytes;
   double tree_max = g.nodes >= 4 ? 65536.0 : chunk;
-  if (g.arch >= Arch::Blackwell && g.nodes > 1) {
+  if (g.arch >= Arch::Blackwell && g.nodes > 1 && g.nvls.sm100_tree_tuning) {
     const double nic = g.nvls.nic_GBps;
     const int ppn = g.nvls.ppn;
     if (g.nodes == 2 && nic >= 48) {
@@ -181,12 +181,15 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
 }
 
+constexpr int kNvlsChannelsSm100 = 32; // transport/nvls.cc NVLS_NCHANNELS_SM100 (v2.26.2-1 on), several nodes
+
 // nvls.cc ncclNvlsTuning: Blackwell across nodes runs NVLS_NCHANNELS_SM100 = 32 CUDA channels (24 on one
 // NVLink domain), which ncclNvlsTreeSm100Tuning keeps on 2 nodes with NICs of >= 48 GB/s and sets to 24 on
 // more nodes with 48-96 GB/s NICs, or >= 96 GB/s NICs and at most 8 GPUs per node. Other GPUs: the table's.
 int nvls_tree_cuda_channels(const Tables& tab, const Graph& g) {
   if (!tab.nvls) return 0;
   if (g.arch < Arch::Blackwell || g.nodes < 2) return tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  if (!g.nvls.sm100_tree_tuning) return kNvlsChannelsSm100;
   const double nic = g.nvls.nic_GBps;
   if (g.nodes == 2 && nic >= 48) return 32;
   if (nic >= 96) return g.nvls.ppn <= 8 ? 24 : 32;

@@ -98,3 +98,28 @@ TEST_CASE("NVLS-tree tuner spans by release: none before 2.19.1 or from 2.29.2, 
   CHECK(rule_of("2.28.9")->net_latency_us == doctest::Approx(20.9));
   CHECK_FALSE(rule_of("2.28.9")->size_factor);
 }
+
+// Blackwell across nodes: ncclNvlsTreeSm100Tuning first appears in v2.30.3-1 (src/transport/nvls.cc; v2.29.7-1 has
+// none). Before it NVLS-tree runs NVLS_NCHANNELS_SM100 = 32 CUDA channels and the tree's max chunk is the NVLS chunk,
+// 128 KiB, on 2-3 nodes, 64 KiB from 4 (enqueue.cc calcCollChunking, v2.26.2-1).
+//   2 x 8 B200, heads at 48 GB/s (PCIe Gen5, < 96), ppn 8: v2.30 takes 64 KiB, v2.26.2 128 KiB. At 4 GiB on 32
+//   channels x 8 heads (256 concurrent ops) no halving applies (4 GiB >= 4 x 256 x 128 KiB = 128 MiB).
+//   3 GB200 racks with heads at 48: v2.30 24 channels, v2.26.2 32.
+TEST_CASE("Blackwell NVLS-tree channels and chunk before NCCL 2.30.3 are the generic 32 and 128 KiB") {
+  const auto& tab = nccl::load_tables();
+  auto b2 = test::packed_graph(topology::resolve_topology("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib"));
+  REQUIRE(b2.nvls.tree);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, Bytes{4} << 30) == 65536.0);
+  b2.nvls.sm100_tree_tuning = nccl::nvls_sm100_tree_tuning_in_release(nccl::parse_nccl_version("2.26.2"));
+  CHECK_FALSE(b2.nvls.sm100_tree_tuning);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, Bytes{4} << 30) == 131072.0);
+  CHECK(nccl::nvls_tree_cuda_channels(tab, b2) == 32);
+
+  auto r3 = test::packed_graph(topology::resolve_topology("machine:gpu=gb200,gpus=64,nodes=3,nics=64x400G,kind=roce"));
+  REQUIRE(r3.nvls.tree);
+  CHECK(nccl::nvls_tree_cuda_channels(tab, r3) == 24);
+  r3.nvls.sm100_tree_tuning = nccl::nvls_sm100_tree_tuning_in_release(nccl::parse_nccl_version("2.29.7"));
+  CHECK(nccl::nvls_tree_cuda_channels(tab, r3) == 32);
+  CHECK(nccl::nvls_sm100_tree_tuning_in_release(nccl::parse_nccl_version("2.30.3")));
+  CHECK(nccl::nvls_sm100_tree_tuning_in_release(std::nullopt));
+}
