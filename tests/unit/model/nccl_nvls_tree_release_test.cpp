@@ -123,3 +123,22 @@ TEST_CASE("Blackwell NVLS-tree channels and chunk before NCCL 2.30.3 are the gen
   CHECK(nccl::nvls_sm100_tree_tuning_in_release(nccl::parse_nccl_version("2.30.3")));
   CHECK(nccl::nvls_sm100_tree_tuning_in_release(std::nullopt));
 }
+
+// Through the builder: --nccl-version 2.26.2 on 2 x 8 H100 runs NVLS-tree at 512 KiB (54.97 < tree/LL128's 60.80 us,
+// the first test case) on NVLS_NCHANNELS_SM90 = 16 channels; the tables' own release tree/LL128 (68.93 > 60.80).
+// metrics::run gives the plan's choice (on 5d108a0 both were tree/LL128).
+TEST_CASE("The predicted release reaches NCCL's choice: NVLS-tree at 512 KiB on 2 x 8 H100 under 2.26.2") {
+  const auto t = topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib");
+  const auto cfg = test::packed_rings_config(t);
+  const auto size = metrics::plan_size(Op::AllReduce, 16, Bytes{512} << 10, 4);
+  nccl::Options old_release;
+  old_release.nccl_version = "2.26.2";
+  nccl::Builder b226(t, old_release);
+  const auto c226 = metrics::run(b226, cfg, size).choice;
+  CHECK(c226.algo == "nvls_tree");
+  CHECK(c226.channels == 16);
+  nccl::Builder newest(t, nccl::Options{});
+  const auto cnew = metrics::run(newest, cfg, size).choice;
+  CHECK(cnew.algo == "tree");
+  CHECK(cnew.proto == "LL128");
+}
