@@ -65,8 +65,8 @@ void add_model_options(CLI::App& app, RunOptions& o) {
                                                         "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
       ->capture_default_str();
   app.add_option("--nccl-version", o.nccl_version, "--model nccl: the NCCL release to predict (e.g. 2.4.8): LL128 only where that "
-                                                  "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version); "
-                                                  "compare reads the trace's 'NCCL version' line when not given");
+                                                  "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version), NVLS-tree "
+                                                  "weighed as that release's tuner does (nvls.tree.tuner_by_release); compare reads the trace's 'NCCL version' line when not given");
   app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
                                            "concurrent messages (e.g. 2us)")
       ->capture_default_str();

@@ -99,6 +99,7 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     // LL128 as the release enables it by default (RCCL's tables carry their own switch).
     if (!tab_.rccl)
       graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, release_, compute_capability(topo_, graph_.arch), graph_.arch);
+    graph_.nvls.sm100_tree_tuning = nvls_sm100_tree_tuning_in_release(release_);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count
     // (release_pick), and its one ring in rank order where no NVLink ring passes every GPU.
@@ -254,7 +255,7 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
     one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch()));
     return one;
   }
-  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off);
+  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_));
   // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
   if (g.nodes > 1 && simple_only_net(g.arch))

@@ -48,6 +48,10 @@ struct Graph {
     // switch stage's own speed where the tree's bw_intra comes from the NIC speed array (tuning.cpp).
     int domain_channels = 0;
     double domain_bw = 0;
+    // Blackwell across nodes: NVLS-tree's channels and chunk from ncclNvlsTreeSm100Tuning (NCCL 2.30.3 on);
+    // false for an older release, which runs NVLS_NCHANNELS_SM100 = 32 and the tree's max chunk 128 KiB
+    // (64 KiB from 4 nodes) on every GPU (builder.cpp sets it from the predicted release).
+    bool sm100_tree_tuning = true;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
   int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }

@@ -135,4 +135,11 @@ bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, in
 
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pLLFrom; }
 
+const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v) {
+  if (!v || !tab.nvls) return nullptr;
+  for (const auto& r : tab.nvls->tree_tuner_by_release)
+    if (r.from <= *v && *v < r.until) return &r;
+  return nullptr;
+}
+
 } // namespace ccsim::model::nccl

@@ -46,4 +46,14 @@ inline constexpr NcclVersion kSelfInPlaceSkipFrom = {2, 22, 3};
 // Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
 
+// The first release whose Blackwell NVLS-tree across nodes takes its channels and chunk from the NIC speed and
+// GPUs per node (NVIDIA/nccl v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning; absent at v2.29.7-1).
+inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
+// Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
+inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
+
+// How release `v`'s tuner estimates NVLS-tree (models/nccl.json nvls.tree.tuner_by_release); nullptr when no
+// release is given, or it is newer than the spans (the tables' own figures) or older (v2.18.x: not read).
+const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v);
+
 } // namespace ccsim::model::nccl

@@ -167,6 +167,26 @@ void read_nvls(const Ref& r, Tables& t) {
     n.tree_nvlink_latency_us = tr["nvlink_latency_us"].number();
     n.tree_net_latency_us = tr["net_latency_us"].number();
     read_caps(tr["per_ch_max_GBps"], n.per_ch_tree);
+    if (tr.has("tuner_by_release")) {
+      const auto rules = tr["tuner_by_release"]["rules"];
+      for (std::size_t i = 0; i < rules.size(); ++i) {
+        const auto rr = rules[i];
+        const auto from = parse_nccl_version(rr["from"].string()), until = parse_nccl_version(rr["until"].string());
+        if (!from) rr["from"].bad("is not an NCCL release");
+        if (!until || !(*from < *until)) rr["until"].bad("must be an NCCL release after 'from'");
+        if (!n.tree_tuner_by_release.empty() && *from < n.tree_tuner_by_release.back().until) rr["from"].bad("overlaps the rule before");
+        const auto bw = rr["bandwidth"].string();
+        if (bw != "min" && bw != "nvls") rr["bandwidth"].bad("must be \"min\" or \"nvls\"");
+        Tables::Nvls::TreeTunerRule rule;
+        rule.from = *from;
+        rule.until = *until;
+        rule.min_bandwidth = bw == "min";
+        rule.nvlink_latency_us = rr["nvlink_latency_us"].positive();
+        rule.net_latency_us = rr["net_latency_us"].positive();
+        rule.size_factor = rr["size_factor"].boolean();
+        n.tree_tuner_by_release.push_back(rule);
+      }
+    }
     for (std::size_t a = 0; a < kArchs; ++a) {
       const auto row = tr["speed_inter"][a == 0 ? kArchNames[1] : kArchNames[a]];
       for (std::size_t i = 0; i < row.size(); ++i) n.speed_inter[a].push_back(row[i].positive());

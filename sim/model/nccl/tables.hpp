@@ -108,6 +108,15 @@ struct Tables {
     // nodes is searched with speedArrayInter).
     double tree_nvlink_latency_us = 0, tree_net_latency_us = 0;
     Caps per_ch_tree{};
+    // NVLS-tree's estimate as an older release's tuner computes it (tree.tuner_by_release): releases
+    // [from, until). min_bandwidth: per channel min(bwIntra, bwInter, halved beyond 2 nodes) and algbw
+    // = busBw x 5/6 (to 2.27), else the formula above; size_factor: nvls_tree_size_factor applies (2.29.2 on).
+    struct TreeTunerRule {
+      std::array<int, 3> from{}, until{};
+      bool min_bandwidth = false, size_factor = true;
+      double nvlink_latency_us = 0, net_latency_us = 0;
+    };
+    std::vector<TreeTunerRule> tree_tuner_by_release;
     std::array<std::vector<double>, kArchs> speed_inter;
   };
   std::optional<Nvls> nvls;

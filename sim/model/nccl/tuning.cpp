@@ -163,7 +163,7 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   if (!tab.nvls) return 0;
   double chunk = tab.nvls->chunk_bytes;
   double tree_max = g.nodes >= 4 ? 65536.0 : chunk;
-  if (g.arch >= Arch::Blackwell && g.nodes > 1) {
+  if (g.arch >= Arch::Blackwell && g.nodes > 1 && g.nvls.sm100_tree_tuning) {
     const double nic = g.nvls.nic_GBps;
     const int ppn = g.nvls.ppn;
     if (g.nodes == 2 && nic >= 48) {
@@ -181,12 +181,15 @@ double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes n
   return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
 }
 
+constexpr int kNvlsChannelsSm100 = 32; // transport/nvls.cc NVLS_NCHANNELS_SM100 (v2.26.2-1 on), several nodes
+
 // nvls.cc ncclNvlsTuning: Blackwell across nodes runs NVLS_NCHANNELS_SM100 = 32 CUDA channels (24 on one
 // NVLink domain), which ncclNvlsTreeSm100Tuning keeps on 2 nodes with NICs of >= 48 GB/s and sets to 24 on
 // more nodes with 48-96 GB/s NICs, or >= 96 GB/s NICs and at most 8 GPUs per node. Other GPUs: the table's.
 int nvls_tree_cuda_channels(const Tables& tab, const Graph& g) {
   if (!tab.nvls) return 0;
   if (g.arch < Arch::Blackwell || g.nodes < 2) return tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  if (!g.nvls.sm100_tree_tuning) return kNvlsChannelsSm100;
   const double nic = g.nvls.nic_GBps;
   if (g.nodes == 2 && nic >= 48) return 32;
   if (nic >= 96) return g.nvls.ppn <= 8 ? 24 : 32;
@@ -234,7 +237,20 @@ double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels,
   return (n.pipeline_stages - 1) * channels * loop / (1000.0 * algbw_GBps);
 }
 
-std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls) {
+double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, const Tables::Nvls::TreeTunerRule& rule) {
+  const double newest = nvls_bus_bandwidth(tab, g, op, p);
+  if (!g.nvls.tree || newest <= 0) return 0;
+  const auto& n = g.nvls;
+  // 2.19-2.27 (tuning.cc): bw = min(bwIntra, nNodes <= 2 ? bwInter : bwInter/2) per channel, algbw = busBw x 5/6.
+  const double algbw = rule.min_bandwidth ? n.channels * std::min(n.bw_intra, g.nodes <= 2 ? n.bw_inter : n.bw_inter / 2) * 5.0 / 6.0
+                                          : newest * ring_alg_factor(op, p);
+  const double factor = rule.size_factor ? nvls_tree_size_factor(tab, g, nbytes) : 1.0;
+  const double lat = rule.nvlink_latency_us + network_hops(op, Algo::NvlsTree, g.nodes) * rule.net_latency_us;
+  return algbw > 0 ? lat + static_cast<double>(nbytes) / (1000.0 * algbw * factor) : 0;
+}
+
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls,
+                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release) {
   std::vector<Candidate> out;
   std::vector<Algo> algos{Algo::Ring};
   if (op == Op::AllReduce && p > 2) algos.push_back(Algo::Tree);
@@ -264,6 +280,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
                            : tab.nvls->nvlink_latency_us;
     if (g.nvls.tree) c.algbw *= nvls_tree_size_factor(tab, g, nbytes);
     c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
+    if (g.nvls.tree && nvls_tree_release)
+      if (const double t = nvls_tree_release_us(tab, g, op, p, nbytes, *nvls_tree_release); t > 0) c.time_us = t;
     out.push_back(c);
   }
   return out;

@@ -10,6 +10,8 @@
 
 namespace ccsim::model::nccl {
 
+// time_us is the estimate NCCL's choice compares; lat_us, busbw and algbw are the tables' own figures, which the
+// prediction uses. They agree (time = lat + bytes / algbw) except for NVLS-tree under an older release's tuner.
 struct Candidate {
   Algo algo = Algo::Ring;
   Proto proto = Proto::Simple;
@@ -17,8 +19,15 @@ struct Candidate {
 };
 
 // Every enabled (algorithm, protocol) with NCCL's modelled time for nBytes (the nccl-tests size); NVLS
-// (Simple only) when the graph has an NVLS graph and `nvls` is true.
-std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes, bool nvls = true);
+// (Simple only) when the graph has an NVLS graph and `nvls` is true. `nvls_tree_release`: the predicted
+// release's NVLS-tree estimate (nvls_tree_tuner_rule) in place of the tables' own, in time_us only.
+std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes, bool nvls = true,
+                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release = nullptr);
+// NVLS-tree allreduce's estimate (us) as the release of `rule` computes it: latency NVLINK + 2 log2i(nodes) x NET
+// hwLatencies; bandwidth per channel min(bwIntra, bwInter, halved beyond 2 nodes) x 5/6 (to 2.27), else the
+// tables' NVLS formula with the rule's latencies. 0 where NVLS-tree does not run.
+double nvls_tree_release_us(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes,
+                            const Tables::Nvls::TreeTunerRule& rule);
 // NCCL's NVLS bus bandwidth (tuning.cc): per channel bw_intra x efficiency x (nch-1)/nch, x2 for allreduce
 // (NCCL pipelines its reduce and multicast halves) or x(p-1)/p for allgather/reducescatter, capped by
 // bw_inter; times the channels. 0 when NVLS does not run this op here.
