@@ -70,6 +70,7 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   nlohmann::ordered_json j;
   j["scenario"] = s.name;
   j["topology"] = topology;
+  j["model"] = r.model_name;
   j["params"] = total_params(s.hybrid->model);
   j["parallel"] = {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}, {"micro_batches", p.micro_batches}};
   j["step_ms"] = ms(r.step);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/core/ascii.hpp"
 #include "sim/scenario/reader.hpp"
 
 namespace ccsim::scenario {
@@ -31,13 +32,13 @@ bool boolean(const Reader& r, const json& j, const std::string& key) {
 // A string from a fixed list (the first is the default when the key is absent).
 std::string choice(const Reader& r, const json& t, const char* key, std::initializer_list<const char*> known, const char* dflt) {
   if (!t.contains(key)) return dflt;
-  const std::string v = r.string(t[key], fmt::format("transformer.{}", key));
+  const std::string v = ascii_lower(r.string(t[key], fmt::format("transformer.{}", key))); // "SwiGLU" as papers write it
   std::string list;
   for (const char* k : known) {
     if (v == k) return v;
     list += (list.empty() ? "" : ", ") + std::string(k);
   }
-  r.bad("transformer.{}: unknown '{}' ({})", key, printable(v), list);
+  r.bad("transformer.{}: unknown '{}' ({})", key, printable(t[key].get<std::string>()), list);
 }
 
 // "tp-cp-ep-dp-pp": each of the five names at most once; names left out keep the default order after.

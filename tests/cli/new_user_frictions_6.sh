@@ -73,5 +73,27 @@ refused_one_line "one gh200 NVLink domain holds at most 256 GPUs" --topo machine
 "$ccsim" --topo machine:gpu=gb200,gpus=72,nodes=2,nics=72x400G -b 1M -e 1M >/dev/null || bad "two NVL72 racks refused"
 "$ccsim" --topo machine:gpu=gh200,gpus=8 -b 1M -e 1M >/dev/null || bad "two quad-GH200 boards (intra=mesh) refused"
 
+# An NV18 topo -m paste without nvidia-smi -L: the kinds it can be, not the whole catalogue of 47.
+refused_one_line "give --gpu KIND (b200 b300 gb200 gb300 gh200 h100 h20 h200 h200nvl: the kinds with 18 or more NVLinks, as NV18 from GPU0 to GPU1 needs)" \
+  topo import "$src/tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt"
+
+# rocm-smi --showtopo without the product: AMD's kinds, not NVIDIA's.
+refused_one_line "rocm-smi --showtopo does not say which GPU it is: give --gpu KIND (mi100 mi210 mi250 mi250x mi300x mi325x mi350x mi355x: the AMD kinds)" \
+  topo import "$src/tests/data/import/rocm-smi-showtopo-8gpu-2x4xgmi-gpu280.txt"
+# An AMD box's graph line says what NCCL's words stand for there.
+"$ccsim" --topo machine:gpu=mi300x --model nccl -b 1G -e 1G | grep -qF "path nvlink (NCCL's class of xGMI), 1 node(s), arch hopper (the tuning row of cdna3)" ||
+  bad "mi300x graph line: $("$ccsim" --topo machine:gpu=mi300x --model nccl -b 1G -e 1G | grep -F 'model sees')"
+
+# The ML engineer's next step after the table: the same step under NCCL's model, as the main command's --model.
+echo '{"transformer": {"layers": 4, "hidden": 1024, "heads": 16, "seq": 1024}, "parallel": {"tp": 2, "dp": 2}, "topology": "machine:gpu=h100,gpus=4"}' >"$tmp/small.json"
+"$ccsim" scenario "$tmp/small.json" --model flow --format json >"$tmp/flow.json" 2>&1 || bad "scenario --model flow: $(cat "$tmp/flow.json")"
+grep -qF '"model": "flow"' "$tmp/flow.json" || bad "scenario --model flow: not the flow model: $(grep -F model "$tmp/flow.json")"
+refused_one_line "--model: unknown 'nccll' (fifo, store_forward, flow, nccl)" scenario "$tmp/small.json" --model nccll
+
+# Two machines in one --topo ran the second under the first one's words (gpu=h100|machine:gpu=b200 -> a B200 run).
+refused_one_line "one topology per run here ('|' joins one topology per run of compare's trace only)" \
+  --topo "machine:gpu=h100|machine:gpu=b200" -b 1M -e 1M
+refused_one_line "one topology per run here" scenario "$tmp/small.json" --topo "machine:gpu=h100,gpus=4|machine:gpu=b200,gpus=4"
+
 [ "$fails" -eq 0 ] && echo "new_user_frictions_6: all passed"
 exit $((fails > 0))

@@ -240,8 +240,9 @@ TEST_CASE("a Llama-3-70B shape (grouped-query attention, SwiGLU, RMSNorm, no bia
 
 TEST_CASE("grouped-query attention and SwiGLU set the FLOPs, the K,V allgather and the gradient bytes") {
   // h 1024, 16 heads, 4 K,V heads: K,V width 256; f 2816 SwiGLU without biases, RMSNorm, untied vocab 1000.
-  const json t = {{"layers", 2}, {"num_key_value_heads", 4}, {"intermediate_size", 2816}, {"mlp", "swiglu"}, {"bias", false},
-                  {"norm", "rmsnorm"}, {"vocab", 1000}, {"tie_word_embeddings", false}, {"position_embedding", "rope"}};
+  // Written as papers write them ("SwiGLU", "RMSNorm"): the names are read without case.
+  const json t = {{"layers", 2}, {"num_key_value_heads", 4}, {"intermediate_size", 2816}, {"mlp", "SwiGLU"}, {"bias", false},
+                  {"norm", "RMSNorm"}, {"vocab", 1000}, {"tie_word_embeddings", false}, {"position_embedding", "rope"}};
   const auto s = scenario::scenario_from_json(base({{"dp", 2}}, t), "test.json");
   const auto& m = s.hybrid->model;
   // Forward, b 1, s 1024: q and o 4bsh^2 = 4294967296, k and v 4bsh x 256 = 1073741824, scores 4bs^2h = 4294967296,
