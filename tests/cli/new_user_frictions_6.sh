@@ -61,6 +61,11 @@ grep -qF "# ring 7: GPUs 0..255 in order (256 ranks)" <<<"$out" || bad "256-rank
 "$ccsim" --topo machine:gpu=h100,gpus=8,nodes=32,nics=8x400G --model nccl -b 1M -e 1M --format json |
   python3 -c 'import json,sys; p = json.load(sys.stdin)["placements"]; sys.exit(0 if len(p[0]) == 256 and sorted(p[0]) == list(range(256)) else 1)' ||
   bad "256 ranks: JSON placements not the full ring"
+# `ccsim rings` on the same 256 GPUs: its ring column and hop line read alike (the hops by kind; each in JSON).
+out=$("$ccsim" rings --topo machine:gpu=h100,gpus=8,nodes=32,nics=8x400G --top 2 2>&1)
+grep -qF "GPUs 0..255 in order (256 ranks), allreduce" <<<"$out" || bad "rings header: $(head -1 <<<"$out" | cut -c1-200)"
+grep -qF "hops: 32 x NET, 224 x NVSwitch (each hop in --format json)" <<<"$out" || bad "rings hops: $(grep -F hops: <<<"$out" | head -1 | cut -c1-200)"
+[ "$(awk 'length > 250' <<<"$out" | wc -l)" -eq 0 ] || bad "rings, 256 ranks: lines over 250 characters"
 # 16 ranks stay listed GPU by GPU.
 "$ccsim" --topo machine:gpu=h100,gpus=8,nodes=2,nics=8x400G --model nccl -b 1M -e 1M | grep -qF "# ring 0: GPUs 1 2 3 4 5 6 7 0 9 10 11 12 13 14 15 8" || bad "16-rank ring not listed"
 
