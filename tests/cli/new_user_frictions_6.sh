@@ -89,6 +89,10 @@ refused_one_line "rocm-smi --showtopo does not say which GPU it is: give --gpu K
 "$ccsim" --topo machine:gpu=mi300x --model nccl -b 1G -e 1G | grep -qF "path nvlink (NCCL's class of xGMI), 1 node(s), arch hopper (the tuning row of cdna3)" ||
   bad "mi300x graph line: $("$ccsim" --topo machine:gpu=mi300x --model nccl -b 1G -e 1G | grep -F 'model sees')"
 
+# A whole number too large for a key said "must be a positive whole number" (1e30 is one): it says the ceiling.
+sed 's/"intermediate_size": 28672/"intermediate_size": 1e30/' "$src/scenarios/llama3_70b_4x8_h100.json" >"$tmp/huge.json"
+refused_one_line "transformer.intermediate_size must be at most 4194304, got 1e+30" scenario "$tmp/huge.json"
+
 # The ML engineer's next step after the table: the same step under NCCL's model, as the main command's --model.
 echo '{"transformer": {"layers": 4, "hidden": 1024, "heads": 16, "seq": 1024}, "parallel": {"tp": 2, "dp": 2}, "topology": "machine:gpu=h100,gpus=4"}' >"$tmp/small.json"
 "$ccsim" scenario "$tmp/small.json" --model flow --format json >"$tmp/flow.json" 2>&1 || bad "scenario --model flow: $(cat "$tmp/flow.json")"
