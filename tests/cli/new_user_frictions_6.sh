@@ -93,6 +93,11 @@ refused_one_line "rocm-smi --showtopo does not say which GPU it is: give --gpu K
 sed 's/"intermediate_size": 28672/"intermediate_size": 1e30/' "$src/scenarios/llama3_70b_4x8_h100.json" >"$tmp/huge.json"
 refused_one_line "transformer.intermediate_size must be at most 4194304, got 1e+30" scenario "$tmp/huge.json"
 
+# The student's barrier: it moves no data (docs/course.md: its size is reported as 0), yet --size 0 was refused.
+out=$("$ccsim" explain --op barrier --algo dissemination --ranks 13 --alpha 2us --bw 10GB/s --size 0 2>&1) || bad "barrier --size 0: $out"
+grep -qF "total                8.000 us" <<<"$out" || bad "barrier --size 0: not 4 rounds of 2 us: $(grep -F total <<<"$out")"
+refused_one_line "--size: 0 B holds no whole 4-byte element for allreduce on 8 ranks" explain --op allreduce --algo ring --ranks 8 --size 0
+
 # The ML engineer's next step after the table: the same step under NCCL's model, as the main command's --model.
 echo '{"transformer": {"layers": 4, "hidden": 1024, "heads": 16, "seq": 1024}, "parallel": {"tp": 2, "dp": 2}, "topology": "machine:gpu=h100,gpus=4"}' >"$tmp/small.json"
 "$ccsim" scenario "$tmp/small.json" --model flow --format json >"$tmp/flow.json" 2>&1 || bad "scenario --model flow: $(cat "$tmp/flow.json")"
