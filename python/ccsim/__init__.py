@@ -105,6 +105,19 @@ def _from_dict(scratch, what, call):
         raise Error(str(e).replace(scratch.path, f"({what})")) from None
 
 
+def _gpu_keyword(call):
+    """Runs call(); the CLI's words for its --gpu flag become this module's gpu= argument (a Python user has no
+    flag to give)."""
+    try:
+        return call()
+    except Error as e:
+        text = str(e)
+        if "--gpu" not in text:
+            raise
+        text = text.replace("give --gpu KIND", "give gpu=KIND (ccsim.topology(path, gpu=KIND))")
+        raise Error(text.replace("--gpu:", "gpu argument:").replace("--gpu", "gpu=")) from None
+
+
 class _Scratch:
     """Files handed to the CLI (a topology or scenario given as a dict, a trace given as text), removed with
     the object that needs them."""
@@ -142,7 +155,7 @@ class Topology:
                             f"rocm-smi, amd-smi), but {path!r} is no file: a shipped name or a machine: spec names "
                             f"its GPU itself (machine:gpu=KIND)")
             name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(path)) or "topology"
-            self._scratch = _Scratch(name + ".json", cli("topo", "import", path, "--gpu", gpu))
+            self._scratch = _Scratch(name + ".json", _gpu_keyword(lambda: cli("topo", "import", path, "--gpu", gpu)))
             spec = self._scratch.path
         elif isinstance(spec, dict):
             self._scratch = _dict_file(spec, "topology")
@@ -152,7 +165,7 @@ class Topology:
         elif not isinstance(spec, str):
             raise Error(f"topology: expected a name, spec, path or dict, got {type(spec).__name__}")
         self.spec = spec
-        self._machine = _from_dict(self._scratch, "the topology dict", lambda: _Machine(spec))
+        self._machine = _from_dict(self._scratch, "the topology dict", lambda: _gpu_keyword(lambda: _Machine(spec)))
         about = self._machine.about()
         self.name, self.description, self.origin = about["name"], about["description"], about["origin"]
         self.gpu_kind = about["gpu_kind"]

@@ -80,7 +80,8 @@ void check_ranks(const metrics::ExplainSetup& s, bool one_algo) {
 // A size too small to hold one element per rank explains a zero-byte run: refuse it.
 Bytes checked_size(const metrics::ExplainSetup& s, const std::string& text, const char* flag) {
   const Bytes b = parse_size(text, flag);
-  if (metrics::plan_size(s.op, s.ranks, b, s.elt_size).count == 0)
+  // A barrier moves no data whatever --size says (its size is reported as 0): any size explains it.
+  if (s.op != schedule::Op::Barrier && metrics::plan_size(s.op, s.ranks, b, s.elt_size).count == 0)
     fail("{}: {} B holds no whole {}-byte element for {} on {} ranks", flag, b, s.elt_size, schedule::to_string(s.op), s.ranks);
   return b;
 }

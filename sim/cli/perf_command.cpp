@@ -22,6 +22,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/report/nccl_tests_format.hpp"
+#include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -329,7 +330,7 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
                           r.gpus, chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
   for (std::size_t i = 0; i < cfg.placements.size(); ++i)
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
-                            fmt::join(cfg.placements[i], ",")));
+                            report::gpu_order_text(cfg.placements[i], ",")));
   if (!model_detail.empty()) n.push_back("ccsim: model sees: " + model_detail);
   n.push_back(r.ranks == 1 ? "ccsim: in-place predicted apart (one rank: NCCL copies only when the buffers differ); #wrong 0: no data moved"
                             : "ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");

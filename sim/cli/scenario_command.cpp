@@ -2,6 +2,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/report/hybrid_report.hpp"
 #include "sim/report/scenario_report.hpp"
 #include "sim/scenario/hybrid_step.hpp"
@@ -14,6 +15,12 @@ namespace {
 scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   auto s = scenario::load_scenario_file(o.file);
   if (o.no_overlap) s.overlap = false;
+  if (!o.model.empty()) { // the file's network.model, as the main command's --model
+    bool known = false;
+    for (const auto& m : model::model_registry()) known = known || m.name == o.model;
+    if (!known) fail("--model: unknown '{}' ({})", o.model, model::model_names());
+    s.model_name = o.model;
+  }
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
@@ -48,6 +55,7 @@ void run_scenario_options(const ScenarioOptions& o, const std::function<void(con
 void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o) {
   cmd.add_option("file", o.file, "Scenario file (see docs/training-scenarios.md)")->required();
   cmd.add_option("-t,--topo", o.topo, "Run on this topology instead of the file's");
+  cmd.add_option("--model", o.model, "Network model instead of the file's network.model (fifo, store_forward, flow, nccl)");
   cmd.add_flag("--no-overlap", o.no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd.add_option("--bucket-size", o.bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd.add_flag("--allow-oversubscribed-memory", o.allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");

@@ -10,12 +10,12 @@
 namespace ccsim::cli {
 
 struct ScenarioOptions {
-  std::string file, format = "table", topo, output, bucket_size, timeline;
+  std::string file, format = "table", topo, output, bucket_size, timeline, model;
   bool no_overlap = false, allow_oversubscribed = false;
 };
 
 void add_scenario_command(CLI::App& app);
-// The file and the flags that change what runs (--topo, --bucket-size, --no-overlap), shared with `ccsim sweep`.
+// The file and the flags that change what runs (--topo, --model, --bucket-size, --no-overlap), shared with `ccsim sweep`.
 void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o);
 // Loads the file, applies the flags, runs it and hands the report to `use` (it points into the loaded scenario).
 // A hybrid-parallel scenario ("parallel" + "transformer") is run and written by `ccsim scenario` itself;

@@ -111,6 +111,29 @@ void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std
   }
 }
 
+// The release the trace names (its header, else NCCL's own "NCCL INFO NCCL version 2.18.3+cuda12.2" line) becomes
+// --nccl-version when none is given; a given one wins, said in one line when they differ. Either way the header
+// says which release the prediction used.
+void apply_trace_release(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
+  auto found = model::nccl::nccl_version_in(t.provenance);
+  const char* where = "the trace's header";
+  if (!found && !t.info.release.empty() && model::nccl::parse_nccl_version(t.info.release)) {
+    found = t.info.release;
+    where = "the trace's NCCL INFO line";
+  }
+  if (!run.nccl_version.empty()) {
+    if (!found) applied.push_back("NCCL version " + run.nccl_version + " from --nccl-version (the trace names none)");
+    else if (model::nccl::parse_nccl_version(*found) == model::nccl::parse_nccl_version(run.nccl_version))
+      applied.push_back("NCCL version " + run.nccl_version + " from --nccl-version (" + where + " says the same)");
+    else
+      applied.push_back("NCCL version " + run.nccl_version + " from --nccl-version, which wins over " + *found + " in " + where);
+    return;
+  }
+  if (!found) return;
+  run.nccl_version = *found;
+  applied.push_back("NCCL version " + *found + " from " + where + " (applied as --nccl-version: LL128 where that release enables it)");
+}
+
 } // namespace
 
 // E.g. NCCL_NVLS_ENABLE=0 or "0 nvls channels" -> --nvls off, NCCL_ALGO=ring -> --nccl-algo ring, "24 coll
@@ -154,11 +177,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   } else if (info.nvls_channels > 0) {
     applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
   }
-  if (nccl && run.nccl_version.empty())
-    if (const auto v = model::nccl::nccl_version_in(t.provenance)) {
-      run.nccl_version = *v;
-      applied.push_back("NCCL version " + *v + " from the trace (applied as --nccl-version: LL128 where that release enables it)");
-    }
+  if (nccl) apply_trace_release(run, t, applied);
   apply_trace_collnet(run, t, applied);
   if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
   return applied;

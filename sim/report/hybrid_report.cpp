@@ -28,8 +28,10 @@ std::string hybrid_table(const Scenario& s, const std::string& topology, const H
   const Parallel& p = h.par;
   std::string out = fmt::format("# scenario {} ({}) on {}\n", s.name, s.origin, topology);
   if (!s.description.empty()) out += fmt::format("# {}\n", s.description);
-  out += fmt::format("# transformer: {:.4g} B parameters, {} layers, hidden {}, {} heads, seq {}, micro-batch {}, vocab {}{}\n",
-                     total_params(m) / 1e9, m.layers, m.hidden, m.heads, m.seq, m.micro_batch, m.vocab,
+  out += fmt::format("# transformer: {:.4g} B parameters, {} layers, hidden {}, {} heads{}, seq {}, micro-batch {}, vocab {}{}{}\n",
+                     total_params(m) / 1e9, m.layers, m.hidden, m.heads,
+                     m.kv_heads != m.heads ? fmt::format(" ({} K,V heads)", m.kv_heads) : "", m.seq, m.micro_batch, m.vocab,
+                     m.swiglu || m.ffn_hidden != 4 * m.hidden ? fmt::format(", {} MLP {}", m.swiglu ? "SwiGLU" : "GELU", m.ffn_hidden) : "",
                      m.experts > 1 ? fmt::format(", {} experts top-{} every {} layer(s)", m.experts, m.top_k, m.moe_every) : "");
   out += fmt::format("# parallel: {}; {} micro-batches, schedule {}{}{}, zero {}, recompute {}\n", degrees(p), p.micro_batches,
                      p.schedule == PipeSchedule::GPipe ? "gpipe" : "1f1b",
@@ -68,6 +70,8 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   nlohmann::ordered_json j;
   j["scenario"] = s.name;
   j["topology"] = topology;
+  j["model"] = r.model_name;
+  j["params"] = total_params(s.hybrid->model);
   j["parallel"] = {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}, {"micro_batches", p.micro_batches}};
   j["step_ms"] = ms(r.step);
   j["model_tflops_per_gpu"] = r.model_flops_per_gpu / 1e12;

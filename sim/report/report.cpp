@@ -88,8 +88,7 @@ void write_table(std::ostream& out, const RunHeader& h, const std::vector<metric
   fmt::print(out, "# topology {} ({}), {} ranks\n", h.topology, h.topology_origin, h.ranks);
   if (!h.model_detail.empty()) fmt::print(out, "# model sees: {}\n", h.model_detail);
   for (std::size_t i = 0; i < h.placements.size(); ++i)
-    fmt::print(out, "# {} {}: GPUs {}\n", h.placements.size() > 1 ? "ring" : "rank order", i,
-               fmt::join(h.placements[i], " "));
+    fmt::print(out, "# {} {}: GPUs {}\n", h.placements.size() > 1 ? "ring" : "rank order", i, gpu_order_text(h.placements[i]));
   if (h.op == schedule::Op::HyperCube) // hypercube.cu counts the bytes a rank receives
     fmt::print(out, "# algbw = size * (n-1)/n / time (GB = 1e9 B), as hypercube_perf; busbw = algbw * 1\n");
   else
@@ -175,6 +174,42 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
 }
 
 } // namespace
+
+namespace {
+
+// Runs of consecutive GPUs collapsed: 0 1 2 3 5 4 -> "0-3 5 4" (a run of two stays two numbers).
+std::string collapsed_runs(const std::vector<int>& g, std::size_t from, std::size_t to, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = from; i < to;) {
+    std::size_t j = i;
+    while (j + 1 < to && g[j + 1] == g[j] + 1) ++j;
+    if (!out.empty()) out += sep;
+    if (j - i >= 2) out += fmt::format("{}-{}", g[i], g[j]), i = j + 1;
+    else out += std::to_string(g[i]), ++i;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string gpu_order_text(const std::vector<int>& g, std::string_view sep) {
+  const std::size_t n = g.size();
+  if (n <= 32) return fmt::format("{}", fmt::join(g, sep));
+  bool in_order = true;
+  for (std::size_t i = 0; i < n; ++i) in_order = in_order && g[i] == static_cast<int>(i);
+  if (in_order) return fmt::format("0..{} in order ({} ranks)", n - 1, n);
+  // The first block of k GPUs, and every later block the same shifted by k per block (a ring that runs
+  // the same path inside each node of k GPUs and visits the nodes in order).
+  for (std::size_t k = 2; k <= n / 2; ++k) {
+    if (n % k != 0) continue;
+    bool repeats = true;
+    for (std::size_t i = k; i < n && repeats; ++i) repeats = g[i] == g[i % k] + static_cast<int>(i / k * k);
+    if (repeats)
+      return fmt::format("{}, then the same +{} per block of {} for {} more block(s) (last: {}; {} ranks)", collapsed_runs(g, 0, k, sep), k,
+                         k, n / k - 1, collapsed_runs(g, n - k, n, sep), n);
+  }
+  return collapsed_runs(g, 0, n, sep) + fmt::format(" ({} ranks)", n);
+}
 
 std::string choice_text(const engine::Choice& p) {
   if (p.proto.empty()) return p.algo;

@@ -27,6 +27,11 @@ Format format_from(const std::string& s); // throws Error
 void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<metrics::Row>& rows);
 // A row's model choice in one word-group ("ring/LL128 ch=16 loops=2"), "" for the plain models.
 std::string choice_text(const engine::Choice& c);
+// A ring's or rank order's GPUs for a header line, readable at any size: up to 32 GPUs listed as they are;
+// beyond, "0..255 in order", one block of a node repeated on every node ("1-7 0, then the same +8 on each of
+// the next 31 blocks of 8"), or else every GPU with runs collapsed ("0-7 15 8-14"). Nothing is left out: an
+// order that is none of these is printed whole. `sep` joins the listed GPUs. JSON keeps the full list.
+std::string gpu_order_text(const std::vector<int>& gpus, std::string_view sep = " ");
 // Text for a Markdown table cell or caption: '|' escaped so it cannot split the row.
 std::string markdown_cell(std::string_view s);
 

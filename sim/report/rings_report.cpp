@@ -9,12 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/json_file.hpp"
+#include "sim/report/report.hpp"
 #include "sim/core/units.hpp"
 
 namespace ccsim::report {
 namespace {
 
+// GPU lists and rings; more than 32 GPUs read as gpu_order_text gives them (report.hpp), every GPU still said.
 std::string join(const std::vector<int>& v, const char* sep = " ") {
+  if (v.size() > 32) return gpu_order_text(v, sep);
   std::string s;
   for (int x : v) s += (s.empty() ? "" : sep) + std::to_string(x);
   return s;
@@ -217,9 +220,16 @@ void print_ranked(const RingsFindings& f, std::ostringstream& out, nlohmann::jso
     out << fmt::format("  {:>4} {:>12.2f} {:>12.2f}  {:<24} {}\n", i + 1, to_us(r.row.time), r.row.bw.busbw_GBps, join(r.rings[0]),
                        limiting_text(h, r.bound));
     std::string hops;
+    std::map<std::string, int> kinds; // beyond 32 GPUs: hops counted by kind, each hop in --format json
     for (int k = 0; k < p; ++k) {
       const int a = r.rings[0][static_cast<std::size_t>(k)], b = r.rings[0][static_cast<std::size_t>((k + 1) % p)];
       hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h, hop_between(h, a, b)));
+      ++kinds[hop_between(h, a, b).kind];
+    }
+    if (p > 32) {
+      hops.clear();
+      for (const auto& [kind, n] : kinds) hops += fmt::format("{}{} x {}", hops.empty() ? "" : ", ", n, kind);
+      hops += " (each hop in --format json)";
     }
     out << "         hops: " << hops << "\n";
     jr.push_back({{"rank", i + 1}, {"ring", r.rings[0]}, {"time_us", to_us(r.row.time)}, {"busbw_GBps", r.row.bw.busbw_GBps},

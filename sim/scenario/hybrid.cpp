@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/core/ascii.hpp"
 #include "sim/scenario/reader.hpp"
 
 namespace ccsim::scenario {
@@ -26,6 +27,18 @@ std::uint64_t shape(const Reader& r, const json& t, const char* key, bool requir
 bool boolean(const Reader& r, const json& j, const std::string& key) {
   if (!j.is_boolean()) r.bad("{} must be true or false, got {}", key, describe(j));
   return j.get<bool>();
+}
+
+// A string from a fixed list (the first is the default when the key is absent).
+std::string choice(const Reader& r, const json& t, const char* key, std::initializer_list<const char*> known, const char* dflt) {
+  if (!t.contains(key)) return dflt;
+  const std::string v = ascii_lower(r.string(t[key], fmt::format("transformer.{}", key))); // "SwiGLU" as papers write it
+  std::string list;
+  for (const char* k : known) {
+    if (v == k) return v;
+    list += (list.empty() ? "" : ", ") + std::string(k);
+  }
+  r.bad("transformer.{}: unknown '{}' ({})", key, printable(t[key].get<std::string>()), list);
 }
 
 // "tp-cp-ep-dp-pp": each of the five names at most once; names left out keep the default order after.
@@ -101,6 +114,10 @@ void read_parallel(const Reader& r, const json& p, const Transformer& m, Paralle
   if (par.virtual_stages > 1 && par.micro_batches % static_cast<std::uint64_t>(par.pp) != 0)
     r.bad("parallel.micro_batches: {} is not a multiple of pp = {} (the interleaved schedule needs it)", par.micro_batches, par.pp);
   if (m.heads % static_cast<std::uint64_t>(par.tp) != 0) r.bad("parallel.tp: {} does not divide transformer.heads = {}", par.tp, m.heads);
+  // Megatron-Core splits the K,V heads (query groups) over the tensor-parallel ranks (attention.py:
+  // num_query_groups_per_partition = divide(num_query_groups, tp)).
+  if (m.kv_heads % static_cast<std::uint64_t>(par.tp) != 0)
+    r.bad("parallel.tp: {} does not divide transformer.num_key_value_heads = {}", par.tp, m.kv_heads);
   if (m.seq % static_cast<std::uint64_t>(par.cp * (par.sequence_parallel ? par.tp : 1)) != 0)
     r.bad("parallel: the sequence ({}) does not split evenly over cp{}", m.seq, par.sequence_parallel ? " x tp (sequence parallel)" : "");
   if (par.sequence_parallel && par.tp < 2) r.bad("parallel.sequence_parallel: needs tp > 1");
@@ -112,7 +129,8 @@ HybridSpec hybrid_from_json(const Reader& r, const json& parallel, const json& t
   HybridSpec h;
   Transformer& m = h.model;
   r.only_keys(t, "transformer", {"layers", "hidden", "heads", "seq", "micro_batch", "vocab", "ffn_hidden", "experts", "top_k",
-                                 "moe_every", "dtype_bytes"});
+                                 "moe_every", "dtype_bytes", "intermediate_size", "num_key_value_heads", "mlp",
+                                 "tie_word_embeddings", "position_embedding", "norm", "bias"});
   m.layers = shape(r, t, "layers", true, 0, 100000);
   m.hidden = shape(r, t, "hidden", true, 0, 1 << 20);
   m.heads = shape(r, t, "heads", true, 0, 1 << 16);
@@ -120,7 +138,20 @@ HybridSpec hybrid_from_json(const Reader& r, const json& parallel, const json& t
   m.micro_batch = shape(r, t, "micro_batch", false, 1, 1 << 16);
   m.vocab = shape(r, t, "vocab", false, 0, 1 << 24);
   if (t.contains("vocab") && m.vocab == 0) r.bad("transformer.vocab must be positive");
-  m.ffn_hidden = shape(r, t, "ffn_hidden", false, 4 * m.hidden, 1 << 22);
+  // intermediate_size is Hugging Face's name (config.json) for Megatron's ffn_hidden: either, not two numbers.
+  if (t.contains("ffn_hidden") && t.contains("intermediate_size") && t["ffn_hidden"] != t["intermediate_size"])
+    r.bad("transformer: ffn_hidden {} and intermediate_size {} name the same size; give one", describe(t["ffn_hidden"]),
+          describe(t["intermediate_size"]));
+  m.ffn_hidden = shape(r, t, t.contains("intermediate_size") ? "intermediate_size" : "ffn_hidden", false, 4 * m.hidden, 1 << 22);
+  m.kv_heads = shape(r, t, "num_key_value_heads", false, m.heads, 1 << 16);
+  if (m.heads % m.kv_heads != 0)
+    r.bad("transformer.num_key_value_heads: {} does not divide heads = {} (each K,V head serves heads / num_key_value_heads query heads)",
+          m.kv_heads, m.heads);
+  m.swiglu = choice(r, t, "mlp", {"gelu", "swiglu"}, "gelu") == "swiglu";
+  if (t.contains("tie_word_embeddings")) m.tied_embeddings = boolean(r, t["tie_word_embeddings"], "transformer.tie_word_embeddings");
+  m.learned_positions = choice(r, t, "position_embedding", {"learned", "rope"}, "learned") == "learned";
+  m.rmsnorm = choice(r, t, "norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm";
+  if (t.contains("bias")) m.bias = boolean(r, t["bias"], "transformer.bias");
   m.experts = t.contains("experts") ? r.count(t["experts"], "transformer.experts", true, 1 << 16) : 0;
   m.top_k = shape(r, t, "top_k", false, 1, 64);
   m.moe_every = shape(r, t, "moe_every", false, 1, 1 << 16);
@@ -139,44 +170,68 @@ HybridSpec hybrid_from_json(const Reader& r, const json& parallel, const json& t
 
 bool is_moe_layer(const Transformer& m, std::uint64_t layer) { return m.experts > 1 && (layer + 1) % m.moe_every == 0; }
 
-double layer_params(const Transformer& m, bool moe) {
+std::uint64_t kv_heads(const Transformer& m) { return m.kv_heads ? m.kv_heads : m.heads; }
+
+double kv_width(const Transformer& m) {
+  return static_cast<double>(m.hidden) * static_cast<double>(kv_heads(m)) / static_cast<double>(m.heads);
+}
+
+double final_norm_params(const Transformer& m) { return m.rmsnorm ? static_cast<double>(m.hidden) : 2 * static_cast<double>(m.hidden); }
+
+double mlp_params(const Transformer& m) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  const double mlp = 2 * h * f + f + h;
+  const double matrices = m.swiglu ? 3 : 2; // SwiGLU: gate and up (h -> f), down (f -> h)
+  return matrices * h * f + (m.bias ? (matrices - 1) * f + h : 0);
+}
+
+double layer_params(const Transformer& m, bool moe) {
+  const double h = static_cast<double>(m.hidden), kv = kv_width(m);
+  const double attention = 2 * h * h + 2 * h * kv + (m.bias ? 2 * h + 2 * kv : 0);
   const double experts = moe ? static_cast<double>(m.experts) : 1;
-  return 4 * h * h + 4 * h + experts * mlp + (moe ? h * experts : 0) + 4 * h;
+  const double norms = 2 * (m.rmsnorm ? h : 2 * h);
+  return attention + experts * mlp_params(m) + (moe ? h * experts : 0) + norms;
 }
 
 double embedding_params(const Transformer& m) {
-  return static_cast<double>(m.vocab) * static_cast<double>(m.hidden) + static_cast<double>(m.seq) * static_cast<double>(m.hidden);
+  const double positions = m.learned_positions ? static_cast<double>(m.seq) * static_cast<double>(m.hidden) : 0;
+  return static_cast<double>(m.vocab) * static_cast<double>(m.hidden) + positions;
 }
 
-double expert_params(const Transformer& m) {
-  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  return static_cast<double>(m.experts) * (2 * h * f + f + h);
+double output_params(const Transformer& m) {
+  return m.tied_embeddings ? 0 : static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
 }
+
+double expert_params(const Transformer& m) { return static_cast<double>(m.experts) * mlp_params(m); }
 
 double total_params(const Transformer& m) {
-  double p = embedding_params(m);
+  double p = embedding_params(m) + output_params(m) + final_norm_params(m);
   for (std::uint64_t i = 0; i < m.layers; ++i) p += layer_params(m, is_moe_layer(m, i));
   return p;
 }
 
-double layer_forward_flops(const Transformer& m, bool moe) {
+double attention_forward_flops(const Transformer& m) {
+  const double b = static_cast<double>(m.micro_batch), s = static_cast<double>(m.seq), h = static_cast<double>(m.hidden);
+  return 4 * b * s * h * h + 4 * b * s * h * kv_width(m) + 4 * b * s * s * h;
+}
+
+double mlp_forward_flops(const Transformer& m, bool moe) {
   const double b = static_cast<double>(m.micro_batch), s = static_cast<double>(m.seq), h = static_cast<double>(m.hidden),
                f = static_cast<double>(m.ffn_hidden);
-  const double mlp = 4 * b * s * h * f * (moe ? static_cast<double>(m.top_k) : 1);
+  const double mlp = (m.swiglu ? 6 : 4) * b * s * h * f * (moe ? static_cast<double>(m.top_k) : 1);
   const double router = moe ? 2 * b * s * h * static_cast<double>(m.experts) : 0;
-  return 8 * b * s * h * h + 4 * b * s * s * h + mlp + router;
+  return mlp + router;
 }
+
+double layer_forward_flops(const Transformer& m, bool moe) { return attention_forward_flops(m) + mlp_forward_flops(m, moe); }
 
 double logits_forward_flops(const Transformer& m) {
   return 2 * static_cast<double>(m.micro_batch) * static_cast<double>(m.seq) * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
 }
 
 double narayanan_step_flops(const Transformer& m, double batch) {
-  const double s = static_cast<double>(m.seq), l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden),
-               V = static_cast<double>(m.vocab);
-  return 96 * batch * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  // Forward, backward (2x) and recomputed forward of every layer; forward and backward of the logits.
+  const double sequences = batch / static_cast<double>(m.micro_batch);
+  return sequences * (4 * static_cast<double>(m.layers) * layer_forward_flops(m, false) + 3 * logits_forward_flops(m));
 }
 
 Bytes tp_activation_bytes(const Transformer& m, const Parallel& p) {
@@ -196,7 +251,8 @@ Bytes ep_alltoall_bytes(const Transformer& m, const Parallel& p) {
 }
 
 Bytes cp_kv_bytes(const Transformer& m, const Parallel& p) {
-  return 2 * m.micro_batch * (m.seq / static_cast<std::uint64_t>(p.cp)) * (m.hidden / static_cast<std::uint64_t>(p.tp)) * m.dtype_bytes;
+  const std::uint64_t kv = m.hidden / m.heads * kv_heads(m); // whole: heads divide hidden, tp divides kv_heads
+  return 2 * m.micro_batch * (m.seq / static_cast<std::uint64_t>(p.cp)) * (kv / static_cast<std::uint64_t>(p.tp)) * m.dtype_bytes;
 }
 
 double layer_activation_bytes(const Transformer& m, const Parallel& p) {
@@ -213,7 +269,7 @@ Memory memory_per_gpu(const HybridSpec& hs) {
   const Parallel& p = hs.par;
   // The first pipeline stage: it holds the embedding and, in 1F1B, the most micro-batches in flight.
   const std::uint64_t per_stage = m.layers / static_cast<std::uint64_t>(p.pp);
-  double dense = embedding_params(m) / p.tp, expert = 0;
+  double dense = (embedding_params(m) + (p.pp == 1 ? output_params(m) : 0)) / p.tp, expert = 0;
   for (std::uint64_t i = 0; i < per_stage; ++i) { // L/p layers also when interleaved (v chunks of L/pv)
     const bool moe = is_moe_layer(m, i);
     const double all = layer_params(m, moe);

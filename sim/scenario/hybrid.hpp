@@ -24,7 +24,13 @@ struct Transformer {
   std::uint64_t seq = 0;           // --seq-length (s)
   std::uint64_t micro_batch = 1;   // --micro-batch-size (b)
   std::uint64_t vocab = 0;         // --padded-vocab-size (V)
-  std::uint64_t ffn_hidden = 0;    // --ffn-hidden-size (default 4h)
+  std::uint64_t ffn_hidden = 0;    // --ffn-hidden-size (default 4h; HF intermediate_size)
+  std::uint64_t kv_heads = 0;      // --num-query-groups (HF num_key_value_heads; default = heads: no grouped-query attention)
+  bool swiglu = false;             // --swiglu: gated MLP with three h x f matrices (HF LlamaMLP gate/up/down)
+  bool tied_embeddings = true;     // HF tie_word_embeddings; false: the output layer is a second V x h matrix
+  bool learned_positions = true;   // false: rotary positions (--position-embedding-type rope), no s x h table
+  bool rmsnorm = false;            // --normalization RMSNorm: h weights per norm instead of LayerNorm's 2h
+  bool bias = true;                // false: --disable-bias-linear (no bias in the linear layers)
   std::uint64_t experts = 0;       // 0 or 1 = dense; > 1 = MoE layers with this many experts
   std::uint64_t top_k = 1;         // experts each token is routed to
   std::uint64_t moe_every = 1;     // every n-th layer is MoE (Switch: 2); layer i is MoE when (i + 1) % n == 0
@@ -62,17 +68,30 @@ HybridSpec hybrid_from_json(const Reader& r, const nlohmann::json& parallel, con
 
 // ---- closed forms (docs/training.md) ----
 bool is_moe_layer(const Transformer& m, std::uint64_t layer);
-// Parameters of one transformer layer, whole (not split): 4h^2 + 4h attention, 2 h f + f + h MLP (x experts
-// for MoE, plus the h x E router), 4h layer norms.
+std::uint64_t kv_heads(const Transformer& m); // num_key_value_heads, or heads when 0
+// Width of the K and V projections: kv_heads x h / a (= h without grouped-query attention).
+double kv_width(const Transformer& m);
+// Parameters of one transformer layer, whole (not split): attention 2h^2 + 2h kv (q, o; k, v) + biases
+// 2h + 2kv; MLP 2hf (3hf SwiGLU) + biases f + h (2f + h); norms 2 x 2h (RMSNorm 2 x h); x experts for MoE
+// plus the h x E router. GPT defaults: 4h^2 + 4h, 2hf + f + h, 4h.
 double layer_params(const Transformer& m, bool moe);
-double embedding_params(const Transformer& m); // V h + s h
-double expert_params(const Transformer& m);    // the experts' MLPs of one MoE layer: E (2 h f + f + h)
+double embedding_params(const Transformer& m); // V h + s h (rotary positions: V h)
+double output_params(const Transformer& m);    // untied output layer V h; 0 when tied
+double final_norm_params(const Transformer& m); // the norm after the last layer: 2h (RMSNorm h)
+double mlp_params(const Transformer& m);       // one MLP: 2hf + f + h (SwiGLU 3hf + 2f + h; no bias: 2hf, 3hf)
+double expert_params(const Transformer& m);    // the experts' MLPs of one MoE layer: E x mlp_params
 double total_params(const Transformer& m);
-// Forward FLOPs of one layer for one micro-batch, whole: 8bsh^2 + 4bs^2h + 4bsh f (x top-k for MoE)
-// = 24bsh^2 (1 + s/6h) for f = 4h (Narayanan et al. 2021, eq. 3 without the factor 4 for fwd+bwd+recompute).
+// Forward FLOPs of one layer's attention for one micro-batch, whole: 4bsh^2 + 4bsh kv (q, o; k, v)
+// + 4bs^2h (scores and their product with V); 8bsh^2 + 4bs^2h without grouped-query attention.
+double attention_forward_flops(const Transformer& m);
+// Forward FLOPs of one layer's MLP (experts: x top-k, plus the router 2bshE): 4bshf, SwiGLU 6bshf.
+double mlp_forward_flops(const Transformer& m, bool moe);
+// Their sum = 24bsh^2 (1 + s/6h) for a GPT with f = 4h (Narayanan et al. 2021, eq. 3 without the factor 4
+// for fwd+bwd+recompute).
 double layer_forward_flops(const Transformer& m, bool moe);
 double logits_forward_flops(const Transformer& m); // 2 b s h V
-// Narayanan et al.'s model FLOPs per step for B sequences: 96 B s l h^2 (1 + s/6h + V/16lh) (with recompute).
+// Narayanan et al.'s model FLOPs per step for B sequences: (B/b) (4 l x dense layer forward + 3 x logits),
+// which is their 96 B s l h^2 (1 + s/6h + V/16lh) (with recompute) for a GPT with f = 4h.
 double narayanan_step_flops(const Transformer& m, double batch);
 
 // Bytes moved by one tensor-parallel collective: the b s h activation (per context-parallel rank: s/cp).
@@ -81,7 +100,7 @@ Bytes tp_activation_bytes(const Transformer& m, const Parallel& p);
 Bytes pp_send_bytes(const Transformer& m, const Parallel& p);
 // Bytes one rank sends in one all-to-all (dispatch or combine) of an MoE layer: tokens x top-k x h x bytes.
 Bytes ep_alltoall_bytes(const Transformer& m, const Parallel& p);
-// Bytes of one context-parallel K,V allgather per rank (its own block): 2 b (s/cp) h / tp x bytes.
+// Bytes of one context-parallel K,V allgather per rank (its own block): 2 b (s/cp) kv / tp x bytes.
 Bytes cp_kv_bytes(const Transformer& m, const Parallel& p);
 
 // Memory per GPU on the fullest pipeline stage (Korthikanti et al. 2022, ZeRO paper).

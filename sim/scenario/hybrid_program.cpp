@@ -76,20 +76,19 @@ void StepBuilder::tp_collective(std::vector<Chain*>& cs, int stage, Op op, Bytes
 void StepBuilder::layer_forward(std::vector<Chain*>& cs, int stage, std::uint64_t layer, int micro, bool recompute) {
   const std::string at = fmt::format("{}{} L{}", recompute ? "R" : "F", micro, layer);
   const bool moe = is_moe_layer(m_, layer);
-  const double b = static_cast<double>(m_.micro_batch), sq = static_cast<double>(m_.seq), h = static_cast<double>(m_.hidden),
-               f = static_cast<double>(m_.ffn_hidden), split = static_cast<double>(p_.tp) * p_.cp;
+  const double split = static_cast<double>(p_.tp) * p_.cp;
   const Bytes act = tp_activation_bytes(m_, p_), dt = m_.dtype_bytes;
   if (p_.zero >= 3 && !recompute)
     blocking(cs, stage, CommKind::Zero, Op::AllGather,
              static_cast<Bytes>(layer_params(m_, false) / p_.tp) * dt, dt, groups_over(stage, 'd'), at + " params");
   if (p_.cp > 1) blocking(cs, stage, CommKind::Cp, Op::AllGather, cp_kv_bytes(m_, p_) * static_cast<Bytes>(p_.cp), dt, groups_over(stage, 'c'), at + " K,V");
   if (p_.sequence_parallel) tp_collective(cs, stage, Op::AllGather, act, at + " attn in");
-  compute(cs, stage, seconds((8 * b * sq * h * h + 4 * b * sq * sq * h) / split), at + " attn");
+  compute(cs, stage, seconds(attention_forward_flops(m_) / split), at + " attn");
   tp_collective(cs, stage, p_.sequence_parallel ? Op::ReduceScatter : Op::AllReduce, act, at + " attn out");
   if (p_.sequence_parallel) tp_collective(cs, stage, Op::AllGather, act, at + " mlp in");
   const Bytes a2a = ep_alltoall_bytes(m_, p_) ;
   if (moe && p_.ep > 1) blocking(cs, stage, CommKind::Ep, Op::AllToAll, a2a, dt, groups_over(stage, 'e'), at + " dispatch");
-  compute(cs, stage, seconds((4 * b * sq * h * f * (moe ? static_cast<double>(m_.top_k) : 1) + (moe ? 2 * b * sq * h * static_cast<double>(m_.experts) : 0)) / split),
+  compute(cs, stage, seconds(mlp_forward_flops(m_, moe) / split),
           at + (moe ? " experts" : " mlp"));
   if (moe && p_.ep > 1) blocking(cs, stage, CommKind::Ep, Op::AllToAll, a2a, dt, groups_over(stage, 'e'), at + " combine");
   tp_collective(cs, stage, p_.sequence_parallel ? Op::ReduceScatter : Op::AllReduce, act, at + " mlp out");
@@ -103,18 +102,17 @@ void StepBuilder::layer_backward(std::vector<Chain*>& cs, int stage, std::uint64
     blocking(cs, stage, CommKind::Zero, Op::AllGather,
              static_cast<Bytes>(layer_params(m_, false) / p_.tp) * dt, dt, groups_over(stage, 'd'), at + " params");
   if (p_.recompute == Recompute::Full) layer_forward(cs, stage, layer, micro, true);
-  const double b = static_cast<double>(m_.micro_batch), sq = static_cast<double>(m_.seq), h = static_cast<double>(m_.hidden),
-               f = static_cast<double>(m_.ffn_hidden), split = static_cast<double>(p_.tp) * p_.cp;
+  const double split = static_cast<double>(p_.tp) * p_.cp;
   // Backward costs twice the forward (gradients with respect to inputs and to weights).
   if (p_.sequence_parallel) tp_collective(cs, stage, Op::AllGather, act, at + " mlp grad in");
   const Bytes a2a = ep_alltoall_bytes(m_, p_);
   if (moe && p_.ep > 1) blocking(cs, stage, CommKind::Ep, Op::AllToAll, a2a, dt, groups_over(stage, 'e'), at + " combine");
-  compute(cs, stage, seconds(2 * (4 * b * sq * h * f * (moe ? static_cast<double>(m_.top_k) : 1) + (moe ? 2 * b * sq * h * static_cast<double>(m_.experts) : 0)) / split),
+  compute(cs, stage, seconds(2 * mlp_forward_flops(m_, moe) / split),
           at + (moe ? " experts" : " mlp"));
   if (moe && p_.ep > 1) blocking(cs, stage, CommKind::Ep, Op::AllToAll, a2a, dt, groups_over(stage, 'e'), at + " dispatch");
   tp_collective(cs, stage, p_.sequence_parallel ? Op::ReduceScatter : Op::AllReduce, act, at + " mlp in grad");
   if (p_.sequence_parallel) tp_collective(cs, stage, Op::AllGather, act, at + " attn grad in");
-  compute(cs, stage, seconds(2 * (8 * b * sq * h * h + 4 * b * sq * sq * h) / split), at + " attn");
+  compute(cs, stage, seconds(2 * attention_forward_flops(m_) / split), at + " attn");
   if (p_.cp > 1) blocking(cs, stage, CommKind::Cp, Op::ReduceScatter, cp_kv_bytes(m_, p_) * static_cast<Bytes>(p_.cp), dt, groups_over(stage, 'c'), at + " dK,dV");
   tp_collective(cs, stage, p_.sequence_parallel ? Op::ReduceScatter : Op::AllReduce, act, at + " attn in grad");
 }
@@ -232,8 +230,11 @@ bool StepBuilder::run_op(int stage, const PipeOp& op) {
 
 void StepBuilder::finish_stage(int stage) {
   const auto st = static_cast<std::size_t>(stage);
-  // The word embedding's gradients (first stage; the last holds the tied output copy) come last.
-  if (stage == 0 || stage == p_.pp - 1) fill_dense_[st] += static_cast<double>(m_.vocab * m_.hidden) / p_.tp;
+  // The word embedding's gradients (first stage; the last holds the tied output copy, or the untied output
+  // layer) come last; one stage holds both matrices when untied and pp = 1.
+  const double words = static_cast<double>(m_.vocab * m_.hidden) / p_.tp;
+  if (stage == 0 || stage == p_.pp - 1) fill_dense_[st] += words;
+  if (stage == 0 && p_.pp == 1 && !m_.tied_embeddings) fill_dense_[st] += words;
   gradient_buckets(stage, 0, true);
   if (p_.zero == 1 || p_.zero == 2) { // the updated parameter shards gathered back, bucket by bucket
     const auto groups = groups_over(stage, 'd');

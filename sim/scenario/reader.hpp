@@ -54,8 +54,9 @@ class Reader {
   std::uint64_t count(const json& j, const std::string& key, bool allow_zero = false,
                       std::uint64_t max = 1'000'000'000'000'000'000) const {
     const double v = number(j, key);
-    if (v < 0 || (!allow_zero && v == 0) || v != std::floor(v) || v > 1e18)
+    if (v < 0 || (!allow_zero && v == 0) || v != std::floor(v))
       bad("{} must be a {} whole number, got {}", key, allow_zero ? "non-negative" : "positive", describe(j));
+    if (v > 1e18 || v > static_cast<double>(max)) bad("{} must be at most {}, got {}", key, max, describe(j)); // 1e30 is whole, but huge
     const std::uint64_t n = j.is_number_float() ? static_cast<std::uint64_t>(v) : JsonValue(j, origin_, key).as_uint(0, UINT64_MAX);
     if (n > max) bad("{} must be at most {}, got {}", key, max, describe(j));
     return n;

@@ -353,6 +353,9 @@ Time generator_alpha(const std::string& text) {
 
 std::map<std::string, std::string> parse_kv(const std::string& body, const std::string& spec) {
   std::map<std::string, std::string> kv;
+  // "machine:gpu=h100|machine:gpu=b200" read as one spec ran the second machine under the first one's name.
+  if (body.find('|') != std::string::npos)
+    fail("--topo {}: one topology per run here ('|' joins one topology per run of compare's trace only): run once per machine", spec);
   std::stringstream ss(body);
   std::string item;
   while (std::getline(ss, item, ',')) {

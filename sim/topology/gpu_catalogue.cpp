@@ -126,6 +126,9 @@ GpuKind gpu_kind(const std::string& name, const std::string& who) {
     for (const auto& [key, least] : shapes)
       if (g.contains(key) && (!g[key].is_number_integer() || g[key].get<int>() < least || g[key].get<int>() > 72))
         fail("{}: {} must be a whole number from {} to 72", where, key, least);
+    if (g.contains("nvswitch_domain") && (!g["nvswitch_domain"].is_number_integer() || g["nvswitch_domain"].get<int>() < 2 ||
+                                          g["nvswitch_domain"].get<int>() > 1024))
+      fail("{}: nvswitch_domain must be a whole number from 2 to 1024", where);
     if (g.contains("intra") && (!g["intra"].is_string() || (g["intra"] != "mesh" && g["intra"] != "bridge" && g["intra"] != "pcie")))
       fail("{}: intra must be mesh, bridge or pcie", where);
     if (g.value("intra", "") == "mesh" && !g.contains("mesh_group")) fail("{}: intra mesh needs mesh_group", where);

@@ -120,7 +120,14 @@ Topology build_amd_topology(const std::string& file, const ImportOptions& o, con
   const int G = static_cast<int>(t.type.size());
   for (const auto* m : {&t.hops, &t.weight, &t.access})
     if (*m && static_cast<int>((*m)->size()) != G) fail("{}: the {} matrices disagree on the number of GPUs", file, t.tool);
-  HostBuilder b(file, choose_kind(file, o.gpu, t.kind, t.kind_where, t.tool + " does not say which GPU it is", t.add_kind_hint), G);
+  // The tools are AMD's: name its kinds, not the catalogue's NVIDIA cards.
+  std::string amd_kinds;
+  for (const auto& k : gpu_kind_names())
+    if (gpu_kind(k, "models/gpus.json").vendor == "amd") amd_kinds += (amd_kinds.empty() ? "" : " ") + k;
+  HostBuilder b(file,
+                choose_kind(file, o.gpu, t.kind, t.kind_where, t.tool + " does not say which GPU it is", t.add_kind_hint,
+                            amd_kinds + ": the AMD kinds"),
+                G);
   const int xgmi = add_xgmi_links(b, t, G);
   const auto by_hops = t.numa.empty() && t.hops ? cpus_from_hops(t.type, *t.hops, G) : std::map<int, int>{};
   const auto off = p2p_disabled(t, G);

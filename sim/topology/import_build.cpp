@@ -60,14 +60,15 @@ std::optional<double> parse_num(std::string_view s) {
 }
 
 KindChoice choose_kind(const std::string& file, const std::string& gpu_option, const std::optional<std::string>& found,
-                       const std::string& found_where, const std::string& missing, const std::string& or_add) {
+                       const std::string& found_where, const std::string& missing, const std::string& or_add,
+                       const std::string& candidates) {
   if (!gpu_option.empty()) {
     KindChoice c{gpu_kind(gpu_option, "--gpu"), "--gpu " + gpu_option};
     if (found && *found != gpu_option) c.note += fmt::format(" (the file says {}: {})", *found, found_where);
     return c;
   }
   if (found) return {gpu_kind(*found, file), found_where};
-  fail("{}: {}: give --gpu KIND ({}) {}", file, missing, gpu_kind_list(" "), or_add);
+  fail("{}: {}: give --gpu KIND ({}) {}", file, missing, candidates.empty() ? gpu_kind_list(" ") : candidates, or_add);
 }
 
 HostBuilder::HostBuilder(std::string file, KindChoice kind, int gpus) : file_(std::move(file)), kind_(std::move(kind)) {

@@ -44,8 +44,11 @@ struct KindChoice {
   GpuKind kind;
   std::string note; // "--gpu v100" or "line 25 names 'Tesla V100-SXM2-16GB'"
 };
+// `candidates`: the kinds the file's links allow (e.g. those with 18 NVLinks for an NV18 matrix), listed in
+// the message instead of the whole catalogue when not empty.
 KindChoice choose_kind(const std::string& file, const std::string& gpu_option, const std::optional<std::string>& found,
-                       const std::string& found_where, const std::string& missing, const std::string& or_add);
+                       const std::string& found_where, const std::string& missing, const std::string& or_add,
+                       const std::string& candidates = {});
 
 // The socket link from a CPU the text names ("AMD EPYC", "AuthenticAMD" -> xgmi; "Xeon", "GenuineIntel" -> upi),
 // with the line that says so and the vendor ("amd", "intel"); none named: upi, a note that it is assumed, no vendor.

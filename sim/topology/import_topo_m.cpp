@@ -376,6 +376,26 @@ void add_pcie_tree(HostBuilder& b, const Matrix& m, const std::vector<int>& node
   }
 }
 
+// The kinds with at least as many NVLinks (or bridge links) as the widest NV# cell of the matrix: a GPU showing
+// NV18 to a peer has 18 links or more, whether they go through a switch or straight to that peer. "" when the
+// matrix shows no NVLink (every kind may then be the one).
+std::string kinds_with_links_of(const Matrix& m) {
+  int most = 0;
+  std::string cell_at;
+  for (int g = 0; g < m.gpus; ++g)
+    for (int h = 0; h < m.gpus; ++h)
+      if (const int nv = m.cell[static_cast<std::size_t>(g)][static_cast<std::size_t>(h)].nv; nv > most)
+        most = nv, cell_at = fmt::format("GPU{} to GPU{}", g, h);
+  if (most == 0) return {};
+  std::string out;
+  for (const auto& name : gpu_kind_names()) {
+    const GpuKind k = gpu_kind(name, "models/gpus.json");
+    if (std::max(k.nvlinks, k.bridge_links) >= most) out += (out.empty() ? "" : " ") + name;
+  }
+  if (out.empty()) return {};
+  return fmt::format("{}: the kinds with {} or more NVLinks, as NV{} from {} needs", out, most, most, cell_at);
+}
+
 } // namespace
 
 std::string gpu_product_on_line(std::string_view line) { return product_on(strip_comment(line)); }
@@ -388,7 +408,7 @@ Topology import_topo_m(const std::string& text, const std::string& file, const I
   const auto named = kind_named_in(lines, file, !o.gpu.empty(), where);
   auto kind = choose_kind(file, o.gpu, named, where,
                           "the topo -m matrix does not say which GPU it is",
-                          "or add the output of `nvidia-smi -L` to the file");
+                          "or add the output of `nvidia-smi -L` to the file", kinds_with_links_of(m));
   HostBuilder b(file, std::move(kind), m.gpus);
   std::vector<int> nodes;
   for (int g = 0; g < m.gpus; ++g) nodes.push_back(b.gpu(g));

@@ -128,6 +128,10 @@ Topology make_machine(const MachineSpec& m) {
     fail("machine: the {} mesh board holds {} GPUs, got gpus={}; use intra=nvswitch for more", m.gpu, g.at("mesh_group").get<int>(), m.gpus);
   if (intra == "xgmi" && !g.contains("xgmi_links")) fail("machine: {} has no Infinity Fabric links; use intra=pcie", m.gpu);
   if (intra == "nvswitch" && !g.contains("nvlink")) fail("machine: {} has no NVLink for an NVSwitch board; use intra=pcie", m.gpu);
+  // Rack-scale kinds: one NVLink domain holds at most models/gpus.json nvswitch_domain GPUs (GB200/GB300 NVL72: 72).
+  if (intra == "nvswitch" && g.contains("nvswitch_domain") && m.gpus > g["nvswitch_domain"].get<int>())
+    fail("machine: one {} NVLink domain holds at most {} GPUs (models/gpus.json nvswitch_domain), got gpus={}; more GPUs are more racks: "
+         "nodes=N,nics=MxSPEED", m.gpu, g["nvswitch_domain"].get<int>(), m.gpus);
   if (intra == "bridge" && !g.contains("bridge")) fail("machine: {} has no NVLink bridge; use intra=pcie", m.gpu);
   // Peer-to-peer over PCIe as the stock driver gives it when the spec does not say: GeForce cards have it
   // off (models/gpus.json p2p_pcie, the fact the topo -m importer follows too); p2p=on models a patched driver.

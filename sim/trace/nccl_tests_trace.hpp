@@ -71,7 +71,7 @@ struct Trace {
     int coll_channels = -1, collnet_channels = -1, nvls_channels = -1;
     std::string network;
     // "NCCL INFO NCCL version 2.21.5+cuda12.4": the release the log itself names (what its other INFO lines mean
-    // depends on it; not applied as --nccl-version, which reads the file's header).
+    // depends on it; applied as --nccl-version when the file's header names none, cli apply_trace_release).
     std::string release;
     // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
     // with SHARP trees of that many nodes.

@@ -85,10 +85,16 @@ def test_topology_from_dict_path_and_name_predict_alike():
 
 def test_topology_file_without_its_gpu_takes_gpu_as_the_cli_takes_gpu_flag():
     # An nvidia-smi topo -m paste without nvidia-smi -L: gpu= is the CLI's --gpu (user trial 2: the error asked
-    # for --gpu KIND, which ccsim.topology had no argument for).
+    # for --gpu KIND, which ccsim.topology had no argument for; user trial 6: the message named the CLI flag, a
+    # Python user has only the gpu= argument).
     paste = DATA / "tests" / "data" / "import" / "h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt"
-    with pytest.raises(ccsim.Error, match="give --gpu KIND"):
-        ccsim.topology(paste)
+    for call in (lambda: ccsim.topology(paste), lambda: ccsim.predict(str(paste), sizes="1M")):
+        with pytest.raises(ccsim.Error) as e:
+            call()
+        assert "give gpu=KIND (ccsim.topology(path, gpu=KIND))" in str(e.value) and "--gpu" not in str(e.value)
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology(paste, gpu="h999")
+    assert str(e.value).startswith("gpu argument: unknown gpu 'h999'") and "--gpu" not in str(e.value)
     t = ccsim.topology(paste, gpu="h100")
     assert t.gpu_kind == "h100" and t.gpus == 8
     want = cli_json("--topo", paste, "--gpu", "h100", "-b", "1M", "-e", "1M", "--format", "json")

@@ -714,6 +714,11 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   g.nodes = hosts.count;
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
   g.arch = arch_of(t, tab, arch_override);
+  if (!t.gpu_kind.empty()) {
+    const auto kind = topology::gpu_kind(t.gpu_kind, "topology " + t.name);
+    g.amd_gpu = kind.vendor == "amd";
+    if (arch_override.empty() && !arch_from(kind.nccl_arch)) g.kind_arch = kind.nccl_arch;
+  }
   g.arm_cpu = t.gpu_kind.rfind("gb", 0) == 0 || t.gpu_kind.rfind("gh", 0) == 0; // Grace superchips: Arm hosts
   // NCCL's tuner keys its multi-node LL cap and network overhead on the CPU vendor, its search the Intel P2P
   // overhead (pcie_hosts_ring).
@@ -764,8 +769,11 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
 }
 
 std::string Graph::describe() const {
-  std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}, {} node(s), arch {}, LL128 {}", channels, bw,
-                              path == Path::NvLink ? "nvlink" : "pci", nodes, name(arch), ll128 ? "on" : "off");
+  // An AMD box reads "path nvlink (NCCL's class of xGMI) ... arch hopper (the tuning row of cdna3)".
+  std::string s = fmt::format("{} search channel(s) x {:.1f} GB/s, path {}{}, {} node(s), arch {}{}, LL128 {}", channels, bw,
+                              path == Path::NvLink ? "nvlink" : "pci", path == Path::NvLink && amd_gpu ? " (NCCL's class of xGMI)" : "",
+                              nodes, name(arch), kind_arch.empty() ? "" : fmt::format(" (the tuning row of {})", kind_arch),
+                              ll128 ? "on" : "off");
   if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
   else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)

@@ -28,6 +28,10 @@ struct Graph {
   Path path = Path::NvLink;            // intra-node path class (NvLink or Pci)
   int nodes = 1;
   Arch arch = Arch::Volta;
+  // The GPU kind's own generation where NCCL's tables have no row of that name ("cdna3", on the row
+  // models/nccl.json arch_of_nccl_arch maps it to); "" otherwise. Said in describe(), with xGMI as NVL.
+  std::string kind_arch;
+  bool amd_gpu = false;
   bool amd_cpu = false;
   bool arm_cpu = false; // Grace hosts (GB200, GB300): NCCL's x86-only corrections do not apply
   bool ll128 = false;

@@ -219,3 +219,57 @@ TEST_CASE("the breakdown adds up to the step, and the rank order decides where t
   const auto across = step(j);
   CHECK(across.exposed.at(CommKind::Tp) > 2 * r.exposed.at(CommKind::Tp));
 }
+
+TEST_CASE("a Llama-3-70B shape (grouped-query attention, SwiGLU, RMSNorm, no biases, untied) has its 70.55 B parameters") {
+  // meta-llama/Meta-Llama-3-70B config.json: hidden_size 8192, num_hidden_layers 80, num_attention_heads 64,
+  // num_key_value_heads 8, intermediate_size 28672, vocab_size 128256, tie_word_embeddings false, rope, RMSNorm.
+  const json t = {{"layers", 80}, {"hidden", 8192}, {"heads", 64}, {"num_key_value_heads", 8}, {"intermediate_size", 28672},
+                  {"mlp", "swiglu"}, {"vocab", 128256}, {"tie_word_embeddings", false}, {"position_embedding", "rope"},
+                  {"norm", "rmsnorm"}, {"bias", false}, {"seq", 8192}};
+  const auto s = scenario::scenario_from_json(base({{"tp", 8}}, t), "test.json");
+  // By hand: K,V width 8192 x 8 / 64 = 1024. Per layer q 8192^2 = 67108864, k and v 2 x 8192 x 1024 = 16777216,
+  // o 67108864, MLP 3 x 8192 x 28672 = 704643072, two RMSNorms 2 x 8192 = 16384: 855654400; x 80 = 68452352000.
+  // Embedding and output 2 x 128256 x 8192 = 2101346304; final norm 8192. Hugging Face lists 70553706496.
+  CHECK(scenario::layer_params(s.hybrid->model, false) == 855654400.0);
+  CHECK(scenario::total_params(s.hybrid->model) == 68452352000.0 + 2101346304.0 + 8192.0);
+  // The same shape without the new keys is a GPT: 4h^2 + 4h + 2hf + f + h + 4h per layer.
+  const json gpt = {{"layers", 80}, {"hidden", 8192}, {"heads", 64}, {"ffn_hidden", 28672}, {"vocab", 128256}, {"seq", 8192}};
+  const auto g = scenario::scenario_from_json(base({{"tp", 8}}, gpt), "test.json");
+  CHECK(scenario::layer_params(g.hybrid->model, false) == 4.0 * 8192 * 8192 + 4 * 8192 + 2.0 * 8192 * 28672 + 28672 + 8192 + 4 * 8192);
+}
+
+TEST_CASE("grouped-query attention and SwiGLU set the FLOPs, the K,V allgather and the gradient bytes") {
+  // h 1024, 16 heads, 4 K,V heads: K,V width 256; f 2816 SwiGLU without biases, RMSNorm, untied vocab 1000.
+  // Written as papers write them ("SwiGLU", "RMSNorm"): the names are read without case.
+  const json t = {{"layers", 2}, {"num_key_value_heads", 4}, {"intermediate_size", 2816}, {"mlp", "SwiGLU"}, {"bias", false},
+                  {"norm", "RMSNorm"}, {"vocab", 1000}, {"tie_word_embeddings", false}, {"position_embedding", "rope"}};
+  const auto s = scenario::scenario_from_json(base({{"dp", 2}}, t), "test.json");
+  const auto& m = s.hybrid->model;
+  // Forward, b 1, s 1024: q and o 4bsh^2 = 4294967296, k and v 4bsh x 256 = 1073741824, scores 4bs^2h = 4294967296,
+  // SwiGLU 6bshf = 17716740096.
+  CHECK(scenario::attention_forward_flops(m) == 4294967296.0 + 1073741824.0 + 4294967296.0);
+  CHECK(scenario::layer_forward_flops(m, false) == 4294967296.0 + 1073741824.0 + 4294967296.0 + 17716740096.0);
+  // Context parallel 2, tp 2: each rank's K and V block is 2 x 1 x 512 x (256 / 2) x 2 bytes.
+  const auto c = scenario::scenario_from_json(base({{"cp", 2}, {"tp", 2}}, t), "test.json");
+  CHECK(scenario::cp_kv_bytes(c.hybrid->model, c.hybrid->par) == 2ULL * 512 * 128 * 2);
+  // Data parallel 2: the allreduced gradients are 2 layers of 2h^2 + 2h x 256 + 3hf + 2h = 11274240 and the
+  // embedding and output 2 x 1000 x 1024; 2(n-1)/n = 1 x 2 bytes each leave a GPU.
+  const auto r = step(base({{"dp", 2}}, t));
+  CHECK(static_cast<double>(r.bytes_per_gpu.at(CommKind::Dp)) == doctest::Approx(2.0 * (2 * 11274240.0 + 2 * 1000 * 1024)).epsilon(1e-6));
+}
+
+TEST_CASE("the grouped-query and MLP keys refuse what cannot be built, in one line naming the key") {
+  auto refused = [](json parallel, json t) {
+    try {
+      (void)scenario::scenario_from_json(base(std::move(parallel), std::move(t)), "test.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused({{"tp", 8}}, {{"num_key_value_heads", 4}}) == "scenario test.json: parallel.tp: 8 does not divide transformer.num_key_value_heads = 4");
+  CHECK(refused({}, {{"num_key_value_heads", 5}}).find("transformer.num_key_value_heads: 5 does not divide heads = 16") != std::string::npos);
+  CHECK(refused({}, {{"mlp", "relu2"}}) == "scenario test.json: transformer.mlp: unknown 'relu2' (gelu, swiglu)");
+  CHECK(refused({}, {{"ffn_hidden", 4096}, {"intermediate_size", 2816}}).find("name the same size; give one") != std::string::npos);
+  CHECK(refused({}, {{"tie_word_embeddings", "no"}}).find("transformer.tie_word_embeddings must be true or false") != std::string::npos);
+}
