@@ -117,6 +117,11 @@ void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std
 void apply_trace_release(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
   auto found = model::nccl::nccl_version_in(t.provenance);
   const char* where = "the trace's header";
+  if (!found && !t.info.other_release.empty()) {
+    applied.push_back(fmt::format("NCCL INFO lines name two releases, {} and {}: neither applied{}", t.info.release, t.info.other_release,
+                                  run.nccl_version.empty() ? " (give --nccl-version)" : ", --nccl-version " + run.nccl_version + " used"));
+    return;
+  }
   if (!found && !t.info.release.empty() && model::nccl::parse_nccl_version(t.info.release)) {
     found = t.info.release;
     where = "the trace's NCCL INFO line";

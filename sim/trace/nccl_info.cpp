@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sim/core/units.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
@@ -34,7 +35,12 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
   }
   if (body.rfind("NCCL version ", 0) == 0) {
     const auto v = body.substr(13);
-    info.release = std::string(v.substr(0, std::min<std::size_t>(v.find_first_of(" \t\r"), 40)));
+    std::string release(v.substr(0, std::min<std::size_t>(v.find_first_of(" \t\r"), 40)));
+    // NCCL's init refuses ranks of different releases in one communicator, so two releases in one file are two
+    // runs (or a pasted mix): keep the first and name the other, and apply neither (cli apply_trace_release).
+    if (info.release.empty()) info.release = std::move(release);
+    else if (release.substr(0, release.find('+')) != info.release.substr(0, info.release.find('+')) && info.other_release.empty())
+      info.other_release = std::move(release); // "2.18.3+cuda12.2" and "2.18.3+cuda12.4" are one release
   }
   if (body.rfind("Using network ", 0) == 0) {
     auto net = body.substr(14);

@@ -73,6 +73,7 @@ struct Trace {
     // "NCCL INFO NCCL version 2.21.5+cuda12.4": the release the log itself names (what its other INFO lines mean
     // depends on it; applied as --nccl-version when the file's header names none, cli apply_trace_release).
     std::string release;
+    std::string other_release; // a second release another INFO line names ("" when every line names `release`)
     // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
     // with SHARP trees of that many nodes.
     int sharp_trees = 0, sharp_group_size = -1;

@@ -4,7 +4,8 @@
 # tests/unit/scenario/hybrid_test.cpp hold the other halves). Each friction, fixed and kept fixed:
 #  - a Llama-3-70B scenario (grouped-query attention, SwiGLU, untied embeddings) could not be written: 59 B parameters;
 #  - compare read the release of "NCCL INFO NCCL version 2.18.3+cuda12.4" lines but did not apply it as --nccl-version,
-#    and never said which release the prediction used;
+#    and never said which release the prediction used; with two releases in one file the last line read applied,
+#    silently;
 #  - a 256-rank ring header was 8 lines of 256 numbers;
 #  - machine:gpu=gb200,gpus=73 was accepted (an NVL72 rack holds 72 GPUs).
 set -u
@@ -48,6 +49,19 @@ got=$("$ccsim" compare --trace "$tmp/info.txt" --topo "$h100" --model nccl --for
 out=$("$ccsim" compare --trace "$tmp/info.txt" --topo "$h100" --model nccl --nccl-version 2.27.3 2>&1)
 [ "$(grep -c 'NCCL version' <<<"$out")" -eq 1 ] && grep -qF "# trace: NCCL version 2.27.3 from --nccl-version, which wins over 2.18.3+cuda12.2 in the trace's NCCL INFO line" <<<"$out" ||
   bad "given --nccl-version against the log's: $(grep -F version <<<"$out")"
+# Two releases in one file (NCCL's init refuses mixed releases in one communicator: two runs pasted together):
+# neither is applied, and one line says so; the same release built for two CUDA versions is one release.
+sed '0,/NCCL version 2.18.3+cuda12.2/s//NCCL version 2.21.5+cuda12.4/' "$tmp/info.txt" >"$tmp/two.txt"
+out=$("$ccsim" compare --trace "$tmp/two.txt" --topo "$h100" --model nccl 2>&1)
+grep -qF "# trace: NCCL INFO lines name two releases, 2.21.5+cuda12.4 and 2.18.3+cuda12.2: neither applied (give --nccl-version)" <<<"$out" &&
+  [ "$(grep -c 'NCCL version' <<<"$out")" -eq 0 ] || bad "two INFO releases: $(grep -F releas <<<"$out")"
+want=$("$ccsim" compare --trace "$tmp/two.txt" --topo "$h100" --model nccl --format csv 2>&1)
+grep -v "NCCL version" "$tmp/two.txt" >"$tmp/two-none.txt"
+got=$("$ccsim" compare --trace "$tmp/two-none.txt" --topo "$h100" --model nccl --format csv 2>&1)
+[ "$want" = "$got" ] || bad "two INFO releases: rows differ from a log naming none"
+sed '0,/NCCL version 2.18.3+cuda12.2/s//NCCL version 2.18.3+cuda12.4/' "$tmp/info.txt" >"$tmp/twocuda.txt"
+"$ccsim" compare --trace "$tmp/twocuda.txt" --topo "$h100" --model nccl 2>&1 | grep -qE "NCCL version 2.18.3\+cuda12.[24] from the trace's NCCL INFO line" ||
+  bad "one release built for two CUDA versions not applied"
 grep -v "NCCL version" "$tmp/info.txt" >"$tmp/none.txt"
 out=$("$ccsim" compare --trace "$tmp/none.txt" --topo "$h100" --model nccl --nccl-version 2.27.3 2>&1)
 grep -qF "# trace: NCCL version 2.27.3 from --nccl-version (the trace names none)" <<<"$out" || bad "given release not in the header: $(head -6 <<<"$out")"
