@@ -15,13 +15,8 @@
 namespace ccsim::report {
 namespace {
 
-// GPU lists and rings; more than 32 GPUs read as gpu_order_text gives them (report.hpp), every GPU still said.
-std::string join(const std::vector<int>& v, const char* sep = " ") {
-  if (v.size() > 32) return gpu_order_text(v, sep);
-  std::string s;
-  for (int x : v) s += (s.empty() ? "" : sep) + std::to_string(x);
-  return s;
-}
+// GPU lists and rings: listed up to 32 GPUs, more read as gpu_order_text gives them (report.hpp), every GPU still said.
+std::string join(const std::vector<int>& v) { return gpu_order_text(v); }
 
 std::string list_or_none(const std::vector<std::string>& v) {
   std::string s;
@@ -223,11 +218,11 @@ void print_ranked(const RingsFindings& f, std::ostringstream& out, nlohmann::jso
     std::map<std::string, int> kinds; // beyond 32 GPUs: hops counted by kind, each hop in --format json
     for (int k = 0; k < p; ++k) {
       const int a = r.rings[0][static_cast<std::size_t>(k)], b = r.rings[0][static_cast<std::size_t>((k + 1) % p)];
-      hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h, hop_between(h, a, b)));
-      ++kinds[hop_between(h, a, b).kind];
+      const auto& hop = hop_between(h, a, b);
+      if (p > 32) ++kinds[hop.kind];
+      else hops += fmt::format("{}{}->{} {}", k ? " | " : "", a, b, hop_text(h, hop));
     }
     if (p > 32) {
-      hops.clear();
       for (const auto& [kind, n] : kinds) hops += fmt::format("{}{} x {}", hops.empty() ? "" : ", ", n, kind);
       hops += " (each hop in --format json)";
     }

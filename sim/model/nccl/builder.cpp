@@ -140,20 +140,23 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   for (auto& v : views_)
     if (v->algo == algo && v->proto == proto && v->shm_share == shm_share) return *v;
   const Graph& g = graph(cfg);
-  // Each relative to its graph's raw figure: the 2-node tree's doubled bwIntra (Graph::tree_bw) is the
-  // inter-node hop used both ways, which the replay moves itself, not a faster link.
-  double simple = 0, mine = 0;
-  for (const auto& c : candidates(tab_, g, cfg.op, metrics::ranks_of(cfg), Bytes{1} << 20)) {
-    if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw / graph_bus(g, Algo::Ring);
-    if (c.algo == algo && c.proto == proto) mine = c.busbw / (c.algo == Algo::Tree ? graph_bus(g, Algo::Tree) : graph_bus(g, Algo::Ring));
-  }
+  // The protocol's share of a link. RCCL's ring and tree: the protocol's data share (rccl.hpp
+  // protocol_data_share), as RCCL's bwRatio is a tuning figure only its choice weighs. Otherwise NCCL's own busBw
+  // of the pair over ring/Simple's, each relative to its graph's raw figure: the 2-node tree's doubled bwIntra
+  // (Graph::tree_bw) is the inter-node hop used both ways, which the replay moves itself, not a faster link.
   // The fitted protocol factor is applied per link below: it differs inside a node and on the network
   // (protocol_place.hpp).
-  double f = (simple > 0 && mine > 0 ? mine / simple : 1.0) * g.graph_efficiency;
-  // RCCL's bwRatio is a tuning figure that only its choice weighs (rccl.hpp protocol_data_share): its kernels
-  // move the protocol's data share of the link, at the fitted protocol factor applied per link below.
-  if (tab_.rccl && (algo == Algo::Ring || algo == Algo::Tree))
-    f = protocol_data_share(proto) * g.graph_efficiency;
+  const bool data_share = tab_.rccl && (algo == Algo::Ring || algo == Algo::Tree);
+  double share = data_share ? protocol_data_share(proto) : 1.0;
+  if (!data_share) {
+    double simple = 0, mine = 0;
+    for (const auto& c : candidates(tab_, g, cfg.op, metrics::ranks_of(cfg), Bytes{1} << 20)) {
+      if (c.algo == Algo::Ring && c.proto == Proto::Simple) simple = c.busbw / graph_bus(g, Algo::Ring);
+      if (c.algo == algo && c.proto == proto) mine = c.busbw / (c.algo == Algo::Tree ? graph_bus(g, Algo::Tree) : graph_bus(g, Algo::Ring));
+    }
+    if (simple > 0 && mine > 0) share = mine / simple;
+  }
+  double f = share * g.graph_efficiency;
   // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
   // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure (without
   // its bwInter cap on one NVLink domain: nvls_replay_bus_bandwidth).
