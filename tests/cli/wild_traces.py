@@ -20,7 +20,7 @@ import sys
 
 from expected_files import check_folder, refused_in_one_line, refuses_run_beyond, run
 
-AR, AG, A2A, RS, BC, RED = "allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"
+AR, AG, A2A, RS, BC, RED, SR = "allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce", "sendrecv"
 G, M, K = 1 << 30, 1 << 20, 1 << 10
 
 # file -> (topology, extra args, runs [(op, ranks, rows, first size, last size)] or a refusal fragment)
@@ -39,6 +39,22 @@ EXPECTED = {
     # no device list: 16 ranks from busbw/algbw = 1.875
     "b200-gcp-a4-2node-16gpu-allreduce-8M-8G-roce-nohash-dstack.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 11, 8 * M, 8 * G)]),
+    # a report's per-collective blocks: the table only (no nThread line, no device list); ranks from size/count, the op from the
+    # block's title (--op); sendrecv prints count = size and busbw = algbw, so its rank count comes from the title too (--ranks)
+    "b200-vultr-8gpu-allgather-128B-16G-tableonly-amppoc.txt":
+        ("machine:gpu=b200,gpus=8", ["--op", "allgather"], [(AG, 8, 28, 128, 16 * G)]),
+    "b200-vultr-8gpu-reducescatter-128B-16G-tableonly-amppoc.txt":
+        ("machine:gpu=b200,gpus=8", ["--op", "reducescatter"], [(RS, 8, 28, 128, 16 * G)]),
+    "b200-vultr-8gpu-alltoall-uint8-128B-16G-tableonly-amppoc.txt":
+        ("machine:gpu=b200,gpus=8", ["--op", "alltoall"], [(A2A, 8, 28, 128, 16 * G)]),
+    "b200-vultr-8gpu-sendrecv-uint8-8B-16G-tableonly-amppoc.txt":
+        ("machine:gpu=b200,gpus=8", ["--op", "sendrecv", "--ranks", "8"], [(SR, 8, 32, 8, 16 * G)]),
+    "b200-vultr-2node-16gpu-allgather-256B-16G-ib400-tableonly-amppoc.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", ["--op", "allgather"], [(AG, 16, 27, 256, 16 * G)]),
+    "b200-vultr-2node-16gpu-reducescatter-256B-16G-ib400-tableonly-amppoc.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", ["--op", "reducescatter"], [(RS, 16, 27, 256, 16 * G)]),
+    "b200-vultr-2node-16gpu-alltoall-uint8-256B-16G-ib400-tableonly-amppoc.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", ["--op", "alltoall"], [(A2A, 16, 27, 256, 16 * G)]),
     "b200-gke-a4-4node-16gpu-allgather-tableelided-gib-dranet.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", ["--op", "allgather"], "no nccl-tests rows"),
     "b200-lambda1cc-2node-16gpu-allreduce-8B-2G-nodevices-dstack.txt":
@@ -57,6 +73,9 @@ EXPECTED = {
         ("machine:gpu=h100,nodes=4,nics=8x400G,kind=ib", [], [(AR, 32, 32, 8, 16 * G)]),
     "h100-nebius-2node-16gpu-allreduce-8B-8G-nohash-dstack.txt":
         ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 31, 8, 8 * G)]),
+    # a linear sweep (step: 100000(bytes)): eleven sizes, none a power of two
+    "h100nvl-2node-4gpu-allreduce-500K-1500K-linearstep-slingshot-nccl2441.txt":
+        ("machine:gpu=h100nvl,gpus=2,nodes=2,nics=2x200G,kind=slingshot,sockets=2,cpu=amd", [], [(AR, 4, 11, 500000, 1500000)]),
     "h100-p5-2node-16gpu-allreduce-8B-16G-srun-awsome.txt":
         ("machine:gpu=h100,nodes=2,nics=32x100G,kind=efa", [], [(AR, 16, 32, 8, 16 * G)]),
     "h100-p5-2node-16gpu-allreduce-elided-tagoutput-awsome-eks.txt":
