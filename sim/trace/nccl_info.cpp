@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
@@ -21,6 +22,33 @@ int count_before(std::string_view s, std::string_view word, const std::string& w
   while (begin > 0 && std::isdigit(static_cast<unsigned char>(s[begin - 1]))) --begin;
   if (begin == end) return -1;
   return static_cast<int>(parse_whole(s.substr(begin, end - begin), where + ": NCCL INFO channel count", 0, 4096));
+}
+
+std::vector<std::string_view> words_of(std::string_view line) {
+  std::vector<std::string_view> w;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    const auto start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > start) w.push_back(line.substr(start, i - start));
+  }
+  return w;
+}
+
+// A command that starts the test: a launcher (mpirun, mpiexec, srun) or an nccl-tests / rccl-tests binary
+// (all_reduce_perf, alltoall_perf_mpi, ...), or a continuation line of one that opens with a launcher's
+// environment option (a command split with '\').
+bool launch_line(const std::vector<std::string_view>& words) {
+  if (words.empty()) return false;
+  const auto first = words.front();
+  if (first == "-x" || first == "-genv" || first == "-env" || first.rfind("--export=", 0) == 0) return true;
+  for (auto w : words) {
+    if (const auto slash = w.rfind('/'); slash != std::string_view::npos) w.remove_prefix(slash + 1);
+    if (w == "mpirun" || w == "mpiexec" || w == "mpiexec.hydra" || w == "orterun" || w == "srun") return true;
+    if (w.size() > 5 && (w.substr(w.size() - 5) == "_perf" || (w.size() > 9 && w.substr(w.size() - 9) == "_perf_mpi"))) return true;
+  }
+  return false;
 }
 } // namespace
 
@@ -94,6 +122,28 @@ void parse_env_facts(std::string_view line, Trace& t) {
       v = value_after(assign.size()), found = true;
     } else if (line.rfind("export " + assign, 0) == 0) {
       v = value_after(7 + assign.size()), found = true;
+    } else if (const auto words = words_of(line); launch_line(words)) {
+      // The settings a launch line passes: OpenMPI's -x NAME=value, srun's --export=ALL,NAME=value, MPICH /
+      // Intel MPI's -genv NAME value, and NAME=value before the command (env, a shell prefix).
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        std::string_view w = words[i];
+        if ((w == "-genv" || w == "-env") && i + 2 < words.size() && words[i + 1] == key) {
+          v = value_after(static_cast<std::size_t>(words[i + 2].data() - line.data())), found = true;
+          continue;
+        }
+        const bool list = w.rfind("--export=", 0) == 0; // srun's list is comma-separated; -x keeps NCCL_PROTO=LL,LL128 whole
+        if (list) w.remove_prefix(9);
+        for (std::size_t from = 0; from <= w.size();) {
+          const auto end = list ? std::min(w.find(',', from), w.size()) : w.size();
+          if (auto piece = w.substr(from, end - from); piece.rfind(assign, 0) == 0) {
+            piece.remove_prefix(assign.size());
+            while (!piece.empty() && (piece.front() == '"' || piece.front() == '\'')) piece.remove_prefix(1);
+            while (!piece.empty() && (piece.back() == '"' || piece.back() == '\'' || piece.back() == '\\')) piece.remove_suffix(1);
+            v = piece, found = true;
+          }
+          from = end + 1;
+        }
+      }
     }
     if (found && !v.empty()) t.env[std::string(key)] = std::string(v.substr(0, 40));
   }

@@ -93,8 +93,9 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
 void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::string& where);
 // NCCL_PROTO, NCCL_ALGO and NCCL_NVLS_ENABLE as the run stated them, into t.env: NCCL's own "NCCL INFO <NAME> set
 // by environment to <v>", a plugin's "NCCL INFO ... Adding NCCL_PROTO=<v> to environment" (aws-ofi-nccl), or an
-// env dump / launch line "<NAME>=<v>" / "export <NAME>=<v>". `line` is a log line, never a comment (a '#' note that
-// names a setting, e.g. another run's, says nothing about this run).
+// env dump / launch line "<NAME>=<v>" / "export <NAME>=<v>", or the settings a launch line passes (mpirun -x
+// <NAME>=<v>, srun --export=ALL,<NAME>=<v>, mpiexec -genv <NAME> <v>, a continuation line of one). `line` is a log
+// line, never a comment (a '#' note that names a setting, e.g. another run's, says nothing about this run).
 void parse_env_facts(std::string_view line, Trace& t);
 
 // Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.

@@ -283,3 +283,29 @@ TEST_CASE("Ray's worker prefix before mpirun's --tag-output is dropped (SkyPilot
   CHECK(trace::without_ray_prefix("(rapid=12) x") == "(rapid=12) x");
   CHECK(trace::without_ray_prefix("(pid=x) y") == "(pid=x) y");
 }
+
+TEST_CASE("the settings a pasted launch line passes are the run's: mpirun -x, srun --export, mpiexec -genv") {
+  // nccl-tests issue 322 (128 x 8 H100): the description's mpirun line, cut short, forces NCCL's ring and LL128 and
+  // turns NVLS off; no NCCL INFO line in the paste says so.
+  auto env_of = [](std::string_view line) {
+    trace::Trace t;
+    trace::parse_env_facts(line, t);
+    return t.env;
+  };
+  const auto mpirun = env_of("mpirun --allow-run-as-root --mca plm_rsh_args \"-p 22\"  -c 0 -np 1024 -x NCCL_SOCKET_NTHREADS=2 "
+                             "-x NCCL_ALGO=Ring -x NCCL_PROTO=LL128  -x NCCL_NET_GDR_LEVEL=SYS -x NCCL_MIN_NCHANNELS=32 "
+                             "-x NCCL_NVLS_ENABLE=0   --prefix  /home/openmpi   /home/nccl-tests/build/all_reduce_perf  -b 1g -e 32g -f 2 -g 1");
+  CHECK(mpirun.size() == 3);
+  CHECK(mpirun.at("NCCL_ALGO") == "Ring");
+  CHECK(mpirun.at("NCCL_PROTO") == "LL128");
+  CHECK(mpirun.at("NCCL_NVLS_ENABLE") == "0");
+  // srun's list is comma-separated; -x keeps a protocol list whole; a command split with '\\' keeps its options
+  const auto srun = env_of("srun -N 2 --export=ALL,NCCL_ALGO=Tree,NCCL_PROTO=Simple ./build/all_reduce_perf -b 8 -e 8G");
+  CHECK(srun.at("NCCL_ALGO") == "Tree");
+  CHECK(srun.at("NCCL_PROTO") == "Simple");
+  CHECK(env_of("    -x NCCL_PROTO=LL,LL128 \\").at("NCCL_PROTO") == "LL,LL128");
+  CHECK(env_of("mpiexec -n 16 -genv NCCL_ALGO ring ./all_gather_perf_mpi -b 8").at("NCCL_ALGO") == "ring");
+  CHECK(env_of("root@node:~# CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 ./build/all_reduce_perf -g 2").at("NCCL_NVLS_ENABLE") == "0");
+  // a sentence that names a setting is not a launch line
+  CHECK(env_of("then we set NCCL_ALGO=Ring on the 2-node runs").empty());
+}
