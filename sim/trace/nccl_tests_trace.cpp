@@ -79,6 +79,27 @@ std::optional<int> find_g_flag(const std::string& text, const std::string& where
   return std::nullopt;
 }
 
+// The processes a launch line starts: mpirun / mpiexec "-np N", "-n N", "--np N", "--n N" (OpenMPI, MPICH) and srun's
+// "-n N" / "--ntasks=N"; 0 when the line names no launcher or no count (the last count given wins, as the launchers read
+// their options left to right). Each process drives nThread x nGpus GPUs of the run.
+int launched_processes(const std::string& text, const std::string& where) {
+  const auto tk = tokens(text);
+  const bool launcher = std::any_of(tk.begin(), tk.end(), [](const std::string& w) {
+    const auto base = std::string_view(w).substr(w.rfind('/') == std::string::npos ? 0 : w.rfind('/') + 1);
+    return base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra" || base == "orterun" || base == "srun";
+  });
+  if (!launcher) return 0;
+  int n = 0;
+  for (std::size_t i = 0; i < tk.size(); ++i) {
+    std::string_view value;
+    if ((tk[i] == "-np" || tk[i] == "-n" || tk[i] == "--np" || tk[i] == "--n" || tk[i] == "--ntasks") && i + 1 < tk.size()) value = tk[i + 1];
+    else if (tk[i].starts_with("--ntasks=")) value = std::string_view(tk[i]).substr(9);
+    else continue;
+    if (const auto d = digits_at(value, 0); !d.empty() && d.size() == value.size()) n = checked_int(d, "-np", where);
+  }
+  return n;
+}
+
 // Every GPUs-per-thread value a command line sets, in order: nccl-tests reads it with getopt_long ("g:" and the long
 // option "ngpus", src/common.cu), so "-g 4", "-g4", "--ngpus 4" and "--ngpus=4" all set 4 ("-g=4" sets strtol("=4") = 0:
 // not a form that runs). A value followed by a letter ("-g 4x") is no count.
@@ -504,18 +525,32 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   if (kept.empty() && !t.rows.empty()) fail("{}: every row's count contradicts its size ({})", origin, t.notes.front());
   t.rows = std::move(kept);
   t.hosts = static_cast<int>(device_hosts.size());
+  // The ranks the launch line before the table starts (mpirun -np 1024 ... -g 1): its processes x GPUs per process. A
+  // count the rows' busbw/algbw print leaves open (many ranks, a device list cut short) is taken as this one when the
+  // rows agree with it, as with --ranks (which wins when given).
+  const int launched = [&] {
+    const int procs = launched_processes(prompt_line, origin);
+    if (procs <= 0) return 0;
+    long per = 1;
+    if (t.header_values.count("nGpus") && t.header_values.count("nThread"))
+      per = static_cast<long>(checked_int(t.header_values["nGpus"], "nGpus", origin)) * checked_int(t.header_values["nThread"], "nThread", origin);
+    else if (const auto g = ngpus_flags(prompt_line, origin); g.size() == 1)
+      per = g.front();
+    return per >= 1 && procs * per <= kMaxRanks ? static_cast<int>(procs * per) : 0;
+  }();
+  const Hints h = hints.ranks > 0 ? hints : Hints{hints.op, launched, hints.force};
   if (hints.force && hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
   // A device list with lines elided ("...") shows fewer ranks than the rows' own busbw/algbw ratio says.
-  else if (const int beyond_list = device_ranks > 0 ? counts::ranks_from_busbw(t, hints.ranks) : 0; beyond_list > device_ranks)
+  else if (const int beyond_list = device_ranks > 0 ? counts::ranks_from_busbw(t, h.ranks) : 0; beyond_list > device_ranks)
     t.ranks = beyond_list, t.ranks_from = fmt::format("busbw/algbw ratio (the device list shows {})", device_ranks);
   else if (device_ranks > 0) t.ranks = device_ranks, t.ranks_from = "device list";
   // The run's own busbw/algbw ratio (2(n-1)/n, (n-1)/n) before a header's -g: in a file of several runs
   // the shared header's -g belongs to one run (and under mpirun it counts GPUs per process).
-  else if (const int from_bw = counts::ranks_from_busbw(t, hints.ranks); g_flag && from_bw > 1 && from_bw != *g_flag) t.ranks = from_bw, t.ranks_from = "busbw/algbw ratio";
+  else if (const int from_bw = counts::ranks_from_busbw(t, h.ranks); g_flag && from_bw > 1 && from_bw != *g_flag) t.ranks = from_bw, t.ranks_from = "busbw/algbw ratio";
   else if (g_flag) t.ranks = *g_flag, t.ranks_from = "-g flag in the header";
   else if (ratio > 1) t.ranks = ratio, t.ranks_from = "size/count ratio";
   else if (t.header_values.count("nGpus") && t.header_values.count("nThread") && command_line.find("mpirun") == std::string::npos &&
-           command_line.find("srun") == std::string::npos && hints.ranks <= 0) {
+           command_line.find("srun") == std::string::npos && hints.ranks <= 0 && launched <= 0) {
     const int gpus = checked_int(t.header_values["nGpus"], "nGpus", origin);
     const int threads = checked_int(t.header_values["nThread"], "nThread", origin);
     if (gpus < 1 || threads < 1 || static_cast<long>(gpus) * threads > kMaxRanks)
@@ -524,12 +559,13 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     t.ranks_from = "nThread*nGpus (single process)";
     // nThread x nGpus counts one process's GPUs: a multi-process run whose mpirun/srun line the paste left out
     // shows its rank count only in the rows (1 rank would print busbw 0).
-    if (const int rows_ranks = counts::ranks_from_busbw(t, hints.ranks); rows_ranks > 1 && rows_ranks != t.ranks) {
+    if (const int rows_ranks = counts::ranks_from_busbw(t, h.ranks); rows_ranks > 1 && rows_ranks != t.ranks) {
       t.ranks = rows_ranks;
       t.ranks_from = fmt::format("busbw/algbw ratio (nThread {} x nGpus {} counts one process's GPUs; no launch line)", threads, gpus);
     }
-  } else if (const int n = counts::ranks_from_busbw(t, hints.ranks); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
+  } else if (const int n = counts::ranks_from_busbw(t, h.ranks); n > 1) t.ranks = n, t.ranks_from = "busbw/algbw ratio";
   else if (hints.ranks > 0) t.ranks = hints.ranks, t.ranks_from = "--ranks";
+  else if (launched > 0) t.ranks = launched, t.ranks_from = "the launch line (processes x GPUs per process)";
 
   // GPUs per thread where the nThread line is missing (a paste of the table alone): the -g the command lines set, when
   // they agree and the value divides the rank count (one process drives -g GPUs per thread; several processes under

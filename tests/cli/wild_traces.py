@@ -70,10 +70,10 @@ EXPECTED = {
     "h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt":
         ("machine:gpu=h100,nodes=8,nics=8x400G,kind=ib", [], [(AR, 64, 14, M, 8 * G)]),
     # the device list stops at rank 99 of 1024 and the rows' busbw/algbw (1.998) admits about 1011-1033 ranks: the
-    # description's -np 1024 is what a user adds; a 1024-GPU crossbar stands in for the 128 x 8 H100 machine (the test
+    # mpirun line's -np 1024 (x -g 1) says 1024; a 1024-GPU crossbar stands in for the 128 x 8 H100 machine (the test
     # needs only the rank count, and the machine's replay takes several times longer)
     "h100-128node-1024gpu-allreduce-ring-ll128-1G-16G-devicelist100-nccltests322.txt":
-        ("crossbar:ranks=1024,bw=50GB/s,alpha=1us", ["--ranks", "1024"], [(AR, 1024, 5, G, 16 * G)]),
+        ("crossbar:ranks=1024,bw=50GB/s,alpha=1us", [], [(AR, 1024, 5, G, 16 * G)]),
     "h100-vm-4node-32gpu-allreduce-8B-16G-ib400-topofile-nccl2262-nccltests309.txt":
         ("machine:gpu=h100,nodes=4,nics=8x400G,kind=ib", [], [(AR, 32, 32, 8, 16 * G)]),
     "h100-nebius-2node-16gpu-allreduce-8B-8G-nohash-dstack.txt":

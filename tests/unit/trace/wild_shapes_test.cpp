@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 #include "sim/trace/paste_shapes.hpp"
@@ -308,4 +309,27 @@ TEST_CASE("the settings a pasted launch line passes are the run's: mpirun -x, sr
   CHECK(env_of("root@node:~# CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 ./build/all_reduce_perf -g 2").at("NCCL_NVLS_ENABLE") == "0");
   // a sentence that names a setting is not a launch line
   CHECK(env_of("then we set NCCL_ALGO=Ring on the 2-node runs").empty());
+}
+
+TEST_CASE("the launch line's processes x GPUs per process are the rank count the rows leave open") {
+  // nccl-tests issue 322: "mpirun ... -np 1024 ... all_reduce_perf ... -g 1", a device list cut at rank 99, and rows whose
+  // busbw/algbw (110.84 / 55.48 ... 367.29 / 183.83) admits about 1011-1033 ranks.
+  const auto t = trace::load_trace(ccsim::data_dir() +
+                                   "/tests/data/wild_traces/h100-128node-1024gpu-allreduce-ring-ll128-1G-16G-devicelist100-nccltests322.txt");
+  CHECK(t.ranks == 1024);
+  CHECK(t.env.at("NCCL_ALGO") == "Ring");
+  // sendrecv prints count = size and busbw = algbw: only the launch line says how many ranks ran (2 processes x -g 1)
+  const std::string sendrecv = "$ mpirun -np 2 -H node1,node2 ./build/sendrecv_perf -b 1G -e 1G -g 1\n"
+                               "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+                               "#\n" + kNewHeader +
+                               "  1073741824     268435456     float     sum      -1    45000   23.86   23.86      0    45000   23.86   23.86      0\n"
+                               "# Out of bounds values : 0 OK\n";
+  const auto sr = trace::parse_trace(sendrecv, "sendrecv", {});
+  CHECK(sr.ranks == 2);
+  // srun's --ntasks=N, and 4 processes each driving -g 2 GPUs
+  const std::string srun = "srun --ntasks=4 ./build/sendrecv_perf -b 1G -e 1G -g 2\n" + kNewHeader +
+                           "  1073741824     268435456     float     sum      -1    45000   23.86   23.86      0    45000   23.86   23.86      0\n";
+  CHECK(trace::parse_trace(srun, "srun", {}).ranks == 8);
+  // --ranks given wins over the launch line
+  CHECK(trace::parse_trace(sendrecv, "sendrecv", {std::nullopt, 4, false}).ranks == 4);
 }
