@@ -41,6 +41,7 @@ EXPECTED = {
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 11, 8 * M, 8 * G)]),
     # a report's per-collective blocks: the table only (no nThread line, no device list); ranks from size/count, the op from the
     # block's title (--op); sendrecv prints count = size and busbw = algbw, so its rank count comes from the title too (--ranks)
+    "b200-vultr-8gpu-allreduce-8B-16G-tableonly-amppoc.txt": ("machine:gpu=b200,gpus=8", [], [(AR, 8, 32, 8, 16 * G)]),
     "b200-vultr-8gpu-allgather-128B-16G-tableonly-amppoc.txt":
         ("machine:gpu=b200,gpus=8", ["--op", "allgather"], [(AG, 8, 28, 128, 16 * G)]),
     "b200-vultr-8gpu-reducescatter-128B-16G-tableonly-amppoc.txt":
