@@ -457,6 +457,18 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   return plan;
 }
 
+// Every network link of the machine is InfiniBand (kind=ib): NCCL's own IB verbs transport on an IB fabric.
+// RoCE (gIB and Spectrum-X are written as it), Slingshot, EFA and sockets are not.
+static bool network_is_infiniband(const topology::Topology& t) {
+  bool any = false;
+  for (const auto& l : t.links)
+    if (topology::is_network(l.type)) {
+      if (l.type != topology::LinkType::Ib) return false;
+      any = true;
+    }
+  return any;
+}
+
 engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
@@ -487,9 +499,15 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // NCCL_STEPS (8) slots, so the latency chains hop by hop around the ring, (nsteps - nInterSteps) x intraLat +
   // nInterSteps x interLat as ncclTopoTuneModel charges it (ROCm/rccl 0cbce2a src/graph/tuning.cc, device.h).
   // Lockstep (mpi) charged every step the network hop (2 MI300X nodes ring/Simple 2 MiB: 30 x 15 us = 457 us of a
-  // 474 us prediction, 82 us measured). NVIDIA's rings keep the lockstep (models/README.md "RCCL across nodes":
-  // measured for both, kept for RCCL only).
-  if (tab_.rccl && g.nodes > 1) plan.params.semantics = engine::Semantics::gpu;
+  // 474 us prediction, 82 us measured). NVIDIA's rings kept the lockstep there (models/README.md "RCCL across
+  // nodes": measured for both, kept for RCCL only), but NVIDIA's ring/LL over InfiniBand pipelines the same way:
+  // an LL step's receive is its lines' flags landing in the GPU's buffer, read by the GPU itself (prims_ll.h),
+  // with no receive-proxy round on the data path, where Simple waits for the proxy's test (and GDR flush) and its
+  // tail write (NVIDIA/nccl v2.26.2-1 src/transport/net.cc recvProxyProgress; sendProxyProgress isends an LL step
+  // once its flags read ready, without the GPU's tail).
+  // Kept lockstep for Simple/LL128 and for every other fabric (models/README.md "NVIDIA ring/LL across InfiniBand").
+  if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband(topo_))))
+    plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
   const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));
