@@ -66,7 +66,7 @@ EXPECTED = {
     "gh200-olivia-2node-8gpu-allreduce-int8-1B-128M-slingshot-awsofi-nccl2304-nris.txt":
         ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot", [], [(AR, 8, 28, 1, 128 * M)]),
     "gh200-alps-2node-8gpu-allreduce-8B-128M-slingshot-awsofi-cscs.txt":
-        ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=ib", [], [(AR, 8, 25, 8, 128 * M)]),
+        ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot", [], [(AR, 8, 25, 8, 128 * M)]),
     # the 64-line device list left out of the copy: 64 ranks from busbw/algbw, not nThread 1 x nGpus 1
     "h100-8node-64gpu-allreduce-1M-8G-ib400-nodevices-nccltests309.txt":
         ("machine:gpu=h100,nodes=8,nics=8x400G,kind=ib", [], [(AR, 64, 14, M, 8 * G)]),
