@@ -11,4 +11,10 @@ namespace ccsim::cli {
 // the value because the option's own value was left out.
 std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e);
 
+// Checks a whole-number option against the command's own range before CLI11 converts it: without it a value
+// beyond the variable's type ("--ranks 4294967297" into an int) is refused with the type's limit
+// (2147483647), not the range the command takes. Words that are not whole numbers pass to the conversion,
+// which says what they are not.
+CLI::Validator whole_in_range(long long lo, long long hi);
+
 } // namespace ccsim::cli
