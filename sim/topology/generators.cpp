@@ -289,7 +289,11 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
 
   Topology t;
   t.name = fmt::format("cluster-{}x{}", spec.nodes, m.name);
-  t.origin = "generated";
+  // The network as the user described it, in every header that names the topology: the name says only the node,
+  // so `kind=roce` against `kind=ib` (which often predict alike) left no sign in the output that the kind was read.
+  t.origin = fmt::format("generated: {} nodes, {} x {:g} Gb/s {} NIC(s) each, {}", spec.nodes, spec.nics,
+                         static_cast<double>(spec.nic_bw) * 8 / 1e9, to_string(spec.kind),
+                         tree ? fmt::format("fat tree {}:1", spec.oversub) : std::string("one switch"));
   t.gpu_kind = m.gpu_kind;
   t.cpu_vendor = m.cpu_vendor;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
