@@ -31,7 +31,14 @@ std::string_view long_option(std::string_view name) {
 
 // strtol(value, NULL, 0) as nccl-tests calls it: base from the prefix (0x hex, 0 octal), digits up to the first
 // other character, 0 when none; out of long's range it saturates.
-long long strtol_value(const std::string& value) { return std::strtol(value.c_str(), nullptr, 0); }
+// nullopt where strtol reads no digits ("=8", "it"): nccl-tests would run with 0 GPUs, which no output with rows
+// comes from, and a header quoting a command in prose ("whose -g it says is ...") holds such words.
+std::optional<long long> strtol_value(const std::string& value) {
+  char* end = nullptr;
+  const long long n = std::strtol(value.c_str(), &end, 0);
+  if (end == value.c_str()) return std::nullopt;
+  return n;
+}
 
 // The short options that take a value (src/common.cu's optstring without its colons and 'h').
 constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
@@ -62,7 +69,8 @@ std::optional<NgpusOption> ngpus_option(std::string_view line) {
       if (eq != std::string::npos) value = w.substr(eq + 1);
       else if (i + 1 < words.size()) value = words[++i];
       else break; // a missing value: getopt_long refuses the command
-      if (name == "ngpus") out = NgpusOption{strtol_value(value), eq != std::string::npos ? w : w + " " + value};
+      if (name == "ngpus")
+        if (const auto n = strtol_value(value)) out = NgpusOption{*n, eq != std::string::npos ? w : w + " " + value};
       continue;
     }
     if (w.size() < 2 || w[0] != '-') continue; // a word getopt_long permutes past
@@ -74,7 +82,8 @@ std::optional<NgpusOption> ngpus_option(std::string_view line) {
       if (j + 1 < w.size()) value = w.substr(j + 1);
       else if (i + 1 < words.size()) value = words[++i], written += " " + value;
       else break;
-      if (w[j] == 'g') out = NgpusOption{strtol_value(value), written};
+      if (w[j] == 'g')
+        if (const auto n = strtol_value(value)) out = NgpusOption{*n, written};
       break;
     }
   }

@@ -11,13 +11,14 @@
 namespace ccsim::trace {
 
 struct NgpusOption {
-  long long value = 0; // as nccl-tests reads it: "8", "-g8", "0x8" and "8x" are 8; "=8" is 0 (strtol stops at '=')
+  long long value = 0; // as nccl-tests reads it: "8", "-g8", "0x8" and "8x" are 8
   std::string text;    // the option as written, e.g. "--ngpus=8", for messages
 };
 
 // The GPUs per thread (-g / --ngpus) the command in `line` runs with: the last one given (getopt_long's later
 // value wins), read among the words after the *_perf program when the line names one (before it stand the
-// launcher's own options: mpirun, srun). nullopt when the line sets none.
+// launcher's own options: mpirun, srun). A value strtol reads no digits from ("-g=8", which runs 0 GPUs; "-g it" in
+// prose) sets nothing. nullopt when the line sets none.
 std::optional<NgpusOption> ngpus_option(std::string_view line);
 
 } // namespace ccsim::trace
