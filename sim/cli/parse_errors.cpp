@@ -57,6 +57,19 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
   return fmt::format("{}: '{}' is not {}", name, value, kind);
 }
 
+std::string help_hint(const CLI::App& app, int argc, const char* const* argv) {
+  std::string path = "ccsim";
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs = at->get_subcommands([&](const CLI::App* s) { return s->check_name(word); });
+    if (subs.empty()) break;
+    path += " " + word;
+    at = subs.front();
+  }
+  return " (see " + path + " --help)";
+}
+
 CLI::Validator whole_in_range(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& v) {
