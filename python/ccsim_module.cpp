@@ -82,7 +82,7 @@ std::string run_cli(const std::vector<std::string>& args) {
     return "Prediction models (--model NAME):\n" + ccsim::model::model_table();
   } catch (const CLI::ParseError& e) {
     ccsim::cli::outputs().discard();
-    throw CliError(ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) + " (see ccsim --help)");
+    throw CliError(ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) + ccsim::cli::help_hint(app, argc, argv.data()));
   } catch (const ccsim::Error& e) {
     ccsim::cli::outputs().discard();
     throw CliError(ccsim::printable(e.what(), 4000));

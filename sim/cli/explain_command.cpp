@@ -1,6 +1,7 @@
 #include "sim/cli/explain_command.hpp"
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/explain.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr int kExplainMaxRanks = 4096; // --algo ring at 4096 ranks: about 5 s
 constexpr int kSweepMaxRanks = 256;    // every allreduce algorithm at 31 sizes
+constexpr int kTextbookMaxRanks = 1 << 16; // --ranks: any p the textbook machine takes (the modes above limit it further)
 
 struct ExplainOptions {
   RunOptions run;       // --topo, placement, model flags
@@ -50,7 +52,6 @@ void setup_on_topology(ExplainOptions& o, CLI::App* cmd, metrics::ExplainSetup& 
 
 // The textbook machine: p ranks, alpha, beta (and o, gamma) given on the command line.
 void setup_textbook(const ExplainOptions& o, metrics::ExplainSetup& s) {
-  if (o.ranks < 1 || o.ranks > 1 << 16) fail("--ranks: {} is out of range (2..65536)", o.ranks);
   s.ranks = o.ranks;
   s.params.alpha = parse_duration(o.alpha, "--alpha");
   if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
@@ -210,7 +211,9 @@ void add_explain_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("explain", "Explain an algorithm's alpha-beta cost, or pick the best algorithm per size");
   cmd->add_option("--op", o->run.op, "Collective")->capture_default_str();
   cmd->add_option("-a,--algo", o->run.algo, "Algorithm to explain; without it, compare all of the op's algorithms");
-  cmd->add_option("--ranks,-p", o->ranks, "Number of ranks (ideal crossbar)")->capture_default_str();
+  cmd->add_option("--ranks,-p", o->ranks, "Number of ranks (ideal crossbar)")
+      ->capture_default_str()
+      ->check(whole_in_range(1, kTextbookMaxRanks));
   cmd->add_option("--size,-n", o->size, "Message size n (op's convention; K/M/G)")->capture_default_str();
   cmd->add_option("--alpha", o->alpha, "Start-up cost per message")->capture_default_str();
   cmd->add_option("--bw", o->bw, "Link bandwidth (beta = 1/bw)")->capture_default_str();

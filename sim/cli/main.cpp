@@ -82,20 +82,6 @@ void set_footer(CLI::App& app, const std::function<std::string()>& footer) {
   for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) set_footer(*sub, footer);
 }
 
-// A parse error points at the help of the (sub)command the line was in: `ccsim topo shw` needs `ccsim topo
-// --help` (which lists show, gen, ...), not the main command's.
-std::string help_hint(CLI::App& app, int argc, char** argv) {
-  std::string path = "ccsim";
-  CLI::App* at = &app;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    const auto subs = at->get_subcommands([&](const CLI::App* s) { return s->check_name(word); });
-    if (subs.empty()) break;
-    path += " " + word;
-    at = subs.front();
-  }
-  return " (see " + path + " --help)";
-}
 
 } // namespace
 
@@ -139,7 +125,7 @@ int main(int argc, char** argv) {
     std::cout << "Prediction models (--model NAME):\n" << ccsim::model::model_table();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ccsim: " << ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) << help_hint(app, argc, argv) << "\n";
+    std::cerr << "ccsim: " << ccsim::printable(ccsim::cli::parse_error_text(app, e), 4000) << ccsim::cli::help_hint(app, argc, argv) << "\n";
     return 2;
   } catch (const ccsim::Error& e) {
     // Messages quote file contents and arguments: control characters are escaped so it stays one line.

@@ -1,5 +1,6 @@
 #include "sim/cli/parse_errors.hpp"
 
+#include <charconv>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -54,6 +55,33 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
     return fmt::format("{}: {} is out of range (at most {})", name, value,
                        type == "UINT" ? "4294967295" : "2147483647");
   return fmt::format("{}: '{}' is not {}", name, value, kind);
+}
+
+std::string help_hint(const CLI::App& app, int argc, const char* const* argv) {
+  std::string path = "ccsim";
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subs = at->get_subcommands([&](const CLI::App* s) { return s->check_name(word); });
+    if (subs.empty()) break;
+    path += " " + word;
+    at = subs.front();
+  }
+  return " (see " + path + " --help)";
+}
+
+CLI::Validator whole_in_range(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& v) {
+        if (!is_whole(v)) return std::string();
+        std::string_view digits(v);
+        if (digits.front() == '+') digits.remove_prefix(1);
+        long long n = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+        if (ec == std::errc() && end == digits.data() + digits.size() && n >= lo && n <= hi) return std::string();
+        return fmt::format("{} is out of range ({}..{})", v, lo, hi);
+      },
+      "");
 }
 
 } // namespace ccsim::cli

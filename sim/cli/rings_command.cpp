@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/parse_errors.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/ring_rank.hpp"
@@ -94,7 +95,6 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
     fail("{}: a ring needs at least 2 GPUs, this gives {}", from, c.hops->size());
   }
   if (o.top < 1) fail("--top: must be at least 1");
-  if (o.exhaustive_max < 3 || o.exhaustive_max > 14) fail("--exhaustive-max: {} is out of range (3..14)", o.exhaustive_max);
   topology::RingSearchOptions so;
   so.step_bytes = metrics::ring_step_bytes(c.base.op, c.hops->size(), c.size, c.base.dtype.size);
   so.keep = std::max(32, 2 * o.top);
@@ -208,7 +208,8 @@ void add_rings_command(CLI::App& app) {
   cmd->add_option("--channels", o->channels, "Also find the best set of K rings used at once (NCCL channels)");
   cmd->add_option("--explain", o->explain, "Explain this ring order (e.g. 0,1,2,3,4,5,6,7) against the best one");
   cmd->add_option("--exhaustive-max", o->exhaustive_max, "Examine every ring up to this many GPUs; beyond, a bounded search")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_in_range(3, 14));
   cmd->add_option("-d,--datatype", o->run.datatype, "Element type")->capture_default_str();
   add_model_options(*cmd, o->run);
   cmd->add_flag("--relay-outside", o->relay_outside,

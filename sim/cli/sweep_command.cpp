@@ -167,7 +167,6 @@ std::string render(const SweepPlan& plan, const std::vector<report::SweepCells>&
 
 void run(const SweepOptions& o) {
   const auto fmt_kind = report::sweep_format_from(o.format);
-  if (o.jobs < 0 || o.jobs > 4096) fail("-j/--jobs: {} is not between 1 and 4096 (0 = every core)", o.jobs);
   // -o is also where the resume journal lives (FILE.ccsim-journal beside it) and what a rerun reads back:
   // a device or pipe has neither (a journal for /dev/null would be created in /dev).
   std::error_code ec;
@@ -221,7 +220,8 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("plan", o->plan, "Plan file (JSON: defaults, grid, points)")->required();
   cmd->add_option("-o,--output", o->output, "Write the table here (atomically); rerunning resumes from it and its journal");
   cmd->add_option("--format", o->format, "csv or jsonl (one JSON object per row)")->capture_default_str();
-  cmd->add_option("-j,--jobs", o->jobs, "Threads (default: every core; one per rank under mpirun)");
+  cmd->add_option("-j,--jobs", o->jobs, "Threads, 1..4096 (default, or 0: every core; one per rank under mpirun)")
+      ->check(whole_in_range(0, 4096));
   cmd->add_flag("--stats", o->stats, "Print run time, per-point cost percentiles and MPI master overhead on stderr");
   cmd->callback([o] { run(*o); });
 }

@@ -1,6 +1,7 @@
 #include "sim/topology/generators.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -21,7 +22,20 @@ namespace ccsim::topology {
 
 // 2^20 GPUs: a 1M-rank crossbar (implicit, see make_crossbar) takes ~270 MiB and ~0.7 s to run a broadcast on;
 // 16M took 8.6 GB and 88 s (and died of bad_alloc under a memory limit).
-constexpr long kMaxGeneratedGpus = 1L << 20;
+constexpr int kMaxGeneratedGpus = 1 << 20;
+constexpr int kMaxClusterNodes = 1 << 16;
+constexpr int kMaxNicsPerNode = 1024;
+
+// A whole number of a spec whose reader checks the range it takes, [lo, hi], in its own words. A value beyond int
+// never reaches that check: it is refused here naming the same range, not int's ("nodes=99999999999": 1..65536,
+// where it said -2147483648..2147483647).
+int whole_int(std::string_view text, std::string_view what, int lo, int hi) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) fail("{}: '{}' is not a whole number", what, text);
+  if (ec == std::errc::result_out_of_range || n < INT32_MIN || n > INT32_MAX) fail("{}: {} is out of range ({}..{})", what, text, lo, hi);
+  return static_cast<int>(n);
+}
 
 std::vector<int> parse_dims(const std::string& text, const std::string& what) {
   std::vector<int> dims;
@@ -31,7 +45,7 @@ std::vector<int> parse_dims(const std::string& text, const std::string& what) {
   while (std::getline(ss, part, 'x')) {
     if (part.empty() || part.find_first_not_of("-0123456789") != std::string::npos)
       fail("{}: '{}' is not a list of extents like 4x4x4", what, text);
-    const int d = static_cast<int>(parse_whole(part, what, INT32_MIN, INT32_MAX));
+    const int d = whole_int(part, what, 1, kMaxGeneratedGpus);
     if (d < 1) fail("{}: extent {} must be >= 1", what, d);
     total *= d;
     if (total > kMaxGeneratedGpus) fail("{}: '{}' has more than {} nodes (the generators' limit)", what, text, kMaxGeneratedGpus);
@@ -88,8 +102,8 @@ std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string&
   const std::string count_s = text.substr(0, x);
   if (x == std::string::npos || count_s.empty() || count_s.find_first_not_of("-0123456789") != std::string::npos)
     fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, text);
-  const int count = static_cast<int>(parse_whole(count_s, what, INT32_MIN, INT32_MAX));
-  if (count < 1 || count > 1024) fail("{}: NIC count must be between 1 and 1024, got {}", what, count);
+  const int count = whole_int(count_s, what, 1, kMaxNicsPerNode);
+  if (count < 1 || count > kMaxNicsPerNode) fail("{}: NIC count must be between 1 and {}, got {}", what, kMaxNicsPerNode, count);
   std::string speed = text.substr(x + 1);
   // A bare number is ambiguous (400 Gb/s or 400 B/s?): ask for the unit rather than guess.
   if (!speed.empty() && speed.find_first_not_of("0123456789.") == std::string::npos)
@@ -261,7 +275,7 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
 } // namespace
 
 Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::string& label) {
-  if (spec.nodes < 1 || spec.nodes > 65536) fail("cluster: nodes must be between 1 and 65536, got {}", spec.nodes);
+  if (spec.nodes < 1 || spec.nodes > kMaxClusterNodes) fail("cluster: nodes must be between 1 and {}, got {}", kMaxClusterNodes, spec.nodes);
   if (spec.nics < 1) fail("cluster: needs at least one NIC per node");
   if (!is_network(spec.kind)) fail("cluster: kind must be a network link type (ib, roce, efa, slingshot, ethernet)");
   if (spec.leaf_ports < 2) fail("cluster: leaf_ports must be at least 2, got {}", spec.leaf_ports);
@@ -275,7 +289,11 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
 
   Topology t;
   t.name = fmt::format("cluster-{}x{}", spec.nodes, m.name);
-  t.origin = "generated";
+  // The network as the user described it, in every header that names the topology: the name says only the node,
+  // so `kind=roce` against `kind=ib` (which often predict alike) left no sign in the output that the kind was read.
+  t.origin = fmt::format("generated: {} nodes, {} x {:g} Gb/s {} NIC(s) each, {}", spec.nodes, spec.nics,
+                         static_cast<double>(spec.nic_bw) * 8 / 1e9, to_string(spec.kind),
+                         tree ? fmt::format("fat tree {}:1", spec.oversub) : std::string("one switch"));
   t.gpu_kind = m.gpu_kind;
   t.cpu_vendor = m.cpu_vendor;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
@@ -389,15 +407,16 @@ void no_leftovers(const std::map<std::string, std::string>& kv, const std::strin
   if (!kv.empty()) fail("--topo {}: unknown parameter '{}'", spec, kv.begin()->first);
 }
 
-int int_value(const std::string& v, const std::string& key, const std::string& spec) {
+// A whole-number key of a spec; its builder checks the range it takes, [lo, hi], in its own words.
+int int_value(const std::string& v, const std::string& key, const std::string& spec, int lo, int hi) {
   if (v.empty() || v.find_first_not_of("-0123456789") != std::string::npos) fail("--topo {}: {} '{}' is not a number", spec, key, v);
-  return static_cast<int>(parse_whole(v, fmt::format("--topo {}: {}", spec, key), INT32_MIN, INT32_MAX));
+  return whole_int(v, fmt::format("--topo {}: {}", spec, key), lo, hi);
 }
 
 // The network half of a cluster spec: nodes, nics, fabric, kind, alpha, leaf_ports, oversub.
 ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::string& spec, const std::string& default_nodes) {
   ClusterSpec c;
-  c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec);
+  c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec, 1, kMaxClusterNodes);
   // "machine:gpu=mi300x,nodes=4" as a what-if with more nodes: the network between them is the missing word.
   if (!kv.count("nics"))
     fail("--topo {}: nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed "
@@ -420,11 +439,11 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   c.kind = *lt;
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
-  c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec);
+  c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec, 2, INT32_MAX);
   // Oversubscription is written as a ratio by the people who buy fabrics ("2:1"); N:1 is oversub N.
   std::string oversub = take(kv, "oversub", spec, "1");
   if (oversub.size() > 2 && oversub.compare(oversub.size() - 2, 2, ":1") == 0) oversub.resize(oversub.size() - 2);
-  c.oversub = int_value(oversub, "oversub", spec);
+  c.oversub = int_value(oversub, "oversub", spec, 1, INT32_MAX);
   // The single-switch fabric has no leaves: an oversubscription given to it would be dropped without a word,
   // predicting the full-bandwidth fabric the user said they do not have.
   if (c.fabric != ClusterSpec::Fabric::FatTree && (c.oversub != 1 || c.leaf_ports != 32))
@@ -439,7 +458,7 @@ Topology build_from_spec(const std::string& spec) {
   auto kv = parse_kv(spec.substr(colon + 1), spec);
   if (kind == "crossbar") {
     const auto ranks_s = take(kv, "ranks", spec);
-    const int ranks = int_value(ranks_s, "ranks", spec);
+    const int ranks = int_value(ranks_s, "ranks", spec, 1, kMaxGeneratedGpus);
     const Bandwidth bw = parse_bandwidth(take(kv, "bw", spec, "25GB/s"), "--topo bw");
     const Time alpha = generator_alpha(take(kv, "alpha", spec, "1us"));
     no_leftovers(kv, spec);
@@ -465,7 +484,7 @@ Topology build_from_spec(const std::string& spec) {
   if (kind == "machine") {
     MachineSpec m;
     m.gpu = canonical_gpu_kind(take(kv, "gpu", spec));
-    m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec);
+    m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec, 1, kMaxMachineGpus);
     m.intra = take(kv, "intra", spec, "-");
     if (m.intra == "-") m.intra.clear();
     m.p2p_given = kv.count("p2p") > 0;
@@ -475,8 +494,8 @@ Topology build_from_spec(const std::string& spec) {
     const std::string sw = take(kv, "pcie_switch", spec, "on");
     if (sw != "on" && sw != "off") fail("--topo {}: pcie_switch '{}' is not on or off", spec, sw);
     m.pcie_switch = sw == "on";
-    m.sockets = int_value(take(kv, "sockets", spec, "0"), "sockets", spec);
-    m.gpus_per_switch = int_value(take(kv, "gpus_per_switch", spec, "2"), "gpus_per_switch", spec);
+    m.sockets = int_value(take(kv, "sockets", spec, "0"), "sockets", spec, 0, 2);
+    m.gpus_per_switch = int_value(take(kv, "gpus_per_switch", spec, "2"), "gpus_per_switch", spec, 1, kMaxGpusPerSwitch);
     m.cpu = take(kv, "cpu", spec, "intel");
     m.bridge = take(kv, "bridge", spec, "-");
     if (m.bridge == "-") m.bridge.clear();

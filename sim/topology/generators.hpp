@@ -36,6 +36,8 @@ Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::
 // models/gpus.json, how many, and how they are joined: nvswitch (all NVLinks into one
 // switch plane), cubemesh (the 8-GPU DGX-1 preset), pcie (two GPUs per PCIe switch; p2p=false: every
 // GPU on a CPU root port at the staged host-memory speed), bridge (NVLink bridges in pairs).
+constexpr int kMaxMachineGpus = 1024;  // GPUs in one machine: spec (make_machine refuses more)
+constexpr int kMaxGpusPerSwitch = 16; // GPUs behind one PCIe switch
 struct MachineSpec {
   std::string gpu;   // "h100", "a100", "rtx4090", ...
   int gpus = 8;

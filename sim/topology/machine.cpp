@@ -103,7 +103,7 @@ Topology make_machine(const MachineSpec& m) {
   const json& table = gpu_table();
   const GpuKind kind = gpu_kind(m.gpu, "machine"); // checks the name and every field
   const json& g = table["gpus"][m.gpu];
-  if (m.gpus < 1 || m.gpus > 1024) fail("machine: gpus must be between 1 and 1024, got {}", m.gpus);
+  if (m.gpus < 1 || m.gpus > kMaxMachineGpus) fail("machine: gpus must be between 1 and {}, got {}", kMaxMachineGpus, m.gpus);
   int bridge_ways = 0;
   const std::string asked = intra_of_bridge(g, m, bridge_ways);
   const std::string intra = asked.empty() ? (g.contains("intra")        ? g["intra"].get<std::string>()
@@ -128,10 +128,16 @@ Topology make_machine(const MachineSpec& m) {
     fail("machine: the {} mesh board holds {} GPUs, got gpus={}; use intra=nvswitch for more", m.gpu, g.at("mesh_group").get<int>(), m.gpus);
   if (intra == "xgmi" && !g.contains("xgmi_links")) fail("machine: {} has no Infinity Fabric links; use intra=pcie", m.gpu);
   if (intra == "nvswitch" && !g.contains("nvlink")) fail("machine: {} has no NVLink for an NVSwitch board; use intra=pcie", m.gpu);
-  // Rack-scale kinds: one NVLink domain holds at most models/gpus.json nvswitch_domain GPUs (GB200/GB300 NVL72: 72).
-  if (intra == "nvswitch" && g.contains("nvswitch_domain") && m.gpus > g["nvswitch_domain"].get<int>())
-    fail("machine: one {} NVLink domain holds at most {} GPUs (models/gpus.json nvswitch_domain), got gpus={}; more GPUs are more racks: "
-         "nodes=N,nics=MxSPEED", m.gpu, g["nvswitch_domain"].get<int>(), m.gpus);
+  // One NVLink domain holds at most models/gpus.json nvswitch_domain GPUs: the HGX/DGX board (8; 16 for the DGX-2's
+  // V100) or the rack (GB200/GB300 NVL72: 72). More GPUs are more of them, joined by a network.
+  if (intra == "nvswitch" && g.contains("nvswitch_domain") && m.gpus > g["nvswitch_domain"].get<int>()) {
+    const int domain = g["nvswitch_domain"].get<int>();
+    const char* unit = domain > 16 ? "racks" : "nodes";
+    fail("machine: one {} NVLink domain holds at most {} GPUs (models/gpus.json nvswitch_domain), got gpus={}; more GPUs are more {}: {}",
+         m.gpu, domain, m.gpus, unit,
+         m.gpus % domain == 0 ? fmt::format("gpus={},nodes={},nics=MxSPEED (e.g. nics={}x400G)", domain, m.gpus / domain, domain)
+                              : fmt::format("gpus={},nodes=N,nics=MxSPEED", domain));
+  }
   if (intra == "bridge" && !g.contains("bridge")) fail("machine: {} has no NVLink bridge; use intra=pcie", m.gpu);
   // Peer-to-peer over PCIe as the stock driver gives it when the spec does not say: GeForce cards have it
   // off (models/gpus.json p2p_pcie, the fact the topo -m importer follows too); p2p=on models a patched driver.
@@ -139,7 +145,8 @@ Topology make_machine(const MachineSpec& m) {
   if (!p2p && intra != "pcie") fail("machine: p2p=off applies to intra=pcie (NVLink traffic is always peer to peer)");
   if (m.sockets < 0 || m.sockets > 2) fail("machine: sockets must be 1 or 2, got {}", m.sockets);
   if (m.sockets > m.gpus) fail("machine: {} socket(s) for {} GPU(s): every socket needs a GPU", m.sockets, m.gpus);
-  if (m.gpus_per_switch < 1 || m.gpus_per_switch > 16) fail("machine: gpus_per_switch must be between 1 and 16, got {}", m.gpus_per_switch);
+  if (m.gpus_per_switch < 1 || m.gpus_per_switch > kMaxGpusPerSwitch)
+    fail("machine: gpus_per_switch must be between 1 and {}, got {}", kMaxGpusPerSwitch, m.gpus_per_switch);
   if (m.cpu != "intel" && m.cpu != "amd") fail("machine: cpu '{}' is not intel or amd", m.cpu);
 
   const std::string pcie = g.at("pcie").get<std::string>();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <charconv>
+#include <climits>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/trace/nccl_tests_options.hpp"
 #include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/ring_lines.hpp"
 #include "sim/trace/trace_counts.hpp"
@@ -68,17 +70,6 @@ std::optional<schedule::Op> find_op(const std::string& text) {
   return op;
 }
 
-// "-g 8" standing as its own word in a command line.
-std::optional<int> find_g_flag(const std::string& text, const std::string& where) {
-  const auto tk = tokens(text);
-  for (std::size_t i = 0; i + 1 < tk.size(); ++i)
-    if (tk[i] == "-g") {
-      const auto d = digits_at(tk[i + 1], 0);
-      if (!d.empty()) return checked_int(d, "-g", where);
-    }
-  return std::nullopt;
-}
-
 // The processes a launch line starts: mpirun / mpiexec "-np N", "-n N", "--np N", "--n N" (OpenMPI, MPICH) and srun's
 // "-n N" / "--ntasks=N"; 0 when the line names no launcher or no count (the last count given wins, as the launchers read
 // their options left to right). Each process drives nThread x nGpus GPUs of the run.
@@ -98,25 +89,6 @@ int launched_processes(const std::string& text, const std::string& where) {
     if (const auto d = digits_at(value, 0); !d.empty() && d.size() == value.size()) n = checked_int(d, "-np", where);
   }
   return n;
-}
-
-// Every GPUs-per-thread value a command line sets, in order: nccl-tests reads it with getopt_long ("g:" and the long
-// option "ngpus", src/common.cu), so "-g 4", "-g4", "--ngpus 4" and "--ngpus=4" all set 4 ("-g=4" sets strtol("=4") = 0:
-// not a form that runs). A value followed by a letter ("-g 4x") is no count.
-std::vector<int> ngpus_flags(const std::string& text, const std::string& where) {
-  std::vector<int> out;
-  const auto tk = tokens(text);
-  for (std::size_t i = 0; i < tk.size(); ++i) {
-    std::string_view value;
-    if ((tk[i] == "-g" || tk[i] == "--ngpus") && i + 1 < tk.size()) value = tk[i + 1];
-    else if (tk[i].size() > 2 && tk[i].starts_with("-g") && std::isdigit(static_cast<unsigned char>(tk[i][2]))) value = std::string_view(tk[i]).substr(2);
-    else if (tk[i].starts_with("--ngpus=")) value = std::string_view(tk[i]).substr(8);
-    else continue;
-    const auto d = digits_at(value, 0);
-    if (!d.empty() && (d.size() == value.size() || !std::isalnum(static_cast<unsigned char>(value[d.size()]))))
-      out.push_back(checked_int(d, "-g", where));
-  }
-  return out;
 }
 
 // The earliest "<collective>_perf" standing as a word in `text`.
@@ -484,8 +456,14 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
 
   // The rank count.
   for (const auto* s : {&op_line, &command_line})
-    if (!g_flag) g_flag = find_g_flag(*s, origin);
-  if (g_flag && (*g_flag < 1 || *g_flag > kMaxRanks)) fail("{}: -g {} in the header is not in 1..{}", origin, *g_flag, kMaxRanks);
+    if (!g_flag)
+      if (const auto g = ngpus_option(*s)) {
+        if (g->value < 1 || g->value > kMaxRanks) // strtol saturates beyond long: say so rather than print LONG_MAX
+          fail("{}: '{}' in the header is not 1..{} GPUs ({})", origin, g->text, kMaxRanks,
+               g->value == LLONG_MAX || g->value == LLONG_MIN ? std::string("beyond 64 bits")
+                                                              : fmt::format("nccl-tests' strtol reads it as {}", g->value));
+        g_flag = static_cast<int>(g->value);
+      }
   // size/count ratio of the rows: 1 for allreduce-like tests, n for allgather/reducescatter/alltoall
   int ratio = 0;
   std::optional<std::string> mixed; // the first row whose ratio differs from the rows above
@@ -534,8 +512,8 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     long per = 1;
     if (t.header_values.count("nGpus") && t.header_values.count("nThread"))
       per = static_cast<long>(checked_int(t.header_values["nGpus"], "nGpus", origin)) * checked_int(t.header_values["nThread"], "nThread", origin);
-    else if (const auto g = ngpus_flags(prompt_line, origin); g.size() == 1)
-      per = g.front();
+    else if (const auto g = ngpus_option(prompt_line); g && g->value >= 1 && g->value <= kMaxRanks)
+      per = static_cast<long>(g->value);
     return per >= 1 && procs * per <= kMaxRanks ? static_cast<int>(procs * per) : 0;
   }();
   const Hints h = hints.ranks > 0 ? hints : Hints{hints.op, launched, hints.force};
@@ -571,11 +549,11 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   // they agree and the value divides the rank count (one process drives -g GPUs per thread; several processes under
   // mpirun each drive as many).
   if (!t.header_values.count("nGpus")) {
-    std::set<int> named;
+    std::set<long long> named;
     for (const auto* s : {&command_line, &run_as_line, &prompt_line})
-      for (const int g : ngpus_flags(*s, origin)) named.insert(g);
-    if (named.size() == 1 && *named.begin() >= 1 && (t.ranks <= 0 || t.ranks % *named.begin() == 0))
-      t.command_ngpus = *named.begin();
+      if (const auto g = ngpus_option(*s)) named.insert(g->value);
+    if (named.size() == 1 && *named.begin() >= 1 && *named.begin() <= kMaxRanks && (t.ranks <= 0 || t.ranks % *named.begin() == 0))
+      t.command_ngpus = static_cast<int>(*named.begin());
   }
 
   if (t.op && t.ranks > 0) counts::read_size_where_count_contradicts(t, elt_of, ratio_of, origin);

@@ -61,7 +61,7 @@ bad hybrid_global_batch     "parallel.global_batch: 10 is not a multiple of dp x
 bad hybrid_oom              "GiB per GPU"
 bad hybrid_zero4            "parallel.zero must be at most 3"
 bad hybrid_with_degrees     "unknown key 'degrees'"
-bad ps_cpu_no_route         "strategy ps_cpu on cluster-2xmachine-8xa100-nvswitch: generated: no route"
+bad ps_cpu_no_route         "strategy ps_cpu on cluster-2xmachine-8xa100-nvswitch: generated: 2 nodes, 8 x 200 Gb/s ib NIC(s) each, one switch: no route"
 bad hybrid_compute_too_long "s of compute per GPU per step is more than 1e6 s"
 bad dp_state_oom            "strategy allreduce on 64 GPUs needs 104.3 GiB of model state per GPU but a h100 has 80 GiB"
 bad hybrid_too_many_passes  "layer passes, more than 2e7"

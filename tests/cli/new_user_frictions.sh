@@ -246,7 +246,9 @@ plain=$("$ccsim" --topo machine:gpu=h100,nodes=4,nics=8x400G,fabric=fattree,leaf
 refused_one_line "--root: 99999999999 is out of range (at most 2147483647)" --op broadcast -r 99999999999 -b 8 -e 8
 refused_one_line "--root needs a whole number after it; it got the next flag, '--format'" --op broadcast -b 8 -e 8 --root --format json
 refused_one_line "--stepfactor: 'abc' is not a number" -f abc
-refused_one_line "--ranks: 1099511627776 is out of range (at most 2147483647)" explain --op allreduce --algo ring --ranks 1099511627776
+# (explain's --ranks names its own range since the 7th trial: the int limit this line once pinned was the parser's, not
+# the command's; tests/cli/new_user_frictions_7.sh.)
+refused_one_line "--ranks: 1099511627776 is out of range (1..65536)" explain --op allreduce --algo ring --ranks 1099511627776
 refused_one_line "--top: 'x' is not a whole number" rings --top x
 refused_one_line "--root needs a whole number after it" --op broadcast -b 8 -e 8 --root
 refused_one_line "--topo needs a value after it" -b 8 --topo

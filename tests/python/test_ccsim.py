@@ -318,3 +318,19 @@ def test_gpu_with_a_name_or_spec_says_it_goes_with_a_file():
     with pytest.raises(ccsim.Error) as e:
         ccsim.topology("machine:gpu=mi300x", gpu="mi300x")
     assert "gpu= names the GPU of a file that does not" in str(e.value) and "machine:gpu=KIND" in str(e.value)
+
+
+# Seventh user trial (a researcher sweeping clusters into pandas): docs/python.md promises an error's text is the line
+# ccsim prints after "ccsim: "; a parse error of a subcommand pointed at "(see ccsim --help)", where the binary says
+# "(see ccsim explain --help)".
+@pytest.mark.parametrize("call,args", [
+    (lambda: ccsim.explain(op="allreduce", algo="ring", ranks=2**33),
+     ("explain", "--op", "allreduce", "--algo", "ring", "--ranks", str(2**33), "--format", "json")),
+    (lambda: ccsim.rings("dgx1", exhaustive_max=99),
+     ("rings", "--topo", "dgx1", "--exhaustive-max", "99", "--format", "json")),
+])
+def test_a_subcommand_parse_error_is_the_line_the_binary_prints(call, args):
+    with pytest.raises(ccsim.Error) as e:
+        call()
+    assert str(e.value) == cli_error(*args)
+    assert str(e.value).endswith(f"(see ccsim {args[0]} --help)")

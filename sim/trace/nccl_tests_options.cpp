@@ -1,0 +1,93 @@
+#include "sim/trace/nccl_tests_options.hpp"
+
+#include <cstdlib>
+
+#include "sim/trace/line_text.hpp"
+
+namespace ccsim::trace {
+namespace {
+
+// nccl-tests' long options (src/common.cu longopts, NCCL_TESTS_VERSION 2.19.6): all take a value but --help.
+// Listed only so a prefix resolves as getopt_long resolves it ("--n" is ambiguous: nthreads, ngpus).
+constexpr std::string_view kLongOptions[] = {
+    "nthreads",    "ngpus",          "minbytes",         "maxbytes",     "stepbytes", "stepfactor",      "iters",
+    "agg_iters",   "warmup_iters",   "run_cycles",       "parallel_init", "check",    "op",              "datatype",
+    "root",        "blocking",       "stream_null",      "timeout",      "cudagraph", "report_cputime",  "report_timestamps",
+    "output_file", "average",        "local_register",   "cta_policy",   "device_implementation", "device_cta_count",
+    "memory",      "unalign",        "per_iter_timing",  "per_iter_skip", "help"};
+
+// The long option `name` stands for: itself, or the one option it is a prefix of; empty when unknown or ambiguous.
+std::string_view long_option(std::string_view name) {
+  std::string_view found;
+  for (const auto o : kLongOptions) {
+    if (o == name) return o;
+    if (o.starts_with(name)) {
+      if (!found.empty()) return {};
+      found = o;
+    }
+  }
+  return found;
+}
+
+// strtol(value, NULL, 0) as nccl-tests calls it: base from the prefix (0x hex, 0 octal), digits up to the first
+// other character, 0 when none; out of long's range it saturates.
+// nullopt where strtol reads no digits ("=8", "it"): nccl-tests would run with 0 GPUs, which no output with rows
+// comes from, and a header quoting a command in prose ("whose -g it says is ...") holds such words.
+std::optional<long long> strtol_value(const std::string& value) {
+  char* end = nullptr;
+  const long long n = std::strtol(value.c_str(), &end, 0);
+  if (end == value.c_str()) return std::nullopt;
+  return n;
+}
+
+// The short options that take a value (src/common.cu's optstring without its colons and 'h').
+constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
+
+} // namespace
+
+std::optional<NgpusOption> ngpus_option(std::string_view line) {
+  auto words = text::tokens(line);
+  // The program's own argv starts after the *_perf word (a path such as ./build/all_reduce_perf, or all_reduce_perf_mpi).
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    const auto slash = w.rfind('/');
+    const std::string_view base = slash == std::string_view::npos ? w : w.substr(slash + 1);
+    if (base.ends_with("_perf") || base.ends_with("_perf_mpi")) {
+      words.erase(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      break;
+    }
+  }
+  std::optional<NgpusOption> out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--") break; // getopt stops reading options
+    if (w.starts_with("--")) {
+      const auto eq = w.find('=');
+      const std::string_view name = long_option(std::string_view(w).substr(2, eq == std::string::npos ? std::string::npos : eq - 2));
+      if (name.empty() || name == "help") continue;
+      std::string value;
+      if (eq != std::string::npos) value = w.substr(eq + 1);
+      else if (i + 1 < words.size()) value = words[++i];
+      else break; // a missing value: getopt_long refuses the command
+      if (name == "ngpus")
+        if (const auto n = strtol_value(value)) out = NgpusOption{*n, eq != std::string::npos ? w : w + " " + value};
+      continue;
+    }
+    if (w.size() < 2 || w[0] != '-') continue; // a word getopt_long permutes past
+    // A cluster of short options: a letter taking a value takes the rest of the word, else the next word.
+    for (std::size_t j = 1; j < w.size(); ++j) {
+      if (kShortWithValue.find(w[j]) == std::string_view::npos) continue; // -h, or a letter getopt refuses
+      std::string value;
+      std::string written = w;
+      if (j + 1 < w.size()) value = w.substr(j + 1);
+      else if (i + 1 < words.size()) value = words[++i], written += " " + value;
+      else break;
+      if (w[j] == 'g')
+        if (const auto n = strtol_value(value)) out = NgpusOption{*n, written};
+      break;
+    }
+  }
+  return out;
+}
+
+} // namespace ccsim::trace

@@ -1,0 +1,24 @@
+// What an nccl-tests command line sets, read with nccl-tests' own option grammar: src/common.cu parses argv with
+// getopt_long (optstring "t:g:b:e:..." where every option but -h takes a value; long options such as --ngpus,
+// --nthreads, which getopt_long also accepts as an unambiguous prefix, "--ngp 4") and reads -g and -t with
+// strtol(optarg, NULL, 0). One reader for every header line that quotes a command, so a rank count and a
+// GPUs-per-thread count read the same text the same way.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ccsim::trace {
+
+struct NgpusOption {
+  long long value = 0; // as nccl-tests reads it: "8", "-g8", "0x8" and "8x" are 8
+  std::string text;    // the option as written, e.g. "--ngpus=8", for messages
+};
+
+// The GPUs per thread (-g / --ngpus) the command in `line` runs with: the last one given (getopt_long's later
+// value wins), read among the words after the *_perf program when the line names one (before it stand the
+// launcher's own options: mpirun, srun). A value strtol reads no digits from ("-g=8", which runs 0 GPUs; "-g it" in
+// prose) sets nothing. nullopt when the line sets none.
+std::optional<NgpusOption> ngpus_option(std::string_view line);
+
+} // namespace ccsim::trace
