@@ -330,6 +330,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       }
       continue;
     }
+    // rccl-tests prints the library's release without '#' ("RCCL version : 2.27.7-HEAD:0d2c4fd"): kept with the
+    // header's lines, where the release is looked for (nccl_version_in).
+    if (!table_started && starts_with(line, "RCCL version")) t.provenance.push_back(line);
     parse_env_facts(line, t);
     if (line.find("NCCL INFO") != std::string::npos) { // NCCL log lines (commented-out ones are provenance)
       parse_ring_line(line, t.ring_hops, where);

@@ -73,6 +73,16 @@ bool is_p2p(Op op) {
   return op == Op::SendRecv || op == Op::AllToAll || op == Op::Gather || op == Op::Scatter || op == Op::HyperCube;
 }
 
+// NICs on the host (NCCL's node) of `gpu`: the count RCCL's node models (rome_models.cc) match on.
+int nics_on_host_of(const topology::Topology& t, int gpu) {
+  const auto hosts = topology::host_map(t);
+  const int host = hosts.of_gpu(t, gpu);
+  int n = 0;
+  for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    if (t.nodes[i].kind == topology::NodeKind::Nic && hosts.of_node[i] == host) ++n;
+  return n;
+}
+
 // No tables named: RCCL's on AMD GPUs (rccl-tests and RCCL keep NCCL's API, not its tuning), NCCL's otherwise.
 std::string tables_for(const topology::Topology& t, const std::string& named) {
   return named.empty() && amd_gpus(t) ? default_rccl_tables_path() : named;
@@ -90,8 +100,15 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   launch_overlaps_ = launch_overlaps(kind);
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
+  if (tab_.rccl && amd_gpus(topo_)) rccl_sm_ = topology::gpu_kind(topo_.gpu_kind, "topology " + topo_.name).sm;
 }
 Builder::~Builder() = default;
+
+int Builder::rccl_nics_per_node(const metrics::RunConfig& cfg) {
+  if (!rccl_nics_per_node_)
+    rccl_nics_per_node_ = cfg.placements.empty() || cfg.placements.front().empty() ? 0 : nics_on_host_of(topo_, cfg.placements.front().front());
+  return *rccl_nics_per_node_;
+}
 
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
   if (graph_for_.empty() || graph_for_ != cfg.placements) {
@@ -291,8 +308,26 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   const Candidate* pick = release_pick(cands, cfg, size, only, release_channels);
   if (!pick) pick = best_of(only);
   if (!pick) fail("nccl model: no algorithm/protocol is enabled");
+  // RCCL across nodes runs the protocol its tuning model's size ranges name over its tuner's, unless NCCL_PROTO
+  // is set (rccl.hpp rccl_forced_protocol); the algorithm stays the tuner's.
+  Candidate forced;
+  std::string forced_note;
+  if (tab_.rccl && !opt_.protos.restricted() && (pick->algo == Algo::Ring || pick->algo == Algo::Tree))
+    if (const auto proto = rccl_forced_protocol(tab_, release_, rccl_sm_, g.nodes, rccl_nics_per_node(cfg), cfg.op, p, size.size);
+        proto && *proto != pick->proto) {
+      Graph with_ll128 = g;
+      with_ll128.ll128 = true; // the node model's ll128Enabled: LL128 is costed like every pair
+      for (const auto& c : candidates(tab_, with_ll128, cfg.op, p, size.size, false))
+        if (c.algo == pick->algo && c.proto == *proto) {
+          forced_note = fmt::format("RCCL {}: {} over its tuner's {} (the tuning model's protocol range for this size)",
+                                    opt_.nccl_version, name(*proto), name(pick->proto));
+          forced = c;
+          pick = &forced;
+        }
+    }
   std::vector<engine::RunPlan> out;
   out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg));
+  if (!forced_note.empty()) out.front().choice.note = forced_note;
   // What the tuner weighed, each pair with its own estimate (`--why`); the pick is the plan's algo/proto.
   for (const auto& c : cands)
     out.front().choice.weighed.push_back({std::string(name(c.algo)), std::string(name(c.proto)), c.time_us});

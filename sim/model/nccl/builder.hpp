@@ -97,6 +97,7 @@ class Builder final : public metrics::PlanBuilder {
   std::vector<engine::RunPlan> plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size);
   topology::Router& drawn_router();
   bool simple_only_net(Arch arch);
+  int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
 
   const topology::Topology& topo_;
   const Tables& tab_;
@@ -113,6 +114,8 @@ class Builder final : public metrics::PlanBuilder {
   std::unique_ptr<topology::Router> router_;               // every view's routes (drawn_router)
   std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
+  std::string rccl_sm_;                      // the AMD GPU's generation (gfx942, ...); "" elsewhere
+  std::optional<int> rccl_nics_per_node_;    // rccl_nics_per_node's answer
 };
 
 } // namespace ccsim::model::nccl

@@ -102,6 +102,13 @@ std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines
       if (auto r = release_at(l.substr(at + 13))) return r;
     if (starts_with_ci(l, "nccl version:"))
       if (auto r = release_at(l.substr(13))) return r;
+    // RCCL numbers its releases as the NCCL release it is built on: a header's "rccl version: 2.27.7-HEAD:0d2c4fd"
+    // and rccl-tests' own "RCCL version : 2.27.7-HEAD:0d2c4fd" line.
+    if (starts_with_ci(l, "rccl version")) {
+      std::string_view v = l.substr(12);
+      while (!v.empty() && (v.front() == ' ' || v.front() == ':')) v.remove_prefix(1);
+      if (auto r = release_at(v)) return r;
+    }
     if (auto r = library_code_at(l)) return r;
     if (starts_with_ci(l, "software:")) {
       const auto at = l.find("NCCL ");

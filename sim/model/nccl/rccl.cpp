@@ -87,6 +87,29 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
   return closed_form(Algo::Direct, proto, lat, per_peer, data_GBps(link_GBps * efficiency, proto), (p - 1.0) / p, nbytes);
 }
 
+std::optional<Proto> rccl_forced_protocol(const Tables& tab, const std::optional<NcclVersion>& release, const std::string& sm, int nodes,
+                                          int nics_per_node, schedule::Op op, int ranks, Bytes nbytes) {
+  if (!tab.rccl || !release || nodes < 2 || ranks < 1) return std::nullopt;
+  const char* name = op == schedule::Op::AllReduce       ? "allreduce"
+                     : op == schedule::Op::AllGather     ? "allgather"
+                     : op == schedule::Op::ReduceScatter ? "reducescatter"
+                                                         : nullptr;
+  if (!name) return std::nullopt;
+  for (const auto& rule : tab.rccl->proto_ranges) {
+    if (*release < rule.from || !(*release < rule.until) || nics_per_node != rule.nics_per_node || ranks != rule.gpus_per_node * nodes) continue;
+    const auto arch = rule.by_sm.find(sm);
+    if (arch == rule.by_sm.end()) return std::nullopt;
+    const auto range = arch->second.by_op.find(name);
+    if (range == arch->second.by_op.end()) return std::nullopt;
+    const double per_rank = op == schedule::Op::AllReduce ? static_cast<double>(nbytes) : static_cast<double>(nbytes) / ranks;
+    const auto& r = range->second;
+    const double ll128_max = r.ll128_max * (op == schedule::Op::AllReduce && nodes > 2 ? rule.allreduce_ll128_scale : 1.0);
+    if (arch->second.ll128 && per_rank > r.ll128_min && per_rank <= ll128_max) return Proto::LL128;
+    return per_rank > 0 && per_rank <= r.ll_max ? Proto::LL : Proto::Simple;
+  }
+  return std::nullopt;
+}
+
 double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {
   return gpus_per_thread <= 1 ? 0.0 : p.launch_per_gpu_us * gpus_per_thread;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/model/params.hpp"
 
@@ -55,6 +56,18 @@ std::optional<Candidate> direct_allreduce(const Tables& tab, const Graph& g, dou
 // p2p_ll_threshold (enqueue.cc NCCL_P2P_LL_THRESHOLD, 16384), Simple above.
 std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, double link_GBps, int ranks, Bytes nbytes,
                                          double efficiency);
+
+// The protocol RCCL runs across nodes in place of its tuner's (ROCm/rccl src/rccl_wrap.cc rcclUpdateCollectiveProtocol,
+// releases 2.26-2.27; the ranges in models/rccl.json protocol_ranges_across_nodes). On 2 or more nodes, with NCCL_PROTO
+// unset, allreduce, allgather and reducescatter run Simple unless the size per rank (allreduce: the buffer; allgather
+// and reducescatter: the buffer / ranks) lies in the tuning model's LL range, (0, ll_max], or, where the node model
+// sets ll128Enabled, in its LL128 range, (ll128_min, ll128_max], which wins over LL; allreduce's ll128_max grows by
+// the rule's scale beyond 2 nodes. The algorithm stays the tuner's. The tuning model and ll128Enabled come from the
+// node model RCCL matches (rome_models.cc), which a trace does not name: the rule is keyed on the GPU generation
+// (`sm`: gfx942, gfx950), the GPUs (ranks) and the NICs per node of the node model that carries them. nullopt: no rule for this
+// release, machine or collective (then RCCL keeps its tuner's protocol).
+std::optional<Proto> rccl_forced_protocol(const Tables& tab, const std::optional<NcclVersion>& release, const std::string& sm, int nodes,
+                                          int nics_per_node, schedule::Op op, int ranks, Bytes nbytes);
 
 // The per-GPU launch time one thread adds per collective under rccl-tests. The thread queues the next
 // iteration while the GPUs run this one, so one GPU's launch (3-6 us) hides under RCCL's smallest

@@ -209,6 +209,40 @@ void read_memory_figures(const Ref& r, Tables& t) {
       if (kind != "source") t.hbm_GBps_by_gpu[kind] = r["hbm_GBps_by_gpu"][kind].positive();
 }
 
+// protocol_ranges_across_nodes.rules: [{"from", "until", "gpus_per_node", "nics_per_node", "allreduce_ll128_scale_beyond_2_nodes",
+// "by_sm": {"<gfx>": {"ll128": bool, "<op>": {"ll_max", "ll128_min", "ll128_max"}}}}], releases in order.
+void read_proto_range_rules(const Ref& rules, Tables::Rccl& x) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto r = rules[i];
+    Tables::Rccl::ProtoRangeRule rule;
+    const auto from = parse_nccl_version(r["from"].string()), until = parse_nccl_version(r["until"].string());
+    if (!from) r["from"].bad("is not an RCCL release");
+    if (!until || !(*from < *until)) r["until"].bad("must be an RCCL release after 'from'");
+    if (!x.proto_ranges.empty() && *from < x.proto_ranges.back().until) r["from"].bad("overlaps the rule before");
+    rule.from = *from;
+    rule.until = *until;
+    rule.gpus_per_node = r["gpus_per_node"].integer(1, 64);
+    rule.nics_per_node = r["nics_per_node"].integer(1, 64);
+    rule.allreduce_ll128_scale = r["allreduce_ll128_scale_beyond_2_nodes"].positive();
+    const auto by_sm = r["by_sm"];
+    for (const auto& sm : by_sm.keys()) {
+      Tables::Rccl::ProtoRangeRule::Arch arch;
+      arch.ll128 = by_sm[sm]["ll128"].boolean();
+      for (const auto& op : by_sm[sm].keys()) {
+        if (op == "ll128") continue;
+        if (op != "allreduce" && op != "allgather" && op != "reducescatter") by_sm[sm][op].bad("is not allreduce, allgather or reducescatter");
+        const auto o = by_sm[sm][op];
+        Tables::Rccl::ProtoRange range{o["ll_max"].number(), o["ll128_min"].number(), o["ll128_max"].number()};
+        if (range.ll_max < 0 || range.ll128_min < 0) o.bad("must not be negative");
+        if (range.ll128_max < range.ll128_min) o["ll128_max"].bad("must not be below ll128_min");
+        arch.by_op[op] = range;
+      }
+      rule.by_sm[sm] = std::move(arch);
+    }
+    x.proto_ranges.push_back(std::move(rule));
+  }
+}
+
 void read_rccl(const Ref& r, Tables& t) {
   Tables::Rccl x;
   const char* rows[2] = {"one_or_two_nodes", "more_nodes"};
@@ -246,6 +280,7 @@ void read_rccl(const Ref& r, Tables& t) {
     x.direct.push_back(g);
   }
   if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
+  if (r.has("protocol_ranges_across_nodes")) read_proto_range_rules(r["protocol_ranges_across_nodes"]["rules"], x);
   t.rccl = x;
 }
 

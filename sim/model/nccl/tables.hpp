@@ -138,6 +138,23 @@ struct Tables {
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
     double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
+    // The protocol RCCL forces across nodes, by the size per rank, over what its tuner picked
+    // (rccl_wrap.cc rcclUpdateCollectiveProtocol; rccl.hpp rccl_forced_protocol): one rule per span of releases.
+    struct ProtoRange {
+      double ll_max = 0;                  // LL for sizes per rank in (0, ll_max]
+      double ll128_min = 0, ll128_max = 0; // LL128 for sizes per rank in (ll128_min, ll128_max], over LL
+    };
+    struct ProtoRangeRule {
+      std::array<int, 3> from{}, until{}; // releases [from, until)
+      int gpus_per_node = 0, nics_per_node = 0; // the node model the ranges come with (rome_models.cc)
+      double allreduce_ll128_scale = 1;   // allreduce's ll128_max times this beyond 2 nodes
+      struct Arch {
+        bool ll128 = false;                       // the node model sets ll128Enabled
+        std::map<std::string, ProtoRange> by_op; // allreduce, allgather, reducescatter
+      };
+      std::map<std::string, Arch> by_sm;  // gfx942, gfx950
+    };
+    std::vector<ProtoRangeRule> proto_ranges;
   };
   std::optional<Rccl> rccl;
   // GPU kind -> data-sheet memory GB/s (gpu_memory_GBps): the floor on NCCL's ring last primitive (ring_local.hpp)

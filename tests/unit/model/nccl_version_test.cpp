@@ -49,6 +49,10 @@ TEST_CASE("A trace's release comes from its NCCL version line or header, never f
   CHECK(nccl::nccl_version_in({"# hardware: 2 DGX-1", "# software: NCCL 2.5.6, CUDA 10.1"}) == "2.5.6");
   CHECK_FALSE(nccl::nccl_version_in({"# nccl version: not stated (2019; NCCL 2.4.x era)"}));
   CHECK_FALSE(nccl::nccl_version_in({"# nccl version: presumably 2.16.2 (not restated)"}));
+  // RCCL numbers its releases as NCCL's: a header's "rccl version:" and rccl-tests' own "RCCL version :" line.
+  CHECK(nccl::nccl_version_in({"# rccl version: 2.27.7-HEAD:0d2c4fd (the log); ROCm 7.2.0"}) == "2.27.7-HEAD");
+  CHECK(nccl::nccl_version_in({"RCCL version : 2.22.3-HEAD:7d8d67c"}) == "2.22.3-HEAD");
+  CHECK_FALSE(nccl::nccl_version_in({"# rccl version: not printed (ROCm 6.4.1 module)"}));
 }
 
 TEST_CASE("nccl_version_in reads the library code nccl-tests and rccl-tests print") {
