@@ -89,7 +89,7 @@ Topology without_p2p(const Topology& t, const std::string& who) {
 
 namespace {
 std::optional<PathClass> g_level;
-constexpr std::string_view kClassNames[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
+constexpr std::string_view kClassNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
 
 bool joined_directly(const Topology& t, int a, int b) {
   const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
@@ -140,12 +140,17 @@ PathClass path_class(const Topology& t, int gpu_a, int gpu_b) {
 }
 
 PathClass p2p_level_from(const std::string& text, const std::string& who) {
-  for (int i = 0; i < 6; ++i)
+  for (std::size_t i = 0; i < std::size(kClassNames); ++i)
     if (text == kClassNames[i]) return static_cast<PathClass>(i);
   if (text == "NODE") return PathClass::Phb;
+  // NCCL's levelsOldToNew: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS, 5 SYS; a larger number is taken as 5.
   constexpr PathClass kOld[] = {PathClass::Loc, PathClass::Pix, PathClass::Pxb, PathClass::Phb, PathClass::Sys, PathClass::Sys};
-  if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kOld[text[0] - '0'];
-  fail("{}: '{}' is not a P2P level (LOC, NVL, PIX, PXB, PHB, SYS, or 0-5)", who, text);
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const auto first = text.find_first_not_of('0');
+    const std::string digits = first == std::string::npos ? "0" : text.substr(first);
+    return digits.size() > 1 ? PathClass::Sys : kOld[std::min(5, digits[0] - '0')];
+  }
+  fail("{}: '{}' is not a P2P level (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or a number)", who, text);
 }
 
 Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who) {
