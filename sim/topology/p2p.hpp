@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/topology/topology.hpp"
 
@@ -33,6 +34,18 @@ enum class PathClass { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
 std::string_view name(PathClass c);
 // The class of the path P2P between GPUs a and b would take (PCIe links only, unless NVL joins them).
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b);
+// The same for many pairs of one topology: each node's links listed once (`t` must outlive it).
+class PathClassifier {
+ public:
+  explicit PathClassifier(const Topology& t);
+  PathClass operator()(int gpu_a, int gpu_b) const;
+
+ private:
+  NodeKind kind(int n) const;
+  bool nvl(int a, int b) const;
+  const Topology& t_;
+  std::vector<std::vector<int>> incident_; // link ids at each node
+};
 // NCCL_P2P_LEVEL as NCCL reads it (paths.cc ncclGetLevel): a class name LOC .. SYS (NODE taken as PHB,
 // nvidia-smi's name for it), or the old numbers, a digit string: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS.
 // Throws Error naming `who` (NCCL ignores what it cannot read; ccsim refuses it).

@@ -214,7 +214,7 @@ std::optional<P2pLevel> Builder::p2p_level_of(const metrics::RunConfig& cfg) {
 
 std::string Builder::p2p_note(const metrics::RunConfig& cfg) {
   const auto level = p2p_level_of(cfg);
-  if (!level) return "";
+  if (!level || is_p2p(cfg.op)) return ""; // sends and receives: no ring hops to name (p2p_level.hpp)
   const auto hops = shm_ring_hops(topo_, graph(cfg), level->level);
   return hops.empty() && !level->user ? "" : ", " + describe_p2p(*level, hops);
 }

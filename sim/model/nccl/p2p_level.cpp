@@ -1,6 +1,7 @@
 #include "sim/model/nccl/p2p_level.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -33,12 +34,16 @@ P2pLevel p2p_level_for(const topology::Topology& t, const Graph& g, const std::v
 
 std::vector<std::pair<int, int>> shm_ring_hops(const topology::Topology& t, const Graph& g, topology::PathClass level) {
   std::vector<std::pair<int, int>> out;
+  if (t.link_formula() || level == PathClass::Sys) return out; // generated crossbars and tori: no host side
   std::set<std::pair<int, int>> seen;
+  std::optional<topology::PathClassifier> path_class; // built at the first hop inside a host
   const auto host = [&](int gpu) { return g.host_of_gpu.empty() ? 0 : g.host_of_gpu[static_cast<std::size_t>(gpu)]; };
   for (const auto& ring : g.rings)
     for (std::size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {
       const int a = ring[i], b = ring[(i + 1) % ring.size()];
-      if (a == b || host(a) != host(b) || topology::path_class(t, a, b) <= level) continue;
+      if (a == b || host(a) != host(b)) continue;
+      if (!path_class) path_class.emplace(t);
+      if ((*path_class)(a, b) <= level) continue;
       if (seen.insert({a, b}).second) out.emplace_back(a, b);
     }
   return out;

@@ -120,3 +120,12 @@ TEST_CASE("NCCL_P2P_LEVEL on a launch line is the trace's, in a comment it is no
   const auto info = trace::parse_trace("host:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to PHB\n" + rows, "i.txt", {schedule::Op::AllReduce, 8, false});
   CHECK(info.env.at("NCCL_P2P_LEVEL") == "PHB");
 }
+
+TEST_CASE("GPUs on two NVSwitch baseboards joined by NVLink are NVL to each other (DGX-2), so no hop of theirs is SHM") {
+  // NCCL's topology of a DGX-2 puts all 16 GPUs behind NVSwitches: every pair NVL. ccsim's drawing has each
+  // baseboard's switches and NVLinks between the two sets; the PCIe path between baseboards crosses the sockets.
+  const auto t = topology::resolve_topology("dgx2");
+  CHECK(topology::path_class(t, 0, 1) == PathClass::Nvl);
+  CHECK(topology::path_class(t, 7, 8) == PathClass::Nvl);
+  CHECK(topology::path_class(t, 15, 1) == PathClass::Nvl);
+}
