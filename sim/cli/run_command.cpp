@@ -40,7 +40,9 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
   app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
                                        "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed");
   app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,
-                                       "As NCCL_P2P_LEVEL (LOC, NVL, PIX, PXB, PHB, SYS or 0-5): a GPU with a peer on a farther PCIe path copies through host memory");
+                                       "As NCCL_P2P_LEVEL (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or NCCL's old numbers 0-5): --model nccl runs "
+                                       "each GPU pair on a farther path through host memory (SHM), the others P2P. Default: NCCL's own level "
+                                       "for the release and host (PXB; SYS on an AMD host with 2 GPUs; compare: the trace's NCCL_P2P_LEVEL)");
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5; A..B is a range)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");

@@ -55,6 +55,7 @@ struct RunOptions {
   RunRows* result = nullptr;
   int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
   std::string nccl_version;       // --nccl-version for --model nccl (compare: else the trace's own line)
+  std::string trace_p2p_level;    // compare/calibrate: the trace's NCCL_P2P_LEVEL, applied to its machine (--p2p-level wins)
 };
 
 // --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/proto_list.hpp"
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
 
 namespace ccsim::cli {
@@ -33,6 +34,12 @@ trace::Hints trace_hints(const TraceOptions& t) {
 
 TraceRun setup_trace_run(const RunOptions& o_in, trace::Trace trace, const std::string& trace_path, const std::string& topo_spec) {
   TraceRun r{std::move(trace), topology::resolve_topology(topo_spec), {}};
+  // The trace's NCCL_P2P_LEVEL (apply_trace_env), as --p2p-level would have set it.
+  if (!o_in.trace_p2p_level.empty()) {
+    const auto level = topology::p2p_level_from(o_in.trace_p2p_level, "NCCL_P2P_LEVEL in the trace");
+    if (level == topology::PathClass::Loc) r.topo = topology::without_p2p(r.topo, "NCCL_P2P_LEVEL=LOC in the trace");
+    else r.topo.p2p_level = static_cast<int>(level);
+  }
   const auto& tr = r.trace;
   if (tr.rows.empty())
     fail("{}: no nccl-tests rows to compare ({} NCCL ring hops only)", trace_path, tr.ring_hops.size());
@@ -181,6 +188,19 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     applied.push_back("NCCL INFO: 0 nvls channels (applied: --nvls off)");
   } else if (info.nvls_channels > 0) {
     applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
+  }
+  if (const auto it = t.env.find("NCCL_P2P_LEVEL"); nccl && it != t.env.end()) {
+    if (topology::p2p_level()) {
+      applied.push_back("the trace states NCCL_P2P_LEVEL=" + it->second + "; --p2p-level given wins");
+    } else {
+      try {
+        topology::p2p_level_from(it->second, "NCCL_P2P_LEVEL in the trace");
+        run.trace_p2p_level = it->second;
+        applied.push_back("applied NCCL_P2P_LEVEL=" + it->second + " from the trace: --p2p-level " + it->second);
+      } catch (const Error& e) {
+        applied.push_back(std::string("not applied: ") + e.what());
+      }
+    }
   }
   if (nccl) apply_trace_release(run, t, applied);
   apply_trace_collnet(run, t, applied);

@@ -89,40 +89,54 @@ Topology without_p2p(const Topology& t, const std::string& who) {
 
 namespace {
 std::optional<PathClass> g_level;
-constexpr std::string_view kClassNames[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "SYS"};
+constexpr std::string_view kClassNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
 
-bool joined_directly(const Topology& t, int a, int b) {
-  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
-  std::vector<int> switches_a;
-  for (const auto& l : t.links) {
-    const bool gpu_link = is_nvlink(l.type) || l.type == LinkType::Xgmi;
-    if (gpu_link && ((l.a == a && l.b == b) || (l.a == b && l.b == a))) return true;
-    if (gpu_link && (l.a == a || l.b == a) && kind(l.a == a ? l.b : l.a) == NodeKind::NvSwitch) switches_a.push_back(l.a == a ? l.b : l.a);
-  }
-  for (const auto& l : t.links)
-    if ((is_nvlink(l.type)) && (l.a == b || l.b == b) &&
-        std::find(switches_a.begin(), switches_a.end(), l.a == b ? l.b : l.a) != switches_a.end())
-      return true;
-  return false;
-}
 } // namespace
 
 std::string_view name(PathClass c) { return kClassNames[static_cast<int>(c)]; }
 
-PathClass path_class(const Topology& t, int gpu_a, int gpu_b) {
-  const int a = t.gpu_node(gpu_a), b = t.gpu_node(gpu_b);
+PathClassifier::PathClassifier(const Topology& t) : t_(t), incident_(t.nodes.size()) {
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    incident_[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
+    incident_[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
+  }
+}
+
+NodeKind PathClassifier::kind(int n) const { return t_.nodes[static_cast<std::size_t>(n)].kind; }
+
+// A direct NVLink/xGMI link, or NVLink through NVSwitches only: one plane, or switches joined by NVLink (a
+// DGX-2's two baseboards), all NCCL's NVL.
+bool PathClassifier::nvl(int a, int b) const {
+  std::vector<char> seen(t_.nodes.size(), 0);
+  std::vector<int> queue{a};
+  seen[static_cast<std::size_t>(a)] = 1;
+  for (std::size_t q = 0; q < queue.size(); ++q)
+    for (const int i : incident_[static_cast<std::size_t>(queue[q])]) {
+      const auto& l = t_.links[static_cast<std::size_t>(i)];
+      if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
+      const int m = l.a == queue[q] ? l.b : l.a;
+      if (m == b) return true;
+      if (!seen[static_cast<std::size_t>(m)] && kind(m) == NodeKind::NvSwitch) {
+        seen[static_cast<std::size_t>(m)] = 1;
+        queue.push_back(m);
+      }
+    }
+  return false;
+}
+
+PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
+  const int a = t_.gpu_node(gpu_a), b = t_.gpu_node(gpu_b);
   if (a == b) return PathClass::Loc;
-  if (joined_directly(t, a, b)) return PathClass::Nvl;
+  if (nvl(a, b)) return PathClass::Nvl;
   // Fewest-hop path over PCIe and the sockets' links (never through another GPU or the network).
-  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
-  std::vector<int> prev(t.nodes.size(), -2);
+  std::vector<int> prev(t_.nodes.size(), -2);
   std::vector<int> queue{a};
   prev[static_cast<std::size_t>(a)] = -1;
   for (std::size_t q = 0; q < queue.size() && prev[static_cast<std::size_t>(b)] == -2; ++q) {
     const int n = queue[q];
     if (n != a && kind(n) == NodeKind::Gpu) continue;
-    for (const auto& l : t.links) {
-      if (l.a != n && l.b != n) continue;
+    for (const int i : incident_[static_cast<std::size_t>(n)]) {
+      const auto& l = t_.links[static_cast<std::size_t>(i)];
       const int m = l.a == n ? l.b : l.a;
       const bool socket = kind(n) == NodeKind::Cpu && kind(m) == NodeKind::Cpu;
       if (prev[static_cast<std::size_t>(m)] != -2 || !(is_pcie(l.type) || socket)) continue;
@@ -139,22 +153,30 @@ PathClass path_class(const Topology& t, int gpu_a, int gpu_b) {
   return cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
 }
 
+PathClass path_class(const Topology& t, int gpu_a, int gpu_b) { return PathClassifier(t)(gpu_a, gpu_b); }
+
 PathClass p2p_level_from(const std::string& text, const std::string& who) {
-  for (int i = 0; i < 6; ++i)
+  for (std::size_t i = 0; i < std::size(kClassNames); ++i)
     if (text == kClassNames[i]) return static_cast<PathClass>(i);
   if (text == "NODE") return PathClass::Phb;
+  // NCCL's levelsOldToNew: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 SYS, 5 SYS; a larger number is taken as 5.
   constexpr PathClass kOld[] = {PathClass::Loc, PathClass::Pix, PathClass::Pxb, PathClass::Phb, PathClass::Sys, PathClass::Sys};
-  if (text.size() == 1 && text[0] >= '0' && text[0] <= '5') return kOld[text[0] - '0'];
-  fail("{}: '{}' is not a P2P level (LOC, NVL, PIX, PXB, PHB, SYS, or 0-5)", who, text);
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const auto first = text.find_first_not_of('0');
+    const std::string digits = first == std::string::npos ? "0" : text.substr(first);
+    return digits.size() > 1 ? PathClass::Sys : kOld[std::min(5, digits[0] - '0')];
+  }
+  fail("{}: '{}' is not a P2P level (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or a number)", who, text);
 }
 
 Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who) {
   if (level == PathClass::Loc) return without_p2p(t, who);
   std::vector<bool> staged(t.nodes.size(), false);
   bool any = false;
+  const PathClassifier path_class(t);
   for (int g = 0; g < t.num_gpus(); ++g)
     for (int h = 0; h < t.num_gpus(); ++h)
-      if (g != h && path_class(t, g, h) > level) staged[static_cast<std::size_t>(t.gpu_node(g))] = any = true;
+      if (g != h && path_class(g, h) > level) staged[static_cast<std::size_t>(t.gpu_node(g))] = any = true;
   if (!any) return t;
   Topology out = t;
   for (auto& l : out.links) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/topology/topology.hpp"
 
@@ -26,19 +27,35 @@ bool p2p_disabled();
 
 // NCCL's path types between two GPUs, as far as P2P goes (src/graph/topo.h, paths.cc): LOC the same GPU,
 // NVL a direct NVLink/xGMI link or a shared NVSwitch, PIX one PCIe switch, PXB several PCIe switches
-// without the CPU, PHB through a CPU's host bridge, SYS across the CPU sockets' link.
-enum class PathClass { Loc, Nvl, Pix, Pxb, Phb, Sys };
+// without the CPU, PHB through a CPU's host bridge, SYS across the CPU sockets' link. NVB (NVLink through
+// a GPU), C2C, P2C and PXN are NCCL's classes in between (v2.29.7-1 topo.h PATH_*, in that order):
+// path_class never answers them, but NCCL_P2P_LEVEL may name them.
+enum class PathClass { Loc, Nvl, Nvb, C2c, Pix, Pxb, P2c, Pxn, Phb, Sys };
 std::string_view name(PathClass c);
 // The class of the path P2P between GPUs a and b would take (PCIe links only, unless NVL joins them).
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b);
-// NCCL_P2P_LEVEL's values: LOC, NVL, PIX, PXB, PHB, SYS (NODE taken as PHB, nvidia-smi's name for it),
-// or the old numbers 0-5 (LOC, PIX, PXB, PHB, SYS, SYS). Throws Error naming `who`.
+// The same for many pairs of one topology: each node's links listed once (`t` must outlive it).
+class PathClassifier {
+ public:
+  explicit PathClassifier(const Topology& t);
+  PathClass operator()(int gpu_a, int gpu_b) const;
+
+ private:
+  NodeKind kind(int n) const;
+  bool nvl(int a, int b) const;
+  const Topology& t_;
+  std::vector<std::vector<int>> incident_; // link ids at each node
+};
+// NCCL_P2P_LEVEL as NCCL reads it (paths.cc ncclGetLevel): a class name LOC .. SYS (NODE taken as PHB,
+// nvidia-smi's name for it), or the old numbers, a digit string: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS.
+// Throws Error naming `who` (NCCL ignores what it cannot read; ccsim refuses it).
 PathClass p2p_level_from(const std::string& text, const std::string& who);
 // NCCL_P2P_LEVEL=level: GPUs with a peer farther than `level` copy to it through host memory (SHM); as
 // NCCL picks per pair but ccsim's links are per GPU, such a GPU's PCIe link runs at its generation's
 // host-staged speed for all its traffic, marked Link::host_staged. LOC is --p2p off (without_p2p).
 Topology with_p2p_level(const Topology& t, PathClass level, const std::string& who);
-// `--p2p-level LEVEL`: resolve_topology applies with_p2p_level while set.
+// `--p2p-level LEVEL`: resolve_topology records it in Topology::p2p_level while set (LOC: without_p2p), for
+// --model nccl to apply per GPU pair.
 void set_p2p_level(const std::string& text);
 std::optional<PathClass> p2p_level();
 

@@ -72,6 +72,10 @@ class Topology {
   // xGMI are taken as AMD's and any other host as Intel's (model::nccl::cpu_is_amd). NCCL reads the vendor
   // from the CPU itself (xml.cc cpuid), so a one-socket host has one too.
   std::string cpu_vendor;
+  // NCCL_P2P_LEVEL as the user set it (--p2p-level; a topology::PathClass, p2p.hpp), -1 unset: NCCL's own
+  // default for the host, release and GPU count. --model nccl applies it per GPU pair (a pair farther than
+  // the level runs NCCL's SHM transport: sim/model/nccl/p2p_level.hpp); other models see the drawing.
+  int p2p_level = -1;
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;

@@ -291,7 +291,12 @@ Topology resolve_as_drawn(const std::string& spec);
 
 Topology resolve_topology(const std::string& spec) {
   if (p2p_disabled()) return without_p2p(resolve_as_drawn(spec), "--p2p off");
-  if (const auto level = p2p_level()) return with_p2p_level(resolve_as_drawn(spec), *level, "--p2p-level");
+  if (const auto level = p2p_level()) {
+    if (*level == PathClass::Loc) return without_p2p(resolve_as_drawn(spec), "--p2p-level LOC");
+    Topology t = resolve_as_drawn(spec); // NCCL picks P2P or SHM per pair: the nccl model applies the level
+    t.p2p_level = static_cast<int>(*level);
+    return t;
+  }
   return resolve_as_drawn(spec);
 }
 

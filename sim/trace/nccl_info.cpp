@@ -147,6 +147,28 @@ void parse_env_facts(std::string_view line, Trace& t) {
     }
     if (found && !v.empty()) t.env[std::string(key)] = std::string(v.substr(0, 40));
   }
+  // NCCL_P2P_LEVEL also where a launch line sets it among others ("CUDA_VISIBLE_DEVICES=1,2 NCCL_P2P_LEVEL=SYS
+  // ./all_reduce_perf", "mpirun ... -x NCCL_P2P_LEVEL=NVL"), and as ncclGetLevel logs it ("NCCL_P2P_LEVEL set by
+  // environment to SYS"); never from a '#' comment, which may only talk about it.
+  constexpr std::string_view kLevel = "NCCL_P2P_LEVEL";
+  const std::string by_env = std::string(kLevel) + " set by environment to ";
+  std::size_t at = std::string_view::npos, from = 0;
+  if (const auto e = line.find(by_env); nccl_info && e != std::string_view::npos) {
+    at = e + by_env.size();
+  } else if (!nccl_info && !line.empty() && line.front() != '#') {
+    for (auto k = line.find(std::string(kLevel) + "="); k != std::string_view::npos; k = line.find(std::string(kLevel) + "=", from)) {
+      from = k + 1;
+      if (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t') {
+        at = k + kLevel.size() + 1;
+        break;
+      }
+    }
+  }
+  if (at != std::string_view::npos) {
+    auto v = line.substr(at);
+    v = v.substr(0, std::min(v.find_first_of(" \t\"'`,."), v.size()));
+    if (!v.empty()) t.env[std::string(kLevel)] = std::string(v.substr(0, 8));
+  }
 }
 
 } // namespace ccsim::trace

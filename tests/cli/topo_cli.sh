@@ -31,7 +31,7 @@ diff <(grep -v '^#' "$tmp/c1.txt") <(grep -v '^#' "$tmp/c2.txt") >/dev/null || f
 
 # Host-staged ports: `topo show` marks them, and a user's own file says which ports are staged whatever
 # their speed: 2 GPUs on Gen4 ports drawn at 6 GB/s, staged, run an allreduce at 6 x 2/3 = 4.00 GB/s busbw
-# (NCCL's SHM ring loop, sim/model/nccl/shm.hpp); unstaged, at the full 6.00.
+# (NCCL's SHM ring loop, sim/model/nccl/shm.hpp); unstaged and P2P, at the full 6.00.
 [ "$("$ccsim" topo show "machine:gpu=a40,gpus=2,intra=pcie,p2p=off" | grep -c 'host-staged (SHM)')" -eq 2 ] ||
   fail "topo show marks the 2 staged GPU ports of a p2p=off machine"
 [ "$("$ccsim" topo show "machine:gpu=a40,gpus=2,intra=pcie" | grep -c 'host-staged')" -eq 0 ] || fail "no staged port with P2P"
@@ -42,9 +42,12 @@ for staged in true false; do
            {"a": "gpu1", "b": "cpu", "type": "pcie4", "bw": "6GB/s", "latency": "5.5us", "host_staged": $staged}]}
 EOF
 done
-bus() { "$ccsim" --topo "$1" --model nccl -b 1G -e 1G | awk '/^ *[0-9]/ {print $8}'; }
+bus() { "$ccsim" --topo "$1" --model nccl -b 1G -e 1G "${@:2}" | awk '/^ *[0-9]/ {print $8}'; }
 [ "$(bus "$tmp/s-true.json")" = "4.00" ] || fail "staged 6 GB/s ports: allreduce busbw $(bus "$tmp/s-true.json"), want 4.00"
-[ "$(bus "$tmp/s-false.json")" = "6.00" ] || fail "P2P 6 GB/s ports: allreduce busbw $(bus "$tmp/s-false.json"), want 6.00"
+# Unstaged, the pair (two root ports of one CPU: PHB) is still beyond NCCL's default P2P level (PXB): SHM, 4.00;
+# at NCCL_P2P_LEVEL=SYS it is P2P at the full 6.00.
+[ "$(bus "$tmp/s-false.json")" = "4.00" ] || fail "PHB pair at NCCL's default level: allreduce busbw $(bus "$tmp/s-false.json"), want 4.00"
+[ "$(bus "$tmp/s-false.json" --p2p-level SYS)" = "6.00" ] || fail "P2P 6 GB/s ports: allreduce busbw $(bus "$tmp/s-false.json" --p2p-level SYS), want 6.00"
 
 # DOT.
 "$ccsim" topo show dgx1-v100 --dot >"$tmp/g.dot" || fail "topo show --dot"

@@ -191,7 +191,11 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   const double inter = per_hop ? net_hop_us(tab_, algo, proto) : 0.0;
   // A fitted latency multiplier scales NCCL's figures for the protocol, the network hop's included.
   const double lat = per_hop ? opt_.params.proto_latency(name(proto)) : 1.0;
-  const bool staging = stages_through_host(topo_);
+  // Ring and tree hops between GPUs farther apart than the P2P level run NCCL's SHM transport: their ports
+  // stage through host memory in this view (p2p_level.hpp), the other hops stay P2P.
+  if (algo == Algo::Ring || algo == Algo::Tree)
+    if (const auto level = p2p_level_of(cfg)) stage_shm_ports(v->topo, shm_ring_hops(topo_, g, level->level));
+  const bool staging = stages_through_host(v->topo);
   for (auto& l : v->topo.links) {
     // NCCL's view of the link, but never more than the link as drawn carries (a host-staged copy, a
     // slow bridge): busbw must not exceed what the hardware can carry. A socket link carries NCCL's
@@ -217,6 +221,19 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   v->router = &drawn_router();
   views_.push_back(std::move(v));
   return *views_.back();
+}
+
+std::optional<P2pLevel> Builder::p2p_level_of(const metrics::RunConfig& cfg) {
+  if (tab_.rccl && topo_.p2p_level < 0) return std::nullopt;
+  static const std::vector<int> kNone;
+  return p2p_level_for(topo_, graph(cfg), cfg.placements.empty() ? kNone : cfg.placements.front(), release_);
+}
+
+std::string Builder::p2p_note(const metrics::RunConfig& cfg) {
+  const auto level = p2p_level_of(cfg);
+  if (!level || is_p2p(cfg.op)) return ""; // sends and receives: no ring hops to name (p2p_level.hpp)
+  const auto hops = shm_ring_hops(topo_, graph(cfg), level->level);
+  return hops.empty() && !level->user ? "" : ", " + describe_p2p(*level, hops);
 }
 
 // Whether the network's transport forces NCCL_PROTO=simple: a fact of the drawing, looked up once, not per size.
@@ -265,9 +282,14 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
          "the copy nothing)", schedule::to_string(cfg.op));
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
   if (is_p2p(cfg.op) && p >= 2) {
-    if (!p2p_)
-      p2p_ = std::make_unique<P2pPlanner>(topo_, tab_, opt_.params, opt_.relay_gpus,
+    if (!p2p_) {
+      // Sends and receives under the user's level: a GPU with any peer beyond it stages its port (as before
+      // the level went per pair for rings). NCCL's default level is not applied to them yet.
+      if (topo_.p2p_level >= 0)
+        p2p_topo_ = topology::with_p2p_level(topo_, static_cast<topology::PathClass>(topo_.p2p_level), "--p2p-level");
+      p2p_ = std::make_unique<P2pPlanner>(p2p_topo_ ? *p2p_topo_ : topo_, tab_, opt_.params, opt_.relay_gpus,
                                           p2p_ll_in_release(release_));
+    }
     const Graph& ring = p2p_->ring_graph(cfg.placements, g, opt_.gpu_arch);
     const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),
                                                 ring.arch, ring.nodes, ring.bw, opt_.channels > 0);

@@ -22,6 +22,7 @@
 #include "sim/model/nccl/collnet.hpp"
 #include "sim/model/nccl/graph.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/p2p_level.hpp"
 #include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/rings_v24.hpp"
 #include "sim/model/nccl/tuning.hpp"
@@ -70,7 +71,8 @@ class Builder final : public metrics::PlanBuilder {
   std::string describe(const metrics::RunConfig& cfg) override {
     const std::string g = graph(cfg).describe();
     return g + (release_rings_ ? ", " + nccl::describe(*release_rings_) : "") + describe_collnet(collnet_) +
-           (opt_.protos.restricted() ? ", NCCL_PROTO=" + opt_.protos.stated + " (" + opt_.protos.allowed_names() + ")" : "");
+           (opt_.protos.restricted() ? ", NCCL_PROTO=" + opt_.protos.stated + " (" + opt_.protos.allowed_names() + ")" : "") +
+           p2p_note(cfg);
   }
   const Graph& graph(const metrics::RunConfig& cfg);
 
@@ -96,6 +98,11 @@ class Builder final : public metrics::PlanBuilder {
   Time host_issue() const;
   std::vector<engine::RunPlan> plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size);
   topology::Router& drawn_router();
+  // The P2P level NCCL applies per GPU pair here (p2p_level.hpp): the user's, else NCCL's default; none for
+  // RCCL without the user's (RCCL's own default is not modelled: the drawing's transports stand).
+  std::optional<P2pLevel> p2p_level_of(const metrics::RunConfig& cfg);
+  // ", P2P level PXB (NCCL's default): SHM gpu3->gpu4, ..." where a ring hop runs SHM or the user set a level.
+  std::string p2p_note(const metrics::RunConfig& cfg);
   bool simple_only_net(Arch arch);
   int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
 
@@ -116,6 +123,7 @@ class Builder final : public metrics::PlanBuilder {
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
   std::string rccl_sm_;                      // the AMD GPU's generation (gfx942, ...); "" elsewhere
   std::optional<int> rccl_nics_per_node_;    // rccl_nics_per_node's answer
+  std::optional<topology::Topology> p2p_topo_; // what p2p_ sees under the user's level (per GPU port)
 };
 
 } // namespace ccsim::model::nccl

@@ -9,6 +9,8 @@
 //    sm90SpeedArrayIntra {60,50,40,30,24,20,...} gives 20.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
+
+#include "sim/topology/p2p.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -60,8 +62,16 @@ TEST_CASE("The replay of 8 RTX 4090 with P2P off runs at NCCL's 15 GB/s across t
 // search is as with P2P off (the hop's total is NCCL's 16, Ampere's speed 15, one channel, so the replay runs
 // every link at 15/16 of its figure); the ring's slowest hop is then a GPU's PCIe Gen4 port at NCCL's 24, not
 // the sockets' 4 x 36 GB/s drawn xGMI: busbw 24 x 15/16 = 22.5 (5d108a0 capped the hop at 16 x 15/16 = 15).
+// P2P across the sockets takes NCCL_P2P_LEVEL=SYS (as the RTX 5090 run it follows): at NCCL's default level
+// (PXB, 8 GPUs on an AMD host) the crossing hops run SHM and the socket figure binds again, 15.0.
 TEST_CASE("P2P across EPYC sockets replays at the PCIe ports, the search at NCCL's 16") {
-  const auto t = topology::resolve_topology("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
+  auto t = topology::resolve_topology("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
+  {
+    nccl::Builder dflt(t, {});
+    CHECK(metrics::run(dflt, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 8, Bytes{1} << 30, 4)).bw.busbw_GBps ==
+          doctest::Approx(15.0).epsilon(0.02));
+  }
+  t.p2p_level = static_cast<int>(topology::PathClass::Sys);
   const auto g = graph_of("machine:gpu=rtx4090,gpus=8,intra=pcie,p2p=on,sockets=2,cpu=amd");
   CHECK(g.channels == 1);
   CHECK(g.bw == doctest::Approx(15.0));

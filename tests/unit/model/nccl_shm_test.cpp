@@ -8,7 +8,7 @@
 //  * 8 RTX 4090 with P2P off: 19.5 x 14/15 = 18.2 stays above NCCL's 15 GB/s across the sockets, which binds.
 //  * broadcast and reduce run one primitive per chunk on every rank of the chain (NCCL src/device/broadcast.h,
 //    reduce.h), so a staged port carries its full speed: share 1.
-//  * which port is staged is the link's host_staged flag, whatever its speed.
+//  * which port is staged is the link's host_staged flag, whatever its speed, or a hop beyond NCCL's P2P level.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -75,13 +75,19 @@ TEST_CASE("SHM follows the link's host_staged flag, not its speed") {
   // search speed (the largest of 40, 30, 20, 18, ... GB/s at most 19.5) binds: 18.0.
   auto t = topology::resolve_topology("machine:gpu=rtx4090,gpus=2,intra=pcie,p2p=off");
   CHECK(busbw(t, Op::AllReduce, 2) == doctest::Approx(13.0).epsilon(0.02));
+  // Cleared, the pair (two root ports of one CPU: PHB) is still beyond NCCL's default level PXB, so it runs
+  // SHM by the level (p2p_level.hpp): 13.0 again. At NCCL_P2P_LEVEL=SYS it is P2P.
   for (auto& l : t.links) l.host_staged = false;
+  CHECK(busbw(t, Op::AllReduce, 2) == doctest::Approx(13.0).epsilon(0.02));
+  t.p2p_level = static_cast<int>(topology::PathClass::Sys);
   CHECK(busbw(t, Op::AllReduce, 2) == doctest::Approx(18.0).epsilon(0.02));
   // Staged ports at 6 GB/s, a speed that is no generation's staged speed: 6 x 2/3 = 4.0 and 6 x 1/2 = 3.0;
   // unstaged, the allreduce carries the whole 6.
   CHECK(busbw(box_at_6GBps(2, true), Op::AllReduce, 2) == doctest::Approx(4.0).epsilon(0.02));
   CHECK(busbw(box_at_6GBps(2, true), Op::AllGather, 2) == doctest::Approx(3.0).epsilon(0.02));
-  CHECK(busbw(box_at_6GBps(2, false), Op::AllReduce, 2) == doctest::Approx(6.0).epsilon(0.02));
+  auto p2p = box_at_6GBps(2, false);
+  p2p.p2p_level = static_cast<int>(topology::PathClass::Sys); // NCCL_P2P_LEVEL=SYS: P2P through the CPU
+  CHECK(busbw(p2p, Op::AllReduce, 2) == doctest::Approx(6.0).epsilon(0.02));
 }
 
 TEST_CASE("Broadcast and reduce chains carry the full staged speed on SHM") {
