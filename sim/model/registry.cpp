@@ -8,6 +8,7 @@
 #include "sim/model/nccl/builder.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/tables.hpp"
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model {
@@ -21,13 +22,21 @@ bool scales_links(const ParamSet& p) {
   return false;
 }
 
-// A plain network model on the topology, or on a copy scaled by the parameter set when it scales any link
-// (a million-GPU crossbar is not copied for nothing), with its own router.
+// The copy a plain model runs on, when it needs one (a million-GPU crossbar is not copied for nothing): under a
+// user's --p2p-level every port of a GPU with a peer beyond the level copies through host memory (a plain model
+// has no per-pair transport; the nccl model applies the level per ring hop), then the parameter set's link scaling.
+std::optional<topology::Topology> adapted_topology(const topology::Topology& t, const ParamSet& p) {
+  std::optional<topology::Topology> out;
+  if (t.p2p_level >= 0) out = topology::with_p2p_level(t, static_cast<topology::PathClass>(t.p2p_level), "--p2p-level");
+  if (scales_links(p)) out = scaled_topology(out ? *out : t, p);
+  return out;
+}
+
+// A plain network model on the topology, or on its adapted copy, with its own router.
 class PlainModel final : public metrics::PlanBuilder {
  public:
   PlainModel(const topology::Topology& t, const engine::NetworkEntry& net, const ModelOptions& o)
-      : scaled_(scales_links(o.params) ? std::optional(scaled_topology(t, o.params)) : std::nullopt),
-        topo_(scaled_ ? *scaled_ : t), router_(topo_),
+      : adapted_(adapted_topology(t, o.params)), topo_(adapted_ ? *adapted_ : t), router_(topo_),
         builder_(topo_, router_, net, from_us(o.params.step_us),
                  from_us(o.params.launch_us + o.params.launch_per_gpu_us * o.gpus_per_thread)),
         fitted_(!o.params.origin.empty()) {
@@ -42,8 +51,8 @@ class PlainModel final : public metrics::PlanBuilder {
   }
 
  private:
-  std::optional<topology::Topology> scaled_;
-  const topology::Topology& topo_; // scaled_, or the caller's topology
+  std::optional<topology::Topology> adapted_;
+  const topology::Topology& topo_; // adapted_, or the caller's topology
   topology::Router router_;
   metrics::PlainBuilder builder_;
   bool fitted_;

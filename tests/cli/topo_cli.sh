@@ -48,6 +48,11 @@ bus() { "$ccsim" --topo "$1" --model nccl -b 1G -e 1G "${@:2}" | awk '/^ *[0-9]/
 # at NCCL_P2P_LEVEL=SYS it is P2P at the full 6.00.
 [ "$(bus "$tmp/s-false.json")" = "4.00" ] || fail "PHB pair at NCCL's default level: allreduce busbw $(bus "$tmp/s-false.json"), want 4.00"
 [ "$(bus "$tmp/s-false.json" --p2p-level SYS)" = "6.00" ] || fail "P2P 6 GB/s ports: allreduce busbw $(bus "$tmp/s-false.json" --p2p-level SYS), want 6.00"
+# The plain models have no per-pair transport: --p2p-level stages every port of a GPU with a peer beyond the level
+# (8 L40S on 2 sockets: every GPU has a SYS peer, so PIX stages all 8 ports) and never is a silent no-op there.
+plain_bus() { "$ccsim" --topo machine:gpu=l40s,gpus=8,cpu=amd -b 1G -e 1G "$@" | awk '/^ *[0-9]/ {print $8}'; }
+awk -v a="$(plain_bus --p2p-level PIX)" -v b="$(plain_bus --p2p-level SYS)" 'BEGIN {exit !(a + 0 < b + 0)}' ||
+  fail "default model: --p2p-level PIX ($(plain_bus --p2p-level PIX) GB/s) must be slower than SYS ($(plain_bus --p2p-level SYS))"
 
 # DOT.
 "$ccsim" topo show dgx1-v100 --dot >"$tmp/g.dot" || fail "topo show --dot"
