@@ -16,10 +16,7 @@
 set -u
 ccsim="$1"
 fail=0
-time_of() { "$@" 2>&1 | awk '$1 ~ /^[0-9]+$/ && NF >= 9 { print $6; exit }'; }
-near() { # near NAME GOT WANT: within 0.05 us
-  awk -v g="$2" -v w="$3" 'BEGIN { exit !(g != "" && g - w < 0.05 && w - g < 0.05) }' || { echo "FAIL $1: got '$2' us, want $3"; fail=1; }
-}
+. "$(dirname "$0")/replay_time.sh" # time_of CMD..., near NAME GOT WANT
 
 got=$(time_of "$ccsim" --topo machine:gpu=mi300x,gpus=2 --model nccl --params none -b 64M -e 64M --nccl-algo ring --nccl-proto LL)
 near "2 x MI300X ring/LL 64 MiB" "$got" 3368.24

@@ -6,7 +6,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <tuple>
+#include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/data_dir.hpp"
@@ -110,16 +114,22 @@ void read_ll128_rules(const Ref& rules, Tables& t) {
   }
 }
 
+// A rule's "from" and "until" releases of `product` (NCCL, RCCL): from before until, and not before the end of
+// the rule above (`previous_until`, none for the first rule).
+std::pair<NcclVersion, NcclVersion> release_range(const Ref& r, const std::optional<NcclVersion>& previous_until, const char* product) {
+  const auto from = parse_nccl_version(r["from"].string()), until = parse_nccl_version(r["until"].string());
+  if (!from) r["from"].bad(fmt::format("is not an {} release", product));
+  if (!until || !(*from < *until)) r["until"].bad(fmt::format("must be an {} release after 'from'", product));
+  if (previous_until && *from < *previous_until) r["from"].bad("overlaps the rule before");
+  return {*from, *until};
+}
+
 void read_threshold_rules(const Ref& rules, Tables& t) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto r = rules[i];
     Tables::ThresholdRule rule;
-    const auto from = parse_nccl_version(r["from"].string()), until = parse_nccl_version(r["until"].string());
-    if (!from) r["from"].bad("is not an NCCL release");
-    if (!until || !(*from < *until)) r["until"].bad("must be an NCCL release after 'from'");
-    if (!t.threshold_choice_by_version.empty() && *from < t.threshold_choice_by_version.back().until) r["from"].bad("overlaps the rule before");
-    rule.from = *from;
-    rule.until = *until;
+    std::tie(rule.from, rule.until) = release_range(
+        r, t.threshold_choice_by_version.empty() ? std::nullopt : std::optional(t.threshold_choice_by_version.back().until), "NCCL");
     rule.ll_min_threads = r["ll_min_threads"].integer(1, 1024);
     rule.ll_max_threads = r["ll_max_threads"].integer(rule.ll_min_threads, 1024);
     rule.ll_channel_threshold = r["ll_channel_threshold"].integer(1, 1 << 20);
@@ -171,15 +181,11 @@ void read_nvls(const Ref& r, Tables& t) {
       const auto rules = tr["tuner_by_release"]["rules"];
       for (std::size_t i = 0; i < rules.size(); ++i) {
         const auto rr = rules[i];
-        const auto from = parse_nccl_version(rr["from"].string()), until = parse_nccl_version(rr["until"].string());
-        if (!from) rr["from"].bad("is not an NCCL release");
-        if (!until || !(*from < *until)) rr["until"].bad("must be an NCCL release after 'from'");
-        if (!n.tree_tuner_by_release.empty() && *from < n.tree_tuner_by_release.back().until) rr["from"].bad("overlaps the rule before");
+        Tables::Nvls::TreeTunerRule rule;
+        std::tie(rule.from, rule.until) = release_range(
+            rr, n.tree_tuner_by_release.empty() ? std::nullopt : std::optional(n.tree_tuner_by_release.back().until), "NCCL");
         const auto bw = rr["bandwidth"].string();
         if (bw != "min" && bw != "nvls") rr["bandwidth"].bad("must be \"min\" or \"nvls\"");
-        Tables::Nvls::TreeTunerRule rule;
-        rule.from = *from;
-        rule.until = *until;
         rule.min_bandwidth = bw == "min";
         rule.nvlink_latency_us = rr["nvlink_latency_us"].positive();
         rule.net_latency_us = rr["net_latency_us"].positive();
@@ -215,12 +221,8 @@ void read_proto_range_rules(const Ref& rules, Tables::Rccl& x) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto r = rules[i];
     Tables::Rccl::ProtoRangeRule rule;
-    const auto from = parse_nccl_version(r["from"].string()), until = parse_nccl_version(r["until"].string());
-    if (!from) r["from"].bad("is not an RCCL release");
-    if (!until || !(*from < *until)) r["until"].bad("must be an RCCL release after 'from'");
-    if (!x.proto_ranges.empty() && *from < x.proto_ranges.back().until) r["from"].bad("overlaps the rule before");
-    rule.from = *from;
-    rule.until = *until;
+    std::tie(rule.from, rule.until) =
+        release_range(r, x.proto_ranges.empty() ? std::nullopt : std::optional(x.proto_ranges.back().until), "RCCL");
     rule.gpus_per_node = r["gpus_per_node"].integer(1, 64);
     rule.nics_per_node = r["nics_per_node"].integer(1, 64);
     rule.allreduce_ll128_scale = r["allreduce_ll128_scale_beyond_2_nodes"].positive();
