@@ -85,7 +85,7 @@ TEST_CASE("RCCL 2.27 allgather of 64 B per rank on 2 x 8 MI355X runs ring/LL128,
 
 TEST_CASE("rccl_forced_protocol: the node model's ll128Enabled, the allreduce scale beyond 2 nodes, the release and node gates") {
   model::nccl::Tables tab;
-  tab.rccl.emplace();
+  tab.rccl = model::nccl::Tables::Rccl{}; // not emplace(): clang judges Rccl not default-constructible inside Tables (its nested default initializers)
   model::nccl::Tables::Rccl::ProtoRangeRule rule;
   rule.from = {2, 26, 0};
   rule.until = {2, 28, 0};
