@@ -172,6 +172,10 @@ void run(const SweepOptions& o) {
   std::error_code ec;
   if (!o.output.empty() && o.output != "-" && std::filesystem::exists(o.output, ec) && !std::filesystem::is_regular_file(o.output, ec))
     fail("-o/--output: {} is not a regular file (write to stdout and redirect instead)", printable(o.output));
+  // Said before the plan runs, naming the flag: the first write (the resume journal) would name only its own file.
+  if (const auto dir = std::filesystem::path(o.output).parent_path(); !o.output.empty() && o.output != "-" && !dir.empty() &&
+                                                                   !std::filesystem::is_directory(dir, ec))
+    fail("-o/--output: {}: the folder {} does not exist", printable(o.output), printable(dir.string()));
   const auto plan = load_sweep_plan(o.plan);
   const MpiWorld world = mpi_start();
   if (world.rank > 0) { // a worker rank: compute what rank 0 hands out, write nothing

@@ -68,5 +68,9 @@ done
   python3 -c 'import json,sys; o = json.load(sys.stdin)["topology_origin"]; sys.exit(0 if o == "generated: 2 nodes, 4 x 200 Gb/s roce NIC(s) each, fat tree 2:1" else 1)' ||
   bad "JSON topology_origin without the network"
 
+# sweep -o into a folder that does not exist named the resume journal (x.csv.ccsim-journal), not the flag.
+printf '{"points": [{"topo": "dgx1", "op": "allreduce", "bytes": 1048576}]}\n' >"$tmp/plan.json"
+refused_one_line "-o/--output: $tmp/none/x.csv: the folder $tmp/none does not exist" sweep "$tmp/plan.json" -o "$tmp/none/x.csv"
+
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (7th trial) pass"
 exit $((fails > 0))
