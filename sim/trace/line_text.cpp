@@ -51,4 +51,9 @@ double to_double(const std::string& t, const std::string& what, const std::strin
   return v;
 }
 
+bool is_launcher(std::string_view word) {
+  if (const auto slash = word.rfind('/'); slash != std::string_view::npos) word.remove_prefix(slash + 1);
+  return word == "mpirun" || word == "mpiexec" || word == "mpiexec.hydra" || word == "orterun" || word == "srun";
+}
+
 } // namespace ccsim::trace::text

@@ -22,5 +22,7 @@ bool is_number(const std::string& t);
 std::uint64_t to_u64(const std::string& t, const std::string& what, const std::string& where);
 double to_double(const std::string& t, const std::string& what, const std::string& where);
 inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+// A word that starts an MPI job: mpirun, mpiexec, mpiexec.hydra, orterun or srun, with or without a path.
+bool is_launcher(std::string_view word);
 
 } // namespace ccsim::trace::text

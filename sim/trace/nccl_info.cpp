@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/trace/line_text.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 
 namespace ccsim::trace {
@@ -44,8 +45,8 @@ bool launch_line(const std::vector<std::string_view>& words) {
   const auto first = words.front();
   if (first == "-x" || first == "-genv" || first == "-env" || first.rfind("--export=", 0) == 0) return true;
   for (auto w : words) {
+    if (text::is_launcher(w)) return true;
     if (const auto slash = w.rfind('/'); slash != std::string_view::npos) w.remove_prefix(slash + 1);
-    if (w == "mpirun" || w == "mpiexec" || w == "mpiexec.hydra" || w == "orterun" || w == "srun") return true;
     if (w.size() > 5 && (w.substr(w.size() - 5) == "_perf" || (w.size() > 9 && w.substr(w.size() - 9) == "_perf_mpi"))) return true;
   }
   return false;

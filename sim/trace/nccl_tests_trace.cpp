@@ -75,10 +75,7 @@ std::optional<schedule::Op> find_op(const std::string& text) {
 // their options left to right). Each process drives nThread x nGpus GPUs of the run.
 int launched_processes(const std::string& text, const std::string& where) {
   const auto tk = tokens(text);
-  const bool launcher = std::any_of(tk.begin(), tk.end(), [](const std::string& w) {
-    const auto base = std::string_view(w).substr(w.rfind('/') == std::string::npos ? 0 : w.rfind('/') + 1);
-    return base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra" || base == "orterun" || base == "srun";
-  });
+  const bool launcher = std::any_of(tk.begin(), tk.end(), [](const std::string& w) { return text::is_launcher(w); });
   if (!launcher) return 0;
   int n = 0;
   for (std::size_t i = 0; i < tk.size(); ++i) {
