@@ -62,8 +62,16 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
     info.collnet_channels = count_before(body, " collnet channels", where);
     info.nvls_channels = count_before(body, " nvls channels", where);
   }
+  // RCCL prints its release in the same INFO line, spelled as its VERSION_STRING "RCCL version : 2.26.6-HEAD:64f48b6"
+  // (ROCm/rccl src/init.cc), numbered as the NCCL release it is built on: read as NCCL's own line is.
+  std::string_view v;
   if (body.rfind("NCCL version ", 0) == 0) {
-    const auto v = body.substr(13);
+    v = body.substr(13);
+  } else if (body.rfind("RCCL version", 0) == 0) {
+    v = body.substr(12);
+    while (!v.empty() && (v.front() == ' ' || v.front() == ':')) v.remove_prefix(1);
+  }
+  if (!v.empty()) {
     std::string release(v.substr(0, std::min<std::size_t>(v.find_first_of(" \t\r"), 40)));
     // NCCL's init refuses ranks of different releases in one communicator, so two releases in one file are two
     // runs (or a pasted mix): keep the first and name the other, and apply neither (cli apply_trace_release).

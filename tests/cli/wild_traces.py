@@ -118,6 +118,27 @@ EXPECTED = {
     "v100-pcie-2node-4gpu-allreduce-512M-reductionservers-optcast.txt":
         ("machine:gpu=v100,gpus=2,intra=pcie,nodes=2,nics=2x200G,kind=ib", [], [(AR, 4, 1, 512 * M, 512 * M)]),
     "v100-sxm2-8gpu-allgather-4G-nohash-oob-nccltests37.txt": ("dgx1-v100", [], [(AG, 8, 1, 4 * G, 4 * G)]),
+    # fourth harvest: one run cut from a five-test log per file (srun, --datatype double, maxBytes cut to 16 GiB); the
+    # 80-rank all_gather and alltoall sizes are whole multiples of 80 x 8 B (33553920 = 32 MiB - 512)
+    "h100-8gpu-allgather-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(AG, 8, 10, 32 * M, 16 * G)]),
+    "h100-8gpu-reducescatter-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(RS, 8, 10, 32 * M, 16 * G)]),
+    "h100-10node-80gpu-allreduce-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(AR, 80, 10, 32 * M, 16 * G)]),
+    "h100-10node-80gpu-allgather-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(AG, 80, 10, 33553920, 17179868160)]),
+    "h100-10node-80gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(A2A, 80, 10, 33553920, 17179868160)]),
+    # an RCCL built from source, NCCL_DEBUG=TRACE to a file (the table untouched); the all_gather one is a single process
+    # with ~3000 NCCL INFO lines between the device list and the table, its five 0-byte rows left out
+    "mi355x-8gpu-allreduce-4B-8G-mpirun-debugfile-rccl2266-amddev.txt": ("machine:gpu=mi355x,gpus=8", [], [(AR, 8, 32, 4, 8 * G)]),
+    "mi355x-8gpu-alltoall-4B-8G-mpirun-debugfile-rccl2266-amddev.txt": ("machine:gpu=mi355x,gpus=8", [], [(A2A, 8, 27, 128, 8 * G)]),
+    "mi355x-4gpu-allreduce-4B-8G-mpirun-debugfile-rccl2266-amddev.txt": ("machine:gpu=mi355x,gpus=4", [], [(AR, 4, 32, 4, 8 * G)]),
+    "mi355x-2node-16gpu-allreduce-4B-8G-ionic400-roce-rccl2266-amddev.txt":
+        ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 4, 8 * G)]),
+    "mi355x-8gpu-allgather-4B-8G-singleproc-infolog-rccl2266-amddev.txt":
+        ("machine:gpu=mi355x,gpus=8", [], [(AG, 8, 27, 128, 8 * G)]),
 }
 
 

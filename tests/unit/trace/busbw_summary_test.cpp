@@ -69,3 +69,22 @@ TEST_CASE("NCCL INFO lines are read as facts of the run: channel counts and the 
   CHECK(none.info.coll_channels == -1);
   CHECK(none.info.network.empty());
 }
+
+TEST_CASE("RCCL's INFO line names the release as NCCL's does") {
+  // rccl-tests with NCCL_DEBUG=INFO (issue 14's MI355X all_gather log, Ahalperin/amd-dev): RCCL's VERSION_STRING
+  // "RCCL version : X.Y.Z<suffix>" (ROCm/rccl src/init.cc) behind the INFO prefix, HIP and ROCm on the next lines.
+  const std::string text =
+      "# nThread 1 nGpus 2 minBytes 1048576 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "e60afd6ad9c7:357:357 [0] NCCL INFO RCCL version : 2.26.6-HEAD:64f48b6\n"
+      "HIP version  : 7.0.51831-7c9236b16\n"
+      "ROCm version : 7.0.2.0-56-9428210\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    42.26   24.81   24.81      0    42.37   24.75   24.75      0\n";
+  const auto t = trace::parse_trace(text, "rccl-info.txt");
+  CHECK(t.info.release == "2.26.6-HEAD:64f48b6");
+  CHECK(t.info.other_release.empty());
+  // Two RCCL releases in one file are two runs: the second is named, as for NCCL's line.
+  const auto two = trace::parse_trace(text + "h:1:1 [1] NCCL INFO RCCL version : 2.27.7-HEAD:0d2c4fd\n", "two.txt");
+  CHECK(two.info.release == "2.26.6-HEAD:64f48b6");
+  CHECK(two.info.other_release == "2.27.7-HEAD:0d2c4fd");
+}
