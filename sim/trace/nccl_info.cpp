@@ -90,12 +90,8 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
 
 namespace ccsim::trace {
 
+// NCCL_COLLNET_ENABLE is read with the other settings (parse_env_facts): never from a '#' comment or a sentence.
 void parse_collnet_facts(std::string_view line, Trace& t, const std::string& where) {
-  if (const auto at = line.find("NCCL_COLLNET_ENABLE="); at != std::string_view::npos) {
-    auto v = line.substr(at + 20);
-    v = v.substr(0, std::min(v.find_first_of(" \t,;\"'`"), v.size()));
-    if (!v.empty()) t.env["NCCL_COLLNET_ENABLE"] = std::string(v.substr(0, 8));
-  }
   if (line.find(" INFO [group#:") == std::string_view::npos || line.find("tree_type:") == std::string_view::npos) return;
   ++t.info.sharp_trees;
   const auto g = line.find("group size:");
@@ -109,7 +105,7 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
 void parse_env_facts(std::string_view line, Trace& t) {
   // The settings compare and calibrate apply (cli apply_trace_env). NCCL logs each one it reads from the
   // environment as "<NAME> set by environment to <value>" (ncclLoadParam adds a '.', tuning.cc's lists do not).
-  static constexpr std::string_view kKeys[] = {"NCCL_PROTO", "NCCL_ALGO", "NCCL_NVLS_ENABLE"};
+  static constexpr std::string_view kKeys[] = {"NCCL_PROTO", "NCCL_ALGO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"};
   const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
   for (const std::string_view key : kKeys) {
     auto value_after = [&](std::size_t at) {

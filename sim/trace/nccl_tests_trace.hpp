@@ -87,12 +87,11 @@ struct Hints {
 };
 
 // Reads the facts of one NCCL INFO line into `info` (channel counts, network); other lines change nothing.
-// NCCL_COLLNET_ENABLE=<v> anywhere in a line (an -x flag, an env dump) into t.env; SHARP log lines into
-// t.info (sim/trace/nccl_info.cpp).
+// SHARP log lines into t.info (sim/trace/nccl_info.cpp); NCCL_COLLNET_ENABLE is parse_env_facts'.
 void parse_collnet_facts(std::string_view line, Trace& t, const std::string& where);
 void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::string& where);
-// NCCL_PROTO, NCCL_ALGO and NCCL_NVLS_ENABLE as the run stated them, into t.env: NCCL's own "NCCL INFO <NAME> set
-// by environment to <v>", a plugin's "NCCL INFO ... Adding NCCL_PROTO=<v> to environment" (aws-ofi-nccl), or an
+// NCCL_PROTO, NCCL_ALGO, NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE as the run stated them, into t.env: NCCL's own
+// "NCCL INFO <NAME> set by environment to <v>", a plugin's "NCCL INFO ... Adding NCCL_PROTO=<v> to environment" (aws-ofi-nccl), or an
 // env dump / launch line "<NAME>=<v>" / "export <NAME>=<v>", or the settings a launch line passes (mpirun -x
 // <NAME>=<v>, srun --export=ALL,<NAME>=<v>, mpiexec -genv <NAME> <v>, a continuation line of one). `line` is a log
 // line, never a comment (a '#' note that names a setting, e.g. another run's, says nothing about this run).

@@ -139,6 +139,14 @@ EXPECTED = {
         ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 32, 4, 8 * G)]),
     "mi355x-8gpu-allgather-4B-8G-singleproc-infolog-rccl2266-amddev.txt":
         ("machine:gpu=mi355x,gpus=8", [], [(AG, 8, 27, 128, 8 * G)]),
+    # one H100 host, -g 8, NCCL's defaults (NVLS on) and NCCL_ALGO=RING with NVLS off; the settings are the script's,
+    # quoted in the header only (a '#' line is never read as a setting)
+    "h100-8gpu-allreduce-8B-8G-nvls-default-singleproc-nccl2262-together.txt":
+        ("machine:gpu=h100,gpus=8", [], [(AR, 8, 31, 8, 8 * G)]),
+    "h100-8gpu-allreduce-8B-8G-ringforced-nvlsoff-singleproc-nccl2262-together.txt":
+        ("machine:gpu=h100,gpus=8", [], [(AR, 8, 31, 8, 8 * G)]),
+    "h100-8gpu-reducescatter-8B-8G-nvls-default-singleproc-nccl2262-together.txt":
+        ("machine:gpu=h100,gpus=8", [], [(RS, 8, 27, 128, 8 * G)]),
 }
 
 

@@ -333,3 +333,26 @@ TEST_CASE("the launch line's processes x GPUs per process are the rank count the
   // --ranks given wins over the launch line
   CHECK(trace::parse_trace(sendrecv, "sendrecv", {std::nullopt, 4, false}).ranks == 4);
 }
+
+TEST_CASE("NCCL_COLLNET_ENABLE is read where the other settings are and never from a comment") {
+  // Issue 14's fourth harvest: a header line quoting another run's script ("# run as: env -u NCCL_ALGO NCCL_NVLS_ENABLE=1
+  // NCCL_COLLNET_ENABLE=0 ...") was applied as --collnet off, where the same line's NCCL_NVLS_ENABLE was rightly not read.
+  const std::string rows = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                           "     1048576        262144     float     sum      -1    41.45   25.30   44.27      0    42.10   24.90   43.58      0\n";
+  const auto commented = trace::parse_trace("# run as: env -u NCCL_ALGO NCCL_NVLS_ENABLE=1 NCCL_COLLNET_ENABLE=0 ./build/all_reduce_perf -g 8\n" + rows,
+                                            "comment", {Op::AllReduce, 8, false});
+  CHECK(commented.env.count("NCCL_COLLNET_ENABLE") == 0);
+  CHECK(commented.env.count("NCCL_NVLS_ENABLE") == 0);
+  // a sentence that names it is not a setting either
+  CHECK(trace::parse_trace("then we set NCCL_COLLNET_ENABLE=1 on the 2-node runs\n" + rows, "prose", {Op::AllReduce, 8, false})
+            .env.count("NCCL_COLLNET_ENABLE") == 0);
+  // a launch line, an env dump and NCCL's own INFO line (ncclLoadParam: "<NAME> set by environment to <v>.") are the run's
+  auto env_of = [](std::string_view line) {
+    trace::Trace t;
+    trace::parse_env_facts(line, t);
+    return t.env;
+  };
+  CHECK(env_of("mpirun -np 16 -x NCCL_COLLNET_ENABLE=1 ./build/all_reduce_perf -g 1").at("NCCL_COLLNET_ENABLE") == "1");
+  CHECK(env_of("NCCL_COLLNET_ENABLE=1").at("NCCL_COLLNET_ENABLE") == "1");
+  CHECK(env_of("node1:100:100 [0] NCCL INFO NCCL_COLLNET_ENABLE set by environment to 0.").at("NCCL_COLLNET_ENABLE") == "0");
+}
