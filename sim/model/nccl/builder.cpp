@@ -604,7 +604,9 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   std::vector<int> weights;
   for (const auto& [key, w] : weight) weights.push_back(w);
   const auto shares = engine::split_by_weight(size.count, weights);
-  const double chunk = proto == Proto::Simple ? tab_.chunk_simple_one_step : proto == Proto::LL ? tab_.chunk_ll : tab_.chunk_ll128;
+  double chunk = proto == Proto::Simple ? tab_.chunk_simple_one_step : proto == Proto::LL ? tab_.chunk_ll : tab_.chunk_ll128;
+  // RCCL's tree runs its own chunk rules (rccl.hpp rccl_tree_chunk_bytes); NVIDIA's replay keeps the step as measured before.
+  if (tab_.rccl && g.nodes > 1) chunk = rccl_tree_chunk_bytes(proto, chunk, size.size, nc, g.nodes, metrics::ranks_of(cfg));
   const auto max_segments = static_cast<std::uint64_t>(4 * tab_.max_loops_simulated);
   plan.topo = &v.topo;
   plan.router = v.router;
@@ -629,6 +631,9 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   // other. Under FIFO the lock-step trees convoyed, and busbw fell as the size doubled (2 H100 nodes
   // tree/LL128: 202 GB/s at 128 MiB, 139 at 4 GiB; 256 H100 GPUs 103 GB/s at 1 GiB, 272 fair-shared).
   if (const auto* flow = engine::find_network("flow")) plan.network = flow;
+  // RCCL's tree across nodes waits for its receives, not for its sends to land, as its ring does (ring_plan: NCCL_STEPS
+  // slots per connection): its segments pipeline up and down the tree instead of one hop per lockstep step.
+  if (tab_.rccl && g.nodes > 1) plan.params.semantics = engine::Semantics::gpu;
   const double lat = opt_.params.proto_latency(name(proto));
   plan.params.alpha_sw += from_us(intra_hop_us(tab_, g, Algo::Tree, proto) * lat + opt_.params.step_us);
   plan.fixed = from_us(tab_.base_latency_us[1][static_cast<int>(proto)] * lat + opt_.params.launch_us) + launch();

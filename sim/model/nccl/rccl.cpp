@@ -1,6 +1,7 @@
 #include "sim/model/nccl/rccl.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/routing.hpp"
@@ -108,6 +109,28 @@ std::optional<Proto> rccl_forced_protocol(const Tables& tab, const std::optional
     return per_rank > 0 && per_rank <= r.ll_max ? Proto::LL : Proto::Simple;
   }
   return std::nullopt;
+}
+
+double rccl_tree_chunk_bytes(Proto proto, double step_chunk, Bytes nbytes, int channels, int nodes, int ranks) {
+  if (channels < 1 || nodes < 1 || ranks < nodes) return step_chunk;
+  const double total = static_cast<double>(nbytes);
+  const double ppn = static_cast<double>(ranks) / nodes;
+  const double log_nodes = std::floor(std::log2(static_cast<double>(nodes)));
+  double chunk = step_chunk;
+  auto halve_while = [&](double below, double floor_bytes) {
+    while (std::floor(total / (channels * chunk)) < below && chunk > floor_bytes) chunk /= 2; // RCCL's integer quotient
+  };
+  if (proto == Proto::Simple) {
+    const double depth = ranks / nodes - 1 + log_nodes;
+    halve_while(depth * 8, 131072);
+    halve_while(depth * 4, 65536);
+    halve_while(depth, 32768);
+  } else if (proto == Proto::LL128) {
+    const double steps = 1 + log_nodes + 0.1 * ppn;
+    halve_while(steps * 64 / ppn, 131072);
+    halve_while(steps * 16 / ppn, 32768);
+  }
+  return chunk;
 }
 
 double rccl_launch_us(const ParamSet& p, int gpus_per_thread) {

@@ -69,6 +69,13 @@ std::optional<Candidate> direct_alltoall(const Tables& tab, const Graph& g, doub
 std::optional<Proto> rccl_forced_protocol(const Tables& tab, const std::optional<NcclVersion>& release, const std::string& sm, int nodes,
                                           int nics_per_node, schedule::Op op, int ranks, Bytes nbytes);
 
+// The chunk RCCL's tree allreduce moves per step (ROCm/rccl 0cbce2a src/enqueue.cc computeCollChunkInfo; the same
+// rules in NVIDIA/nccl, applied here to RCCL only): `step_chunk` is the protocol's data per step (tables' chunk_bytes).
+// Simple halves it while nBytes / (channels x chunk) is under 8, 4 and 1 x the tree's depth (floors 128, 64 and
+// 32 KiB); LL128 halves it while that quotient is under nstepsLL128 x 64 / ppn (floor 128 KiB) and x 16 / ppn
+// (floor 32 KiB), nstepsLL128 = 1 + log2i(nodes) + 0.1 ppn. The depth is ppn - 1 + log2i(nodes) (src/graph/connect.cc).
+double rccl_tree_chunk_bytes(Proto proto, double step_chunk, Bytes nbytes, int channels, int nodes, int ranks);
+
 // The per-GPU launch time one thread adds per collective under rccl-tests. The thread queues the next
 // iteration while the GPUs run this one, so one GPU's launch (3-6 us) hides under RCCL's smallest
 // collective time (its 12 us base latency): 13.7 us measured at 1 KiB on 8 MI300X, one process per GPU,

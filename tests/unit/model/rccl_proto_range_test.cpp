@@ -10,6 +10,7 @@
 #include "sim/model/registry.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
 
 using namespace ccsim;
 
@@ -17,10 +18,11 @@ namespace {
 
 // The bare model (no fitted factor) predicting `release` (and NCCL_PROTO `protos`, "" = unset).
 metrics::Row rccl_release_row(const topology::Topology& t, schedule::Op op, Bytes size, const std::string& release,
-                              const std::string& protos = "") {
+                              const std::string& protos = "", const std::string& algo = "auto") {
   model::ModelOptions o;
   o.nccl_version = release;
   o.nccl_proto = protos;
+  o.nccl_algo = algo;
   auto b = model::make_model("nccl", t, o);
   metrics::RunConfig c;
   c.op = op;
@@ -109,4 +111,45 @@ TEST_CASE("rccl_forced_protocol: the node model's ll128Enabled, the allreduce sc
   CHECK_FALSE(forced("2.27.7", 1, 8, 8, Bytes{4} << 20));
   CHECK_FALSE(forced("2.25.1", 2, 8, 16, Bytes{4} << 20));
   CHECK_FALSE(forced("2.27.7", 2, 8, 12, Bytes{4} << 20));
+}
+
+TEST_CASE("rccl_tree_chunk_bytes: RCCL's tree chunk halving, by hand") {
+  using model::nccl::Proto;
+  using model::nccl::rccl_tree_chunk_bytes;
+  const Bytes mib = Bytes{1} << 20;
+  // LL128 on 2 nodes x 8 GPUs, 16 channels: nstepsLL128 = 1 + log2i(2) + 0.1 x 8 = 2.8. The step's data is 50176 B;
+  // 2 MiB / (16 x 50176) = 2.6, integer 2 < 2.8 x 16 / 8 = 5.6 and 50176 > 32768: halved once to 25088 (then <= 32768).
+  CHECK(rccl_tree_chunk_bytes(Proto::LL128, 50176, 2 * mib, 16, 2, 16) == 25088);
+  // 16 MiB / (16 x 50176) = 20 >= 5.6: kept (and 50176 <= 128 KiB, so the first rule never halves it).
+  CHECK(rccl_tree_chunk_bytes(Proto::LL128, 50176, 16 * mib, 16, 2, 16) == 50176);
+  // Simple, one 512 KiB step, tree depth 8 - 1 + 1 = 8. 16 MiB on 16 channels: 16 MiB / (16 x 512 KiB) = 2 < 64 and
+  // 4 < 64 at 256 KiB: halved to 128 KiB (the first rule's floor); 8 < 32 at 128 KiB: halved to 64 KiB (the second's
+  // floor); 16 >= 8 at 64 KiB: kept.
+  CHECK(rccl_tree_chunk_bytes(Proto::Simple, 524288, 16 * mib, 16, 2, 16) == 65536);
+  // 1 GiB: 1 GiB / (16 x 512 KiB) = 128 >= 64: the whole step.
+  CHECK(rccl_tree_chunk_bytes(Proto::Simple, 524288, 1024 * mib, 16, 2, 16) == 524288);
+  // LL has no rule.
+  CHECK(rccl_tree_chunk_bytes(Proto::LL, 16384, 2 * mib, 16, 2, 16) == 16384);
+}
+
+TEST_CASE("RCCL 2.27's LL128 across nodes moves RCCL's 50176-byte step, not NVIDIA's 576000") {
+  // 2 x 8 MI355X allreduce of 16 MiB: ring/LL128 (tuning_model_6's range) on 16 channels, 1 MiB per channel. A ring loop
+  // moves one chunk per rank, 16 x 50176 = 802816 B of RCCL's LL128 data (its 57344-byte step x 7/8): 2 loops
+  // (NVIDIA's 16 x 576000 would hold the whole MiB in one).
+  const auto t = topology::resolve_topology("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce");
+  const auto r = rccl_release_row(t, schedule::Op::AllReduce, Bytes{16} << 20, "2.27.7");
+  CHECK(pair_of(r) == "ring/LL128");
+  CHECK(r.choice.channels == 16);
+  CHECK(r.choice.loops == 2);
+}
+
+TEST_CASE("RCCL's tree across nodes replays in RCCL's LL128 tree chunk") {
+  // 2 x 8 MI300X allreduce of 2 MiB on the tree (NCCL_ALGO=tree), LL128 by tuning_model_5's range: 16 channels, one
+  // (ring, tree) pair each, 128 KiB per channel; RCCL's tree LL128 chunk at this size is 25088 B (the case above), so
+  // ceil(131072 / 25088) = 6 segments (NVIDIA's 576000-byte step would send each channel's share whole, 1 segment).
+  const auto t = topology::resolve_topology("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce");
+  const auto r = rccl_release_row(t, schedule::Op::AllReduce, Bytes{2} << 20, "2.27.7", "", "tree");
+  CHECK(pair_of(r) == "tree/LL128");
+  CHECK(r.choice.channels == 16);
+  CHECK(r.choice.loops == 6);
 }
