@@ -196,22 +196,41 @@ int nvls_tree_cuda_channels(const Tables& tab, const Graph& g) {
   return nic >= 48 ? 24 : 32;
 }
 
-// NVLS-tree moves each channel's data in loops of one chunk per head (all_reduce.h, NVLS_TREE): a head
-// reduces its chunk from the node's GPUs through the NVSwitch (multimem), sends it up the tree of nodes
-// through its NIC, and the result comes down and is multicast through the switch. Every step is a whole
-// chunk (Simple, one step per chunk), so the first chunk crosses each stage before the next stage starts:
-// log2i(nodes) network hops up and as many down, one NVLink reduce per tree level on the way up and one
-// multicast per level on the way down. All CUDA channels start at once, so each stage carries one chunk
-// per channel through the head's NIC or NVLink at once. A last partial loop shrinks the chunk to its
-// share per head (lastChunkCount), so small sizes fill in proportion.
-double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
+// NVLS-tree's pipeline, read in NVIDIA/nccl v2.26.2-1 (the same kernel to v2.30.7-1):
+// src/device/all_reduce.h RunWorkColl<NVLS_TREE, Simple> runs each channel's share in loops of nHeads x
+// chunk, one step per chunk, through separate warp groups: a head's reduce warps pull its chunk through the
+// switch (multimem ld_reduce) and send it up the tree of nodes; the root's reduce warps add the children's
+// data, multicast the sum and send it down in one pass; the other heads' bcast warps receive it and multicast
+// it. src/graph/connect.cc ncclNvlsTreeConnect gives even channels tree 0 and odd channels tree 1 (`c%2`),
+// NCCL's double binary tree, whose roots differ: on 2 nodes each node is the leaf of one tree and the root of
+// the other, so a network hop of either tree carries half the channels' chunks through a head's NIC while
+// the other tree's hop runs the other way. With W the bytes of one loop on a node (every channel's chunk for
+// every head), in NCCL's GB/s:
+//  * network: 2 log2i(nodes) hops of W / 2 through the heads' NICs: log2i(nodes) x W / (heads x NIC GB/s);
+//  * switch: bytes/bw already counts one reduce + multicast pass of W per loop at the node's NVLS algorithm
+//    bandwidth A (the domain's NVLS figure, nvls_tree_replay_bus_bandwidth's `domain`, at NCCL's
+//    nRanks/nsteps). Once loops overlap (several loops per channel), a root's pass shares the switch links
+//    with the leaves' passes of later loops, so the first loop's chain (reduce at each level up, the
+//    root, multicast at each level down) is log2i(nodes) passes longer than the steady one. A call of one
+//    loop (calcCollChunking's halving keeps 1-8 MiB there on 2 x 8 H100) has nothing to share with: the
+//    leaves' reduce-only and multicast-only phases and the roots' pass each move W / 2 over the whole
+//    switch, half a pass each, so the chain is log2i(nodes) - 1/2 passes longer than bytes/bw.
+// All CUDA channels start at once; a last partial loop shares what is left among the heads (lastChunkCount).
+double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes, int ranks) {
   const auto& n = g.nvls;
-  if (!n.tree || n.channels < 1 || nch < 1 || n.nic_GBps <= 0 || n.switch_GBps <= 0 || g.nodes < 2) return 0;
-  const double per_channel = static_cast<double>(nbytes) / nch;
-  const double chunk = std::min(nvls_tree_chunk_bytes(tab, g, nch, nbytes), per_channel / n.channels);
+  if (!tab.nvls || !n.tree || n.channels < 1 || nch < 1 || n.nic_GBps <= 0 || g.nodes < 2 || ranks < 2) return 0;
+  const double heads = n.channels, bytes = static_cast<double>(nbytes);
+  const double chunk = nvls_tree_chunk_bytes(tab, g, nch, nbytes);
+  const bool one_loop = bytes / nch <= heads * chunk;
+  const double wave = one_loop ? bytes : nch * heads * chunk; // one loop's bytes on a node
   const double levels = std::floor(std::log2(static_cast<double>(g.nodes)));
-  const double wave = nch * chunk; // bytes through one head's NIC or NVLink per stage
-  return wave * (2.0 * levels / n.nic_GBps + 2.0 * (levels + 1.0) / n.switch_GBps) / 1e3;
+  const double eff = tab.nvls->efficiency[static_cast<std::size_t>(g.arch)];
+  const double domain_bus =
+      n.domain_channels >= 2 ? 2.0 * n.domain_bw * eff * (n.domain_channels - 1.0) : nvls_bus(tab, g, Op::AllReduce, ranks, true);
+  const double pass_GBps = domain_bus * ranks / (2.0 * (ranks - 1.0));
+  if (!(pass_GBps > 0)) return 0;
+  const double passes = one_loop ? levels - 0.5 : levels;
+  return wave * (passes / pass_GBps + levels / (heads * n.nic_GBps)) / 1e3;
 }
 
 // NCCL 2.29+ ncclTopoGetAlgoTime (2.29.2 notes: "Improves performance tuning of 256M-512M message sizes on

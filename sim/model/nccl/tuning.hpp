@@ -61,9 +61,10 @@ int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
 // NCCL's mid-size factor on NVLS-tree's bandwidth (2.29+ ncclTopoGetAlgoTime): the tree's Simple
 // treeCorrectionFactor by log2(nBytes/64) up to 512 MiB, on Blackwell with x86 hosts; 1 elsewhere.
 double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes);
-// The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): the first chunk of
-// every channel crosses the tree store-and-forward before the pipeline streams.
-double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
+// The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): what the stages of
+// one loop (reduce through the switch, network hops up and down the tree of nodes, multicast) take beyond
+// the switch pass that bytes/bw already counts; one loop of every channel at once, `ranks` the comm's.
+double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes, int ranks);
 
 // The graph's raw bus bandwidth for ring or tree, nChannels x bw, before NCCL's refinements: the tree's own
 // per-channel figure (Graph::tree_bw) on 2 nodes.

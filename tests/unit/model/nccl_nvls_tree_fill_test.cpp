@@ -1,14 +1,18 @@
-// NVLS-tree's chunking and pipeline fill (tuning.hpp), worked by hand from NCCL 2.30's enqueue.cc
-// calcCollChunking and nvls.cc ncclNvlsTuning, and the NIC heads shared by NVLS-tree and CollNet.
+// NVLS-tree's chunking and pipeline fill (tuning.hpp), worked by hand from NCCL's enqueue.cc
+// calcCollChunking, nvls.cc ncclNvlsTuning, device/all_reduce.h (NVLS_TREE) and graph/connect.cc (even
+// channels on tree 0, odd on tree 1), and the NIC heads shared by NVLS-tree and CollNet.
 // Two HGX H100 nodes with 8 x 400G NICs: 8 heads (one NIC beside each GPU), 16 CUDA channels (SM90), so
-// 16 x 8 = 128 concurrent ops; NCCL sees a head's path to the network at 48 GB/s (PCIe Gen5) and a GPU's
-// NVLink into the switches at 18 x 20.6 = 370.8 GB/s. The tree's max chunk is the NVLS chunk, 128 KiB, on
-// 2-3 nodes and 64 KiB from 4 nodes; it halves to 64 KiB below 4 x 128 x 128 KiB = 64 MiB and to 32 KiB
-// below 1 x 128 x 64 KiB = 8 MiB.
-// Fill = 16 channels x chunk x (2 log2i(nodes) / 48 + 2 (log2i(nodes) + 1) / 370.8) us per KB:
-//   2 nodes, 4 GiB: 2 MiB x (2/48 + 4/370.8) = 2097.152 x 0.0524542 = 110.01 us;
-//   2 nodes, 1 MiB: 64 KiB per channel = 8 KiB per head, under the 32 KiB chunk: 128 KiB x 0.0524542 = 6.875 us;
-//   4 nodes, 64 MiB: 64 KiB chunks, 1 MiB x (4/48 + 6/370.8) = 1048.576 x 0.0995145 = 104.35 us.
+// 16 x 8 = 128 concurrent ops; NCCL sees a head's path to the network at 48 GB/s (PCIe Gen5). The tree's max
+// chunk is the NVLS chunk, 128 KiB, on 2-3 nodes and 64 KiB from 4 nodes; it halves to 64 KiB below
+// 4 x 128 x 128 KiB = 64 MiB and to 32 KiB below 1 x 128 x 64 KiB = 8 MiB.
+// The switch pass: NCCL's NVLS figure on one node's 8 H100 (8 channels x 40 GB/s, nvlsEfficiency 0.85):
+// 2 x 40 x 0.85 x 7 = 476 GB/s bus, at nRanks/nsteps 16/30 = 253.867 GB/s (32 ranks: 32/62, 245.677).
+// Fill = W x (passes / A + log2i(nodes) / (8 heads x 48)), W one loop's bytes on a node (16 x 8 x chunk, or
+// the whole buffer when a channel's share fits one loop), passes log2i(nodes) (log2i(nodes) - 1/2 for one loop):
+//   2 nodes, 4 GiB: 128 KiB chunks, 32 loops: 16 MiB x (1/253.867 + 1/384) = 16777.216 x 0.0065433 = 109.78 us;
+//   2 nodes, 8 MiB: 64 KiB chunks, 512 KiB per channel = one loop: 8 MiB x (0.5/253.867 + 1/384) = 38.37 us;
+//   2 nodes, 1 MiB: one loop: 1 MiB x (0.5/253.867 + 1/384) = 4.796 us;
+//   4 nodes, 64 MiB: 64 KiB chunks, 8 loops: 8 MiB x (2/245.677 + 2/384) = 8388.608 x 0.0133491 = 111.98 us.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -44,16 +48,19 @@ TEST_CASE("NVLS-tree chunk follows NCCL's halving rule on H100 and the Blackwell
   CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 24, 4096 * MiB) == 65536.0);
 }
 
-TEST_CASE("NVLS-tree pipeline fill: the first chunk of every channel crosses the tree of nodes") {
+TEST_CASE("NVLS-tree pipeline fill: one loop's network hops and the switch passes beyond the steady one") {
   const auto& tab = nccl::load_tables();
   const auto h2 = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib"));
-  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 4096 * MiB) == doctest::Approx(110.01).epsilon(0.001));
-  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 1 * MiB) == doctest::Approx(6.875).epsilon(0.001));
+  REQUIRE(h2.nvls.domain_channels == 8);
+  REQUIRE(h2.nvls.domain_bw == doctest::Approx(40.0));
+  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 4096 * MiB, 16) == doctest::Approx(109.78).epsilon(0.001));
+  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 8 * MiB, 16) == doctest::Approx(38.37).epsilon(0.001));
+  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 1 * MiB, 16) == doctest::Approx(4.796).epsilon(0.001));
   const auto h4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib"));
-  CHECK(nccl::nvls_tree_fill_us(tab, h4, 16, 64 * MiB) == doctest::Approx(104.35).epsilon(0.001));
+  CHECK(nccl::nvls_tree_fill_us(tab, h4, 16, 64 * MiB, 32) == doctest::Approx(111.98).epsilon(0.001));
   // One node runs NVLS, not NVLS-tree: no fill term (the replay's segments pipeline it).
   const auto one = graph_of(topology::resolve_topology("machine:gpu=h100,gpus=8"));
-  CHECK(nccl::nvls_tree_fill_us(tab, one, 16, 4096 * MiB) == 0.0);
+  CHECK(nccl::nvls_tree_fill_us(tab, one, 16, 4096 * MiB, 8) == 0.0);
 }
 
 TEST_CASE("NVLS-tree prediction adds the fill to NCCL's closed form") {
@@ -62,9 +69,21 @@ TEST_CASE("NVLS-tree prediction adds the fill to NCCL's closed form") {
   const auto cfg = test::packed_rings_config(t, Op::AllReduce);
   const auto row = metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, t.num_gpus(), 4096 * MiB, 4));
   REQUIRE(row.choice.algo == "nvls_tree");
-  // 66.8 us latency + 4 GiB at algbw 461.6 x 16/30 + 110.01 us fill.
-  const double expect_us = 66.8 + 4096.0 * MiB / (1000.0 * 461.6 * 16.0 / 30.0) + 110.01;
+  // 66.8 us latency + 4 GiB at algbw 461.6 x 16/30 + 109.78 us fill.
+  const double expect_us = 66.8 + 4096.0 * MiB / (1000.0 * 461.6 * 16.0 / 30.0) + 109.78;
   CHECK(to_us(row.time) == doctest::Approx(expect_us).epsilon(0.002));
+}
+
+TEST_CASE("NVLS-tree at a mid size on 2 x 8 H100: one loop, its stages in turn") {
+  const auto t = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
+  nccl::Builder b(t, nccl::Options{});
+  const auto cfg = test::packed_rings_config(t, Op::AllReduce);
+  const auto row = metrics::run(b, cfg, metrics::plan_size(Op::AllReduce, t.num_gpus(), 8 * MiB, 4));
+  REQUIRE(row.choice.algo == "nvls_tree");
+  // 8 MiB: NCCL 2.30's latency 25 + 2 x 20.9 = 66.8 us, the bytes at NCCL's NVLS-tree algbw 461.6 x 16/30 =
+  // 246.19 GB/s (34.07 us), and one loop's stages beyond that pass: half a switch pass of 8 MiB at 253.867
+  // GB/s (16.52 us) and the two half-loaded network hops, 8 MiB / (8 x 48) (21.85 us): 139.24 us.
+  CHECK(to_us(row.time) == doctest::Approx(139.24).epsilon(0.002));
 }
 
 TEST_CASE("NIC heads: the nearest GPU, an equally near one without a NIC first") {
