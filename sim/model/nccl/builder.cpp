@@ -283,10 +283,11 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   // Alltoall, gather, scatter and sendrecv are no collectives in NCCL: sends and receives per peer (p2p_plan.hpp).
   if (is_p2p(cfg.op) && p >= 2) {
     if (!p2p_) {
-      // Sends and receives under the user's level: a GPU with any peer beyond it stages its port (as before
-      // the level went per pair for rings). NCCL's default level is not applied to them yet.
-      if (topo_.p2p_level >= 0)
-        p2p_topo_ = topology::with_p2p_level(topo_, static_cast<topology::PathClass>(topo_.p2p_level), "--p2p-level");
+      // NCCL_P2P_LEVEL=LOC turns P2P off for every pair, NVLink ones too (paths.cc ncclTopoCheckP2p: the path
+      // type must be within the level): every GPU's port staged. Other levels, the user's or NCCL's default,
+      // go per pair of the op's sends, as for ring hops (P2pPlanner::plan).
+      if (topo_.p2p_level == static_cast<int>(topology::PathClass::Loc))
+        p2p_topo_ = topology::with_p2p_level(topo_, topology::PathClass::Loc, "--p2p-level");
       p2p_ = std::make_unique<P2pPlanner>(p2p_topo_ ? *p2p_topo_ : topo_, tab_, opt_.params, opt_.relay_gpus,
                                           p2p_ll_in_release(release_));
     }
@@ -294,7 +295,9 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
     const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),
                                                 ring.arch, ring.nodes, ring.bw, opt_.channels > 0);
     std::vector<engine::RunPlan> one;
-    one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch()));
+    const auto level = p2p_level_of(cfg);
+    one.push_back(p2p_->plan(g, comm_channels, cfg, size, from_us(opt_.params.launch_us) + launch(),
+                             level ? std::optional{level->level} : std::nullopt));
     return one;
   }
   auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_));

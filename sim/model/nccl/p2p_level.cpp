@@ -32,21 +32,28 @@ P2pLevel p2p_level_for(const topology::Topology& t, const Graph& g, const std::v
   return {default_p2p_level(v, cpu, on_host, sockets), false};
 }
 
-std::vector<std::pair<int, int>> shm_ring_hops(const topology::Topology& t, const Graph& g, topology::PathClass level) {
+std::vector<std::pair<int, int>> shm_pairs(const topology::Topology& t, const Graph& g, topology::PathClass level,
+                                           const std::vector<std::pair<int, int>>& pairs) {
   std::vector<std::pair<int, int>> out;
   if (t.link_formula() || level == PathClass::Sys) return out; // generated crossbars and tori: no host side
   std::set<std::pair<int, int>> seen;
-  std::optional<topology::PathClassifier> path_class; // built at the first hop inside a host
+  std::optional<topology::PathClassifier> path_class; // built at the first pair inside a host
   const auto host = [&](int gpu) { return g.host_of_gpu.empty() ? 0 : g.host_of_gpu[static_cast<std::size_t>(gpu)]; };
-  for (const auto& ring : g.rings)
-    for (std::size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) {
-      const int a = ring[i], b = ring[(i + 1) % ring.size()];
-      if (a == b || host(a) != host(b)) continue;
-      if (!path_class) path_class.emplace(t);
-      if ((*path_class)(a, b) <= level) continue;
-      if (seen.insert({a, b}).second) out.emplace_back(a, b);
-    }
+  for (const auto& [a, b] : pairs) {
+    if (a == b || host(a) != host(b)) continue;
+    if (!path_class) path_class.emplace(t);
+    if ((*path_class)(a, b) <= level) continue;
+    if (seen.insert({a, b}).second) out.emplace_back(a, b);
+  }
   return out;
+}
+
+std::vector<std::pair<int, int>> shm_ring_hops(const topology::Topology& t, const Graph& g, topology::PathClass level) {
+  std::vector<std::pair<int, int>> hops;
+  if (t.link_formula() || level == PathClass::Sys) return hops;
+  for (const auto& ring : g.rings)
+    for (std::size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) hops.emplace_back(ring[i], ring[(i + 1) % ring.size()]);
+  return shm_pairs(t, g, level, hops);
 }
 
 void stage_shm_ports(topology::Topology& view, const std::vector<std::pair<int, int>>& hops) {

@@ -42,6 +42,10 @@ P2pLevel p2p_level_for(const topology::Topology& t, const Graph& g, const std::v
 // The hops of the graph's rings that NCCL runs over SHM at `level`: pairs of one host whose path class is
 // farther than the level (never an NVLink pair), each once as (from, to) in ring order.
 std::vector<std::pair<int, int>> shm_ring_hops(const topology::Topology& t, const Graph& g, topology::PathClass level);
+// The same for any GPU pairs (a P2P op's sends: p2p.cc connects each peer a send or receive names, per pair as
+// a ring hop): those of one host farther than `level`, each once, in the order given.
+std::vector<std::pair<int, int>> shm_pairs(const topology::Topology& t, const Graph& g, topology::PathClass level,
+                                           const std::vector<std::pair<int, int>>& pairs);
 
 // Stages the PCIe ports of the GPUs at either end of `hops` through host memory in `view` (a copy of the
 // drawing): each port's rate capped at its generation's host-staged speed and marked Link::host_staged, so

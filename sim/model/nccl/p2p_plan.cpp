@@ -2,13 +2,16 @@
 #include "sim/model/protocol_place.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "sim/core/ceil_div.hpp"
+#include "sim/model/nccl/p2p_level.hpp"
 #include "sim/model/nccl/tuning.hpp"
 #include "sim/schedule/registry.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -35,6 +38,8 @@ Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
   if (nodes > 1) return (arm_blackwell ? 2 : 1) * kP2pNetChunk;
   return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
 }
+
+double p2p_channel_GBps(double nvlink_lane_GBps) { return nvlink_lane_GBps / kP2pChannelsPerNvlinkLane; }
 
 int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged) {
   const bool hopper_up = arch == Arch::Hopper || arch == Arch::Blackwell;
@@ -80,6 +85,30 @@ P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers) {
   return op;
 }
 
+int p2p_channel_base(const P2pComm& c, int round, int group_size) {
+  int base = round;
+  if (c.nodes > 1) {
+    const int g = std::max(1, group_size);
+    base = round / g * ceil_div(g, kP2pOpsPerBatch) + round % g / kP2pOpsPerBatch;
+  }
+  int bits = 0;
+  while ((1 << bits) < c.channels) ++bits;
+  int reversed = 0; // reverseBits(base, log2Up(p2pnChannels)): the low `bits` bits, mirrored
+  for (int i = 0; i < bits; ++i)
+    if (base & (1 << i)) reversed |= 1 << (bits - 1 - i);
+  return reversed;
+}
+
+int p2p_batch_channels(const P2pComm& c, int per_op, int first, int rounds, int group_size) {
+  std::vector<char> used(static_cast<std::size_t>(std::max(1, c.channels)), 0);
+  for (int k = first; k < first + rounds; ++k) {
+    const int base = p2p_channel_base(c, k, group_size);
+    for (int part = 0; part < std::min(per_op, c.channels); ++part)
+      used[static_cast<std::size_t>((base + part) & (c.channels - 1))] = 1;
+  }
+  return static_cast<int>(std::count(used.begin(), used.end(), 1));
+}
+
 P2pRounds p2p_rounds(const std::vector<int>& node_of_rank) {
   const int p = static_cast<int>(node_of_rank.size());
   std::map<int, int> index; // node -> NCCL's node number (in order of first rank)
@@ -110,6 +139,7 @@ P2pRounds p2p_rounds(const std::vector<int>& node_of_rank) {
     }
   }
   P2pRounds out;
+  out.group = group_size;
   out.send.resize(static_cast<std::size_t>(p) * static_cast<std::size_t>(p));
   out.recv.resize(out.send.size());
   for (int r = 0; r < p; ++r) {
@@ -190,6 +220,11 @@ struct P2pPlanner::View {
   bool ll = false;
   topology::Topology topo;
   std::unique_ptr<topology::Router> router;
+  int per_op = 0, key = -1; // capped views: channels per send and the kind of sends (0: the uncapped view)
+  std::vector<std::pair<int, int>> shm; // the pairs staged through host memory
+  // A capped view routes as its uncapped view does: the caps bound rates, they move no send to another path.
+  topology::Router* routes = nullptr;
+  topology::Router& route() { return routes ? *routes : *router; }
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
@@ -245,15 +280,17 @@ const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int
 // network links carry the extra of NCCL's network hop latency over its intra-node one (ring rows). With
 // PXN, a send to another host is routed over NVLink to the GPU with the receiver's device index and
 // leaves through that GPU's NIC (route overrides).
-P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<int>& gpus) {
+P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<int>& gpus,
+                                   const std::vector<std::pair<int, int>>& shm) {
   const Facts& f = facts(g, gpus);
   for (auto& v : views_)
-    if (v->ll == ll) return *v;
+    if (v->ll == ll && v->per_op == 0 && v->shm == shm) return *v;
   const Proto proto = ll ? Proto::LL : Proto::Simple;
-  auto v = std::make_unique<View>(View{ll, topo_, nullptr});
+  auto v = std::make_unique<View>(View{ll, topo_, nullptr, 0, -1, shm});
+  stage_shm_ports(v->topo, shm);
   const double factor = ll ? 0.5 : 1.0;
   const double intra = intra_hop_us(tab_, g, Algo::Ring, proto), inter = net_hop_us(tab_, Algo::Ring, proto);
-  const bool staging = stages_through_host(topo_); // the socket link: NCCL's figure, or as drawn for P2P across it
+  const bool staging = stages_through_host(v->topo); // the socket link: NCCL's figure, or as drawn for P2P across it
   for (auto& l : v->topo.links) {
     const double eff = tab_.socket_figure(topo_, l) ? 1.0 : params_.efficiency(l.type);
     const double seen = tab_.replay_lane_GBps(topo_, l, staging) * 1e9 * eff * factor *
@@ -288,6 +325,47 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   return *views_.back();
 }
 
+P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
+                                     const std::vector<std::vector<std::pair<int, int>>>& steps, int key) {
+  const bool ll = base.ll;
+  for (auto& v : views_)
+    if (v->ll == ll && v->per_op == per_op && v->key == key && v->shm == base.shm) return *v;
+  auto v = std::make_unique<View>(View{ll, base.topo, nullptr, per_op, key, base.shm});
+  const std::size_t nchan = 2 * v->topo.links.size();
+  std::vector<int> most(nchan, 0); // per directed channel: the most sends crossing it in one step
+  std::vector<int> count(nchan), src(nchan), dst(nchan);
+  std::vector<char> one_src(nchan, 1), one_dst(nchan, 1); // every send of the channel from one GPU / to one GPU
+  for (const auto& step : steps) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const auto& [a, b] : step)
+      for (auto c : base.route().route(base.topo.gpu_node(a), base.topo.gpu_node(b))) {
+        if (count[c]++ == 0) {
+          if (most[c] == 0) src[c] = a, dst[c] = b;
+        }
+        if (src[c] != a) one_src[c] = 0;
+        if (dst[c] != b) one_dst[c] = 0;
+      }
+    for (std::size_t c = 0; c < nchan; ++c) most[c] = std::max(most[c], count[c]);
+  }
+  for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
+    auto& l = v->topo.links[i];
+    if (!topology::is_nvlink(l.type)) continue;
+    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]));
+    double cap = 0;
+    for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
+      if (most[c] == 0) continue;
+      int channels = most[c] * per_op; // each send on its own thread blocks...
+      if (one_src[c] || one_dst[c]) channels = std::min(channels, distinct); // ...but one GPU has `distinct`
+      cap = std::max(cap, channels * per_channel);
+    }
+    if (cap > 0)
+      l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap * 1e9 / std::max(1, l.lanes)))));
+  }
+  v->routes = &base.route();
+  views_.push_back(std::move(v));
+  return *views_.back();
+}
+
 const Graph& P2pPlanner::ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed,
                                     const std::string& arch_override) {
   if (placements.size() != 1) return placed; // already the packed rings (DGX-1 style meshes)
@@ -301,7 +379,7 @@ const Graph& P2pPlanner::ring_graph(const std::vector<std::vector<int>>& placeme
 }
 
 engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg,
-                                     metrics::SizePlan size, Time fixed) {
+                                     metrics::SizePlan size, Time fixed, std::optional<topology::PathClass> level) {
   const auto& gpus = cfg.placements.front();
   const int p = static_cast<int>(gpus.size());
   const Facts& f = facts(g, gpus);
@@ -314,7 +392,57 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before
   // NCCL 2.14.3 no send ran LL at all.
   const P2pOp op = p2p_op(comm, bytes, f.nodes == 1 && ll_in_release_);
-  View& v = view(op.ll, g, gpus);
+  const bool shift = cfg.op == Op::SendRecv; // one peer each way, whatever the rank count
+  const bool one_peer = shift || cube;       // a step talks to one peer: nothing to batch
+  const int batch = one_peer ? p : std::min(p, op.concurrent);
+  const bool replayed = p <= kP2pReplayMaxRanks || one_peer;
+  std::vector<int> node_of_rank;
+  for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
+  std::optional<P2pRounds> rounds;
+  if (!one_peer && replayed) rounds = p2p_rounds(node_of_rank);
+  // The thread blocks one GPU's concurrent sends run on: one send's channels (sendrecv, a hypercube step), or
+  // the union over the first batch's rounds (the self-copy, round 0, moves nothing over a link).
+  const int distinct = one_peer ? op.channels
+                                : p2p_batch_channels(comm, op.channels, 1, batch - 1, rounds ? rounds->group : kP2pOpsPerBatch);
+  // The pairs NCCL connects (p2p.cc, at a peer's first send or receive): every pair of an alltoall, the root's
+  // of a gather or scatter, sendrecv's shift, hypercube's partners.
+  std::vector<std::pair<int, int>> shm;
+  if (level && *level != topology::PathClass::Sys && !topo_.link_formula()) {
+    std::vector<std::pair<int, int>> pairs;
+    for (int r = 0; r < p; ++r)
+      for (int s = 0; s < p; ++s) {
+        const bool used = shift ? s == (r + 1) % p : cube ? std::has_single_bit(static_cast<unsigned>(r ^ s))
+                        : (cfg.op == Op::Gather || cfg.op == Op::Scatter) ? (r == cfg.root) != (s == cfg.root)
+                                                                            : r != s;
+        if (used) pairs.emplace_back(gpus[static_cast<std::size_t>(r)], gpus[static_cast<std::size_t>(s)]);
+      }
+    shm = shm_pairs(topo_, g, *level, pairs);
+  }
+  View* vp = &view(op.ll, g, gpus, shm);
+  if (!tab_.rccl && replayed && std::any_of(topo_.links.begin(), topo_.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {
+    // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
+    std::vector<std::vector<std::pair<int, int>>> steps;
+    const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };
+    if (shift) {
+      steps.emplace_back();
+      for (int r = 0; r < p; ++r) steps.back().emplace_back(at(r), at((r + 1) % p));
+    } else if (cube) {
+      for (int mask = 1; mask < p; mask *= 2) {
+        steps.emplace_back();
+        for (int r = 0; r < p; ++r)
+          if ((r ^ mask) < p) steps.back().emplace_back(at(r), at(r ^ mask));
+      }
+    } else {
+      steps.emplace_back();
+      for (int r = 0; r < p; ++r)
+        for (int d = 1; d < batch; ++d) {
+          const int to = rounds->send[static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d)];
+          if (to != r) steps.back().emplace_back(at(r), at(to));
+        }
+    }
+    vp = &capped(*vp, op.channels, distinct, steps, (shift ? 0 : cube ? 1 : 2) + 4 * batch);
+  }
+  View& v = *vp;
   engine::RunPlan plan;
   plan.choice.algo = "p2p";
   plan.choice.proto = op.ll ? "LL" : "Simple";
@@ -324,11 +452,8 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const auto* flow = engine::find_network("flow");
   plan.network = flow ? flow : &engine::fifo_network();
   plan.topo = &v.topo;
-  plan.router = v.router.get();
+  plan.router = &v.route();
   const Proto proto = op.ll ? Proto::LL : Proto::Simple;
-  const bool shift = cfg.op == Op::SendRecv; // one peer each way, whatever the rank count
-  const bool one_peer = shift || cube;       // a step talks to one peer: nothing to batch
-  const int batch = one_peer ? p : std::min(p, op.concurrent);
   if (batch < p) plan.choice.note = fmt::format("{} peers at a time", batch);
   schedule::CollArgs a;
   a.op = cfg.op;
@@ -343,8 +468,14 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     // p(p-1) sends is too many to replay: each GPU's sends through all its links at once, a hop per batch.
     const int node = v.topo.gpu_node(gpus.front());
     double egress = 0;
-    for (const auto& l : v.topo.links)
-      if (l.a == node || l.b == node) egress += static_cast<double>(l.capacity());
+    double channel_rate = 0; // bytes/s of one channel over the GPU's NVLink (NVIDIA only), 0: none
+    for (std::size_t i = 0; i < v.topo.links.size(); ++i) {
+      const auto& l = v.topo.links[i];
+      if (l.a != node && l.b != node) continue;
+      egress += static_cast<double>(l.capacity());
+      if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i])) * 1e9;
+    }
+    if (channel_rate > 0) egress = std::min(egress, distinct * channel_rate);
     const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));
     plan.choice.simulated = false;
     plan.closed_form = base + hop * ceil_div(p, batch) + wire;
@@ -356,9 +487,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   if (one_peer) {
     exchange = schedule::require_algorithm(cfg.op, schedule::default_algorithm(cfg.op)).make(a);
   } else {
-    std::vector<int> node_of_rank;
-    for (int gpu : gpus) node_of_rank.push_back(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
-    exchange = std::make_unique<P2pExchange>(a, p2p_rounds(node_of_rank), batch);
+    exchange = std::make_unique<P2pExchange>(a, std::move(*rounds), batch);
   }
   engine::add_job(plan, std::move(exchange), gpus, cfg.dtype.size);
   plan.job_names.push_back("p2p sends");

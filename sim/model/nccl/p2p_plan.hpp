@@ -20,12 +20,29 @@
 //   * src/graph/search.cc ncclTopoGetNetDev, src/transport/net.cc: PXN (NCCL_P2P_PXN_LEVEL 2 default) -
 //     a send to another node leaves through the NIC of the local GPU with the receiver's device index,
 //     reached over NVLink; the receiver uses its own NIC.
+//   * src/include/channel.h ncclP2pChannelBaseForRound, src/include/device.h ncclP2pChannelForPart (v2.28.3-1
+//     on): round k's first channel is reverseBits(k, log2 p2pnChannels) on one node (across nodes k's group
+//     of p2pSchedGroupSize rounds, plus one per 8 rounds inside it, then reversed), its parts the channels
+//     after it; before v2.28.3-1 the base was k unreversed and the parts bit-reversed offsets from it, which
+//     spreads a batch's rounds over the same number of channels in the plans ccsim draws. One channel is one
+//     thread block (src/device/sendrecv.h): its warps are split between the sends and receives of its batch.
+//   * The rate of one channel over NVLink (modelled, p2p_channel_GBps): ncclTopoGetNchannels gives a peer
+//     2 channels per NVLink lane's worth of path bandwidth (2 x path bw / ncclTopoNVLinkBw: SM80 20, SM90
+//     20.6, SM100 40.0 in v2.26.2-1, 40.1 in v2.30.7-1, src/graph/topo.h), i.e. NCCL plans one channel to
+//     carry half a lane: 10 GB/s on A100, 10.3 on H100, 20 on B200. ccsim takes that as the rate limit of one
+//     channel, so a send over c channels moves at most c x lane / 2, and a GPU's sends at most its batch's
+//     distinct channels x lane / 2 (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
+//     links' own bound (NCCL's network figure, NCCL_P2P_PER_CHANNEL_NET_BW 14, sizes the channels to cover
+//     the NIC, so it never binds below it), and RCCL's xGMI is not NCCL's kernel.
 // The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
-// meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry. NCCL has no P2P latency
+// meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry; each NVLink link is capped
+// at the channel rate times the channels of the sends crossing it (P2pPlanner::capped). NCCL has no P2P latency
 // model; the plan charges its ring base latency and one hop of its protocol once, and one hop more per
 // batch of peers.
 #pragma once
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -33,6 +50,7 @@
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/graph.hpp"
 #include "sim/model/params.hpp"
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/routing.hpp"
 
 namespace ccsim::model::nccl {
@@ -44,6 +62,7 @@ inline constexpr double kP2pPerChannelNetGBps = 14; // NCCL_P2P_PER_CHANNEL_NET_
 // Beyond this many ranks an alltoall (p(p-1) sends) is NCCL's arithmetic with each GPU's links as the
 // bound, not a replay (4096 ranks took 30 s and 160 MB to replay).
 inline constexpr int kP2pReplayMaxRanks = 1024;
+inline constexpr double kP2pChannelsPerNvlinkLane = 2; // ncclTopoGetNchannels: 2 x path bw / NVLink lane bw
 inline constexpr Bytes kP2pNvlChunk = Bytes{1} << 19, kP2pPciChunk = Bytes{1} << 17, kP2pNetChunk = Bytes{1} << 17;
 
 int pow2_up(int v);
@@ -52,6 +71,8 @@ int pow2_up(int v);
 int nvlink_peer_channels(double path_GBps, double lane_GBps);
 int net_peer_channels(int nics, double nic_GBps);
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
+// The rate of one P2P channel over NVLink, from NCCL's NVLink lane figure: lane / 2 (see above).
+double p2p_channel_GBps(double nvlink_lane_GBps);
 
 // The communicator's channels P2P starts from (comm->nChannels): the ring's CUDA channels, doubled once
 // more on Hopper and newer across nodes when the ring's bwIntra exceeds 45 GB/s and fewer than 16 channels
@@ -82,12 +103,19 @@ struct P2pOp {
 };
 P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers);
 
+// The first channel of round `round` (ncclP2pChannelBaseForRound, v2.30.7-1); `group_size`: p2pSchedGroupSize.
+int p2p_channel_base(const P2pComm& c, int round, int group_size);
+// The distinct channels the rounds [first, first + rounds) of one rank run on when each send takes `per_op`
+// channels from its round's base (ncclP2pChannelForPart): the thread blocks that carry those sends.
+int p2p_batch_channels(const P2pComm& c, int per_op, int first, int rounds, int group_size);
+
 // NCCL's round order (init.cc ncclP2pSchedule): in round k rank r sends to send[r * p + k] and receives
 // from recv[r * p + k]. One node: rank + k and rank - k. Several: groups of 8 ranks of a node (fewer
 // where a node has fewer), the group in round k/8 at the k/8-th quadratic delta (x^2 + x)/2 of
 // pow2Up(groups) that falls inside, the peer inside that group at local offset k % 8. Round 0 is the rank itself.
 struct P2pRounds {
   std::vector<int> send, recv;
+  int group = 1; // p2pSchedGroupSize
 };
 P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
 
@@ -104,13 +132,21 @@ class P2pPlanner {
   // not of the GPU-order ring an alltoall is placed on (one ring across NVL72 racks: 1 channel, not 16).
   const Graph& ring_graph(const std::vector<std::vector<int>>& placements, const Graph& placed, const std::string& arch_override);
   // `comm_channels`: the communicator's channels; `fixed`: launch overheads the builder charges once.
+  // `level`: the P2P level in force (p2p_level.hpp; nullopt: none applies, RCCL without NCCL_P2P_LEVEL): the
+  // GPU pairs of one host the op sends between that are farther run NCCL's SHM transport, their ports staged
+  // through host memory as a ring's SHM hops are.
   engine::RunPlan plan(const Graph& g, int comm_channels, const metrics::RunConfig& cfg, metrics::SizePlan size,
-                           Time fixed);
+                       Time fixed, std::optional<topology::PathClass> level = std::nullopt);
 
  private:
   struct View;
   struct Facts;
-  View& view(bool ll, const Graph& g, const std::vector<int>& gpus);
+  // `shm`: the GPU pairs whose ports stage through host memory (shm_pairs).
+  View& view(bool ll, const Graph& g, const std::vector<int>& gpus, const std::vector<std::pair<int, int>>& shm);
+  // `base` with each NVLink link capped at the channel rate x the channels of the sends crossing it in
+  // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
+  // (or receives) are all a direction carries.
+  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, int key);
   const Facts& facts(const Graph& g, const std::vector<int>& gpus);
 
   const topology::Topology& topo_;

@@ -36,7 +36,7 @@ TEST_CASE("P2P on 128 ranks over 2 NVLink domains: 2 channels per peer and every
   CHECK(op.concurrent == 128);
 }
 
-TEST_CASE("P2P sendrecv between two H100 on NVSwitch: base + hop + size over one GPU's switch port, by hand") {
+TEST_CASE("P2P sendrecv between two H100 on NVSwitch: base + hop + size over the send's channels, by hand") {
   const auto t = topology::resolve_topology("hgx-h100");
   auto b = model::make_model("nccl", t, {}); // bare model: NCCL's figures, no fitted efficiencies
   metrics::RunConfig c;
@@ -45,15 +45,15 @@ TEST_CASE("P2P sendrecv between two H100 on NVSwitch: base + hop + size over one
   c.placements = {{0, 1}};
   // 2 ranks: p2pnChannels 32, per peer 32, nChannelsMin 32 x 2 > 32 -> 16. 256 KiB: ceil(256 KiB / 64 KiB)
   // = 4 channels, Simple (256 KiB > 4 x 16 KiB); ring Simple base 8.4 us + one NVLink hop 3.4 us + 262144 B
-  // at 18 x 20.6 = 370.8 GB/s.
+  // on 4 channels at half an NVLink4 lane each (4 x 10.3 = 41.2 GB/s, under the 18 x 20.6 = 370.8 GB/s port).
   const auto small = metrics::run(*b, c, metrics::plan_size(c.op, 2, 262144, 4));
   CHECK(small.choice.channels == 4);
   CHECK(small.choice.proto == "Simple");
-  CHECK(static_cast<double>(small.time) / 1e6 == doctest::Approx(8.4 + 3.4 + 262144.0 / 370.8e3).epsilon(1e-3));
-  // 1 GiB: 16 channels of 64 MiB > 16 MiB -> 32; the same port: 8.4 + 3.4 + 2895.7 us, busbw = algbw.
+  CHECK(static_cast<double>(small.time) / 1e6 == doctest::Approx(8.4 + 3.4 + 262144.0 / 41.2e3).epsilon(1e-3));
+  // 1 GiB: 16 channels of 64 MiB > 16 MiB -> 32 at 10.3 GB/s: 329.6 GB/s; 8.4 + 3.4 + 3257.7 us, busbw = algbw.
   const auto big = metrics::run(*b, c, metrics::plan_size(c.op, 2, Bytes{1} << 30, 4));
   CHECK(big.choice.channels == 32);
-  const double expect_us = 8.4 + 3.4 + 1073741824.0 / 370.8e3;
+  const double expect_us = 8.4 + 3.4 + 1073741824.0 / 329.6e3;
   CHECK(static_cast<double>(big.time) / 1e6 == doctest::Approx(expect_us).epsilon(1e-3));
   CHECK(big.bw.busbw_GBps < 370.8);
 }

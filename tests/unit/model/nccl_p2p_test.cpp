@@ -98,25 +98,27 @@ TEST_CASE("P2P on several nodes: per-peer channels halve to fit the peers in one
   CHECK(p2p_op(c, Bytes{64} << 20, false).channels == 4);
 }
 
-TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends share its 18 x 20.6 GB/s port, by hand") {
+TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends share its 32 channels at 10.3 GB/s, by hand") {
   const auto t = topology::resolve_topology("hgx-h100");
-  // 1 GiB: 128 MiB per peer, Simple; 7 x 128 MiB through the GPU's switch port at 370.8 GB/s (NCCL's
-  // 20.6 GB/s per NVLink4 lane), plus NCCL's ring Simple base latency 8.4 us and one NVLink hop 3.4 us.
+  // 1 GiB: 128 MiB per peer, Simple, 8 channels each; the 7 sends' channels (bases 16, 8, 24, 4, 20, 12, 28)
+  // cover all 32, each at half an NVLink4 lane (20.6 / 2 GB/s, p2p_channel_GBps): 329.6 GB/s, under the
+  // GPU's 18 x 20.6 = 370.8 GB/s switch port; plus NCCL's ring Simple base latency 8.4 us and one NVLink hop 3.4 us.
   const auto r = predict_alltoall(t, Bytes{1} << 30);
   CHECK(r.choice.algo == "p2p");
   CHECK(r.choice.proto == "Simple");
   CHECK(r.choice.channels == 8);
   CHECK(r.choice.simulated);
-  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 370.8e3;
+  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 329.6e3;
   CHECK(us(r.time) == doctest::Approx(expect_us).epsilon(1e-3));
   // nccl-tests' alltoall busbw = algbw x (n-1)/n: the port speed, less the latency's share.
   CHECK(r.bw.busbw_GBps == doctest::Approx(1073741824.0 / expect_us / 1e3 * 7.0 / 8.0).epsilon(1e-3));
   CHECK(r.bw.busbw_GBps < 370.8);
-  // 8 KiB: 1 KiB per peer, LL on one channel: base 6.6 us + hop 0.6 us + 7 KiB at half of 370.8 GB/s.
+  // 8 KiB: 1 KiB per peer, LL on one channel each, 7 channels at 10.3 GB/s = 72.1 GB/s (LL's half of the port,
+  // 185.4, is wider): base 6.6 us + hop 0.6 us + 7 KiB / 72.1 GB/s.
   const auto s = predict_alltoall(t, 8192);
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 1);
-  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 185.4e3).epsilon(1e-3));
+  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
 }
 
 TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand") {
@@ -127,15 +129,15 @@ TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand"
   CHECK(p2p_ll_in_release(std::nullopt)); // the tables' release, 2.30.7
   const auto t = topology::resolve_topology("hgx-h100");
   // 8 KiB alltoall, 1 KiB per peer, one channel. NCCL 2.10.3: Simple, NCCL's ring Simple base latency 8.4 us,
-  // one NVLink hop 3.4 us, 7 KiB through the 18 x 20.6 GB/s port at Simple's full rate.
+  // one NVLink hop 3.4 us, 7 KiB on the 7 sends' channels at 10.3 GB/s each (72.1 GB/s, under the port).
   const auto old_release = predict_alltoall_in(t, 8192, "2.10.3");
   CHECK(old_release.choice.proto == "Simple");
   CHECK(old_release.choice.channels == 1);
-  CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 370.8e3).epsilon(1e-3));
-  // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, half the port's rate).
+  CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
+  // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, the same 7 channels).
   const auto first_ll = predict_alltoall_in(t, 8192, "2.14.3");
   CHECK(first_ll.choice.proto == "LL");
-  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 185.4e3).epsilon(1e-3));
+  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
   // 1 GiB (128 MiB per peer) is Simple in every release: the same time.
   CHECK(predict_alltoall_in(t, Bytes{1} << 30, "2.10.3").time == predict_alltoall_in(t, Bytes{1} << 30, "").time);
 }
@@ -196,10 +198,11 @@ TEST_CASE("P2P alltoall on a large crossbar: the replay and, past 1024 ranks, th
 }
 
 TEST_CASE("P2P gather and scatter on 8 H100: the root's port carries the 7 blocks, by hand") {
-  // nccl-tests' gather/scatter of 1 GiB: 128 MiB blocks, 7 of them through the root's 370.8 GB/s port, the
-  // same time as the alltoall (every port carries 7 blocks there): 8.4 + 3.4 + 7 x 128 MiB / 370.8 GB/s.
+  // nccl-tests' gather/scatter of 1 GiB: 128 MiB blocks, 7 of them on the root's 32 channels at 10.3 GB/s
+  // (329.6 GB/s, under its 370.8 GB/s port), the same time as the alltoall (every GPU moves 7 blocks there):
+  // 8.4 + 3.4 + 7 x 128 MiB / 329.6 GB/s.
   const auto t = topology::resolve_topology("hgx-h100");
-  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 370.8e3;
+  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 329.6e3;
   for (auto op : {schedule::Op::Gather, schedule::Op::Scatter}) {
     const auto r = predict_alltoall(t, Bytes{1} << 30, op, 5);
     CHECK(r.choice.algo == "p2p");
