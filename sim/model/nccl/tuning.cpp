@@ -309,7 +309,11 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
   if (algo == Algo::NvlsTree) return nvls_tree_cuda_channels(tab, g);
   if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
-  int nc = logged > 0 ? std::min(64, logged) : std::min(64, g.channels * tab.cuda_channels_per_search_channel);
+  // MAXCHANNELS: 64 in NCCL (src/include/device.h), 128 in RCCL (ROCm/rccl src/include/device.h), whose logs
+  // print up to "112 coll channels" on MI355X.
+  const int max_channels = tab.rccl ? 128 : 64;
+  int nc = logged > 0 ? std::min(max_channels, logged)
+                      : std::min(max_channels, g.channels * tab.cuda_channels_per_search_channel);
   const auto& th = tab.threads[static_cast<std::size_t>(proto)];
   double thr = th.threshold;
   if (algo == Algo::Ring && th.ring_times_nranks) thr *= p;

@@ -221,3 +221,22 @@ TEST_CASE("RCCL: MI200 and MI100 xGMI links carry RCCL's own 36 and 24 GB/s") {
     CHECK(xgmi > 0);
   }
 }
+
+TEST_CASE("RCCL: a logged channel count above 64 is kept up to RCCL's MAXCHANNELS 128, NCCL's stays at 64") {
+  // ROCm/rccl src/include/device.h MAXCHANNELS 128 (NCCL's is 64); an MI355X all_gather log prints
+  // "112 coll channels" (tests/data/wild_traces/mi355x-8gpu-allgather-...-amddev.txt).
+  const auto channels_run = [](const std::string& spec, int logged) {
+    const auto t = topology::resolve_topology(spec);
+    model::ModelOptions o;
+    o.nccl_channels = logged;
+    auto b = model::make_model("nccl", t, o);
+    metrics::RunConfig c;
+    c.op = schedule::Op::AllGather;
+    c.model_name = "nccl";
+    c.placements = topology::pack_rings(t, {}).rings;
+    return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{1} << 33, 4)).choice.channels;
+  };
+  CHECK(channels_run("machine:gpu=mi355x", 112) == 112);
+  CHECK(channels_run("machine:gpu=mi355x", 200) == 128);
+  CHECK(channels_run("hgx-h100", 112) == 64);
+}
