@@ -10,6 +10,7 @@
 #include "sim/model/registry.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
+#include "sim/topology/topology_json.hpp"
 
 using namespace ccsim;
 
