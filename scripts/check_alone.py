@@ -14,8 +14,8 @@ first sees nothing before it, so the unit's compile already checks it alone).
 Which files: by default those changed since the branch left main (git merge-base with origin/main, else main), or on
 main itself those changed by its last 5 first-parent commits (a merge counts whole), and every file not committed
 yet; `--base REF` compares with REF instead, `--all` checks every file (a few minutes of CPU on 2 cores).
-Exits 1 naming each file that does not compile alone, 2 on bad usage, 77 (skipped) without git or a
-compile_commands.json.
+Exits 1 naming each file that does not compile alone, 2 on bad usage (or no BUILD_DIR/compile_commands.json),
+77 (skipped) outside a git work tree unless --all.
 """
 import json, os, re, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -95,8 +95,7 @@ def main(argv):
             usage(f"unknown or incomplete option '{a}' (expected --all, --base REF or --jobs N)")
     db = os.path.join(build, "compile_commands.json")
     if not os.path.isfile(db):
-        print(f"check_alone.py: {db} not found (configure the build first): skipped")
-        return 77
+        usage(f"{db} not found (BUILD_DIR must be a configured build tree)")
     src = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     wanted = None if check_all else changed_files(src, base)
     if wanted is None and not check_all:
