@@ -10,7 +10,7 @@ using namespace scenario;
 
 namespace {
 
-double ms(Time t) { return to_sec(t) * 1e3; }
+double to_ms(Time t) { return to_sec(t) * 1e3; }
 
 std::string algos_text(const std::map<std::string, int>& a) {
   std::string s;
@@ -45,7 +45,7 @@ std::string scenario_table(const scenario::Report& r) {
   for (const auto& row : r.steps)
     out += fmt::format(" {:>11} {:>10} {:>8} {:>4} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>8.2f} {:>6.1f} {:>9.2f} {:>10}  {}\n",
                        row.topology, to_string(row.strategy), row.dtype.name, row.gpus, row.gpus > 1 ? row.buckets : 0,
-                       ms(row.result.step), ms(row.result.compute), ms(row.result.comm_busy), ms(row.result.exposed()),
+                       to_ms(row.result.step), to_ms(row.result.compute), to_ms(row.result.comm_busy), to_ms(row.result.exposed()),
                        row.samples_per_s, row.speedup, 100 * row.efficiency, row.state_bytes / 1e9, epoch_text(row.epoch_s),
                        algos_text(row.algos));
   if (r.training.empty()) return out;
@@ -61,7 +61,7 @@ std::string scenario_table(const scenario::Report& r) {
     out += fmt::format(" {:>11} {:>10} {:>8} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>11.1f} {:>7.2f} {:>9.3f} {:>5}\n", row.topology,
                        to_string(row.strategy), row.dtype.name, row.gpus,
                        row.mode.mode == SyncMode::Ssp ? fmt::format("ssp{}", row.mode.staleness) : std::string(to_string(row.mode.mode)),
-                       ms(row.nominal_step), row.mode.mean_iteration * 1e3, row.mode.samples_per_s, 100 * row.mode.idle_fraction,
+                       to_ms(row.nominal_step), row.mode.mean_iteration * 1e3, row.mode.samples_per_s, 100 * row.mode.idle_fraction,
                        row.mode.slowdown, row.mode.max_lead);
   return out;
 }
@@ -77,8 +77,8 @@ std::string scenario_json(const scenario::Report& r) {
                    {"params", s.total_params()},
                    {"layers", s.layers.size()},
                    {"batch_per_gpu", s.batch_per_gpu},
-                   {"forward_ms", ms(s.forward_time())},
-                   {"backward_ms", ms(s.backward_time())},
+                   {"forward_ms", to_ms(s.forward_time())},
+                   {"backward_ms", to_ms(s.backward_time())},
                    {"compute_note", s.compute_note},
                    {"bucket_bytes", s.bucket_bytes},
                    {"algorithm", s.algorithm},
@@ -88,18 +88,18 @@ std::string scenario_json(const scenario::Report& r) {
   for (const auto& row : r.steps) {
     json items = json::array();
     for (const auto& it : row.result.items)
-      items.push_back({{"kind", std::string(to_string(it.kind))}, {"elements", it.elems}, {"algorithm", it.algo}, {"ready_ms", ms(it.ready)},
-                       {"start_ms", ms(it.start)}, {"end_ms", ms(it.end)}});
+      items.push_back({{"kind", std::string(to_string(it.kind))}, {"elements", it.elems}, {"algorithm", it.algo}, {"ready_ms", to_ms(it.ready)},
+                       {"start_ms", to_ms(it.start)}, {"end_ms", to_ms(it.end)}});
     j["steps"].push_back({{"topology", row.topology},
                           {"strategy", std::string(to_string(row.strategy))},
                           {"grad_dtype", row.dtype.name},
                           {"gpus", row.gpus},
                           {"buckets", row.gpus > 1 ? row.buckets : 0},
                           {"grad_bytes_per_gpu", row.grad_bytes},
-                          {"step_ms", ms(row.result.step)},
-                          {"compute_ms", ms(row.result.compute)},
-                          {"comm_ms", ms(row.result.comm_busy)},
-                          {"exposed_ms", ms(row.result.exposed())},
+                          {"step_ms", to_ms(row.result.step)},
+                          {"compute_ms", to_ms(row.result.compute)},
+                          {"comm_ms", to_ms(row.result.comm_busy)},
+                          {"exposed_ms", to_ms(row.result.exposed())},
                           {"samples_per_s", row.samples_per_s},
                           {"speedup", row.speedup},
                           {"efficiency", row.efficiency},
@@ -121,8 +121,8 @@ std::string scenario_json(const scenario::Report& r) {
                                        {"gpus", row.gpus},
                                        {"mode", std::string(to_string(row.mode.mode))},
                                        {"staleness", row.mode.staleness},
-                                       {"step_ms", ms(row.nominal_step)},
-                                       {"makespan_ms", ms(row.mode.makespan)},
+                                       {"step_ms", to_ms(row.nominal_step)},
+                                       {"makespan_ms", to_ms(row.mode.makespan)},
                                        {"iteration_ms", row.mode.mean_iteration * 1e3},
                                        {"samples_per_s", row.mode.samples_per_s},
                                        {"idle_fraction", row.mode.idle_fraction},

@@ -168,7 +168,7 @@ Cell rel(const Matrix& m, std::size_t i, std::size_t j) {
 // `nvidia-smi -L` ("GPU 0: Tesla V100-SXM2-16GB (UUID: ...)"), vLLM/SGLang environment dumps
 // ("GPU 0: NVIDIA A30", "GPU 0,1,2,3: NVIDIA H800"), nccl-tests' "Rank 0 ... device 0 [0x4f] NAME",
 // gdrcopy's "GPU id:0; name: NAME; Bus id: ..." and the `nvidia-smi` table ("|   0  NAME   On  |").
-std::string product_on(std::string_view s) {
+std::string gpu_product_on(std::string_view s) {
   auto brand = [](std::string_view t) {
     for (std::string_view b : {"NVIDIA", "Tesla", "Quadro", "GeForce", "RTX", "TITAN", "Titan"})
       if (t.substr(0, b.size()) == b) return true;
@@ -398,7 +398,7 @@ std::string kinds_with_links_of(const Matrix& m) {
 
 } // namespace
 
-std::string gpu_product_on_line(std::string_view line) { return product_on(strip_comment(line)); }
+std::string gpu_product_on_line(std::string_view line) { return gpu_product_on(strip_comment(line)); }
 
 Topology import_topo_m(const std::string& text, const std::string& file, const ImportOptions& o) {
   if (text.size() > kMaxImportBytes) fail("{}: larger than {} MiB", file, kMaxImportBytes >> 20);

@@ -37,14 +37,14 @@ std::string_view unprefixed(std::string_view s) {
   return s;
 }
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // A command line quoted without '#' ("root@host:~# ./build/all_gather_perf -b 8 ...", "$ mpirun ... alltoall_perf"):
 // a word ending in "_perf". Blog copies of several tests put one before each output.
 bool quotes_a_test(std::string_view l) {
   for (auto pos = l.find("_perf"); pos != std::string_view::npos; pos = l.find("_perf", pos + 1)) {
     const auto end = pos + 5;
-    if (pos > 0 && word_char(l[pos - 1]) && (end == l.size() || !word_char(l[end]))) return true;
+    if (pos > 0 && ident_char(l[pos - 1]) && (end == l.size() || !ident_char(l[end]))) return true;
   }
   return false;
 }

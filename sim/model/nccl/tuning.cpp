@@ -10,7 +10,7 @@ using schedule::Op;
 
 namespace {
 
-int idx(auto e) { return static_cast<int>(e); }
+int enum_index(auto e) { return static_cast<int>(e); }
 std::size_t cap_col(const Graph& g) { return g.nodes <= 1 ? 0 : g.nodes == 2 ? 1 : 2; }
 double cap(const Caps& c, Arch row, const Graph& g) { return c[static_cast<std::size_t>(row)][cap_col(g)]; }
 
@@ -60,7 +60,7 @@ double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
 
 double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
   const double intra = intra_hop_us(tab, g, algo, proto), inter = net_hop_us(tab, algo, proto);
-  double lat = tab.base_latency_us.at(idx(algo))[idx(proto)];
+  double lat = tab.base_latency_us.at(enum_index(algo))[enum_index(proto)];
   const double ninter = network_hops(op, algo, g.nodes);
   if (algo == Algo::Ring) {
     lat += (ring_steps(op, p) - ninter) * intra + ninter * inter;
@@ -84,7 +84,7 @@ double graph_bus(const Graph& g, Algo algo) {
 }
 
 double intra_hop_us(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
-  double intra = tab.hw_latency_us[idx(g.path)].at(idx(algo))[idx(proto)];
+  double intra = tab.hw_latency_us[enum_index(g.path)].at(enum_index(algo))[enum_index(proto)];
   if (g.nodes > 1)
     intra = std::max(intra, (g.amd_cpu ? tab.net_overhead_amd_us : tab.net_overhead_intel_us) *
                                 (proto == Proto::Simple ? tab.net_overhead_simple_factor : 1.0));
@@ -102,7 +102,7 @@ double network_hops(Op op, Algo algo, int nodes) {
 }
 
 // hwLat has Ring and Tree rows only: .at() turns a call for another algorithm into an exception, not a stray read.
-double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[idx(Path::Net)].at(idx(algo))[idx(proto)]; }
+double net_hop_us(const Tables& tab, Algo algo, Proto proto) { return tab.hw_latency_us[enum_index(Path::Net)].at(enum_index(algo))[enum_index(proto)]; }
 
 double ring_plateau(const Tables& tab, const Graph& g, Op op, Proto proto, int ranks, Bytes nbytes) {
   if (tab.rccl || g.nodes <= 1 || op != Op::AllReduce || proto != Proto::Simple) return 1.0; // RCCL has no plateau term
