@@ -96,6 +96,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
+  m.bands = model::bound_bands(res, tr.topo);
   RunResult r{report::compare_json(res, m), {}};
   switch (fmt_kind) {
     case report::Format::Table: r.text = report::compare_table(res, m); break;

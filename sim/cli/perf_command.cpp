@@ -475,9 +475,12 @@ std::vector<std::string> getopt_long_words(const CLI::App& app, int argc, char**
     if (w.size() > 2 && w.starts_with("--")) {
       const auto eq = w.find('=');
       const std::string name = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      if (!app.get_option_no_throw("--" + name))
+      if (!app.get_option_no_throw("--" + name)) {
         if (const auto full = trace::nccl_tests_long_option(name); !full.empty())
           w = "--" + std::string(full) + (eq == std::string::npos ? "" : w.substr(eq));
+        else if (const auto all = trace::nccl_tests_long_options_from(name); !name.empty() && all.size() > 1)
+          fail("--{}: ambiguous, as nccl-tests' getopt_long finds it: --{}", name, fmt::join(all, ", --"));
+      }
     }
     out.push_back(std::move(w));
   }

@@ -33,6 +33,13 @@ std::string_view nccl_tests_long_option(std::string_view name) {
   return found;
 }
 
+std::vector<std::string_view> nccl_tests_long_options_from(std::string_view name) {
+  std::vector<std::string_view> out;
+  for (const auto o : kLongOptions)
+    if (o.starts_with(name)) out.push_back(o);
+  return out;
+}
+
 std::optional<NcclTestsNumber> nccl_tests_number(const std::string& text) {
   char* end = nullptr;
   const long long n = std::strtol(text.c_str(), &end, 0);

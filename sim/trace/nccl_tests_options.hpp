@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ccsim::trace {
 
@@ -18,6 +19,8 @@ struct NgpusOption {
 // The long option `name` (without its "--") stands for in nccl-tests' getopt_long table: itself, or the one
 // option it is an unambiguous prefix of ("ngp" is "ngpus"); empty when unknown or ambiguous ("n").
 std::string_view nccl_tests_long_option(std::string_view name);
+// Every long option `name` is a prefix of (several: getopt_long refuses it as ambiguous).
+std::vector<std::string_view> nccl_tests_long_options_from(std::string_view name);
 
 // A number as nccl-tests reads its options, strtol(text, NULL, 0): base from the prefix (0x hex, 0 octal), the
 // digits up to the first other character ("8x" is 8: `whole` says whether the text was all number), saturating

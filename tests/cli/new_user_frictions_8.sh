@@ -7,7 +7,9 @@
 #  - `ccsim all_reduce_perf --ngp 8` and `-g 8x` were refused, though nccl-tests' getopt_long takes a long option's
 #    unambiguous prefix and reads -g with strtol (8x is 8); a repeated option ("-b 1M ... --minbytes 2M") too;
 #  - `ccsim compare --run 99999999999` named int's limit, not the file's runs;
-#  - a sweep's CSV rank_order cell was ~700 characters on 32 ranks x 8 rings.
+#  - a sweep's CSV rank_order cell was ~700 characters on 32 ranks x 8 rings;
+#  - "why is my measured busbw lower?" had only compare's err% column: compare now names, per size band, the resource
+#    that bounds the prediction, the rate the measured busbw implies for it, and a check to run.
 set -u
 ccsim="$1"; src="$2"
 export CCSIM_DATA_DIR="$src"
@@ -41,6 +43,7 @@ grep -qF "# ccsim: 4 ranks = nThread 1 x nGpus 4;" <<<"$(ranks_line -g 8 --ngp 4
   bad "-g 8x read without saying so"
 out=$("$ccsim" all_reduce_perf --topo dgx1 -g 8 -b 1M -e 4M --minb=2M 2>&1)
 grep -qF "minBytes 2097152 maxBytes 4194304" <<<"$out" || bad "--minb=2M after -b 1M: $(grep -F minBytes <<<"$out")"
+refused_one_line "--n: ambiguous, as nccl-tests' getopt_long finds it: --nthreads, --ngpus" all_reduce_perf --topo dgx1 --n 8 -b 1M -e 1M
 refused_one_line "-g,--ngpus: 'x8' is not a whole number" all_reduce_perf --topo dgx1 -g x8 -b 1M -e 1M
 refused_one_line "-g,--ngpus: 99999999999 is out of range (1..1024)" all_reduce_perf --topo dgx1 -g 99999999999 -b 1M -e 1M
 
@@ -71,6 +74,36 @@ if not ok:
     print(f"  got {rows[0]['rank_order']!r}, want {want!r}; dgx1 {rows[1]['rank_order']!r}")
 sys.exit(0 if ok else 1)
 PY
+
+# "Why is my measured busbw lower?": compare names, per size band, what bounds the prediction and what the measured
+# busbw says that resource ran at. DGX-1 (V100): NVLink2 at 25 GB/s each way (topologies/dgx1.json); the band split
+# and the rate are recomputed here from the JSON rows (busbw below half the prediction's peak: the latency band).
+k="$src/models/traces/dgx1-v100-8gpu-allreduce-konnase.txt"
+"$ccsim" compare --trace "$k" --topo dgx1 --model nccl --format json >"$tmp/k.json" 2>"$tmp/err" || bad "compare json: $(cat "$tmp/err")"
+python3 - "$tmp/k.json" <<'PY' || bad "compare bounds (JSON)"
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+rows, bounds = d["rows"], d.get("bounds")
+peak = max(r["predicted_busbw"] for r in rows)
+bw = [r for r in rows if r["predicted_busbw"] >= 0.5 * peak]
+lat = [r for r in rows if r["predicted_busbw"] < 0.5 * peak]
+m = statistics.median(r["measured_busbw"] for r in bw)
+p = statistics.median(r["predicted_busbw"] for r in bw)
+ok = bounds is not None and len(bounds) == 2
+if ok:
+    l, b = bounds
+    ok = (l["band"] == "latency" and l["rows"] == len(lat) and b["band"] == "bandwidth" and b["rows"] == len(bw)
+          and b["bound_by"] == "NVLink" and b["link_type"] == "nvlink2" and b["link_GBps"] == 25
+          and abs(b["link_GBps_at_measured_rate"] - 25 * m / p) < 1e-9 and "nvidia-smi nvlink --status" in b["text"]
+          and b["min_size"] == min(r["size"] for r in bw) and b["max_size"] == max(r["size"] for r in bw))
+if not ok:
+    print(f"  bounds {bounds!r}; want {len(lat)} latency rows, {len(bw)} bandwidth rows, rate {25 * m / p:.3f}")
+sys.exit(0 if ok else 1)
+PY
+out=$("$ccsim" compare --trace "$k" --topo dgx1 --model nccl 2>&1)
+grep -qE "^# why \(bandwidth band, [0-9.]+ [KMG]iB\.\.128 MiB, [0-9]+ rows\): bound by [0-9]+ nvlink2 links \(NVLink, 25 GB/s each way" <<<"$out" ||
+  bad "compare table: no bandwidth-band line: $(grep -F '# why' <<<"$out")"
+grep -qF "# why (latency band, 8 B.." <<<"$out" || bad "compare table: no latency-band line"
 
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (8th trial) pass"
 exit $((fails > 0))
