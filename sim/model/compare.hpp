@@ -73,7 +73,7 @@ struct BoundBand {
   double measured_time_us = 0, predicted_time_us = 0; // medians over the band's rows
   // The bandwidth band's bottleneck, from the replay of its largest row: the busiest directed link (ties within
   // 0.1% counted in `links`). Empty `kind` where the model replays nothing (a closed form).
-  std::string kind;  // "network", "NIC PCIe" (a NIC's own PCIe link), "NVLink", "PCIe" or "other"
+  std::string kind;  // "network", "NIC PCIe" (a NIC's own PCIe link), "NVLink", "xGMI", "PCIe" or "other"
   std::string type;  // the link's type (ib, roce, nvlink4, pcie5, ...)
   std::string name;  // e.g. "n0.xnic0->fabric"
   double link_GBps = 0; // that directed link's bandwidth (all lanes)

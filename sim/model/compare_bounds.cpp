@@ -11,6 +11,7 @@ std::string bound_kind(topology::LinkType t) {
   if (topology::is_network(t)) return "network";
   if (topology::is_nvlink(t)) return "NVLink";
   if (topology::is_pcie(t)) return "PCIe";
+  if (t == topology::LinkType::Xgmi) return "xGMI";
   return "other";
 }
 

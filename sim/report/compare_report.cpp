@@ -26,6 +26,8 @@ std::string check_of(const model::BoundBand& b) {
   if (b.kind == "NIC PCIe")
     return "check each NIC with ib_write_bw (perftest) between two nodes and the PCIe width and generation of its slot "
            "(lspci -vv LnkSta), and that NCCL uses every NIC with GPUDirect RDMA (NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
+  if (b.kind == "xGMI")
+    return "check amd-smi topology (every GPU pair on xGMI) and rocm-smi --showxgmierr (link errors)";
   if (b.kind == "NVLink") return "check nvidia-smi nvlink --status (every link up, at full speed) and nvidia-smi topo -m";
   if (b.kind == "PCIe")
     return "check the PCIe width and generation (nvidia-smi -q -d PCIE, lspci -vv LnkSta) and ACS (P2P through the root complex)";
@@ -44,8 +46,8 @@ std::vector<std::string> bound_lines(const model::CompareMeta& m) {
     const std::string head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi),
                                          b.rows, b.rows == 1 ? "" : "s");
     if (b.latency) {
-      out.push_back(head + fmt::format("the prediction is its floor, launch and per-hop latency (median {:.2f} us against {:.2f} us "
-                                       "measured, {:.2f}x); {}",
+      out.push_back(head + fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
+                                       "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
                                        b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
     } else if (!b.kind.empty()) {
       out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% busy; e.g. {}); median busbw {:.2f} GB/s "
@@ -146,10 +148,11 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
     s += fmt::format("{:>12} {:>11} {:>10.2f} {:>10.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>+8.1f}  {}\n", x.size, x.count,
                      x.measured_time_us, x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw,
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
+  // The why lines before the summary, which stays the last line (scripts read it with tail -1).
+  for (const auto& line : bound_lines(m)) s += "# " + line + "\n";
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
-  for (const auto& line : bound_lines(m)) s += "# " + line + "\n";
   return s;
 }
 
