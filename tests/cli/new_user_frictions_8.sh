@@ -7,6 +7,7 @@
 #  - `ccsim all_reduce_perf --ngp 8` and `-g 8x` were refused, though nccl-tests' getopt_long takes a long option's
 #    unambiguous prefix and reads -g with strtol (8x is 8); a repeated option ("-b 1M ... --minbytes 2M") too;
 #  - `ccsim compare --run 99999999999` named int's limit, not the file's runs;
+#  - `--topo /dev/null` was refused as "a directory or missing", neither of which it is;
 #  - a sweep's CSV rank_order cell was ~700 characters on 32 ranks x 8 rings;
 #  - "why is my measured busbw lower?" had only compare's err% column: compare now names, per size band, the resource
 #    that bounds the prediction, the rate the measured busbw implies for it, and a check to run.
@@ -46,6 +47,11 @@ grep -qF "minBytes 2097152 maxBytes 4194304" <<<"$out" || bad "--minb=2M after -
 refused_one_line "--n: ambiguous, as nccl-tests' getopt_long finds it: --nthreads, --ngpus" all_reduce_perf --topo dgx1 --n 8 -b 1M -e 1M
 refused_one_line "-g,--ngpus: 'x8' is not a whole number" all_reduce_perf --topo dgx1 -g x8 -b 1M -e 1M
 refused_one_line "-g,--ngpus: 99999999999 is out of range (1..1024)" all_reduce_perf --topo dgx1 -g 99999999999 -b 1M -e 1M
+
+# A --topo that is no regular file says which it is (/dev/null was "a directory or missing").
+refused_one_line "/dev/null: not a topology file (a device or pipe, not a regular file)" --topo /dev/null -b 1M -e 1M
+refused_one_line "/dev/null: not a topology file (a device or pipe, not a regular file)" topo import /dev/null
+refused_one_line "$tmp: not a topology file (a directory)" --topo "$tmp" -b 1M -e 1M
 
 # compare --run: the file's runs, whatever the number's size.
 t="$src/tests/data/hypercube-4gpu-crossbar-SYNTHETIC.txt"
