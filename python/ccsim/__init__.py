@@ -314,20 +314,36 @@ def _predict_args(topo, op, algo, sizes, model, flags):
     return t, ["--topo", spec] + _size_flags(sizes) + _flags(named) + _flags(flags)
 
 
+def _size_keyword(call, keyword, sizes):
+    """Runs call(); the CLI's -b/--minbytes and -e/--maxbytes, which a Python caller never typed, become the
+    keyword they came from: size=, sizes= (one size for both) or sizes[0] / sizes[1]."""
+    try:
+        return call()
+    except Error as e:
+        text = str(e)
+        if "-b/--minbytes" not in text and "-e/--maxbytes" not in text:
+            raise
+        pair = isinstance(sizes, (list, tuple))
+        lo, hi = (f"{keyword}[0]", f"{keyword}[1]") if pair else (f"{keyword}=", f"{keyword}=")
+        if sizes is None:  # the CLI's own default sizes: the keyword that sets them
+            lo = hi = f"{keyword}= (default 8..128M)"
+        raise Error(text.replace("-b/--minbytes", lo).replace("-e/--maxbytes", hi)) from None
+
+
 def predict(topo="dgx1", op="allreduce", algo=None, sizes=None, model="fifo", **flags):
     """Predicts a sweep as `ccsim --topo T --op OP --algo A -b LO -e HI --model M ... --format json`.
 
     sizes: one size ("1M", 1048576) or (smallest, largest); the CLI's default 8..128M when None; every
     factor of 2 between (stepfactor=, stepbytes= as -f/-i). Returns a Prediction (a list of Row)."""
     t, args = _predict_args(topo, op, algo, sizes, model, flags)
-    return Prediction(_json_cli(*args, "--format", "json"))
+    return Prediction(_size_keyword(lambda: _json_cli(*args, "--format", "json"), "sizes", sizes))
 
 
 def timeline(topo="dgx1", op="allreduce", algo=None, size="1M", model="fifo", **flags):
     """The Chrome trace-event document (a dict) of one size, as `ccsim ... --timeline FILE`."""
     out = _Scratch("timeline.json", "")
     t, args = _predict_args(topo, op, algo, size, model, flags)
-    _run_cli(args + ["--timeline", out.path, "--format", "json"])
+    _size_keyword(lambda: _run_cli(args + ["--timeline", out.path, "--format", "json"]), "size", size)
     with open(out.path, encoding="utf-8") as f:
         return json.load(f)
 

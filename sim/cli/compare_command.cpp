@@ -2,6 +2,7 @@
 // busbw error per row and the median |error| for sizes >= 1 MiB and over all sizes; --plot draws
 // busbw vs size through scripts/plot_compare.py (Debian's python3-matplotlib) fed by the JSON.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/printable.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/report/compare_report.hpp"
@@ -32,7 +34,7 @@ struct CompareOptions {
   RunOptions run;
   TraceOptions tr;
   std::string trace, plot;
-  int run_index = 0;       // 0 = every run of the file
+  std::string run_text;    // --run as typed; empty or 0 = every run of the file
   bool topo_given = false; // --topo typed (else the default machine, dgx1)
 };
 
@@ -94,6 +96,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
+  m.bands = model::bound_bands(res, tr.topo);
   RunResult r{report::compare_json(res, m), {}};
   switch (fmt_kind) {
     case report::Format::Table: r.text = report::compare_table(res, m); break;
@@ -127,11 +130,26 @@ std::string machine_words(const trace::Trace& run) {
   return run.ranks <= 8 ? fmt::format("gpus={}", run.ranks) : std::string("nodes=N,nics=MxSPEED as in topologies/README.md");
 }
 
+// The runs --run picks: that run alone, or every run. A number no run has (negative, past the file's last, beyond
+// any integer type) is refused with the file's own range, read from the file, never a parser's int limit.
+std::vector<trace::Trace> load_chosen_runs(const CompareOptions& o) {
+  if (o.run_text.empty()) return trace::load_trace_runs(o.trace, trace_hints(o.tr));
+  const bool digits = o.run_text.find_first_not_of("0123456789") == std::string::npos ||
+                      (o.run_text.size() > 1 && o.run_text[0] == '-' && o.run_text.find_first_not_of("0123456789", 1) == std::string::npos);
+  if (!digits) fail("--run: '{}' is not a whole number (a run of {}, counted from 1)", printable(o.run_text, 40), o.trace);
+  int k = -1;
+  const auto [end, ec] = std::from_chars(o.run_text.data(), o.run_text.data() + o.run_text.size(), k);
+  if (ec == std::errc() && end == o.run_text.data() + o.run_text.size() && k >= 0)
+    return trace::load_trace_runs(o.trace, trace_hints(o.tr), k); // --run N: that run alone (0: every run)
+  const auto all = trace::load_trace_runs(o.trace, trace_hints(o.tr));
+  fail("--run: {} is not a run of {} (it holds {}: --run {})", o.run_text, o.trace, all.size(),
+       all.size() == 1 ? std::string("1") : fmt::format("1..{}", all.size()));
+}
+
 void run_compare(const CompareOptions& o) {
   if (o.trace.empty()) fail("compare: --trace FILE is required");
   const auto fmt_kind = report::format_from(o.run.format);
-  if (o.run_index < 0) fail("--run: {} is not a run of {}", o.run_index, o.trace);
-  auto runs = trace::load_trace_runs(o.trace, trace_hints(o.tr), o.run_index); // --run N: that run alone
+  auto runs = load_chosen_runs(o);
   const auto specs = topo_per_run(o.run.topo, runs.size());
   // Without --topo the prediction is for the default DGX-1 (V100): a trace that names another GPU would be laid
   // beside a machine it never ran on, errors of 50-90 % that say nothing about the model. Ask for the machine.
@@ -210,7 +228,7 @@ void add_compare_command(CLI::App& app) {
   c->add_option("-a,--algo", opts->run.algo, "Algorithm for the fifo/store_forward models")->capture_default_str();
   c->add_option("--format", opts->run.format, "Output: table, csv, json, markdown (a table to paste into a ticket)")->capture_default_str();
   c->add_option("--output", opts->run.output, "Write the output to this file instead of stdout");
-  c->add_option("--run", opts->run_index, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
+  c->add_option("--run", opts->run_text, "Compare only this run (1-based) of a file holding several runs (default: each, one result per run)");
   c->add_option("--plot", opts->plot, "Also draw measured vs predicted busbw over size into this PNG");
   c->callback([opts, c] {
     opts->topo_given = c->get_option("--topo")->count() > 0;

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "sim/trace/nccl_tests_options.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -104,17 +107,14 @@ std::string flag_name(char c) {
   return std::string("-") + c;
 }
 
-// strtol(…, 0) as nccl-tests reads numbers (decimal, 0x hex), but whole and in range or a one-line error.
+// A number as nccl-tests reads it (trace::nccl_tests_number, its strtol(…, 0): "8", "0x8" and "8x" are 8), in range
+// or a one-line error; text strtol reads no digits from is refused rather than run as nccl-tests' 0.
 long long int_flag(const PerfFlags& f, char c, long long lo, long long hi) {
   const std::string& s = f.v.at(c);
-  long long x = 0;
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const char* b = s.data() + (hex ? 2 : 0);
-  const auto [end, ec] = std::from_chars(b, s.data() + s.size(), x, hex ? 16 : 10);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-    fail("{}: '{}' is not a whole number", flag_name(c), s);
-  if (x < lo || x > hi) fail("{}: {} is out of range ({}..{})", flag_name(c), s, lo, hi);
-  return x;
+  const auto n = trace::nccl_tests_number(s);
+  if (!n) fail("{}: '{}' is not a whole number", flag_name(c), s);
+  if (n->value < lo || n->value > hi) fail("{}: {} is out of range ({}..{})", flag_name(c), s, lo, hi);
+  return n->value;
 }
 
 // nccl-tests' parsesize: a number (fractions allowed) with an optional K, M or G (binary units).
@@ -339,6 +339,13 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
     if (f.given.at(c)->count()) same += fmt::format("{}-{} {}", same.empty() ? "" : ", ", c, f.v.at(c));
   for (char c : {'S', 'J', 'M', 'I'})
     if (f.given.at(c)->count()) absent += fmt::format("{}-{} {}", absent.empty() ? "" : ", ", c, f.v.at(c));
+  std::string partly;
+  constexpr std::string_view kNotNumbers = "beiodJ"; // sizes (nccl-tests' parsesize) and names
+  for (const auto& spec : kFlags)
+    if (kNotNumbers.find(spec.letter) == std::string_view::npos && f.given.at(spec.letter)->count())
+      if (const auto x = trace::nccl_tests_number(f.v.at(spec.letter)); x && !x->whole)
+        partly += fmt::format("{}-{} {} as {}", partly.empty() ? "" : ", ", spec.letter, f.v.at(spec.letter), x->value);
+  if (!partly.empty()) n.push_back("ccsim: read as nccl-tests' strtol reads them (the number, then nothing): " + partly);
   if (!same.empty()) n.push_back("ccsim: accepted, cannot change a prediction (one steady-state collective): " + same);
   if (!absent.empty()) n.push_back("ccsim: accepted, their output is not produced: " + absent);
   return n;
@@ -417,7 +424,8 @@ std::string run_perf(const PerfFlags& f, const std::string& program) {
 void add_perf_flags(CLI::App& app, PerfFlags& f) {
   for (const auto& s : kFlags) {
     f.v[s.letter] = s.def;
-    f.given[s.letter] = app.add_option(s.names, f.v[s.letter], s.help)->capture_default_str();
+    // getopt_long keeps the last of a repeated option ("-b 1M ... --minbytes 2M" runs from 2M), as here.
+    f.given[s.letter] = app.add_option(s.names, f.v[s.letter], s.help)->capture_default_str()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   add_topology_options(app, f.run, /*short_t=*/false);
   add_model_options(app, f.run);
@@ -451,6 +459,36 @@ std::string from_environment(const PerfFlags& f, const std::string& message) {
   return {};
 }
 
+namespace {
+
+// The words after the program name, with each long option nccl-tests' getopt_long would take as an unambiguous
+// prefix ("--ngp 8", "--minb=1M") spelled out in full, so CLI11 reads what nccl-tests reads. ccsim's own long
+// flags (--topo, --model, ...) are left as they are; argv[0] first.
+std::vector<std::string> getopt_long_words(const CLI::App& app, int argc, char** argv, int first_arg) {
+  std::vector<std::string> out{argv[first_arg - 1]};
+  for (int i = first_arg; i < argc; ++i) {
+    std::string w = argv[i];
+    if (w == "--") { // getopt stops reading options there
+      for (; i < argc; ++i) out.emplace_back(argv[i]);
+      break;
+    }
+    if (w.size() > 2 && w.starts_with("--")) {
+      const auto eq = w.find('=');
+      const std::string name = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (!app.get_option_no_throw("--" + name)) {
+        if (const auto full = trace::nccl_tests_long_option(name); !full.empty())
+          w = "--" + std::string(full) + (eq == std::string::npos ? "" : w.substr(eq));
+        else if (const auto all = trace::nccl_tests_long_options_from(name); !name.empty() && all.size() > 1)
+          fail("--{}: ambiguous, as nccl-tests' getopt_long finds it: --{}", name, fmt::join(all, ", --"));
+      }
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+} // namespace
+
 int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   CLI::App app{inv.program + " as ccsim predicts it: nccl-tests' flags and output shape, no GPU needed"};
   PerfFlags f;
@@ -463,7 +501,10 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   if (const char* p = std::getenv("CCSIM_PARAMS")) f.run.params = p;
   add_perf_flags(app, f);
   try {
-    app.parse(argc - inv.first_arg + 1, argv + inv.first_arg - 1); // the name before the flags stands as argv[0]
+    auto args = getopt_long_words(app, argc, argv, inv.first_arg);
+    std::vector<char*> arg_ptrs;
+    for (auto& a : args) arg_ptrs.push_back(a.data());
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
     write_output("", run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {

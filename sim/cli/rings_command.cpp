@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <functional>
 #include <limits>
@@ -62,6 +63,9 @@ double distinct_rings(int n) {
 // --explain ranks the order among every ring up to this many (9 GPUs; about a second of simulation).
 constexpr double kRankAllMax = 20160;
 
+// Up to this many GPUs `rings` takes a few seconds at most and says nothing on stderr beyond its progress bar.
+constexpr std::size_t kQuietGpus = 32;
+
 // The search routes every GPU pair up front (about 0.5 KiB each: 0.5 GiB and ~20 s at 1024 GPUs).
 constexpr std::size_t kRingsMaxGpus = 1024;
 
@@ -70,6 +74,13 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
     fail("rings: {} GPUs is more than the ring search handles (at most {}, it routes every GPU pair); pick a subset "
          "with --gpus",
          gpus.size(), kRingsMaxGpus);
+  // Beyond a few dozen GPUs the simulations after the search take long (512 H200s: about two minutes, most of it
+  // double_binary_tree's thousands of segments): say so at once on a terminal, with the flags that shorten it.
+  if (gpus.size() > kQuietGpus && report::Progress::stderr_is_terminal())
+    std::cerr << fmt::format("ccsim rings: {} GPUs: a bounded ring search, then each ring it keeps and every {} schedule "
+                             "simulated at {} ranks: seconds to minutes (512 GPUs: about two; the bar below says which step runs); fewer "
+                             "GPUs (--gpus 0..{}) or a smaller message (--size 1M) shorten it\n",
+                             gpus.size(), o.run.op, gpus.size(), std::min<std::size_t>(gpus.size(), 64) / 2 - 1);
   Context c;
   c.owned = std::make_unique<topology::Topology>(topology::resolve_topology(o.run.topo));
   c.router = std::make_unique<topology::Router>(c.topo());
@@ -106,7 +117,11 @@ Context prepare(const RingsOptions& o, const std::vector<int>& gpus) {
   if (bar.enabled()) so.progress = [&bar](double f) { bar.update(static_cast<std::size_t>(f * 100)); };
   c.found = topology::search_rings(*c.hops, so);
   bar.done();
-  c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found);
+  {
+    report::Progress sims("rings: simulating", c.found.best.size());
+    c.ranked = metrics::rank_candidates(c.topo(), *c.router, *c.hops, c.base, c.size, c.found,
+                                        [&sims](std::size_t i, std::size_t, const std::string& what) { sims.update(i, what); });
+  }
   if (c.hops->size() >= 3 && c.hops->size() <= 16)
     c.direct_rings = static_cast<int>(
         topology::hamiltonian_cycles(c.topo(), c.hops->gpus(), [](const topology::Link&) { return true; }, 1000).size());
@@ -186,7 +201,10 @@ int run_rings(RingsOptions& o) {
       f.best_ring_time = std::min(f.best_ring_time, f.channels->simulated.row.time);
     }
     const std::vector<std::vector<int>> placements{c.hops->gpus(), c.ranked.front().rings[0]};
-    f.schedules = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements);
+    const std::size_t schedule_runs = metrics::schedule_runs(c.base.op, placements.size());
+    report::Progress sims("rings: every schedule", schedule_runs);
+    f.schedules = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements,
+                                             [&sims](std::size_t i, std::size_t, const std::string& what) { sims.update(i, what); });
   }
   write_output(o.output, fmt_json ? report::rings_json(f) : report::rings_text(f));
   return 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 
 namespace ccsim::metrics {
@@ -30,9 +32,13 @@ RankedRing simulate_rings(const topology::Topology& t, topology::Router& r, cons
 }
 
 std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
-                                        const RunConfig& base, Bytes size, const topology::RingSearchResult& found) {
+                                        const RunConfig& base, Bytes size, const topology::RingSearchResult& found,
+                                        const SimulationProgress& progress) {
   std::vector<RankedRing> out;
-  for (const auto& c : found.best) out.push_back(simulate_rings(t, r, h, base, size, {h.to_gpus(c.order)}));
+  for (const auto& c : found.best) {
+    if (progress) progress(out.size(), found.best.size(), fmt::format("ring {} of {}", out.size() + 1, found.best.size()));
+    out.push_back(simulate_rings(t, r, h, base, size, {h.to_gpus(c.order)}));
+  }
   // Times equal to the nanosecond tie (they differ by per-message rounding only); a tie goes to the ring
   // whose hops cross fewer links, then to the lower summed hop latency, then to the better bound.
   auto links_and_latency = [&](const RankedRing& x) {
@@ -101,13 +107,24 @@ std::vector<std::vector<int>> channel_pool(const topology::HopTable& h, const to
   return pool;
 }
 
+std::size_t schedule_runs(schedule::Op op, std::size_t placements) {
+  std::size_t runs = 0;
+  for (const auto& a : schedule::all_algorithms()) runs += a.op == op ? placements : 0;
+  return runs;
+}
+
 std::vector<ScheduleResult> compare_schedules(const topology::Topology& t, topology::Router& r, const RunConfig& base,
-                                              Bytes size, const std::vector<std::vector<int>>& placements) {
+                                              Bytes size, const std::vector<std::vector<int>>& placements,
+                                              const SimulationProgress& progress) {
   std::vector<ScheduleResult> out;
+  const std::size_t runs = schedule_runs(base.op, placements.size());
+  std::size_t done = 0;
   for (const auto& a : schedule::all_algorithms()) {
     if (a.op != base.op) continue;
     std::optional<ScheduleResult> best;
     for (const auto& pl : placements) {
+      if (progress) progress(done, runs, a.name);
+      ++done;
       RunConfig cfg = base;
       cfg.algo = a.name;
       cfg.placements = {pl};

@@ -2,6 +2,7 @@
 // link-load bound; here each is run through the engine at the requested size, as one ring or as a set
 // of rings used at once (NCCL's channels), and compared with every other schedule of the op.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,11 @@ RankedRing simulate_rings(const topology::Topology& t, topology::Router& r, cons
 
 // The search's candidates, simulated and sorted by time (ties, equal to the nanosecond: fewer links crossed,
 // then lower summed hop latency, then the bound).
+// `progress(i, of)` is called before the i-th (from 0) of `of` simulations (for a progress bar).
+using SimulationProgress = std::function<void(std::size_t i, std::size_t of, const std::string& what)>;
 std::vector<RankedRing> rank_candidates(const topology::Topology& t, topology::Router& r, const topology::HopTable& h,
-                                        const RunConfig& base, Bytes size, const topology::RingSearchResult& found);
+                                        const RunConfig& base, Bytes size, const topology::RingSearchResult& found,
+                                        const SimulationProgress& progress = {});
 
 // Where one ring order (GPU indices) stands among `ranked` (all rings of an exhaustive search, one per
 // undirected ring): its own entry (equal up to rotation and direction) is left out, and `time` (the
@@ -54,7 +58,10 @@ struct ScheduleResult {
   std::vector<int> placement;
   Row row;
 };
+// How many simulations compare_schedules runs: every algorithm of `op` on each of `placements` placements.
+std::size_t schedule_runs(schedule::Op op, std::size_t placements);
 std::vector<ScheduleResult> compare_schedules(const topology::Topology& t, topology::Router& r, const RunConfig& base,
-                                              Bytes size, const std::vector<std::vector<int>>& placements);
+                                              Bytes size, const std::vector<std::vector<int>>& placements,
+                                              const SimulationProgress& progress = {});
 
 } // namespace ccsim::metrics

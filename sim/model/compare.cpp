@@ -74,6 +74,10 @@ CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place) {
     r.predicted_algbw = pb.algbw_GBps;
     r.predicted_busbw = pb.busbw_GBps;
     r.err_pct = (r.predicted_busbw - r.measured_busbw) / r.measured_busbw * 100.0;
+    if (out.rows.empty() || m.size >= out.rows.back().size) { // the largest so far (a table's sizes grow)
+      out.largest = row.result;
+      out.largest_replayed = row.choice.simulated && row.result.makespan > 0;
+    }
     all.push_back(std::abs(r.err_pct));
     if (m.size >= (Bytes{1} << 20)) ge.push_back(std::abs(r.err_pct));
     out.max_abs_err = std::max(out.max_abs_err, std::abs(r.err_pct));

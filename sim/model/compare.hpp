@@ -46,6 +46,10 @@ struct CompareResult {
   std::vector<CompareRow> rows;
   double median_abs_err_ge_1MiB = 0, median_abs_err_all = 0, max_abs_err = 0;
   int n_ge_1MiB = 0, skipped = 0; // skipped: rows with size 0 or time 0
+  // The replay of the largest row (its links' busy time), kept for bound_bands; `largest_replayed` false where the
+  // model gave a closed form.
+  engine::RunResult largest;
+  bool largest_replayed = false;
 };
 
 double median(std::vector<double> v); // NaN for an empty list
@@ -56,6 +60,31 @@ int gpus_per_thread(const trace::Trace& t);
 metrics::SizePlan plan_of(const trace::MeasuredRow& r);
 CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);
 
+// "Why is my measured busbw lower?": per size band, what bounds the prediction (the model's own replay, no new
+// numbers; sim/model/compare_bounds.cpp) and what the measured busbw says that resource ran at. The report
+// (sim/report/compare_report) turns a band into a line with a check to run.
+struct BoundBand {
+  // The latency band: rows whose predicted busbw is below half the prediction's highest (fixed costs, launch and
+  // per-hop latency, still dominate); the bandwidth band: every other row.
+  bool latency = false;
+  Bytes lo = 0, hi = 0;
+  int rows = 0;
+  double measured_busbw = 0, predicted_busbw = 0;     // medians over the band's rows (GB/s)
+  double measured_time_us = 0, predicted_time_us = 0; // medians over the band's rows
+  // The bandwidth band's bottleneck, from the replay of its largest row: the busiest directed link (ties within
+  // 0.1% counted in `links`). Empty `kind` where the model replays nothing (a closed form).
+  std::string kind;  // "network", "NIC PCIe" (a NIC's own PCIe link), "NVLink", "xGMI", "PCIe" or "other"
+  std::string type;  // the link's type (ib, roce, nvlink4, pcie5, ...)
+  std::string name;  // e.g. "n0.xnic0->fabric"
+  double link_GBps = 0; // that directed link's bandwidth (all lanes)
+  int links = 0;        // directed links as busy as it
+  double busy_pct = 0;  // of the replay's makespan
+};
+
+// The bands of `r` (one or two; the latency band first), from the same predictor compare() used.
+std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topology& topo);
+
+
 struct CompareMeta {
   std::string trace, hardware, topology, topology_origin, model, params, op, op_from, ranks_from;
   int ranks = 0;
@@ -64,5 +93,6 @@ struct CompareMeta {
   std::vector<std::string> notes; // the trace reader's decisions and the facts it read (rows left out, INFO lines)
   std::vector<std::vector<int>> placements;
   std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
+  std::vector<BoundBand> bands; // bound_bands(): what bounds each size band, for "why lower" lines
 };
 } // namespace ccsim::model

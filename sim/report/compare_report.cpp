@@ -13,6 +13,57 @@ namespace {
 nlohmann::ordered_json num_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
 } // namespace
 
+namespace {
+
+// What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
+std::string check_of(const model::BoundBand& b) {
+  if (b.latency)
+    return "launch cost (nccl-tests -G 1 runs CUDA graphs), the protocol (NCCL_PROTO; LL for small sizes) and the "
+           "network's latency (ib_send_lat) set this floor";
+  if (b.kind == "network")
+    return "check each NIC with ib_write_bw (perftest) between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
+           "(NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
+  if (b.kind == "NIC PCIe")
+    return "check each NIC with ib_write_bw (perftest) between two nodes and the PCIe width and generation of its slot "
+           "(lspci -vv LnkSta), and that NCCL uses every NIC with GPUDirect RDMA (NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
+  if (b.kind == "xGMI")
+    return "check amd-smi topology (every GPU pair on xGMI) and rocm-smi --showxgmierr (link errors)";
+  if (b.kind == "NVLink") return "check nvidia-smi nvlink --status (every link up, at full speed) and nvidia-smi topo -m";
+  if (b.kind == "PCIe")
+    return "check the PCIe width and generation (nvidia-smi -q -d PCIE, lspci -vv LnkSta) and ACS (P2P through the root complex)";
+  if (b.kind.empty())
+    return "the model's pick here is a closed form, which names no link: compare again with --nccl-algo ring to replay "
+           "rings and name their busiest link";
+  return "`ccsim --topo ... --links` lists every link's load";
+}
+
+std::string size_range(Bytes lo, Bytes hi) { return lo == hi ? format_size(lo) : format_size(lo) + ".." + format_size(hi); }
+
+// One line per band: what bounds the prediction, what the measured busbw says about it, what to check.
+std::vector<std::string> bound_lines(const model::CompareMeta& m) {
+  std::vector<std::string> out;
+  for (const auto& b : m.bands) {
+    const std::string head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi),
+                                         b.rows, b.rows == 1 ? "" : "s");
+    if (b.latency) {
+      out.push_back(head + fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
+                                       "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
+                                       b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
+    } else if (!b.kind.empty()) {
+      out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% busy; e.g. {}); median busbw {:.2f} GB/s "
+                                       "measured against {:.2f} predicted: at the measured rate those links carried ~{:.1f} GB/s each; {}",
+                                       b.links, b.type, b.links == 1 ? "" : "s", b.kind, b.link_GBps, b.busy_pct, b.name, b.measured_busbw,
+                                       b.predicted_busbw, b.link_GBps * b.measured_busbw / b.predicted_busbw, check_of(b)));
+    } else {
+      out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
+                                       b.predicted_busbw, check_of(b)));
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::CompareMeta& m) {
   nlohmann::ordered_json j;
   j["tool"] = "ccsim compare";
@@ -60,6 +111,23 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
                   {"rows", r.rows.size()},
                   {"rows_ge_1MiB", r.n_ge_1MiB},
                   {"rows_skipped", r.skipped}};
+  j["bounds"] = nlohmann::ordered_json::array();
+  const auto lines = bound_lines(m);
+  for (std::size_t i = 0; i < m.bands.size(); ++i) {
+    const auto& b = m.bands[i];
+    nlohmann::ordered_json o;
+    o["band"] = b.latency ? "latency" : "bandwidth";
+    o["min_size"] = b.lo, o["max_size"] = b.hi, o["rows"] = b.rows;
+    o["median_measured_busbw"] = num_or_null(b.measured_busbw), o["median_predicted_busbw"] = num_or_null(b.predicted_busbw);
+    o["median_measured_time_us"] = num_or_null(b.measured_time_us), o["median_predicted_time_us"] = num_or_null(b.predicted_time_us);
+    if (!b.kind.empty()) {
+      o["bound_by"] = b.kind, o["link_type"] = b.type, o["link"] = b.name, o["link_GBps"] = b.link_GBps;
+      o["links_as_busy"] = b.links, o["busy_pct"] = b.busy_pct;
+      o["link_GBps_at_measured_rate"] = num_or_null(b.link_GBps * b.measured_busbw / b.predicted_busbw);
+    }
+    o["text"] = lines[i];
+    j["bounds"].push_back(o);
+  }
   return j;
 }
 
@@ -80,6 +148,8 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
     s += fmt::format("{:>12} {:>11} {:>10.2f} {:>10.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>+8.1f}  {}\n", x.size, x.count,
                      x.measured_time_us, x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw,
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
+  // The why lines before the summary, which stays the last line (scripts read it with tail -1).
+  for (const auto& line : bound_lines(m)) s += "# " + line + "\n";
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
@@ -113,8 +183,9 @@ std::string compare_markdown(const model::CompareResult& r, const model::Compare
                    "({} rows), {:.1f} % over all {} rows; max {:.1f} %{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
+  for (const auto& line : bound_lines(m)) s += fmt::format("\n- {}", markdown_cell(line));
   for (const auto& n : m.notes) s += fmt::format("\n- trace: {}", markdown_cell(n));
-  if (!m.notes.empty()) s += "\n";
+  if (!m.notes.empty() || !m.bands.empty()) s += "\n";
   return s;
 }
 

@@ -97,7 +97,7 @@ Topology import_topology(const std::string& text, const std::string& file, const
 
 Topology import_topology_file(const std::string& path, const ImportOptions& o) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", path);
+  if (const auto why = not_a_topology_file(path); !why.empty()) fail("{}", why);
   const auto size = std::filesystem::file_size(path, ec);
   if (ec || size > kMaxImportBytes) fail("{}: larger than {} MiB, not a topology", path, kMaxImportBytes >> 20);
   std::ifstream in(path, std::ios::binary);

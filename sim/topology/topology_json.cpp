@@ -189,9 +189,16 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   return t;
 }
 
-Topology load_topology_file(const std::string& path) {
+std::string not_a_topology_file(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) fail("{}: not a topology file (a directory or missing)", printable(path));
+  const auto st = fs::status(path, ec);
+  if (fs::is_regular_file(st)) return {};
+  const char* what = !fs::exists(st) ? "no such file" : fs::is_directory(st) ? "a directory" : "a device or pipe, not a regular file";
+  return fmt::format("{}: not a topology file ({})", printable(path), what);
+}
+
+Topology load_topology_file(const std::string& path) {
+  if (const auto why = not_a_topology_file(path); !why.empty()) fail("{}", why);
   // The quick reader first; on any refusal (and for a file it cannot read) the walk, which names the problem.
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;

@@ -11,6 +11,9 @@
 namespace ccsim::topology {
 
 Topology load_topology_file(const std::string& path);
+// Why `path` is no topology file to read, in the words of its one-line refusal: missing, a directory, or a
+// device or pipe (/dev/null, a FIFO); empty when it is a regular file.
+std::string not_a_topology_file(const std::string& path);
 Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json topology_to_json(const Topology& t);
 // The same document as text, one node/link per line, without building the whole tree (for `topo gen`).

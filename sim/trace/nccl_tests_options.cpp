@@ -16,8 +16,12 @@ constexpr std::string_view kLongOptions[] = {
     "output_file", "average",        "local_register",   "cta_policy",   "device_implementation", "device_cta_count",
     "memory",      "unalign",        "per_iter_timing",  "per_iter_skip", "help"};
 
-// The long option `name` stands for: itself, or the one option it is a prefix of; empty when unknown or ambiguous.
-std::string_view long_option(std::string_view name) {
+// The short options that take a value (src/common.cu's optstring without its colons and 'h').
+constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
+
+} // namespace
+
+std::string_view nccl_tests_long_option(std::string_view name) {
   std::string_view found;
   for (const auto o : kLongOptions) {
     if (o == name) return o;
@@ -29,21 +33,19 @@ std::string_view long_option(std::string_view name) {
   return found;
 }
 
-// strtol(value, NULL, 0) as nccl-tests calls it: base from the prefix (0x hex, 0 octal), digits up to the first
-// other character, 0 when none; out of long's range it saturates.
-// nullopt where strtol reads no digits ("=8", "it"): nccl-tests would run with 0 GPUs, which no output with rows
-// comes from, and a header quoting a command in prose ("whose -g it says is ...") holds such words.
-std::optional<long long> strtol_value(const std::string& value) {
-  char* end = nullptr;
-  const long long n = std::strtol(value.c_str(), &end, 0);
-  if (end == value.c_str()) return std::nullopt;
-  return n;
+std::vector<std::string_view> nccl_tests_long_options_from(std::string_view name) {
+  std::vector<std::string_view> out;
+  for (const auto o : kLongOptions)
+    if (o.starts_with(name)) out.push_back(o);
+  return out;
 }
 
-// The short options that take a value (src/common.cu's optstring without its colons and 'h').
-constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
-
-} // namespace
+std::optional<NcclTestsNumber> nccl_tests_number(const std::string& text) {
+  char* end = nullptr;
+  const long long n = std::strtol(text.c_str(), &end, 0);
+  if (end == text.c_str()) return std::nullopt;
+  return NcclTestsNumber{n, *end == '\0'};
+}
 
 std::optional<NgpusOption> ngpus_option(std::string_view line) {
   auto words = text::tokens(line);
@@ -63,14 +65,14 @@ std::optional<NgpusOption> ngpus_option(std::string_view line) {
     if (w == "--") break; // getopt stops reading options
     if (w.starts_with("--")) {
       const auto eq = w.find('=');
-      const std::string_view name = long_option(std::string_view(w).substr(2, eq == std::string::npos ? std::string::npos : eq - 2));
+      const std::string_view name = nccl_tests_long_option(std::string_view(w).substr(2, eq == std::string::npos ? std::string::npos : eq - 2));
       if (name.empty() || name == "help") continue;
       std::string value;
       if (eq != std::string::npos) value = w.substr(eq + 1);
       else if (i + 1 < words.size()) value = words[++i];
       else break; // a missing value: getopt_long refuses the command
       if (name == "ngpus")
-        if (const auto n = strtol_value(value)) out = NgpusOption{*n, eq != std::string::npos ? w : w + " " + value};
+        if (const auto n = nccl_tests_number(value)) out = NgpusOption{n->value, eq != std::string::npos ? w : w + " " + value};
       continue;
     }
     if (w.size() < 2 || w[0] != '-') continue; // a word getopt_long permutes past
@@ -83,7 +85,7 @@ std::optional<NgpusOption> ngpus_option(std::string_view line) {
       else if (i + 1 < words.size()) value = words[++i], written += " " + value;
       else break;
       if (w[j] == 'g')
-        if (const auto n = strtol_value(value)) out = NgpusOption{*n, written};
+        if (const auto n = nccl_tests_number(value)) out = NgpusOption{n->value, written};
       break;
     }
   }

@@ -131,7 +131,9 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   ss << f.rdbuf();
   std::string text = ss.str();
   auto pick = [&](std::vector<Trace> runs) {
-    if (only > static_cast<int>(runs.size())) fail("--run: {} is not a run of {} (it holds {})", only, path, runs.size());
+    if (only > static_cast<int>(runs.size()))
+      fail("--run: {} is not a run of {} (it holds {}: --run {})", only, path, runs.size(),
+           runs.size() == 1 ? std::string("1") : fmt::format("1..{}", runs.size()));
     if (only > 0) runs = {std::move(runs[static_cast<std::size_t>(only - 1)])};
     return runs;
   };

@@ -23,7 +23,7 @@ def refused_in_one_line(ccsim, base, name, want):
 def refuses_run_beyond(ccsim, base, name, runs):
     """Failure messages unless `--run runs+1` is refused (exit 2) as beyond the file's runs."""
     rc, out, err = run(ccsim, *base, "--run", str(runs + 1))
-    if rc != 2 or f"it holds {runs})" not in err:
+    if rc != 2 or f"it holds {runs}: --run " not in err:
         return [f"{name}: --run {runs + 1} should be refused as beyond its {runs} run(s): rc={rc} {err.strip()!r}"]
     return []
 

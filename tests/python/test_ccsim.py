@@ -155,8 +155,6 @@ def test_timeline_is_the_trace_the_cli_writes(tmp_path):
 @pytest.mark.parametrize("call,flags", [
     (lambda: ccsim.topology("no-such-machine"), ["--topo", "no-such-machine"]),
     (lambda: ccsim.predict("dgx1", algo="no_such_algo"), ["--topo", "dgx1", "--algo", "no_such_algo"]),
-    (lambda: ccsim.predict("dgx1", sizes="12Q"), ["--topo", "dgx1", "-b", "12Q", "-e", "12Q"]),
-    (lambda: ccsim.predict("dgx1", sizes=("1M", "2T")), ["--topo", "dgx1", "-b", "1M", "-e", "2T"]),
     (lambda: ccsim.predict("dgx1", ring=[0, 0, 1, 2, 3, 4, 5, 6]), ["--topo", "dgx1", "--ring", "0,0,1,2,3,4,5,6"]),
     (lambda: ccsim.predict("dgx1", model="nccl", nccl_algo="magic"), ["--topo", "dgx1", "--model", "nccl", "--nccl-algo", "magic"]),
     (lambda: ccsim.predict("dgx1", root=-1, op="reduce"), ["--topo", "dgx1", "--op", "reduce", "--root", "-1"]),
@@ -175,6 +173,21 @@ def test_bad_input_raises_the_cli_line(call, flags, tmp_path):
         assert str(e.value) == cli_error("compare", "--topo", "dgx1", "--trace", trace).replace(str(trace), "(the trace text)")
         return
     assert str(e.value) == cli_error(*flags)
+
+
+# Eighth user trial: a size error named the CLI's -b/--minbytes, a flag the Python caller never typed: it names the
+# keyword the size came from (the CLI's line otherwise).
+@pytest.mark.parametrize("call,flags,flag,keyword", [
+    (lambda: ccsim.predict("dgx1", sizes="12Q"), ["-b", "12Q", "-e", "12Q"], "-b/--minbytes", "sizes="),
+    (lambda: ccsim.predict("dgx1", sizes=("1M", "2T")), ["-b", "1M", "-e", "2T"], "-e/--maxbytes", "sizes[1]"),
+    (lambda: ccsim.timeline("dgx1", size="12Q"), ["-b", "12Q", "-e", "12Q"], "-b/--minbytes", "size="),
+    (lambda: ccsim.timeline("dgx1", size=-5), ["-b", "-5", "-e", "-5"], "-b/--minbytes", "size="),
+])
+def test_a_size_error_names_the_keyword(call, flags, flag, keyword):
+    with pytest.raises(ccsim.Error) as e:
+        call()
+    line = cli_error("--topo", "dgx1", *flags)
+    assert flag in line and str(e.value) == line.replace(flag, keyword) and "--minbytes" not in str(e.value)
 
 
 def test_a_topology_dict_that_is_wrong_names_what_is_wrong():

@@ -97,3 +97,24 @@ TEST_CASE("GPUs per thread read by the same grammar") {
   CHECK(model::gpus_per_thread(parsed("# run as: all_reduce_perf -b 1G -e 1G -g 1 -g 2\n", 2)) == 2); // was two values: 1
   CHECK(model::gpus_per_thread(parsed("# run as: all_reduce_perf -b 1G -e 1G -g 0x2\n", 2)) == 2);    // was 0: 1
 }
+
+TEST_CASE("the long-option prefixes and numbers the all_reduce_perf front end reads") {
+  // getopt_long: an exact name, or the one option a prefix starts (src/common.cu longopts); "n" starts nthreads and ngpus.
+  CHECK(trace::nccl_tests_long_option("ngp") == "ngpus");
+  CHECK(trace::nccl_tests_long_option("minb") == "minbytes");
+  CHECK(trace::nccl_tests_long_option("op") == "op");
+  CHECK(trace::nccl_tests_long_option("n").empty());
+  CHECK(trace::nccl_tests_long_option("topo").empty());
+  CHECK(trace::nccl_tests_long_options_from("n") == std::vector<std::string_view>{"nthreads", "ngpus"});
+  // strtol(text, NULL, 0): 0x hex, leading 0 octal, digits up to the first other character.
+  const auto n = [](const char* s) { return trace::nccl_tests_number(s); };
+  CHECK(n("8")->value == 8);
+  CHECK(n("8")->whole);
+  CHECK(n("8x")->value == 8);
+  CHECK_FALSE(n("8x")->whole);
+  CHECK(n("0x10")->value == 16);
+  CHECK(n("010")->value == 8);
+  CHECK(n("-1")->value == -1);
+  CHECK_FALSE(n("x8").has_value());
+  CHECK_FALSE(n("").has_value());
+}

@@ -1,0 +1,64 @@
+#include "sim/model/compare.hpp"
+
+#include <algorithm>
+
+#include "sim/observe/link_report.hpp"
+
+namespace ccsim::model {
+namespace {
+
+std::string bound_kind(topology::LinkType t) {
+  if (topology::is_network(t)) return "network";
+  if (topology::is_nvlink(t)) return "NVLink";
+  if (topology::is_pcie(t)) return "PCIe";
+  if (t == topology::LinkType::Xgmi) return "xGMI";
+  return "other";
+}
+
+} // namespace
+
+std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topology& topo) {
+  std::vector<BoundBand> out;
+  if (r.rows.empty()) return out;
+  double peak = 0; // the prediction's highest busbw: where fixed costs matter least
+  for (const auto& x : r.rows) peak = std::max(peak, x.predicted_busbw);
+  for (const bool latency : {true, false}) {
+    BoundBand b;
+    b.latency = latency;
+    std::vector<double> mb, pb, mt, pt;
+    for (const auto& x : r.rows) {
+      if ((x.predicted_busbw < 0.5 * peak) != latency) continue;
+      if (b.rows == 0 || x.size < b.lo) b.lo = x.size;
+      if (b.rows == 0 || x.size > b.hi) b.hi = x.size;
+      ++b.rows;
+      mb.push_back(x.measured_busbw), pb.push_back(x.predicted_busbw);
+      mt.push_back(x.measured_time_us), pt.push_back(x.predicted_time_us);
+    }
+    if (b.rows == 0) continue;
+    b.measured_busbw = median(mb), b.predicted_busbw = median(pb);
+    b.measured_time_us = median(mt), b.predicted_time_us = median(pt);
+    // The bandwidth band holds the largest row: the link its replay kept busiest.
+    if (!latency && r.largest_replayed) {
+      observe::TimelineMeta meta;
+      meta.makespan = r.largest.makespan;
+      const auto rep = observe::make_link_report(topo, r.largest, nullptr, meta);
+      if (!rep.bottlenecks.empty()) {
+        const topology::ChannelId c = rep.bottlenecks.front();
+        const auto& link = topo.link_of(c);
+        b.kind = bound_kind(link.type);
+        // A PCIe link to a NIC carries what the NIC sends: the NIC's side of the network.
+        const auto nic = [&](int node) { return topo.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Nic; };
+        if (b.kind == "PCIe" && (nic(link.a) || nic(link.b))) b.kind = "NIC PCIe";
+        b.type = std::string(topology::to_string(link.type));
+        b.name = topo.channel_name(c);
+        b.link_GBps = static_cast<double>(link.capacity()) / 1e9;
+        b.links = static_cast<int>(rep.bottlenecks.size());
+        b.busy_pct = rep.links.front().busy_pct;
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+} // namespace ccsim::model
