@@ -56,7 +56,10 @@ void setup_textbook(const ExplainOptions& o, metrics::ExplainSetup& s) {
   s.params.alpha = parse_duration(o.alpha, "--alpha");
   if (s.params.alpha % 2) fail("--alpha: give a whole even number of picoseconds");
   // A bare number would be bytes per second, never what anyone means here: ask for the unit.
-  if (o.bw.find_first_not_of("0123456789.") == std::string::npos) fail("--bw: '{}' needs a unit (e.g. 25GB/s)", o.bw);
+  if (o.bw.find_first_not_of("0123456789.") == std::string::npos) {
+    if (o.bw.find_first_not_of("0.") == std::string::npos) fail("--bw: '{}' is no bandwidth; give a rate above 0 with a unit (e.g. 25GB/s)", o.bw);
+    fail("--bw: '{}' needs a unit (e.g. 25GB/s)", o.bw);
+  }
   s.params.bw = parse_bandwidth(o.bw, "--bw");
   auto dt = metrics::datatype_from(o.run.datatype);
   if (!dt) fail("-d/--datatype: unknown type '{}'", o.run.datatype);

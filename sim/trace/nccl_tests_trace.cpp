@@ -573,7 +573,10 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     t.old_busbw_convention = old_votes > 0 && new_votes == 0;
   }
   if (t.rows.empty() && t.ring_hops.empty() && failure) fail("{}: the run failed before its first row ({})", origin, *failure);
-  if (t.rows.empty() && t.ring_hops.empty()) fail("{}: no nccl-tests rows and no NCCL ring lines found", origin);
+  if (t.rows.empty() && t.ring_hops.empty()) {
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) fail("{}: the file is empty", origin);
+    fail("{}: no nccl-tests rows and no NCCL ring lines found", origin);
+  }
   return t;
 }
 

@@ -111,5 +111,14 @@ grep -qE "^# why \(bandwidth band, [0-9.]+ [KMG]iB\.\.128 MiB, [0-9]+ rows\): bo
   bad "compare table: no bandwidth-band line: $(grep -F '# why' <<<"$out")"
 grep -qF "# why (latency band, 8 B.." <<<"$out" || bad "compare table: no latency-band line"
 
+# Two refusals the trial left (the lead, after the merge): an empty trace file said "no nccl-tests rows and no NCCL
+# ring lines found" without saying the file is empty; explain --bw 0 asked for a unit where no unit makes 0 a rate.
+: >"$tmp/empty.txt"
+refused_one_line "$tmp/empty.txt: the file is empty" compare --trace "$tmp/empty.txt" --topo dgx1
+printf ' \n\n' >"$tmp/blank.txt"
+refused_one_line "$tmp/blank.txt: the file is empty" compare --trace "$tmp/blank.txt" --topo dgx1
+refused_one_line "--bw: '0' is no bandwidth; give a rate above 0 with a unit" explain --bw 0
+refused_one_line "--bw: '25' needs a unit" explain --bw 25
+
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (8th trial) pass"
 exit $((fails > 0))

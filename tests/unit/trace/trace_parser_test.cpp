@@ -183,7 +183,8 @@ TEST_CASE("malformed traces give one-line errors naming file and line") {
   struct Case {
     std::string text, want;
   } cases[] = {
-      {"", "no nccl-tests rows"},
+      {"", "bad: the file is empty"},
+      {" \n\t\r\n", "bad: the file is empty"},
       {"just some words\nand more\n", "no nccl-tests rows"},
       {hdr + "     1024   256   float   sum   12.0   0.09   0.15\n", "bad:2: row has 7 columns but the header names 8"},
       {hdr + "     1024   256   float   sum   abc   0.09   0.15  0e+00\n", "bad:2: time 'abc' is not a number"},
