@@ -1,5 +1,6 @@
 #include "sim/trace/nccl_tests_options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "sim/trace/line_text.hpp"
@@ -21,23 +22,17 @@ constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
 
 } // namespace
 
-std::string_view nccl_tests_long_option(std::string_view name) {
-  std::string_view found;
-  for (const auto o : kLongOptions) {
-    if (o == name) return o;
-    if (o.starts_with(name)) {
-      if (!found.empty()) return {};
-      found = o;
-    }
-  }
-  return found;
-}
-
 std::vector<std::string_view> nccl_tests_long_options_from(std::string_view name) {
   std::vector<std::string_view> out;
   for (const auto o : kLongOptions)
     if (o.starts_with(name)) out.push_back(o);
   return out;
+}
+
+std::string_view nccl_tests_long_option(std::string_view name) {
+  const auto from = nccl_tests_long_options_from(name);
+  if (std::find(from.begin(), from.end(), name) != from.end()) return name; // an exact name wins over longer ones
+  return from.size() == 1 ? from.front() : std::string_view{};
 }
 
 std::optional<NcclTestsNumber> nccl_tests_number(const std::string& text) {

@@ -121,6 +121,15 @@ double nvls_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p
   return nvls_bus(tab, g, op, p, g.nvls.tree || g.nodes > 1);
 }
 
+// The node's NVLink domain alone as NCCL's NVLS formula rates it (the domain's own search speed and channels,
+// 2 x bw x efficiency x (channels - 1)): the switch stages of NVLS-tree, its replay and its pipeline fill.
+namespace {
+double nvls_domain_bus(const Tables& tab, const Graph& g) {
+  const auto& n = g.nvls;
+  return 2.0 * n.domain_bw * tab.nvls->efficiency[static_cast<std::size_t>(g.arch)] * (n.domain_channels - 1.0);
+}
+} // namespace
+
 // NCCL's NVLS-tree figure takes bwIntra from the search across nodes, whose speeds come from the NIC speed
 // array and stop at what a head's NIC path carries (2 B200 nodes: 48, the PCIe Gen5 path), while the reduce
 // and multicast stages run on the switch links at the speed the NVLS search finds on the node's domain alone
@@ -132,8 +141,7 @@ double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, 
   const auto& n = g.nvls;
   const double nccl = nvls_bus(tab, g, op, p, true);
   if (!n.tree || nccl <= 0 || n.domain_channels < 2 || n.nic_GBps <= 0) return nccl;
-  const double eff = tab.nvls->efficiency[static_cast<std::size_t>(g.arch)];
-  const double domain = 2.0 * n.domain_bw * eff * (n.domain_channels - 1.0);
+  const double domain = nvls_domain_bus(tab, g);
   const double net = n.channels * n.nic_GBps * (g.nodes <= 2 ? 2.0 : 1.0);
   return std::min({domain, net, n.channels * cap(tab.nvls->per_ch_tree, g.arch, g)});
 }
@@ -224,9 +232,7 @@ double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbyte
   const bool one_loop = bytes / nch <= heads * chunk;
   const double wave = one_loop ? bytes : nch * heads * chunk; // one loop's bytes on a node
   const double levels = std::floor(std::log2(static_cast<double>(g.nodes)));
-  const double eff = tab.nvls->efficiency[static_cast<std::size_t>(g.arch)];
-  const double domain_bus =
-      n.domain_channels >= 2 ? 2.0 * n.domain_bw * eff * (n.domain_channels - 1.0) : nvls_bus(tab, g, Op::AllReduce, ranks, true);
+  const double domain_bus = n.domain_channels >= 2 ? nvls_domain_bus(tab, g) : nvls_bus(tab, g, Op::AllReduce, ranks, true);
   const double pass_GBps = domain_bus * ranks / (2.0 * (ranks - 1.0));
   if (!(pass_GBps > 0)) return 0;
   const double passes = one_loop ? levels - 0.5 : levels;
