@@ -163,6 +163,11 @@ EXPECTED = {
     # rccl-tests' "# Testing 1 cycle." banner (-N) between the column header and the rows; no nThread line
     "mi355x-aac14-2node-16gpu-allreduce-8B-8G-pollara400-anp-cycle-rccl2266-hisohara.txt":
         ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 31, 8, 8 * G)]),
+    # a health-check tool's test fixtures: host names are the fixture's {hostname} / {host1} / {host2} placeholders
+    "a100-sxm4-80gb-8gpu-allreduce-32M-1G-healthcheck-fixture-nccl2162-metagcm.txt":
+        ("machine:gpu=a100,gpus=8", [], [(AR, 8, 6, 32 * M, G)]),
+    "a100-sxm4-80gb-2node-16gpu-allreduce-32M-1G-healthcheck-fixture-nccl21212-metagcm.txt":
+        ("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", [], [(AR, 16, 6, 32 * M, G)]),
 }
 
 
