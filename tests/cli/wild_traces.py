@@ -130,6 +130,15 @@ EXPECTED = {
         ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(AG, 80, 10, 33553920, 17179868160)]),
     "h100-10node-80gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
         ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(A2A, 80, 10, 33553920, 17179868160)]),
+    # the same node's alltoall and sendrecv blocks, 8 GPUs and 4 (devices 0-3): Hopper's P2P channels (hopperp2p branch)
+    "h100-8gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(A2A, 8, 10, 32 * M, 16 * G)]),
+    "h100-8gpu-sendrecv-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(SR, 8, 10, 32 * M, 16 * G)]),
+    "h100-4gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=4", [], [(A2A, 4, 10, 32 * M, 16 * G)]),
+    "h100-4gpu-sendrecv-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=4", [], [(SR, 4, 10, 32 * M, 16 * G)]),
     # an RCCL built from source, NCCL_DEBUG=TRACE to a file (the table untouched); the all_gather one is a single process
     # with ~3000 NCCL INFO lines between the device list and the table, its five 0-byte rows left out
     "mi355x-8gpu-allreduce-4B-8G-mpirun-debugfile-rccl2266-amddev.txt": ("machine:gpu=mi355x,gpus=8", [], [(AR, 8, 32, 4, 8 * G)]),
