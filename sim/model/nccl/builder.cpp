@@ -396,7 +396,10 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
 std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size) {
   if (!tab_.rccl || size.count == 0) return std::nullopt;
   const bool a2a = cfg.op == Op::AllToAll;
-  if (!a2a && (cfg.op != Op::AllReduce || opt_.mode != AlgoMode::Auto || opt_.msccl == MscclMode::Off)) return std::nullopt;
+  // RCCL before 2.21 ran no MSCCL when one process drives several GPUs (kRcclMscclSingleProcessFrom).
+  const bool one_process_without_msccl = opt_.gpus_per_thread > 1 && release_ && *release_ < kRcclMscclSingleProcessFrom;
+  if (!a2a && (cfg.op != Op::AllReduce || opt_.mode != AlgoMode::Auto || opt_.msccl == MscclMode::Off || one_process_without_msccl))
+    return std::nullopt;
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
   const double link = mesh_link_GBps(topo_, tab_, cfg.placements.front());
