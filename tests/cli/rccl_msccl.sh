@@ -9,7 +9,8 @@
 # 2. A trace that sets RCCL_MSCCL_ENABLE=0 (mpirun -x, or RCCL's "set by environment" INFO line) is predicted so,
 #    and says it applied it; RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 turns MSCCL off only where one process drives
 #    several GPUs (msccl_lifecycle.cc mscclCommCompatible), e.g. -g 8, not -g 1.
-# 3. A bad --msccl value is one line naming the flag, exit 2.
+# 3. (below, 4.) RCCL releases before 2.21 under -g N.
+# 5. A bad --msccl value is one line naming the flag, exit 2.
 set -u
 ccsim="$1"
 fail=0
@@ -60,6 +61,16 @@ expect "single process off, -g 8: applied" "$(echo "$out" | grep -c 'applied RCC
 expect "single process off, -g 8: no direct" "$(echo "$out" | grep -c 'direct/')" "0"
 trace "$tmp/sp1.txt" 1 "RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 ./all_reduce_perf -b 1K -e 1M -f 1024 -g 1"
 expect "single process off, -g 1: MSCCL stays" "$("$ccsim" "${cmp[@]}" --trace "$tmp/sp1.txt" 2>&1 | grep -c 'direct/')" "2"
+
+# 4. RCCL before 2.21 runs no MSCCL where one process drives several GPUs (msccl_lifecycle.cc mscclCommCompatible up
+#    to the rocm-6.2.2 tag, RCCL 2.20.5): the header's release (a ROCm package version here) and nGpus 8 say so.
+#    2.21.5 (0cbce2a: single-process MSCCL on by default) and 2.20.5 under -g 1 keep MSCCL's all-pairs.
+for case in "2.20.5.60201-112~20.04 8 0" "2.21.5 8 2" "2.20.5.60201-112~20.04 1 2"; do
+  set -- $case
+  trace "$tmp/body.txt" "$2" "./all_reduce_perf -b 1K -e 1M -f 1024 -g $2"
+  { echo "# rccl version: RCCL $1 (package)"; cat "$tmp/body.txt"; } > "$tmp/rel.txt"
+  expect "RCCL $1 under -g $2: rows on MSCCL" "$("$ccsim" "${cmp[@]}" --trace "$tmp/rel.txt" 2>&1 | grep -c 'direct/')" "$3"
+done
 
 err=$("$ccsim" --topo machine:gpu=mi355x,gpus=8 --model nccl -b 1M -e 1M --msccl maybe 2>&1); rc=$?
 expect "--msccl maybe exit" "$rc" "2"
