@@ -66,6 +66,10 @@ void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--collnet,--nccl-collnet", o.collnet, "--model nccl: CollNet, reduction in the fabric's switches (InfiniBand SHARP): "
                                                         "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
       ->capture_default_str();
+  app.add_option("--msccl", o.msccl, "--model nccl on AMD GPUs (RCCL): MSCCL's algorithms, auto (where RCCL ships one: all-pairs "
+                                     "allreduce on 8 GPUs, 1 KiB-16 MiB) or off (as RCCL_MSCCL_ENABLE=0, or an RCCL built without MSCCL "
+                                     "kernels, install.sh --fast / --disable-msccl-kernel: RCCL's own ring/tree pick; compare reads the trace's RCCL_MSCCL_ENABLE)")
+      ->capture_default_str();
   app.add_option("--nccl-version", o.nccl_version, "--model nccl: the NCCL release to predict (e.g. 2.4.8): LL128 only where that "
                                                   "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version), NVLS-tree "
                                                   "weighed as that release's tuner does (nvls.tree.tuner_by_release); compare reads the trace's 'NCCL version' line when not given");
@@ -127,6 +131,7 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nccl_proto = o.nccl_proto;
   m.nvls = o.nvls;
   m.collnet = o.collnet;
+  m.msccl = o.msccl;
   m.nccl_channels = o.nccl_channels;
   m.nccl_version = o.nccl_version;
   m.gpus_per_thread = gpus_per_thread;

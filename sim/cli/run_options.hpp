@@ -50,6 +50,7 @@ struct RunOptions {
   std::string nccl_algo = "auto"; // --nccl-algo for --model nccl
   std::string nccl_proto;         // --nccl-proto for --model nccl: NCCL_PROTO's list ("" = all protocols)
   std::string nvls = "auto";      // --nvls for --model nccl: auto | on | off
+  std::string msccl = "auto";     // --msccl for --model nccl on AMD (RCCL): auto | off
   std::string collnet = "auto";   // --collnet for --model nccl: auto | on | off (SHARP in the fabric)
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
   RunRows* result = nullptr;

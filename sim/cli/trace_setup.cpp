@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "sim/cli/trace_commands.hpp"
 #include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/compare.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/proto_list.hpp"
 #include "sim/topology/p2p.hpp"
@@ -118,6 +120,33 @@ void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std
   }
 }
 
+// RCCL's MSCCL as the run had it (ROCm/rccl 0cbce2a src/misc/msccl/msccl_lifecycle.cc): RCCL_MSCCL_ENABLE=0 turns it
+// off; RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 turns it off where one process drives several of the communicator's GPUs
+// (mscclCommCompatible: then two ranks share a host and a pid), i.e. rccl-tests -g N or -t N above 1. The log's
+// "Using MSCCL files from" says it was on. A given --msccl wins; nothing in the trace: auto.
+void apply_trace_msccl(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
+  auto value = [&](const char* k) { const auto it = t.env.find(k); return it == t.env.end() ? std::string() : it->second; };
+  const auto whole = [&](const char* k) {
+    const auto it = t.header_values.find(k);
+    return it == t.header_values.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos
+               ? 1 : std::atoi(it->second.c_str());
+  };
+  const bool one_process_many = model::gpus_per_thread(t) > 1 || whole("nThread") > 1;
+  std::string why_off;
+  if (value("RCCL_MSCCL_ENABLE") == "0") why_off = "RCCL_MSCCL_ENABLE=0";
+  else if (value("RCCL_MSCCL_ENABLE_SINGLE_PROCESS") == "0" && one_process_many)
+    why_off = "RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 with several GPUs in one process";
+  if (!why_off.empty()) {
+    if (run.msccl != "auto") applied.push_back("the trace states " + why_off + "; --msccl " + run.msccl + " given wins");
+    else {
+      run.msccl = "off";
+      applied.push_back("applied " + why_off + " from the trace: --msccl off");
+    }
+  } else if (t.info.msccl_loaded) {
+    applied.push_back(std::string("RCCL INFO: Using MSCCL files (MSCCL on)") + (run.msccl == "off" ? "; --msccl off given wins" : ""));
+  }
+}
+
 // The release the trace names (its header, else NCCL's own "NCCL INFO NCCL version 2.18.3+cuda12.2" line) becomes
 // --nccl-version when none is given; a given one wins, said in one line when they differ. Either way the header
 // says which release the prediction used.
@@ -202,6 +231,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
       }
     }
   }
+  if (nccl) apply_trace_msccl(run, t, applied);
   if (nccl) apply_trace_release(run, t, applied);
   apply_trace_collnet(run, t, applied);
   if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);

@@ -66,6 +66,7 @@ void check_nccl_flags(const ModelOptions& o) {
   nccl::proto_set_from(o.nccl_proto);
   nccl::nvls_mode_from(o.nvls);
   nccl::nvls_mode_from(o.collnet, "--collnet");
+  nccl::msccl_mode_from(o.msccl);
   nccl::nccl_version_from(o.nccl_version);
   if (!o.gpu_arch.empty()) nccl::arch_flag(o.gpu_arch);
 }
@@ -83,6 +84,7 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.mode = nccl::algo_mode_from(o.nccl_algo);
   n.nvls = nccl::nvls_mode_from(o.nvls);
   n.collnet = nccl::nvls_mode_from(o.collnet, "--collnet");
+  n.msccl = nccl::msccl_mode_from(o.msccl);
   n.params = o.params;
   n.gpus_per_thread = o.gpus_per_thread;
   n.relay_gpus = o.relay_gpus;

@@ -19,6 +19,7 @@ struct ModelOptions {
   std::string nccl_algo = "auto"; // nccl: auto | ring | tree | fastest
   std::string nvls = "auto";      // nccl: auto | on | off (NVLink SHARP)
   std::string collnet = "auto";   // nccl: auto | on | off (CollNet, SHARP in the fabric; NCCL_COLLNET_ENABLE)
+  std::string msccl = "auto";     // nccl on RCCL: auto | off (RCCL_MSCCL_ENABLE=0, or RCCL built without MSCCL)
   int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
   int nccl_channels = 0;        // nccl: CUDA channels as an NCCL log reports them (0 = NCCL's own count)

@@ -79,6 +79,9 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
     else if (release.substr(0, release.find('+')) != info.release.substr(0, info.release.find('+')) && info.other_release.empty())
       info.other_release = std::move(release); // "2.18.3+cuda12.2" and "2.18.3+cuda12.4" are one release
   }
+  // RCCL's MSCCL loads its algorithm files at init, where it runs at all (msccl_lifecycle.cc mscclInternalSchedulerInit:
+  // INFO "Using MSCCL files from <dir>"; ROCm/rccl 0cbce2a and 2025 releases alike).
+  if (body.rfind("Using MSCCL files from", 0) == 0) info.msccl_loaded = true;
   if (body.rfind("Using network ", 0) == 0) {
     auto net = body.substr(14);
     while (!net.empty() && std::isspace(static_cast<unsigned char>(net.back()))) net.remove_suffix(1);
@@ -105,7 +108,10 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
 void parse_env_facts(std::string_view line, Trace& t) {
   // The settings compare and calibrate apply (cli apply_trace_env). NCCL logs each one it reads from the
   // environment as "<NAME> set by environment to <value>" (ncclLoadParam adds a '.', tuning.cc's lists do not).
-  static constexpr std::string_view kKeys[] = {"NCCL_PROTO", "NCCL_ALGO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"};
+  // RCCL's own settings carry the RCCL_ prefix (ROCm/rccl 0cbce2a src/include/param.h RCCL_PARAM) and are logged
+  // the same way: RCCL_MSCCL_ENABLE (src/misc/msccl/msccl_lifecycle.cc, default 1), RCCL_MSCCL_ENABLE_SINGLE_PROCESS.
+  static constexpr std::string_view kKeys[] = {"NCCL_PROTO",          "NCCL_ALGO",         "NCCL_NVLS_ENABLE",
+                                               "NCCL_COLLNET_ENABLE", "RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS"};
   const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
   for (const std::string_view key : kKeys) {
     auto value_after = [&](std::size_t at) {

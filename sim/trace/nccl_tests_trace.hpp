@@ -77,6 +77,7 @@ struct Trace {
     // SHARP library log lines ("INFO [group#:1] ... tree_type:SAT ... group size:4"): the run used CollNet
     // with SHARP trees of that many nodes.
     int sharp_trees = 0, sharp_group_size = -1;
+    bool msccl_loaded = false; // RCCL's "Using MSCCL files from ...": MSCCL was on in this run
   } info;
 };
 

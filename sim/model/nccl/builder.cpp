@@ -43,6 +43,12 @@ NvlsMode nvls_mode_from(const std::string& s, const char* flag) {
   fail("{}: unknown '{}' (auto, on, off)", flag, s);
 }
 
+MscclMode msccl_mode_from(const std::string& s) {
+  if (s == "auto") return MscclMode::Auto;
+  if (s == "off" || s == "0") return MscclMode::Off;
+  fail("--msccl: unknown '{}' (auto, off)", s);
+}
+
 // The topology as one (algorithm, protocol) sees it; routes come from the Builder's one router on the drawing.
 struct Builder::View {
   Algo algo;
@@ -383,11 +389,17 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
 }
 
 // RCCL's paths outside its tuning model (rccl.hpp): MSCCL all-pairs allreduce where it has an algorithm
-// for the size (it runs before the tuner, so only NCCL_ALGO unset), alltoall as direct sends on a mesh.
+// for the size (it runs before the tuner, so only NCCL_ALGO unset, and only with MSCCL on: --msccl), alltoall as
+// direct sends on a mesh. Alltoall stays direct without MSCCL: RCCL's ncclAllToAll then groups one ncclSend and one
+// ncclRecv per peer (ROCm/rccl 0cbce2a src/collectives.cc; its pivot kernel only where a rome model sets
+// pivotA2AEnabled, 4 x gfx90a rings), the same sends over the mesh's direct links.
 std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cfg, metrics::SizePlan size) {
   if (!tab_.rccl || size.count == 0) return std::nullopt;
   const bool a2a = cfg.op == Op::AllToAll;
-  if (!a2a && (cfg.op != Op::AllReduce || opt_.mode != AlgoMode::Auto)) return std::nullopt;
+  // RCCL before 2.21 ran no MSCCL when one process drives several GPUs (kRcclMscclSingleProcessFrom).
+  const bool one_process_without_msccl = opt_.gpus_per_thread > 1 && release_ && *release_ < kRcclMscclSingleProcessFrom;
+  if (!a2a && (cfg.op != Op::AllReduce || opt_.mode != AlgoMode::Auto || opt_.msccl == MscclMode::Off || one_process_without_msccl))
+    return std::nullopt;
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
   const double link = mesh_link_GBps(topo_, tab_, cfg.placements.front());

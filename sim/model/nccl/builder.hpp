@@ -43,6 +43,12 @@ AlgoMode algo_mode_from(const std::string& s); // throws Error naming --nccl-alg
 enum class NvlsMode { Auto, On, Off };
 NvlsMode nvls_mode_from(const std::string& s, const char* flag = "--nvls"); // throws Error naming the flag
 // --collnet takes the same three values (auto: where the fabric has SHARP; off: NCCL_COLLNET_ENABLE=0).
+// --msccl (RCCL only): auto runs MSCCL's algorithms where RCCL ships one for the size (models/rccl.json, rccl.hpp
+// direct_allreduce); off is RCCL without MSCCL, RCCL_MSCCL_ENABLE=0 or a build without its kernels (ROCm/rccl 0cbce2a
+// install.sh --disable-msccl-kernel, also implied by --fast: CMake ENABLE_MSCCL_KERNEL=OFF, so msccl_lifecycle.cc
+// mscclEnabled() is false): RCCL's own tuner then picks every size.
+enum class MscclMode { Auto, Off };
+MscclMode msccl_mode_from(const std::string& s); // throws Error naming --msccl
 
 struct Options {
   std::string tables;       // "" = models/nccl.json
@@ -50,6 +56,7 @@ struct Options {
   AlgoMode mode = AlgoMode::Auto;
   NvlsMode nvls = NvlsMode::Auto;
   NvlsMode collnet = NvlsMode::Auto; // CollNet (SHARP in the fabric)
+  MscclMode msccl = MscclMode::Auto; // RCCL's MSCCL algorithms
   ParamSet params;          // fitted corrections (launch, step, link and protocol efficiency)
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any

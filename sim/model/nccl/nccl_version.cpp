@@ -107,7 +107,15 @@ std::optional<std::string> nccl_version_in(const std::vector<std::string>& lines
     if (starts_with_ci(l, "rccl version")) {
       std::string_view v = l.substr(12);
       while (!v.empty() && (v.front() == ' ' || v.front() == ':')) v.remove_prefix(1);
+      // A ROCm package's name and version: "RCCL 2.20.5.60201-112~20.04" is RCCL 2.20.5 built for ROCm 6.2.1 (60201).
+      if (starts_with_ci(v, "RCCL ")) v.remove_prefix(5);
       if (auto r = release_at(v)) return r;
+      std::string_view word = v.substr(0, std::min(v.find_first_of(" \t("), v.size()));
+      std::size_t dots = 0, third = std::string_view::npos;
+      for (std::size_t i = 0; i < word.size() && third == std::string_view::npos; ++i)
+        if (word[i] == '.' && ++dots == 3) third = i;
+      if (third != std::string_view::npos && third + 1 < word.size() && std::isdigit(static_cast<unsigned char>(word[third + 1])))
+        if (auto r = release_at(word.substr(0, third))) return r;
     }
     if (auto r = library_code_at(l)) return r;
     if (starts_with_ci(l, "software:")) {

@@ -43,6 +43,12 @@ inline constexpr NcclVersion kP2pLLFrom = {2, 14, 3};
 // The first release that skips a send to oneself in place (NVIDIA/nccl 178b6b75, v2.22.3-1, enqueue.cc: "Skip
 // send to self in-place"); before it the P2P kernel copied the buffer onto itself.
 inline constexpr NcclVersion kSelfInPlaceSkipFrom = {2, 22, 3};
+// The first RCCL release whose MSCCL runs where one process drives several of the communicator's GPUs (rccl-tests
+// -g N). ROCm/rccl e3b2342f (2023-03) to the rocm-6.2.2 tag (RCCL 2.20.5, 2024-08) src/misc/msccl/msccl_lifecycle.cc
+// mscclCommCompatible returns false when two ranks share a host and a pid, so MSCCL stays off there; 0c36d571 (2024-07,
+// "Enable multi-threading for MSCCL") drops that check, e056fe8f brings it back behind RCCL_MSCCL_ENABLE_SINGLE_PROCESS
+// (default 0) and 03a3ef3c (2024-09-25) makes the default 1, as 0cbce2a (2.21.5) has it.
+inline constexpr NcclVersion kRcclMscclSingleProcessFrom = {2, 21, 0};
 // Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
 // Which sends run LL (enqueue.cc addP2pToPlan, NCCL_P2P_LL_THRESHOLD 16 KiB): from v2.22.3-1 to v2.28.9-1 a send

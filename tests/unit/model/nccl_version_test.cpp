@@ -53,6 +53,9 @@ TEST_CASE("A trace's release comes from its NCCL version line or header, never f
   CHECK(nccl::nccl_version_in({"# rccl version: 2.27.7-HEAD:0d2c4fd (the log); ROCm 7.2.0"}) == "2.27.7-HEAD");
   CHECK(nccl::nccl_version_in({"RCCL version : 2.22.3-HEAD:7d8d67c"}) == "2.22.3-HEAD");
   CHECK_FALSE(nccl::nccl_version_in({"# rccl version: not printed (ROCm 6.4.1 module)"}));
+  // A ROCm package's name and version: RCCL 2.20.5 built for ROCm 6.2.1 (the fourth number, 60201), Ubuntu 20.04.
+  CHECK(nccl::nccl_version_in({"# rccl version: RCCL 2.20.5.60201-112~20.04 (issue body); ROCm 6.2.3"}) == "2.20.5");
+  CHECK_FALSE(nccl::nccl_version_in({"# rccl version: RCCL 2.20.x (guessed)"}));
 }
 
 TEST_CASE("nccl_version_in reads the library code nccl-tests and rccl-tests print") {

@@ -375,4 +375,24 @@ TEST_CASE("a '#' line of prose that starts with the word nThread is not the nThr
   CHECK(trace::split_runs(run + "# nThread counts threads per process, -t\n").size() == 1);
   // the real line with a bad count is still refused, naming it
   CHECK_THROWS_AS(trace::parse_trace("# nThread 0 nGpus 2\n" + kNewHeader, "zero", {Op::AllReduce, 0, false}), Error);
+TEST_CASE("RCCL's MSCCL settings and its load line are read as the run's: RCCL_MSCCL_ENABLE, Using MSCCL files") {
+  // RCCL logs its own settings as NCCL does ("RCCL_MSCCL_ENABLE set by environment to 0.", ROCm/rccl 0cbce2a
+  // src/include/param.h RCCL_PARAM), and MSCCL's init the directory it loads ("Using MSCCL files from <dir>",
+  // src/misc/msccl/msccl_lifecycle.cc). A longer name that starts the same is a different setting.
+  auto env_of = [](std::string_view line) {
+    trace::Trace t;
+    trace::parse_env_facts(line, t);
+    return t.env;
+  };
+  CHECK(env_of("host:1:2 [0] NCCL INFO RCCL_MSCCL_ENABLE set by environment to 0.").at("RCCL_MSCCL_ENABLE") == "0");
+  CHECK(env_of("mpirun -np 16 -x RCCL_MSCCL_ENABLE=0 ./all_reduce_perf -g 1").at("RCCL_MSCCL_ENABLE") == "0");
+  CHECK(env_of("RCCL_MSCCL_ENABLE=0 \\").at("RCCL_MSCCL_ENABLE") == "0");
+  const auto single = env_of("RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 ./all_reduce_perf -g 8");
+  CHECK(single.count("RCCL_MSCCL_ENABLE") == 0);
+  CHECK(single.at("RCCL_MSCCL_ENABLE_SINGLE_PROCESS") == "0");
+  trace::Trace::NcclInfo info;
+  trace::parse_info_facts("host:357:375 [1] NCCL INFO MSCCL: Initialization finished, localSize 400", info, "x");
+  CHECK_FALSE(info.msccl_loaded);
+  trace::parse_info_facts("host:357:375 [1] NCCL INFO Using MSCCL files from /opt/rocm/lib/../share/rccl/msccl-algorithms", info, "x");
+  CHECK(info.msccl_loaded);
 }
