@@ -375,6 +375,8 @@ TEST_CASE("a '#' line of prose that starts with the word nThread is not the nThr
   CHECK(trace::split_runs(run + "# nThread counts threads per process, -t\n").size() == 1);
   // the real line with a bad count is still refused, naming it
   CHECK_THROWS_AS(trace::parse_trace("# nThread 0 nGpus 2\n" + kNewHeader, "zero", {Op::AllReduce, 0, false}), Error);
+}
+
 TEST_CASE("RCCL's MSCCL settings and its load line are read as the run's: RCCL_MSCCL_ENABLE, Using MSCCL files") {
   // RCCL logs its own settings as NCCL does ("RCCL_MSCCL_ENABLE set by environment to 0.", ROCm/rccl 0cbce2a
   // src/include/param.h RCCL_PARAM), and MSCCL's init the directory it loads ("Using MSCCL files from <dir>",
