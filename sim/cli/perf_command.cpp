@@ -505,7 +505,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
     std::vector<char*> arg_ptrs;
     for (auto& a : args) arg_ptrs.push_back(a.data());
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
-    write_output("", run_perf(f, inv.program));
+    write_stdout(run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
