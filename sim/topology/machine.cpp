@@ -112,10 +112,17 @@ Topology make_machine(const MachineSpec& m) {
                                                : g.contains("bridge")     ? "bridge"
                                                                           : "pcie")
                                           : asked;
+  // NVSwitch came with Volta (the DGX-2): a kind with NVLink but no models/gpus.json nvswitch_domain (P100) was
+  // never built on one, so a switch board for it would be a machine nobody can measure.
+  if (intra == "nvswitch" && g.contains("nvlink") && !g.contains("nvswitch_domain"))
+    fail("machine: no NVSwitch board was made for {} (models/gpus.json has no nvswitch_domain for it): write intra=cubemesh "
+         "(the DGX-1 {}, gpus=8) or intra=pcie",
+         m.gpu, m.gpu == "p100" ? "P100" : m.gpu);
   if (intra == "cubemesh") {
     // The hybrid cube-mesh is one specific board, shipped as a preset with its exact link matrix.
     if (m.gpus != 8 || (m.gpu != "v100" && m.gpu != "p100"))
-      fail("machine: intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8)");
+      fail("machine: intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8){}",
+           asked.empty() ? fmt::format("; for {} with gpus={} write intra=pcie", m.gpu, m.gpus) : "");
     return resolve_topology(m.gpu == "v100" ? "dgx1-v100" : "dgx1-p100");
   }
   if (intra != "nvswitch" && intra != "pcie" && intra != "bridge" && intra != "xgmi" && intra != "mesh")

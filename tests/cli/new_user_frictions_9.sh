@@ -1,0 +1,43 @@
+#!/bin/bash
+# Ninth user trial (an AMD cluster user with rocm-smi / amd-smi output and an rccl-tests script, a teacher with
+# `ccsim explain` and the teaching pages, a Python user sweeping ring orders in a notebook; tests/python holds the
+# Python half). Each friction, fixed and kept fixed:
+#  - an output that cannot be written named the file but not the flag that gave it: now both, on every command
+#    that writes a file (--output, -o/--output, --timeline, --plot), one line, exit 2, no file left;
+#  - machine:gpu=p100 built an 8-GPU NVSwitch board, which was never made for Pascal: it is now the DGX-1 P100
+#    cube-mesh (topologies/dgx1-p100.json), and intra=nvswitch for it is refused naming what to write instead.
+set -u
+ccsim="$1"; src="$2"
+export CCSIM_DATA_DIR="$src"
+fails=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+. "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
+
+# Unwritable outputs: the flag and the file, on every command that writes one.
+printf '{"defaults": {"op": "allreduce", "bytes": "1M"}, "points": [{"topo": "dgx1"}]}\n' >"$tmp/plan.json"
+refused_one_line "--output /proc/ccsim-x: cannot open for writing" --topo dgx1 -b 1M -e 1M --output /proc/ccsim-x
+refused_one_line "--timeline /proc/ccsim-x: cannot open for writing" --topo dgx1 -b 1M -e 1M --timeline /proc/ccsim-x
+refused_one_line "--output /proc/ccsim-x: cannot open for writing" rings --topo dgx1 --output /proc/ccsim-x
+refused_one_line "-o/--output /proc/ccsim-x: cannot open for writing" explain --topo dgx1 -o /proc/ccsim-x
+refused_one_line "-o/--output /proc/ccsim-x: cannot open for writing" topo gen crossbar --ranks 4 -o /proc/ccsim-x
+refused_one_line "-o/--output /proc/ccsim-x: cannot open for writing" topo export dgx1 --nccl-xml -o /proc/ccsim-x
+refused_one_line "--output /proc/ccsim-x: cannot open for writing" scenario "$src/scenarios/lm300m_dgx1.json" --output /proc/ccsim-x
+refused_one_line "--plot /proc/ccsim-x.png: cannot open for writing" compare --trace "$src/tests/data/hypercube-4gpu-crossbar-SYNTHETIC.txt" --topo crossbar:ranks=4 --plot /proc/ccsim-x.png
+refused_one_line "--output $tmp/no/out.txt: cannot open for writing" --topo dgx1 -b 1M -e 1M --output "$tmp/no/out.txt"
+refused_one_line "-o/--output $tmp: is a directory" explain --topo dgx1 -o "$tmp"
+refused_one_line "-o/--output" sweep "$tmp/plan.json" -o /proc/ccsim-x
+ls -A "$tmp" | grep -vxE "plan.json|out|err" | grep -q . && bad "a refused output left a file: $(ls -A "$tmp")"
+
+# P100: the DGX-1 cube-mesh, never an NVSwitch board.
+"$ccsim" topo show machine:gpu=p100 2>&1 | head -1 | grep -qF "topology dgx1-p100 (shipped preset topologies/dgx1-p100.json)" ||
+  bad "machine:gpu=p100 is not the DGX-1 P100: $("$ccsim" topo show machine:gpu=p100 2>&1 | head -1)"
+refused_one_line "no NVSwitch board was made for p100 (models/gpus.json has no nvswitch_domain for it): write intra=cubemesh (the DGX-1 P100, gpus=8) or intra=pcie" \
+  topo show machine:gpu=p100,intra=nvswitch
+refused_one_line "intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8); for p100 with gpus=4 write intra=pcie" topo show machine:gpu=p100,gpus=4
+"$ccsim" topo show machine:gpu=p100,gpus=4,intra=pcie >/dev/null 2>&1 || bad "machine:gpu=p100,gpus=4,intra=pcie refused"
+"$ccsim" topo show machine:gpu=v100,gpus=16 >/dev/null 2>&1 || bad "machine:gpu=v100,gpus=16 (the DGX-2) refused"
+
+[ "$fails" -eq 0 ] && echo "all new-user friction checks (9th trial) pass"
+exit $((fails > 0))
