@@ -5,7 +5,10 @@
 #  - an output that cannot be written named the file but not the flag that gave it: now both, on every command
 #    that writes a file (--output, -o/--output, --timeline, --plot), one line, exit 2, no file left;
 #  - machine:gpu=p100 built an 8-GPU NVSwitch board, which was never made for Pascal: it is now the DGX-1 P100
-#    cube-mesh (topologies/dgx1-p100.json), and intra=nvswitch for it is refused naming what to write instead.
+#    cube-mesh (topologies/dgx1-p100.json), and intra=nvswitch for it is refused naming what to write instead;
+#  - an rccl-tests script (mpirun ... all_reduce_perf -b 8 -e 8G -f 2 -g 1 -Z csv -x out.csv, -Y fine, -F, -E) was
+#    refused by a parser error ("The following arguments were not expected: csv -Z"), rccl-tests' own options
+#    unknown: they are now read, and the result file is refused saying the rows are in the log.
 set -u
 ccsim="$1"; src="$2"
 export CCSIM_DATA_DIR="$src"
@@ -38,6 +41,20 @@ refused_one_line "no NVSwitch board was made for p100 (models/gpus.json has no n
 refused_one_line "intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8); for p100 with gpus=4 write intra=pcie" topo show machine:gpu=p100,gpus=4
 "$ccsim" topo show machine:gpu=p100,gpus=4,intra=pcie >/dev/null 2>&1 || bad "machine:gpu=p100,gpus=4,intra=pcie refused"
 "$ccsim" topo show machine:gpu=v100,gpus=16 >/dev/null 2>&1 || bad "machine:gpu=v100,gpus=16 (the DGX-2) refused"
+
+# An rccl-tests script run unchanged: rccl-tests' own options (-Y -q -F -E and their long names) are accepted and
+# said to change nothing; its result file (-x FILE -Z csv|json) is refused saying where the rows are.
+perf() { OMPI_COMM_WORLD_SIZE=8 "$ccsim" all_reduce_perf --topo machine:gpu=mi300x "$@"; }
+perf -b 1M -e 1M -Y fine -q 10 -F 2 -E 1 --cache_f=3 2>&1 |
+  grep -qF "# ccsim: accepted, cannot change a prediction (one steady-state collective): -Y fine, -q 10, -F 3, -E 1" ||
+  bad "rccl-tests -Y/-q/-F/-E: $(perf -b 1M -e 1M -Y fine -q 10 -F 2 -E 1 2>&1 | grep -v '^ ' | tail -3)"
+want="rccl-tests' result file (-x $tmp/r.csv) is not written by ccsim; its rows are in the log on stdout: redirect it (> log.txt; ccsim compare --trace log.txt reads it)"
+OMPI_COMM_WORLD_SIZE=8 refused_one_line "$want" all_reduce_perf --topo machine:gpu=mi300x -b 8 -e 128M -f 2 -g 1 -Z csv -x "$tmp/r.csv"
+OMPI_COMM_WORLD_SIZE=8 refused_one_line "-x/-Z: rccl-tests' result file (-Z json)" all_reduce_perf --topo machine:gpu=mi300x -b 8 -e 1M -Z json
+[ -e "$tmp/r.csv" ] && bad "-x $tmp/r.csv was written"
+refused_one_line "-Y,--memory_type: 'bogus' is not coarse, fine, host or managed" all_reduce_perf --topo machine:gpu=mi300x -b 1M -e 1M -Y bogus
+refused_one_line "--output: ambiguous, as nccl-tests' getopt_long finds it: --output_file, --output_format" all_reduce_perf --topo machine:gpu=mi300x -b 1M -e 1M --output x.csv
+"$ccsim" all_reduce_perf --topo dgx1 -b 1M -e 1M -x 1 >/dev/null 2>&1 || bad "nccl-tests' -x 1 (cta_policy) refused"
 
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (9th trial) pass"
 exit $((fails > 0))
