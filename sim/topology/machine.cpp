@@ -106,7 +106,11 @@ Topology make_machine(const MachineSpec& m) {
   if (m.gpus < 1 || m.gpus > kMaxMachineGpus) fail("machine: gpus must be between 1 and {}, got {}", kMaxMachineGpus, m.gpus);
   int bridge_ways = 0;
   const std::string asked = intra_of_bridge(g, m, bridge_ways);
-  const std::string intra = asked.empty() ? (g.contains("intra")        ? g["intra"].get<std::string>()
+  // A kind whose default is the DGX-1 cube-mesh (p100) has no other NVLink board here: fewer or more GPUs than
+  // the DGX-1's 8 are a PCIe machine (the name says so: machine-4xp100-pcie), as a first try with gpus=4 expects.
+  const bool cube_default = asked.empty() && g.value("intra", std::string{}) == "cubemesh";
+  const std::string intra = cube_default && m.gpus != 8 ? "pcie"
+                          : asked.empty()               ? (g.contains("intra")        ? g["intra"].get<std::string>()
                                                : g.contains("nvlink")     ? "nvswitch"
                                                : g.contains("xgmi_links") ? "xgmi"
                                                : g.contains("bridge")     ? "bridge"
@@ -121,8 +125,7 @@ Topology make_machine(const MachineSpec& m) {
   if (intra == "cubemesh") {
     // The hybrid cube-mesh is one specific board, shipped as a preset with its exact link matrix.
     if (m.gpus != 8 || (m.gpu != "v100" && m.gpu != "p100"))
-      fail("machine: intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8){}",
-           asked.empty() ? fmt::format("; for {} with gpus={} write intra=pcie", m.gpu, m.gpus) : "");
+      fail("machine: intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8)");
     return resolve_topology(m.gpu == "v100" ? "dgx1-v100" : "dgx1-p100");
   }
   if (intra != "nvswitch" && intra != "pcie" && intra != "bridge" && intra != "xgmi" && intra != "mesh")

@@ -38,8 +38,9 @@ ls -A "$tmp" | grep -vxE "plan.json|out|err" | grep -q . && bad "a refused outpu
   bad "machine:gpu=p100 is not the DGX-1 P100: $("$ccsim" topo show machine:gpu=p100 2>&1 | head -1)"
 refused_one_line "no NVSwitch board was made for p100 (models/gpus.json has no nvswitch_domain for it): write intra=cubemesh (the DGX-1 P100, gpus=8) or intra=pcie" \
   topo show machine:gpu=p100,intra=nvswitch
-refused_one_line "intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8); for p100 with gpus=4 write intra=pcie" topo show machine:gpu=p100,gpus=4
-"$ccsim" topo show machine:gpu=p100,gpus=4,intra=pcie >/dev/null 2>&1 || bad "machine:gpu=p100,gpus=4,intra=pcie refused"
+# Fewer GPUs than the DGX-1's 8 (tests/cli/gpu_kinds.sh tries 1, 2 and 4): a PCIe machine, named so.
+"$ccsim" topo show machine:gpu=p100,gpus=4 2>&1 | head -1 | grep -qF "topology machine-4xp100-pcie" || bad "machine:gpu=p100,gpus=4 is not PCIe"
+refused_one_line "intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8)" topo show machine:gpu=p100,gpus=4,intra=cubemesh
 "$ccsim" topo show machine:gpu=v100,gpus=16 >/dev/null 2>&1 || bad "machine:gpu=v100,gpus=16 (the DGX-2) refused"
 
 # An rccl-tests script run unchanged: rccl-tests' own options (-Y -q -F -E and their long names) are accepted and
