@@ -8,7 +8,8 @@
 #    cube-mesh (topologies/dgx1-p100.json), and intra=nvswitch for it is refused naming what to write instead;
 #  - an rccl-tests script (mpirun ... all_reduce_perf -b 8 -e 8G -f 2 -g 1 -Z csv -x out.csv, -Y fine, -F, -E) was
 #    refused by a parser error ("The following arguments were not expected: csv -Z"), rccl-tests' own options
-#    unknown: they are now read, and the result file is refused saying the rows are in the log.
+#    unknown: they are now read, and the result file is refused saying the rows are in the log;
+#  - an empty topology capture (rocm-smi --showtopo > m.txt where the tool is missing) was "not a topology".
 set -u
 ccsim="$1"; src="$2"
 export CCSIM_DATA_DIR="$src"
@@ -42,6 +43,13 @@ refused_one_line "no NVSwitch board was made for p100 (models/gpus.json has no n
 "$ccsim" topo show machine:gpu=p100,gpus=4 2>&1 | head -1 | grep -qF "topology machine-4xp100-pcie" || bad "machine:gpu=p100,gpus=4 is not PCIe"
 refused_one_line "intra=cubemesh is the 8-GPU DGX-1 board (gpu=v100 or p100, gpus=8)" topo show machine:gpu=p100,gpus=4,intra=cubemesh
 "$ccsim" topo show machine:gpu=v100,gpus=16 >/dev/null 2>&1 || bad "machine:gpu=v100,gpus=16 (the DGX-2) refused"
+
+# An empty capture (the tool missing on the node) says it is empty, as an empty trace does.
+: >"$tmp/m.txt"
+refused_one_line "$tmp/m.txt: the file is empty: expected ccsim JSON" topo import "$tmp/m.txt"
+printf ' \n\n' >"$tmp/m.txt"
+refused_one_line "$tmp/m.txt: the file is empty: expected ccsim JSON" --topo "$tmp/m.txt" -b 1M -e 1M
+rm -f "$tmp/m.txt"
 
 # An rccl-tests script run unchanged: rccl-tests' own options (-Y -q -F -E and their long names) are accepted and
 # said to change nothing; its result file (-x FILE -Z csv|json) is refused saying where the rows are.
