@@ -118,7 +118,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--sw-overhead", o->overhead, "LogP's o per send and receive, serialised at the posting rank")
       ->capture_default_str();
   cmd->add_option("--repeat", o->repeat, "Run the simulation this many times, report the fastest")->capture_default_str();
-  cmd->callback([o] { write_output("", bench(*o)); });
+  cmd->callback([o] { write_stdout(bench(*o)); });
 }
 
 } // namespace ccsim::cli

@@ -92,8 +92,8 @@ void run_calibrate(const CalibrateOptions& o) {
 
   std::vector<std::string> topologies;
   for (std::size_t i = 0; i < in.size(); ++i) topologies.push_back(o.topos.size() == 1 ? o.topos[0] : o.topos[i]);
-  write_output(o.out, model::params_file(f, cv, in, co.model, topologies, o.command));
-  write_output("", report::calibrate_text(f, cv, in, co.model));
+  write_output(o.out, model::params_file(f, cv, in, co.model, topologies, o.command), "-o/--output");
+  write_stdout(report::calibrate_text(f, cv, in, co.model));
 }
 
 } // namespace

@@ -126,9 +126,9 @@ void write_stdout(std::string_view content) {
   fail("standard output: write failed{}{}", err ? ": " : "", err ? std::strerror(err) : "");
 }
 
-void write_output(const std::string& path, const std::string& content) {
+void write_output(const std::string& path, const std::string& content, std::string_view flag) {
   if (path.empty() || path == "-") return write_stdout(content);
-  outputs().add(path, content);
+  outputs().add(path, content, flag);
 }
 
 schedule::Op require_op(const std::string& op, const std::string& flag) {

@@ -29,7 +29,8 @@ schedule::Op require_op(const std::string& op, const std::string& flag = "--op")
 OutputSet& outputs();
 // Stages `content` for `path` (see OutputSet), so a failed run never leaves a file, whole or half.
 // "-" or "" means stdout, written at once.
-void write_output(const std::string& path, const std::string& content);
+// `flag` is the option that named the file ("--output"): a refusal names both.
+void write_output(const std::string& path, const std::string& content, std::string_view flag);
 // Writes to stdout and flushes; a failed write (disk full behind `> file`) throws Error, so the exit status says it.
 void write_stdout(std::string_view content);
 

@@ -195,7 +195,7 @@ void run_compare(const CompareOptions& o) {
     if (!std::filesystem::exists(script)) fail("--plot: {} is missing", script);
     // The PNG first: a folder that cannot take it is refused naming the file the user gave, not the scratch
     // JSON beside it ("p.png.json").
-    const std::string png = outputs().reserve(o.plot); // published with the other outputs
+    const std::string png = outputs().reserve(o.plot, "--plot"); // published with the other outputs
     const ScratchFile data(o.plot, safe_dump(j));
     const std::string& tmp = data.path();
     // Debian's interpreter has python3-matplotlib; $CCSIM_PYTHON overrides, a PATH python3 is the fallback.
@@ -214,7 +214,7 @@ void run_compare(const CompareOptions& o) {
       fail("--plot {}: plotting failed: {}", o.plot, nl == std::string::npos ? msg : msg.substr(nl + 1));
     }
   }
-  write_output(o.run.output, out);
+  write_output(o.run.output, out, "--output");
 }
 
 } // namespace

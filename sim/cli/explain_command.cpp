@@ -198,11 +198,11 @@ int run_explain(ExplainOptions& o, CLI::App* cmd) {
   }
   if (o.show_data) {
     if (f != report::ExplainFormat::Text) fail("--show-data: prints text only; drop --format {}", o.format);
-    write_output(o.output, show_data(o, s, one_algo ? o.run.algo : schedule::default_algorithm(s.op)));
+    write_output(o.output, show_data(o, s, one_algo ? o.run.algo : schedule::default_algorithm(s.op)), "-o/--output");
     return 0;
   }
   const std::string out = one_algo ? explain_algo(o, s, f) : explain_sweep(o, cmd, s, f);
-  write_output(o.output, out);
+  write_output(o.output, out, "-o/--output");
   return 0;
 }
 

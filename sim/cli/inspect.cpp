@@ -61,7 +61,7 @@ void Inspector::finish(const Predict& predict) {
       fail("--timeline: the run at {} has more than {} transfers, too many to draw; choose a smaller --timeline-size or fewer "
            "ranks",
            format_size(size_), kMaxRecorded);
-    write_output(o_.timeline, observe::chrome_trace(rec, topo_, meta));
+    write_output(o_.timeline, observe::chrome_trace(rec, topo_, meta), "--timeline");
   }
   if (o_.links) report_ = observe::make_link_report(topo_, row_->result, &rec, std::move(meta));
 }

@@ -21,6 +21,7 @@
 #include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/printable.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/report/nccl_tests_format.hpp"
@@ -98,6 +99,13 @@ constexpr FlagSpec kFlags[] = {
     {'u', "-u,--unalign", "0", "Misalign buffers by this many elements (no effect on a prediction)"},
     {'I', "-I,--per_iter_timing", "0", "Per-iteration timing columns (not printed by ccsim)"},
     {'K', "-K,--per_iter_skip", "0", "Leading samples skipped by -I (no effect)"},
+    // rccl-tests' own options (its src/common.cu adds them beside nccl-tests'; letters nccl-tests leaves free), so
+    // an rccl-tests script runs unchanged. Its -x is --output_file there, nccl-tests' --cta_policy here.
+    {'Y', "-Y,--memory_type", "coarse", "rccl-tests: buffer memory coarse/fine/host/managed (no effect on a prediction)"},
+    {'q', "-q,--delay", "0", "rccl-tests: microseconds between out-of-place and in-place (no effect on a prediction)"},
+    {'F', "-F,--cache_flush", "0", "rccl-tests: iterations between instruction-cache flushes (no effect on a prediction)"},
+    {'E', "-E,--rotating_tensor", "0", "rccl-tests: rotate buffers between iterations (no effect on a prediction)"},
+    {'Z', "-Z,--output_format", "", "rccl-tests: result file format csv/json (ccsim writes no result file: refused)"},
 };
 
 std::string flag_name(char c) {
@@ -278,7 +286,15 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   r.blocking = static_cast<int>(int_flag(f, 'z', 0, 3));
   r.parallel_init = int_flag(f, 'p', 0, 1) != 0;
   r.cputime = int_flag(f, 'C', 0, 1) != 0;
-  for (char c : {'y', 'T', 'S', 'a', 'R', 'D', 'V', 'M', 'u', 'I', 'K'}) (void)int_flag(f, c, 0, 1 << 30);
+  for (char c : {'y', 'T', 'S', 'a', 'R', 'D', 'V', 'M', 'u', 'I', 'K', 'q', 'F', 'E'}) (void)int_flag(f, c, 0, 1 << 30);
+  if (const auto& y = f.v.at('Y'); y != "coarse" && y != "fine" && y != "host" && y != "managed")
+    fail("-Y,--memory_type: '{}' is not coarse, fine, host or managed (rccl-tests' memory types)", printable(y, 40));
+  // rccl-tests writes its rows to a file with -x FILE -Z csv|json; ccsim prints the same rows on stdout only.
+  const bool rccl_result_file = !f.v.at('Z').empty() || (!f.v.at('x').empty() && !trace::nccl_tests_number(f.v.at('x')));
+  if (rccl_result_file)
+    fail("-x/-Z: rccl-tests' result file ({}) is not written by ccsim; its rows are in the log on stdout: redirect it "
+         "(> log.txt; ccsim compare --trace log.txt reads it)",
+         printable(f.v.at('x').empty() ? "-Z " + f.v.at('Z') : "-x " + f.v.at('x'), 60));
   if (!f.v.at('x').empty()) (void)int_flag(f, 'x', 0, 2);
   r.types = types_of(f.v.at('d'), topo);
   r.redops = redops_of(r.op, f.v.at('o'));
@@ -335,12 +351,12 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   n.push_back(r.ranks == 1 ? "ccsim: in-place predicted apart (one rank: NCCL copies only when the buffers differ); #wrong 0: no data moved"
                             : "ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
   std::string same, absent;
-  for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K'})
+  for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K', 'Y', 'q', 'F', 'E'})
     if (f.given.at(c)->count()) same += fmt::format("{}-{} {}", same.empty() ? "" : ", ", c, f.v.at(c));
   for (char c : {'S', 'J', 'M', 'I'})
     if (f.given.at(c)->count()) absent += fmt::format("{}-{} {}", absent.empty() ? "" : ", ", c, f.v.at(c));
   std::string partly;
-  constexpr std::string_view kNotNumbers = "beiodJ"; // sizes (nccl-tests' parsesize) and names
+  constexpr std::string_view kNotNumbers = "beiodJYZ"; // sizes (nccl-tests' parsesize) and names
   for (const auto& spec : kFlags)
     if (kNotNumbers.find(spec.letter) == std::string_view::npos && f.given.at(spec.letter)->count())
       if (const auto x = trace::nccl_tests_number(f.v.at(spec.letter)); x && !x->whole)
@@ -505,7 +521,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
     std::vector<char*> arg_ptrs;
     for (auto& a : args) arg_ptrs.push_back(a.data());
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
-    write_output("", run_perf(f, inv.program));
+    write_stdout(run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

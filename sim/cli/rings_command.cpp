@@ -206,7 +206,7 @@ int run_rings(RingsOptions& o) {
     f.schedules = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements,
                                              [&sims](std::size_t i, std::size_t, const std::string& what) { sims.update(i, what); });
   }
-  write_output(o.output, fmt_json ? report::rings_json(f) : report::rings_text(f));
+  write_output(o.output, fmt_json ? report::rings_json(f) : report::rings_text(f), "--output");
   return 0;
 }
 

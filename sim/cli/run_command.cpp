@@ -264,7 +264,7 @@ int run_command(const RunOptions& o) {
     fail("--why: a CSV file holds one table; use --format table, markdown or json");
   model::Predictor pred(topo, cfg, o.model, model_options(o));
   if (!o.dump_schedule.empty()) {
-    write_output(o.output, dump_schedules(pred, cfg, lo, o.dump_schedule));
+    write_output(o.output, dump_schedules(pred, cfg, lo, o.dump_schedule), "--output");
     return 0;
   }
   const auto sizes = metrics::size_series(lo, hi, o.stepfactor, step);
@@ -288,7 +288,7 @@ int run_command(const RunOptions& o) {
   inspect.finish(predict);
   std::ostringstream out;
   report::write(out, fmt_kind, run_header(o, topo, cfg, pred, lo, hi), rows);
-  write_output(o.output, inspect.decorate(out.str()));
+  write_output(o.output, inspect.decorate(out.str()), "--output");
   return 0;
 }
 

@@ -40,8 +40,8 @@ void run_hybrid(const scenario::Scenario& s, const ScenarioOptions& o) {
     fail("scenario {}: topology: {}", s.origin, e.what());
   }
   const auto r = scenario::run_hybrid_step(s, topo, o.allow_oversubscribed);
-  if (!o.timeline.empty()) write_output(o.timeline, report::hybrid_timeline(s, r));
-  write_output(o.output, o.format == "json" ? report::hybrid_json(s, topo.name, r) : report::hybrid_table(s, topo.name, r));
+  if (!o.timeline.empty()) write_output(o.timeline, report::hybrid_timeline(s, r), "--timeline");
+  write_output(o.output, o.format == "json" ? report::hybrid_json(s, topo.name, r) : report::hybrid_table(s, topo.name, r), "--output");
 }
 
 } // namespace
@@ -77,7 +77,7 @@ void add_scenario_command(CLI::App& app) {
     if (s.hybrid) return run_hybrid(s, *o);
     if (!o->timeline.empty()) fail("--timeline: only a hybrid-parallel scenario (\"parallel\" + \"transformer\") has a step timeline");
     const auto rep = scenario::run_scenario(s, o->topo, o->allow_oversubscribed);
-    write_output(o->output, o->format == "json" ? report::scenario_json(rep) : report::scenario_table(rep));
+    write_output(o->output, o->format == "json" ? report::scenario_json(rep) : report::scenario_table(rep), "--output");
   });
 }
 

@@ -207,7 +207,7 @@ void run(const SweepOptions& o) {
   sweep.done();
   mpi_stop();
   sweep.rethrow();
-  write_output(o.output, render(plan, sweep.cells(), fmt_kind));
+  write_output(o.output, render(plan, sweep.cells(), fmt_kind), "-o/--output");
   outputs().commit(); // published: the journal has served its purpose
   sweep.journal().remove();
   if (o.stats)

@@ -132,11 +132,11 @@ FinishedPoints read_finished(const SweepPlan& plan, const std::string& output) {
 Journal::Journal(const std::string& path) : path_(path) {
   if (path_.empty()) return;
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd_ < 0) fail("{}: cannot open the sweep journal: {}", printable(path_), std::strerror(errno));
+  if (fd_ < 0) fail("{}: cannot open the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(errno));
   // A torn last line from an interrupted run is closed off so the next entry starts on its own line.
   const std::string text = slurp(path_);
   if (!text.empty() && text.back() != '\n' && ::write(fd_, "\n", 1) != 1)
-    fail("{}: cannot write the sweep journal: {}", printable(path_), std::strerror(errno));
+    fail("{}: cannot write the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(errno));
 }
 
 Journal::~Journal() {
@@ -151,7 +151,7 @@ void Journal::append(const std::string& key, const report::SweepCells& cells) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("{}: cannot write the sweep journal: {}", printable(path_), std::strerror(n < 0 ? errno : ENOSPC));
+    if (n <= 0) fail("{}: cannot write the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(n < 0 ? errno : ENOSPC));
     done += static_cast<std::size_t>(n);
   }
 }

@@ -152,7 +152,7 @@ void add_topo_command(CLI::App& app) {
   show_cmd->add_option("name", opts->name, "Topology file, shipped name, or generator spec")->required();
   show_cmd->add_option("--max-gpus", opts->max_pairs_gpus, "List GPU-pair routes only up to this many GPUs");
   show_cmd->add_flag("--dot", opts->dot, "Print Graphviz DOT instead (link kinds as colours, lanes as pen width)");
-  show_cmd->callback([opts] { write_output("", show(*opts)); });
+  show_cmd->callback([opts] { write_stdout(show(*opts)); });
 
   auto* gen = topo->add_subcommand("gen", "Generate a topology file: torus, crossbar or cluster");
   gen->add_option("kind", opts->kind, "torus | crossbar | cluster")->required();
@@ -172,7 +172,7 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts, gen] {
     check_gen_flags(*gen, opts->kind);
-    write_output(opts->output, generate(*opts));
+    write_output(opts->output, generate(*opts), "-o/--output");
   });
 
   auto* imp = topo->add_subcommand("import", "Read nvidia-smi topo -m, NCCL topology XML, rocm-smi --showtopo or amd-smi topology; write ccsim JSON");
@@ -180,7 +180,7 @@ void add_topo_command(CLI::App& app) {
   imp->add_option("--gpu", opts->gpu, "GPU kind (models/gpus.json) when the file does not name it");
   imp->add_option("-o,--output", opts->output, "Output file (default stdout)");
   imp->callback([opts] {
-    write_output(opts->output, topology::topology_to_text(topology::import_topology_file(opts->file, {opts->gpu})));
+    write_output(opts->output, topology::topology_to_text(topology::import_topology_file(opts->file, {opts->gpu})), "-o/--output");
   });
   show_cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
                                              "GPU kind of an imported file that does not name it");
@@ -189,7 +189,7 @@ void add_topo_command(CLI::App& app) {
   exp->add_option("name", opts->name, "Topology file, shipped name, or generator spec")->required();
   exp->add_option_function<std::string>("--gpu", topology::set_default_import_gpu, "GPU kind of an imported file");
   exp->add_option("-o,--output", opts->output, "Output file (default stdout)");
-  exp->callback([opts] { write_output(opts->output, topology::export_nccl_xml(topology::resolve_topology(opts->name))); });
+  exp->callback([opts] { write_output(opts->output, topology::export_nccl_xml(topology::resolve_topology(opts->name)), "-o/--output"); });
 
   auto* list = topo->add_subcommand("list", "List shipped topologies");
   list->callback([] {
@@ -198,7 +198,7 @@ void add_topo_command(CLI::App& app) {
       const auto t = topology::resolve_topology(n);
       out += fmt::format("{:<16} {:>3} GPUs  {}\n", n, t.num_gpus(), t.description.substr(0, t.description.find('.')));
     }
-    write_output("", out);
+    write_stdout(out);
   });
 }
 

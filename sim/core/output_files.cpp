@@ -9,24 +9,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/core/printable.hpp"
 
 namespace ccsim {
 namespace {
 
+// "--output out.csv": the flag that named the file as well as the file, so a refusal says what to change.
+std::string named(std::string_view flag, const std::string& target) {
+  return flag.empty() ? printable(target) : fmt::format("{} {}", flag, printable(target));
+}
+
 // "<dir>/.<name>.ccsim-tmp-XXXXXX<ext>" opened with mkstemps (mode 0600, O_EXCL). Returns the fd and sets `path`.
-int create_temp(const std::string& target, std::string& path) {
+int create_temp(const std::string& target, std::string& path, std::string_view flag = {}) {
   // Refused now, not at commit(): by then the run's other output (the table on stdout) is printed.
   std::error_code ec;
   if (std::filesystem::symlink_status(target, ec).type() == std::filesystem::file_type::directory)
-    fail("{}: is a directory, not a file to write", printable(target));
+    fail("{}: is a directory, not a file to write", named(flag, target));
   const std::filesystem::path t(target);
   const std::string dir = t.has_parent_path() ? t.parent_path().string() : ".";
   const std::string ext = t.extension().string();
   std::string tmpl = dir + "/." + t.filename().string() + ".ccsim-tmp-XXXXXX" + ext;
   const int fd = ::mkstemps(tmpl.data(), static_cast<int>(ext.size()));
-  if (fd < 0) fail("{}: cannot open for writing: {}", printable(target), std::strerror(errno));
+  if (fd < 0) fail("{}: cannot open for writing: {}", named(flag, target), std::strerror(errno));
   // mkstemps makes the file 0600; an output is an ordinary file, readable as the umask allows.
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -63,17 +70,17 @@ bool writes_through(const std::string& target) {
 // A write-through target is opened only at commit(), after the run printed its table: one that cannot be written
 // (`--plot /proc/p.png`, a device that is not there) is refused now, before anything is printed. access(), not
 // open(): opening a FIFO for writing waits for its reader.
-void check_writable(const std::string& target) {
-  if (::access(target.c_str(), W_OK) != 0) fail("{}: cannot open for writing: {}", printable(target), std::strerror(errno));
+void check_writable(const std::string& target, std::string_view flag) {
+  if (::access(target.c_str(), W_OK) != 0) fail("{}: cannot open for writing: {}", named(flag, target), std::strerror(errno));
 }
 
 // Opens an existing target for writing (following a symlink the user named; never creating one).
-void write_into(const std::string& target, std::string_view content) {
+void write_into(const std::string& target, std::string_view content, std::string_view flag) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) fail("{}: cannot open for writing: {}", printable(target), std::strerror(errno));
+  if (fd < 0) fail("{}: cannot open for writing: {}", named(flag, target), std::strerror(errno));
   const bool ok = write_all(fd, content);
   const int err = errno;
-  if (::close(fd) != 0 || !ok) fail("{}: write failed: {}", printable(target), std::strerror(ok ? errno : err));
+  if (::close(fd) != 0 || !ok) fail("{}: write failed: {}", named(flag, target), std::strerror(ok ? errno : err));
 }
 
 std::string read_temp(const std::string& path) {
@@ -88,34 +95,34 @@ std::string read_temp(const std::string& path) {
 
 } // namespace
 
-void OutputSet::add(const std::string& target, std::string_view content) {
+void OutputSet::add(const std::string& target, std::string_view content, std::string_view flag) {
   if (writes_through(target)) {
-    check_writable(target);
-    pending_.push_back({target, "", std::string(content), true});
+    check_writable(target, flag);
+    pending_.push_back({target, "", std::string(content), true, std::string(flag)});
     return;
   }
   std::string temp;
-  const int fd = create_temp(target, temp);
+  const int fd = create_temp(target, temp, flag);
   const bool ok = write_all(fd, content);
   const int err = errno;
   if (::close(fd) != 0 || !ok) {
     ::unlink(temp.c_str());
-    fail("{}: write failed: {}", printable(target), std::strerror(ok ? errno : err));
+    fail("{}: write failed: {}", named(flag, target), std::strerror(ok ? errno : err));
   }
-  pending_.push_back({target, temp, {}, false});
+  pending_.push_back({target, temp, {}, false, std::string(flag)});
 }
 
-std::string OutputSet::reserve(const std::string& target) {
+std::string OutputSet::reserve(const std::string& target, std::string_view flag) {
   std::string temp;
   if (writes_through(target)) { // filled in the temporary directory, copied into the target at commit()
-    check_writable(target);
+    check_writable(target, flag);
     const std::string ext = std::filesystem::path(target).extension().string();
     ::close(create_temp((std::filesystem::temp_directory_path() / ("ccsim-output" + ext)).string(), temp));
-    pending_.push_back({target, temp, {}, true});
+    pending_.push_back({target, temp, {}, true, std::string(flag)});
     return temp;
   }
-  ::close(create_temp(target, temp));
-  pending_.push_back({target, temp, {}, false});
+  ::close(create_temp(target, temp, flag));
+  pending_.push_back({target, temp, {}, false, std::string(flag)});
   return temp;
 }
 
@@ -124,11 +131,11 @@ void OutputSet::commit() {
     auto& p = pending_[i];
     try {
       if (p.write_through) {
-        write_into(p.target, p.temp.empty() ? std::string_view(p.content) : std::string_view(read_temp(p.temp)));
+        write_into(p.target, p.temp.empty() ? std::string_view(p.content) : std::string_view(read_temp(p.temp)), p.flag);
         if (!p.temp.empty()) ::unlink(p.temp.c_str());
         p.temp.clear();
       } else if (std::rename(p.temp.c_str(), p.target.c_str()) != 0) {
-        fail("{}: cannot write: {}", printable(p.target), std::strerror(errno));
+        fail("{}: cannot write: {}", named(p.flag, p.target), std::strerror(errno));
       }
     } catch (const Error&) {
       pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(i));

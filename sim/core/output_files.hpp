@@ -19,12 +19,13 @@ class OutputSet {
   OutputSet& operator=(const OutputSet&) = delete;
   ~OutputSet() { discard(); }
 
-  // Writes `content` to a new temporary for `target` now; throws Error naming `target` (and removes the
-  // temporary) when it cannot be created or written in full (disk full, file size limit).
-  void add(const std::string& target, std::string_view content);
+  // Writes `content` to a new temporary for `target` now; throws Error naming `flag` (the option that gave
+  // the file, e.g. "--output") and `target` (and removes the temporary) when it cannot be created or
+  // written in full (disk full, file size limit).
+  void add(const std::string& target, std::string_view content, std::string_view flag = {});
   // A new, empty temporary for `target` that another program fills (e.g. a plotting script); it keeps
   // the target's extension so that program sees the format. Published by commit() like the others.
-  std::string reserve(const std::string& target);
+  std::string reserve(const std::string& target, std::string_view flag = {});
   // Renames every temporary over its target, in the order added; throws Error naming the first that fails
   // (the remaining temporaries are removed).
   void commit();
@@ -37,6 +38,7 @@ class OutputSet {
     std::string target, temp; // temp empty: `content` is written into the target at commit()
     std::string content;
     bool write_through = false;
+    std::string flag; // named in errors with the target
   };
   std::vector<Pending> pending_;
 };

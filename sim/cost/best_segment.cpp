@@ -3,12 +3,38 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <tuple>
 
 #include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/schedule/registry.hpp"
 
 namespace ccsim::cost {
+
+namespace {
+
+// The formula of one (algorithm, arguments) pair is symbolic: it does not depend on the Params it is
+// evaluated with. `ccsim rings` chooses the tree's segment once per placement on the same ranks and size
+// (the 512-rank double binary tree's formula takes ~2 ms a segment, ~50 segments a choice), so the
+// formulas are kept for the process; sweep threads share them.
+using FormulaKey = std::tuple<int, std::string, int, std::uint64_t, int, std::uint64_t, std::vector<int>, std::uint64_t, Bytes>;
+
+std::optional<Formula> cached_formula(const schedule::CollArgs& a, const std::string& algo, Bytes elt) {
+  static std::mutex mutex;
+  static std::map<FormulaKey, std::optional<Formula>> cache;
+  FormulaKey key{static_cast<int>(a.op), algo, a.ranks, a.count, a.root, a.segment, a.dims, a.elt_size, elt};
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto f = formula_for(a.op, algo, a, elt);
+  const std::lock_guard lock(mutex);
+  if (cache.size() >= 4096) cache.clear(); // a long sweep over many sizes: bound the memory
+  return cache.emplace(std::move(key), std::move(f)).first->second;
+}
+
+} // namespace
 
 SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo, Bytes elt, const Params& c) {
   // The double binary tree splits the vector in two halves and cuts each: k counts the larger half's segments.
@@ -27,7 +53,7 @@ SegmentChoice best_segment(const schedule::CollArgs& a0, const std::string& algo
     if (auto it = seen.find(seg); it != seen.end()) return it->second;
     schedule::CollArgs a = a0;
     a.segment = seg;
-    const auto f = formula_for(a.op, algo, a, elt);
+    const auto f = cached_formula(a, algo, elt);
     if (!f) fail("best segment: {} {} has no formula", schedule::to_string(a.op), algo);
     return seen[seg] = evaluate(*f, c);
   };

@@ -35,8 +35,8 @@ void work_in_tick(const schedule::DbtStructure& st, long t, Bytes elt, std::vect
     const auto k = static_cast<long>(st.segments(e.tree));
     for (const bool up : {true, false}) {
       const long first = up ? e.up : e.down;
-      if (t < first || (t - first) % 2 != 0 || (t - first) / 2 >= k) continue;
-      const Bytes b = st.piece(e.tree, static_cast<std::uint64_t>((t - first) / 2)).len * elt;
+      if (t < first || ((t - first) & 1) != 0 || ((t - first) >> 1) >= k) continue; // t >= first: shifts, not divisions
+      const Bytes b = st.piece(e.tree, static_cast<std::uint64_t>((t - first) >> 1)).len * elt;
       w[static_cast<std::size_t>(e.child)].moves.push_back({e.parent, b});
       w[static_cast<std::size_t>(e.parent)].moves.push_back({e.child, b});
       if (up) w[static_cast<std::size_t>(e.parent)].reduce += b;

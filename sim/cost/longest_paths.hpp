@@ -22,10 +22,12 @@ class EdgeKinds {
   std::size_t size() const { return kinds_.size(); }
   Bytes bytes(std::size_t k) const { return kinds_[k].first; }
   Bytes reduce(std::size_t k) const { return kinds_[k].second; }
-  // An edge of kind k adds 1 to each of these counts it falls under: messages of >= m bytes and
-  // reductions of >= m bytes, for every size m in the graph (the smallest m counts every message).
+  // An edge of kind k adds 1 to each of these counts it falls under: messages of >= m bytes (slot m) and
+  // reductions of >= m bytes (slot size() + m), for every size m in the graph (the smallest m counts every
+  // message). Only the first key_width() slots are ever non-zero, so comparisons stop there.
   using Key = std::array<std::uint32_t, 2 * kMaxEdgeKinds>;
   const Key& key_step(std::size_t k) const { return step_[k]; }
+  std::size_t key_width() const { return 2 * kinds_.size(); }
 
  private:
   std::vector<std::pair<Bytes, Bytes>> kinds_;
@@ -53,6 +55,7 @@ class PathSet {
  private:
   void add(const Path& p);
   std::vector<Path> paths_;
+  std::size_t width_ = 0; // key slots any path here may have non-zero (EdgeKinds::key_width)
 };
 
 // A path as formula terms, one per kind it crosses (largest messages first).

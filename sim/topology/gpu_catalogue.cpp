@@ -129,8 +129,9 @@ GpuKind gpu_kind(const std::string& name, const std::string& who) {
     if (g.contains("nvswitch_domain") && (!g["nvswitch_domain"].is_number_integer() || g["nvswitch_domain"].get<int>() < 2 ||
                                           g["nvswitch_domain"].get<int>() > 1024))
       fail("{}: nvswitch_domain must be a whole number from 2 to 1024", where);
-    if (g.contains("intra") && (!g["intra"].is_string() || (g["intra"] != "mesh" && g["intra"] != "bridge" && g["intra"] != "pcie")))
-      fail("{}: intra must be mesh, bridge or pcie", where);
+    if (g.contains("intra") && (!g["intra"].is_string() ||
+                                (g["intra"] != "mesh" && g["intra"] != "bridge" && g["intra"] != "pcie" && g["intra"] != "cubemesh")))
+      fail("{}: intra must be mesh, bridge, pcie or cubemesh", where);
     if (g.value("intra", "") == "mesh" && !g.contains("mesh_group")) fail("{}: intra mesh needs mesh_group", where);
     // A direct mesh splits the GPU's NVLinks evenly over its peers (HGX A100 4-GPU: 12 = 3 x 4, GH200: 18 = 3 x 6).
     if (g.contains("mesh_group") && (!g.contains("nvlinks") || g["nvlinks"].get<int>() % (g["mesh_group"].get<int>() - 1) != 0))

@@ -89,6 +89,11 @@ Topology import_topology(const std::string& text, const std::string& file, const
     case TopoFormat::AmdSmi: return import_amd_smi(text, file, o);
     case TopoFormat::Json: return topology_from_json_text(text, file);
     default:
+      // An empty capture (`rocm-smi --showtopo > m.txt` on a node without the tool) is said as such, as an empty trace is.
+      if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        fail("{}: the file is empty: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>), "
+             "`rocm-smi --showtopo` or `amd-smi topology` (text or --json) output",
+             file);
       fail("{}: not a topology: expected ccsim JSON, an `nvidia-smi topo -m` matrix, an NCCL topology XML (<system>), "
            "`rocm-smi --showtopo` or `amd-smi topology` (text or --json) output",
            file);

@@ -106,12 +106,22 @@ Topology make_machine(const MachineSpec& m) {
   if (m.gpus < 1 || m.gpus > kMaxMachineGpus) fail("machine: gpus must be between 1 and {}, got {}", kMaxMachineGpus, m.gpus);
   int bridge_ways = 0;
   const std::string asked = intra_of_bridge(g, m, bridge_ways);
-  const std::string intra = asked.empty() ? (g.contains("intra")        ? g["intra"].get<std::string>()
+  // A kind whose default is the DGX-1 cube-mesh (p100) has no other NVLink board here: fewer or more GPUs than
+  // the DGX-1's 8 are a PCIe machine (the name says so: machine-4xp100-pcie), as a first try with gpus=4 expects.
+  const bool cube_default = asked.empty() && g.value("intra", std::string{}) == "cubemesh";
+  const std::string intra = cube_default && m.gpus != 8 ? "pcie"
+                          : asked.empty()               ? (g.contains("intra")        ? g["intra"].get<std::string>()
                                                : g.contains("nvlink")     ? "nvswitch"
                                                : g.contains("xgmi_links") ? "xgmi"
                                                : g.contains("bridge")     ? "bridge"
                                                                           : "pcie")
                                           : asked;
+  // NVSwitch came with Volta (the DGX-2): a kind with NVLink but no models/gpus.json nvswitch_domain (P100) was
+  // never built on one, so a switch board for it would be a machine nobody can measure.
+  if (intra == "nvswitch" && g.contains("nvlink") && !g.contains("nvswitch_domain"))
+    fail("machine: no NVSwitch board was made for {} (models/gpus.json has no nvswitch_domain for it): write intra=cubemesh "
+         "(the DGX-1 {}, gpus=8) or intra=pcie",
+         m.gpu, m.gpu == "p100" ? "P100" : m.gpu);
   if (intra == "cubemesh") {
     // The hybrid cube-mesh is one specific board, shipped as a preset with its exact link matrix.
     if (m.gpus != 8 || (m.gpu != "v100" && m.gpu != "p100"))

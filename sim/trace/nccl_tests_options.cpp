@@ -15,10 +15,12 @@ constexpr std::string_view kLongOptions[] = {
     "agg_iters",   "warmup_iters",   "run_cycles",       "parallel_init", "check",    "op",              "datatype",
     "root",        "blocking",       "stream_null",      "timeout",      "cudagraph", "report_cputime",  "report_timestamps",
     "output_file", "average",        "local_register",   "cta_policy",   "device_implementation", "device_cta_count",
-    "memory",      "unalign",        "per_iter_timing",  "per_iter_skip", "help"};
+    "memory",      "unalign",        "per_iter_timing",  "per_iter_skip", "help",
+    // rccl-tests' additions (its src/common.cu), read too so its scripts run unchanged
+    "memory_type", "delay",          "cache_flush",      "rotating_tensor", "output_format"};
 
 // The short options that take a value (src/common.cu's optstring without its colons and 'h').
-constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMu";
+constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMuYqFEZ"; // the last five: rccl-tests
 
 } // namespace
 

@@ -14,7 +14,13 @@ namespace {
 
 class DoubleBinaryTreeAllReduce final : public Schedule {
  public:
-  explicit DoubleBinaryTreeAllReduce(const CollArgs& a) : Schedule(a), st_(a) {}
+  explicit DoubleBinaryTreeAllReduce(const CollArgs& a) : Schedule(a), st_(a) {
+    // Each rank's runs of ticks, once: step() is called for every (rank, step) and finding the tick of a
+    // step from them was a third of a 512-rank replay when step() rebuilt them on each call.
+    runs_.reserve(static_cast<std::size_t>(std::max(0, a.ranks)));
+    for (int r = 0; r < a.ranks; ++r) runs_.push_back(runs_of(r));
+    cursor_.resize(runs_.size());
+  }
 
   bool step(int r, int s, std::vector<Action>& out) const override {
     out.clear();
@@ -39,8 +45,8 @@ class DoubleBinaryTreeAllReduce final : public Schedule {
  private:
   // Segment an edge starting at `first` carries at tick t, or -1.
   long index(long t, long first, int tree) const {
-    if (t < first || (t - first) % 2 != 0) return -1;
-    const long j = (t - first) / 2;
+    if (t < first || ((t - first) & 1) != 0) return -1;
+    const long j = (t - first) >> 1; // t >= first: a shift, not a division (step() runs per message)
     return j < static_cast<long>(st_.segments(tree)) ? j : -1;
   }
   // Ticks where rank r acts: each of its edges gives two runs of ticks of one parity (reduce and
@@ -75,13 +81,32 @@ class DoubleBinaryTreeAllReduce final : public Schedule {
     long n = 0;
     for (std::size_t i = 0; i < rs.n; ++i) {
       const auto [a, b] = rs.run[i];
-      const long last = std::min(b, upto - ((upto - a) % 2 + 2) % 2);
-      if (last >= a) n += (last - a) / 2 + 1;
+      if (upto < a) continue;
+      const long last = std::min(b, upto - ((upto - a) & 1)); // the run's last tick <= upto (same parity as a)
+      n += ((last - a) >> 1) + 1;
     }
     return n;
   }
   long tick_of(int r, int s) const { // the s-th tick (from 0) where rank r acts, or -1
-    const Runs rs = runs_of(r);
+    const Runs& rs = runs_[static_cast<std::size_t>(r)];
+    // The engine asks for a rank's steps in order: step s + 1's tick is the first tick after step s's
+    // in any run, found without the binary search below (which was most of step()'s time).
+    Cursor& at = cursor_[static_cast<std::size_t>(r)];
+    if (at.step >= 0 && s == at.step + 1) {
+      long next = -1;
+      for (std::size_t i = 0; i < rs.n; ++i) {
+        const auto [a, b] = rs.run[i];
+        const long c = at.tick < a ? a : at.tick + 1 + ((at.tick + 1 - a) & 1); // first tick > at.tick of a's parity
+        if (c <= b && (next < 0 || c < next)) next = c;
+      }
+      if (next >= 0) at = {s, next};
+      return next;
+    }
+    const long t = search_tick(rs, s);
+    if (t >= 0) at = {s, t};
+    return t;
+  }
+  long search_tick(const Runs& rs, int s) const {
     long lo = s, hi = st_.ticks() - 1; // at most one step per tick
     if (hi < lo || active_upto(rs, hi) <= s) return -1;
     while (lo < hi) {
@@ -92,6 +117,14 @@ class DoubleBinaryTreeAllReduce final : public Schedule {
     return lo;
   }
   DbtStructure st_;
+  std::vector<Runs> runs_; // by rank
+  // Each rank's last step asked and its tick. A Schedule is replayed by one engine at a time (each run
+  // plan makes its own), so the cache needs no lock; any other order of calls falls back to the search.
+  struct Cursor {
+    int step = -1;
+    long tick = -1;
+  };
+  mutable std::vector<Cursor> cursor_;
 };
 
 } // namespace

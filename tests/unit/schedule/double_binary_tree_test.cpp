@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <map>
 
 #include "algo_check.hpp"
 #include "sim/schedule/algorithms/double_binary_tree.hpp"
@@ -90,4 +91,40 @@ TEST_CASE("double_binary_tree at p = 2 by hand: the p = 2 ring, 2(a + (n/2)b) + 
   a.segment = 500;
   const ccsim::Time h = 500 * 4;
   CHECK(simulate(a, "double_binary_tree", m) == 2 * m.alpha + 2 * 40 * h + 20 * h);
+}
+
+// The schedule keeps each rank's last step to find the next one fast; the steps must not depend on the
+// order they are asked in. Expected: the tick plan itself, each rank's step s = its s-th tick with any
+// edge active, holding one action per edge and direction active then (counted from DbtStructure).
+TEST_CASE("double_binary_tree: steps asked backwards, in order or repeated match the tick plan") {
+  for (int p : {2, 3, 5, 8, 13}) {
+    auto a = args(Op::AllReduce, p, 97);
+    a.segment = 5;
+    const ccsim::schedule::DbtStructure st(a);
+    auto s = ccsim::schedule::require_algorithm(Op::AllReduce, "double_binary_tree").make(a);
+    for (int r = 0; r < p; ++r) {
+      std::map<long, std::size_t> actions_at; // tick -> actions of rank r
+      for (int id : st.edges_of(r)) {
+        const auto& e = st.edges()[static_cast<std::size_t>(id)];
+        for (std::uint64_t j = 0; j < st.segments(e.tree); ++j) ++actions_at[st.up_tick(e, j)], ++actions_at[st.down_tick(e, j)];
+      }
+      std::vector<std::size_t> want;
+      for (const auto& [t, n] : actions_at) want.push_back(n);
+      const int steps = static_cast<int>(want.size());
+      std::vector<ccsim::schedule::Action> out;
+      INFO("p " << p << " rank " << r);
+      CHECK_FALSE(s->step(r, steps, out));
+      for (int k = steps - 1; k >= 0; --k) { // backwards: every call searches
+        REQUIRE(s->step(r, k, out));
+        CHECK(out.size() == want[static_cast<std::size_t>(k)]);
+      }
+      for (int k = 0; k < steps; ++k) { // in order, each step twice
+        for (int twice = 0; twice < 2; ++twice) {
+          REQUIRE(s->step(r, k, out));
+          CHECK(out.size() == want[static_cast<std::size_t>(k)]);
+        }
+      }
+      CHECK_FALSE(s->step(r, steps, out));
+    }
+  }
 }
