@@ -302,7 +302,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       else if (starts_with(body, "op:") && op_line.empty()) op_line = body;
       else if (starts_with(body, "command:") && command_line.empty()) command_line = body;
       else if (starts_with(body, "run as:") && run_as_line.empty()) run_as_line = body;
-      else if (tk[0] == "nThread") {
+      else if (tk[0] == "nThread" && tk.size() > 1 && is_uint(tk[1])) { // nccl-tests' "# nThread <n> nGpus <n> ...", not prose
         for (std::size_t i = 0; i + 1 < tk.size(); i += 2) {
           std::string k = tk[i];
           if (!k.empty() && k.back() == ':') k.pop_back();

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Alltoall on NCCL's P2P path from the command line: every row of an NVIDIA machine says p2p (never a
 # ring), the bare model's 1 GiB row on 8 H100 is the hand value (8.4 + 3.4 us + 7 x 128 MiB on the GPU's
-# 32 P2P channels at half an NVLink4 lane each, 32 x 10.3 = 329.6 GB/s, under its 18 x 20.6 GB/s port:
-# 2862.3 us, busbw 328.2 GB/s; sim/model/nccl/p2p_plan.hpp), the DGX-1 mesh stays under its relay bound (84 GB/s), two nodes
+# 32 P2P channels at the write block's 20.05 GB/s each, 641.6 GB/s, above its 18 x 20.6 = 370.8 GB/s port,
+# which binds: 2545.6 us, busbw 369.1 GB/s; sim/model/nccl/p2p_plan.hpp), the DGX-1 mesh stays under its relay bound (84 GB/s), two nodes
 # under the NICs' (15/8 x 50 GB/s), and compare still reads the RCCL alltoall trace and still refuses the
 # EDITED GB200 one.
 set -u
@@ -21,8 +21,8 @@ within() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d 
 
 bare=$("$ccsim" --topo hgx-h100 --model nccl --params none --op alltoall -b 1G -e 1G 2>&1) || { echo "FAIL bare: $bare"; fail=1; }
 t=$(col "$bare" 1073741824 6); bus=$(col "$bare" 1073741824 8)
-within "$t" 2862.3 0.002 || { echo "FAIL bare 1 GiB time $t, hand 2862.3 us"; fail=1; }
-within "$bus" 328.2 0.002 || { echo "FAIL bare 1 GiB busbw $bus, hand 328.2 GB/s"; fail=1; }
+within "$t" 2545.6 0.002 || { echo "FAIL bare 1 GiB time $t, hand 2545.6 us"; fail=1; }
+within "$bus" 369.1 0.002 || { echo "FAIL bare 1 GiB busbw $bus, hand 369.1 GB/s"; fail=1; }
 
 dgx=$("$ccsim" --topo dgx1-v100 --model nccl --params none --op alltoall -b 1G -e 1G 2>&1) || { echo "FAIL dgx1: $dgx"; fail=1; }
 bus=$(col "$dgx" 1073741824 8)
@@ -36,7 +36,7 @@ awk -v b="$bus" 'BEGIN { exit !(b > 60 && b <= 93.75) }' || { echo "FAIL two nod
 for op in gather scatter; do
   g=$("$ccsim" --topo hgx-h100 --model nccl --params none --op $op --root 2 -b 1G -e 1G 2>&1) || { echo "FAIL $op: $g"; fail=1; }
   t=$(col "$g" 1073741824 6)
-  within "$t" 2862.3 0.002 || { echo "FAIL $op 1 GiB time $t, hand 2862.3 us (the root's 32 channels carry 7 blocks)"; fail=1; }
+  within "$t" 2545.6 0.002 || { echo "FAIL $op 1 GiB time $t, hand 2545.6 us (the root's port carries 7 blocks)"; fail=1; }
 done
 
 amd="$src/models/traces/amd-mi35x-class-8gpu-alltoall-8B-128M-aion-rccl2277.txt"

@@ -30,12 +30,12 @@ within "$(col "$ab" 1048576 6)" 46.94 0.0005 || { echo "FAIL fifo 1 MiB time, ha
 ab4=$("$ccsim" --topo crossbar:ranks=4,bw=25GB/s,alpha=5us --model fifo --op sendrecv -b 1M -e 1M 2>&1) || { echo "FAIL fifo 4: $ab4"; fail=1; }
 within "$(col "$ab4" 1048576 6)" 46.94 0.0005 || { echo "FAIL fifo 4 ranks 1 MiB time, hand 46.94 us: $ab4"; fail=1; }
 
-# NCCL model, bare: 2 H100 on NVSwitch, 1 GiB on the send's 32 P2P channels at half an NVLink4 lane each
-# (32 x 10.3 = 329.6 GB/s, under the GPU's 18 x 20.6 = 370.8 GB/s port; sim/model/nccl/p2p_plan.hpp) plus
-# NCCL's ring base latency and one hop (8.4 + 3.4 us): 3269.5 us, busbw 328.4 GB/s (hand).
+# NCCL model, bare: 2 H100 on NVSwitch, 1 GiB on the send's 32 P2P channels at the write block's 20.05 GB/s
+# each (641.6 GB/s, above the GPU's 18 x 20.6 = 370.8 GB/s port, which binds; sim/model/nccl/p2p_plan.hpp) plus
+# NCCL's ring base latency and one hop (8.4 + 3.4 us): 2907.5 us, busbw 369.3 GB/s (hand).
 nv=$("$ccsim" --topo hgx-h100 --gpus 0,1 --model nccl --params none --op sendrecv -b 1G -e 1G 2>&1) || { echo "FAIL nccl: $nv"; fail=1; }
-within "$(col "$nv" 1073741824 6)" 3269.5 0.001 || { echo "FAIL nccl 1 GiB time, hand 3269.5 us: $nv"; fail=1; }
-within "$(col "$nv" 1073741824 8)" 328.4 0.001 || { echo "FAIL nccl 1 GiB busbw, hand 328.4 GB/s: $nv"; fail=1; }
+within "$(col "$nv" 1073741824 6)" 2907.5 0.001 || { echo "FAIL nccl 1 GiB time, hand 2907.5 us: $nv"; fail=1; }
+within "$(col "$nv" 1073741824 8)" 369.3 0.001 || { echo "FAIL nccl 1 GiB busbw, hand 369.3 GB/s: $nv"; fail=1; }
 echo "$nv" | grep -q "p2p/Simple" || { echo "FAIL nccl sendrecv is not on the P2P path: $nv"; fail=1; }
 
 # 1 rank: nccl-tests runs it (the rank sends to itself, a copy in its own memory). The alpha-beta models

@@ -130,6 +130,15 @@ EXPECTED = {
         ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(AG, 80, 10, 33553920, 17179868160)]),
     "h100-10node-80gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
         ("machine:gpu=h100,nodes=10,nics=8x400G,kind=ib", [], [(A2A, 80, 10, 33553920, 17179868160)]),
+    # the same node's alltoall and sendrecv blocks, 8 GPUs and 4 (devices 0-3): Hopper's P2P channels (hopperp2p branch)
+    "h100-8gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(A2A, 8, 10, 32 * M, 16 * G)]),
+    "h100-8gpu-sendrecv-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=8", [], [(SR, 8, 10, 32 * M, 16 * G)]),
+    "h100-4gpu-alltoall-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=4", [], [(A2A, 4, 10, 32 * M, 16 * G)]),
+    "h100-4gpu-sendrecv-32M-16G-double-srun-nccl2292-nccltestscluster.txt":
+        ("machine:gpu=h100,gpus=4", [], [(SR, 4, 10, 32 * M, 16 * G)]),
     # an RCCL built from source, NCCL_DEBUG=TRACE to a file (the table untouched); the all_gather one is a single process
     # with ~3000 NCCL INFO lines between the device list and the table, its five 0-byte rows left out
     "mi355x-8gpu-allreduce-4B-8G-mpirun-debugfile-rccl2266-amddev.txt": ("machine:gpu=mi355x,gpus=8", [], [(AR, 8, 32, 4, 8 * G)]),
@@ -147,6 +156,27 @@ EXPECTED = {
         ("machine:gpu=h100,gpus=8", [], [(AR, 8, 31, 8, 8 * G)]),
     "h100-8gpu-reducescatter-8B-8G-nvls-default-singleproc-nccl2262-together.txt":
         ("machine:gpu=h100,gpus=8", [], [(RS, 8, 27, 128, 8 * G)]),
+    # the fifth harvest. CoreWeave's GB200 blocks keep only the device list's last line ("Rank 71", "Rank 143"): the rank count
+    # is that rank + 1 (busbw/algbw 1.972 and 1.986 agree)
+    "gb200-nvl72-72gpu-allreduce-512M-8G-1rack-nccl2262-coreweave.txt":
+        ("machine:gpu=gb200,gpus=72", [], [(AR, 72, 5, 512 * M, 8 * G)]),
+    "gb200-nvl72-2rack-144gpu-allreduce-512M-16G-ib-nccl2262-coreweave.txt":
+        ("machine:gpu=gb200,gpus=72,nodes=2,nics=72x400G,kind=ib", [], [(AR, 144, 6, 512 * M, 16 * G)]),
+    # an rST code block: 3-space indent, columns one space apart, no out-of-place/in-place banner
+    "mi300x-smc-8gpu-allreduce-8B-8G-singleproc-rstblock-rocmdocs.txt": ("machine:gpu=mi300x,gpus=8", [], [(AR, 8, 31, 8, 8 * G)]),
+    # no test name anywhere, -c 0 (#wrong N/A), NCCL INFO lines around the table: the op from redop none / root 0
+    "h800-8gpu-broadcast-4B-2G-c0-singleproc-infolog-nccl2183-nf5688m7.txt": ("machine:gpu=h800,gpus=8", [], [(BC, 8, 30, 4, 2 * G)]),
+    # a script comment naming all_gather_perf before the run's own "Running .../all_reduce_perf" line
+    "h200-oci-2node-16gpu-allreduce-1G-16G-roce-slurmout-nccl2275-ocihpc.txt":
+        ("machine:gpu=h200,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 5, G, 16 * G)]),
+    # rccl-tests' "# Testing 1 cycle." banner (-N) between the column header and the rows; no nThread line
+    "mi355x-aac14-2node-16gpu-allreduce-8B-8G-pollara400-anp-cycle-rccl2266-hisohara.txt":
+        ("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 31, 8, 8 * G)]),
+    # a health-check tool's test fixtures: host names are the fixture's {hostname} / {host1} / {host2} placeholders
+    "a100-sxm4-80gb-8gpu-allreduce-32M-1G-healthcheck-fixture-nccl2162-metagcm.txt":
+        ("machine:gpu=a100,gpus=8", [], [(AR, 8, 6, 32 * M, G)]),
+    "a100-sxm4-80gb-2node-16gpu-allreduce-32M-1G-healthcheck-fixture-nccl21212-metagcm.txt":
+        ("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", [], [(AR, 16, 6, 32 * M, G)]),
 }
 
 

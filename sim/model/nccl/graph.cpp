@@ -93,21 +93,30 @@ double nvswitch_total(const Topology& t, const Tables& tab, const std::vector<in
   return total;
 }
 
-// One ring through switches: NCCL splits the per-GPU bandwidth into channels at the first search speed
-// that fits (speedArrayIntra), as many as fit.
+// One ring through switches: NCCL's pass-1 speed search (search.cc ncclTopoCompute, v2.19-v2.30 alike). It
+// starts at the first search speed the GPU's links carry (speedArrayIntra), fits as many channels as the links
+// take at each speed, keeps a slower speed only when channels x speed grows, and lowers the speed while the next
+// one is above 0.49 of the best kept and channels x speed is below the GPU's total (totalBw), or until the
+// channels reach the search's maximum. 8 NVLink4 lanes (H800, 164.8 GB/s): 2 x 60, 3 x 50, then 4 x 40 kept;
+// taking the first speed that fits gave 2 x 60.
 void split_into_channels(const Tables& tab, Graph& g, double route_total) {
   const auto& speeds = tab.speed_intra[static_cast<std::size_t>(g.arch)];
-  double speed = 0;
-  for (double s : speeds)
-    if (s <= route_total + 1e-9) {
-      speed = s;
-      break;
-    }
-  if (speed <= 0) speed = route_total; // slower than the smallest search speed: one channel at what is there
+  std::size_t i = 0;
+  while (i < speeds.size() && speeds[i] > route_total + 1e-9) ++i;
+  if (i == speeds.size()) { // slower than the smallest search speed: one channel at what is there
+    g.channels = 1;
+    g.bw = route_total;
+    g.graph_efficiency = 1.0;
+    return;
+  }
   // (Clamped in double first: a single GPU has no hop, and route_total stays at its 1e300 "unbounded".)
-  const double fit = std::min<double>(tab.max_search_channels, std::floor(route_total / speed + 1e-9));
-  g.channels = std::max(1, static_cast<int>(fit));
-  g.bw = speed;
+  const auto fit = [&](double speed) { return std::max(1, static_cast<int>(std::min<double>(tab.max_search_channels, std::floor(route_total / speed + 1e-9)))); };
+  int channels = fit(speeds[i]);
+  double bw = speeds[i];
+  for (++i; i < speeds.size() && channels < tab.max_search_channels && channels * bw < route_total - 1e-9 && speeds[i] / bw > 0.49; ++i)
+    if (const int c = fit(speeds[i]); c * speeds[i] > channels * bw + 1e-9) channels = c, bw = speeds[i];
+  g.channels = channels;
+  g.bw = bw;
   g.graph_efficiency = std::min(1.0, g.channels * g.bw / route_total);
 }
 

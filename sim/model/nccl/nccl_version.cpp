@@ -142,6 +142,10 @@ bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, in
 
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pLLFrom; }
 
+bool p2p_ll_per_peer_threshold(const std::optional<NcclVersion>& v) {
+  return v && *v >= kP2pLLPerPeerFrom && *v < kP2pLLSplitFrom;
+}
+
 const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v) {
   if (!v || !tab.nvls) return nullptr;
   for (const auto& r : tab.nvls->tree_tuner_by_release)

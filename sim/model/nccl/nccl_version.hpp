@@ -45,6 +45,15 @@ inline constexpr NcclVersion kP2pLLFrom = {2, 14, 3};
 inline constexpr NcclVersion kSelfInPlaceSkipFrom = {2, 22, 3};
 // Does release `v` let a small send use LL? No version: the tables' release (2.30.7), yes.
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v);
+// Which sends run LL (enqueue.cc addP2pToPlan, NCCL_P2P_LL_THRESHOLD 16 KiB): from v2.22.3-1 to v2.28.9-1 a send
+// of at most nChannelsMax x 16 KiB, nChannelsMax being the communicator's p2pnChannelsPerPeer ("thresholdLL =
+// nChannelsMax*ncclParamP2pLLThreshold()"), its channels then split on LL's 64 KiB step; from v2.29.2-1 at most
+// the channels its Simple split gives x 16 KiB ("bytes[dir] <= nChannels[dir] * ncclParamP2pLLThreshold()"), as
+// 2.14.3-2.21 tested each channel's part.
+inline constexpr NcclVersion kP2pLLPerPeerFrom = {2, 22, 3};
+inline constexpr NcclVersion kP2pLLSplitFrom = {2, 29, 2};
+// Does release `v` test a send against p2pnChannelsPerPeer x 16 KiB? No version: the tables' release, no.
+bool p2p_ll_per_peer_threshold(const std::optional<NcclVersion>& v);
 
 // The first release whose Blackwell NVLS-tree across nodes takes its channels and chunk from the NIC speed and
 // GPUs per node (NVIDIA/nccl v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning; absent at v2.29.7-1).

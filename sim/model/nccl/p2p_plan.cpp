@@ -39,7 +39,10 @@ Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
   return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
 }
 
-double p2p_channel_GBps(double nvlink_lane_GBps) { return nvlink_lane_GBps / kP2pChannelsPerNvlinkLane; }
+double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch) {
+  if (arch == Arch::Hopper || arch == Arch::Blackwell) return kP2pWriteBlockGBps;
+  return nvlink_lane_GBps / kP2pChannelsPerNvlinkLane;
+}
 
 int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged) {
   const bool hopper_up = arch == Arch::Hopper || arch == Arch::Blackwell;
@@ -65,21 +68,33 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   return c;
 }
 
-P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers) {
+P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers, bool ll_per_peer) {
   P2pOp op;
-  const Bytes step = c.chunk;
-  const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
-  if (bytes > 0) {
-    op.channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), ceil_div(bytes, min_part)));
-    Bytes part = std::max(min_part, ceil_div(bytes, static_cast<Bytes>(op.channels)));
-    while (part > max_part && op.channels <= c.per_peer / 2) {
-      op.channels *= 2;
-      part = ceil_div(bytes, static_cast<Bytes>(op.channels));
+  // The channels a send of `bytes` splits over for a step of `step` bytes (addP2pToPlan's min/max parts).
+  const auto split = [&](Bytes step) {
+    const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
+    int channels = 1;
+    if (bytes > 0) {
+      channels = static_cast<int>(std::min<Bytes>(static_cast<Bytes>(c.min_per_op), ceil_div(bytes, min_part)));
+      Bytes part = std::max(min_part, ceil_div(bytes, static_cast<Bytes>(channels)));
+      while (part > max_part && channels <= c.per_peer / 2) {
+        channels *= 2;
+        part = ceil_div(bytes, static_cast<Bytes>(channels));
+      }
     }
+    return channels;
+  };
+  if (ll_per_peer) {
+    // NCCL 2.22.3-2.28: the protocol first, from the per-peer channels; an LL send splits on LL's step,
+    // DEFAULT_LL_BUFFSIZE / NCCL_STEPS = 8 lines x 512 threads x 8 steps x 16 B / 8 = 64 KiB (init.cc).
+    op.ll = ll_buffers && bytes <= static_cast<Bytes>(c.per_peer) * kP2pLLThreshold;
+    op.channels = split(op.ll ? kP2pLLStep : c.chunk);
+  } else {
+    op.channels = split(c.chunk);
+    op.ll = ll_buffers && bytes <= static_cast<Bytes>(op.channels) * kP2pLLThreshold;
   }
-  op.ll = ll_buffers && bytes <= static_cast<Bytes>(op.channels) * kP2pLLThreshold;
   // LL's step is its buffer over NCCL_STEPS, 64 KiB carrying 32 KiB of data (DEFAULT_LL_BUFFSIZE); Simple's the chunk.
-  const Bytes data_per_step = op.ll ? Bytes{32768} : step;
+  const Bytes data_per_step = op.ll ? kP2pLLStep / 2 : c.chunk;
   op.steps = static_cast<int>(std::max<Bytes>(1, ceil_div(ceil_div(bytes, static_cast<Bytes>(op.channels)), data_per_step)));
   op.concurrent = std::max(1, c.channels / std::max(1, op.channels)) * kP2pOpsPerBatch;
   return op;
@@ -228,8 +243,9 @@ struct P2pPlanner::View {
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-                       bool ll_in_release)
-    : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release) {}
+                       bool ll_in_release, bool ll_per_peer)
+    : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
+      ll_per_peer_(ll_per_peer) {}
 P2pPlanner::~P2pPlanner() = default;
 
 const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int>& gpus) {
@@ -326,7 +342,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
 }
 
 P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
-                                     const std::vector<std::vector<std::pair<int, int>>>& steps, int key) {
+                                     const std::vector<std::vector<std::pair<int, int>>>& steps, int key, Arch arch) {
   const bool ll = base.ll;
   for (auto& v : views_)
     if (v->ll == ll && v->per_op == per_op && v->key == key && v->shm == base.shm) return *v;
@@ -350,7 +366,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
     if (!topology::is_nvlink(l.type)) continue;
-    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]));
+    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), arch);
     double cap = 0;
     for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
       if (most[c] == 0) continue;
@@ -391,7 +407,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before
   // NCCL 2.14.3 no send ran LL at all.
-  const P2pOp op = p2p_op(comm, bytes, f.nodes == 1 && ll_in_release_);
+  const P2pOp op = p2p_op(comm, bytes, f.nodes == 1 && ll_in_release_, ll_per_peer_);
   const bool shift = cfg.op == Op::SendRecv; // one peer each way, whatever the rank count
   const bool one_peer = shift || cube;       // a step talks to one peer: nothing to batch
   const int batch = one_peer ? p : std::min(p, op.concurrent);
@@ -440,7 +456,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
           if (to != r) steps.back().emplace_back(at(r), at(to));
         }
     }
-    vp = &capped(*vp, op.channels, distinct, steps, (shift ? 0 : cube ? 1 : 2) + 4 * batch);
+    vp = &capped(*vp, op.channels, distinct, steps, (shift ? 0 : cube ? 1 : 2) + 4 * batch + 8 * (kP2pReplayMaxRanks + 1) * static_cast<int>(g.arch), g.arch);
   }
   View& v = *vp;
   engine::RunPlan plan;
@@ -473,7 +489,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
       const auto& l = v.topo.links[i];
       if (l.a != node && l.b != node) continue;
       egress += static_cast<double>(l.capacity());
-      if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i])) * 1e9;
+      if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), g.arch) * 1e9;
     }
     if (channel_rate > 0) egress = std::min(egress, distinct * channel_rate);
     const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));

@@ -26,12 +26,19 @@
 //     after it; before v2.28.3-1 the base was k unreversed and the parts bit-reversed offsets from it, which
 //     spreads a batch's rounds over the same number of channels in the plans ccsim draws. One channel is one
 //     thread block (src/device/sendrecv.h): its warps are split between the sends and receives of its batch.
-//   * The rate of one channel over NVLink (modelled, p2p_channel_GBps): ncclTopoGetNchannels gives a peer
-//     2 channels per NVLink lane's worth of path bandwidth (2 x path bw / ncclTopoNVLinkBw: SM80 20, SM90
-//     20.6, SM100 40.0 in v2.26.2-1, 40.1 in v2.30.7-1, src/graph/topo.h), i.e. NCCL plans one channel to
-//     carry half a lane: 10 GB/s on A100, 10.3 on H100, 20 on B200. ccsim takes that as the rate limit of one
-//     channel, so a send over c channels moves at most c x lane / 2, and a GPU's sends at most its batch's
-//     distinct channels x lane / 2 (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
+//   * The rate of one channel over NVLink (modelled, p2p_channel_GBps): one channel is one thread block of
+//     NCCL_MAX_NTHREADS 640 threads (enqueue.cc: a P2P plan's threadPerBlock, v2.26.2-1), its 20 warps split
+//     between the send and the receive of each work (sendrecv.h: 10 send, 9 receive warps for one peer), so a
+//     channel moves what one block's warps copy. ncclTopoGetNchannels plans 2 channels per NVLink lane's worth
+//     of path bandwidth (2 x path bw / ncclTopoNVLinkBw: SM80/SM70 20, SM90 20.6, SM100 40.0 in v2.26.2-1, 40.1 in
+//     v2.30.7-1, src/graph/topo.h): half a lane per channel, a plan, not the block's rate. On sm90 and newer,
+//     where the connection writes (paths.cc: P2P read only between two sm80 GPUs), the block's rate is one
+//     figure across generations: kP2pWriteBlockGBps, the 20.05 GB/s of NCCL's Blackwell plan that the GB200
+//     alltoall calibration runs bind at; a Hopper channel carries it too, twice NCCL's half of a 20.6 lane
+//     (measured: H100 sendrecv on 4 and 8 channels 20.3-20.5 GB/s per channel, wild traces, checks only).
+//     sm80 (read) and sm70 keep NCCL's half lane, 10 GB/s: no calibration run gives their block's rate.
+//     So a send over c channels moves at most c x that rate, and a GPU's sends at most its batch's distinct
+//     channels x it (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
 //     links' own bound (NCCL's network figure, NCCL_P2P_PER_CHANNEL_NET_BW 14, sizes the channels to cover
 //     the NIC, so it never binds below it), and RCCL's xGMI is not NCCL's kernel.
 // The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
@@ -63,6 +70,10 @@ inline constexpr double kP2pPerChannelNetGBps = 14; // NCCL_P2P_PER_CHANNEL_NET_
 // bound, not a replay (4096 ranks took 30 s and 160 MB to replay).
 inline constexpr int kP2pReplayMaxRanks = 1024;
 inline constexpr double kP2pChannelsPerNvlinkLane = 2; // ncclTopoGetNchannels: 2 x path bw / NVLink lane bw
+// One P2P thread block's copy rate over NVLink where the connection writes (sm90 and newer): NCCL's SM100
+// plan, 40.1 / 2 GB/s (topo.h v2.30.7-1), the rate the GB200 alltoall calibration runs bind at (see above).
+inline constexpr double kP2pWriteBlockGBps = 20.05;
+inline constexpr Bytes kP2pLLStep = Bytes{1} << 16; // DEFAULT_LL_BUFFSIZE / NCCL_STEPS (init.cc): LL's step
 inline constexpr Bytes kP2pNvlChunk = Bytes{1} << 19, kP2pPciChunk = Bytes{1} << 17, kP2pNetChunk = Bytes{1} << 17;
 
 int pow2_up(int v);
@@ -71,8 +82,9 @@ int pow2_up(int v);
 int nvlink_peer_channels(double path_GBps, double lane_GBps);
 int net_peer_channels(int nics, double nic_GBps);
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
-// The rate of one P2P channel over NVLink, from NCCL's NVLink lane figure: lane / 2 (see above).
-double p2p_channel_GBps(double nvlink_lane_GBps);
+// The rate of one P2P channel over NVLink for GPUs of `arch` (see above): the write block's rate on Hopper and
+// newer, NCCL's planned half of a lane (nvlink_lane_GBps / 2) before.
+double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch);
 
 // The communicator's channels P2P starts from (comm->nChannels): the ring's CUDA channels, doubled once
 // more on Hopper and newer across nodes when the ring's bwIntra exceeds 45 GB/s and fewer than 16 channels
@@ -101,7 +113,9 @@ struct P2pOp {
   int steps = 1;      // chunk steps per channel
   int concurrent = 1; // peers a rank serves at once (maxConcurrent)
 };
-P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers);
+// `ll_per_peer`: the release tests LL against per_peer x 16 KiB and splits an LL send on LL's step
+// (p2p_ll_per_peer_threshold, NCCL 2.22.3-2.28); otherwise against the Simple split's channels x 16 KiB.
+P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers, bool ll_per_peer = false);
 
 // The first channel of round `round` (ncclP2pChannelBaseForRound, v2.30.7-1); `group_size`: p2pSchedGroupSize.
 int p2p_channel_base(const P2pComm& c, int round, int group_size);
@@ -123,9 +137,10 @@ P2pRounds p2p_rounds(const std::vector<int>& node_of_rank);
 // runs before it).
 class P2pPlanner {
  public:
-  // `ll_in_release`: the NCCL release predicted lets small sends run LL (p2p_ll_in_release).
+  // `ll_in_release`: the NCCL release predicted lets small sends run LL (p2p_ll_in_release); `ll_per_peer`: its
+  // LL threshold is p2pnChannelsPerPeer x 16 KiB (p2p_ll_per_peer_threshold).
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-             bool ll_in_release = true);
+             bool ll_in_release = true, bool ll_per_peer = false);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -146,7 +161,8 @@ class P2pPlanner {
   // `base` with each NVLink link capped at the channel rate x the channels of the sends crossing it in
   // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
   // (or receives) are all a direction carries.
-  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, int key);
+  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, int key,
+               Arch arch);
   const Facts& facts(const Graph& g, const std::vector<int>& gpus);
 
   const topology::Topology& topo_;
@@ -154,6 +170,7 @@ class P2pPlanner {
   ParamSet params_;
   std::vector<int> relay_gpus_;
   bool ll_in_release_;
+  bool ll_per_peer_;
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;

@@ -45,15 +45,17 @@ TEST_CASE("P2P sendrecv between two H100 on NVSwitch: base + hop + size over the
   c.placements = {{0, 1}};
   // 2 ranks: p2pnChannels 32, per peer 32, nChannelsMin 32 x 2 > 32 -> 16. 256 KiB: ceil(256 KiB / 64 KiB)
   // = 4 channels, Simple (256 KiB > 4 x 16 KiB); ring Simple base 8.4 us + one NVLink hop 3.4 us + 262144 B
-  // on 4 channels at half an NVLink4 lane each (4 x 10.3 = 41.2 GB/s, under the 18 x 20.6 = 370.8 GB/s port).
+  // on 4 channels at the write block's 20.05 GB/s each (kP2pWriteBlockGBps; 4 x 20.05 = 80.2 GB/s, under the
+  // 18 x 20.6 = 370.8 GB/s port).
   const auto small = metrics::run(*b, c, metrics::plan_size(c.op, 2, 262144, 4));
   CHECK(small.choice.channels == 4);
   CHECK(small.choice.proto == "Simple");
-  CHECK(static_cast<double>(small.time) / 1e6 == doctest::Approx(8.4 + 3.4 + 262144.0 / 41.2e3).epsilon(1e-3));
-  // 1 GiB: 16 channels of 64 MiB > 16 MiB -> 32 at 10.3 GB/s: 329.6 GB/s; 8.4 + 3.4 + 3257.7 us, busbw = algbw.
+  CHECK(static_cast<double>(small.time) / 1e6 == doctest::Approx(8.4 + 3.4 + 262144.0 / 80.2e3).epsilon(1e-3));
+  // 1 GiB: 16 channels of 64 MiB > 16 MiB -> 32 at 20.05 GB/s: 641.6 GB/s, so the 370.8 GB/s port binds;
+  // 8.4 + 3.4 + 2895.7 us, busbw = algbw.
   const auto big = metrics::run(*b, c, metrics::plan_size(c.op, 2, Bytes{1} << 30, 4));
   CHECK(big.choice.channels == 32);
-  const double expect_us = 8.4 + 3.4 + 1073741824.0 / 329.6e3;
+  const double expect_us = 8.4 + 3.4 + 1073741824.0 / 370.8e3;
   CHECK(static_cast<double>(big.time) / 1e6 == doctest::Approx(expect_us).epsilon(1e-3));
   CHECK(big.bw.busbw_GBps < 370.8);
 }

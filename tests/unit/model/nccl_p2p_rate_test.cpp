@@ -8,7 +8,11 @@
 //    (v2.30.7-1): round k starts at reverseBits(k, log2 p2pnChannels) on one node; across nodes the rounds of a
 //    p2pSchedGroupSize group share base (k / group) x ceil(group / 8) + (k % group) / 8, reversed; a send's
 //    parts take the channels after its base.
-// Each case fails on 9f86cce, where the replay had no channel rate and sends ignored NCCL's default P2P level.
+//  * src/enqueue.cc (v2.26.2-1): a P2P plan launches NCCL_MAX_NTHREADS 640 threads per block, and
+//    src/device/sendrecv.h splits them 10 send / 9 receive warps for one peer: on sm90 and newer (P2P write) a
+//    channel carries the block's kP2pWriteBlockGBps 20.05, on Hopper twice NCCL's half of a 20.6 GB/s lane.
+// Each case fails on 9f86cce, where the replay had no channel rate and sends ignored NCCL's default P2P level;
+// the Hopper cases fail on 23a6c60 too, where a Hopper channel ran at 10.3 GB/s.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -37,10 +41,26 @@ double p2p_rate_us(Time t) { return static_cast<double>(t) / 1e6; }
 
 } // namespace
 
-TEST_CASE("P2P channel rate: half of NCCL's NVLink lane figure") {
-  CHECK(p2p_channel_GBps(40.1) == doctest::Approx(20.05)); // SM100
-  CHECK(p2p_channel_GBps(20.6) == doctest::Approx(10.3));  // SM90
-  CHECK(p2p_channel_GBps(20.0) == doctest::Approx(10.0));  // SM80, SM70
+TEST_CASE("P2P channel rate: the write block's on Hopper and Blackwell, half of NCCL's lane before") {
+  CHECK(p2p_channel_GBps(40.1, Arch::Blackwell) == doctest::Approx(20.05)); // SM100: NCCL's plan, 40.1 / 2
+  CHECK(p2p_channel_GBps(20.6, Arch::Hopper) == doctest::Approx(20.05));    // SM90: the same block, not 20.6 / 2
+  CHECK(p2p_channel_GBps(20.0, Arch::Ampere) == doctest::Approx(10.0));     // SM80 (P2P read): NCCL's 20 / 2
+  CHECK(p2p_channel_GBps(20.0, Arch::Volta) == doctest::Approx(10.0));      // SM70
+}
+
+TEST_CASE("P2P sendrecv on 8 H100: 4 channels at the write block's 20.05 GB/s, 32 bind at the port, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=h100,gpus=8");
+  // 32 p2p channels, 8 ranks: nChannelsMin 4; 64 MiB on 4 channels of 16 MiB (= maxPart): 4 thread blocks at
+  // kP2pWriteBlockGBps 20.05 = 80.2 GB/s (23a6c60 planned half a 20.6 GB/s lane per block: 41.2 GB/s, 1640.6 us).
+  // Ring Simple base 8.4 us + one NVLink hop 3.4 us + 64 MiB / 80.2 GB/s = 848.6 us. Measured on such a node
+  // (tests/data/wild_traces/h100-8gpu-sendrecv-..., NCCL 2.29.2): 820.2 us, 20.5 GB/s per channel.
+  const auto r = p2p_rate_run(t, schedule::Op::SendRecv, Bytes{64} << 20);
+  CHECK(r.choice.channels == 4);
+  CHECK(p2p_rate_us(r.time) == doctest::Approx(8.4 + 3.4 + 67108864.0 / 80.2e3).epsilon(1e-3));
+  // 512 MiB: 32 channels, 641.6 GB/s of blocks, above the GPU's 18 x 20.6 = 370.8 GB/s switch port: the port binds.
+  const auto big = p2p_rate_run(t, schedule::Op::SendRecv, Bytes{512} << 20);
+  CHECK(big.choice.channels == 32);
+  CHECK(p2p_rate_us(big.time) == doctest::Approx(8.4 + 3.4 + 536870912.0 / 370.8e3).epsilon(1e-3));
 }
 
 TEST_CASE("P2P channels of a batch: NCCL's bit-reversed round bases, by hand") {

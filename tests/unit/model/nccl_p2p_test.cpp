@@ -98,27 +98,27 @@ TEST_CASE("P2P on several nodes: per-peer channels halve to fit the peers in one
   CHECK(p2p_op(c, Bytes{64} << 20, false).channels == 4);
 }
 
-TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends share its 32 channels at 10.3 GB/s, by hand") {
+TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends on 32 channels bind at its port, by hand") {
   const auto t = topology::resolve_topology("hgx-h100");
   // 1 GiB: 128 MiB per peer, Simple, 8 channels each; the 7 sends' channels (bases 16, 8, 24, 4, 20, 12, 28)
-  // cover all 32, each at half an NVLink4 lane (20.6 / 2 GB/s, p2p_channel_GBps): 329.6 GB/s, under the
-  // GPU's 18 x 20.6 = 370.8 GB/s switch port; plus NCCL's ring Simple base latency 8.4 us and one NVLink hop 3.4 us.
+  // cover all 32, each at the write block's 20.05 GB/s (kP2pWriteBlockGBps): 641.6 GB/s, above the GPU's
+  // 18 x 20.6 = 370.8 GB/s switch port, which binds; plus NCCL's ring Simple base latency 8.4 us and one NVLink hop 3.4 us.
   const auto r = predict_alltoall(t, Bytes{1} << 30);
   CHECK(r.choice.algo == "p2p");
   CHECK(r.choice.proto == "Simple");
   CHECK(r.choice.channels == 8);
   CHECK(r.choice.simulated);
-  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 329.6e3;
+  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 370.8e3;
   CHECK(us(r.time) == doctest::Approx(expect_us).epsilon(1e-3));
   // nccl-tests' alltoall busbw = algbw x (n-1)/n: the port speed, less the latency's share.
   CHECK(r.bw.busbw_GBps == doctest::Approx(1073741824.0 / expect_us / 1e3 * 7.0 / 8.0).epsilon(1e-3));
   CHECK(r.bw.busbw_GBps < 370.8);
-  // 8 KiB: 1 KiB per peer, LL on one channel each, 7 channels at 10.3 GB/s = 72.1 GB/s (LL's half of the port,
-  // 185.4, is wider): base 6.6 us + hop 0.6 us + 7 KiB / 72.1 GB/s.
+  // 8 KiB: 1 KiB per peer, LL on one channel each, 7 channels at 20.05 GB/s = 140.35 GB/s (LL's half of the
+  // port, 185.4, is wider): base 6.6 us + hop 0.6 us + 7 KiB / 140.35 GB/s.
   const auto s = predict_alltoall(t, 8192);
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 1);
-  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
+  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
 }
 
 TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand") {
@@ -129,15 +129,15 @@ TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand"
   CHECK(p2p_ll_in_release(std::nullopt)); // the tables' release, 2.30.7
   const auto t = topology::resolve_topology("hgx-h100");
   // 8 KiB alltoall, 1 KiB per peer, one channel. NCCL 2.10.3: Simple, NCCL's ring Simple base latency 8.4 us,
-  // one NVLink hop 3.4 us, 7 KiB on the 7 sends' channels at 10.3 GB/s each (72.1 GB/s, under the port).
+  // one NVLink hop 3.4 us, 7 KiB on the 7 sends' channels at 20.05 GB/s each (140.35 GB/s, under the port).
   const auto old_release = predict_alltoall_in(t, 8192, "2.10.3");
   CHECK(old_release.choice.proto == "Simple");
   CHECK(old_release.choice.channels == 1);
-  CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
+  CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
   // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, the same 7 channels).
   const auto first_ll = predict_alltoall_in(t, 8192, "2.14.3");
   CHECK(first_ll.choice.proto == "LL");
-  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 72.1e3).epsilon(1e-3));
+  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
   // 1 GiB (128 MiB per peer) is Simple in every release: the same time.
   CHECK(predict_alltoall_in(t, Bytes{1} << 30, "2.10.3").time == predict_alltoall_in(t, Bytes{1} << 30, "").time);
 }
@@ -185,24 +185,26 @@ TEST_CASE("P2P round order: rank + k on one node, groups of 8 at quadratic delta
 }
 
 TEST_CASE("P2P alltoall on a large crossbar: the replay and, past 1024 ranks, the closed form agree with the hand value") {
-  // Ideal crossbar, 25 GB/s per GPU link, PCI-class path (hop 5.7 us, base 8.4 us, NCCL ring Simple rows),
-  // 16 peers at a time. 1024 ranks, 1 GiB: 1023 x 1 MiB / 25 GB/s + 64 batches x 5.7 + 8.4 us (replayed);
-  // 2048 ranks: 2047 x 512 KiB / 25 GB/s + 128 x 5.7 + 8.4 us (closed form, not replayed).
+  // Ideal crossbar, 25 GB/s per GPU link, PCI-class path (hop 5.7 us, base 8.4 us, NCCL ring Simple rows).
+  // NCCL's ring search on the 25 GB/s link (speedArrayIntra {40,30,20,18,15,12,...}): 1 x 20, then 2 x 12 = 24
+  // kept (search.cc pass 1 lowers while the next speed is above 0.49 of the best), so 2 search channels and
+  // 32 peers at a time. 1024 ranks, 1 GiB: 1023 x 1 MiB / 25 GB/s + 32 batches x 5.7 + 8.4 us (replayed);
+  // 2048 ranks: 2047 x 512 KiB / 25 GB/s + 64 x 5.7 + 8.4 us (closed form, not replayed).
   const auto r = predict_alltoall(topology::resolve_topology("crossbar:ranks=1024"), Bytes{1} << 30);
   CHECK(r.choice.simulated);
-  CHECK(r.choice.note == "16 peers at a time");
-  CHECK(us(r.time) == doctest::Approx(1023.0 * 1048576.0 / 25e3 + 64 * 5.7 + 8.4).epsilon(1e-4));
+  CHECK(r.choice.note == "32 peers at a time");
+  CHECK(us(r.time) == doctest::Approx(1023.0 * 1048576.0 / 25e3 + 32 * 5.7 + 8.4).epsilon(1e-4));
   const auto s = predict_alltoall(topology::resolve_topology("crossbar:ranks=2048"), Bytes{1} << 30);
   CHECK_FALSE(s.choice.simulated);
-  CHECK(us(s.time) == doctest::Approx(2047.0 * 524288.0 / 25e3 + 128 * 5.7 + 8.4).epsilon(1e-4));
+  CHECK(us(s.time) == doctest::Approx(2047.0 * 524288.0 / 25e3 + 64 * 5.7 + 8.4).epsilon(1e-4));
 }
 
 TEST_CASE("P2P gather and scatter on 8 H100: the root's port carries the 7 blocks, by hand") {
-  // nccl-tests' gather/scatter of 1 GiB: 128 MiB blocks, 7 of them on the root's 32 channels at 10.3 GB/s
-  // (329.6 GB/s, under its 370.8 GB/s port), the same time as the alltoall (every GPU moves 7 blocks there):
-  // 8.4 + 3.4 + 7 x 128 MiB / 329.6 GB/s.
+  // nccl-tests' gather/scatter of 1 GiB: 128 MiB blocks, 7 of them on the root's 32 channels at 20.05 GB/s
+  // (641.6 GB/s, above its 370.8 GB/s port, which binds), the same time as the alltoall (every GPU moves 7
+  // blocks there): 8.4 + 3.4 + 7 x 128 MiB / 370.8 GB/s.
   const auto t = topology::resolve_topology("hgx-h100");
-  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 329.6e3;
+  const double expect_us = 8.4 + 3.4 + 7.0 * 134217728.0 / 370.8e3;
   for (auto op : {schedule::Op::Gather, schedule::Op::Scatter}) {
     const auto r = predict_alltoall(t, Bytes{1} << 30, op, 5);
     CHECK(r.choice.algo == "p2p");
@@ -218,4 +220,45 @@ TEST_CASE("P2P gather on the DGX-1 mesh is bound by the root's links, not by eve
   const auto a = predict_alltoall(t, Bytes{1} << 30);
   CHECK(g.bw.busbw_GBps <= 120.0 + 1e-6);
   CHECK(g.bw.busbw_GBps > a.bw.busbw_GBps);
+}
+
+TEST_CASE("P2P LL threshold by release: p2pnChannelsPerPeer x 16 KiB in 2.22.3-2.28, the split's channels x 16 KiB after") {
+  // enqueue.cc addP2pToPlan: v2.22.3-1 .. v2.28.9-1 "thresholdLL = nChannelsMax*ncclParamP2pLLThreshold()" with
+  // nChannelsMax = p2pnChannelsPerPeer; v2.29.2-1 on "bytes[dir] <= nChannels[dir] * ncclParamP2pLLThreshold()".
+  CHECK_FALSE(p2p_ll_per_peer_threshold(parse_nccl_version("2.21.5")));
+  CHECK(p2p_ll_per_peer_threshold(parse_nccl_version("2.22.3")));
+  CHECK(p2p_ll_per_peer_threshold(parse_nccl_version("2.28.9")));
+  CHECK_FALSE(p2p_ll_per_peer_threshold(parse_nccl_version("2.29.2")));
+  CHECK_FALSE(p2p_ll_per_peer_threshold(std::nullopt)); // the tables' release, 2.30.7
+  // 8 ranks on one node, 32 p2p channels, 32 per peer: nChannelsMin 4.
+  const P2pComm c = p2p_comm(8, 1, 32, 64, 524288);
+  REQUIRE(c.per_peer == 32);
+  REQUIRE(c.min_per_op == 4);
+  // 512 KiB = 32 x 16 KiB: LL under the per-peer rule, split on LL's 64 KiB step (min part 8 KiB): min(4, 64) = 4
+  // channels of 128 KiB, 4 LL steps of 32 KiB data each. Under the split rule: 4 channels (min part 64 KiB),
+  // 512 KiB > 4 x 16 KiB: Simple.
+  const P2pOp per_peer = p2p_op(c, 524288, true, true);
+  CHECK(per_peer.ll);
+  CHECK(per_peer.channels == 4);
+  CHECK(per_peer.steps == 4);
+  const P2pOp split = p2p_op(c, 524288, true, false);
+  CHECK_FALSE(split.ll);
+  CHECK(split.channels == 4);
+  CHECK_FALSE(p2p_op(c, 524289, true, true).ll);
+  CHECK_FALSE(p2p_op(c, 524288, false, true).ll); // no LL buffers (network connections)
+  // 32 KiB: per-peer rule LL on min(4, 32 KiB / 8 KiB) = 4 channels; split rule one channel (32 KiB / 64 KiB),
+  // 32 KiB > 16 KiB: Simple.
+  CHECK(p2p_op(c, 32768, true, true).ll);
+  CHECK(p2p_op(c, 32768, true, true).channels == 4);
+  CHECK_FALSE(p2p_op(c, 32768, true, false).ll);
+  CHECK(p2p_op(c, 32768, true, false).channels == 1);
+  // End to end on 8 H100: a 256 KiB alltoall sends 32 KiB to each peer: LL on 4 channels under NCCL 2.26.2,
+  // Simple on one under 2.29.2 and the tables' release.
+  const auto t = topology::resolve_topology("hgx-h100");
+  const auto old_rule = predict_alltoall_in(t, 262144, "2.26.2");
+  CHECK(old_rule.choice.proto == "LL");
+  CHECK(old_rule.choice.channels == 4);
+  const auto new_rule = predict_alltoall_in(t, 262144, "2.29.2");
+  CHECK(new_rule.choice.proto == "Simple");
+  CHECK(new_rule.choice.channels == 1);
 }

@@ -4,7 +4,12 @@
 //    gives one channel of 40, doubled (>= 25) into 2 x 20. An A100 PCIe bridge lane (sm80) stays 20.
 //  * P2P off on a drawing without a GPU kind keeps the GPU generation of its NVLinks (HGX H100: Hopper).
 //  * 8 H100 PCIe, 4 per socket behind a switch: the ring crosses the sockets' UPI beside Gen5 root ports,
-//    NCCL's Sapphire Rapids figure 22; Hopper's {60,50,40,30,24,20,...} gives one channel of 20 (< 25: no dup).
+//    NCCL's Sapphire Rapids figure 22; Hopper's {60,50,40,30,24,20,15,12,11,...}: no ring at 60-24, one channel
+//    at 20 (20 of the 22 each way), one at 15 and 12 (not more than 20), two at 11 (22 > 20: kept, and 22 reaches
+//    the total, so the search stops): 2 x 11 (< 25: no dup). (ccsim took the first speed that fit, 1 x 20.)
+//  * 8 H800 SXM on NVSwitch, 8 NVLink4 lanes of 20.6 = 164.8 each: 2 x 60 = 120, 3 x 50 = 150, 4 x 40 = 160
+//    kept, 5 x 30, 6 x 24 and 8 x 20 (20 / 40 = 0.5 > 0.49) not above 160, then 15 / 40 < 0.49 stops; 4 x 40
+//    is duplicated (Hopper: bw < 50 with more than 4 channels skips, 4 does not) into 8 x 20.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -47,7 +52,14 @@ TEST_CASE("P2P off keeps the GPU generation of a drawing's NVLinks") {
 TEST_CASE("8 H100 PCIe, 4 per socket behind a switch: the ring runs at NCCL's socket figure") {
   const auto t = topology::resolve_topology("machine:gpu=h100pcie,gpus=8,intra=pcie,sockets=2,gpus_per_switch=4");
   const auto g = graph_of(t);
-  CHECK(g.channels == 1);
-  CHECK(g.bw == doctest::Approx(20.0));
+  CHECK(g.channels == 2);
+  CHECK(g.bw == doctest::Approx(11.0));
   CHECK(g.arch == nccl::Arch::Hopper);
+}
+
+TEST_CASE("8 H800 on NVSwitch: NCCL's search lowers the speed to 4 x 40 and duplicates it") {
+  const auto g = graph_of(topology::resolve_topology("machine:gpu=h800,gpus=8"));
+  CHECK(g.channels == 8);
+  CHECK(g.bw == doctest::Approx(20.0));
+  CHECK(g.graph_efficiency == doctest::Approx(160.0 / (8 * 20.6)));
 }

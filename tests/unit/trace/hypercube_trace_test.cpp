@@ -45,17 +45,17 @@ TEST_CASE("NCCL model: hypercube on 2 and 4 H100 on NVSwitch, one group per step
   c.model_name = "nccl";
   c.placements = {{0, 1}};
   // 2 ranks, 2 GiB: one group sending the 1 GiB block, as sendrecv of 1 GiB: NCCL's ring base latency
-  // (Simple 8.4 us) and one NVLink hop (3.4 us), then 1 GiB on the send's 32 P2P channels at half an NVLink4
-  // lane each (32 x 10.3 = 329.6 GB/s, under the port's 18 x 20.6 = 370.8; p2p_plan.hpp): 3269.51 us;
-  // algbw = busbw = 1 GiB / t = 328.41 GB/s.
+  // (Simple 8.4 us) and one NVLink hop (3.4 us), then 1 GiB on the send's 32 P2P channels at the write
+  // block's 20.05 GB/s each (641.6 GB/s, above the port's 18 x 20.6 = 370.8, which binds; p2p_plan.hpp):
+  // 11.8 + 2895.74 = 2907.54 us; algbw = busbw = 1 GiB / t = 369.30 GB/s.
   const auto two = metrics::run(*m, c, metrics::plan_size(Op::HyperCube, 2, Bytes{2} << 30, 4));
-  CHECK(static_cast<double>(two.time) / 1e6 == doctest::Approx(3269.51).epsilon(1e-4));
-  CHECK(two.bw.busbw_GBps == doctest::Approx(328.41).epsilon(1e-3));
+  CHECK(static_cast<double>(two.time) / 1e6 == doctest::Approx(2907.54).epsilon(1e-4));
+  CHECK(two.bw.busbw_GBps == doctest::Approx(369.30).epsilon(1e-3));
   CHECK(two.choice.algo == "p2p");
   // 4 ranks, 4 GiB (1 GiB blocks): two groups, each with its own 8.4 + 3.4 us, moving 1 then 2 GiB at
-  // 329.6 GB/s: 23.6 + 3 x 3257.71 = 9796.74 us; algbw = 3 GiB / t = 328.81 GB/s.
+  // the port's 370.8 GB/s: 23.6 + 3 x 2895.74 = 8710.83 us; algbw = 3 GiB / t = 369.80 GB/s.
   c.placements = {{0, 1, 2, 3}};
   const auto four = metrics::run(*m, c, metrics::plan_size(Op::HyperCube, 4, Bytes{4} << 30, 4));
-  CHECK(static_cast<double>(four.time) / 1e6 == doctest::Approx(9796.74).epsilon(1e-4));
-  CHECK(four.bw.busbw_GBps == doctest::Approx(328.81).epsilon(1e-3));
+  CHECK(static_cast<double>(four.time) / 1e6 == doctest::Approx(8710.83).epsilon(1e-4));
+  CHECK(four.bw.busbw_GBps == doctest::Approx(369.80).epsilon(1e-3));
 }

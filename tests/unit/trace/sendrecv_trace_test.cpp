@@ -28,7 +28,7 @@ TEST_CASE("a sendrecv_perf file: op from the file, 2 ranks, size = count x 4, in
   CHECK_FALSE(t.old_busbw_convention);
 }
 
-TEST_CASE("NCCL model: sendrecv of 1 GiB between 2 H100 on NVSwitch runs at its 32 channels' rate (hand)") {
+TEST_CASE("NCCL model: sendrecv of 1 GiB between 2 H100 on NVSwitch on 32 channels binds at the port (hand)") {
   const auto topo = topology::resolve_topology("hgx-h100");
   auto m = model::make_model("nccl", topo, {}); // bare: no fitted efficiencies or launch costs
   metrics::RunConfig c;
@@ -37,10 +37,10 @@ TEST_CASE("NCCL model: sendrecv of 1 GiB between 2 H100 on NVSwitch runs at its 
   c.placements = {{0, 1}};
   const auto row = metrics::run(*m, c, metrics::plan_size(Op::SendRecv, 2, Bytes{1} << 30, 4));
   // NCCL's ring base latency (Simple 8.4 us) and one NVLink hop (3.4 us), then 1 GiB on 32 P2P channels at
-  // half of NCCL's 20.6 GB/s NVLink4 lane each (329.6 GB/s, under the 18-lane port's 370.8; p2p_plan.hpp):
-  // 11.8 + 3257.71 = 3269.51 us, busbw = algbw = 328.41 GB/s.
-  CHECK(static_cast<double>(row.time) / 1e6 == doctest::Approx(3269.51).epsilon(1e-4));
-  CHECK(row.bw.busbw_GBps == doctest::Approx(328.41).epsilon(1e-3));
+  // the write block's 20.05 GB/s each (641.6 GB/s, above the 18-lane port's 370.8, which binds; p2p_plan.hpp):
+  // 11.8 + 2895.74 = 2907.54 us, busbw = algbw = 369.30 GB/s.
+  CHECK(static_cast<double>(row.time) / 1e6 == doctest::Approx(2907.54).epsilon(1e-4));
+  CHECK(row.bw.busbw_GBps == doctest::Approx(369.30).epsilon(1e-3));
   CHECK(row.bw.busbw_GBps == row.bw.algbw_GBps);
   CHECK(row.choice.algo == "p2p");
   CHECK(row.choice.proto == "Simple");
@@ -48,7 +48,7 @@ TEST_CASE("NCCL model: sendrecv of 1 GiB between 2 H100 on NVSwitch runs at its 
   // too (nChannelsMin 4, doubled while a part exceeds 16 MiB, up to the 32 per peer): the same time.
   c.placements = {{0, 1, 2, 3, 4, 5, 6, 7}};
   const auto eight = metrics::run(*m, c, metrics::plan_size(Op::SendRecv, 8, Bytes{1} << 30, 4));
-  CHECK(static_cast<double>(eight.time) / 1e6 == doctest::Approx(3269.51).epsilon(1e-4));
+  CHECK(static_cast<double>(eight.time) / 1e6 == doctest::Approx(2907.54).epsilon(1e-4));
   // A small send: LL on one channel (64 B <= 16 KiB per channel, NCCL_P2P_LL_THRESHOLD).
   CHECK(metrics::run(*m, c, metrics::plan_size(Op::SendRecv, 8, 64, 4)).choice.proto == "LL");
 }

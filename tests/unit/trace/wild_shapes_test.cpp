@@ -356,3 +356,23 @@ TEST_CASE("NCCL_COLLNET_ENABLE is read where the other settings are and never fr
   CHECK(env_of("NCCL_COLLNET_ENABLE=1").at("NCCL_COLLNET_ENABLE") == "1");
   CHECK(env_of("node1:100:100 [0] NCCL INFO NCCL_COLLNET_ENABLE set by environment to 0.").at("NCCL_COLLNET_ENABLE") == "0");
 }
+
+TEST_CASE("a '#' line of prose that starts with the word nThread is not the nThread line (OCI H200 slurm.out note)") {
+  // nccl-tests prints "# nThread <n> nGpus <n> ..."; a note's own comment may start with the word and no number after it
+  // (the header of h200-oci-2node-16gpu-allreduce-1G-16G-roce-slurmout-nccl2275-ocihpc.txt wrapped "(from the\n# nThread line)").
+  const std::string prose = "# run as: all_reduce_perf -b 1G -e 16G -f 2 -g 1 (from the\n"
+                            "#         nThread line)\n";
+  const std::string run =
+      "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 50 agg iters: 1 validation: 1 graph: 0\n"
+      "#\n# Using devices\n#\n" +
+      kNewHeader +
+      "  1073741824     268435456     float     sum      -1   4396.8  244.21  457.90      0   4382.1  245.03  459.43      0\n"
+      "# Out of bounds values : 0 OK\n";
+  const auto t = trace::parse_trace(prose + run, "oci-h200", {Op::AllReduce, 0, false});
+  CHECK(t.rows.size() == 1);
+  CHECK(t.ranks == 16); // busbw / algbw = 457.90 / 244.21 = 1.875 = 2 x 15 / 16 (2 hosts x 8 H200, one process per GPU)
+  // nor does it open a run of its own after the table (a note below the closing line)
+  CHECK(trace::split_runs(run + "# nThread counts threads per process, -t\n").size() == 1);
+  // the real line with a bad count is still refused, naming it
+  CHECK_THROWS_AS(trace::parse_trace("# nThread 0 nGpus 2\n" + kNewHeader, "zero", {Op::AllReduce, 0, false}), Error);
+}
