@@ -250,11 +250,17 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
 # the launch cost is measured directly: each run's floor over the bare model, per launch, and each kind's
 # value the median over the classes that have one (each class the median of its runs).
 LAUNCH_FLOOR_BYTES = 4096
-LAUNCH_KINDS = ("cuda/g1", "cuda/gN", "hip/g1", "hip/gN")
+LAUNCH_KINDS = ("cuda/g1", "cuda/gN", "cuda/gN-parallel", "hip/g1", "hip/gN")
 # Kinds whose launches overlap the GPU time (sim/model/launch_overlap.hpp, the same rule): a small row
 # costs the host's issue time H plus the GPU time over nccl-tests' 20 iterations (the pipeline's fill),
-# so their vote is (measured - bare / 20) per launch, not (measured - bare).
-OVERLAP_KINDS = ("hip/gN",)
+# so their vote is (measured - bare / 20) per launch, not (measured - bare). cuda/gN-parallel: one thread
+# driving N NVIDIA GPUs under a release that launches in NCCL's PARALLEL mode (2.9.6 on).
+OVERLAP_KINDS = ("hip/gN", "cuda/gN-parallel")
+# A kind no class has: the kinds that measure the same thing, in order. An overlapping kind's vote is the
+# host's issue time per launch, a summed kind's what the launches add to the GPU time: not one quantity.
+LAUNCH_FALLBACKS = {"cuda/g1": ("cuda/gN", "hip/g1"), "cuda/gN": ("cuda/g1", "hip/gN"),
+                    "cuda/gN-parallel": ("hip/gN", "cuda/gN"), "hip/g1": ("hip/gN", "cuda/g1"),
+                    "hip/gN": ("hip/g1", "cuda/gN")}
 PIPELINE_ITERS = 20
 
 @functools.lru_cache(maxsize=None)
@@ -281,7 +287,8 @@ def launch_vote(ccsim, path, args):
     j = json.loads(out)
     if "runs" in j: j = j["runs"][0]
     g = j["gpus_per_thread"]  # the model's own reading (the nThread line, else the command line's -g)
-    kind = runtime_of(args[args.index("--topo") + 1]) + ("/gN" if g > 1 else "/g1")
+    # The model's own kind (runtime, -g, NCCL's launch mode by release); a build without the field: as before.
+    kind = j.get("launch_kind") or runtime_of(args[args.index("--topo") + 1]) + ("/gN" if g > 1 else "/g1")
     shown = 1.0 / PIPELINE_ITERS if kind in OVERLAP_KINDS else 1.0  # the share of the bare time a small row shows
     small = [r["measured_time_us"] - shown * r["predicted_time_us"] for r in j["rows"] if 0 < r["size"] <= LAUNCH_FLOOR_BYTES]
     one_node = " 1 node(s)" in j.get("nccl_graph", " 1 node(s)")
@@ -298,15 +305,14 @@ def launch_votes(ccsim, rows):
 
 def launch_cells(votes, leave_out=None):
     """Every launch kind's terms from the classes' votes (without `leave_out`), as a parameter file's
-    launch_by_kind, and where each came from. A kind no class has takes its runtime's other mode's cost
-    of one launch (-g 1 costs one launch, -g N one per GPU), else the other runtime's same mode, else 0."""
+    launch_by_kind, and where each came from. A kind no class has takes its first fallback's cost of one
+    launch (LAUNCH_FALLBACKS: -g 1 costs one launch, -g N one per GPU), else the next's, else 0."""
     med = {k: [ks[k] for c, ks in sorted(votes.items()) if c != leave_out and k in ks] for k in LAUNCH_KINDS}
     cost, src = {}, {}
     for k in LAUNCH_KINDS:
         if med[k]: cost[k], src[k] = max(0.0, statistics.median(med[k])), f"median of {len(med[k])} class(es)"
     for k in LAUNCH_KINDS:
-        rt, mode = k.split("/")
-        for alt in (rt + ("/gN" if mode == "g1" else "/g1"), ("hip" if rt == "cuda" else "cuda") + "/" + mode):
+        for alt in LAUNCH_FALLBACKS[k]:
             if k not in cost and med[alt]:
                 cost[k], src[k] = max(0.0, statistics.median(med[alt])), f"no class: {alt}'s"
         if k not in cost: cost[k], src[k] = 0.0, "no class of either"

@@ -20,6 +20,7 @@
 #include "sim/core/printable.hpp"
 #include "sim/model/compare.hpp"
 #include "sim/model/default_params.hpp"
+#include "sim/model/nccl/builder.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
@@ -89,6 +90,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.in_place = tr.cfg.in_place;
   m.old_busbw_convention = tr.trace.old_busbw_convention;
   m.gpus_per_thread = gpus_per_thread;
+  if (o.run.model == "nccl") m.launch_kind = model::nccl::launch_kind_for(tr.topo, gpus_per_thread, ropt.nccl_version);
   m.notes = tr.trace.notes;
   if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",

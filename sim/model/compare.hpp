@@ -89,6 +89,7 @@ struct CompareMeta {
   std::string trace, hardware, topology, topology_origin, model, params, op, op_from, ranks_from;
   int ranks = 0;
   int gpus_per_thread = 1; // the launching thread's GPUs the model charged launches for (gpus_per_thread above)
+  std::string launch_kind; // nccl model: whose launch terms it applied (sim/model/launch_kind.hpp), else ""
   bool in_place = false, old_busbw_convention = false;
   std::vector<std::string> notes; // the trace reader's decisions and the facts it read (rows left out, INFO lines)
   std::vector<std::vector<int>> placements;

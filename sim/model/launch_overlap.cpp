@@ -2,6 +2,6 @@
 
 namespace ccsim::model {
 
-bool launch_overlaps(const std::string& kind) { return kind == "hip/gN"; }
+bool launch_overlaps(const std::string& kind) { return kind == "hip/gN" || kind == "cuda/gN-parallel"; }
 
 } // namespace ccsim::model

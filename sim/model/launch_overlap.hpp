@@ -22,7 +22,15 @@
 // sum would add the 40-50 us floor again. On CUDA the -g N runs (NCCL 2.4 GROUP/CGMD on DGX-1 and DGX-2,
 // an HGX A100, an RTX 4090 box) rise with the transfer from ~64 KiB by about their floor, as a sum would;
 // NCCL's source shows no wait that makes it one, and no one-process-per-GPU run of those machines exists
-// to tell the GPU's own time apart. The overlap is applied to the HIP runtime only; CUDA -g N keeps the sum.
+// to tell the GPU's own time apart. Those CUDA runs are NCCL 2.4 (GROUP mode: one
+// cudaLaunchCooperativeKernelMultiDevice for the thread's GPUs) or name no release. The CUDA runs that name
+// one from 2.9.6 on, where NCCL's default launch is PARALLEL, one cudaLaunchKernel per GPU (NVIDIA/nccl
+// src/init.cc: v2.8.4-1 `comm->launchMode = ncclComm::GROUP` unless NCCL_LAUNCH_MODE=PARALLEL, v2.9.6-1
+// PARALLEL unless NCCL_LAUNCH_MODE=GROUP), show the pipeline as HIP does: one H100 node, NCCL 2.26.2, -g 8
+// (Together AI) stays at its 35-37 us floor up to 16 KiB and at 41-42 us for reduce_scatter from 1 to 4 MiB
+// (a sum would need 4 MiB in 22 us of GPU time, under NCCL's own LL128 latency); 2 H200 nodes, NCCL 2.30.4,
+// -g 8 per process, meet their bare ring time from 1 MiB. So the overlap applies to HIP -g N and to CUDA -g N
+// under a known release from 2.9.6 ("cuda/gN-parallel"); CUDA -g N without a release keeps the sum.
 #pragma once
 #include <string>
 
@@ -31,7 +39,8 @@ namespace ccsim::model {
 // nccl-tests' and rccl-tests' default iteration count (-n): the pipeline's fill shows once in that many.
 inline constexpr int kNcclTestsIters = 20;
 
-// Whether a launch kind's per-GPU launches overlap the GPU time of earlier iterations (true: "hip/gN").
+// Whether a launch kind's per-GPU launches overlap the GPU time of earlier iterations (true: "hip/gN",
+// "cuda/gN-parallel").
 bool launch_overlaps(const std::string& kind);
 
 } // namespace ccsim::model

@@ -74,6 +74,7 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
   j["ranks"] = m.ranks;
   j["ranks_from"] = m.ranks_from;
   j["gpus_per_thread"] = m.gpus_per_thread;
+  if (!m.launch_kind.empty()) j["launch_kind"] = m.launch_kind;
   j["topology"] = m.topology;
   j["topology_origin"] = m.topology_origin;
   j["model"] = m.model;

@@ -67,6 +67,14 @@ inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
 // Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
 inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
 
+// The first release whose default launch is PARALLEL, one cudaLaunchKernel per GPU of a thread (NVIDIA/nccl
+// v2.9.6-1 src/init.cc: `comm->launchMode = ncclComm::PARALLEL` unless NCCL_LAUNCH_MODE=GROUP; v2.8.4-1 and
+// before GROUP, one cudaLaunchCooperativeKernelMultiDevice for the thread's GPUs, unless one GPU per process).
+inline constexpr NcclVersion kParallelLaunchFrom = {2, 9, 6};
+// Does release `v` launch in PARALLEL mode by default? No version: not known, no (the CUDA -g N runs that name
+// no release rise with the transfer as a sum does: launch_overlap.hpp).
+inline bool parallel_launch_in_release(const std::optional<NcclVersion>& v) { return v && *v >= kParallelLaunchFrom; }
+
 // How release `v`'s tuner estimates NVLS-tree (models/nccl.json nvls.tree.tuner_by_release); nullptr when no
 // release is given, or it is newer than the spans (the tables' own figures) or older (v2.18.x: not read).
 const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v);

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "sim/model/calibrate.hpp"
 #include "sim/model/launch_kind.hpp"
 #include "sim/model/launch_overlap.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -124,4 +127,70 @@ TEST_CASE("launch overlap: calibrate still identifies the per-GPU launch once th
   o.model = "nccl";
   const auto f = model::fit({in}, o);
   CHECK(f.params.launch_per_gpu_us == doctest::Approx(5.0).epsilon(0.02));
+}
+
+// CUDA -g N by NCCL's launch mode (issue 14, ringstep branch): GROUP mode (one cooperative multi-device launch,
+// NCCL's default up to v2.8.4-1) or no release known keeps the sum, PARALLEL mode (one cudaLaunchKernel per GPU,
+// the default from v2.9.6-1, src/init.cc) overlaps as HIP does.
+TEST_CASE("launch overlap: CUDA -g N is its own kind under NCCL's PARALLEL launch, from 2.9.6") {
+  using model::nccl::parallel_launch_in_release;
+  CHECK_FALSE(parallel_launch_in_release(std::nullopt));
+  CHECK_FALSE(parallel_launch_in_release(model::nccl::NcclVersion{2, 8, 4}));
+  CHECK(parallel_launch_in_release(model::nccl::NcclVersion{2, 9, 6}));
+  CHECK(parallel_launch_in_release(model::nccl::NcclVersion{2, 26, 2}));
+  CHECK(model::launch_kind(false, 8, true) == "cuda/gN-parallel");
+  CHECK(model::launch_kind(false, 8, false) == "cuda/gN");
+  CHECK(model::launch_kind(false, 1, true) == "cuda/g1"); // one GPU per thread: one launch, nothing to add up
+  CHECK(model::launch_kind(true, 8, true) == "hip/gN");   // RCCL's kinds do not split
+  CHECK(model::is_launch_kind("cuda/gN-parallel"));
+  CHECK(model::launch_overlaps("cuda/gN-parallel"));
+  const auto h100 = topology::resolve_topology("machine:gpu=h100,gpus=8");
+  const auto mi300x = topology::resolve_topology("machine:gpu=mi300x");
+  CHECK(model::nccl::launch_kind_for(h100, 8, "2.26.2") == "cuda/gN-parallel");
+  CHECK(model::nccl::launch_kind_for(h100, 8, "2.8.4") == "cuda/gN");
+  CHECK(model::nccl::launch_kind_for(h100, 8, "") == "cuda/gN");
+  CHECK(model::nccl::launch_kind_for(h100, 1, "2.26.2") == "cuda/g1");
+  CHECK(model::nccl::launch_kind_for(mi300x, 8, "2.26.2") == "hip/gN");
+}
+
+namespace {
+// One allreduce on 8 GPUs driven by one thread (-g 8) under NCCL release `release`, in us.
+double predict_g8_allreduce_in_release_us(const topology::Topology& t, const model::ParamSet& p, const std::string& release, Bytes size) {
+  model::ModelOptions o;
+  o.params = p;
+  o.gpus_per_thread = 8;
+  o.nccl_version = release;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c = test::packed_rings_config(t);
+  c.model_name = "nccl";
+  return to_us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4)).time);
+}
+
+model::ParamSet cuda_launch_kinds(double summed_per_gpu_us, double parallel_per_gpu_us) {
+  model::ParamSet p;
+  p.model = "nccl";
+  p.launch_by_kind["cuda/gN"] = {0.0, summed_per_gpu_us};
+  p.launch_by_kind["cuda/gN-parallel"] = {0.0, parallel_per_gpu_us};
+  return p;
+}
+} // namespace
+
+TEST_CASE("launch overlap: 8 H100 driven by one thread, NCCL 2.26.2 costs max(8 launches, the collective), 2.8.4 their sum") {
+  const auto t = topology::resolve_topology("machine:gpu=h100,gpus=8");
+  const auto p = cuda_launch_kinds(2.0, 5.0); // summed: 8 x 2 = 16 us added; parallel: H = 8 x 5 = 40 us per iteration
+  for (const Bytes size : {Bytes{8}, Bytes{4} << 20, Bytes{256} << 20}) {
+    CAPTURE(size);
+    // The bare model's time of the same size and release (no launch term): the GPU stage T.
+    const double t_2262 = predict_g8_allreduce_in_release_us(t, model::ParamSet{}, "2.26.2", size);
+    const double t_284 = predict_g8_allreduce_in_release_us(t, model::ParamSet{}, "2.8.4", size);
+    CHECK(predict_g8_allreduce_in_release_us(t, p, "2.26.2", size) ==
+          doctest::Approx(std::max(40.0, t_2262) + std::min(40.0, t_2262) / 20.0).epsilon(1e-6));
+    CHECK(predict_g8_allreduce_in_release_us(t, p, "2.8.4", size) == doctest::Approx(t_284 + 16.0).epsilon(1e-6));
+  }
+  // At 8 B the GPU stage is NCCL's ring/LL latency, 6.6 + 2 x 7 x 0.6 = 15.0 us (models/nccl.json baseLat, NVLink
+  // hwLat): the row is the host's 40 us and 15 / 20 = 0.75 us of fill, 40.75 us, where the sum gives 16 + 15 = 31 us.
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "2.26.2", 8) == doctest::Approx(40.75).epsilon(1e-3));
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "2.8.4", 8) == doctest::Approx(31.0).epsilon(1e-3));
+  // No release known: the sum.
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "", 8) == doctest::Approx(31.0).epsilon(1e-3));
 }
