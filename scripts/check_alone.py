@@ -12,15 +12,19 @@ topology_json.hpp, for one). This reads BUILD_DIR/compile_commands.json, takes e
 first sees nothing before it, so the unit's compile already checks it alone).
 
 Which files: by default those changed since the branch left main (git merge-base with origin/main, else main), or on
-main itself those changed by its last 5 first-parent commits (a merge counts whole), and every file not committed
-yet; `--base REF` compares with REF instead, `--all` checks every file (a few minutes of CPU on 2 cores).
+main itself those its last commit changed (a merge: only the files it changed against every parent, i.e. what
+resolving it changed; each merged branch's own files were checked on that branch), at most MAIN_CAP of them in name
+order (the rest are named, not checked); and every file not committed yet. `--base REF` compares with REF instead,
+`--all` checks every file (a few minutes of CPU on 2 cores). On a fresh clone of main the old window (its last 5
+first-parent commits, merges whole) was 16 files, 46 s of CI's CPU (scripts/BENCHMARKS.md, "CI time, eighteenth
+session").
 Exits 1 naming each file that does not compile alone, 2 on bad usage (or no BUILD_DIR/compile_commands.json),
 77 (skipped) outside a git work tree unless --all.
 """
 import json, os, re, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
-MAIN_LOOKBACK = 5  # first-parent commits checked on main itself
+MAIN_CAP = 8  # files checked at most on main itself (~3 s of CPU each)
 
 
 def usage(msg):
@@ -34,9 +38,11 @@ def git(src, *args):
 
 
 def changed_files(src, base):
-    """Absolute paths changed between base and the work tree, or None when git cannot say."""
+    """(absolute paths changed, the most to check or None for all), or None when git cannot say: those changed between
+    base and the work tree, or on main itself those of its last commit (the module's docstring)."""
     if git(src, "rev-parse", "--git-dir") is None:
         return None
+    last_commit = None  # on main: what its last commit changed, capped
     if base is None:
         head = git(src, "rev-parse", "HEAD")
         for ref in ("origin/main", "main"):
@@ -44,17 +50,22 @@ def changed_files(src, base):
             if mb and mb != head:
                 base = mb
                 break
-            if mb == head:  # on main (or behind it): its last merges and commits
-                base = git(src, "rev-parse", "--verify", "-q", f"HEAD~{MAIN_LOOKBACK}") or \
-                       git(src, "rev-list", "--max-parents=0", "HEAD").splitlines()[0]
+            if mb == head:  # on main (or behind it)
+                # --cc: a merge's files that differ from every parent; a plain commit's (or the first commit's) files.
+                last_commit = git(src, "diff-tree", "--cc", "--root", "--no-commit-id", "--name-only", "-r", "HEAD")
                 break
-        if base is None:  # no main to compare with: the last commit
+        if base is None and last_commit is None:  # no main to compare with: the last commit
             base = git(src, "rev-parse", "--verify", "-q", "HEAD~1") or head
-    names = git(src, "diff", "--name-only", base, "--")  # committed since base and not committed yet
-    if names is None:
-        usage(f"--base {base}: git cannot compare with it")
+    if last_commit is not None:
+        names = "\n".join(filter(None, [last_commit, git(src, "diff", "--name-only", "HEAD", "--") or ""]))
+    else:
+        names = git(src, "diff", "--name-only", base, "--")  # committed since base and not committed yet
+        if names is None:
+            usage(f"--base {base}: git cannot compare with it")
     untracked = git(src, "ls-files", "--others", "--exclude-standard") or ""
-    return {os.path.realpath(os.path.join(src, n)) for n in (names + "\n" + untracked).split("\n") if n}
+    paths = sorted({os.path.realpath(os.path.join(src, n)) for n in (names + "\n" + untracked).split("\n") if n})
+    # The cap counts unity-built files only, so main() applies it; none off main.
+    return set(paths), (MAIN_CAP if last_commit is not None else None)
 
 
 def unity_members(unity_file):
@@ -97,10 +108,13 @@ def main(argv):
     if not os.path.isfile(db):
         usage(f"{db} not found (BUILD_DIR must be a configured build tree)")
     src = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    wanted = None if check_all else changed_files(src, base)
-    if wanted is None and not check_all:
-        print("check_alone.py: not a git work tree: skipped (run with --all to check every file)")
-        return 77
+    wanted, cap = None, None
+    if not check_all:
+        changed = changed_files(src, base)
+        if changed is None:
+            print("check_alone.py: not a git work tree: skipped (run with --all to check every file)")
+            return 77
+        wanted, cap = changed
     todo = []
     for entry in json.load(open(db)):
         if "/Unity/unity_" not in entry["file"]:
@@ -108,6 +122,11 @@ def main(argv):
         for source in unity_members(entry["file"])[1:]:
             if wanted is None or os.path.realpath(source) in wanted:
                 todo.append((os.path.relpath(source, src), entry["directory"], alone_command(entry, source)))
+    todo.sort(key=lambda job: job[0])
+    if cap is not None and len(todo) > cap:
+        print(f"check_alone.py: main's last commit changed {len(todo)} unity-built files; checking the first {cap}, "
+              f"not: {', '.join(job[0] for job in todo[cap:])} (--all checks every file)")
+        todo = todo[:cap]
 
     def run(job):
         name, cwd, cmd = job
@@ -120,7 +139,8 @@ def main(argv):
             if rc != 0:
                 failed.append(name)
                 print(f"== {name} does not compile alone:\n{err.rstrip()}\n")
-    what = "every unity-built file" if check_all else "unity-built files changed since main"
+    what = "every unity-built file" if check_all else \
+        "unity-built files changed since main" if cap is None else "unity-built files main's last commit changed"
     print(f"check_alone.py: {len(todo)} {what} compiled alone, {len(failed)} failed"
           + (": " + ", ".join(failed) if failed else ""))
     return 1 if failed else 0

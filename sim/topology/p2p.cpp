@@ -104,10 +104,17 @@ PathClassifier::PathClassifier(const Topology& t) : t_(t), incident_(t.nodes.siz
 
 NodeKind PathClassifier::kind(int n) const { return t_.nodes[static_cast<std::size_t>(n)].kind; }
 
-// A direct NVLink/xGMI link, or NVLink through NVSwitches only: one plane, or switches joined by NVLink (a
-// DGX-2's two baseboards), all NCCL's NVL.
-bool PathClassifier::nvl(int a, int b) const {
-  std::vector<char> seen(t_.nodes.size(), 0);
+// Both searches run to the end from `a`: a search that stops at one destination sets no predecessor
+// differently from one that does not (each node's is set once, when first reached), so every destination
+// gets the answer a search of its own would give.
+void PathClassifier::search_from(int a) const {
+  from_ = a;
+  const std::size_t n_nodes = t_.nodes.size();
+  // NVL: a direct NVLink/xGMI link, or NVLink through NVSwitches only: one plane, or switches joined by NVLink
+  // (a DGX-2's two baseboards), all NCCL's NVL. A node is NVL from `a` when an NVLink leads to it from `a` or
+  // from a switch so reached.
+  nvl_.assign(n_nodes, 0);
+  std::vector<char> seen(n_nodes, 0);
   std::vector<int> queue{a};
   seen[static_cast<std::size_t>(a)] = 1;
   for (std::size_t q = 0; q < queue.size(); ++q)
@@ -115,38 +122,38 @@ bool PathClassifier::nvl(int a, int b) const {
       const auto& l = t_.links[static_cast<std::size_t>(i)];
       if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
       const int m = l.a == queue[q] ? l.b : l.a;
-      if (m == b) return true;
+      nvl_[static_cast<std::size_t>(m)] = 1;
       if (!seen[static_cast<std::size_t>(m)] && kind(m) == NodeKind::NvSwitch) {
         seen[static_cast<std::size_t>(m)] = 1;
         queue.push_back(m);
       }
     }
-  return false;
-}
-
-PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
-  const int a = t_.gpu_node(gpu_a), b = t_.gpu_node(gpu_b);
-  if (a == b) return PathClass::Loc;
-  if (nvl(a, b)) return PathClass::Nvl;
-  // Fewest-hop path over PCIe and the sockets' links (never through another GPU or the network).
-  std::vector<int> prev(t_.nodes.size(), -2);
-  std::vector<int> queue{a};
-  prev[static_cast<std::size_t>(a)] = -1;
-  for (std::size_t q = 0; q < queue.size() && prev[static_cast<std::size_t>(b)] == -2; ++q) {
+  // Fewest-hop paths over PCIe and the sockets' links (never through another GPU or the network).
+  prev_.assign(n_nodes, -2);
+  queue.assign(1, a);
+  prev_[static_cast<std::size_t>(a)] = -1;
+  for (std::size_t q = 0; q < queue.size(); ++q) {
     const int n = queue[q];
     if (n != a && kind(n) == NodeKind::Gpu) continue;
     for (const int i : incident_[static_cast<std::size_t>(n)]) {
       const auto& l = t_.links[static_cast<std::size_t>(i)];
       const int m = l.a == n ? l.b : l.a;
       const bool socket = kind(n) == NodeKind::Cpu && kind(m) == NodeKind::Cpu;
-      if (prev[static_cast<std::size_t>(m)] != -2 || !(is_pcie(l.type) || socket)) continue;
-      prev[static_cast<std::size_t>(m)] = n;
+      if (prev_[static_cast<std::size_t>(m)] != -2 || !(is_pcie(l.type) || socket)) continue;
+      prev_[static_cast<std::size_t>(m)] = n;
       queue.push_back(m);
     }
   }
-  if (prev[static_cast<std::size_t>(b)] == -2) return PathClass::Sys; // no PCIe path drawn: the farthest class
+}
+
+PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
+  const int a = t_.gpu_node(gpu_a), b = t_.gpu_node(gpu_b);
+  if (a == b) return PathClass::Loc;
+  if (from_ != a) search_from(a);
+  if (nvl_[static_cast<std::size_t>(b)]) return PathClass::Nvl;
+  if (prev_[static_cast<std::size_t>(b)] == -2) return PathClass::Sys; // no PCIe path drawn: the farthest class
   int cpus = 0, switches = 0;
-  for (int n = prev[static_cast<std::size_t>(b)]; n != a; n = prev[static_cast<std::size_t>(n)]) {
+  for (int n = prev_[static_cast<std::size_t>(b)]; n != a; n = prev_[static_cast<std::size_t>(n)]) {
     cpus += kind(n) == NodeKind::Cpu;
     switches += kind(n) == NodeKind::PcieSwitch;
   }

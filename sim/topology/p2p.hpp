@@ -35,6 +35,9 @@ std::string_view name(PathClass c);
 // The class of the path P2P between GPUs a and b would take (PCIe links only, unless NVL joins them).
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b);
 // The same for many pairs of one topology: each node's links listed once (`t` must outlive it).
+// Pairs from one GPU are answered from one search from it, kept until a pair from another GPU comes: an
+// alltoall's shm_pairs asks all p^2 pairs, source by source, and a search per pair made a 1,024-GPU crossbar
+// cost 1 M searches of the whole machine (scripts/BENCHMARKS.md, "CI time, eighteenth session").
 class PathClassifier {
  public:
   explicit PathClassifier(const Topology& t);
@@ -42,9 +45,12 @@ class PathClassifier {
 
  private:
   NodeKind kind(int n) const;
-  bool nvl(int a, int b) const;
+  void search_from(int a) const;
   const Topology& t_;
   std::vector<std::vector<int>> incident_; // link ids at each node
+  mutable int from_ = -1;                  // the node the two searches below started at
+  mutable std::vector<char> nvl_;          // per node: NVL from from_ (the link, or NVLink through NVSwitches only)
+  mutable std::vector<int> prev_;          // per node: its predecessor on from_'s fewest-hop PCIe path (-2 none)
 };
 // NCCL_P2P_LEVEL as NCCL reads it (paths.cc ncclGetLevel): a class name LOC .. SYS (NODE taken as PHB,
 // nvidia-smi's name for it), or the old numbers, a digit string: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS.

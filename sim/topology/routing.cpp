@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -72,17 +73,22 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
     torus_hit_mask_ = slots - 1;
     return;
   }
+  // The widest link between two nodes (the first in link order among equals), for the explicit paths below: one
+  // pass over the links, not one per hop (PXN's overrides on 192 GB200 ranks are ~36,000 paths; a pass per hop
+  // was a sixth of a calibration's time, scripts/BENCHMARKS.md "CI time, eighteenth session").
+  std::unordered_map<std::uint64_t, int> widest_between;
+  if (!t.route_overrides.empty())
+    for (std::size_t li = 0; li < t.links.size(); ++li) {
+      const auto& l = t.links[li];
+      auto [it, added] = widest_between.try_emplace(key(std::min(l.a, l.b), std::max(l.a, l.b)), static_cast<int>(li));
+      if (!added && l.capacity() > t.links[static_cast<std::size_t>(it->second)].capacity()) it->second = static_cast<int>(li);
+    }
   for (const auto& ro : t.route_overrides) {
     std::vector<ChannelId> chans;
     for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
       const int a = ro.path[i], b = ro.path[i + 1];
-      // The widest link between consecutive nodes of an explicit path.
-      int best = -1;
-      for (std::size_t li = 0; li < t.links.size(); ++li) {
-        const auto& l = t.links[li];
-        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
-          if (best < 0 || l.capacity() > t.links[static_cast<std::size_t>(best)].capacity()) best = static_cast<int>(li);
-      }
+      const auto w = widest_between.find(key(std::min(a, b), std::max(a, b)));
+      const int best = w == widest_between.end() ? -1 : w->second;
       if (best < 0)
         fail("{}: route override: no link between '{}' and '{}'", t.origin, t.nodes[static_cast<std::size_t>(a)].name,
              t.nodes[static_cast<std::size_t>(b)].name);

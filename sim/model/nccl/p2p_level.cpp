@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -36,15 +35,28 @@ std::vector<std::pair<int, int>> shm_pairs(const topology::Topology& t, const Gr
                                            const std::vector<std::pair<int, int>>& pairs) {
   std::vector<std::pair<int, int>> out;
   if (t.link_formula() || level == PathClass::Sys) return out; // generated crossbars and tori: no host side
-  std::set<std::pair<int, int>> seen;
   std::optional<topology::PathClassifier> path_class; // built at the first pair inside a host
   const auto host = [&](int gpu) { return g.host_of_gpu.empty() ? 0 : g.host_of_gpu[static_cast<std::size_t>(gpu)]; };
   for (const auto& [a, b] : pairs) {
     if (a == b || host(a) != host(b)) continue;
     if (!path_class) path_class.emplace(t);
     if ((*path_class)(a, b) <= level) continue;
-    if (seen.insert({a, b}).second) out.emplace_back(a, b);
+    out.emplace_back(a, b);
   }
+  // Each pair once, where it first came. Sorted copies, not a std::set: an alltoall's p^2 pairs are distinct
+  // already, and a 1,024-GPU crossbar's million set nodes were a quarter of its plan's time.
+  std::vector<std::pair<std::pair<int, int>, std::size_t>> order(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) order[i] = {out[i], i};
+  std::sort(order.begin(), order.end());
+  if (std::adjacent_find(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first == y.first; }) == order.end())
+    return out;
+  std::vector<char> first(out.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (i == 0 || order[i].first != order[i - 1].first) first[order[i].second] = 1;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (first[i]) out[kept++] = out[i];
+  out.resize(kept);
   return out;
 }
 
@@ -57,13 +69,13 @@ std::vector<std::pair<int, int>> shm_ring_hops(const topology::Topology& t, cons
 }
 
 void stage_shm_ports(topology::Topology& view, const std::vector<std::pair<int, int>>& hops) {
-  std::set<int> nodes;
+  std::vector<char> staged(view.nodes.size(), 0); // the GPU nodes of the pairs (a million on a 1,024-GPU crossbar)
   for (const auto& [a, b] : hops) {
-    nodes.insert(view.gpu_node(a));
-    nodes.insert(view.gpu_node(b));
+    staged[static_cast<std::size_t>(view.gpu_node(a))] = 1;
+    staged[static_cast<std::size_t>(view.gpu_node(b))] = 1;
   }
   for (auto& l : view.links) {
-    if (l.host_staged || !topology::is_pcie(l.type) || (!nodes.count(l.a) && !nodes.count(l.b))) continue;
+    if (l.host_staged || !topology::is_pcie(l.type) || (!staged[static_cast<std::size_t>(l.a)] && !staged[static_cast<std::size_t>(l.b)])) continue;
     l.bw = std::min(l.bw, topology::host_staged_bw(l, "--model nccl (SHM between GPUs beyond the P2P level)"));
     l.host_staged = true;
   }
