@@ -1,4 +1,3 @@
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -126,12 +125,7 @@ void apply_trace_collnet(RunOptions& run, const trace::Trace& t, std::vector<std
 // "Using MSCCL files from" says it was on. A given --msccl wins; nothing in the trace: auto.
 void apply_trace_msccl(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
   auto value = [&](const char* k) { const auto it = t.env.find(k); return it == t.env.end() ? std::string() : it->second; };
-  const auto whole = [&](const char* k) {
-    const auto it = t.header_values.find(k);
-    return it == t.header_values.end() || it->second.empty() || it->second.find_first_not_of("0123456789") != std::string::npos
-               ? 1 : std::atoi(it->second.c_str());
-  };
-  const bool one_process_many = model::gpus_per_thread(t) > 1 || whole("nThread") > 1;
+  const bool one_process_many = model::gpus_per_thread(t) > 1 || model::threads_per_process(t) > 1;
   std::string why_off;
   if (value("RCCL_MSCCL_ENABLE") == "0") why_off = "RCCL_MSCCL_ENABLE=0";
   else if (value("RCCL_MSCCL_ENABLE_SINGLE_PROCESS") == "0" && one_process_many)

@@ -36,15 +36,22 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int gpus_per_thread(const trace::Trace& t) {
-  auto it = t.header_values.find("nGpus");
-  if (it == t.header_values.end()) return std::max(1, t.command_ngpus);
+namespace {
+// A count the header states ("nGpus", "nThread"), at least 1; `absent` where it does not, 1 where it is no number.
+int header_count(const trace::Trace& t, const char* key, int absent) {
+  const auto it = t.header_values.find(key);
+  if (it == t.header_values.end()) return absent;
   try {
     return std::max(1, std::stoi(it->second));
   } catch (...) {
     return 1;
   }
 }
+} // namespace
+
+int gpus_per_thread(const trace::Trace& t) { return header_count(t, "nGpus", std::max(1, t.command_ngpus)); }
+
+int threads_per_process(const trace::Trace& t) { return header_count(t, "nThread", 1); }
 
 metrics::SizePlan plan_of(const trace::MeasuredRow& r) { return {r.count, r.size}; }
 

@@ -56,6 +56,8 @@ double median(std::vector<double> v); // NaN for an empty list
 // GPUs per launching thread of a trace: its "nGpus" header value (nccl-tests -g), else the -g its header's command line
 // sets (Trace::command_ngpus), else 1.
 int gpus_per_thread(const trace::Trace& t);
+// Threads per process of a trace: its "nThread" header value (nccl-tests -t), else 1.
+int threads_per_process(const trace::Trace& t);
 // The plan of a measured row (its own size and count, as printed).
 metrics::SizePlan plan_of(const trace::MeasuredRow& r);
 CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);

@@ -11,9 +11,7 @@ namespace ccsim::report {
 
 namespace {
 nlohmann::ordered_json num_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
-} // namespace
 
-namespace {
 
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {

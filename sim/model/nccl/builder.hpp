@@ -65,14 +65,14 @@ struct Options {
   std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
 };
 
-// NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
-// inside each host headed by the GPU the ring leaves the host from (the one at the NIC), a binary tree of
-// the heads across hosts (`tree` 0, or 1 = its mirror).
 // The launch kind (sim/model/launch_kind.hpp) whose terms the nccl model applies on topology `t` with one thread
 // driving `gpus_per_thread` GPUs under release `nccl_version` ("" = not known): HIP on AMD GPUs, and CUDA -g N
 // in PARALLEL launch mode where the release says so (nccl_version.hpp parallel_launch_in_release).
 std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, const std::string& nccl_version);
 
+// NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
+// inside each host headed by the GPU the ring leaves the host from (the one at the NIC), a binary tree of
+// the heads across hosts (`tree` 0, or 1 = its mirror).
 std::vector<int> tree_parents(const std::vector<int>& ring, const std::vector<int>& host_of_gpu, int tree);
 
 class Builder final : public metrics::PlanBuilder {

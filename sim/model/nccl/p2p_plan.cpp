@@ -235,7 +235,8 @@ struct P2pPlanner::View {
   bool ll = false;
   topology::Topology topo;
   std::unique_ptr<topology::Router> router;
-  int per_op = 0, key = -1; // capped views: channels per send and the kind of sends (0: the uncapped view)
+  int per_op = 0; // capped views: channels per send (0: the uncapped view)
+  CapKey key;     // capped views: what else the caps follow from
   std::vector<std::pair<int, int>> shm; // the pairs staged through host memory
   // A capped view routes as its uncapped view does: the caps bound rates, they move no send to another path.
   topology::Router* routes = nullptr;
@@ -245,7 +246,8 @@ struct P2pPlanner::View {
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
                        bool ll_in_release, bool ll_per_peer)
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
-      ll_per_peer_(ll_per_peer) {}
+      ll_per_peer_(ll_per_peer),
+      has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
 P2pPlanner::~P2pPlanner() = default;
 
 const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int>& gpus) {
@@ -302,7 +304,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   for (auto& v : views_)
     if (v->ll == ll && v->per_op == 0 && v->shm == shm) return *v;
   const Proto proto = ll ? Proto::LL : Proto::Simple;
-  auto v = std::make_unique<View>(View{ll, topo_, nullptr, 0, -1, shm});
+  auto v = std::make_unique<View>(View{ll, topo_, nullptr, 0, {}, shm});
   stage_shm_ports(v->topo, shm);
   const double factor = ll ? 0.5 : 1.0;
   const double intra = intra_hop_us(tab_, g, Algo::Ring, proto), inter = net_hop_us(tab_, Algo::Ring, proto);
@@ -342,7 +344,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
 }
 
 P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
-                                     const std::vector<std::vector<std::pair<int, int>>>& steps, int key, Arch arch) {
+                                     const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key) {
   const bool ll = base.ll;
   for (auto& v : views_)
     if (v->ll == ll && v->per_op == per_op && v->key == key && v->shm == base.shm) return *v;
@@ -366,7 +368,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
     if (!topology::is_nvlink(l.type)) continue;
-    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), arch);
+    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch);
     double cap = 0;
     for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
       if (most[c] == 0) continue;
@@ -435,7 +437,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     shm = shm_pairs(topo_, g, *level, pairs);
   }
   View* vp = &view(op.ll, g, gpus, shm);
-  if (!tab_.rccl && replayed && std::any_of(topo_.links.begin(), topo_.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {
+  if (!tab_.rccl && replayed && has_nvlink_) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
     std::vector<std::vector<std::pair<int, int>>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };
@@ -456,7 +458,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
           if (to != r) steps.back().emplace_back(at(r), at(to));
         }
     }
-    vp = &capped(*vp, op.channels, distinct, steps, (shift ? 0 : cube ? 1 : 2) + 4 * batch + 8 * (kP2pReplayMaxRanks + 1) * static_cast<int>(g.arch), g.arch);
+    vp = &capped(*vp, op.channels, distinct, steps, CapKey{shift ? 0 : cube ? 1 : 2, batch, g.arch});
   }
   View& v = *vp;
   engine::RunPlan plan;

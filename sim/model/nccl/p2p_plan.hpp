@@ -156,13 +156,20 @@ class P2pPlanner {
  private:
   struct View;
   struct Facts;
+  // What a capped view's caps follow from besides the channels per send: the pattern of sends at once
+  // (0 sendrecv's shift, 1 hypercube's steps, 2 the first batch of alltoall rounds), the batch and the GPUs'
+  // generation (the channel rate).
+  struct CapKey {
+    int pattern = -1, batch = 0;
+    Arch arch = Arch::Volta;
+    bool operator==(const CapKey&) const = default;
+  };
   // `shm`: the GPU pairs whose ports stage through host memory (shm_pairs).
   View& view(bool ll, const Graph& g, const std::vector<int>& gpus, const std::vector<std::pair<int, int>>& shm);
   // `base` with each NVLink link capped at the channel rate x the channels of the sends crossing it in
   // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
   // (or receives) are all a direction carries.
-  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, int key,
-               Arch arch);
+  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key);
   const Facts& facts(const Graph& g, const std::vector<int>& gpus);
 
   const topology::Topology& topo_;
@@ -171,6 +178,7 @@ class P2pPlanner {
   std::vector<int> relay_gpus_;
   bool ll_in_release_;
   bool ll_per_peer_;
+  bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;
