@@ -65,6 +65,9 @@ CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);
 // "Why is my measured busbw lower?": per size band, what bounds the prediction (the model's own replay, no new
 // numbers; sim/model/compare_bounds.cpp) and what the measured busbw says that resource ran at. The report
 // (sim/report/compare_report) turns a band into a line with a check to run.
+// What kind of link bounds a band (the report words it: sim/report/compare_report.cpp).
+enum class BoundKind { None, Network, NicPcie, NVLink, Xgmi, Pcie, Other };
+
 struct BoundBand {
   // The latency band: rows whose predicted busbw is below half the prediction's highest (fixed costs, launch and
   // per-hop latency, still dominate); the bandwidth band: every other row.
@@ -74,8 +77,8 @@ struct BoundBand {
   double measured_busbw = 0, predicted_busbw = 0;     // medians over the band's rows (GB/s)
   double measured_time_us = 0, predicted_time_us = 0; // medians over the band's rows
   // The bandwidth band's bottleneck, from the replay of its largest row: the busiest directed link (ties within
-  // 0.1% counted in `links`). Empty `kind` where the model replays nothing (a closed form).
-  std::string kind;  // "network", "NIC PCIe" (a NIC's own PCIe link), "NVLink", "xGMI", "PCIe" or "other"
+  // 0.1% counted in `links`). None where the model replays nothing (a closed form).
+  BoundKind kind = BoundKind::None; // NicPcie: a NIC's own PCIe link
   std::string type;  // the link's type (ib, roce, nvlink4, pcie5, ...)
   std::string name;  // e.g. "n0.xnic0->fabric"
   double link_GBps = 0; // that directed link's bandwidth (all lanes)

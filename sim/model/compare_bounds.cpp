@@ -7,12 +7,12 @@
 namespace ccsim::model {
 namespace {
 
-std::string bound_kind(topology::LinkType t) {
-  if (topology::is_network(t)) return "network";
-  if (topology::is_nvlink(t)) return "NVLink";
-  if (topology::is_pcie(t)) return "PCIe";
-  if (t == topology::LinkType::Xgmi) return "xGMI";
-  return "other";
+BoundKind bound_kind(topology::LinkType t) {
+  if (topology::is_network(t)) return BoundKind::Network;
+  if (topology::is_nvlink(t)) return BoundKind::NVLink;
+  if (topology::is_pcie(t)) return BoundKind::Pcie;
+  if (t == topology::LinkType::Xgmi) return BoundKind::Xgmi;
+  return BoundKind::Other;
 }
 
 } // namespace
@@ -48,7 +48,7 @@ std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topol
         b.kind = bound_kind(link.type);
         // A PCIe link to a NIC carries what the NIC sends: the NIC's side of the network.
         const auto nic = [&](int node) { return topo.nodes[static_cast<std::size_t>(node)].kind == topology::NodeKind::Nic; };
-        if (b.kind == "PCIe" && (nic(link.a) || nic(link.b))) b.kind = "NIC PCIe";
+        if (b.kind == BoundKind::Pcie && (nic(link.a) || nic(link.b))) b.kind = BoundKind::NicPcie;
         b.type = std::string(topology::to_string(link.type));
         b.name = topo.channel_name(c);
         b.link_GBps = static_cast<double>(link.capacity()) / 1e9;

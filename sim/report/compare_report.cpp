@@ -1,6 +1,7 @@
 #include "sim/report/compare_report.hpp"
 
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,23 +14,36 @@ namespace {
 nlohmann::ordered_json num_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
 
 
+std::string_view kind_name(model::BoundKind k) {
+  switch (k) {
+  case model::BoundKind::Network: return "network";
+  case model::BoundKind::NicPcie: return "NIC PCIe";
+  case model::BoundKind::NVLink: return "NVLink";
+  case model::BoundKind::Xgmi: return "xGMI";
+  case model::BoundKind::Pcie: return "PCIe";
+  case model::BoundKind::Other: return "other";
+  case model::BoundKind::None: break;
+  }
+  return "";
+}
+
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {
   if (b.latency)
     return "launch cost (nccl-tests -G 1 runs CUDA graphs), the protocol (NCCL_PROTO; LL for small sizes) and the "
            "network's latency (ib_send_lat) set this floor";
-  if (b.kind == "network")
+  if (b.kind == model::BoundKind::Network)
     return "check each NIC with ib_write_bw (perftest) between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
            "(NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
-  if (b.kind == "NIC PCIe")
+  if (b.kind == model::BoundKind::NicPcie)
     return "check each NIC with ib_write_bw (perftest) between two nodes and the PCIe width and generation of its slot "
            "(lspci -vv LnkSta), and that NCCL uses every NIC with GPUDirect RDMA (NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
-  if (b.kind == "xGMI")
+  if (b.kind == model::BoundKind::Xgmi)
     return "check amd-smi topology (every GPU pair on xGMI) and rocm-smi --showxgmierr (link errors)";
-  if (b.kind == "NVLink") return "check nvidia-smi nvlink --status (every link up, at full speed) and nvidia-smi topo -m";
-  if (b.kind == "PCIe")
+  if (b.kind == model::BoundKind::NVLink) return "check nvidia-smi nvlink --status (every link up, at full speed) and nvidia-smi topo -m";
+  if (b.kind == model::BoundKind::Pcie)
     return "check the PCIe width and generation (nvidia-smi -q -d PCIE, lspci -vv LnkSta) and ACS (P2P through the root complex)";
-  if (b.kind.empty())
+  if (b.kind == model::BoundKind::None)
     return "the model's pick here is a closed form, which names no link: compare again with --nccl-algo ring to replay "
            "rings and name their busiest link";
   return "`ccsim --topo ... --links` lists every link's load";
@@ -47,10 +61,10 @@ std::vector<std::string> bound_lines(const model::CompareMeta& m) {
       out.push_back(head + fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
                                        "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
                                        b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
-    } else if (!b.kind.empty()) {
+    } else if (b.kind != model::BoundKind::None) {
       out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% busy; e.g. {}); median busbw {:.2f} GB/s "
                                        "measured against {:.2f} predicted: at the measured rate those links carried ~{:.1f} GB/s each; {}",
-                                       b.links, b.type, b.links == 1 ? "" : "s", b.kind, b.link_GBps, b.busy_pct, b.name, b.measured_busbw,
+                                       b.links, b.type, b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.busy_pct, b.name, b.measured_busbw,
                                        b.predicted_busbw, b.link_GBps * b.measured_busbw / b.predicted_busbw, check_of(b)));
     } else {
       out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
@@ -119,8 +133,8 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
     o["min_size"] = b.lo, o["max_size"] = b.hi, o["rows"] = b.rows;
     o["median_measured_busbw"] = num_or_null(b.measured_busbw), o["median_predicted_busbw"] = num_or_null(b.predicted_busbw);
     o["median_measured_time_us"] = num_or_null(b.measured_time_us), o["median_predicted_time_us"] = num_or_null(b.predicted_time_us);
-    if (!b.kind.empty()) {
-      o["bound_by"] = b.kind, o["link_type"] = b.type, o["link"] = b.name, o["link_GBps"] = b.link_GBps;
+    if (b.kind != model::BoundKind::None) {
+      o["bound_by"] = kind_name(b.kind), o["link_type"] = b.type, o["link"] = b.name, o["link_GBps"] = b.link_GBps;
       o["links_as_busy"] = b.links, o["busy_pct"] = b.busy_pct;
       o["link_GBps_at_measured_rate"] = num_or_null(b.link_GBps * b.measured_busbw / b.predicted_busbw);
     }
