@@ -205,6 +205,9 @@ EXPECTED = {
         ("machine:gpu=mi300x,nodes=2,nics=2x400G,kind=roce", [], [(AR, 16, 5, G, 16 * G)]),
     "mi300x-oci-oke-2node-16gpu-allreduce-1G-16G-8rails-roce-slurm-rccl2277.txt":
         ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 5, G, 16 * G)]),
+    # 4 of 8 GPUs per host on 2 hosts, under NCCL_DEBUG=TRACE to a file; the first five sizes print as 0-byte rows (left out)
+    "mi355x-2node-8gpu-alltoall-4B-8G-4of8gpus-ionic400-roce-debugfile-amddev.txt":
+        ("machine:gpu=mi355x,gpus=4,nodes=2,nics=4x400G,kind=roce", [], [(A2A, 8, 27, 128, 8 * G)]),
 }
 
 
