@@ -182,6 +182,9 @@ EXPECTED = {
     # and 64-node copies keep the device list's last line only ("Rank 127", "Rank 511": that rank + 1)
     "b200-together-2node-16gpu-sendrecv-1K-256M-ib400-nccl2297.txt":
         ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 16, 19, K, 256 * M), (SR, 16, 1, 64 * M, 64 * M)]),
+    # a UCX error line between the two runs
+    "b200-together-4node-32gpu-sendrecv-1K-256M-ib400-ucxerror-nccl2297.txt":
+        ("machine:gpu=b200,nodes=4,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 32, 19, K, 256 * M), (SR, 32, 1, 64 * M, 64 * M)]),
     "b200-together-8node-64gpu-sendrecv-1K-256M-ib400-nccl2297.txt":
         ("machine:gpu=b200,nodes=8,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 64, 19, K, 256 * M)]),
     "b200-together-16node-128gpu-sendrecv-1K-256M-ib400-devicelistcut-nccl2297.txt":
