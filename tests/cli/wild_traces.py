@@ -177,6 +177,40 @@ EXPECTED = {
         ("machine:gpu=a100,gpus=8", [], [(AR, 8, 6, 32 * M, G)]),
     "a100-sxm4-80gb-2node-16gpu-allreduce-32M-1G-healthcheck-fixture-nccl21212-metagcm.txt":
         ("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", [], [(AR, 16, 6, 32 * M, G)]),
+    # the sixth harvest. Together's B200 sendrecv jobs: the script's own echo lines around the run(s), no test name in any
+    # nccl-tests line (--op), redop "sum" and count = size/4 on a sendrecv; 2 nodes keep the second, fixed-64 MB run; the 16-
+    # and 64-node copies keep the device list's last line only ("Rank 127", "Rank 511": that rank + 1)
+    "b200-together-2node-16gpu-sendrecv-1K-256M-ib400-nccl2297.txt":
+        ("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 16, 19, K, 256 * M), (SR, 16, 1, 64 * M, 64 * M)]),
+    # a UCX error line between the two runs
+    "b200-together-4node-32gpu-sendrecv-1K-256M-ib400-ucxerror-nccl2297.txt":
+        ("machine:gpu=b200,nodes=4,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 32, 19, K, 256 * M), (SR, 32, 1, 64 * M, 64 * M)]),
+    "b200-together-8node-64gpu-sendrecv-1K-256M-ib400-nccl2297.txt":
+        ("machine:gpu=b200,nodes=8,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 64, 19, K, 256 * M)]),
+    "b200-together-16node-128gpu-sendrecv-1K-256M-ib400-devicelistcut-nccl2297.txt":
+        ("machine:gpu=b200,nodes=16,nics=8x400G,kind=ib", ["--op", "sendrecv"], [(SR, 128, 19, K, 256 * M)]),
+    "b200-together-64node-512gpu-sendrecv-1K-256M-ib400-devicelistcut-nccl2297.txt":
+        ("crossbar:ranks=512,bw=50GB/s,alpha=1us", ["--op", "sendrecv"], [(SR, 512, 19, K, 256 * M)]),
+    # two fenced blocks of a log: the device list with its NCCL version line, then the table (no nThread line, no blank '#'
+    # between the version line and the column banner)
+    "gb300-oke-4tray-16gpu-allreduce-8M-8G-imex-1nvldomain-nccl2293.txt":
+        ("machine:gpu=gb300,gpus=16", [], [(AR, 16, 11, 8 * M, 8 * G)]),
+    # a doc's own device summary ("Rank  0 .. Rank  7 on <host>  <GPU>") and an nThread line cut after "iters: 20": 16
+    # ranks from busbw/algbw (1.875)
+    "h100-azure-ndv5-2node-16gpu-allreduce-8M-16G-ib400-sharpplugin-nccl2297.txt":
+        ("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 12, 8 * M, 16 * G)]),
+    # a Run:ai log: the logs command and two ssh warnings before the nccl-tests lines; no test name, no NCCL version line
+    "h200-nebius-runai-2node-16gpu-allreduce-1G-16G-mpijob.txt":
+        ("machine:gpu=h200,nodes=2,nics=8x400G,kind=ib", [], [(AR, 16, 5, G, 16 * G)]),
+    # an OCI script's block: "Ranks: 16" / "GPUs: 16", RCCL's version lines, a blank line, then the rows with no column banner
+    # and no device list (16 ranks from busbw/algbw); only the footer names the test
+    "mi300x-oci-oke-2node-16gpu-allreduce-1G-16G-2rails-roce-rccl2277.txt":
+        ("machine:gpu=mi300x,nodes=2,nics=2x400G,kind=roce", [], [(AR, 16, 5, G, 16 * G)]),
+    "mi300x-oci-oke-2node-16gpu-allreduce-1G-16G-8rails-roce-slurm-rccl2277.txt":
+        ("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 5, G, 16 * G)]),
+    # 4 of 8 GPUs per host on 2 hosts, under NCCL_DEBUG=TRACE to a file; the first five sizes print as 0-byte rows (left out)
+    "mi355x-2node-8gpu-alltoall-4B-8G-4of8gpus-ionic400-roce-debugfile-amddev.txt":
+        ("machine:gpu=mi355x,gpus=4,nodes=2,nics=4x400G,kind=roce", [], [(A2A, 8, 27, 128, 8 * G)]),
 }
 
 
