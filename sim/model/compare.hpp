@@ -76,14 +76,15 @@ struct BoundBand {
   int rows = 0;
   double measured_busbw = 0, predicted_busbw = 0;     // medians over the band's rows (GB/s)
   double measured_time_us = 0, predicted_time_us = 0; // medians over the band's rows
-  // The bandwidth band's bottleneck, from the replay of its largest row: the busiest directed link (ties within
-  // 0.1% counted in `links`). None where the model replays nothing (a closed form).
+  // The bandwidth band's bottleneck, from the replay of its largest row: the directed link that carried the largest
+  // share of what it could over the replay (ties within 0.1% counted in `links`). None where the model replays
+  // nothing (a closed form).
   BoundKind kind = BoundKind::None; // NicPcie: a NIC's own PCIe link
   std::string type;  // the link's type (ib, roce, nvlink4, pcie5, ...)
   std::string name;  // e.g. "n0.xnic0->fabric"
   double link_GBps = 0; // that directed link's bandwidth (all lanes)
-  int links = 0;        // directed links as busy as it
-  double busy_pct = 0;  // of the replay's makespan
+  int links = 0;        // directed links as used as it
+  double used_pct = 0;  // bytes it carried / (its bandwidth x the replay's makespan)
 };
 
 // The bands of `r` (one or two; the latency band first), from the same predictor compare() used.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/observe/link_report.hpp"
 
 namespace ccsim::model {
 namespace {
@@ -38,12 +37,27 @@ std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topol
     b.measured_busbw = median(mb), b.predicted_busbw = median(pb);
     b.measured_time_us = median(mt), b.predicted_time_us = median(pt);
     // The bandwidth band holds the largest row: the link its replay kept busiest.
-    if (!latency && r.largest_replayed) {
-      observe::TimelineMeta meta;
-      meta.makespan = r.largest.makespan;
-      const auto rep = observe::make_link_report(topo, r.largest, nullptr, meta);
-      if (!rep.bottlenecks.empty()) {
-        const topology::ChannelId c = rep.bottlenecks.front();
+    // The bandwidth band holds the largest row: the link its replay used most, as a share of what the link can carry
+    // over the replay. (Not the link busy longest: a flow held back elsewhere keeps every link on its path busy, so
+    // a cross-node send would name its NVLink hop, busy all along at a NIC's rate.)
+    if (!latency && r.largest_replayed && r.largest.makespan > 0) {
+      const auto& bytes = r.largest.channels.bytes;
+      std::vector<double> used(bytes.size(), 0.0);
+      double most = 0;
+      for (std::size_t c = 0; c < bytes.size(); ++c) {
+        const double can = static_cast<double>(topo.channel_capacity(static_cast<topology::ChannelId>(c))) * to_sec(r.largest.makespan);
+        used[c] = can > 0 ? static_cast<double>(bytes[c]) / can : 0.0;
+        most = std::max(most, used[c]);
+      }
+      if (most > 0) {
+        // Within 0.1% of the most used: symmetric schedules tie only up to rounding.
+        std::size_t first = bytes.size();
+        for (std::size_t c = 0; c < bytes.size(); ++c)
+          if (used[c] * 1000 >= most * 999) {
+            if (first == bytes.size()) first = c;
+            ++b.links;
+          }
+        const auto c = static_cast<topology::ChannelId>(first);
         const auto& link = topo.link_of(c);
         b.kind = bound_kind(link.type);
         // A PCIe link to a NIC carries what the NIC sends: the NIC's side of the network.
@@ -52,8 +66,7 @@ std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topol
         b.type = std::string(topology::to_string(link.type));
         b.name = topo.channel_name(c);
         b.link_GBps = static_cast<double>(link.capacity()) / 1e9;
-        b.links = static_cast<int>(rep.bottlenecks.size());
-        b.busy_pct = rep.links.front().busy_pct;
+        b.used_pct = 100.0 * most;
       }
     }
     out.push_back(b);

@@ -27,6 +27,11 @@ std::string_view kind_name(model::BoundKind k) {
   return "";
 }
 
+// What each bounding link carried in the replay, scaled to the measured rate.
+double carried_at_measured_rate(const model::BoundBand& b) {
+  return b.link_GBps * b.used_pct / 100.0 * b.measured_busbw / b.predicted_busbw;
+}
+
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {
   if (b.latency)
@@ -62,10 +67,10 @@ std::vector<std::string> bound_lines(const model::CompareMeta& m) {
                                        "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
                                        b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
     } else if (b.kind != model::BoundKind::None) {
-      out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% busy; e.g. {}); median busbw {:.2f} GB/s "
+      out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% used; e.g. {}); median busbw {:.2f} GB/s "
                                        "measured against {:.2f} predicted: at the measured rate those links carried ~{:.1f} GB/s each; {}",
-                                       b.links, b.type, b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.busy_pct, b.name, b.measured_busbw,
-                                       b.predicted_busbw, b.link_GBps * b.measured_busbw / b.predicted_busbw, check_of(b)));
+                                       b.links, b.type, b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.used_pct, b.name, b.measured_busbw,
+                                       b.predicted_busbw, carried_at_measured_rate(b), check_of(b)));
     } else {
       out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
                                        b.predicted_busbw, check_of(b)));
@@ -135,8 +140,8 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
     o["median_measured_time_us"] = num_or_null(b.measured_time_us), o["median_predicted_time_us"] = num_or_null(b.predicted_time_us);
     if (b.kind != model::BoundKind::None) {
       o["bound_by"] = kind_name(b.kind), o["link_type"] = b.type, o["link"] = b.name, o["link_GBps"] = b.link_GBps;
-      o["links_as_busy"] = b.links, o["busy_pct"] = b.busy_pct;
-      o["link_GBps_at_measured_rate"] = num_or_null(b.link_GBps * b.measured_busbw / b.predicted_busbw);
+      o["links_as_used"] = b.links, o["used_pct"] = b.used_pct;
+      o["link_GBps_at_measured_rate"] = num_or_null(carried_at_measured_rate(b));
     }
     o["text"] = lines[i];
     j["bounds"].push_back(o);
