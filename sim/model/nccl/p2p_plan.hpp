@@ -37,6 +37,8 @@
 //     alltoall calibration runs bind at; a Hopper channel carries it too, twice NCCL's half of a 20.6 lane
 //     (measured: H100 sendrecv on 4 and 8 channels 20.3-20.5 GB/s per channel, wild traces, checks only).
 //     sm80 (read) and sm70 keep NCCL's half lane, 10 GB/s: no calibration run gives their block's rate.
+//     An LL send's channel carries half of it as data: the block's bytes are 16-byte LL lines, two 4-byte data
+//     words each beside their flags (union ncclLLFifoLine, src/include/device.h), as the LL view's links are.
 //     So a send over c channels moves at most c x that rate, and a GPU's sends at most its batch's distinct
 //     channels x it (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
 //     links' own bound (NCCL's network figure, NCCL_P2P_PER_CHANNEL_NET_BW 14, sizes the channels to cover
