@@ -39,9 +39,12 @@ Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {
   return all_nvlink ? kP2pNvlChunk : kP2pPciChunk;
 }
 
-double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch) {
-  if (arch == Arch::Hopper || arch == Arch::Blackwell) return kP2pWriteBlockGBps;
-  return nvlink_lane_GBps / kP2pChannelsPerNvlinkLane;
+double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch, bool ll) {
+  const double bytes = arch == Arch::Hopper || arch == Arch::Blackwell ? kP2pWriteBlockGBps
+                                                                       : nvlink_lane_GBps / kP2pChannelsPerNvlinkLane;
+  // The rate counts the bytes a block moves (Simple's are all data); an LL line is half flags, as the LL view's
+  // links are (view(): the same half).
+  return ll ? bytes * kLLDataPerLineByte : bytes;
 }
 
 int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_bw_intra, bool logged) {
@@ -306,7 +309,7 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   const Proto proto = ll ? Proto::LL : Proto::Simple;
   auto v = std::make_unique<View>(View{ll, topo_, nullptr, 0, {}, shm});
   stage_shm_ports(v->topo, shm);
-  const double factor = ll ? 0.5 : 1.0;
+  const double factor = ll ? kLLDataPerLineByte : 1.0;
   const double intra = intra_hop_us(tab_, g, Algo::Ring, proto), inter = net_hop_us(tab_, Algo::Ring, proto);
   const bool staging = stages_through_host(v->topo); // the socket link: NCCL's figure, or as drawn for P2P across it
   for (auto& l : v->topo.links) {
@@ -368,7 +371,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
     if (!topology::is_nvlink(l.type)) continue;
-    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch);
+    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
     double cap = 0;
     for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
       if (most[c] == 0) continue;
@@ -491,7 +494,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
       const auto& l = v.topo.links[i];
       if (l.a != node && l.b != node) continue;
       egress += static_cast<double>(l.capacity());
-      if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), g.arch) * 1e9;
+      if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), g.arch, v.ll) * 1e9;
     }
     if (channel_rate > 0) egress = std::min(egress, distinct * channel_rate);
     const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));

@@ -37,6 +37,8 @@
 //     alltoall calibration runs bind at; a Hopper channel carries it too, twice NCCL's half of a 20.6 lane
 //     (measured: H100 sendrecv on 4 and 8 channels 20.3-20.5 GB/s per channel, wild traces, checks only).
 //     sm80 (read) and sm70 keep NCCL's half lane, 10 GB/s: no calibration run gives their block's rate.
+//     An LL send's channel carries half of it as data: the block's bytes are 16-byte LL lines, two 4-byte data
+//     words each beside their flags (union ncclLLFifoLine, src/include/device.h), as the LL view's links are.
 //     So a send over c channels moves at most c x that rate, and a GPU's sends at most its batch's distinct
 //     channels x it (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
 //     links' own bound (NCCL's network figure, NCCL_P2P_PER_CHANNEL_NET_BW 14, sizes the channels to cover
@@ -73,6 +75,9 @@ inline constexpr double kP2pChannelsPerNvlinkLane = 2; // ncclTopoGetNchannels: 
 // One P2P thread block's copy rate over NVLink where the connection writes (sm90 and newer): NCCL's SM100
 // plan, 40.1 / 2 GB/s (topo.h v2.30.7-1), the rate the GB200 alltoall calibration runs bind at (see above).
 inline constexpr double kP2pWriteBlockGBps = 20.05;
+// The data an LL line carries: union ncclLLFifoLine (src/include/device.h) is 16 bytes, two 4-byte data words each
+// followed by its 4-byte flag; a block's LL stores move half their bytes as data.
+inline constexpr double kLLDataPerLineByte = 0.5;
 inline constexpr Bytes kP2pLLStep = Bytes{1} << 16; // DEFAULT_LL_BUFFSIZE / NCCL_STEPS (init.cc): LL's step
 inline constexpr Bytes kP2pNvlChunk = Bytes{1} << 19, kP2pPciChunk = Bytes{1} << 17, kP2pNetChunk = Bytes{1} << 17;
 
@@ -82,9 +87,10 @@ int pow2_up(int v);
 int nvlink_peer_channels(double path_GBps, double lane_GBps);
 int net_peer_channels(int nics, double nic_GBps);
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell);
-// The rate of one P2P channel over NVLink for GPUs of `arch` (see above): the write block's rate on Hopper and
-// newer, NCCL's planned half of a lane (nvlink_lane_GBps / 2) before.
-double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch);
+// The data rate of one P2P channel over NVLink for GPUs of `arch` (see above): the write block's rate on Hopper and
+// newer, NCCL's planned half of a lane (nvlink_lane_GBps / 2) before; `ll`: an LL send, whose lines carry half
+// their bytes as data (kLLDataPerLineByte), so the channel's bytes carry half the data.
+double p2p_channel_GBps(double nvlink_lane_GBps, Arch arch, bool ll = false);
 
 // The communicator's channels P2P starts from (comm->nChannels): the ring's CUDA channels, doubled once
 // more on Hopper and newer across nodes when the ring's bwIntra exceeds 45 GB/s and fewer than 16 channels

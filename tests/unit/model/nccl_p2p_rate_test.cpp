@@ -15,6 +15,7 @@
 // the Hopper cases fail on 23a6c60 too, where a Hopper channel ran at 10.3 GB/s.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "sim/metrics/sweep.hpp"
@@ -39,6 +40,18 @@ metrics::Row p2p_rate_run(const topology::Topology& t, schedule::Op op, Bytes si
 
 double p2p_rate_us(Time t) { return static_cast<double>(t) / 1e6; }
 
+// As p2p_rate_run, for the NCCL release `version` (--nccl-version).
+metrics::Row p2p_rate_run_in(const topology::Topology& t, schedule::Op op, Bytes size, const std::string& version) {
+  model::ModelOptions o;
+  o.nccl_version = version;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c;
+  c.op = op;
+  c.model_name = "nccl";
+  c.placements = topology::pack_rings(t, {}).rings;
+  return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
+}
+
 } // namespace
 
 TEST_CASE("P2P channel rate: the write block's on Hopper and Blackwell, half of NCCL's lane before") {
@@ -46,6 +59,25 @@ TEST_CASE("P2P channel rate: the write block's on Hopper and Blackwell, half of 
   CHECK(p2p_channel_GBps(20.6, Arch::Hopper) == doctest::Approx(20.05));    // SM90: the same block, not 20.6 / 2
   CHECK(p2p_channel_GBps(20.0, Arch::Ampere) == doctest::Approx(10.0));     // SM80 (P2P read): NCCL's 20 / 2
   CHECK(p2p_channel_GBps(20.0, Arch::Volta) == doctest::Approx(10.0));      // SM70
+}
+
+TEST_CASE("P2P LL channel: the block's bytes are LL lines, half of them flags, by hand") {
+  // union ncclLLFifoLine (src/include/device.h): 16 bytes, data1 flag1 data2 flag2 (4 bytes each). A block that
+  // moves 20.05 GB/s of lines moves 10.025 GB/s of data.
+  CHECK(p2p_channel_GBps(20.6, Arch::Hopper, true) == doctest::Approx(10.025));
+  CHECK(p2p_channel_GBps(40.1, Arch::Blackwell, true) == doctest::Approx(10.025));
+  CHECK(p2p_channel_GBps(20.0, Arch::Ampere, true) == doctest::Approx(5.0));
+  CHECK(p2p_channel_GBps(20.6, Arch::Hopper, false) == doctest::Approx(20.05));
+  // 8 H100, NCCL 2.26.2 (LL up to p2pnChannelsPerPeer 32 x 16 KiB): a 512 KiB sendrecv runs LL on min(4, 512 KiB /
+  // 8 KiB) = 4 channels: 4 x 10.025 = 40.1 GB/s, under the LL view's port (370.8 / 2 = 185.4). Ring LL base
+  // 6.6 us + one NVLink LL hop 0.6 us + 524288 B / 40.1 GB/s = 20.27 us (at the Simple block's 80.2 GB/s:
+  // 13.74 us). The B200 sendrecv paste (tests/data/wild_traces/b200-vultr-8gpu-sendrecv-..., release not stated)
+  // adds ~20 GB/s from 256 to 512 KiB on what would be these 4 LL channels: a check, not a fit.
+  const auto t = topology::resolve_topology("machine:gpu=h100,gpus=8");
+  const auto r = p2p_rate_run_in(t, schedule::Op::SendRecv, 524288, "2.26.2");
+  REQUIRE(r.choice.proto == "LL");
+  CHECK(r.choice.channels == 4);
+  CHECK(p2p_rate_us(r.time) == doctest::Approx(6.6 + 0.6 + 524288.0 / 40.1e3).epsilon(1e-3));
 }
 
 TEST_CASE("P2P sendrecv on 8 H100: 4 channels at the write block's 20.05 GB/s, 32 bind at the port, by hand") {

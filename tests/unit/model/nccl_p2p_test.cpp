@@ -113,12 +113,13 @@ TEST_CASE("P2P alltoall on 8 H100 NVSwitch: each GPU's 7 sends on 32 channels bi
   // nccl-tests' alltoall busbw = algbw x (n-1)/n: the port speed, less the latency's share.
   CHECK(r.bw.busbw_GBps == doctest::Approx(1073741824.0 / expect_us / 1e3 * 7.0 / 8.0).epsilon(1e-3));
   CHECK(r.bw.busbw_GBps < 370.8);
-  // 8 KiB: 1 KiB per peer, LL on one channel each, 7 channels at 20.05 GB/s = 140.35 GB/s (LL's half of the
-  // port, 185.4, is wider): base 6.6 us + hop 0.6 us + 7 KiB / 140.35 GB/s.
+  // 8 KiB: 1 KiB per peer, LL on one channel each, 7 channels whose blocks move 20.05 GB/s of 16-byte LL lines,
+  // 8 bytes of each data (ncclLLFifoLine): 7 x 10.025 = 70.175 GB/s (LL's half of the port, 185.4, is wider):
+  // base 6.6 us + hop 0.6 us + 7 KiB / 70.175 GB/s (at the Simple block's 140.35 GB/s before).
   const auto s = predict_alltoall(t, 8192);
   CHECK(s.choice.proto == "LL");
   CHECK(s.choice.channels == 1);
-  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
+  CHECK(us(s.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 70.175e3).epsilon(1e-3));
 }
 
 TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand") {
@@ -134,10 +135,10 @@ TEST_CASE("P2P sends run Simple before NCCL 2.14.3 whatever their size, by hand"
   CHECK(old_release.choice.proto == "Simple");
   CHECK(old_release.choice.channels == 1);
   CHECK(us(old_release.time) == doctest::Approx(8.4 + 3.4 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
-  // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, the same 7 channels).
+  // 2.14.3: LL as in the release the tables are for (6.6 + 0.6 us, the same 7 channels at LL's half: 70.175 GB/s).
   const auto first_ll = predict_alltoall_in(t, 8192, "2.14.3");
   CHECK(first_ll.choice.proto == "LL");
-  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 140.35e3).epsilon(1e-3));
+  CHECK(us(first_ll.time) == doctest::Approx(6.6 + 0.6 + 7.0 * 1024.0 / 70.175e3).epsilon(1e-3));
   // 1 GiB (128 MiB per peer) is Simple in every release: the same time.
   CHECK(predict_alltoall_in(t, Bytes{1} << 30, "2.10.3").time == predict_alltoall_in(t, Bytes{1} << 30, "").time);
 }
