@@ -265,8 +265,8 @@ PIPELINE_ITERS = 20
 # The host's cost of one launch (issue 14, launchfig branch): the overlapping kind whose figure is that cost
 # per runtime. At <= 4 KiB a run of a summed kind reads as it too, (measured - bare / 20) per launch: the
 # floors of every single-process CUDA run (N = 2..12 GPUs, NCCL 2.4 GROUP mode to 2.30) grow with N at ~4.5 us
-# per GPU and not with the bare GPU time (a least-squares fit over the 21 such runs of models/traces,
-# models/holdout and the wild traces gives floor = 4.46 N + 0.19 G - 1.0 us), so the thread's serial launches
+# per GPU and not with the bare GPU time (a least-squares fit over the 24 such runs of models/traces,
+# models/holdout and the wild traces gives floor = 4.41 N + 0.21 G - 1.2 us), so the thread's serial launches
 # are what the floor is, and every class with such runs votes for the figure, not the one whose release
 # names PARALLEL mode alone. NCCL's per-GPU host path around the launch: src/group.cc doLaunches and
 # src/enqueue.cc ncclLaunchPrepare / ncclLaunchKernel / ncclLaunchFinish (v2.26.2-1): cudaSetDevice, event
