@@ -349,7 +349,8 @@ def with_launch_cells(doc, votes, leave_out=None):
     doc["params"]["launch_by_kind"], doc["launch_by_kind_from"] = launch_cells(votes, leave_out)
     doc["launch_by_kind_about"] = ("launch terms per launch kind (CUDA or HIP x one or several GPUs per launching thread), "
                                    "applied by the nccl model instead of launch_us / launch_per_gpu_us: each class's median "
-                                   "floor over the bare model at <= 4 KiB per launch (validate_table.py launch_vote), each "
+                                   "floor over the bare model at <= 4 KiB per launch (validate_table.py launch_readings; a CUDA -g N "
+                                   "run of the summed kind also votes for cuda/gN-parallel as the host's issue time), each "
                                    "kind the median over the classes; models/README.md, section 'Launch cost per launch kind'")
     doc["launch_by_kind_classes"] = {c: {k: round(v, 2) for k, v in sorted(ks.items())} for c, ks in sorted(votes.items()) if c != leave_out}
     return doc
