@@ -169,5 +169,52 @@ early = pfit(**{"net:LL128": 0.9})
 early["identified"] = {"proto:net:LL128": False}
 check("moved early, held at the end: no vote", cp(net_classes[:2] + [cp([early], "E")], "all", 2)["params"].get("protocol_efficiency", {}), {"net:LL128": 0.38})
 
+# ---- The host's cost of one launch (launchfig): every single-process CUDA class votes for it ----
+# A run's compare JSON under the bare model: rows <= 4 KiB count, an 8 KiB row does not.
+def cmp_json(g, rows, nodes=1):
+    return {"gpus_per_thread": g, "nccl_graph": f"ring over {nodes} node(s)",
+            "rows": [{"size": s, "measured_time_us": m, "predicted_time_us": p} for s, m, p in rows]}
+
+
+def readings(j, kind):
+    return {k: v for k, v in vt.launch_readings(j, kind)}
+
+
+# 8 GPUs per thread, bare 16 us at 8 B .. 4 KiB, measured 48.0 / 48.8 / 49.6 (and 999 at 8 KiB, not a floor row).
+# Summed kind (what the launches add): median(32.0, 32.8, 33.6) / 8 = 4.1. The host's issue per launch
+# (floor minus the bare time over 20 iterations): median(47.2, 48.0, 48.8) / 8 = 6.0.
+summed = cmp_json(8, [(8, 48.0, 16.0), (1024, 48.8, 16.0), (4096, 49.6, 16.0), (8192, 999.0, 16.0)])
+check("a cuda/gN run reads as both kinds", readings(summed, "cuda/gN"), {"cuda/gN": 4.1, "cuda/gN-parallel": 6.0})
+# A run of the overlapping kind reads once: (40.8 - 16 / 20) / 8 = 5.0.
+par = cmp_json(8, [(8, 40.8, 16.0)])
+check("a cuda/gN-parallel run reads once", readings(par, "cuda/gN-parallel"), {"cuda/gN-parallel": 5.0})
+# HIP -g N is already its runtime's overlapping kind: (50.8 - 16 / 20) / 8 = 6.25, nothing else.
+check("a hip/gN run reads once", readings(par | {"rows": [{"size": 8, "measured_time_us": 50.8, "predicted_time_us": 16.0}]}, "hip/gN"),
+      {"hip/gN": 6.25})
+# One GPU per thread: one launch, no serial issue to read: (20.0 - 15.0) / 1 = 5.0; over two nodes no vote at all.
+one = cmp_json(1, [(8, 20.0, 15.0)])
+check("a cuda/g1 run on one node", readings(one, "cuda/g1"), {"cuda/g1": 5.0})
+check("a cuda/g1 run over two nodes", readings(cmp_json(1, [(8, 90.0, 15.0)], nodes=2), "cuda/g1"), {})
+check("a run without small rows", readings(cmp_json(8, [(8192, 48.0, 16.0)]), "cuda/gN"), {})
+
+# The classes: A (4.1 summed, 6.0 host), B (5.0 host, its only run parallel), C (2.0 summed, 4.0 host):
+# cuda/gN-parallel the median of 6.0, 5.0, 4.0 = 5.0 from three classes; cuda/gN the median of 4.1 and 2.0 = 3.05.
+cells, src = vt.launch_cells({"A": {"cuda/gN": 4.1, "cuda/gN-parallel": 6.0}, "B": {"cuda/gN-parallel": 5.0},
+                              "C": {"cuda/gN": 2.0, "cuda/gN-parallel": 4.0}})
+check("cuda/gN-parallel over three classes", cells["cuda/gN-parallel"]["launch_per_gpu_us"], 5.0)
+check("cuda/gN over two classes", cells["cuda/gN"]["launch_per_gpu_us"], 3.05)
+if src["cuda/gN-parallel"] != "median of 3 class(es)":
+    print(f"FAIL: where cuda/gN-parallel came from: {src['cuda/gN-parallel']}"); fails += 1
+
+# Through launch_votes with a stand-in for ccsim that answers compare with the summed run above: class A's
+# one -g 8 run votes for both kinds (on the code before, for cuda/gN alone).
+import json, stat, tempfile  # noqa: E402
+fake = os.path.join(tempfile.mkdtemp(prefix="ccsim-launchfig-"), "ccsim")
+with open(fake, "w") as f:
+    f.write("#!/usr/bin/env python3\nimport json\nprint(json.dumps(" + repr(summed | {"launch_kind": "cuda/gN"}) + "))\n")
+os.chmod(fake, os.stat(fake).st_mode | stat.S_IEXEC)
+votes = vt.launch_votes(fake, [("a.txt", "A", "a.txt", ["--topo", "machine:gpu=a100,gpus=8"], True)])
+check("launch_votes: class A's kinds", votes.get("A", {}), {"cuda/gN": 4.1, "cuda/gN-parallel": 6.0})
+
 print("class_params: " + ("ok" if not fails else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)
