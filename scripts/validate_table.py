@@ -15,7 +15,8 @@ and over all sizes:
                 factor only from fits whose rows ran the protocol with its bandwidth setting their time, a share
                 of the row's time of at least --protocol-rate-share S, 0.5 unless given; with
                 --protocol-latency, off by default: see LATENCY_TERM, the fits also carry a latency multiplier per
-                protocol, voting only where calibrate identified it; efficiencies per link type only when >= 3 classes identified
+                protocol, voting only where calibrate identified it; with --by-library, off by default: see BY_LIBRARY, protocol
+                factors per collective library, NCCL's and RCCL's each from their own classes; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -198,6 +199,18 @@ def voted(j):
 def library_of(topology):
     return "rccl" if runtime_of(topology) == "hip" else "nccl"
 
+# Whether the class-level sets vote protocol factors per library (--by-library). Measured 2026-11-26 (amdll branch,
+# models/README.md "Protocol factors per collective library"): the shipped set becomes nccl {LL 0.92, net:Simple
+# 0.99} and nothing for RCCL (its LL voters are MI300X 0.54 and MI350X 0.09, two classes); the middle column moves
+# 6.9 / 9.9 -> 6.9 / 10.6 % (20 of 52 either way; the DGX-1 and HGX A100 rows lose their LL factor when their own class
+# is left out, two NVIDIA voters remaining: DGX-1 2 nodes all sizes 77.4 -> 114.8 %), held-out medians 21.2 / 21.2 %
+# unchanged but RTX 4090 kalavai 4 and 2 GPUs all sizes 37.1 -> 89.1 % and 61.8 -> 115.0 %, wild medians 10.5 / 13.2 ->
+# 11.0 / 14.5 % (SuperBench A100 allgather 17.5 -> 23.8 % >= 1 MiB, MI308X 2 nodes 11.6 -> 18.4 % all sizes; better:
+# RTX 5090 27.3 -> 17.7 %, H100 4 nodes 14.0 -> 7.6 %, Together H100 reduce_scatter 10.9 -> 6.6 %). The bases differ
+# (that is a fact of the two replays), but the NVIDIA median 0.92 is slower-LL machines' loss too and the AMD classes
+# are too few to vote: off until a third AMD class with LL rows, or a base both replays share, exists.
+BY_LIBRARY = False
+
 def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None, by_library=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
@@ -205,7 +218,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
     with the median of its identified members (types of that family, or a family value it already
     carries), and a type or family enters only when at least `least` fits voted for it. A link takes its
     type's value, else its family's (params.cpp). Protocol factors vote per library (LIBRARY) into
-    "protocol_efficiency_by_library" with `by_library` (default: when some fit names its "library"), each library
+    "protocol_efficiency_by_library" with `by_library` (default: with BY_LIBRARY, when some fit names its "library"), each library
     over its own fits only; otherwise into "protocol_efficiency" over every fit."""
     def med(vals, default):
         return statistics.median(vals) if vals else default
@@ -225,7 +238,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
         v = [statistics.median(m) for m in per_fit if m]
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     use = {}
-    split = any("library" in j for j in fits) if by_library is None else by_library
+    split = (BY_LIBRARY and any("library" in j for j in fits)) if by_library is None else by_library
     groups = sorted({j.get("library") for j in fits}, key=str) if split else [None]
     for lib in groups:
         mine = [j for j in fits if j.get("library") == lib] if split else fits
@@ -398,8 +411,10 @@ def default_doc(fits):
                     "carries the bottleneck of its sizes >= 1 MiB"
                     + (", and a protocol factor only when at least three of its rows ran the protocol at that place with its bandwidth "
                        "setting their time (--protocol-rate-rule)" if RATE_RULE else "; protocol factors vote without the rate rule, see "
-                       "RATE_RULE in scripts/validate_table.py; protocol factors per collective library, protocol_efficiency_by_library: "
-                       "NCCL's replay and RCCL's base a protocol's bandwidth differently, see library_of in scripts/validate_table.py)")
+                       "RATE_RULE in scripts/validate_table.py"
+                       + ("; protocol factors per collective library, protocol_efficiency_by_library: NCCL's replay and RCCL's "
+                          "base a protocol's bandwidth differently (--by-library)" if BY_LIBRARY else
+                          "; one protocol vote over both collective libraries, see BY_LIBRARY in scripts/validate_table.py") + ")")
                     + ("; a protocol's latency multiplier (NCCL's latency figures of the protocol times it) only when at least "
                        "three of its rows ran the protocol with its latency setting their time (--protocol-latency)" if LATENCY_TERM else "")
                     + "). Link efficiencies are per link type (a file may also "
@@ -575,6 +590,9 @@ def main():
         elif a[0] == "--protocol-rate-share":
             global RATE_SHARE
             RATE_SHARE, a = rate_share_arg(a[1] if len(a) > 1 else None), a[2:]
+        elif a[0] == "--by-library":
+            global BY_LIBRARY
+            BY_LIBRARY, a = True, a[1:]
         elif a[0] == "--protocol-latency":
             global LATENCY_TERM
             LATENCY_TERM, a = True, a[1:]
