@@ -217,7 +217,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
     (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
     with the median of its identified members (types of that family, or a family value it already
     carries), and a type or family enters only when at least `least` fits voted for it. A link takes its
-    type's value, else its family's (params.cpp). Protocol factors vote per library (LIBRARY) into
+    type's value, else its family's (params.cpp). Protocol factors vote per library (library_of) into
     "protocol_efficiency_by_library" with `by_library` (default: with BY_LIBRARY, when some fit names its "library"), each library
     over its own fits only; otherwise into "protocol_efficiency" over every fit."""
     def med(vals, default):
