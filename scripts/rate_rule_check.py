@@ -86,7 +86,10 @@ def measure(rows, own_fit, votes, variant):
     for line in open(wt.README).read().split("\n"):
         m = wt.ROW.match(line)
         if m: wild[f'{m["file"]} ({m["op"]})'] = wt.measured(CCSIM, m.groupdict())
-    return {"protocol_efficiency": doc["params"].get("protocol_efficiency", {}), "middle": mid, "held-out": hold, "wild": wild}
+    # The factors for every machine and, per collective library, "<library>:<key>" (validate_table.py library_of).
+    factors = dict(doc["params"].get("protocol_efficiency", {}))
+    factors.update({f"{lib}:{k}": v for lib, m in doc["params"].get("protocol_efficiency_by_library", {}).items() for k, v in m.items()})
+    return {"protocol_efficiency": factors, "middle": mid, "held-out": hold, "wild": wild}
 
 
 def within(m): return m is not None and (m[0] is None or m[0] <= 5) and m[1] <= 15

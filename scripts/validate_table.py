@@ -15,7 +15,8 @@ and over all sizes:
                 factor only from fits whose rows ran the protocol with its bandwidth setting their time, a share
                 of the row's time of at least --protocol-rate-share S, 0.5 unless given; with
                 --protocol-latency, off by default: see LATENCY_TERM, the fits also carry a latency multiplier per
-                protocol, voting only where calibrate identified it; efficiencies per link type only when >= 3 classes identified
+                protocol, voting only where calibrate identified it; with --by-library, off by default: see BY_LIBRARY, protocol
+                factors per collective library, NCCL's and RCCL's each from their own classes; efficiencies per link type only when >= 3 classes identified
                 them; per link family too with --link-families, off by default: see FAMILIES), so the
                 trace's own machine never informs its prediction (this script fits these sets itself; it
                 never reads the shipped default, which has every class in it);
@@ -187,13 +188,38 @@ def voted(j):
     else "fitted" (a class's set, or a file made before "identified" existed)."""
     return j.get("identified", j["fitted"])
 
-def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None):
+# Protocol factors per collective library (sim/model/protocol_place.hpp for_library): a fit's factor is its
+# machine's protocol rate over the replay's base for that protocol, and NCCL's replay bases it on NCCL's own busBw
+# ratio (ring LL min(llMaxBw, busBw x 0.5)) while RCCL's bases it on the line's data share (LL 0.5, uncapped), so an
+# NVIDIA class's LL factor and an AMD class's are not one quantity (the NVIDIA classes voted 1.18 / 0.55 / 0.92, the
+# AMD ones 0.54 / 0.09; their median over both, 0.55, described neither). Every protocol key votes per library:
+# LL's base differs most, LL128's by NCCL's per-channel cap against RCCL's 7/8, Simple's on trees (NCCL's tree
+# figure x 0.92 x 0.85 against RCCL's 1.0); each library's factor needs `least` classes of its own. A fit's library
+# is that of the tables the replay took: RCCL's on an AMD GPU kind (runtime_of "hip"), NCCL's otherwise.
+def library_of(topology):
+    return "rccl" if runtime_of(topology) == "hip" else "nccl"
+
+# Whether the class-level sets vote protocol factors per library (--by-library). Measured 2026-11-26 (amdll branch,
+# models/README.md "Protocol factors per collective library"): the shipped set becomes nccl {LL 0.92, net:Simple
+# 0.99} and nothing for RCCL (its LL voters are MI300X 0.54 and MI350X 0.09, two classes); the middle column moves
+# 6.9 / 9.9 -> 6.9 / 10.6 % (20 of 52 either way; the DGX-1 and HGX A100 rows lose their LL factor when their own class
+# is left out, two NVIDIA voters remaining: DGX-1 2 nodes all sizes 77.4 -> 114.8 %), held-out medians 21.2 / 21.2 %
+# unchanged but RTX 4090 kalavai 4 and 2 GPUs all sizes 37.1 -> 89.1 % and 61.8 -> 115.0 %, wild medians 10.5 / 13.2 ->
+# 11.0 / 14.5 % (SuperBench A100 allgather 17.5 -> 23.8 % >= 1 MiB, MI308X 2 nodes 11.6 -> 18.4 % all sizes; better:
+# RTX 5090 27.3 -> 17.7 %, H100 4 nodes 14.0 -> 7.6 %, Together H100 reduce_scatter 10.9 -> 6.6 %). The bases differ
+# (that is a fact of the two replays), but the NVIDIA median 0.92 is slower-LL machines' loss too and the AMD classes
+# are too few to vote: off until a third AMD class with LL rows, or a base both replays share, exists.
+BY_LIBRARY = False
+
+def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None, by_library=None):
     """A parameter set whose every value is the median over `fits` of the fits that identified it.
     Link efficiencies come per link type and, with `families` (default FAMILIES), per link FAMILY too
     (calibrate writes each type's family in "link_families": nvlink, pcie, rdma): a fit votes for a family
     with the median of its identified members (types of that family, or a family value it already
     carries), and a type or family enters only when at least `least` fits voted for it. A link takes its
-    type's value, else its family's (params.cpp)."""
+    type's value, else its family's (params.cpp). Protocol factors vote per library (library_of) into
+    "protocol_efficiency_by_library" with `by_library` (default: with BY_LIBRARY, when some fit names its "library"), each library
+    over its own fits only; otherwise into "protocol_efficiency" over every fit."""
     def med(vals, default):
         return statistics.median(vals) if vals else default
     P = {"launch_us": med([j["params"]["launch_us"] for j in fits if voted(j).get("launch_us")], 0.0),
@@ -212,17 +238,26 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
         v = [statistics.median(m) for m in per_fit if m]
         if len(v) >= least: P["link_efficiency"][f] = med(v, 1.0)
     use = {}
-    for k in PROTOCOL_KEYS:
-        voters = [j for j in fits if voted(j).get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
-                  and (rate_identified(j, k) or not (RATE_RULE if rate_rule is None else rate_rule))]
-        if len(voters) >= least:
-            P["protocol_efficiency"][k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
-            # The set's own record, so that it votes in turn (a class's set among the classes): the rows
-            # behind its value, summed over the fits that voted.
-            use[k] = {n: sum(j.get("protocol_use", {}).get(k, {}).get(n, 0) for j in voters) for n in ("chosen", "bandwidth_bound")}
-            use[k]["rate"] = all(rate_identified(j, k) for j in voters)
-            if all("shares" in j.get("protocol_use", {}).get(k, {}) for j in voters):
-                use[k]["shares"] = sorted(x for j in voters for x in j["protocol_use"][k]["shares"])
+    split = (BY_LIBRARY and any("library" in j for j in fits)) if by_library is None else by_library
+    groups = sorted({j.get("library") for j in fits}, key=str) if split else [None]
+    for lib in groups:
+        mine = [j for j in fits if j.get("library") == lib] if split else fits
+        out = P.setdefault("protocol_efficiency_by_library", {}).setdefault(lib, {}) if split else P["protocol_efficiency"]
+        for k in PROTOCOL_KEYS:
+            voters = [j for j in mine if voted(j).get("proto:" + k) and identified(j["params"]["protocol_efficiency"][k])
+                      and (rate_identified(j, k) or not (RATE_RULE if rate_rule is None else rate_rule))]
+            if len(voters) >= least:
+                out[k] = med([j["params"]["protocol_efficiency"][k] for j in voters], 1.0)
+                # The set's own record, so that it votes in turn (a class's set among the classes): the rows
+                # behind its value, summed over the fits that voted.
+                u = use[k if not split else f"{lib}:{k}"] = {
+                    n: sum(j.get("protocol_use", {}).get(k, {}).get(n, 0) for j in voters) for n in ("chosen", "bandwidth_bound")}
+                u["rate"] = all(rate_identified(j, k) for j in voters)
+                if all("shares" in j.get("protocol_use", {}).get(k, {}) for j in voters):
+                    u["shares"] = sorted(x for j in voters for x in j["protocol_use"][k]["shares"])
+    if split:
+        P["protocol_efficiency_by_library"] = {lib: m for lib, m in P["protocol_efficiency_by_library"].items() if m}
+        if not P["protocol_efficiency_by_library"]: del P["protocol_efficiency_by_library"]
     if not P["protocol_efficiency"]: del P["protocol_efficiency"]
     lat, lat_use = {}, {}
     for k in LATENCY_PROTOCOLS:
@@ -235,6 +270,7 @@ def class_params(fits, source, least=1, families=None, rate_rule=None, latency=N
     F = {k: any(voted(j).get(k) for j in fits) for k in ("launch_us", "step_us", "launch_per_gpu_us")}
     F.update({"eff:" + k: True for k in P["link_efficiency"]})
     F.update({"proto:" + k: True for k in P.get("protocol_efficiency", {})})
+    F.update({f"proto:{lib}:{k}": True for lib, m in P.get("protocol_efficiency_by_library", {}).items() for k in m})
     F.update({"lat:" + k: True for k in lat})
     fam = {k: f for k, f in family.items() if k in P["link_efficiency"]}
     doc = {"kind": "ccsim-params", "model": "nccl", "source": "median of fits: " + source, "params": P, "fitted": F,
@@ -401,7 +437,10 @@ def default_doc(fits):
                     "carries the bottleneck of its sizes >= 1 MiB"
                     + (", and a protocol factor only when at least three of its rows ran the protocol at that place with its bandwidth "
                        "setting their time (--protocol-rate-rule)" if RATE_RULE else "; protocol factors vote without the rate rule, see "
-                       "RATE_RULE in scripts/validate_table.py")
+                       "RATE_RULE in scripts/validate_table.py"
+                       + ("; protocol factors per collective library, protocol_efficiency_by_library: NCCL's replay and RCCL's "
+                          "base a protocol's bandwidth differently (--by-library)" if BY_LIBRARY else
+                          "; one protocol vote over both collective libraries, see BY_LIBRARY in scripts/validate_table.py") + ")")
                     + ("; a protocol's latency multiplier (NCCL's latency figures of the protocol times it) only when at least "
                        "three of its rows ran the protocol with its latency setting their time (--protocol-latency)" if LATENCY_TERM else "")
                     + "). Link efficiencies are per link type (a file may also "
@@ -411,7 +450,7 @@ def default_doc(fits):
                     "PCIe generation, NIC kind), never from a trace name. Regenerate after any change to the traces, the tables or the nccl "
                     "model with the command above; ctest calibration_default_current fails while it is stale.")
     doc["created"] = datetime.date.today().isoformat()
-    doc["classes"] = {c: {"traces": [i["trace"] for i in j.get("inputs", [])], "params": j["params"],
+    doc["classes"] = {c: {"traces": [i["trace"] for i in j.get("inputs", [])], "library": j.get("library"), "params": j["params"],
                           "fitted": j.get("fitted", {})} for c, j in sorted(fits.items())}
     return doc
 
@@ -474,6 +513,7 @@ def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
             print(f"# own fit of {label} failed: {err}", file=sys.stderr)
             continue
         j = json.load(open(f))
+        j["library"] = library_of(mine[0][mine[0].index("--topo") + 1])  # the file's runs share a GPU kind
         own_fit[path] = (cls, j)
         cv = j.get("cross_validation", [])
         w = lambda k: max((h[k] for h in cv if h.get(k) is not None), default=None)
@@ -488,7 +528,11 @@ def class_sets(own_fit):
     out = {}
     for cls in sorted({c for c, _ in own_fit.values()}):
         mine = [(p, j) for p, (c, j) in own_fit.items() if c == cls]
-        doc = class_params([j for _, j in mine], f"the fits of class {cls}'s traces")
+        doc = class_params([j for _, j in mine], f"the fits of class {cls}'s traces", by_library=False)
+        libs = {j.get("library") for _, j in mine}
+        if len(libs) != 1:
+            sys.exit(f"validate_table.py: class {cls} mixes collective libraries {sorted(map(str, libs))}: one class, one library")
+        if None not in libs: doc["library"] = libs.pop()
         doc["inputs"] = [{"trace": p} for p, _ in mine]
         out[cls] = doc
     return out
@@ -529,7 +573,7 @@ def own_class_check(ccsim):
         mine = [j for p, (c, j) in own_fit.items() if c == cls and p != path]
         if not mine: continue
         base = class_params([j for c, j in sets.items() if c != cls], "other classes", LEAST)
-        own = class_params(mine, "own class without this file")
+        own = class_params(mine, "own class without this file", by_library=False)  # one machine's: every key flat
         P = json.loads(json.dumps(base["params"]))
         P.setdefault("protocol_efficiency", {})
         for k in ("launch_us", "step_us", "launch_per_gpu_us"):
@@ -572,6 +616,9 @@ def main():
         elif a[0] == "--protocol-rate-share":
             global RATE_SHARE
             RATE_SHARE, a = rate_share_arg(a[1] if len(a) > 1 else None), a[2:]
+        elif a[0] == "--by-library":
+            global BY_LIBRARY
+            BY_LIBRARY, a = True, a[1:]
         elif a[0] == "--protocol-latency":
             global LATENCY_TERM
             LATENCY_TERM, a = True, a[1:]

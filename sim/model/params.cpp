@@ -91,6 +91,20 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
       p.protocol_efficiency[k] = e;
     }
   }
+  if (auto pb = q.get("protocol_efficiency_by_library")) {
+    if (!pb->is_object()) pb->fail("must be an object");
+    for (const auto& [lib, section] : pb->items()) {
+      if (!is_protocol_library(lib)) section.fail("unknown library '{}' ({})", printable(lib), kProtocolLibraries);
+      if (!section.is_object()) section.fail("must be an object");
+      auto& m = p.protocol_by_library[lib];
+      for (const auto& [k, v] : section.items()) {
+        if (!is_protocol_key(k)) v.fail("unknown protocol '{}' (LL, LL128, Simple, each also as net:<protocol>)", printable(k));
+        const double e = v.as_double(0, kMaxEfficiency);
+        if (!(e > 0)) v.fail("efficiency of {} must be > 0", k);
+        m[k] = e;
+      }
+    }
+  }
   if (auto pl = q.get("protocol_latency")) {
     if (!pl->is_object()) pl->fail("must be an object");
     for (const auto& [k, v] : pl->items()) {
@@ -124,6 +138,10 @@ nlohmann::ordered_json params_json(const ParamSet& p) {
   if (!p.protocol_efficiency.empty()) {
     q["protocol_efficiency"] = nlohmann::ordered_json::object();
     for (auto& [k, v] : p.protocol_efficiency) q["protocol_efficiency"][k] = v;
+  }
+  for (auto& [lib, m] : p.protocol_by_library) {
+    q["protocol_efficiency_by_library"][lib] = nlohmann::ordered_json::object();
+    for (auto& [k, v] : m) q["protocol_efficiency_by_library"][lib][k] = v;
   }
   if (!p.protocol_latency.empty()) {
     q["protocol_latency"] = nlohmann::ordered_json::object();

@@ -31,6 +31,11 @@ struct ParamSet {
   // --model nccl only: protocol name (LL, LL128, Simple) -> bandwidth multiplier on top of NCCL's
   // protocol efficiency. NCCL still chooses with its own tables; the replay runs at the fitted speed.
   std::map<std::string, double> protocol_efficiency;
+  // --model nccl only: collective library ("nccl", "rccl": whose tables the replay follows, RCCL's on AMD GPU kinds)
+  // -> protocol factors (keys as above) a machine replayed with that library takes for the keys protocol_efficiency
+  // lacks (protocol_place.hpp for_library). A factor is measured over the replay's own base for the protocol, and
+  // the two libraries' replays base LL differently (protocol_place.hpp), so a class-level set carries them apart.
+  std::map<std::string, std::map<std::string, double>> protocol_by_library;
   // --model nccl only: protocol name (LL, LL128, Simple) -> multiplier on NCCL's own latency figures for that
   // protocol on rings and trees (baseLat once per collective, hwLat per hop inside a node and NCCL's network
   // hop across nodes; models/nccl.json, NVIDIA/nccl src/graph/tuning.cc). The rows a protocol runs at small

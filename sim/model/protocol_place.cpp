@@ -19,6 +19,14 @@ bool on_network_path(const topology::Topology& t, const topology::Link& l) {
          t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Nic;
 }
 
+bool is_protocol_library(std::string_view name) { return name == "nccl" || name == "rccl"; }
+
+ParamSet for_library(ParamSet p, std::string_view library) {
+  if (const auto it = p.protocol_by_library.find(std::string(library)); it != p.protocol_by_library.end())
+    for (const auto& [k, v] : it->second) p.protocol_efficiency.emplace(k, v); // emplace: a key already there stays
+  return p;
+}
+
 double proto_efficiency_on(const ParamSet& p, std::string_view proto, bool network) {
   if (network) {
     const auto it = p.protocol_efficiency.find(std::string(kNetProtocolPrefix) + std::string(proto));

@@ -355,6 +355,26 @@ static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int ma
       std::vector<int> cur, best;
       long budget = 2'000'000;
       best_packing(m, cycles, 0, cur, best, cap, budget);
+      // A full mesh of one lane per pair that no set of link-disjoint rings covers: the complete directed graph
+      // splits into directed Hamiltonian cycles for every n but 4 and 6 (Tillson, 1980), so 4 or 6 GPUs of an xGMI
+      // mesh leave a third (a fifth) of each GPU's links idle at a full lane per ring. NCCL's search (and RCCL's,
+      // which keeps it: ROCm/rccl src/graph/search.cc ncclTopoCompute, speedArrayIntra 48, 24, ...) then lowers
+      // the speed while channels x speed stays under the GPU's total and the next speed is above 0.49 of the
+      // best, so at half a link it puts two channels on each directed link: 6 rings over 4 GPUs at half the
+      // speed carry 3 links' worth, 2 at full speed carry 2. RCCL's own 4-GPU mesh model lists all six directed
+      // cycles (rome_models.cc, the nGpus = 4 model's ringBase). Packed here at half a lane (make_graph halves
+      // each ring's speed where rings share a lane) when that carries more.
+      bool full_mesh = true;
+      for (int a = 0; a < n; ++a) full_mesh = full_mesh && static_cast<int>(m.adj[static_cast<std::size_t>(a)].size()) == n - 1;
+      if (full_mesh && static_cast<int>(best.size()) < cap) {
+        LaneGraph half = m;
+        for (auto& list : half.adj)
+          for (auto& e : list) e.lanes *= 2;
+        std::vector<int> cur2, best2;
+        long budget2 = 2'000'000;
+        best_packing(half, cycles, 0, cur2, best2, 2 * cap, budget2);
+        if (best2.size() > 2 * best.size()) best = std::move(best2);
+      }
       for (int i : best) {
         std::vector<int> ring;
         for (int v : cycles[static_cast<std::size_t>(i)]) ring.push_back(gpus[static_cast<std::size_t>(v)]);

@@ -109,6 +109,9 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   // base latency already holds a one-GPU-per-process floor, not because a HIP launch is free).
   one_rank_launch_us_ = for_launch_kind(opt_.params, launch_kind(amd_gpus(t), 2)).launch_per_gpu_us;
   opt_.params = for_launch_kind(std::move(opt_.params), kind);
+  // The protocol factors measured over this replay's base (protocol_place.hpp for_library): RCCL's data shares
+  // where the tables are RCCL's, NCCL's busBw ratios otherwise.
+  opt_.params = for_library(std::move(opt_.params), tab_.rccl ? "rccl" : "nccl");
   launch_overlaps_ = launch_overlaps(kind);
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);

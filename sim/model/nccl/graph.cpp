@@ -74,6 +74,22 @@ RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
   return s;
 }
 
+// The most rings any directed GPU pair's direct lanes carry per lane over `rings` (1 when each ring hop has a
+// lane of its own; hops without a direct link are left out: their routes are the search's business).
+double rings_per_lane(const Topology& t, const std::vector<std::vector<int>>& rings) {
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto& ring : rings)
+    for (std::size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) ++uses[{t.gpu_node(ring[i]), t.gpu_node(ring[(i + 1) % ring.size()])}];
+  double most = 1.0;
+  for (const auto& [pair, n] : uses) {
+    int lanes = 0;
+    for (const auto& l : t.links)
+      if ((l.a == pair.first && l.b == pair.second) || (l.a == pair.second && l.b == pair.first)) lanes += l.lanes;
+    if (lanes > 0) most = std::max(most, static_cast<double>(n) / lanes);
+  }
+  return most;
+}
+
 // NVSwitch machines: NCCL spreads a GPU's channels over all its NVLinks into the switch plane, even when
 // a preset draws one link per switch and a route takes only one of them. 0 when not all GPUs have such links.
 double nvswitch_total(const Topology& t, const Tables& tab, const std::vector<int>& gpus) {
@@ -762,7 +778,9 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     direct = false;
   } else if (direct) {
     g.channels = static_cast<int>(placements.size());
-    g.bw = speeds.per_ring;
+    // Rings that share a direct link's lanes (a 4- or 6-GPU full mesh, ring_search.cpp pack_rings) run at the
+    // lane's share: NCCL's search speed for them (search.cc, half a link for two channels per directed link).
+    g.bw = speeds.per_ring / std::max(1.0, rings_per_lane(t, placements));
     g.graph_efficiency = 1.0;
   } else {
     split_into_channels(tab, g, speeds.route_total);
