@@ -97,7 +97,7 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 
 std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, const std::string& nccl_version) {
   const bool amd = amd_gpus(t);
-  return launch_kind(amd, gpus_per_thread, !amd && parallel_launch_in_release(nccl_version_from(nccl_version)));
+  return launch_kind(amd, gpus_per_thread, !amd && pipelined_launch_in_release(nccl_version_from(nccl_version)));
 }
 
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
