@@ -15,10 +15,11 @@ namespace ccsim::model {
 inline constexpr const char* kLaunchKinds = "cuda/g1, cuda/gN, cuda/gN-parallel, hip/g1, hip/gN";
 
 // "hip/gN" for an AMD GPU driven with several GPUs per thread, "cuda/g1" for one NVIDIA GPU per thread, ...
-// CUDA -g N comes in two kinds by NCCL's launch mode (`parallel_launch`, nccl_version.hpp
-// parallel_launch_in_release): "cuda/gN" for GROUP mode (one cooperative multi-device launch, NCCL's default
-// up to 2.8.4) or a release not known, "cuda/gN-parallel" for PARALLEL mode (one cudaLaunchKernel per GPU,
-// the default from 2.9.6), whose launches overlap the GPU time (launch_overlap.hpp).
+// CUDA -g N comes in two kinds by release (`parallel_launch`, nccl_version.hpp pipelined_launch_in_release):
+// "cuda/gN" up to 2.12 (GROUP mode's one cooperative multi-device launch to 2.8.4, PARALLEL's cudaLaunchKernel
+// per GPU from 2.9.6: both measured as a sum) or a release not known, "cuda/gN-parallel" from 2.13.4 (the
+// launch NCCL rewrote then; still one launch per GPU, hence the kind's name, kept for the parameter files),
+// whose launches overlap the GPU time (launch_overlap.hpp).
 std::string launch_kind(bool amd, int gpus_per_thread, bool parallel_launch = false);
 bool is_launch_kind(std::string_view k);
 

@@ -23,14 +23,17 @@
 // an HGX A100, an RTX 4090 box) rise with the transfer from ~64 KiB by about their floor, as a sum would;
 // NCCL's source shows no wait that makes it one, and no one-process-per-GPU run of those machines exists
 // to tell the GPU's own time apart. Those CUDA runs are NCCL 2.4 (GROUP mode: one
-// cudaLaunchCooperativeKernelMultiDevice for the thread's GPUs) or name no release. The CUDA runs that name
-// one from 2.9.6 on, where NCCL's default launch is PARALLEL, one cudaLaunchKernel per GPU (NVIDIA/nccl
-// src/init.cc: v2.8.4-1 `comm->launchMode = ncclComm::GROUP` unless NCCL_LAUNCH_MODE=PARALLEL, v2.9.6-1
-// PARALLEL unless NCCL_LAUNCH_MODE=GROUP), show the pipeline as HIP does: one H100 node, NCCL 2.26.2, -g 8
-// (Together AI) stays at its 35-37 us floor up to 16 KiB and at 41-42 us for reduce_scatter from 1 to 4 MiB
-// (a sum would need 4 MiB in 22 us of GPU time, under NCCL's own LL128 latency); 2 H200 nodes, NCCL 2.30.4,
-// -g 8 per process, meet their bare ring time from 1 MiB. So the overlap applies to HIP -g N and to CUDA -g N
-// under a known release from 2.9.6 ("cuda/gN-parallel"); CUDA -g N without a release keeps the sum.
+// cudaLaunchCooperativeKernelMultiDevice for the thread's GPUs), name no release, or print NCCL's own `Launch
+// mode Parallel` (the SuperBench A100 runs: PARALLEL, one cudaLaunchKernel per GPU, the default from v2.9.6-1
+// src/init.cc, printed up to v2.12.12-1), so PARALLEL mode alone is not the pipeline. The CUDA runs that name
+// a release from 2.18.3 show the pipeline as HIP does: one H100 node, NCCL 2.26.2, -g 8 (Together AI) stays at
+// its 35-37 us floor up to 16 KiB and at 41-42 us for reduce_scatter from 1 to 4 MiB (a sum would need 4 MiB
+// in 22 us of GPU time, under NCCL's own LL128 latency); 2 H200 nodes, NCCL 2.30.4, -g 8 per process, meet
+// their bare ring time from 1 MiB; the H800 (2.18.3) broadcast and thanos's A100 -g 8 (pip cu12, 2.18 or
+// later: 52.6 us at 1 MiB where its own -g 1 run takes 37.9 and its floor is 39.1) as well. So the overlap
+// applies to HIP -g N and to CUDA -g N under a known release from 2.13.4, NCCL's launch rewrite
+// (nccl_version.hpp kPipelinedLaunchFrom, "cuda/gN-parallel"); CUDA -g N up to 2.12 or without a release
+// keeps the sum.
 #pragma once
 #include <string>
 

@@ -97,12 +97,12 @@ std::string tables_for(const topology::Topology& t, const std::string& named) {
 
 std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, const std::string& nccl_version) {
   const bool amd = amd_gpus(t);
-  return launch_kind(amd, gpus_per_thread, !amd && parallel_launch_in_release(nccl_version_from(nccl_version)));
+  return launch_kind(amd, gpus_per_thread, !amd && pipelined_launch_in_release(nccl_version_from(nccl_version)));
 }
 
 Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_tables(tables_for(t, o.tables))), opt_(std::move(o)) {
-  // The launch terms of this machine's kind (runtime x GPUs per launching thread x NCCL's launch mode), where
-  // the set has them.
+  // The launch terms of this machine's kind (runtime x GPUs per launching thread x the release's launch: summed
+  // up to 2.12, pipelined from 2.13.4), where the set has them.
   const std::string kind = launch_kind_for(t, opt_.gpus_per_thread, opt_.nccl_version);
   // One rank runs no collective kernel, so no NCCL/RCCL latency holds its launch: it costs what one launch
   // costs a thread issuing them in series, the -g N kind's per-GPU term (hip/g1's is 0 because RCCL's 12 us

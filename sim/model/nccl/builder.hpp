@@ -67,7 +67,7 @@ struct Options {
 
 // The launch kind (sim/model/launch_kind.hpp) whose terms the nccl model applies on topology `t` with one thread
 // driving `gpus_per_thread` GPUs under release `nccl_version` ("" = not known): HIP on AMD GPUs, and CUDA -g N
-// in PARALLEL launch mode where the release says so (nccl_version.hpp parallel_launch_in_release).
+// pipelining its launches where the release says so (from 2.13.4: nccl_version.hpp pipelined_launch_in_release).
 std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, const std::string& nccl_version);
 
 // NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain

@@ -67,13 +67,23 @@ inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
 // Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
 inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
 
-// The first release whose default launch is PARALLEL, one cudaLaunchKernel per GPU of a thread (NVIDIA/nccl
-// v2.9.6-1 src/init.cc: `comm->launchMode = ncclComm::PARALLEL` unless NCCL_LAUNCH_MODE=GROUP; v2.8.4-1 and
-// before GROUP, one cudaLaunchCooperativeKernelMultiDevice for the thread's GPUs, unless one GPU per process).
-inline constexpr NcclVersion kParallelLaunchFrom = {2, 9, 6};
-// Does release `v` launch in PARALLEL mode by default? No version: not known, no (the CUDA -g N runs that name
-// no release rise with the transfer as a sum does: launch_overlap.hpp).
-inline bool parallel_launch_in_release(const std::optional<NcclVersion>& v) { return v && *v >= kParallelLaunchFrom; }
+// The first release whose launches of a thread's GPUs are read as pipelining with the GPU time (CUDA -g N:
+// launch_kind.hpp "cuda/gN-parallel", launch_overlap.hpp). NOT v2.9.6-1, where PARALLEL became the default launch
+// (src/init.cc: `comm->launchMode = ncclComm::PARALLEL` unless NCCL_LAUNCH_MODE=GROUP; up to v2.8.4-1 GROUP, one
+// cudaLaunchCooperativeKernelMultiDevice): the SuperBench A100 -g 8 runs print NCCL's own `Launch mode
+// Parallel` (printed only up to v2.12.12-1 src/enqueue.cc ncclLaunchKernel; "Parallel" with 8 GPUs per process
+// only from 2.9.6 without the variable) and rise above their floor as a sum, 5 ops alike, as the OCI A100 run
+// (CUDA 11.3 container) does; the runs that name a release from 2.18.3 (H800 2.18.3, H100 2.26.2, RTX 5090
+// 2.29.7, H200 2.30.4) and thanos's A100 -g 8 (pip nvidia-nccl-cu12: 2.18 or later) stay near max(floor, GPU
+// time) up to 2 MiB. v2.13.4-1 is the first release after 2.12 and the one that rewrote the launch (src/group.cc
+// doLaunches, src/enqueue.cc ncclLaunchPrepare / ncclLaunchKernel / uploadWork: a plan per kernel, its work in
+// the kernel's arguments and a device-visible FIFO). Neither side of that change waits for the GPU in the
+// host's launch path (models/README.md "When -g N launches sum"); the boundary is where the measured classes
+// change, placed at the only launch rewrite between them; 2.13-2.17 have no measured -g N run.
+inline constexpr NcclVersion kPipelinedLaunchFrom = {2, 13, 4};
+// Does release `v` pipeline a thread's launches with the GPU time? No version: not known, no (the CUDA -g N runs
+// that name no release rise with the transfer as a sum does: launch_overlap.hpp).
+inline bool pipelined_launch_in_release(const std::optional<NcclVersion>& v) { return v && *v >= kPipelinedLaunchFrom; }
 
 // How release `v`'s tuner estimates NVLS-tree (models/nccl.json nvls.tree.tuner_by_release); nullptr when no
 // release is given, or it is newer than the spans (the tables' own figures) or older (v2.18.x: not read).

@@ -129,15 +129,19 @@ TEST_CASE("launch overlap: calibrate still identifies the per-GPU launch once th
   CHECK(f.params.launch_per_gpu_us == doctest::Approx(5.0).epsilon(0.02));
 }
 
-// CUDA -g N by NCCL's launch mode (issue 14, ringstep branch): GROUP mode (one cooperative multi-device launch,
-// NCCL's default up to v2.8.4-1) or no release known keeps the sum, PARALLEL mode (one cudaLaunchKernel per GPU,
-// the default from v2.9.6-1, src/init.cc) overlaps as HIP does.
-TEST_CASE("launch overlap: CUDA -g N is its own kind under NCCL's PARALLEL launch, from 2.9.6") {
-  using model::nccl::parallel_launch_in_release;
-  CHECK_FALSE(parallel_launch_in_release(std::nullopt));
-  CHECK_FALSE(parallel_launch_in_release(model::nccl::NcclVersion{2, 8, 4}));
-  CHECK(parallel_launch_in_release(model::nccl::NcclVersion{2, 9, 6}));
-  CHECK(parallel_launch_in_release(model::nccl::NcclVersion{2, 26, 2}));
+// CUDA -g N by release (issue 14, ringstep branch; launchsum branch): up to 2.12 (GROUP mode, NCCL's default up to
+// v2.8.4-1, and PARALLEL mode, the default from v2.9.6-1 src/init.cc, which the SuperBench A100 runs print and
+// which rise as a sum) or no release known keeps the sum; from v2.13.4-1 (NCCL's launch rewrite) the launches
+// overlap as HIP's do.
+TEST_CASE("launch overlap: CUDA -g N is its own kind from NCCL 2.13.4, not from 2.9.6's PARALLEL launch") {
+  using model::nccl::pipelined_launch_in_release;
+  CHECK_FALSE(pipelined_launch_in_release(std::nullopt));
+  CHECK_FALSE(pipelined_launch_in_release(model::nccl::NcclVersion{2, 8, 4}));
+  CHECK_FALSE(pipelined_launch_in_release(model::nccl::NcclVersion{2, 9, 6}));   // SuperBench's `Launch mode Parallel`
+  CHECK_FALSE(pipelined_launch_in_release(model::nccl::NcclVersion{2, 12, 12})); // the last release that prints it
+  CHECK(pipelined_launch_in_release(model::nccl::NcclVersion{2, 13, 4}));
+  CHECK(pipelined_launch_in_release(model::nccl::NcclVersion{2, 18, 3}));
+  CHECK(pipelined_launch_in_release(model::nccl::NcclVersion{2, 26, 2}));
   CHECK(model::launch_kind(false, 8, true) == "cuda/gN-parallel");
   CHECK(model::launch_kind(false, 8, false) == "cuda/gN");
   CHECK(model::launch_kind(false, 1, true) == "cuda/g1"); // one GPU per thread: one launch, nothing to add up
@@ -148,6 +152,8 @@ TEST_CASE("launch overlap: CUDA -g N is its own kind under NCCL's PARALLEL launc
   const auto mi300x = topology::resolve_topology("machine:gpu=mi300x");
   CHECK(model::nccl::launch_kind_for(h100, 8, "2.26.2") == "cuda/gN-parallel");
   CHECK(model::nccl::launch_kind_for(h100, 8, "2.8.4") == "cuda/gN");
+  CHECK(model::nccl::launch_kind_for(h100, 8, "2.11.4") == "cuda/gN");
+  CHECK(model::nccl::launch_kind_for(h100, 8, "2.14.3") == "cuda/gN-parallel");
   CHECK(model::nccl::launch_kind_for(h100, 8, "") == "cuda/gN");
   CHECK(model::nccl::launch_kind_for(h100, 1, "2.26.2") == "cuda/g1");
   CHECK(model::nccl::launch_kind_for(mi300x, 8, "2.26.2") == "hip/gN");
@@ -191,6 +197,11 @@ TEST_CASE("launch overlap: 8 H100 driven by one thread, NCCL 2.26.2 costs max(8 
   // hwLat): the row is the host's 40 us and 15 / 20 = 0.75 us of fill, 40.75 us, where the sum gives 16 + 15 = 31 us.
   CHECK(predict_g8_allreduce_in_release_us(t, p, "2.26.2", 8) == doctest::Approx(40.75).epsilon(1e-3));
   CHECK(predict_g8_allreduce_in_release_us(t, p, "2.8.4", 8) == doctest::Approx(31.0).epsilon(1e-3));
+  // PARALLEL mode up to 2.12 (2.9.6-2.12.12): the sum, 16 + 15 = 31 us; the first release after, 2.13.4, the
+  // pipeline's 40.75 us (8 B: the same ring/LL latency in both, the tables carry no per-release latency there).
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "2.9.6", 8) == doctest::Approx(31.0).epsilon(1e-3));
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "2.12.12", 8) == doctest::Approx(31.0).epsilon(1e-3));
+  CHECK(predict_g8_allreduce_in_release_us(t, p, "2.13.4", 8) == doctest::Approx(40.75).epsilon(1e-3));
   // No release known: the sum.
   CHECK(predict_g8_allreduce_in_release_us(t, p, "", 8) == doctest::Approx(31.0).epsilon(1e-3));
 }
