@@ -162,6 +162,73 @@ PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
 
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b) { return PathClassifier(t)(gpu_a, gpu_b); }
 
+std::optional<PathClass> PathClassifier::nic_class(int gpu) const {
+  const int a = t_.gpu_node(gpu);
+  if (from_ != a) search_from(a);
+  std::optional<PathClass> best;
+  for (std::size_t m = 0; m < t_.nodes.size(); ++m) {
+    if (t_.nodes[m].kind != NodeKind::Nic || prev_[m] == -2) continue;
+    int cpus = 0, switches = 0;
+    for (int n = prev_[m]; n != a; n = prev_[static_cast<std::size_t>(n)]) {
+      cpus += kind(n) == NodeKind::Cpu;
+      switches += kind(n) == NodeKind::PcieSwitch;
+    }
+    const PathClass c = cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+    if (!best || c < *best) best = c;
+  }
+  return best;
+}
+
+std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const NicPathRules& rules) {
+  const PathClassifier classify(t);
+  const bool grace = t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0;
+  std::vector<std::optional<PathClass>> out(static_cast<std::size_t>(t.num_gpus()));
+  for (int g = 0; g < t.num_gpus(); ++g) {
+    auto c = classify.nic_class(g);
+    // paths.cc (v2.27.3-1 on): a GPU-NET path through the CPU whose GPU-CPU hop is C2C is P2C; before, PHB.
+    if (c && grace && *c < PathClass::Sys) c = rules.p2c ? PathClass::P2c : PathClass::Phb;
+    out[static_cast<std::size_t>(g)] = c;
+  }
+  if (!rules.pxn) return out;
+  // paths.cc PXN: a NIC whose local GPU is an NVLink peer on the same host, within PXB of it (or P2C with
+  // NCCL_PXN_C2C), serves a GPU whose own path to it is farther than PXB, through that peer.
+  const auto hosts = host_map(t);
+  std::vector<std::optional<PathClass>> with_pxn = out;
+  for (int g = 0; g < t.num_gpus(); ++g) {
+    const auto own = out[static_cast<std::size_t>(g)];
+    if (own && *own <= PathClass::Pxn) continue;
+    for (int h = 0; h < t.num_gpus(); ++h) {
+      const auto peer = out[static_cast<std::size_t>(h)];
+      if (h == g || !peer || hosts.of_gpu(t, h) != hosts.of_gpu(t, g)) continue;
+      if (!(*peer <= PathClass::Pxb || (rules.pxn_c2c && *peer == PathClass::P2c))) continue;
+      if (classify(g, h) != PathClass::Nvl) continue;
+      with_pxn[static_cast<std::size_t>(g)] = PathClass::Pxn;
+      break;
+    }
+  }
+  return with_pxn;
+}
+
+std::optional<PathClass> type_inter(const Topology& t, const std::vector<int>& gpus, const NicPathRules& rules) {
+  const auto classes = gpu_nic_classes(t, rules);
+  const auto hosts = host_map(t);
+  std::vector<std::optional<PathClass>> per_host(static_cast<std::size_t>(hosts.count));
+  std::vector<char> seen(static_cast<std::size_t>(hosts.count), 0);
+  for (const int g : gpus) {
+    const auto h = static_cast<std::size_t>(hosts.of_gpu(t, g));
+    seen[h] = 1;
+    const auto c = classes[static_cast<std::size_t>(g)];
+    if (c && (!per_host[h] || *c < *per_host[h])) per_host[h] = c;
+  }
+  std::optional<PathClass> worst;
+  for (std::size_t h = 0; h < per_host.size(); ++h) {
+    if (!seen[h]) continue;
+    if (!per_host[h]) return std::nullopt;
+    if (!worst || *per_host[h] > *worst) worst = per_host[h];
+  }
+  return worst;
+}
+
 PathClass p2p_level_from(const std::string& text, const std::string& who) {
   for (std::size_t i = 0; i < std::size(kClassNames); ++i)
     if (text == kClassNames[i]) return static_cast<PathClass>(i);
