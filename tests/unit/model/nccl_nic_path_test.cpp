@@ -7,12 +7,17 @@
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/builder.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/import.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -156,4 +161,26 @@ TEST_CASE("nic_at places the NICs the cluster generator adds: beside the GPU, on
   CHECK_FALSE(b.graph(test::packed_rings_config(sys)).ll128);
   CHECK_THROWS_AS(topology::resolve_topology(base + ",nic_at=switch"), Error);
   CHECK_THROWS_AS(topology::resolve_topology("machine:gpu=h100nvl,gpus=2,nodes=2,nics=2x200G,sockets=1,nic_at=numa"), Error);
+}
+
+TEST_CASE("An imported topo -m matrix: each GPU's NIC class is its row's closest NIC cell (NODE read as PHB)") {
+  const auto classes = [](const std::string& name, const std::string& gpu = "") {
+    std::ifstream in(data_dir() + "/tests/data/import/" + name);
+    REQUIRE(in);
+    std::stringstream s;
+    s << in.rdbuf();
+    return topology::gpu_nic_classes(topology::import_topo_m(s.str(), name, {gpu}), {});
+  };
+  // A30 x 4, NV4 pairs, one NIC: GPU0/GPU1 SYS (their NVLink peer is SYS too, so no PXN), GPU2 PXB, GPU3 PIX.
+  const auto a30 = classes("a30-4gpu-nv4pairs-1nic-topo-m-vllm-collectenv.txt");
+  CHECK(a30[0] == PathClass::Sys);
+  CHECK(a30[1] == PathClass::Sys);
+  CHECK(a30[2] == PathClass::Pxb);
+  CHECK(a30[3] == PathClass::Pix);
+  // L40S x 4, two NICs on socket 1: GPU0/GPU1 SYS, GPU2/GPU3 NODE.
+  const auto l40s = classes("l40s-4gpu-2nic-node-sys-topo-m-missalignment106.txt", "l40s");
+  CHECK(l40s[0] == PathClass::Sys);
+  CHECK(l40s[2] == PathClass::Phb);
+  // H100 x 4 in an NV6 mesh, a PIX NIC each.
+  for (const auto c : classes("h100-4gpu-nv6-mesh-4nic-numa-topo-m-nccl1617.txt", "h100")) CHECK(c == PathClass::Pix);
 }
