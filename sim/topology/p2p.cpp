@@ -1,6 +1,7 @@
 #include "sim/topology/p2p.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -162,29 +163,80 @@ PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
 
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b) { return PathClassifier(t)(gpu_a, gpu_b); }
 
-std::optional<PathClass> PathClassifier::nic_class(int gpu) const {
-  const int a = t_.gpu_node(gpu);
-  if (from_ != a) search_from(a);
-  std::optional<PathClass> best;
-  for (std::size_t m = 0; m < t_.nodes.size(); ++m) {
-    if (t_.nodes[m].kind != NodeKind::Nic || prev_[m] == -2) continue;
-    int cpus = 0, switches = 0;
-    for (int n = prev_[m]; n != a; n = prev_[static_cast<std::size_t>(n)]) {
-      cpus += kind(n) == NodeKind::Cpu;
-      switches += kind(n) == NodeKind::PcieSwitch;
+namespace {
+// Searches bounded by one host: a 262,144-GPU torus or a 16,384-GPU cluster asks one class per GPU, and a search
+// that clears per-node arrays of the whole machine per GPU would cost GPUs x nodes.
+struct HostSearch {
+  const Topology& t;
+  std::vector<std::vector<int>> incident; // link ids at each node
+  std::vector<char> is_nic;
+  explicit HostSearch(const Topology& topo) : t(topo), incident(topo.nodes.size()), is_nic(topo.nodes.size(), 0) {
+    for (std::size_t i = 0; i < t.links.size(); ++i) {
+      incident[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
+      incident[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
     }
-    const PathClass c = cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
-    if (!best || c < *best) best = c;
+    for (std::size_t n = 0; n < t.nodes.size(); ++n) is_nic[n] = t.nodes[n].kind == NodeKind::Nic;
   }
-  return best;
-}
+  NodeKind kind(int n) const { return t.nodes[static_cast<std::size_t>(n)].kind; }
+
+  // The class of the closest NIC over PCIe and the sockets' links, never through another GPU or the network, as
+  // PathClassifier types a GPU pair: PIX one switch (or a link straight to the GPU), PXB several, PHB through one
+  // CPU, SYS through two.
+  std::optional<PathClass> nic_class(int gpu) const {
+    const int a = t.gpu_node(gpu);
+    std::unordered_map<int, int> prev{{a, -1}};
+    std::vector<int> queue{a};
+    std::optional<PathClass> best;
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const int n = queue[q];
+      if ((n != a && kind(n) == NodeKind::Gpu) || is_nic[static_cast<std::size_t>(n)]) continue;
+      for (const int i : incident[static_cast<std::size_t>(n)]) {
+        const auto& l = t.links[static_cast<std::size_t>(i)];
+        const int m = l.a == n ? l.b : l.a;
+        const bool socket = kind(n) == NodeKind::Cpu && kind(m) == NodeKind::Cpu;
+        if (prev.count(m) || !(is_pcie(l.type) || socket)) continue;
+        prev.emplace(m, n);
+        queue.push_back(m);
+        if (!is_nic[static_cast<std::size_t>(m)]) continue;
+        int cpus = 0, switches = 0;
+        for (int k = n; k != a; k = prev.at(k)) {
+          cpus += kind(k) == NodeKind::Cpu;
+          switches += kind(k) == NodeKind::PcieSwitch;
+        }
+        const PathClass c = cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+        if (!best || c < *best) best = c;
+      }
+    }
+    return best;
+  }
+
+  // The GPUs NVL from `gpu` (PathClassifier's NVL: a direct NVLink/xGMI link, or NVLink through NVSwitches only).
+  std::vector<int> nvl_gpus(int gpu) const {
+    const int a = t.gpu_node(gpu);
+    std::unordered_map<int, char> seen{{a, 1}};
+    std::vector<int> queue{a}, out;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (const int i : incident[static_cast<std::size_t>(queue[q])]) {
+        const auto& l = t.links[static_cast<std::size_t>(i)];
+        if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
+        const int m = l.a == queue[q] ? l.b : l.a;
+        if (seen.count(m)) continue;
+        seen.emplace(m, 1);
+        if (kind(m) == NodeKind::NvSwitch) queue.push_back(m);
+        else if (kind(m) == NodeKind::Gpu) out.push_back(t.nodes[static_cast<std::size_t>(m)].gpu);
+      }
+    return out;
+  }
+};
+} // namespace
 
 std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const NicPathRules& rules) {
-  const PathClassifier classify(t);
-  const bool grace = t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0;
   std::vector<std::optional<PathClass>> out(static_cast<std::size_t>(t.num_gpus()));
+  if (std::none_of(t.nodes.begin(), t.nodes.end(), [](const Node& n) { return n.kind == NodeKind::Nic; })) return out;
+  const HostSearch search(t);
+  const bool grace = t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0;
   for (int g = 0; g < t.num_gpus(); ++g) {
-    auto c = classify.nic_class(g);
+    auto c = search.nic_class(g);
     // paths.cc (v2.27.3-1 on): a GPU-NET path through the CPU whose GPU-CPU hop is C2C is P2C; before, PHB.
     if (c && grace && *c < PathClass::Sys) c = rules.p2c ? PathClass::P2c : PathClass::Phb;
     out[static_cast<std::size_t>(g)] = c;
@@ -197,11 +249,10 @@ std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const N
   for (int g = 0; g < t.num_gpus(); ++g) {
     const auto own = out[static_cast<std::size_t>(g)];
     if (own && *own <= PathClass::Pxn) continue;
-    for (int h = 0; h < t.num_gpus(); ++h) {
+    for (const int h : search.nvl_gpus(g)) {
       const auto peer = out[static_cast<std::size_t>(h)];
-      if (h == g || !peer || hosts.of_gpu(t, h) != hosts.of_gpu(t, g)) continue;
+      if (!peer || hosts.of_gpu(t, h) != hosts.of_gpu(t, g)) continue;
       if (!(*peer <= PathClass::Pxb || (rules.pxn_c2c && *peer == PathClass::P2c))) continue;
-      if (classify(g, h) != PathClass::Nvl) continue;
       with_pxn[static_cast<std::size_t>(g)] = PathClass::Pxn;
       break;
     }

@@ -42,10 +42,6 @@ class PathClassifier {
  public:
   explicit PathClassifier(const Topology& t);
   PathClass operator()(int gpu_a, int gpu_b) const;
-  // The class of the path from GPU `gpu` to its nearest NIC over PCIe and the sockets' links, as paths.cc
-  // types a GPU-NET path (PIX one switch or a link straight to the GPU, PXB several, PHB through its CPU, SYS
-  // across sockets); nullopt when no NIC is reached. No PXN, no C2C here: gpu_nic_classes adds them.
-  std::optional<PathClass> nic_class(int gpu) const;
 
  private:
   NodeKind kind(int n) const;
