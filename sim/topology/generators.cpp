@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cctype>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <sstream>
@@ -141,13 +142,63 @@ struct NicPlan {
   int existing = -1; // node id in the machine, or -1 for a new NIC
   int host = -1;     // new NIC: node it is linked to (a PCIe switch or a GPU)
   int lanes = 1;     // NICs merged into this one (several on one GPU act as one bonded port)
+  bool numa = false; // new NIC on the node's NIC-only NUMA node (nic_at=numa), made once per node; `host` unused
   LinkType type = LinkType::Pcie4;
   Bandwidth bw = 0;
   Time latency = 0;
   std::string source;
 };
 
-std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& label) {
+// nic_at=cpu|numa: NIC k on a root port of GPU (k mod G)'s socket, or of a NUMA node without GPUs, its link as
+// that GPU's PCIe link.
+std::vector<NicPlan> plan_cpu_nics(const Topology& m, int extra, ClusterSpec::NicAt at, const std::string& label) {
+  const int G = m.num_gpus();
+  const char* key = at == ClusterSpec::NicAt::Cpu ? "nic_at=cpu" : "nic_at=numa";
+  const bool socket_link = std::any_of(m.links.begin(), m.links.end(), [&](const Link& l) {
+    return m.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && m.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu;
+  });
+  if (at == ClusterSpec::NicAt::Numa && !socket_link)
+    fail("cluster: nic_at=numa of {}: the machine draws no link between CPUs to join the NICs' NUMA node by (try sockets=2)", label);
+  std::vector<NicPlan> plan;
+  for (int k = 0; k < extra; ++k) {
+    const int gpu = m.gpu_node(k % G);
+    // The GPU's socket: the first CPU its PCIe links lead to, never through another GPU.
+    std::vector<char> seen(m.nodes.size(), 0);
+    std::vector<int> queue{gpu};
+    seen[static_cast<std::size_t>(gpu)] = 1;
+    const Link* port = nullptr;
+    int cpu = -1;
+    for (std::size_t q = 0; q < queue.size() && cpu < 0; ++q)
+      for (const auto& l : m.links) {
+        const int n = queue[q];
+        if ((l.a != n && l.b != n) || !is_pcie(l.type)) continue;
+        const int o = l.a == n ? l.b : l.a;
+        if (seen[static_cast<std::size_t>(o)] || m.nodes[static_cast<std::size_t>(o)].kind == NodeKind::Gpu) continue;
+        if (n == gpu && !port) port = &l;
+        seen[static_cast<std::size_t>(o)] = 1;
+        if (m.nodes[static_cast<std::size_t>(o)].kind == NodeKind::Cpu) {
+          cpu = o;
+          break;
+        }
+        queue.push_back(o);
+      }
+    if (cpu < 0 || !port) fail("cluster: {} of {}: GPU {} reaches no CPU over PCIe", key, label, k % G);
+    NicPlan p;
+    p.host = cpu;
+    p.numa = at == ClusterSpec::NicAt::Numa;
+    p.type = port->type;
+    p.bw = port->bw;
+    p.latency = port->latency;
+    p.source = p.numa ? fmt::format("cluster generator (nic_at=numa): NIC on a root port of a NUMA node without GPUs; link as GPU {}'s port ({})",
+                                    k % G, port->source)
+                      : fmt::format("cluster generator (nic_at=cpu): NIC on a root port of {}, GPU {}'s socket; link as the GPU's port ({})",
+                                    m.nodes[static_cast<std::size_t>(cpu)].name, k % G, port->source);
+    plan.push_back(std::move(p));
+  }
+  return plan;
+}
+
+std::vector<NicPlan> plan_nics(const Topology& m, int nics, ClusterSpec::NicAt at, const std::string& label) {
   std::vector<int> own, switches;
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
     if (m.nodes[i].kind == NodeKind::Nic) own.push_back(static_cast<int>(i));
@@ -166,7 +217,10 @@ std::vector<NicPlan> plan_nics(const Topology& m, int nics, const std::string& l
       if ((l.a == node || l.b == node) && pred(l, l.a == node ? l.b : l.a)) return &l;
     return nullptr;
   };
-  if (extra >= G) {
+  if (extra > 0 && at != ClusterSpec::NicAt::Gpu) {
+    auto more = plan_cpu_nics(m, extra, at, label);
+    plan.insert(plan.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  } else if (extra >= G) {
     // One NIC per GPU (NCCL pairs each GPU with its PIX NIC); a second NIC on the same GPU is a second lane.
     for (int g = 0; g < G; ++g) {
       const int gpu = m.gpu_node(g);
@@ -280,7 +334,7 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   if (!is_network(spec.kind)) fail("cluster: kind must be a network link type (ib, roce, efa, slingshot, ethernet)");
   if (spec.leaf_ports < 2) fail("cluster: leaf_ports must be at least 2, got {}", spec.leaf_ports);
   if (spec.oversub < 1) fail("cluster: oversub must be at least 1, got {}", spec.oversub);
-  const auto plan = plan_nics(m, spec.nics, label);
+  const auto plan = plan_nics(m, spec.nics, spec.nic_at, label);
   const bool tree = spec.fabric == ClusterSpec::Fabric::FatTree;
   const int links_on_longest = tree ? 4 : 2; // NIC-switch-NIC, or NIC-leaf-spine-leaf-NIC
   if (spec.alpha % links_on_longest != 0)
@@ -294,6 +348,8 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   t.origin = fmt::format("generated: {} nodes, {} x {:g} Gb/s {} NIC(s) each, {}", spec.nodes, spec.nics,
                          static_cast<double>(spec.nic_bw) * 8 / 1e9, to_string(spec.kind),
                          tree ? fmt::format("fat tree {}:1", spec.oversub) : std::string("one switch"));
+  if (spec.nic_at != ClusterSpec::NicAt::Gpu)
+    t.origin += spec.nic_at == ClusterSpec::NicAt::Cpu ? ", NICs on their GPU's socket" : ", NICs on a NUMA node without GPUs";
   t.gpu_kind = m.gpu_kind;
   t.cpu_vendor = m.cpu_vendor;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
@@ -318,11 +374,22 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
       t.route_overrides.push_back(std::move(ro));
     }
     int fresh = 0;
+    int numa = -1; // nic_at=numa: this node's NUMA node without GPUs, joined to each socket as the sockets are
     for (const auto& p : plan) {
       int nic = base + p.existing;
+      if (p.numa && numa < 0) {
+        numa = t.add_node(fmt::format("n{}.nic_numa", k), NodeKind::Cpu);
+        for (const auto& l : m.links)
+          if (m.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && m.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu) {
+            for (const int c : {l.a, l.b})
+              t.add_link(numa, base + c, l.type, l.bw, l.latency, l.lanes,
+                         "cluster generator (nic_at=numa): the NICs' NUMA node, joined to each socket as the sockets are (" + l.source + ")");
+            break;
+          }
+      }
       if (p.existing < 0) {
         nic = t.add_node(fmt::format("n{}.xnic{}", k, fresh++), NodeKind::Nic);
-        t.add_link(base + p.host, nic, p.type, p.bw, p.latency, p.lanes, p.source);
+        t.add_link(p.numa ? numa : base + p.host, nic, p.type, p.bw, p.latency, p.lanes, p.source);
       }
       nic_ports.emplace_back(nic, p.lanes);
     }
@@ -440,6 +507,10 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
   c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec, 2, INT32_MAX);
+  const std::string at = take(kv, "nic_at", spec, "gpu");
+  if (at == "cpu") c.nic_at = ClusterSpec::NicAt::Cpu;
+  else if (at == "numa") c.nic_at = ClusterSpec::NicAt::Numa;
+  else if (at != "gpu") fail("--topo {}: nic_at '{}' is not gpu, cpu or numa", spec, at);
   // Oversubscription is written as a ratio by the people who buy fabrics ("2:1"); N:1 is oversub N.
   std::string oversub = take(kv, "oversub", spec, "1");
   if (oversub.size() > 2 && oversub.compare(oversub.size() - 2, 2, ":1") == 0) oversub.resize(oversub.size() - 2);

@@ -29,6 +29,11 @@ struct ClusterSpec {
   Time alpha = 0;      // NIC-to-NIC latency across the fabric's longest path (split evenly over its links)
   int leaf_ports = 32; // fat tree: NIC ports per leaf switch
   int oversub = 1;     // fat tree: leaf down:up bandwidth ratio (1 = non-blocking)
+  // Where the NICs the generator adds sit (nic_at=): gpu beside each GPU (a link of its own, or its PCIe switch:
+  // NCCL's PIX, as on HGX/DGX boards), cpu on a root port of the GPU's own socket (PHB, nvidia-smi's NODE),
+  // numa on a NUMA node of their own that holds no GPU (SYS: NCCL draws each NUMA node as a CPU and joins them
+  // by SYS links; an EPYC in NPS4 mode has four per socket). NICs a machine file draws itself stay where drawn.
+  enum class NicAt { Gpu, Cpu, Numa } nic_at = NicAt::Gpu;
 };
 Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::string& node_label);
 

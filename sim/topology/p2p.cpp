@@ -1,6 +1,7 @@
 #include "sim/topology/p2p.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -161,6 +162,123 @@ PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
 }
 
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b) { return PathClassifier(t)(gpu_a, gpu_b); }
+
+namespace {
+// Searches bounded by one host: a 262,144-GPU torus or a 16,384-GPU cluster asks one class per GPU, and a search
+// that clears per-node arrays of the whole machine per GPU would cost GPUs x nodes.
+struct HostSearch {
+  const Topology& t;
+  std::vector<std::vector<int>> incident; // link ids at each node
+  std::vector<char> is_nic;
+  explicit HostSearch(const Topology& topo) : t(topo), incident(topo.nodes.size()), is_nic(topo.nodes.size(), 0) {
+    for (std::size_t i = 0; i < t.links.size(); ++i) {
+      incident[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
+      incident[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
+    }
+    for (std::size_t n = 0; n < t.nodes.size(); ++n) is_nic[n] = t.nodes[n].kind == NodeKind::Nic;
+  }
+  NodeKind kind(int n) const { return t.nodes[static_cast<std::size_t>(n)].kind; }
+
+  // The class of the closest NIC over PCIe and the sockets' links, never through another GPU or the network, as
+  // PathClassifier types a GPU pair: PIX one switch (or a link straight to the GPU), PXB several, PHB through one
+  // CPU, SYS through two.
+  std::optional<PathClass> nic_class(int gpu) const {
+    const int a = t.gpu_node(gpu);
+    std::unordered_map<int, int> prev{{a, -1}};
+    std::vector<int> queue{a};
+    std::optional<PathClass> best;
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const int n = queue[q];
+      if ((n != a && kind(n) == NodeKind::Gpu) || is_nic[static_cast<std::size_t>(n)]) continue;
+      for (const int i : incident[static_cast<std::size_t>(n)]) {
+        const auto& l = t.links[static_cast<std::size_t>(i)];
+        const int m = l.a == n ? l.b : l.a;
+        const bool socket = kind(n) == NodeKind::Cpu && kind(m) == NodeKind::Cpu;
+        if (prev.count(m) || !(is_pcie(l.type) || socket)) continue;
+        prev.emplace(m, n);
+        queue.push_back(m);
+        if (!is_nic[static_cast<std::size_t>(m)]) continue;
+        int cpus = 0, switches = 0;
+        for (int k = n; k != a; k = prev.at(k)) {
+          cpus += kind(k) == NodeKind::Cpu;
+          switches += kind(k) == NodeKind::PcieSwitch;
+        }
+        const PathClass c = cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+        if (!best || c < *best) best = c;
+      }
+    }
+    return best;
+  }
+
+  // The GPUs NVL from `gpu` (PathClassifier's NVL: a direct NVLink/xGMI link, or NVLink through NVSwitches only).
+  std::vector<int> nvl_gpus(int gpu) const {
+    const int a = t.gpu_node(gpu);
+    std::unordered_map<int, char> seen{{a, 1}};
+    std::vector<int> queue{a}, out;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (const int i : incident[static_cast<std::size_t>(queue[q])]) {
+        const auto& l = t.links[static_cast<std::size_t>(i)];
+        if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
+        const int m = l.a == queue[q] ? l.b : l.a;
+        if (seen.count(m)) continue;
+        seen.emplace(m, 1);
+        if (kind(m) == NodeKind::NvSwitch) queue.push_back(m);
+        else if (kind(m) == NodeKind::Gpu) out.push_back(t.nodes[static_cast<std::size_t>(m)].gpu);
+      }
+    return out;
+  }
+};
+} // namespace
+
+std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const NicPathRules& rules) {
+  std::vector<std::optional<PathClass>> out(static_cast<std::size_t>(t.num_gpus()));
+  if (std::none_of(t.nodes.begin(), t.nodes.end(), [](const Node& n) { return n.kind == NodeKind::Nic; })) return out;
+  const HostSearch search(t);
+  const bool grace = t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0;
+  for (int g = 0; g < t.num_gpus(); ++g) {
+    auto c = search.nic_class(g);
+    // paths.cc (v2.27.3-1 on): a GPU-NET path through the CPU whose GPU-CPU hop is C2C is P2C; before, PHB.
+    if (c && grace && *c < PathClass::Sys) c = rules.p2c ? PathClass::P2c : PathClass::Phb;
+    out[static_cast<std::size_t>(g)] = c;
+  }
+  if (!rules.pxn) return out;
+  // paths.cc PXN: a NIC whose local GPU is an NVLink peer on the same host, within PXB of it (or P2C with
+  // NCCL_PXN_C2C), serves a GPU whose own path to it is farther than PXB, through that peer.
+  const auto hosts = host_map(t);
+  std::vector<std::optional<PathClass>> with_pxn = out;
+  for (int g = 0; g < t.num_gpus(); ++g) {
+    const auto own = out[static_cast<std::size_t>(g)];
+    if (own && *own <= PathClass::Pxn) continue;
+    for (const int h : search.nvl_gpus(g)) {
+      const auto peer = out[static_cast<std::size_t>(h)];
+      if (!peer || hosts.of_gpu(t, h) != hosts.of_gpu(t, g)) continue;
+      if (!(*peer <= PathClass::Pxb || (rules.pxn_c2c && *peer == PathClass::P2c))) continue;
+      with_pxn[static_cast<std::size_t>(g)] = PathClass::Pxn;
+      break;
+    }
+  }
+  return with_pxn;
+}
+
+std::optional<PathClass> type_inter(const Topology& t, const std::vector<int>& gpus, const NicPathRules& rules) {
+  const auto classes = gpu_nic_classes(t, rules);
+  const auto hosts = host_map(t);
+  std::vector<std::optional<PathClass>> per_host(static_cast<std::size_t>(hosts.count));
+  std::vector<char> seen(static_cast<std::size_t>(hosts.count), 0);
+  for (const int g : gpus) {
+    const auto h = static_cast<std::size_t>(hosts.of_gpu(t, g));
+    seen[h] = 1;
+    const auto c = classes[static_cast<std::size_t>(g)];
+    if (c && (!per_host[h] || *c < *per_host[h])) per_host[h] = c;
+  }
+  std::optional<PathClass> worst;
+  for (std::size_t h = 0; h < per_host.size(); ++h) {
+    if (!seen[h]) continue;
+    if (!per_host[h]) return std::nullopt;
+    if (!worst || *per_host[h] > *worst) worst = per_host[h];
+  }
+  return worst;
+}
 
 PathClass p2p_level_from(const std::string& text, const std::string& who) {
   for (std::size_t i = 0; i < std::size(kClassNames); ++i)

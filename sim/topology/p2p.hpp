@@ -52,6 +52,27 @@ class PathClassifier {
   mutable std::vector<char> nvl_;          // per node: NVL from from_ (the link, or NVLink through NVSwitches only)
   mutable std::vector<int> prev_;          // per node: its predecessor on from_'s fewest-hop PCIe path (-2 none)
 };
+// What NCCL's paths.cc makes of a GPU-NIC path, by release (nccl_version.hpp nic_path_rules): `pxn` a GPU whose
+// own NIC path is farther than PXB reaches a NIC through an NVLink peer that has it within PXB (PATH_PXN, from
+// v2.12.7-1); `p2c` a Grace superchip's GPU reaches its Grace's NICs over C2C as PATH_P2C (from v2.27.3-1;
+// before it the same path is PHB); `pxn_c2c` a peer's P2C NIC counts for PXN too (NCCL_PXN_C2C, default on
+// from v2.28.3-1).
+struct NicPathRules {
+  bool pxn = true;
+  bool p2c = true;
+  bool pxn_c2c = true;
+};
+// Per GPU: the class of its closest NIC with those rules (nullopt: its host has no NIC). A Grace superchip
+// (GPU kind gh*/gb*) reaches its NICs through its Grace: models/gpus.json draws that host link as PCIe, standing
+// for NVLink-C2C and Grace's lanes to the NICs (NVIDIA/nccl v2.27.3-1 release notes: on "platforms with C2C
+// connectivity (e.g., GB200)" the NICs hang off the CPU), so any nearer class than SYS reads P2C (PHB without
+// `p2c`).
+std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const NicPathRules& rules);
+// NCCL's graph typeInter as ccsim approximates it: per host, the closest class any of `gpus`' GPUs on it has
+// to a NIC (search.cc starts its search at ncclTopoGetGpuMinPath(NET) and a channel's ring or tree needs only
+// the GPUs at its ends near the NIC); the farthest of those over the hosts. nullopt when a host has no NIC.
+std::optional<PathClass> type_inter(const Topology& t, const std::vector<int>& gpus, const NicPathRules& rules);
+
 // NCCL_P2P_LEVEL as NCCL reads it (paths.cc ncclGetLevel): a class name LOC .. SYS (NODE taken as PHB,
 // nvidia-smi's name for it), or the old numbers, a digit string: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS.
 // Throws Error naming `who` (NCCL ignores what it cannot read; ccsim refuses it).

@@ -131,6 +131,20 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     // LL128 as the release enables it by default (RCCL's tables carry their own switch).
     if (!tab_.rccl)
       graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, release_, compute_capability(topo_, graph_.arch), graph_.arch);
+    // Across nodes, LL128 only where the GPU-NIC path class is close enough (nccl_version.hpp
+    // ll128_type_inter_limit); RCCL's tuning.cc keeps it to PXB, its paths.cc has PXN but no P2C.
+    if (graph_.nodes > 1 && !cfg.placements.empty()) {
+      const auto rules = tab_.rccl ? topology::NicPathRules{true, false, false} : nic_path_rules(release_);
+      graph_.type_inter = topology::type_inter(topo_, cfg.placements.front(), rules);
+      const int sm = compute_capability(topo_, graph_.arch);
+      const auto limit = tab_.rccl ? topology::PathClass::Pxb : ll128_type_inter_limit(release_, sm);
+      if (graph_.ll128 && graph_.type_inter && *graph_.type_inter > limit) {
+        graph_.ll128 = false;
+        graph_.ll128_off = fmt::format("GPU-NIC path {}: {} keeps LL128 across nodes up to {}{}", topology::name(*graph_.type_inter),
+                                       tab_.rccl ? std::string("RCCL") : release_ ? "NCCL " + opt_.nccl_version : std::string("NCCL 2.30.7"),
+                                       topology::name(limit), tab_.rccl ? "" : fmt::format(" on sm{}", sm));
+      }
+    }
     graph_.nvls.sm100_tree_tuning = nvls_sm100_tree_tuning_in_release(release_);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count

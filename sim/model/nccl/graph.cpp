@@ -801,6 +801,8 @@ std::string Graph::describe() const {
                               path == Path::NvLink ? "nvlink" : "pci", path == Path::NvLink && amd_gpu ? " (NCCL's class of xGMI)" : "",
                               nodes, name(arch), kind_arch.empty() ? "" : fmt::format(" (the tuning row of {})", kind_arch),
                               ll128 ? "on" : "off");
+  if (!ll128_off.empty()) s += fmt::format(" ({})", ll128_off);
+  else if (type_inter) s += fmt::format(" (GPU-NIC path {})", topology::name(*type_inter));
   if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
   else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)

@@ -1,10 +1,12 @@
 // What NCCL's topology search would settle on (its "graph"), derived from ccsim's topology and the
 // placement's rings: channel count and per-channel speed, intra-node path class, nodes, GPU generation.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/model/nccl/tables.hpp"
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace ccsim::topology {
@@ -35,6 +37,10 @@ struct Graph {
   bool amd_cpu = false;
   bool arm_cpu = false; // Grace hosts (GB200, GB300): NCCL's x86-only corrections do not apply
   bool ll128 = false;
+  // Across nodes: NCCL's typeInter, the GPU-NIC path class of the graph (p2p.hpp type_inter), and why LL128 is
+  // off when that class is farther than the release allows ("" when it is not, or LL128 was off anyway).
+  std::optional<topology::PathClass> type_inter;
+  std::string ll128_off;
   // NCCL's NVLS graph (search.cc, pattern NVLS): one search channel per GPU (up to the NVLS arity) at
   // speed bw_intra on every GPU's switch links, the channel's head GPU carrying twice that; bw_inter
   // raised afterwards to just under 2x bw_intra. channels 0: no NVLS here, for the reason in why_not.

@@ -148,6 +148,21 @@ bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, in
   return std::find(rule->sms.begin(), rule->sms.end(), sm) != rule->sms.end();
 }
 
+topology::PathClass ll128_type_inter_limit(const std::optional<NcclVersion>& v, int sm) {
+  using topology::PathClass;
+  if (v && *v < kLl128PxbFrom) return PathClass::Pix;
+  if ((!v || *v >= kLl128PxnSm90From) && sm >= 90) return PathClass::Pxn;
+  return PathClass::Pxb;
+}
+
+topology::NicPathRules nic_path_rules(const std::optional<NcclVersion>& v) {
+  topology::NicPathRules r;
+  r.pxn = !v || *v >= kPxnFrom;
+  r.p2c = !v || *v >= kP2cFrom;
+  r.pxn_c2c = !v || *v >= kPxnC2cFrom;
+  return r;
+}
+
 bool p2p_ll_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pLLFrom; }
 
 bool p2p_ll_per_peer_threshold(const std::optional<NcclVersion>& v) {

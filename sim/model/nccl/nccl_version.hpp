@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/model/nccl/tables.hpp"
+#include "sim/topology/p2p.hpp"
 
 namespace ccsim::model::nccl {
 
@@ -34,6 +35,25 @@ int compute_capability(const topology::Topology& t, Arch arch);
 // Does NCCL release `v` enable LL128 by default for GPUs of compute capability `sm`? No version: the
 // tables' own release (the last rule). Tables without rules: always (the caller checks arch and path).
 bool ll128_in_release(const Tables& tab, const std::optional<NcclVersion>& v, int sm, Arch arch);
+
+// LL128 across nodes (tuning.cc, the `pEnable == 2 && p == NCCL_PROTO_LL128` block, read at each tag): NCCL keeps
+// it only where the graph's GPU-NIC path class, typeInter, is close enough. v2.5.6-1 to v2.6.4-1 `typeInter <=
+// LINK_PCI`, which is PATH_PIX in that topo.h; v2.7.3-1 to v2.16.5-1 `<= PATH_PXB`; v2.17.1-1 on also `minCompCap
+// >= 90 && typeInter <= PATH_PXN`; v2.27.3-1 `<= (NCCL_LL128_C2C ? PATH_P2C : PATH_PXN)` on sm90+ (P2C after PXN
+// in that topo.h), v2.28.3-1 on `<= PATH_PXN` (P2C now before PXN): either way PXB, PXN and P2C keep it on
+// sm90+, PHB and SYS never do. RCCL (ROCm/rccl 0cbce2a tuning.cc): `typeInter <= PATH_PXB`.
+inline constexpr NcclVersion kLl128PxbFrom = {2, 7, 3};
+inline constexpr NcclVersion kLl128PxnSm90From = {2, 17, 1};
+// The farthest typeInter at which release `v` keeps LL128 for GPUs of compute capability `sm` (no version: the
+// tables' release, 2.30.7). PathClass is in v2.28's order (p2p.hpp), where the sm90 limit PXN covers P2C.
+topology::PathClass ll128_type_inter_limit(const std::optional<NcclVersion>& v, int sm);
+// How release `v`'s paths.cc types GPU-NIC paths (p2p.hpp NicPathRules): PXN from v2.12.7-1 (PATH_PXN is absent
+// from v2.11.4-1's topo.h), P2C from v2.27.3-1 ("Add support for P2C (PXN over C2C) and the LL128 protocol", its
+// release notes), PXN over a peer's P2C NIC by default from v2.28.3-1 ("Enable PxN over C2C by default").
+inline constexpr NcclVersion kPxnFrom = {2, 12, 7};
+inline constexpr NcclVersion kP2cFrom = {2, 27, 3};
+inline constexpr NcclVersion kPxnC2cFrom = {2, 28, 3};
+topology::NicPathRules nic_path_rules(const std::optional<NcclVersion>& v);
 
 // The first release whose ncclSend/ncclRecv may run LL (NVIDIA/nccl v2.14.3-1 release notes: "Add LL protocol
 // for intra-node P2P (on by default)"; enqueue.cc addP2pToPlan, NCCL_P2P_LL_THRESHOLD). Up to 2.13 every send

@@ -1,0 +1,31 @@
+#!/bin/bash
+# Where a machine's NICs sit (nic_at=gpu|cpu|numa) and what --model nccl makes of it across nodes: NCCL keeps
+# LL128 only while the GPU-NIC path class is close enough (tuning.cc typeInter; models/README.md "LL128 across
+# nodes by the GPU-NIC path"). NVIDIA/nccl issue 2441's hosts (2 x H100 NVL per host, NICs on another NUMA node
+# than the GPUs) run without LL128, and the header says why. A bad nic_at is one line, exit 2.
+set -u
+ccsim="$1"; src="$2"
+export CCSIM_DATA_DIR="$src"
+fails=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+. "$(dirname "$0")/refused_one_line.sh"
+
+m='machine:gpu=h100nvl,gpus=2,nodes=2,nics=2x200G,kind=slingshot,sockets=2,cpu=amd'
+refused_one_line "nic_at 'switch' is not gpu, cpu or numa" --topo "$m,nic_at=switch" -b 1M -e 1M
+refused_one_line "nic_at=numa" --topo "machine:gpu=h100nvl,gpus=2,nodes=2,nics=2x200G,sockets=1,nic_at=numa" -b 1M -e 1M
+
+sees() { "$ccsim" --topo "$1" --model nccl --op allreduce -b 1M -e 1M 2>&1 | grep -F "# model sees:"; }
+grep -qF "LL128 on (GPU-NIC path PIX)" <<<"$(sees "$m")" || bad "NICs beside the GPUs: $(sees "$m")"
+grep -qF "LL128 off (GPU-NIC path PHB: NCCL 2.30.7 keeps LL128 across nodes up to PXN on sm90)" <<<"$(sees "$m,nic_at=cpu")" ||
+  bad "NICs on the GPU's socket: $(sees "$m,nic_at=cpu")"
+grep -qF "LL128 off (GPU-NIC path SYS" <<<"$(sees "$m,nic_at=numa")" || bad "NICs on their own NUMA node: $(sees "$m,nic_at=numa")"
+# The ring/LL128 the default drawing picks at 1 MB is gone from the picks of issue 2441's drawing.
+out=$("$ccsim" compare --trace "$src/tests/data/wild_traces/h100nvl-2node-4gpu-allreduce-500K-1500K-linearstep-slingshot-nccl2441.txt" \
+  --model nccl --topo "$m,nic_at=numa" --op allreduce 2>&1)
+grep -q "LL128 off (GPU-NIC path SYS: NCCL 2.30.5" <<<"$out" || bad "compare reads the trace's 2.30.5: $(grep 'nccl graph' <<<"$out")"
+grep -q "ring/LL128" <<<"$out" && bad "compare still picks ring/LL128 with the NICs on another NUMA node"
+
+[ "$fails" -eq 0 ] && echo "nic placement: all passed"
+exit $((fails > 0))
