@@ -102,6 +102,27 @@ def test_topology_file_without_its_gpu_takes_gpu_as_the_cli_takes_gpu_flag():
     assert [r["time_us"] for r in got["rows"]] == [r["time_us"] for r in want["rows"]]
 
 
+def test_topology_from_the_text_of_a_file_predicts_as_the_file():
+    # User trial 10: a student pasted the `nvidia-smi topo -m` output into a notebook cell and passed the string; it
+    # was taken for a shipped name or path and refused with the whole text quoted. The text is read as the file is.
+    paste = DATA / "tests" / "data" / "import" / "h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt"
+    want = cli_json("--topo", paste, "--gpu", "h100", "-b", "1M", "-e", "1M", "--format", "json")
+    for text in (paste.read_text(), paste.read_bytes(), paste.read_text().replace("\n", "\r\n")):
+        t = ccsim.topology(text, gpu="h100")
+        assert t.gpus == 8 and t.gpu_kind == "h100"
+        got = ccsim.predict(t, sizes="1M").json
+        assert [r["time_us"] for r in got["rows"]] == [r["time_us"] for r in want["rows"]]
+    # A text that names its GPU needs no gpu=; a text without names the text, not the scratch file.
+    named = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n" + paste.read_text()
+    assert ccsim.topology(named).gpu_kind == "h100"
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology(paste.read_text())
+    assert str(e.value).startswith("(the topology text): the topo -m matrix does not say which GPU it is: give gpu=KIND")
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology("not a topology\nat all\n")
+    assert str(e.value).startswith("(the topology text): not a topology")
+
+
 def test_topology_graph_matches_topo_show():
     t = ccsim.topology("dgx1")
     show = subprocess.run([CCSIM, "topo", "show", "dgx1"], check=True, capture_output=True, text=True).stdout
