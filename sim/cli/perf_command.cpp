@@ -608,11 +608,12 @@ void apply_nccl_environment(const CLI::App& app, PerfFlags& f, const std::string
         if (what.find(std::string(t.flag) + " ") != std::string::npos) f.env_source[t.flag] = v + "=" + printable(env.at(v), 40);
     }
   }
-  if (!read.empty()) f.env_notes.push_back("ccsim: read from the environment, as NCCL reads it: " + read);
+  if (!read.empty()) f.env_notes.push_back("ccsim: NCCL settings read from the environment, as NCCL reads them: " + read);
   if (!won.empty()) f.env_notes.push_back("ccsim: given flags win over the environment: " + won);
   if (!unapplied.empty()) f.env_notes.push_back(fmt::format("ccsim: not applied, --model {} has no NCCL tuner: {}", f.run.model, unapplied));
   if (!other.empty())
-    f.env_notes.push_back(fmt::format("ccsim: NCCL settings in the environment that ccsim does not read: {}", fmt::join(other, ", ")));
+    f.env_notes.push_back(fmt::format("ccsim: NCCL settings in the environment that ccsim does not read (predicted as if unset): {}",
+                                      fmt::join(other, ", ")));
 }
 
 } // namespace

@@ -38,13 +38,13 @@ for pair in "NCCL_ALGO=Tree|--nccl-algo tree" "NCCL_ALGO=ring|--nccl-algo ring" 
   [ -n "$want" ] && [ "$got" = "$want" ] || bad "$var in the environment did not predict as $flag: '$got' vs '$want'"
 done
 [ "$(perf16 | last_row)" != "$(perf16 --nccl-algo tree | last_row)" ] || bad "tree and NCCL's pick alike here: the check above proves nothing"
-NCCL_ALGO=Tree perf16 | grep -qF "# ccsim: read from the environment, as NCCL reads it: NCCL_ALGO=Tree (--nccl-algo tree)" ||
+NCCL_ALGO=Tree perf16 | grep -qF "# ccsim: NCCL settings read from the environment, as NCCL reads them: NCCL_ALGO=Tree (--nccl-algo tree)" ||
   bad "the header does not name NCCL_ALGO=Tree: $(NCCL_ALGO=Tree perf16 2>&1 | grep environment)"
 # A flag given wins, and says so; a setting ccsim does not read is named, not silently dropped.
 got=$(NCCL_ALGO=Tree perf16 --nccl-algo ring 2>&1)
 [ "$(echo "$got" | last_row)" = "$(perf16 --nccl-algo ring | last_row)" ] || bad "--nccl-algo ring did not win over NCCL_ALGO=Tree"
 echo "$got" | grep -qF "# ccsim: given flags win over the environment: --nccl-algo ring" || bad "no 'given flags win' line"
-NCCL_IB_HCA=mlx5_0,mlx5_1 NCCL_DEBUG=INFO perf16 | grep -qF "# ccsim: NCCL settings in the environment that ccsim does not read: NCCL_DEBUG=INFO, NCCL_IB_HCA=mlx5_0,mlx5_1" ||
+NCCL_IB_HCA=mlx5_0,mlx5_1 NCCL_DEBUG=INFO perf16 | grep -qF "# ccsim: NCCL settings in the environment that ccsim does not read (predicted as if unset): NCCL_DEBUG=INFO, NCCL_IB_HCA=mlx5_0,mlx5_1" ||
   bad "NCCL_IB_HCA not named as unread"
 NCCL_TESTS=/x perf16 | grep -q "NCCL_TESTS" && bad "NCCL_TESTS (README's symlink folder, not NCCL's) named in the header"
 CCSIM_MODEL=fifo NCCL_ALGO=Tree perf16 | grep -qF "# ccsim: not applied, --model fifo has no NCCL tuner: --nccl-algo tree" ||
