@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "sim/cli/parse_errors.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/printable.hpp"
 #include "sim/metrics/sweep.hpp"
@@ -181,7 +183,58 @@ void check_unalign_or_cumask(const std::string& u) {
 struct World {
   int procs = 1, rank = 0;
   std::string from; // "" (one process), "--procs", or the launcher's variables
+  // nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT: the processes of process 0's communicator (empty: all of
+  // them, one communicator) and the variable as set.
+  std::vector<int> members;
+  std::string split;
+  int comm_procs() const { return members.empty() ? procs : static_cast<int>(members.size()); }
+  // "16 processes (OMPI_COMM_WORLD_SIZE) x ", "2 of 16 processes (OMPI_COMM_WORLD_SIZE; NCCL_TESTS_SPLIT_MASK=0x7) x "
+  std::string text() const {
+    if (procs <= 1) return "";
+    if (members.empty()) return fmt::format("{} processes ({}) x ", procs, from);
+    return fmt::format("{} of {} processes ({}; {}) x ", members.size(), procs, from, split);
+  }
 };
+
+// nccl-tests' communicator split (src/common.cu run(), NVIDIA/nccl-tests v2.19.6): MPI_Comm_split by a color of the
+// process index, NCCL_TESTS_SPLIT_MASK=HEX (proc & mask) or NCCL_TESTS_SPLIT="AND n" / "&n", "OR n" / "|n",
+// "MOD n" / "%n", "DIV n" / "/n" (n read by strtoul base 0, or 0b binary; unread, every process keeps color 0).
+// Process 0 prints, for its own communicator: the processes whose color is its own.
+void split_world(World& w) {
+  const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK");
+  const char* split = mask ? nullptr : std::getenv("NCCL_TESTS_SPLIT");
+  if (!mask && !split) return;
+  std::function<long long(long long)> color = [](long long) { return 0LL; };
+  if (mask) {
+    const unsigned long long m = std::strtoull(mask, nullptr, 16);
+    color = [m](long long p) { return static_cast<long long>(static_cast<unsigned long long>(p) & m); };
+    w.split = std::string("NCCL_TESTS_SPLIT_MASK=") + printable(mask, 40);
+  } else {
+    w.split = std::string("NCCL_TESTS_SPLIT=") + printable(split, 40);
+    const std::string text = split;
+    const std::pair<const char*, char> ops[] = {{"AND", '&'}, {"&", '&'}, {"OR", '|'}, {"|", '|'},
+                                                {"MOD", '%'}, {"%", '%'}, {"DIV", '/'}, {"/", '/'}};
+    for (const auto& [word, op] : ops) {
+      if (ascii_lower(text.substr(0, std::string_view(word).size())) != ascii_lower(word)) continue;
+      std::string rest = text.substr(std::string_view(word).size());
+      rest.erase(0, rest.find_first_not_of(" \t"));
+      const bool binary = ascii_lower(rest.substr(0, 2)) == "0b";
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(rest.c_str() + (binary ? 2 : 0), &end, binary ? 2 : 0);
+      if (rest.empty() || end == rest.c_str() + (binary ? 2 : 0)) break; // unread: one communicator
+      if ((op == '%' || op == '/') && n == 0) fail("environment {}: divides by zero (nccl-tests would fail)", w.split);
+      const auto k = static_cast<long long>(n);
+      color = op == '&' ? std::function<long long(long long)>([k](long long p) { return p & k; })
+            : op == '|' ? std::function<long long(long long)>([k](long long p) { return p | k; })
+            : op == '%' ? std::function<long long(long long)>([k](long long p) { return p % k; })
+                        : std::function<long long(long long)>([k](long long p) { return p / k; });
+      break;
+    }
+  }
+  for (int p = 0; p < w.procs; ++p)
+    if (color(p) == color(0)) w.members.push_back(p);
+  if (static_cast<int>(w.members.size()) == w.procs) w.members.clear(); // every process in one communicator
+}
 
 // Under mpirun or srun every process runs this; nccl-tests makes one communicator of all of them and
 // only process 0 prints. The launchers say how many there are.
@@ -192,6 +245,7 @@ World launcher_world(const PerfFlags& f) {
     tmp.v['P'] = f.procs;
     w.procs = static_cast<int>(int_flag(tmp, 'P', 1, 100000));
     w.from = "--procs";
+    split_world(w);
     return w;
   }
   const std::pair<const char*, const char*> vars[] = {
@@ -210,6 +264,7 @@ World launcher_world(const PerfFlags& f) {
     w.procs = num(size, s, 1);
     w.rank = std::getenv(rank) ? num(rank, std::getenv(rank), 0) : 0;
     w.from = size;
+    split_world(w);
     return w;
   }
   return w;
@@ -221,7 +276,8 @@ struct TypeChoice {
 
 std::vector<TypeChoice> types_of(const std::string& d, const topology::Topology& topo) {
   auto one = [](const std::string& s) -> TypeChoice {
-    if (s == "f8e4m3" || s == "f8e5m2") return {s, "fp8"};
+    // nccl-tests' fp8 names, and rccl-tests' (its test_typenames: fp8_e4m3, fp8_e5m2), printed as given.
+    if (s == "f8e4m3" || s == "f8e5m2" || s == "fp8_e4m3" || s == "fp8_e5m2") return {s, "fp8"};
     auto t = metrics::datatype_from(s);
     if (!t) fail("-d,--datatype: unknown type '{}' (int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, all)", s);
     return {t->name, t->name};
@@ -297,10 +353,17 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   r.threads = static_cast<int>(int_flag(f, 't', 1, 1024));
   r.gpus = static_cast<int>(int_flag(f, 'g', 1, 1024));
   r.world = launcher_world(f);
-  const long long ranks = static_cast<long long>(r.world.procs) * r.threads * r.gpus;
+  const long long ranks = static_cast<long long>(r.world.comm_procs()) * r.threads * r.gpus;
+  // A split communicator's GPUs are its processes' (process p drives GPUs p x t x g ... as nccl-tests' ranks count).
+  const long long last_gpu =
+      r.world.members.empty() ? ranks : (static_cast<long long>(r.world.members.back()) + 1) * r.threads * r.gpus;
+  if (!r.world.members.empty() && last_gpu > topo.num_gpus())
+    fail("environment {}: process 0's communicator (processes {}, {} GPUs each) reaches GPU {} but topology {} has {} GPUs "
+         "(give a larger --topo)", r.world.split, fmt::join(r.world.members, ","), r.threads * r.gpus, last_gpu - 1, topo.name,
+         topo.num_gpus());
   if (ranks > topo.num_gpus())
-    fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks,
-         r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads, r.gpus, topo.name, topo.num_gpus());
+    fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks, r.world.text(), r.threads, r.gpus,
+         topo.name, topo.num_gpus());
   r.ranks = static_cast<int>(ranks);
   r.lo = size_flag(f, 'b');
   r.hi = size_flag(f, 'e');
@@ -349,8 +412,13 @@ RunOptions base_options(const PerfFlags& f, const PerfRun& r, const topology::To
   RunOptions o = f.run;
   o.op = std::string(schedule::to_string(r.op));
   if (o.algo.empty()) o.algo = default_algo(r.op);
-  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && r.ranks < topo.num_gpus())
+  const int per_proc = r.threads * r.gpus;
+  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && !r.world.members.empty()) {
+    for (int p : r.world.members)
+      for (int k = 0; k < per_proc; ++k) o.gpus += fmt::format("{}{}", o.gpus.empty() ? "" : ",", p * per_proc + k);
+  } else if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && r.ranks < topo.num_gpus()) {
     for (int g = 0; g < r.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
+  }
   return o;
 }
 
@@ -377,9 +445,12 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
                           params.empty() ? "" : " + " + params, topo.name, topo.origin));
   const bool chooses = model::require_model(o.model).chooses_algorithm;
-  n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks,
-                          r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads,
-                          r.gpus, chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks, r.world.text(), r.threads, r.gpus,
+                          chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  if (!r.world.members.empty())
+    n.push_back(fmt::format("ccsim: {}: process 0's communicator is processes {}, predicted alone (the other communicators "
+                            "run at the same time on the other GPUs; what they share is not modelled)",
+                            r.world.split, fmt::join(r.world.members, ",")));
   for (std::size_t i = 0; i < cfg.placements.size(); ++i)
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
                             report::gpu_order_text(cfg.placements[i], ",")));

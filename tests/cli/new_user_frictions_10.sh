@@ -13,6 +13,10 @@
 #    routes, other numbers); an `amd-smi topology --json` paste with a shell prompt after it, or before it in a form
 #    other than "$ ...", or indented, was refused;
 #  - explain --bw 1e400GB/s said "is not a number"; sweep -o into an unwritable place led with the journal's name;
+#  - ccsim sweep: a point's --p2p-level stayed in force for the later points run on the same thread (the Python module:
+#    for every later call), a silent wrong answer; the level is now per thread and cleared as --p2p is;
+#  - nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT (communicators split by process index) were ignored: one
+#    communicator of every rank was predicted; now process 0's communicator, on its processes' GPUs, said so;
 #  - a script run as it is through symlinks with CCSIM_TOPO=m.txt (a topo -m paste without its GPU) was told to give
 #    --gpu, which it has no place for: CCSIM_GPU is the environment's --gpu.
 set -u
@@ -55,6 +59,18 @@ NCCL_PROTO='^LL,LL128,Simple' refused_one_line "environment NCCL_PROTO=^LL,LL128
 NCCL_ALGO=NVLS refused_one_line "(--nccl-algo came from the environment: NCCL_ALGO=NVLS)" all_reduce_perf --topo dgx1 -g 8 -b 1M -e 1M
 # NCCL_ALGO's spelling as a flag too.
 "$ccsim" --topo dgx1 --model nccl --nccl-algo Tree -b 1M -e 1M >/dev/null 2>&1 || bad "--nccl-algo Tree refused"
+
+# nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT: process 0's communicator, on its own processes' GPUs.
+for pair in "NCCL_TESTS_SPLIT_MASK=0x7|0,8" "NCCL_TESTS_SPLIT=%8|0,8" "NCCL_TESTS_SPLIT=DIV 8|0,1,2,3,4,5,6,7" "NCCL_TESTS_SPLIT=&0x8|0,1,2,3,4,5,6,7"; do
+  var=${pair%%|*}; gpus=${pair#*|}
+  n=$(echo "$gpus" | tr ',' '\n' | wc -l)
+  want=$("$ccsim" all_reduce_perf --topo "$two" --gpus "$gpus" --procs "$n" -g 1 -b 1G -e 1G 2>&1 | last_row)
+  got=$(env "$var" OMPI_COMM_WORLD_SIZE=16 "$ccsim" all_reduce_perf --topo "$two" -b 1G -e 1G -g 1 2>&1)
+  [ -n "$want" ] && [ "$(echo "$got" | last_row)" = "$want" ] || bad "$var: not GPUs $gpus alone: $(echo "$got" | last_row) vs $want"
+  echo "$got" | grep -qF "# ccsim: $n ranks = $n of 16 processes (OMPI_COMM_WORLD_SIZE; $var) x nThread 1 x nGpus 1" ||
+    bad "$var: rank line: $(echo "$got" | grep 'ranks =')"
+done
+NCCL_TESTS_SPLIT=%0 OMPI_COMM_WORLD_SIZE=16 refused_one_line "environment NCCL_TESTS_SPLIT=%0: divides by zero" all_reduce_perf --topo "$two" -b 1M -e 1M
 
 # A script run as it is through a symlink, CCSIM_TOPO a topo -m paste without its GPU: CCSIM_GPU is its --gpu.
 mkdir -p "$tmp/bin"; ln -s "$(readlink -f "$ccsim")" "$tmp/bin/all_reduce_perf"
@@ -111,6 +127,13 @@ for v in prompts indented.json; do
   got=$("$ccsim" --topo "$tmp/$v.txt" --gpu mi300x -b 1G -e 1G 2>&1 | last_row)
   [ "$got" = "$want" ] || bad "amd-smi --json paste ($v) predicts '$got', the plain file '$want'"
 done
+
+# --- ccsim sweep: a point's --p2p-level stayed for the later points of its thread ----------------------------------
+printf '{"defaults": {"op": "allreduce", "bytes": "128M", "model": "nccl"}, "points": [{"topo": "dgx1", "p2p-level": "LOC"}, {"topo": "dgx1"}]}\n' >"$tmp/leak.json"
+"$ccsim" sweep "$tmp/leak.json" -j 1 -o "$tmp/leak.csv" 2>/dev/null
+plain=$("$ccsim" --topo dgx1 --model nccl -b 128M -e 128M | last_row | awk '{print $6}')
+got=$(awk -F, 'NR == 3 {print $15}' "$tmp/leak.csv")
+awk -v a="$got" -v b="$plain" 'BEGIN {exit !(a != "" && sprintf("%.2f", a) == sprintf("%.2f", b))}' || bad "sweep point 1 (no --p2p-level) after a LOC point: $got us, alone $plain us"
 
 # --- leftovers of the ninth trial ---------------------------------------------------------------------------------
 refused_one_line "--bw: '1e400GB/s' is absurdly large" explain --op allreduce --ranks 8 --alpha 1us --bw 1e400GB/s --size 1M

@@ -123,6 +123,26 @@ def test_topology_from_the_text_of_a_file_predicts_as_the_file():
     assert str(e.value).startswith("(the topology text): not a topology")
 
 
+def test_cli_runs_the_nccl_tests_front_end_as_the_binary_does():
+    # User trial 10: ccsim.cli("all_reduce_perf", ...) (README: "any command's text output") was refused with
+    # "The following argument was not expected: all_reduce_perf".
+    args = ["all_reduce_perf", "--topo", "dgx1", "-g", "8", "-b", "1M", "-e", "4M", "-f", "2"]
+    want = subprocess.run([CCSIM, *args], check=True, capture_output=True, text=True).stdout
+    assert ccsim.cli(*args) == want
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.cli("all_reduce_perf", "--topo", "dgx1", "-g", "9")
+    assert str(e.value) == "9 ranks (-t 1 x -g 9) but topology dgx1-v100 has 8 GPUs (give a larger --topo)"
+
+
+def test_a_p2p_level_does_not_outlive_its_call():
+    # User trial 10: p2p_level="LOC" in one call left every later call at LOC (46993 us for 2054 on a DGX-1 at
+    # 128 MiB), as it did for later points of `ccsim sweep` on the same thread.
+    plain = ccsim.predict("dgx1", model="nccl", sizes="128M")[0].time_us
+    loc = ccsim.predict("dgx1", model="nccl", sizes="128M", p2p_level="LOC")[0].time_us
+    assert loc > 10 * plain
+    assert ccsim.predict("dgx1", model="nccl", sizes="128M")[0].time_us == plain
+
+
 def test_topology_graph_matches_topo_show():
     t = ccsim.topology("dgx1")
     show = subprocess.run([CCSIM, "topo", "show", "dgx1"], check=True, capture_output=True, text=True).stdout
