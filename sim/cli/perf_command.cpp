@@ -447,6 +447,11 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   const bool chooses = model::require_model(o.model).chooses_algorithm;
   n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks, r.world.text(), r.threads, r.gpus,
                           chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  // The command of an mpirun -np 16 / srun line run by hand: one process, one GPU, which an allreduce moves nothing
+  // for. Said, with the flag that gives the launcher's task count.
+  if (r.ranks == 1 && r.world.from.empty())
+    n.push_back("ccsim: 1 rank: no launcher seen (mpirun's OMPI_COMM_WORLD_SIZE or PMI_SIZE, srun's SLURM_STEP_NUM_TASKS "
+                "unset); --procs N predicts the N tasks of an mpirun -np N or srun line");
   if (!r.world.members.empty())
     n.push_back(fmt::format("ccsim: {}: process 0's communicator is processes {}, predicted alone (the other communicators "
                             "run at the same time on the other GPUs; what they share is not modelled)",

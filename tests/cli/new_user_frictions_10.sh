@@ -17,6 +17,7 @@
 #    for every later call), a silent wrong answer; the level is now per thread and cleared as --p2p is;
 #  - nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT (communicators split by process index) were ignored: one
 #    communicator of every rank was predicted; now process 0's communicator, on its processes' GPUs, said so;
+#  - the command of an mpirun -np 16 line run by hand predicted one rank (busbw 0) with nothing saying why;
 #  - a script run as it is through symlinks with CCSIM_TOPO=m.txt (a topo -m paste without its GPU) was told to give
 #    --gpu, which it has no place for: CCSIM_GPU is the environment's --gpu.
 set -u
@@ -71,6 +72,10 @@ for pair in "NCCL_TESTS_SPLIT_MASK=0x7|0,8" "NCCL_TESTS_SPLIT=%8|0,8" "NCCL_TEST
     bad "$var: rank line: $(echo "$got" | grep 'ranks =')"
 done
 NCCL_TESTS_SPLIT=%0 OMPI_COMM_WORLD_SIZE=16 refused_one_line "environment NCCL_TESTS_SPLIT=%0: divides by zero" all_reduce_perf --topo "$two" -b 1M -e 1M
+
+# The command of an mpirun/srun line run by hand: one rank, said, with the flag for the launcher's task count.
+"$ccsim" all_reduce_perf --topo "$two" -b 8 -e 1M -f 2 -g 1 | grep -qF "# ccsim: 1 rank: no launcher seen" || bad "a lone rank not explained"
+OMPI_COMM_WORLD_SIZE=1 "$ccsim" all_reduce_perf --topo "$two" -b 8 -e 1M -f 2 -g 1 | grep -q "no launcher seen" && bad "'no launcher' under mpirun -np 1"
 
 # A script run as it is through a symlink, CCSIM_TOPO a topo -m paste without its GPU: CCSIM_GPU is its --gpu.
 mkdir -p "$tmp/bin"; ln -s "$(readlink -f "$ccsim")" "$tmp/bin/all_reduce_perf"
