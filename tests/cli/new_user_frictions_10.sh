@@ -12,6 +12,7 @@
 #  - an indented `rocm-smi --showtopo` paste lost its Numa Node lines (every GPU silently on NUMA node 0: other
 #    routes, other numbers); an `amd-smi topology --json` paste with a shell prompt after it, or before it in a form
 #    other than "$ ...", or indented, was refused;
+#  - a paste quoted as replies quote it ("> " before every line) was "not a topology";
 #  - explain --bw 1e400GB/s said "is not a number"; sweep -o into an unwritable place led with the journal's name;
 #  - ccsim sweep: a point's --p2p-level stayed in force for the later points run on the same thread (the Python module:
 #    for every later call), a silent wrong answer; the level is now per thread and cleared as --p2p is;
@@ -131,6 +132,16 @@ want=$("$ccsim" --topo "$f" --gpu mi300x -b 1G -e 1G | last_row)
 for v in prompts indented.json; do
   got=$("$ccsim" --topo "$tmp/$v.txt" --gpu mi300x -b 1G -e 1G 2>&1 | last_row)
   [ "$got" = "$want" ] || bad "amd-smi --json paste ($v) predicts '$got', the plain file '$want'"
+done
+
+# Quoted as a reply quotes it ("> " on every line): read as the plain paste, whatever the format.
+for f in "$imp/h800-8gpu-9nic-bond-topo-m-sglang-checkenv.txt" "$imp/rocm-smi-showtopo-4gpu-xgmi-numa-archer2.txt" \
+         "$imp/amd-smi-topology-8gpu-mi355x-xgmi-weight0-oci.txt"; do
+  g=h800; case "$f" in *rocm-smi*) g=mi250x;; *amd-smi*) g=mi355x;; esac
+  sed 's/^/> /' "$f" >"$tmp/quoted.txt"
+  want=$("$ccsim" --topo "$f" --gpu $g -b 1G -e 1G | last_row)
+  got=$("$ccsim" --topo "$tmp/quoted.txt" --gpu $g -b 1G -e 1G 2>&1 | last_row)
+  [ "$got" = "$want" ] || bad "quoted $(basename "$f") predicts '$got', the plain paste '$want'"
 done
 
 # --- ccsim sweep: a point's --p2p-level stayed for the later points of its thread ----------------------------------
