@@ -15,6 +15,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/parse_errors.hpp"
+#include "sim/cli/perf_command.hpp"
 #include "sim/cli/explain_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
@@ -49,6 +50,12 @@ struct CoutCapture {
   ~CoutCapture() { std::cout.rdbuf(saved); }
 };
 
+struct CerrCapture {
+  std::ostringstream text;
+  std::streambuf* saved = std::cerr.rdbuf(text.rdbuf());
+  ~CerrCapture() { std::cerr.rdbuf(saved); }
+};
+
 // Runs `ccsim <args...>` as main() does (sim/cli/main.cpp) and returns what it printed on stdout. The GIL is
 // released meanwhile: a long simulation costs what it costs from the binary and other Python threads run.
 std::string run_cli(const std::vector<std::string>& args) {
@@ -60,6 +67,20 @@ std::string run_cli(const std::vector<std::string>& args) {
   for (auto& a : storage) argv.push_back(a.data());
   const int argc = static_cast<int>(argv.size());
 
+  ccsim::topology::set_p2p_mode("on");
+  ccsim::topology::clear_p2p_level();
+  ccsim::topology::set_default_import_gpu("");
+  // `ccsim all_reduce_perf ...` (any *_perf name): nccl-tests' front end, as main() dispatches it; its refusal is
+  // "ccsim all_reduce_perf: <message>" on stderr and exit 2, raised here as the message.
+  if (const auto perf = ccsim::cli::perf_invocation(argc, argv.data())) {
+    CoutCapture out;
+    CerrCapture err;
+    if (ccsim::cli::perf_main(*perf, argc, argv.data()) == 0) return out.text.str();
+    std::string line = err.text.str();
+    if (const auto prefix = "ccsim " + perf->program + ": "; line.starts_with(prefix)) line.erase(0, prefix.size());
+    while (!line.empty() && line.back() == '\n') line.pop_back();
+    throw CliError(line);
+  }
   CLI::App app{"ccsim"};
   app.require_subcommand(0, 1);
   ccsim::cli::RunOptions run;
@@ -69,8 +90,6 @@ std::string run_cli(const std::vector<std::string>& args) {
   ccsim::cli::add_scenario_command(app);
   ccsim::cli::add_rings_command(app);
   ccsim::cli::add_compare_command(app);
-  ccsim::topology::set_p2p_mode("on");
-  ccsim::topology::set_default_import_gpu("");
   CoutCapture out;
   try {
     app.parse(argc, argv.data());

@@ -5,7 +5,8 @@ block may show an excerpt; a line of "..." marks an elision). With --fix, a bloc
 command's whole output is rewritten with the new output; stale excerpts are listed for a human.
 
   scripts/check_docs.py [--fix] [--ccsim build/ccsim] README.md docs/*.md
-A `$ PYTHONPATH=build/python <script> ...` example runs the Python module built beside --ccsim.
+A `$ PYTHONPATH=build/python <script> ...` example runs the Python module built beside --ccsim; a `$ VAR=value ccsim ...`
+example runs ccsim with those variables set.
 Exit status 1 if any example is stale (without --fix)."""
 import argparse, os, re, shlex, subprocess, sys
 
@@ -15,8 +16,10 @@ ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("files", nargs="+")
 args = ap.parse_args()
 
-block = re.compile(r"```[a-z]*\n(\$ (?:(?:build/)?ccsim|PYTHONPATH=build/python ).*?)```", re.S)
-command = re.compile(r"^\$ ((?:build/)?ccsim.*|PYTHONPATH=build/python .*)$")
+# A command may start with environment assignments (`$ NCCL_ALGO=Tree ccsim all_reduce_perf ...`), kept as written.
+ENV = r"(?:[A-Z_][A-Z0-9_]*=\S* )*"
+block = re.compile(r"```[a-z]*\n(\$ (?:" + ENV + r"(?:build/)?ccsim|PYTHONPATH=build/python ).*?)```", re.S)
+command = re.compile(r"^\$ (" + ENV + r"(?:build/)?ccsim.*|PYTHONPATH=build/python .*)$")
 PYTHON = "PYTHONPATH=build/python "
 
 
@@ -25,7 +28,10 @@ def run(cmd):
         module = os.path.join(os.path.dirname(os.path.abspath(args.ccsim)), "python")
         shell = "PYTHONPATH=" + shlex.quote(module) + " " + cmd[len(PYTHON):]
         return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300).stdout
-    shell = shlex.quote(args.ccsim) + cmd[cmd.index("ccsim") + len("ccsim"):]  # may hold a pipe
+    start = re.match(ENV + r"(?:build/)?ccsim", cmd)
+    env = start.group(0)[:len(start.group(0)) - len("ccsim")]
+    env = env[:len(env) - len("build/")] if env.endswith("build/") else env
+    shell = env + shlex.quote(args.ccsim) + cmd[start.end():]  # may hold a pipe
     head, tail = split_pipe(shell)
     if head not in outputs:  # two excerpts of one command's output run it once (docs/sweep.md's sweep: ~4 s under ASan)
         outputs[head] = subprocess.run(["bash", "-c", head], capture_output=True, text=True, timeout=300).stdout

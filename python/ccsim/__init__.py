@@ -140,11 +140,28 @@ class _Scratch:
 
 class Topology:
     """A machine: a shipped name ("dgx1"), a generator spec ("machine:gpu=h100,nodes=4,nics=8x400G"),
-    a file (ccsim JSON, nvidia-smi topo -m, NCCL XML, rocm-smi), or a dict in ccsim's topology JSON."""
+    a file (ccsim JSON, nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi) or its text (a str of several lines,
+    or bytes), or a dict in ccsim's topology JSON."""
 
     def __init__(self, spec, gpu=None):
         self._scratch = None
-        if gpu is not None:
+        what = "the topology dict"
+        if isinstance(spec, (bytes, bytearray)) or (isinstance(spec, str) and "\n" in spec):
+            # The text of a file (an nvidia-smi topo -m or rocm-smi output pasted into a notebook cell, a file read
+            # with open(...).read()), as compare takes a trace's text: read as the CLI reads that file.
+            if isinstance(spec, (bytes, bytearray)):
+                spec = spec.decode("utf-8", errors="replace")
+            text_file = _Scratch("topology.txt", spec)
+            what = "the topology text"
+            if gpu is None:
+                self._scratch = text_file
+                spec = text_file.path
+            else:
+                self._scratch = _from_dict(text_file, what, lambda: _Scratch(
+                    "topology.json", _gpu_keyword(lambda: cli("topo", "import", text_file.path, "--gpu", gpu))))
+                spec = self._scratch.path
+                self._text_file = text_file  # the JSON's link sources name it: kept as long as the topology
+        elif gpu is not None:
             # A file that does not name its GPU (an nvidia-smi topo -m paste without nvidia-smi -L) with the kind
             # given, as the CLI's --gpu: imported once into ccsim JSON, which the CLI then reads for every call.
             if not isinstance(spec, (str, os.PathLike)):
@@ -163,9 +180,10 @@ class Topology:
         elif isinstance(spec, os.PathLike):
             spec = os.fspath(spec)
         elif not isinstance(spec, str):
-            raise Error(f"topology: expected a name, spec, path or dict, got {type(spec).__name__}")
+            raise Error(f"topology: expected a name, spec, path, a file's text or a dict, got {type(spec).__name__}")
         self.spec = spec
-        self._machine = _from_dict(self._scratch, "the topology dict", lambda: _gpu_keyword(lambda: _Machine(spec)))
+        self._what = what
+        self._machine = _from_dict(self._scratch, what, lambda: _gpu_keyword(lambda: _Machine(spec)))
         about = self._machine.about()
         self.name, self.description, self.origin = about["name"], about["description"], about["origin"]
         self.gpu_kind = about["gpu_kind"]
@@ -199,12 +217,14 @@ class Topology:
         return json.loads(self._machine.json())
 
     def __repr__(self):
-        return f"ccsim.topology({self.spec!r})  # {self.name}, {self.gpus} GPUs"
+        given = "(the topology text)" if self._what == "the topology text" else repr(self.spec)
+        return f"ccsim.topology({given})  # {self.name}, {self.gpus} GPUs"
 
 
 def topology(spec="dgx1", gpu=None):
-    """ccsim.topology("dgx1") / ("machine:gpu=h100,nodes=4,nics=8x400G") / (path) / (dict) -> Topology.
-    gpu="h100": the GPU kind of a file that does not name it (nvidia-smi topo -m, NCCL XML, ...), as --gpu."""
+    """ccsim.topology("dgx1") / ("machine:gpu=h100,nodes=4,nics=8x400G") / (path) / (the file's text) / (dict)
+    -> Topology. gpu="h100": the GPU kind of a file that does not name it (nvidia-smi topo -m, NCCL XML, ...), as
+    --gpu."""
     if isinstance(spec, Topology):
         if gpu is not None:
             raise Error("topology: gpu= goes with a topology file, not a Topology")

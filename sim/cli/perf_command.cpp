@@ -6,11 +6,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h> // environ
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -20,13 +23,17 @@
 #include "sim/cli/parse_errors.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/printable.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/compare.hpp"
+#include "sim/model/nccl/nccl_env.hpp"
 #include "sim/report/nccl_tests_format.hpp"
 #include "sim/report/report.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
+#include "sim/topology/import.hpp"
+#include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/trace/nccl_tests_options.hpp"
 
@@ -57,6 +64,10 @@ struct PerfFlags {
   std::string procs;
   std::map<char, std::string> v; // nccl-tests flag letter -> value
   std::map<char, CLI::Option*> given;
+  // NCCL's settings read from the environment (apply_nccl_environment): header lines, and the flag each set with
+  // the variable it came from, so an error about the flag names the variable nobody typed as a flag.
+  std::vector<std::string> env_notes;
+  std::map<std::string, std::string> env_source; // "--nccl-algo" -> "NCCL_ALGO=Tree"
 };
 
 struct FlagSpec {
@@ -96,7 +107,7 @@ constexpr FlagSpec kFlags[] = {
     {'D', "-D,--device_implementation", "0", "Device-side implementation (no effect on a prediction)"},
     {'V', "-V,--device_cta_count", "16", "CTAs of the device implementation (no effect on a prediction)"},
     {'M', "-M,--memory", "0", "GPU memory report (not printed by ccsim)"},
-    {'u', "-u,--unalign", "0", "Misalign buffers by this many elements (no effect on a prediction)"},
+    {'u', "-u,--unalign,--cumask", "0", "Misalign buffers by this many elements; rccl-tests: --cumask d0,d1,d2,d3, hex CU masks (no effect on a prediction)"},
     {'I', "-I,--per_iter_timing", "0", "Per-iteration timing columns (not printed by ccsim)"},
     {'K', "-K,--per_iter_skip", "0", "Leading samples skipped by -I (no effect)"},
     // rccl-tests' own options (its src/common.cu adds them beside nccl-tests'; letters nccl-tests leaves free), so
@@ -106,6 +117,8 @@ constexpr FlagSpec kFlags[] = {
     {'F', "-F,--cache_flush", "0", "rccl-tests: iterations between instruction-cache flushes (no effect on a prediction)"},
     {'E', "-E,--rotating_tensor", "0", "rccl-tests: rotate buffers between iterations (no effect on a prediction)"},
     {'Z', "-Z,--output_format", "", "rccl-tests: result file format csv/json (ccsim writes no result file: refused)"},
+    {'O', "-O,--out_of_place", "1", "rccl-tests: 0 runs and prints the in-place half only"},
+    {'s', "-s,--stress_cycles", "1", "rccl-tests: run the whole sweep this many times (\"# Testing N cycle.\" between)"},
 };
 
 std::string flag_name(char c) {
@@ -149,10 +162,79 @@ Bytes size_flag(const PerfFlags& f, char c) {
   return static_cast<Bytes>(x);
 }
 
+// -u: nccl-tests' --unalign (a number of elements) or rccl-tests' --cumask, the same letter: up to four CU masks
+// d0,d1,d2,d3 that rccl-tests reads with strtol(mask, NULL, 16). Neither changes a prediction; anything else is refused.
+void check_unalign_or_cumask(const std::string& u) {
+  if (const auto n = trace::nccl_tests_number(u); n && n->whole && n->value >= 0 && n->value <= (1 << 30)) return;
+  std::size_t masks = 0;
+  bool hex = !u.empty() && u.back() != ',';
+  for (std::size_t at = 0; hex && at <= u.size(); ++masks) {
+    const auto comma = std::min(u.find(',', at), u.size());
+    std::string_view m = std::string_view(u).substr(at, comma - at);
+    if (m.size() > 2 && m[0] == '0' && (m[1] == 'x' || m[1] == 'X')) m.remove_prefix(2);
+    hex = !m.empty() && m.size() <= 8 && m.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+    at = comma + 1;
+  }
+  if (!hex || masks > 4)
+    fail("-u: '{}' is neither nccl-tests' --unalign (a number of elements, 0..{}) nor rccl-tests' --cumask (up to 4 "
+         "hexadecimal CU masks, d0,d1,d2,d3)", printable(u, 60), 1 << 30);
+}
+
 struct World {
   int procs = 1, rank = 0;
   std::string from; // "" (one process), "--procs", or the launcher's variables
+  // nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT: the processes of process 0's communicator (empty: all of
+  // them, one communicator) and the variable as set.
+  std::vector<int> members;
+  std::string split;
+  int comm_procs() const { return members.empty() ? procs : static_cast<int>(members.size()); }
+  // "16 processes (OMPI_COMM_WORLD_SIZE) x ", "2 of 16 processes (OMPI_COMM_WORLD_SIZE; NCCL_TESTS_SPLIT_MASK=0x7) x "
+  std::string text() const {
+    if (procs <= 1) return "";
+    if (members.empty()) return fmt::format("{} processes ({}) x ", procs, from);
+    return fmt::format("{} of {} processes ({}; {}) x ", members.size(), procs, from, split);
+  }
 };
+
+// nccl-tests' communicator split (src/common.cu run(), NVIDIA/nccl-tests v2.19.6): MPI_Comm_split by a color of the
+// process index, NCCL_TESTS_SPLIT_MASK=HEX (proc & mask) or NCCL_TESTS_SPLIT="AND n" / "&n", "OR n" / "|n",
+// "MOD n" / "%n", "DIV n" / "/n" (n read by strtoul base 0, or 0b binary; unread, every process keeps color 0).
+// Process 0 prints, for its own communicator: the processes whose color is its own.
+void split_world(World& w) {
+  const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK");
+  const char* split = mask ? nullptr : std::getenv("NCCL_TESTS_SPLIT");
+  if (!mask && !split) return;
+  std::function<long long(long long)> color = [](long long) { return 0LL; };
+  if (mask) {
+    const unsigned long long m = std::strtoull(mask, nullptr, 16);
+    color = [m](long long p) { return static_cast<long long>(static_cast<unsigned long long>(p) & m); };
+    w.split = std::string("NCCL_TESTS_SPLIT_MASK=") + printable(mask, 40);
+  } else {
+    w.split = std::string("NCCL_TESTS_SPLIT=") + printable(split, 40);
+    const std::string text = split;
+    const std::pair<const char*, char> ops[] = {{"AND", '&'}, {"&", '&'}, {"OR", '|'}, {"|", '|'},
+                                                {"MOD", '%'}, {"%", '%'}, {"DIV", '/'}, {"/", '/'}};
+    for (const auto& [word, op] : ops) {
+      if (ascii_lower(text.substr(0, std::string_view(word).size())) != ascii_lower(word)) continue;
+      std::string rest = text.substr(std::string_view(word).size());
+      rest.erase(0, rest.find_first_not_of(" \t"));
+      const bool binary = ascii_lower(rest.substr(0, 2)) == "0b";
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(rest.c_str() + (binary ? 2 : 0), &end, binary ? 2 : 0);
+      if (rest.empty() || end == rest.c_str() + (binary ? 2 : 0)) break; // unread: one communicator
+      if ((op == '%' || op == '/') && n == 0) fail("environment {}: divides by zero (nccl-tests would fail)", w.split);
+      const auto k = static_cast<long long>(n);
+      color = op == '&' ? std::function<long long(long long)>([k](long long p) { return p & k; })
+            : op == '|' ? std::function<long long(long long)>([k](long long p) { return p | k; })
+            : op == '%' ? std::function<long long(long long)>([k](long long p) { return p % k; })
+                        : std::function<long long(long long)>([k](long long p) { return p / k; });
+      break;
+    }
+  }
+  for (int p = 0; p < w.procs; ++p)
+    if (color(p) == color(0)) w.members.push_back(p);
+  if (static_cast<int>(w.members.size()) == w.procs) w.members.clear(); // every process in one communicator
+}
 
 // Under mpirun or srun every process runs this; nccl-tests makes one communicator of all of them and
 // only process 0 prints. The launchers say how many there are.
@@ -163,6 +245,7 @@ World launcher_world(const PerfFlags& f) {
     tmp.v['P'] = f.procs;
     w.procs = static_cast<int>(int_flag(tmp, 'P', 1, 100000));
     w.from = "--procs";
+    split_world(w);
     return w;
   }
   const std::pair<const char*, const char*> vars[] = {
@@ -181,6 +264,7 @@ World launcher_world(const PerfFlags& f) {
     w.procs = num(size, s, 1);
     w.rank = std::getenv(rank) ? num(rank, std::getenv(rank), 0) : 0;
     w.from = size;
+    split_world(w);
     return w;
   }
   return w;
@@ -192,7 +276,8 @@ struct TypeChoice {
 
 std::vector<TypeChoice> types_of(const std::string& d, const topology::Topology& topo) {
   auto one = [](const std::string& s) -> TypeChoice {
-    if (s == "f8e4m3" || s == "f8e5m2") return {s, "fp8"};
+    // nccl-tests' fp8 names, and rccl-tests' (its test_typenames: fp8_e4m3, fp8_e5m2), printed as given.
+    if (s == "f8e4m3" || s == "f8e5m2" || s == "fp8_e4m3" || s == "fp8_e5m2") return {s, "fp8"};
     auto t = metrics::datatype_from(s);
     if (!t) fail("-d,--datatype: unknown type '{}' (int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, all)", s);
     return {t->name, t->name};
@@ -239,6 +324,8 @@ struct PerfRun {
   std::uint64_t factor = 1, step = 0;
   std::vector<Bytes> sizes;
   int warmup = 1, iters = 20, agg = 1, cycles = 1, check = 1, graph = 0, blocking = 0;
+  int stress_cycles = 1;    // rccl-tests -s
+  bool out_of_place = true; // rccl-tests -O
   bool parallel_init = false, cputime = false;
   std::vector<TypeChoice> types;
   std::vector<std::string> redops;
@@ -266,10 +353,17 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   r.threads = static_cast<int>(int_flag(f, 't', 1, 1024));
   r.gpus = static_cast<int>(int_flag(f, 'g', 1, 1024));
   r.world = launcher_world(f);
-  const long long ranks = static_cast<long long>(r.world.procs) * r.threads * r.gpus;
+  const long long ranks = static_cast<long long>(r.world.comm_procs()) * r.threads * r.gpus;
+  // A split communicator's GPUs are its processes' (process p drives GPUs p x t x g ... as nccl-tests' ranks count).
+  const long long last_gpu =
+      r.world.members.empty() ? ranks : (static_cast<long long>(r.world.members.back()) + 1) * r.threads * r.gpus;
+  if (!r.world.members.empty() && last_gpu > topo.num_gpus())
+    fail("environment {}: process 0's communicator (processes {}, {} GPUs each) reaches GPU {} but topology {} has {} GPUs "
+         "(give a larger --topo)", r.world.split, fmt::join(r.world.members, ","), r.threads * r.gpus, last_gpu - 1, topo.name,
+         topo.num_gpus());
   if (ranks > topo.num_gpus())
-    fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks,
-         r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads, r.gpus, topo.name, topo.num_gpus());
+    fail("{} ranks ({}-t {} x -g {}) but topology {} has {} GPUs (give a larger --topo)", ranks, r.world.text(), r.threads, r.gpus,
+         topo.name, topo.num_gpus());
   r.ranks = static_cast<int>(ranks);
   r.lo = size_flag(f, 'b');
   r.hi = size_flag(f, 'e');
@@ -286,7 +380,12 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
   r.blocking = static_cast<int>(int_flag(f, 'z', 0, 3));
   r.parallel_init = int_flag(f, 'p', 0, 1) != 0;
   r.cputime = int_flag(f, 'C', 0, 1) != 0;
-  for (char c : {'y', 'T', 'S', 'a', 'R', 'D', 'V', 'M', 'u', 'I', 'K', 'q', 'F', 'E'}) (void)int_flag(f, c, 0, 1 << 30);
+  for (char c : {'y', 'T', 'S', 'a', 'R', 'D', 'V', 'M', 'I', 'K', 'q', 'F', 'E'}) (void)int_flag(f, c, 0, 1 << 30);
+  check_unalign_or_cumask(f.v.at('u'));
+  r.out_of_place = int_flag(f, 'O', 0, 1 << 30) != 0; // rccl-tests: strtol, any other number runs it
+  r.stress_cycles = static_cast<int>(int_flag(f, 's', 0, 1000));
+  if (r.stress_cycles == 0)
+    fail("-s,--stress_cycles 0: rccl-tests runs no size at all (its sweep loop ends before the first); give 1 or more");
   if (const auto& y = f.v.at('Y'); y != "coarse" && y != "fine" && y != "host" && y != "managed")
     fail("-Y,--memory_type: '{}' is not coarse, fine, host or managed (rccl-tests' memory types)", printable(y, 40));
   // rccl-tests writes its rows to a file with -x FILE -Z csv|json; ccsim prints the same rows on stdout only.
@@ -313,8 +412,13 @@ RunOptions base_options(const PerfFlags& f, const PerfRun& r, const topology::To
   RunOptions o = f.run;
   o.op = std::string(schedule::to_string(r.op));
   if (o.algo.empty()) o.algo = default_algo(r.op);
-  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && r.ranks < topo.num_gpus())
+  const int per_proc = r.threads * r.gpus;
+  if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && !r.world.members.empty()) {
+    for (int p : r.world.members)
+      for (int k = 0; k < per_proc; ++k) o.gpus += fmt::format("{}{}", o.gpus.empty() ? "" : ",", p * per_proc + k);
+  } else if (o.gpus.empty() && o.ring.empty() && o.rings.empty() && r.ranks < topo.num_gpus()) {
     for (int g = 0; g < r.ranks; ++g) o.gpus += fmt::format("{}{}", g ? "," : "", g);
+  }
   return o;
 }
 
@@ -341,9 +445,17 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
                           params.empty() ? "" : " + " + params, topo.name, topo.origin));
   const bool chooses = model::require_model(o.model).chooses_algorithm;
-  n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks,
-                          r.world.procs > 1 ? fmt::format("{} processes ({}) x ", r.world.procs, r.world.from) : "", r.threads,
-                          r.gpus, chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks, r.world.text(), r.threads, r.gpus,
+                          chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
+  // The command of an mpirun -np 16 / srun line run by hand: one process, one GPU, which an allreduce moves nothing
+  // for. Said, with the flag that gives the launcher's task count.
+  if (r.ranks == 1 && r.world.from.empty())
+    n.push_back("ccsim: 1 rank: no launcher seen (mpirun's OMPI_COMM_WORLD_SIZE or PMI_SIZE, srun's SLURM_STEP_NUM_TASKS "
+                "unset); --procs N predicts the N tasks of an mpirun -np N or srun line");
+  if (!r.world.members.empty())
+    n.push_back(fmt::format("ccsim: {}: process 0's communicator is processes {}, predicted alone (the other communicators "
+                            "run at the same time on the other GPUs; what they share is not modelled)",
+                            r.world.split, fmt::join(r.world.members, ",")));
   for (std::size_t i = 0; i < cfg.placements.size(); ++i)
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
                             report::gpu_order_text(cfg.placements[i], ",")));
@@ -351,19 +463,21 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   n.push_back(r.ranks == 1 ? "ccsim: in-place predicted apart (one rank: NCCL copies only when the buffers differ); #wrong 0: no data moved"
                             : "ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
   std::string same, absent;
-  for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K', 'Y', 'q', 'F', 'E'})
+  for (char c : {'n', 'w', 'm', 'z', 'a', 'G', 'T', 'p', 'y', 'R', 'x', 'D', 'V', 'u', 'C', 'K', 'Y', 'q', 'F', 'E', 'O', 's'})
     if (f.given.at(c)->count()) same += fmt::format("{}-{} {}", same.empty() ? "" : ", ", c, f.v.at(c));
   for (char c : {'S', 'J', 'M', 'I'})
     if (f.given.at(c)->count()) absent += fmt::format("{}-{} {}", absent.empty() ? "" : ", ", c, f.v.at(c));
   std::string partly;
   constexpr std::string_view kNotNumbers = "beiodJYZ"; // sizes (nccl-tests' parsesize) and names
   for (const auto& spec : kFlags)
-    if (kNotNumbers.find(spec.letter) == std::string_view::npos && f.given.at(spec.letter)->count())
+    if (kNotNumbers.find(spec.letter) == std::string_view::npos && f.given.at(spec.letter)->count() &&
+        !(spec.letter == 'u' && f.v.at('u').find(',') != std::string::npos)) // rccl-tests' cumask list
       if (const auto x = trace::nccl_tests_number(f.v.at(spec.letter)); x && !x->whole)
         partly += fmt::format("{}-{} {} as {}", partly.empty() ? "" : ", ", spec.letter, f.v.at(spec.letter), x->value);
   if (!partly.empty()) n.push_back("ccsim: read as nccl-tests' strtol reads them (the number, then nothing): " + partly);
   if (!same.empty()) n.push_back("ccsim: accepted, cannot change a prediction (one steady-state collective): " + same);
   if (!absent.empty()) n.push_back("ccsim: accepted, their output is not produced: " + absent);
+  n.insert(n.end(), f.env_notes.begin(), f.env_notes.end());
   return n;
 }
 
@@ -375,7 +489,7 @@ report::PerfHeader header_of(const PerfRun& r) {
   h.step_is_factor = r.factor > 1;
   h.step = h.step_is_factor ? r.factor : r.step;
   h.warmup = r.warmup, h.iters = r.iters, h.agg = r.agg, h.check = r.check, h.graph = r.graph;
-  h.blocking = r.blocking, h.parallel_init = r.parallel_init, h.cputime = r.cputime;
+  h.blocking = r.blocking, h.parallel_init = r.parallel_init, h.cputime = r.cputime, h.out_of_place = r.out_of_place;
   return h;
 }
 
@@ -384,6 +498,7 @@ std::string run_perf(const PerfFlags& f, const std::string& program) {
   const PerfRun r = resolve(f, program, topo);
   const RunOptions base = base_options(f, r, topo);
   std::vector<report::PerfRow> rows;
+  std::map<std::size_t, std::string> cycle_lines; // rccl-tests -s: "# Testing 2 cycle." before the row at that index
   report::PerfHeader h = header_of(r);
   if (r.op == Op::HyperCube && (r.ranks & (r.ranks - 1)) != 0) { // hypercube.cu's own refusal, exit status 0
     if (r.world.rank != 0) return {};
@@ -426,14 +541,21 @@ std::string run_perf(const PerfFlags& f, const std::string& program) {
           }
           once.push_back({row.plan.size, row.plan.count, type.shown, redop, root, half, in_place});
         }
-        for (int c = 0; c < r.cycles; ++c) rows.insert(rows.end(), once.begin(), once.end());
+        // nccl-tests -N repeats the sweep of this type/op/root; rccl-tests -s too, saying so before each repeat.
+        for (int k = 0; k < r.stress_cycles; ++k) {
+          if (k > 0 && !once.empty()) cycle_lines[rows.size()] = fmt::format("# Testing {} cycle.", k + 1);
+          for (int c = 0; c < r.cycles; ++c) rows.insert(rows.end(), once.begin(), once.end());
+        }
       }
   if (r.world.rank != 0) return {}; // nccl-tests prints from process 0 only
   std::ostringstream out;
   report::write_perf_header(out, h);
   // nccl-tests' sendrecv.cu: "We don't support in-place sendrecv" (reportErrors = 0 in place).
-  for (const auto& row : rows) report::write_perf_row(out, row, r.check != 0, r.op != Op::SendRecv);
-  report::write_perf_footer(out, rows, r.program);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (const auto it = cycle_lines.find(i); it != cycle_lines.end()) out << it->second << "\n";
+    report::write_perf_row(out, rows[i], r.check != 0, r.op != Op::SendRecv, r.out_of_place);
+  }
+  report::write_perf_footer(out, rows, r.program, r.out_of_place);
   return out.str();
 }
 
@@ -464,6 +586,9 @@ std::optional<PerfInvocation> perf_invocation(int argc, char** argv) {
 // An error about a value the environment gave says where it came from: a script run through a symlink never
 // typed the --topo the message names.
 std::string from_environment(const PerfFlags& f, const std::string& message) {
+  for (const auto& [flag, var] : f.env_source)
+    if (message.find(flag + " ") != std::string::npos || message.find(flag + ":") != std::string::npos)
+      return fmt::format(" ({} came from the environment: {})", flag, var);
   const std::pair<const char*, const std::string*> vars[] = {
       {"CCSIM_TOPO", &f.run.topo}, {"CCSIM_MODEL", &f.run.model}, {"CCSIM_PARAMS", &f.run.params}};
   const char* flags[] = {"--topo", "--model", "--params"};
@@ -472,6 +597,9 @@ std::string from_environment(const PerfFlags& f, const std::string& message) {
     if (value && *vars[i].second == value && message.find(flags[i]) != std::string::npos)
       return fmt::format(" ({} came from the environment: {}={})", flags[i], vars[i].first, value);
   }
+  // A topology file from CCSIM_TOPO that does not name its GPU: a script run as it is has no place for --gpu.
+  if (const char* t = std::getenv("CCSIM_TOPO"); t && f.run.topo == t && message.find("give --gpu KIND") != std::string::npos)
+    return fmt::format(" (the file came from the environment, CCSIM_TOPO={}: CCSIM_GPU=KIND gives its GPU there)", t);
   return {};
 }
 
@@ -503,6 +631,67 @@ std::vector<std::string> getopt_long_words(const CLI::App& app, int argc, char**
   return out;
 }
 
+// NCCL's own settings as the run's environment gives them (NCCL_ALGO=Tree mpirun ... all_reduce_perf, an sbatch
+// script's exports): nccl-tests passes its environment to NCCL, so the prediction takes the --model nccl flags that
+// say the same (model::nccl::nccl_env_flags), where the flag itself was not given; the header names each variable
+// read, each given flag that won, and the other NCCL_*/RCCL_* variables set, which ccsim does not read.
+void apply_nccl_environment(const CLI::App& app, PerfFlags& f, const std::string& program) {
+  const auto op = op_of_program(program);
+  if (!op) return;
+  const auto names = model::nccl::nccl_env_names();
+  std::map<std::string, std::string> env;
+  std::vector<std::string> other;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view kv(*e);
+    const auto eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string name(kv.substr(0, eq)), value(kv.substr(eq + 1));
+    if (!name.starts_with("NCCL_") && !name.starts_with("RCCL_")) continue;
+    if (name.starts_with("NCCL_TESTS")) continue; // nccl-tests' own (NCCL_TESTS_SPLIT_MASK), README's symlink folder
+    if (std::find(names.begin(), names.end(), name) != names.end()) env[name] = value;
+    else other.push_back(name + "=" + printable(value, 40));
+  }
+  std::sort(other.begin(), other.end());
+  const auto flags = model::nccl::nccl_env_flags(env, *op); // an Error names the variable
+  const bool nccl = f.run.model == "nccl";
+  struct Target {
+    const char* flag;
+    std::optional<std::string> model::nccl::EnvFlags::*from;
+    std::string* to; // nullptr: a machine setting (topology::set_p2p_*)
+  };
+  const Target targets[] = {{"--nccl-algo", &model::nccl::EnvFlags::nccl_algo, &f.run.nccl_algo},
+                            {"--nccl-proto", &model::nccl::EnvFlags::nccl_proto, &f.run.nccl_proto},
+                            {"--nvls", &model::nccl::EnvFlags::nvls, &f.run.nvls},
+                            {"--collnet", &model::nccl::EnvFlags::collnet, &f.run.collnet},
+                            {"--msccl", &model::nccl::EnvFlags::msccl, &f.run.msccl},
+                            {"--p2p", &model::nccl::EnvFlags::p2p, nullptr},
+                            {"--p2p-level", &model::nccl::EnvFlags::p2p_level, nullptr}};
+  std::string read, won, unapplied;
+  for (const auto& [var, what] : flags.read) read += fmt::format("{}{}={} ({})", read.empty() ? "" : ", ", var, printable(env.at(var), 40), what);
+  for (const auto& t : targets) {
+    const auto& value = flags.*(t.from);
+    if (!value) continue;
+    if (const auto* o = app.get_option_no_throw(t.flag); o && o->count()) {
+      won += fmt::format("{}{} {}", won.empty() ? "" : ", ", t.flag, o->as<std::string>());
+    } else if (t.to && !nccl) {
+      unapplied += fmt::format("{}{} {}", unapplied.empty() ? "" : ", ", t.flag, *value);
+    } else {
+      if (t.to) *t.to = *value;
+      else if (std::string(t.flag) == "--p2p") topology::set_p2p_mode(*value);
+      else topology::set_p2p_level(*value);
+      // The variable a flag's value came from, for an error about that flag.
+      for (const auto& [v, what] : flags.read)
+        if (what.find(std::string(t.flag) + " ") != std::string::npos) f.env_source[t.flag] = v + "=" + printable(env.at(v), 40);
+    }
+  }
+  if (!read.empty()) f.env_notes.push_back("ccsim: NCCL settings read from the environment, as NCCL reads them: " + read);
+  if (!won.empty()) f.env_notes.push_back("ccsim: given flags win over the environment: " + won);
+  if (!unapplied.empty()) f.env_notes.push_back(fmt::format("ccsim: not applied, --model {} has no NCCL tuner: {}", f.run.model, unapplied));
+  if (!other.empty())
+    f.env_notes.push_back(fmt::format("ccsim: NCCL settings in the environment that ccsim does not read (predicted as if unset): {}",
+                                      fmt::join(other, ", ")));
+}
+
 } // namespace
 
 int perf_main(const PerfInvocation& inv, int argc, char** argv) {
@@ -517,10 +706,17 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   if (const char* p = std::getenv("CCSIM_PARAMS")) f.run.params = p;
   add_perf_flags(app, f);
   try {
+    // The environment's --gpu (the GPU kind of a CCSIM_TOPO file that does not name it); a given --gpu wins.
+    if (const char* g = std::getenv("CCSIM_GPU"); g && *g) try {
+        topology::set_default_import_gpu(g);
+      } catch (const Error& e) {
+        fail("environment CCSIM_GPU={}: {}", printable(g, 40), e.what());
+      }
     auto args = getopt_long_words(app, argc, argv, inv.first_arg);
     std::vector<char*> arg_ptrs;
     for (auto& a : args) arg_ptrs.push_back(a.data());
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
+    apply_nccl_environment(app, f, inv.program);
     write_stdout(run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {

@@ -41,8 +41,9 @@ report::SweepCells run_point(const SweepPlan& plan, std::size_t point) {
   std::string error;
   CLI::App app; // outside the try: a parse error is put in words from the options it has
   try {
-    // Per-thread settings a previous point's --p2p/--gpu may have left.
+    // Per-thread settings a previous point's --p2p/--p2p-level/--gpu may have left.
     topology::set_p2p_mode("on");
+    topology::clear_p2p_level();
     topology::set_default_import_gpu("");
     std::vector<std::string> args{"ccsim"};
     for (auto& a : point_arguments(plan, point)) args.push_back(std::move(a));

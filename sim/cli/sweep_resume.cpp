@@ -129,14 +129,23 @@ FinishedPoints read_finished(const SweepPlan& plan, const std::string& output) {
   return out;
 }
 
+namespace {
+// A journal error leads with the flag and the file the user gave, as every other output refusal does
+// ("--output /proc/x: cannot open for writing: ..."), then names the journal file itself.
+std::string journal_error(const std::string& path, const char* doing, int err) {
+  constexpr std::string_view kSuffix = ".ccsim-journal";
+  const std::string output = path.ends_with(kSuffix) ? path.substr(0, path.size() - kSuffix.size()) : path;
+  return fmt::format("-o/--output {}: cannot {} its resume journal {}: {}", printable(output), doing, printable(path), std::strerror(err));
+}
+} // namespace
+
 Journal::Journal(const std::string& path) : path_(path) {
   if (path_.empty()) return;
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd_ < 0) fail("{}: cannot open the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(errno));
+  if (fd_ < 0) fail("{}", journal_error(path_, "open", errno));
   // A torn last line from an interrupted run is closed off so the next entry starts on its own line.
   const std::string text = slurp(path_);
-  if (!text.empty() && text.back() != '\n' && ::write(fd_, "\n", 1) != 1)
-    fail("{}: cannot write the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(errno));
+  if (!text.empty() && text.back() != '\n' && ::write(fd_, "\n", 1) != 1) fail("{}", journal_error(path_, "write", errno));
 }
 
 Journal::~Journal() {
@@ -151,7 +160,7 @@ void Journal::append(const std::string& key, const report::SweepCells& cells) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("{}: cannot write the sweep journal kept beside -o/--output: {}", printable(path_), std::strerror(n < 0 ? errno : ENOSPC));
+    if (n <= 0) fail("{}", journal_error(path_, "write", n < 0 ? errno : ENOSPC));
     done += static_cast<std::size_t>(n);
   }
 }

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -56,6 +58,14 @@ NumberAndUnit split(std::string_view text, std::string_view what) {
   double v = 0;
   if (!plain_decimal(s, v, used)) try {
       v = std::stod(std::string(s), &used);
+    } catch (const std::out_of_range&) {
+      // A number past a double's range ("1e400GB/s") is a number, only absurd: said so, as for 1e20GB/s. One too
+      // small for a double ("1e-400us") reads as 0, as strtod rounds it, and the unit's own checks follow.
+      const std::string whole(s);
+      char* end = nullptr;
+      v = std::strtod(whole.c_str(), &end);
+      if (std::isinf(v)) fail("{}: '{}' is absurdly large (beyond the range of a double)", what, text);
+      used = static_cast<std::size_t>(end - whole.c_str());
     } catch (...) {
       fail("{}: '{}' is not a number", what, text);
     }

@@ -26,14 +26,13 @@ void write_half(std::ostream& out, const PerfHalf& h, bool report_errors) {
 }
 
 // Scripts take the lines of 12 or 13 fields for rows (`awk 'NF==12 || NF==13'`), some without skipping
-// '#' lines; a note of that many fields is padded to 14 so that it is never taken for a row.
+// '#' lines; a note of that many fields gets two more words, so that it is never taken for a row. Words a reader
+// can make sense of: a lone "# #" at the end looked like a stray.
 std::string not_a_row(const std::string& note) {
   std::istringstream in("# " + note);
   int n = 0;
   for (std::string w; in >> w;) ++n;
-  std::string pad;
-  for (; n == 12 || n == 13; ++n) pad += " #";
-  return pad;
+  return n == 12 || n == 13 ? " [ccsim note]" : "";
 }
 
 } // namespace
@@ -45,11 +44,11 @@ std::string nccl_time_text(double us) {
   return buf;
 }
 
-double avg_bus_bandwidth(const std::vector<PerfRow>& rows) {
+double avg_bus_bandwidth(const std::vector<PerfRow>& rows, bool out_of_place) {
   if (rows.empty()) return 0;
   double sum = 0;
-  for (const auto& r : rows) sum += r.out_of_place.busbw + r.in_place.busbw;
-  return sum / (2.0 * static_cast<double>(rows.size()));
+  for (const auto& r : rows) sum += (out_of_place ? r.out_of_place.busbw : 0.0) + r.in_place.busbw;
+  return sum / ((out_of_place ? 2.0 : 1.0) * static_cast<double>(rows.size()));
 }
 
 void write_perf_header(std::ostream& out, const PerfHeader& h) {
@@ -69,6 +68,14 @@ void write_perf_header(std::ostream& out, const PerfHeader& h) {
               0, d.name.c_str());
   const char* time = h.cputime ? "cputime" : "time";
   out << "#\n";
+  if (!h.out_of_place) { // rccl-tests' src/common.cu (ROCm/rccl-tests ae3e635), enable_out_of_place == 0
+    printf_to(out, "# %10s  %12s  %8s  %6s  %6s           in-place          \n", "", "", "", "", "");
+    printf_to(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s\n", "size", "count", "type", "redop", "root", time, "algbw",
+              "busbw", "#wrong");
+    printf_to(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+              "(GB/s)", "");
+    return;
+  }
   printf_to(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "",
             "", "");
   printf_to(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size", "count", "type", "redop",
@@ -77,19 +84,19 @@ void write_perf_header(std::ostream& out, const PerfHeader& h) {
             "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
 }
 
-void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked) {
+void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked, bool out_of_place) {
   char root[32];
   std::snprintf(root, sizeof root, "%6i", r.root);
   printf_to(out, "%12llu  %12llu  %8s  %6s  %6s", static_cast<unsigned long long>(r.size),
             static_cast<unsigned long long>(r.count), r.type.c_str(), r.redop.c_str(), root);
-  write_half(out, r.out_of_place, report_errors);
+  if (out_of_place) write_half(out, r.out_of_place, report_errors);
   write_half(out, r.in_place, report_errors && in_place_checked);
   out << "\n";
 }
 
-void write_perf_footer(std::ostream& out, const std::vector<PerfRow>& rows, const std::string& program) {
+void write_perf_footer(std::ostream& out, const std::vector<PerfRow>& rows, const std::string& program, bool out_of_place) {
   printf_to(out, "# Out of bounds values : %d %s\n", 0, "OK");
-  printf_to(out, "# Avg bus bandwidth    : %g %s\n", avg_bus_bandwidth(rows), "");
+  printf_to(out, "# Avg bus bandwidth    : %g %s\n", avg_bus_bandwidth(rows, out_of_place), "");
   out << "#\n";
   printf_to(out, "# Collective test concluded: %s\n", program.c_str());
   out << "#\n";

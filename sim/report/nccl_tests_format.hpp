@@ -30,6 +30,7 @@ struct PerfHeader {
   int blocking = 0;
   bool parallel_init = false;
   bool cputime = false;              // -C 1: the time columns are labelled "cputime"
+  bool out_of_place = true;          // rccl-tests -O 0: only the in-place half runs, and only it is printed
   std::vector<std::string> notes;    // ccsim's own lines (without "# "): what made this prediction
   std::vector<PerfDevice> devices;
 };
@@ -48,13 +49,15 @@ struct PerfRow {
 
 // Time as nccl-tests prints it: "%7.2f" below 100 us, "%7.1f" below 10 ms, "%7.0f" from there on.
 std::string nccl_time_text(double us);
-// nccl-tests' "Avg bus bandwidth": the mean busbw over every out-of-place and every in-place measurement.
-double avg_bus_bandwidth(const std::vector<PerfRow>& rows);
+// nccl-tests' "Avg bus bandwidth": the mean busbw over every out-of-place and every in-place measurement (the
+// in-place ones only where the out-of-place half did not run, rccl-tests -O 0).
+double avg_bus_bandwidth(const std::vector<PerfRow>& rows, bool out_of_place = true);
 
 void write_perf_header(std::ostream& out, const PerfHeader& h);
 // `report_errors` = -c != 0: #wrong is 0 (a prediction moves no data to check), else N/A.
 // in_place_checked false: the in-place #wrong is "N/A" even with -c 1 (sendrecv_perf checks no in-place run).
-void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked = true);
-void write_perf_footer(std::ostream& out, const std::vector<PerfRow>& rows, const std::string& program);
+// out_of_place false (rccl-tests -O 0): the in-place half only.
+void write_perf_row(std::ostream& out, const PerfRow& r, bool report_errors, bool in_place_checked = true, bool out_of_place = true);
+void write_perf_footer(std::ostream& out, const std::vector<PerfRow>& rows, const std::string& program, bool out_of_place = true);
 
 } // namespace ccsim::report

@@ -1,8 +1,10 @@
 // Format detection by content, file reading, and the --gpu default for every topology file resolved.
 #include "sim/topology/import.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -78,10 +80,34 @@ std::string without_terminal_escapes(std::string_view text) {
   }
   return out;
 }
+// A paste quoted as a reply quotes it (e-mail, a GitHub or forum reply: "> GPU0 GPU1 ..." on every line): when every
+// non-blank line starts with '>', the quote marks (and one space after each) are dropped; line numbers stay.
+std::optional<std::string> without_quote_marks(std::string_view text) {
+  std::string out;
+  bool any = false;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos) {
+      if (line[first] != '>') return std::nullopt;
+      line.remove_prefix(first + 1);
+      if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+      any = true;
+    }
+    out.append(line);
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
 } // namespace
 
 Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o) {
   if (text.find('\x1b') != std::string::npos) return import_topology(without_terminal_escapes(text), file, o);
+  if (const auto first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '>')
+    if (auto unquoted = without_quote_marks(text)) return import_topology(*unquoted, file, o);
   switch (detect_topology_format(text)) {
     case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);

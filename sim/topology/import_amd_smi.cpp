@@ -4,6 +4,7 @@
 // values as the AMD SMI CLI prints them (amdsmi_cli/amdsmi_commands.py, CHANGELOG examples). It has no NUMA lines,
 // so PCIE pairs are placed by their hops. Built by the builder rocm-smi shares (import_amd.hpp).
 #include <algorithm>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -96,12 +97,16 @@ std::optional<AmdMatrix> json_matrix(const nlohmann::json& gpus, const std::stri
   return m;
 }
 
-// The JSON after any '#' header, '$ amd-smi ...' prompt or blank lines.
+// The JSON after whatever comes before it: '#' header lines, a shell prompt with the command ("$ amd-smi topology
+// --json", "user@node:~$ amd-smi ...", "[root@node ~]# ..."), blank lines. It opens with a line that is "[" alone or
+// starts "[{" (amd-smi's list of GPUs), from its first non-blank character: a paste may be indented.
 std::string_view json_body(std::string_view text) {
   for (const auto& l : split_lines(text)) {
     const auto s = trim(l.text);
-    if (s.empty() || s.front() == '#' || s.front() == '$') continue;
-    return text.substr(static_cast<std::size_t>(l.text.data() - text.data()));
+    std::string_view after = s.substr(std::min<std::size_t>(1, s.size()));
+    after = trim(after);
+    if (s.empty() || s.front() != '[' || !(after.empty() || after.front() == '{')) continue;
+    return text.substr(static_cast<std::size_t>(s.data() - text.data()));
   }
   return {};
 }
@@ -109,7 +114,9 @@ std::string_view json_body(std::string_view text) {
 AmdTopo from_json(std::string_view text, const std::string& file) {
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(json_body(text));
+    // One JSON value; what follows it (the shell prompt the paste ended with) is not read.
+    std::istringstream in{std::string(json_body(text))};
+    in >> root;
   } catch (const nlohmann::json::exception& e) {
     fail("{}: not valid `amd-smi topology --json` output: {}", file, e.what());
   }

@@ -17,15 +17,18 @@ namespace {
 
 std::map<int, int> numa_nodes(const std::vector<Line>& lines) {
   std::map<int, int> out; // GPU -> NUMA node
-  for (const auto& l : lines) {
-    // "GPU[0]\t\t: (Topology) Numa Node: 0", or in some releases "GPU 0          : (Topology) Numa Node: 0".
-    const auto at = l.text.find("Numa Node:");
-    const auto colon = l.text.find(':');
-    if (l.text.substr(0, 3) != "GPU" || at == std::string_view::npos || colon >= at) continue;
-    auto id = trim(l.text.substr(3, colon - 3));
+  for (const auto& line : lines) {
+    // "GPU[0]\t\t: (Topology) Numa Node: 0", or in some releases "GPU 0          : (Topology) Numa Node: 0"; indented as
+    // a paste from an indented code block is, whose tables amd_table reads (an indented Numa line was skipped, and
+    // every GPU silently put on NUMA node 0).
+    const auto text = trim(line.text);
+    const auto at = text.find("Numa Node:");
+    const auto colon = text.find(':');
+    if (text.substr(0, 3) != "GPU" || at == std::string_view::npos || colon >= at) continue;
+    auto id = trim(text.substr(3, colon - 3));
     if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = id.substr(1, id.size() - 2);
     const auto g = parse_int(id);
-    const auto n = parse_int(trim(l.text.substr(at + 10)));
+    const auto n = parse_int(trim(text.substr(at + 10)));
     if (g && n && *g >= 0 && *g < kMaxDevices && *n >= 0 && *n < kMaxDevices) out[static_cast<int>(*g)] = static_cast<int>(*n);
   }
   return out;

@@ -85,5 +85,7 @@ Topology with_p2p_level(const Topology& t, PathClass level, const std::string& w
 // --model nccl to apply per GPU pair.
 void set_p2p_level(const std::string& text);
 std::optional<PathClass> p2p_level();
+// Back to NCCL's own level (no --p2p-level): what each sweep point and each Python call starts from.
+void clear_p2p_level();
 
 } // namespace ccsim::topology

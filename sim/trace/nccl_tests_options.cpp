@@ -17,7 +17,8 @@ constexpr std::string_view kLongOptions[] = {
     "output_file", "average",        "local_register",   "cta_policy",   "device_implementation", "device_cta_count",
     "memory",      "unalign",        "per_iter_timing",  "per_iter_skip", "help",
     // rccl-tests' additions (its src/common.cu), read too so its scripts run unchanged
-    "memory_type", "delay",          "cache_flush",      "rotating_tensor", "output_format"};
+    "memory_type", "delay",          "cache_flush",      "rotating_tensor", "output_format", "cumask", "out_of_place",
+    "stress_cycles"};
 
 // The short options that take a value (src/common.cu's optstring without its colons and 'h').
 constexpr std::string_view kShortWithValue = "tgbeifnmwNpIKcodrzyTGCaRxDVJSMuYqFEZ"; // the last five: rccl-tests

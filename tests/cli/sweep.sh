@@ -99,7 +99,7 @@ cmp -s int.csv fresh.csv || fail "table after an interruption differs from a fre
 # A journal that cannot be written (file size limit, as a full disk) stops the sweep: one line, exit 2, no table.
 (ulimit -f 1; "$ccsim" sweep long.json -j 1 -o full.csv >out 2>err); rc=$?
 [ $rc -eq 2 ] || fail "journal past the file size limit: exit $rc"
-grep -q 'full.csv.ccsim-journal: cannot write the sweep journal' err || fail "journal write error: $(cat err)"
+grep -q -- '-o/--output full.csv: cannot write its resume journal full.csv.ccsim-journal' err || fail "journal write error: $(cat err)"
 [ "$(wc -l <err)" -eq 1 ] || fail "journal write error is not one line: $(cat err)"
 [ -e full.csv ] && fail "a table was written after the journal failed"
 

@@ -102,6 +102,47 @@ def test_topology_file_without_its_gpu_takes_gpu_as_the_cli_takes_gpu_flag():
     assert [r["time_us"] for r in got["rows"]] == [r["time_us"] for r in want["rows"]]
 
 
+def test_topology_from_the_text_of_a_file_predicts_as_the_file():
+    # User trial 10: a student pasted the `nvidia-smi topo -m` output into a notebook cell and passed the string; it
+    # was taken for a shipped name or path and refused with the whole text quoted. The text is read as the file is.
+    paste = DATA / "tests" / "data" / "import" / "h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt"
+    want = cli_json("--topo", paste, "--gpu", "h100", "-b", "1M", "-e", "1M", "--format", "json")
+    for text in (paste.read_text(), paste.read_bytes(), paste.read_text().replace("\n", "\r\n")):
+        t = ccsim.topology(text, gpu="h100")
+        assert t.gpus == 8 and t.gpu_kind == "h100"
+        got = ccsim.predict(t, sizes="1M").json
+        assert [r["time_us"] for r in got["rows"]] == [r["time_us"] for r in want["rows"]]
+    # A text that names its GPU needs no gpu=; a text without names the text, not the scratch file.
+    named = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)\n" + paste.read_text()
+    assert ccsim.topology(named).gpu_kind == "h100"
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology(paste.read_text())
+    assert str(e.value).startswith("(the topology text): the topo -m matrix does not say which GPU it is: give gpu=KIND")
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.topology("not a topology\nat all\n")
+    assert str(e.value).startswith("(the topology text): not a topology")
+
+
+def test_cli_runs_the_nccl_tests_front_end_as_the_binary_does():
+    # User trial 10: ccsim.cli("all_reduce_perf", ...) (README: "any command's text output") was refused with
+    # "The following argument was not expected: all_reduce_perf".
+    args = ["all_reduce_perf", "--topo", "dgx1", "-g", "8", "-b", "1M", "-e", "4M", "-f", "2"]
+    want = subprocess.run([CCSIM, *args], check=True, capture_output=True, text=True).stdout
+    assert ccsim.cli(*args) == want
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.cli("all_reduce_perf", "--topo", "dgx1", "-g", "9")
+    assert str(e.value) == "9 ranks (-t 1 x -g 9) but topology dgx1-v100 has 8 GPUs (give a larger --topo)"
+
+
+def test_a_p2p_level_does_not_outlive_its_call():
+    # User trial 10: p2p_level="LOC" in one call left every later call at LOC (46993 us for 2054 on a DGX-1 at
+    # 128 MiB), as it did for later points of `ccsim sweep` on the same thread.
+    plain = ccsim.predict("dgx1", model="nccl", sizes="128M")[0].time_us
+    loc = ccsim.predict("dgx1", model="nccl", sizes="128M", p2p_level="LOC")[0].time_us
+    assert loc > 10 * plain
+    assert ccsim.predict("dgx1", model="nccl", sizes="128M")[0].time_us == plain
+
+
 def test_topology_graph_matches_topo_show():
     t = ccsim.topology("dgx1")
     show = subprocess.run([CCSIM, "topo", "show", "dgx1"], check=True, capture_output=True, text=True).stdout

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/launch_kind.hpp"
 #include "sim/model/launch_overlap.hpp"
@@ -25,7 +26,9 @@
 namespace ccsim::model::nccl {
 using schedule::Op;
 
-AlgoMode algo_mode_from(const std::string& s) {
+AlgoMode algo_mode_from(const std::string& given) {
+  // Case-insensitive, as NCCL_ALGO is (parseList's strcasecmp): --nccl-algo Tree is NCCL_ALGO=Tree.
+  const std::string s = ascii_lower(given);
   if (s == "auto") return AlgoMode::Auto;
   if (s == "ring") return AlgoMode::Ring;
   if (s == "tree") return AlgoMode::Tree;
@@ -33,7 +36,7 @@ AlgoMode algo_mode_from(const std::string& s) {
   if (s == "fastest") return AlgoMode::Fastest;
   if (s == "collnet_direct" || s == "collnetdirect") return AlgoMode::CollNetDirect;
   if (s == "collnet_chain" || s == "collnetchain") return AlgoMode::CollNetChain;
-  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, collnet_direct, collnet_chain, fastest)", s);
+  fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, collnet_direct, collnet_chain, fastest)", given);
 }
 
 NvlsMode nvls_mode_from(const std::string& s, const char* flag) {

@@ -91,7 +91,7 @@ TEST_CASE("header and footer lines match nccl-tests") {
   CHECK(f.back() == "#");
 }
 
-TEST_CASE("a ccsim note of 12 or 13 fields gets one more, never read as a row") {
+TEST_CASE("a ccsim note of 12 or 13 fields gets two words more, never read as a row") {
   report::PerfHeader h;
   h.program = "all_reduce_perf";
   // 13 and 12 fields with the '#', then 4
@@ -100,8 +100,8 @@ TEST_CASE("a ccsim note of 12 or 13 fields gets one more, never read as a row") 
   report::write_perf_header(out, h);
   const auto l = lines_of(out.str());
   REQUIRE(l.size() >= 5);
-  CHECK(l[2] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 7 #");
-  CHECK(l[3] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 # #");
+  CHECK(l[2] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 7 [ccsim note]");
+  CHECK(l[3] == "# ccsim: ring 0: GPUs 0 1 2 3 4 5 6 [ccsim note]");
   CHECK(l[4] == "# ccsim: short note");
 }
 
