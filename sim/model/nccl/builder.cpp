@@ -149,6 +149,9 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
       }
     }
     graph_.nvls.sm100_tree_tuning = nvls_sm100_tree_tuning_in_release(release_);
+    if (tab_.nvls && !tab_.rccl)
+      graph_.nvls.domain_cuda_channels =
+          nvls_domain_channels_in_release(release_, graph_.arch, tab_.nvls->cuda_channels[static_cast<std::size_t>(graph_.arch)]);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count
     // (release_pick), and its one ring in rank order where no NVLink ring passes every GPU.

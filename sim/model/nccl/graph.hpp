@@ -62,6 +62,9 @@ struct Graph {
     // false for an older release, which runs NVLS_NCHANNELS_SM100 = 32 and the tree's max chunk 128 KiB
     // (64 KiB from 4 nodes) on every GPU (builder.cpp sets it from the predicted release).
     bool sm100_tree_tuning = true;
+    // NVLS on one NVLink domain: the release's CUDA channels (nccl_version.hpp nvls_domain_channels_in_release,
+    // set by the builder); 0: the table's (NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24).
+    int domain_cuda_channels = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
   int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }

@@ -87,6 +87,19 @@ inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
 // Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
 inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
 
+// NVLS's CUDA channels on one NVLink domain (one node, or an MNNVL clique) by release, NVIDIA/nccl
+// src/transport/nvls.cc ncclNvlsInit: NCCL_NVLS_NCHANNELS defaulted to 16 on every GPU to v2.24.3-1;
+// v2.25.1-1 to v2.26.6-1 run NVLS_NCHANNELS_SM100 = 32 on Blackwell (compCap >= 100); from v2.27.3-1 Blackwell
+// on one domain runs NVLS_NCHANNELS_SM100_NVL = 24 (32 stays for several nodes: NVLS-tree). Hopper: 16 in all.
+inline constexpr NcclVersion kNvlsSm100ChannelsFrom = {2, 25, 1};
+inline constexpr NcclVersion kNvlsSm100NvlChannelsFrom = {2, 27, 3};
+// Release `v`'s NVLS CUDA channels on one domain for a GPU of `arch`, where the tables' release (2.30.7) gives
+// `newest`; no version: `newest`.
+inline int nvls_domain_channels_in_release(const std::optional<NcclVersion>& v, Arch arch, int newest) {
+  if (!v || arch < Arch::Blackwell || *v >= kNvlsSm100NvlChannelsFrom) return newest;
+  return *v >= kNvlsSm100ChannelsFrom ? 32 : 16;
+}
+
 // The first release whose launches of a thread's GPUs are read as pipelining with the GPU time (CUDA -g N:
 // launch_kind.hpp "cuda/gN-parallel", launch_overlap.hpp). NOT v2.9.6-1, where PARALLEL became the default launch
 // (src/init.cc: `comm->launchMode = ncclComm::PARALLEL` unless NCCL_LAUNCH_MODE=GROUP; up to v2.8.4-1 GROUP, one

@@ -314,7 +314,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
 
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
   if (algo == Algo::NvlsTree) return nvls_tree_cuda_channels(tab, g);
-  if (algo == Algo::Nvls) return tab.nvls ? tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)] : 0;
+  if (algo == Algo::Nvls)
+    return !tab.nvls ? 0 : g.nvls.domain_cuda_channels > 0 ? g.nvls.domain_cuda_channels : tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
   // MAXCHANNELS: 64 in NCCL (src/include/device.h), 128 in RCCL (ROCm/rccl src/include/device.h), whose logs
   // print up to "112 coll channels" on MI355X.
   const int max_channels = tab.rccl ? 128 : 64;
