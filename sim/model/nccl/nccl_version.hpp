@@ -61,6 +61,14 @@ inline constexpr NcclVersion kP2pLLSplitFrom = {2, 29, 2};
 // Does release `v` test a send against p2pnChannelsPerPeer x 16 KiB? No version: the tables' release, no.
 bool p2p_ll_per_peer_threshold(const std::optional<NcclVersion>& v);
 
+// The first release with the communicator's maxP2pPeers (NVIDIA/nccl v2.30.3-1 src/graph/paths.cc
+// ncclTopoComputeP2pChannels: across nodes the per-peer channels halve while perPeer x ceil(p2pMaxPeers / 8) >
+// p2pnChannels; v2.29.x counts nRanks there). nccl-tests' sendrecv.cu sets maxP2pPeers = 2 only when built on
+// NCCL >= 2.30 (SendRecvInitCommConfig); before, a sendrecv across many nodes keeps few channels per peer.
+inline constexpr NcclVersion kP2pMaxPeersFrom = {2, 30, 3};
+// Does release `v` let sendrecv count 2 peers there? No version: the tables' release (2.30.7), yes.
+inline bool p2p_max_peers_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pMaxPeersFrom; }
+
 // The first release whose Blackwell NVLS-tree across nodes takes its channels and chunk from the NIC speed and
 // GPUs per node (NVIDIA/nccl v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning; absent at v2.29.7-1).
 inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};

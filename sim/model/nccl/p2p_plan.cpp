@@ -247,9 +247,9 @@ struct P2pPlanner::View {
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-                       bool ll_in_release, bool ll_per_peer)
+                       bool ll_in_release, bool ll_per_peer, bool sendrecv_max_peers)
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
-      ll_per_peer_(ll_per_peer),
+      ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers),
       has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
 P2pPlanner::~P2pPlanner() = default;
 
@@ -370,8 +370,10 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
-    if (!topology::is_nvlink(l.type)) continue;
-    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
+    const bool net = topology::is_network(l.type);
+    if (!topology::is_nvlink(l.type) && !net) continue;
+    // A network channel: NCCL's NCCL_P2P_PER_CHANNEL_NET_BW (network connections run Simple: no LL buffers).
+    const double per_channel = net ? kP2pPerChannelNetGBps : p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
     double cap = 0;
     for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
       if (most[c] == 0) continue;
@@ -407,7 +409,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
   const bool cube = cfg.op == Op::HyperCube;
   const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
-                                cfg.op == Op::SendRecv ? 2 : 0);
+                                cfg.op == Op::SendRecv && sendrecv_max_peers_ ? 2 : 0);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before
@@ -440,7 +442,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     shm = shm_pairs(topo_, g, *level, pairs);
   }
   View* vp = &view(op.ll, g, gpus, shm);
-  if (!tab_.rccl && replayed && has_nvlink_) {
+  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1)) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
     std::vector<std::vector<std::pair<int, int>>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };
