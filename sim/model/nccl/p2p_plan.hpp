@@ -61,6 +61,7 @@
 #include "sim/engine/run_plan.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/params.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/routing.hpp"
@@ -113,7 +114,12 @@ struct P2pComm {
 // ncclTopoGetNchannels over the peers; max_peers: the communicator's maxP2pPeers (0: the rank count, NCCL's
 // default; nccl-tests' sendrecv.cu sets 2 from NCCL 2.30: one peer each way), which the per-peer halving
 // across nodes counts instead of the ranks (paths.cc ncclTopoComputeP2pChannels).
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0);
+// `halve_for_peers`: the release halves the per-peer channels across nodes (v2.29.2-1 on; P2pNetChannelRule).
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0,
+                 bool halve_for_peers = true);
+// The channels of a peer on another node by release (P2pNetChannelRule): `by_bw` is the v2.29.2-1 figure
+// (net_peer_channels), `ranks` and `p2p_channels` (pow2Up of the comm's) what the v2.20.3-2.28 rule scales by.
+int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_channels);
 
 // One send of `bytes` (addP2pToPlan).
 struct P2pOp {
@@ -150,7 +156,8 @@ class P2pPlanner {
   // LL threshold is p2pnChannelsPerPeer x 16 KiB (p2p_ll_per_peer_threshold).
   // `sendrecv_max_peers`: the release has maxP2pPeers, which nccl-tests' sendrecv sets to 2 (p2p_max_peers_in_release).
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-             bool ll_in_release = true, bool ll_per_peer = false, bool sendrecv_max_peers = true);
+             bool ll_in_release = true, bool ll_per_peer = false, bool sendrecv_max_peers = true,
+             P2pNetChannelRule net_rule = P2pNetChannelRule::ByNicBandwidth);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -189,6 +196,7 @@ class P2pPlanner {
   bool ll_in_release_;
   bool ll_per_peer_;
   bool sendrecv_max_peers_;
+  P2pNetChannelRule net_rule_;
   bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;

@@ -64,3 +64,34 @@ TEST_CASE("P2P sendrecv across 8 B200 nodes: 2 network channels at 14 GB/s in NC
   CHECK(now.bw.busbw_GBps > 40.0);
   CHECK(now.bw.busbw_GBps <= 50.0);
 }
+
+TEST_CASE("P2P channels of a peer on another node by NCCL release") {
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 11, 4}) == P2pNetChannelRule::One);
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 12, 10}) == P2pNetChannelRule::Two);
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 19, 3}) == P2pNetChannelRule::Two);
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 20, 3}) == P2pNetChannelRule::ScaledTwo);
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 28, 9}) == P2pNetChannelRule::ScaledTwo);
+  CHECK(p2p_net_channel_rule(NcclVersion{2, 29, 2}) == P2pNetChannelRule::ByNicBandwidth);
+  CHECK(p2p_net_channel_rule(std::nullopt) == P2pNetChannelRule::ByNicBandwidth);
+  // v2.20.3-2.28: 2 halved while 2 x ranks > p2pnChannels x 4: 16 ranks on 16 channels 32 <= 64 -> 2;
+  // 64 ranks 128 > 64 -> 1. The v2.29 figure (4 here) is not used.
+  CHECK(net_peer_channels_in(P2pNetChannelRule::ScaledTwo, 4, 16, 16) == 2);
+  CHECK(net_peer_channels_in(P2pNetChannelRule::ScaledTwo, 4, 64, 16) == 1);
+  CHECK(net_peer_channels_in(P2pNetChannelRule::Two, 4, 512, 16) == 2);
+  CHECK(net_peer_channels_in(P2pNetChannelRule::One, 4, 16, 16) == 1);
+  CHECK(net_peer_channels_in(P2pNetChannelRule::ByNicBandwidth, 4, 512, 16) == 4);
+}
+
+TEST_CASE("P2P sendrecv across 2 B200 nodes under NCCL 2.26: 2 network channels, 28 GB/s, not the NIC") {
+  // 16 ranks, 16 p2p channels: 2 per network peer (2 x 16 = 32 <= 64), no halving for peers before 2.29.2;
+  // 256 MiB on both: 2 x 14 GB/s = 28 GB/s, under the 400G NIC's 50.
+  const auto r = net_sendrecv(2, "2.26.2", Bytes{256} << 20);
+  CHECK(r.choice.channels == 2);
+  CHECK(r.bw.busbw_GBps <= 28.0);
+  CHECK(r.bw.busbw_GBps > 27.0);
+  // NCCL 2.11.4: one channel a network peer, 14 GB/s.
+  const auto old = net_sendrecv(2, "2.11.4", Bytes{256} << 20);
+  CHECK(old.choice.channels == 1);
+  CHECK(old.bw.busbw_GBps <= 14.0);
+  CHECK(old.bw.busbw_GBps > 13.5);
+}
