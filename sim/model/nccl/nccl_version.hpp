@@ -81,6 +81,27 @@ inline constexpr NcclVersion kP2pLLSplitFrom = {2, 29, 2};
 // Does release `v` test a send against p2pnChannelsPerPeer x 16 KiB? No version: the tables' release, no.
 bool p2p_ll_per_peer_threshold(const std::optional<NcclVersion>& v);
 
+// How release `v` gives a peer on another node its P2P channels (src/graph/paths.cc ncclTopoGetNchannels,
+// ncclTopoComputeP2pChannels): before v2.12.10-1 one; v2.12.10-1 to v2.19.x NCCL_NCHANNELS_PER_NET_PEER, default 2;
+// v2.20.3-1 to v2.28.9-1 max(NICs, nChannelsMax), nChannelsMax = 2 halved while 2 x nRanks > p2pnChannels x 4;
+// from v2.29.2-1 max(NICs, ceil(NIC GB/s / NCCL_P2P_PER_CHANNEL_NET_BW 14)), then on several nodes halved while
+// perPeer x ceil(peers / 8) > p2pnChannels. No version: the tables' release (2.30.7), the last.
+enum class P2pNetChannelRule { One, Two, ScaledTwo, ByNicBandwidth };
+inline constexpr NcclVersion kP2pNetTwoFrom = {2, 12, 10}, kP2pNetScaledFrom = {2, 20, 3}, kP2pNetByBwFrom = {2, 29, 2};
+inline P2pNetChannelRule p2p_net_channel_rule(const std::optional<NcclVersion>& v) {
+  if (!v || *v >= kP2pNetByBwFrom) return P2pNetChannelRule::ByNicBandwidth;
+  if (*v >= kP2pNetScaledFrom) return P2pNetChannelRule::ScaledTwo;
+  return *v >= kP2pNetTwoFrom ? P2pNetChannelRule::Two : P2pNetChannelRule::One;
+}
+
+// The first release with the communicator's maxP2pPeers (NVIDIA/nccl v2.30.3-1 src/graph/paths.cc
+// ncclTopoComputeP2pChannels: across nodes the per-peer channels halve while perPeer x ceil(p2pMaxPeers / 8) >
+// p2pnChannels; v2.29.x counts nRanks there). nccl-tests' sendrecv.cu sets maxP2pPeers = 2 only when built on
+// NCCL >= 2.30 (SendRecvInitCommConfig); before, a sendrecv across many nodes keeps few channels per peer.
+inline constexpr NcclVersion kP2pMaxPeersFrom = {2, 30, 3};
+// Does release `v` let sendrecv count 2 peers there? No version: the tables' release (2.30.7), yes.
+inline bool p2p_max_peers_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pMaxPeersFrom; }
+
 // The first release whose Blackwell NVLS-tree across nodes takes its channels and chunk from the NIC speed and
 // GPUs per node (NVIDIA/nccl v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning; absent at v2.29.7-1).
 inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};

@@ -53,14 +53,30 @@ int p2p_comm_channels(int ring_cuda_channels, Arch arch, int nodes, double ring_
   return std::min(kP2pMaxChannels, 2 * ring_cuda_channels);
 }
 
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers) {
+int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_channels) {
+  switch (rule) {
+    case P2pNetChannelRule::One: return 1;
+    case P2pNetChannelRule::Two: return 2;
+    case P2pNetChannelRule::ScaledTwo: {
+      // "Avoid overloading channels with 8+ operations": 2 halved while 2 x nRanks > p2pnChannels x 4; one NIC.
+      int most = 2;
+      while (most * ranks > p2p_channels * 4 && most > 1) most /= 2;
+      return std::max(1, most);
+    }
+    case P2pNetChannelRule::ByNicBandwidth: break;
+  }
+  return by_bw;
+}
+
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers,
+                 bool halve_for_peers) {
   P2pComm c;
   c.ranks = std::max(1, ranks);
   c.nodes = std::max(1, nodes);
   c.chunk = chunk;
   c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
   c.per_peer = pow2_up(std::max(1, peer_channels));
-  if (c.nodes > 1) {
+  if (c.nodes > 1 && halve_for_peers) {
     const int batches = ceil_div(max_peers > 0 ? std::min(max_peers, c.ranks) : c.ranks, kP2pOpsPerBatch);
     while (c.per_peer * batches > c.channels && c.per_peer > 1) c.per_peer /= 2;
   } else {
@@ -230,7 +246,9 @@ bool nvlink_class(topology::LinkType t) { return topology::is_nvlink(t) || t == 
 struct P2pPlanner::Facts {
   int nodes = 1;
   bool all_nvlink = true;  // every GPU pair inside a host on an NVLink path (isAllNvlink)
-  int peer_channels = 64;  // min over peers of ncclTopoGetNchannels
+  int peer_channels = 64;  // min over peers of ncclTopoGetNchannels (v2.29.2-1's network figure)
+  int local_peer_channels = 64; // min over the peers on the same host
+  bool net_peer = false;   // some peer is on another host
   std::vector<int> local;  // per rank: index among its host's ranks (NCCL's device index for PXN)
 };
 
@@ -247,9 +265,9 @@ struct P2pPlanner::View {
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-                       bool ll_in_release, bool ll_per_peer)
+                       bool ll_in_release, bool ll_per_peer, bool sendrecv_max_peers, P2pNetChannelRule net_rule)
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
-      ll_per_peer_(ll_per_peer),
+      ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers), net_rule_(net_rule),
       has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
 P2pPlanner::~P2pPlanner() = default;
 
@@ -280,6 +298,7 @@ const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int
         if (host(a) != host(b) && topology::is_network(l.type)) {
           // The first network link: the GPU's NIC; NCCL counts one NIC at its line rate.
           f->peer_channels = std::min(f->peer_channels, net_peer_channels(1, tab_.lane_GBps(topo_, l) * l.lanes));
+          f->net_peer = true;
           nv = false;
           break;
         }
@@ -289,7 +308,8 @@ const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int
       }
       if (host(a) != host(b)) continue;
       f->all_nvlink = f->all_nvlink && nv;
-      f->peer_channels = std::min(f->peer_channels, nv ? nvlink_peer_channels(bottleneck, lane) : 2);
+      f->local_peer_channels = std::min(f->local_peer_channels, nv ? nvlink_peer_channels(bottleneck, lane) : 2);
+      f->peer_channels = std::min(f->peer_channels, f->local_peer_channels);
     }
   }
   facts_ = std::move(f);
@@ -370,8 +390,10 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
-    if (!topology::is_nvlink(l.type)) continue;
-    const double per_channel = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
+    const bool net = topology::is_network(l.type);
+    if (!topology::is_nvlink(l.type) && !net) continue;
+    // A network channel: NCCL's NCCL_P2P_PER_CHANNEL_NET_BW (network connections run Simple: no LL buffers).
+    const double per_channel = net ? kP2pPerChannelNetGBps : p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
     double cap = 0;
     for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
       if (most[c] == 0) continue;
@@ -406,8 +428,14 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const Facts& f = facts(g, gpus);
   const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
   const bool cube = cfg.op == Op::HyperCube;
-  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, f.peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
-                                cfg.op == Op::SendRecv ? 2 : 0);
+  // A peer on another node: its channels by release (P2pNetChannelRule); v2.29.2-1's are f.peer_channels already.
+  int peer_channels = f.peer_channels;
+  if (f.net_peer && net_rule_ != P2pNetChannelRule::ByNicBandwidth)
+    peer_channels = std::min(f.local_peer_channels,
+                             net_peer_channels_in(net_rule_, f.peer_channels, p, pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels))));
+  const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
+                                cfg.op == Op::SendRecv && sendrecv_max_peers_ ? 2 : 0,
+                                net_rule_ == P2pNetChannelRule::ByNicBandwidth);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before
@@ -440,7 +468,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     shm = shm_pairs(topo_, g, *level, pairs);
   }
   View* vp = &view(op.ll, g, gpus, shm);
-  if (!tab_.rccl && replayed && has_nvlink_) {
+  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1)) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
     std::vector<std::vector<std::pair<int, int>>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };

@@ -40,9 +40,12 @@
 //     An LL send's channel carries half of it as data: the block's bytes are 16-byte LL lines, two 4-byte data
 //     words each beside their flags (union ncclLLFifoLine, src/include/device.h), as the LL view's links are.
 //     So a send over c channels moves at most c x that rate, and a GPU's sends at most its batch's distinct
-//     channels x it (p2p_batch_channels). Only over NVLink: PCIe and network peers keep the
-//     links' own bound (NCCL's network figure, NCCL_P2P_PER_CHANNEL_NET_BW 14, sizes the channels to cover
-//     the NIC, so it never binds below it), and RCCL's xGMI is not NCCL's kernel.
+//     channels x it (p2p_batch_channels). PCIe peers keep the links' own bound, and RCCL's xGMI is not NCCL's kernel.
+//   * The rate of one channel over the network (modelled): NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s (paths.cc,
+//     v2.29.2-1 on), NCCL's own figure for what one channel carries across the network: it plans
+//     ceil(NIC GB/s / 14) channels a network peer to cover the NIC. Where the per-peer halving across nodes
+//     leaves fewer (perPeer x ceil(peers / 8) > p2pnChannels), a send to another node moves at most its
+//     channels x 14 GB/s: each network link is capped at 14 GB/s x the channels of the sends crossing it.
 // The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
 // meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry; each NVLink link is capped
 // at the channel rate times the channels of the sends crossing it (P2pPlanner::capped). NCCL has no P2P latency
@@ -58,6 +61,7 @@
 #include "sim/engine/run_plan.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/graph.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/params.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/routing.hpp"
@@ -110,7 +114,12 @@ struct P2pComm {
 // ncclTopoGetNchannels over the peers; max_peers: the communicator's maxP2pPeers (0: the rank count, NCCL's
 // default; nccl-tests' sendrecv.cu sets 2 from NCCL 2.30: one peer each way), which the per-peer halving
 // across nodes counts instead of the ranks (paths.cc ncclTopoComputeP2pChannels).
-P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0);
+// `halve_for_peers`: the release halves the per-peer channels across nodes (v2.29.2-1 on; P2pNetChannelRule).
+P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0,
+                 bool halve_for_peers = true);
+// The channels of a peer on another node by release (P2pNetChannelRule): `by_bw` is the v2.29.2-1 figure
+// (net_peer_channels), `ranks` and `p2p_channels` (pow2Up of the comm's) what the v2.20.3-2.28 rule scales by.
+int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_channels);
 
 // One send of `bytes` (addP2pToPlan).
 struct P2pOp {
@@ -145,8 +154,10 @@ class P2pPlanner {
  public:
   // `ll_in_release`: the NCCL release predicted lets small sends run LL (p2p_ll_in_release); `ll_per_peer`: its
   // LL threshold is p2pnChannelsPerPeer x 16 KiB (p2p_ll_per_peer_threshold).
+  // `sendrecv_max_peers`: the release has maxP2pPeers, which nccl-tests' sendrecv sets to 2 (p2p_max_peers_in_release).
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-             bool ll_in_release = true, bool ll_per_peer = false);
+             bool ll_in_release = true, bool ll_per_peer = false, bool sendrecv_max_peers = true,
+             P2pNetChannelRule net_rule = P2pNetChannelRule::ByNicBandwidth);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -172,7 +183,7 @@ class P2pPlanner {
   };
   // `shm`: the GPU pairs whose ports stage through host memory (shm_pairs).
   View& view(bool ll, const Graph& g, const std::vector<int>& gpus, const std::vector<std::pair<int, int>>& shm);
-  // `base` with each NVLink link capped at the channel rate x the channels of the sends crossing it in
+  // `base` with each NVLink and network link capped at the channel rate x the channels of the sends crossing it in
   // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
   // (or receives) are all a direction carries.
   View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key);
@@ -184,6 +195,8 @@ class P2pPlanner {
   std::vector<int> relay_gpus_;
   bool ll_in_release_;
   bool ll_per_peer_;
+  bool sendrecv_max_peers_;
+  P2pNetChannelRule net_rule_;
   bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
