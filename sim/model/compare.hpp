@@ -65,6 +65,10 @@ CompareResult compare(const trace::Trace& tr, Predictor& p, bool in_place);
 // "Why is my measured busbw lower?": per size band, what bounds the prediction (the model's own replay, no new
 // numbers; sim/model/compare_bounds.cpp) and what the measured busbw says that resource ran at. The report
 // (sim/report/compare_report) turns a band into a line with a check to run.
+// A link used this much of its bandwidth over a replay is what holds the replay's rate (a replay's fill and drain
+// keep even the bottleneck a few percent under 100).
+inline constexpr double kFullLinkPct = 90;
+
 // What kind of link bounds a band (the report words it: sim/report/compare_report.cpp).
 enum class BoundKind { None, Network, NicPcie, NVLink, Xgmi, Pcie, Other };
 
@@ -85,6 +89,9 @@ struct BoundBand {
   double link_GBps = 0; // that directed link's bandwidth (all lanes)
   int links = 0;        // directed links as used as it
   double used_pct = 0;  // bytes it carried / (its bandwidth x the replay's makespan)
+  // Whether those links ran near full (kFullLinkPct). Below it no link holds the replay's rate: per-channel caps
+  // (NCCL's channels per peer x the rate of one channel), the protocol's share or the pipeline's fill do.
+  bool full = false;
 };
 
 // The bands of `r` (one or two; the latency band first), from the same predictor compare() used.

@@ -67,6 +67,7 @@ std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topol
         b.name = topo.channel_name(c);
         b.link_GBps = static_cast<double>(link.capacity()) / 1e9;
         b.used_pct = 100.0 * most;
+        b.full = b.used_pct >= kFullLinkPct;
       }
     }
     out.push_back(b);

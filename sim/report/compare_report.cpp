@@ -67,10 +67,17 @@ std::vector<std::string> bound_lines(const model::CompareMeta& m) {
                                        "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
                                        b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
     } else if (b.kind != model::BoundKind::None) {
-      out.push_back(head + fmt::format("bound by {} {} link{} ({}, {:g} GB/s each way, {:.0f}% used; e.g. {}); median busbw {:.2f} GB/s "
-                                       "measured against {:.2f} predicted: at the measured rate those links carried ~{:.1f} GB/s each; {}",
-                                       b.links, b.type, b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.used_pct, b.name, b.measured_busbw,
-                                       b.predicted_busbw, carried_at_measured_rate(b), check_of(b)));
+      const std::string links = fmt::format("{} {} link{} ({}, {:g} GB/s each way, {:.0f}% used; e.g. {})", b.links, b.type,
+                                            b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.used_pct, b.name);
+      const std::string rates = fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted: at the measured rate those "
+                                            "links carried ~{:.1f} GB/s each", b.measured_busbw, b.predicted_busbw,
+                                            carried_at_measured_rate(b));
+      if (b.full) out.push_back(head + fmt::format("bound by {}; {}; {}", links, rates, check_of(b)));
+      else
+        out.push_back(head + fmt::format("no link full in the replay, the most used {}: per-channel limits (NCCL's channels per "
+                                         "peer x the rate of one channel), the protocol or the pipeline's fill hold the rate; {}; "
+                                         "NCCL_DEBUG=INFO prints the channels NCCL ran, and {}",
+                                         links, rates, check_of(b)));
     } else {
       out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
                                        b.predicted_busbw, check_of(b)));
@@ -140,7 +147,7 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
     o["median_measured_time_us"] = num_or_null(b.measured_time_us), o["median_predicted_time_us"] = num_or_null(b.predicted_time_us);
     if (b.kind != model::BoundKind::None) {
       o["bound_by"] = kind_name(b.kind), o["link_type"] = b.type, o["link"] = b.name, o["link_GBps"] = b.link_GBps;
-      o["links_as_used"] = b.links, o["used_pct"] = b.used_pct;
+      o["links_as_used"] = b.links, o["used_pct"] = b.used_pct, o["link_full"] = b.full;
       o["link_GBps_at_measured_rate"] = num_or_null(carried_at_measured_rate(b));
     }
     o["text"] = lines[i];
