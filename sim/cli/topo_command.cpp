@@ -25,7 +25,7 @@ struct TopoOptions {
   int ranks = 8;
   // gen cluster
   int nodes = 2, leaf_ports = 32, oversub = 1;
-  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib", sharp;
+  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib", sharp, nic_at = "gpu";
   // import / export
   std::string file, gpu;
   bool nccl_xml = false;
@@ -108,6 +108,9 @@ std::string generate(const TopoOptions& o) {
                                    o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
     if (!o.sharp.empty()) spec += ",sharp=" + o.sharp;
+    // Checked here so that the refusal names the flag (the spec's own check names the spec).
+    if (o.nic_at != "gpu" && o.nic_at != "cpu" && o.nic_at != "numa") fail("--nic-at: '{}' is not gpu, cpu or numa", o.nic_at);
+    spec += ",nic_at=" + o.nic_at;
     return topology::topology_to_text(topology::generate_from_spec(spec));
   }
   const Bandwidth bw = parse_bandwidth(o.bw, "--bw");
@@ -136,7 +139,7 @@ void check_gen_flags(const CLI::App& gen, const std::string& kind) {
   const std::pair<const char*, std::string_view> readers[] = {
       {"--dims", "torus"},       {"--ranks", "crossbar"},     {"--bw", "torus crossbar"}, {"--nodes", "cluster"},
       {"--node", "cluster"},     {"--nics", "cluster"},       {"--fabric", "cluster"},    {"--kind", "cluster"},
-      {"--leaf-ports", "cluster"}, {"--oversub", "cluster"}, {"--sharp", "cluster"}};
+      {"--leaf-ports", "cluster"}, {"--oversub", "cluster"}, {"--sharp", "cluster"}, {"--nic-at", "cluster"}};
   for (const auto& [flag, kinds] : readers)
     if (gen.count(flag) > 0 && kinds.find(kind) == std::string_view::npos)
       fail("{}: topo gen {} does not read it (only {})", flag, kind, kinds);
@@ -169,6 +172,9 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--leaf-ports", opts->leaf_ports, "Cluster fat tree: NIC ports per leaf")->capture_default_str();
   gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
   gen->add_option("--sharp", opts->sharp, "Cluster on InfiniBand: SHARP in the switches (0, 1, v2, v3, v4)");
+  gen->add_option("--nic-at", opts->nic_at,
+                  "Cluster: where each NIC sits: gpu (beside its GPU), cpu (a root port of the GPU's socket), numa (a NUMA "
+                  "node without GPUs; the machine needs two sockets)")->capture_default_str();
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts, gen] {
     check_gen_flags(*gen, opts->kind);

@@ -27,5 +27,16 @@ out=$("$ccsim" compare --trace "$src/tests/data/wild_traces/h100nvl-2node-4gpu-a
 grep -q "LL128 off (GPU-NIC path SYS: NCCL 2.30.5" <<<"$out" || bad "compare reads the trace's 2.30.5: $(grep 'nccl graph' <<<"$out")"
 grep -q "ring/LL128" <<<"$out" && bad "compare still picks ring/LL128 with the NICs on another NUMA node"
 
+# topo gen cluster takes the placement as --nic-at (the lead, after gpunic left it); a bad value names the flag.
+refused_one_line "--nic-at: 'switch' is not gpu, cpu or numa" topo gen cluster --nic-at switch
+refused_one_line "--nic-at: topo gen torus does not read it" topo gen torus --dims 2x2 --nic-at cpu
+"$ccsim" topo gen cluster --node hgx-a100 --nic-at numa -o "$tmp/numa.json" || bad "topo gen cluster --nic-at numa failed"
+grep -q "NIC on a root port of a NUMA node without GPUs" "$tmp/numa.json" 2>/dev/null || bad "topo gen cluster --nic-at numa: the file does not say where its NICs are"
+# The file and the spec it stands for are one machine: the same graph, LL128 off across nodes (A100: PXB at most).
+sees_file=$("$ccsim" --topo "$tmp/numa.json" --model nccl --op allreduce -b 1G -e 1G --why 2>&1 | grep "model sees")
+sees_spec=$("$ccsim" --topo "cluster:nodes=2,node=hgx-a100,nics=8x400G,kind=ib,nic_at=numa" --model nccl --op allreduce -b 1G -e 1G --why 2>&1 | grep "model sees")
+grep -qF "LL128 off (GPU-NIC path SYS" <<<"$sees_file" || bad "the generated --nic-at numa cluster keeps LL128 across nodes: $sees_file"
+[ "$sees_file" = "$sees_spec" ] || bad "topo gen's file and its spec differ: '$sees_file' against '$sees_spec'"
+
 [ "$fails" -eq 0 ] && echo "nic placement: all passed"
 exit $((fails > 0))
