@@ -208,7 +208,10 @@ def library_of(topology):
 # 11.0 / 14.5 % (SuperBench A100 allgather 17.5 -> 23.8 % >= 1 MiB, MI308X 2 nodes 11.6 -> 18.4 % all sizes; better:
 # RTX 5090 27.3 -> 17.7 %, H100 4 nodes 14.0 -> 7.6 %, Together H100 reduce_scatter 10.9 -> 6.6 %). The bases differ
 # (that is a fact of the two replays), but the NVIDIA median 0.92 is slower-LL machines' loss too and the AMD classes
-# are too few to vote: off until a third AMD class with LL rows, or a base both replays share, exists.
+# are too few to vote: off until a third AMD class with LL rows, or a base both replays share, exists. RCCL's llMaxBw
+# cap is no such base: RCCL compiles NCCL's min(llMaxBw, busBw x .5) line for CUDA only (ROCm/rccl 0cbce2a
+# src/graph/tuning.cc, the #else of __HIP_PLATFORM_AMD__), and applied anyway it moved no vote (models/README.md
+# "No llMaxBw cap on AMD").
 BY_LIBRARY = False
 
 def class_params(fits, source, least=1, families=None, rate_rule=None, latency=None, by_library=None):

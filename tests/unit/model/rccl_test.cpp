@@ -14,6 +14,8 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/rccl.hpp"
 #include "sim/model/nccl/tables.hpp"
 #include "sim/model/registry.hpp"
@@ -91,6 +93,31 @@ TEST_CASE("RCCL: large allreduce on the MI300X mesh runs rings at 7 links x RCCL
   const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (304.0 * 1e3);
   CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.01));
   CHECK(r.bw.busbw_GBps <= 304.0 * 1.0001);
+}
+
+// RCCL's tuner applies no llMaxBw cap on AMD: NCCL's `min(llMaxBw, busBw * .5)` line is in the #else (CUDA) branch of
+// ncclTopoTuneModel's #if defined(__HIP_PLATFORM_AMD__) (ROCm/rccl 0cbce2a src/graph/tuning.cc lines 376-414; in
+// ROCm/rocm-systems projects/rccl llMaxBw is not computed on AMD at all), so RCCL's ring LL keeps LL's data share of
+// the ring, not the 141 GB/s of the Hopper row rccl.json carries for the arrays RCCL inherits.
+TEST_CASE("RCCL: ring LL on the MI300X mesh runs at half the 304 GB/s ring, under no llMaxBw cap, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi300x");
+  model::nccl::Options o;
+  o.params = model::ParamSet{};
+  o.mode = model::nccl::AlgoMode::Ring;
+  o.msccl = model::nccl::MscclMode::Off;
+  o.protos = model::nccl::proto_set_from("LL");
+  model::nccl::Builder b(t, o);
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllReduce;
+  c.placements = topology::pack_rings(t, {}).rings;
+  const auto r = metrics::run(b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{1} << 30, 4));
+  CHECK(r.choice.algo == "ring");
+  CHECK(r.choice.proto == "LL");
+  // 1 GiB: each GPU sends 2 x 7/8 x 1 GiB at half of 7 links x 304/7 GB/s = 152 GB/s (12362.2 us), plus RCCL's LL
+  // latency 12 us + 14 steps x 0.8 us. A 141 GB/s cap would make it 13326.8 + 23.2 us, busbw 141.
+  const double hand = 12.0 + 14 * 0.8 + 1.75 * 1073741824.0 / (0.5 * 304.0 * 1e3);
+  CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.002));
+  CHECK(r.bw.busbw_GBps == doctest::Approx(152.0).epsilon(0.005));
 }
 
 TEST_CASE("RCCL: the gfx950 mesh (MI350X) carries its own xGMI figure, 350 GB/s busbw for the ring") {
