@@ -387,14 +387,14 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
         }
     }
   std::vector<engine::RunPlan> out;
-  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg));
+  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg, size.size, p));
   if (!forced_note.empty()) out.front().choice.note = forced_note;
   // What the tuner weighed, each pair with its own estimate (`--why`); the pick is the plan's algo/proto.
   for (const auto& c : cands)
     out.front().choice.weighed.push_back({std::string(name(c.algo)), std::string(name(c.proto)), c.time_us});
   if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
     if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
-      auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg);
+      auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg, size.size, p);
       alt.choice.note = "replayed faster than NCCL's pick";
       if (alt.choice.simulated) out.push_back(std::move(alt));
     }
@@ -404,17 +404,28 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
 // A fabric whose network hop is slower than NCCL's NET hwLat (net_kinds hop_us: EFA) adds the difference
 // once per network hop of NCCL's latency model (network_hops), not per message of the replay: NCCL keeps
 // NCCL_STEPS (8) steps in flight per connection, so a hop's latency does not repeat for every segment.
-engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const {
+//
+// A write (RDMA) protocol's rendezvous (net_kinds rdma_eager_max_bytes; aws-ofi-nccl's RDMA protocol on p5 and
+// later): a message above the eager limit is written only into the buffer the receiver's control message names,
+// so the first one of a connection waits that message's trip. Every receiver posts at the collective's start, so
+// the trips overlap: one hop per collective, not per hop of the chain. The largest message of a connection is a
+// channel's share of the buffer (a ring: of one of its `ranks` chunks), on the wire (LL doubles it, LL128 adds
+// 8 B a 120).
+engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg, Bytes nbytes,
+                                          int ranks) const {
   const Graph& g = graph_;
   if (g.nodes <= 1 || (c.algo != Algo::Ring && c.algo != Algo::Tree && c.algo != Algo::NvlsTree)) return plan;
   // NCCL's hwLat table has Ring and Tree rows only; NVLS-tree's network hop is its own figure.
   const double nccl_hop = c.algo == Algo::NvlsTree ? tab_.nvls->tree_net_latency_us : net_hop_us(tab_, c.algo, c.proto);
   double extra = 0;
   for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop, g.arch) - nccl_hop);
-  if (extra <= 0) return plan;
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
-  if (plan.closed_form) *plan.closed_form += from_us(hops * extra);
-  else plan.fixed += from_us(hops * extra);
+  const double wire = c.proto == Proto::LL ? 2.0 : c.proto == Proto::LL128 ? 128.0 / 120.0 : 1.0;
+  const double share = static_cast<double>(std::max(1, plan.choice.channels)) * (c.algo == Algo::Ring ? std::max(1, ranks) : 1);
+  const double add_us = std::max(0.0, hops * extra) + tab_.rendezvous_us(topo_, g.arch, static_cast<double>(nbytes) * wire / share);
+  if (add_us <= 0) return plan;
+  if (plan.closed_form) *plan.closed_form += from_us(add_us);
+  else plan.fixed += from_us(add_us);
   return plan;
 }
 

@@ -96,7 +96,8 @@ class Builder final : public metrics::PlanBuilder {
   const Candidate* release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,
                                 std::optional<Algo> only, int& channels);
   // plan with the fabric's extra network hop latency (net_kinds hop_us) over NCCL's, once per network hop of c.
-  engine::RunPlan with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg) const;
+  engine::RunPlan with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg, Bytes nbytes,
+                                   int ranks) const;
   std::optional<engine::RunPlan> one_rank_copy(const metrics::RunConfig& cfg, metrics::SizePlan size);
   enum class InPlaceWork { Copy, Launch, Nothing }; // a one-rank call's work: the copy, an empty kernel, none
   InPlaceWork in_place_work(const metrics::RunConfig& cfg) const;

@@ -73,7 +73,8 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
   }
 }
 
-// net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "by_arch": (optional), "source": ...}}.
+// net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
+// (optional), "by_arch": (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
@@ -85,6 +86,9 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (!(kind.rate_vs_ib > 0 && kind.rate_vs_ib <= 1)) k["rate_vs_ib"].bad("must be above 0 and at most 1");
     if (k.has("hop_us")) kind.hop_us = k["hop_us"].number();
     if (!(kind.hop_us >= 0 && kind.hop_us < 1e6)) k["hop_us"].bad("must be from 0 to 1e6 us");
+    if (k.has("rdma_eager_max_bytes")) kind.rdma_eager_max_bytes = k["rdma_eager_max_bytes"].number();
+    if (!(kind.rdma_eager_max_bytes >= 0 && kind.rdma_eager_max_bytes <= 1e12))
+      k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     t.net_kinds[*type] = kind;
   }
@@ -468,6 +472,17 @@ double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch
   const auto tr = it->second.by_arch.find(arch);
   if (tr == it->second.by_arch.end()) return std::max(nccl_hop_us, it->second.hop_us);
   return std::max(nccl_hop_us, tr->second.hop_us);
+}
+
+double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
+  double wait = 0.0;
+  for (const auto& l : t.links) {
+    if (!topology::is_network(l.type)) continue;
+    const auto it = net_kinds.find(l.type);
+    if (it == net_kinds.end() || it->second.rdma_eager_max_bytes <= 0 || it->second.by_arch.count(arch)) continue;
+    if (message_bytes > it->second.rdma_eager_max_bytes) wait = std::max(wait, it->second.hop_us);
+  }
+  return wait;
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {

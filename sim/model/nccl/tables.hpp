@@ -192,6 +192,10 @@ struct Tables {
   struct NetKind {
     double rate_vs_ib = 1.0;
     double hop_us = 0.0;
+    // rdma_eager_max_bytes (> 0): the plugin's write (RDMA) protocol sends a message above this size only once
+    // the receiver's control message (its buffer) has crossed the network: one more hop_us per collective.
+    // Not for a by_arch transport (a SENDRECV family's measured hop already holds its whole path).
+    double rdma_eager_max_bytes = 0.0;
     std::map<Arch, NetTransport> by_arch;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
@@ -202,6 +206,10 @@ struct Tables {
   // The network hop latency of link l for GPUs of `arch`: NCCL's `nccl_hop_us`, or the kind's hop_us where
   // larger, a by_arch transport's hop replacing the kind's (0 off the network).
   double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const;
+  // The rendezvous wait of a fabric's write protocol (net_kinds rdma_eager_max_bytes): the kind's hop_us when a
+  // network link of `t` is of such a kind, GPUs of `arch` run that protocol (no by_arch transport) and the
+  // largest message a connection sends, `message_bytes`, is above the eager limit; else 0.
+  double rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const;
   // Does a network link of `t` run a transport that forces NCCL_PROTO=simple on GPUs of `arch`?
   bool simple_only(const topology::Topology& t, Arch arch) const;
 };

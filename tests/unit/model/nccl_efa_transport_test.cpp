@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/tables.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -92,4 +93,43 @@ TEST_CASE("NCCL tables: a bad net_kinds by_arch entry is refused naming it") {
     }
   }
   std::remove(path.c_str());
+}
+
+// aws-ofi-nccl's RDMA protocol (Hopper and later over EFA): a message above EAGER_MAX_SIZE (8192 B) waits for the
+// receiver's control message, one network trip per collective (models/nccl.json net_kinds efa
+// rdma_eager_max_bytes). Worked by hand from the table entries: the wait is the kind's 23 us hop where a
+// connection's largest message is above 8192 B, 0 at or below it, 0 for a SENDRECV family (A100: its 75 us is
+// AWS's measured hop of the whole path) and 0 off EFA.
+TEST_CASE("EFA RDMA protocol: a message above the 8192 B eager limit waits one control-message hop") {
+  const auto& tab = nccl::load_tables();
+  const auto efa = pair_over(LinkType::Efa), ib = pair_over(LinkType::Ib);
+  CHECK(tab.rendezvous_us(efa, nccl::Arch::Hopper, 8192.0) == doctest::Approx(0.0));
+  CHECK(tab.rendezvous_us(efa, nccl::Arch::Hopper, 8193.0) == doctest::Approx(23.0));
+  CHECK(tab.rendezvous_us(efa, nccl::Arch::Blackwell, 1 << 20) == doctest::Approx(23.0));
+  CHECK(tab.rendezvous_us(efa, nccl::Arch::Ampere, 1 << 20) == doctest::Approx(0.0));
+  CHECK(tab.rendezvous_us(ib, nccl::Arch::Hopper, 1 << 20) == doctest::Approx(0.0));
+}
+
+// The same on a replay: 2 HGX H100 nodes, allreduce forced to tree/Simple (16 ranks, nccl-tests sizes). Over
+// EFA against the same tree over InfiniBand, the difference is the per-hop one at every size (both sides pick
+// the same channels) plus, once a channel's share is above 8192 B, 23 us more. At 8 B one channel carries 8 B
+// (eager); at 64 MiB every channel carries MiBs. So the 64 MiB gap exceeds the 8 B gap by 23 us.
+TEST_CASE("Two HGX H100 nodes over EFA: tree at 64 MiB pays the rendezvous hop that 8 B does not") {
+  const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=efa");
+  const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
+  auto tree = [](const topology::Topology& t, Bytes n) {
+    nccl::Options o;
+    o.params = model::ParamSet{};
+    o.mode = nccl::AlgoMode::Tree;
+    o.protos = nccl::proto_set_from("Simple");
+    nccl::Builder b(t, o);
+    return metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 16, n, 4));
+  };
+  const auto small_efa = tree(efa, 8), small_ib = tree(ib, 8);
+  const auto big_efa = tree(efa, Bytes{64} << 20), big_ib = tree(ib, Bytes{64} << 20);
+  REQUIRE(small_efa.choice.channels == small_ib.choice.channels);
+  REQUIRE(big_efa.choice.channels == big_ib.choice.channels);
+  const double small_gap = to_us(small_efa.time) - to_us(small_ib.time);
+  const double big_gap = to_us(big_efa.time) - to_us(big_ib.time);
+  CHECK(big_gap - small_gap == doctest::Approx(23.0).epsilon(0.02));
 }
