@@ -99,17 +99,24 @@ Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
   return t;
 }
 
-std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string& what) {
+std::pair<int, Bandwidth> parse_nics(const std::string& given, const std::string& what) {
+  // Written as a cluster is described: "8 x 400G", "8X400G", "8*400G", "8×400G" all mean 8x400G.
+  std::string text;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (given[i] == ' ') continue;
+    if (given.compare(i, 2, "\xc3\x97") == 0) { text += 'x'; ++i; continue; }
+    text += given[i] == '*' || given[i] == 'X' ? 'x' : given[i];
+  }
   const auto x = text.find('x');
   const std::string count_s = text.substr(0, x);
   if (x == std::string::npos || count_s.empty() || count_s.find_first_not_of("-0123456789") != std::string::npos)
-    fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, text);
+    fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, given);
   const int count = whole_int(count_s, what, 1, kMaxNicsPerNode);
   if (count < 1 || count > kMaxNicsPerNode) fail("{}: NIC count must be between 1 and {}, got {}", what, kMaxNicsPerNode, count);
   std::string speed = text.substr(x + 1);
   // A bare number is ambiguous (400 Gb/s or 400 B/s?): ask for the unit rather than guess.
   if (!speed.empty() && speed.find_first_not_of("0123456789.") == std::string::npos)
-    fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, text);
+    fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, given);
   // NICs are sold in bits: "400G" is 400 Gb/s, and so are "400Gb" and "400GbE" as data sheets write them (a
   // lower-case b is a bit). Explicit units ("50GB/s", "400Gbps") pass through.
   for (const char* bits : {"bE", "b"})

@@ -7,6 +7,7 @@
 #  - "rail-optimised" (fabric=rail), the fabric every GPU cluster is sold with, was refused ("not switch or
 #    fattree") although the README says the one switch stands for it; now accepted and named in the header;
 #  - kind=RoCEv2 was refused as an unknown network kind;
+#  - nics="8 x 400G" (as a cluster is written down), 8X400G, 8*400G and 8×400G were "not COUNTxSPEED";
 #  - racks=64 was "unknown parameter 'racks'" with no word on how to say racks (a rack is a node).
 set -u
 ccsim="$1"; src="$2"
@@ -45,6 +46,10 @@ for spell in "fabric=rail" "fabric=rail-optimised" "fabric=Rail-Optimized"; do
   [ "$(echo "$got" | last_row)" = "$(echo "$plain" | last_row)" ] || bad "$spell predicts otherwise than the one switch"
 done
 [ "$(run machine:gpu=mi355x,nodes=4,nics=8x400G,kind=RoCEv2 | last_row)" = "$(echo "$plain" | last_row)" ] || bad "kind=RoCEv2 not read as roce"
+for spell in "8 x 400G" 8X400G "8*400G" "8×400G"; do
+  [ "$(run "machine:gpu=mi355x,nodes=4,nics=$spell,kind=roce" | last_row)" = "$(echo "$plain" | last_row)" ] || bad "nics=$spell not read as 8x400G"
+done
+refused_one_line "--topo nics: '8 y 400G' is not COUNTxSPEED like 8x400G" --topo "machine:gpu=h100,nodes=2,nics=8 y 400G" -b 1M -e 1M
 refused_one_line "fabric 'torus' is not switch, rail (rail-optimised: one switch) or fattree" \
   --topo machine:gpu=mi355x,nodes=4,nics=8x400G,fabric=torus -b 1M -e 1M
 
