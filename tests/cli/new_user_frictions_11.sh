@@ -8,6 +8,8 @@
 #    fattree") although the README says the one switch stands for it; now accepted and named in the header;
 #  - kind=RoCEv2 was refused as an unknown network kind;
 #  - nics="8 x 400G" (as a cluster is written down), 8X400G, 8*400G and 8×400G were "not COUNTxSPEED";
+#  - alltoall above 1024 ranks (--model nccl's closed form in place of the replay) ignored the NICs: 16 NVL72
+#    racks on 800G predicted 631 GB/s algbw per GPU, 6x what its NIC can carry (the replay at 8 racks: 52);
 #  - racks=64 was "unknown parameter 'racks'" with no word on how to say racks (a rack is a node).
 set -u
 ccsim="$1"; src="$2"
@@ -52,6 +54,13 @@ done
 refused_one_line "--topo nics: '8 y 400G' is not COUNTxSPEED like 8x400G" --topo "machine:gpu=h100,nodes=2,nics=8 y 400G" -b 1M -e 1M
 refused_one_line "fabric 'torus' is not switch, rail (rail-optimised: one switch) or fattree" \
   --topo machine:gpu=mi355x,nodes=4,nics=8x400G,fabric=torus -b 1M -e 1M
+
+# --- (a) how alltoall scales past the replay's 1024 ranks ----------------------------------------------------------
+# By hand: 16 racks of 72, one 800 Gb/s (100 GB/s) NIC per GPU; a GPU sends 15/16 of its 1 GiB off its rack through
+# its NIC, so time >= 15/16 x 2^30 B / 100 GB/s and algbw = size / time <= 100 x 16/15 = 106.7 GB/s.
+row=$("$ccsim" --topo machine:gpu=gb200-nvl72,nodes=16,nics=72x800G,kind=ib --model nccl --op alltoall -b 1G -e 1G | last_row)
+echo "$row" | grep -q "analytic" || bad "1152-rank alltoall is replayed now: the check below no longer tests the closed form"
+awk -v a="$(echo "$row" | awk '{print $7}')" 'BEGIN {exit !(a > 0 && a <= 106.7)}' || bad "1152-rank alltoall beats its NICs: $row"
 
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (11th trial) pass"
 exit $((fails > 0))
