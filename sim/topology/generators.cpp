@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <sstream>
 #include <string_view>
@@ -98,17 +99,24 @@ Topology make_torus(const std::vector<int>& dims, Bandwidth bw, Time alpha) {
   return t;
 }
 
-std::pair<int, Bandwidth> parse_nics(const std::string& text, const std::string& what) {
+std::pair<int, Bandwidth> parse_nics(const std::string& given, const std::string& what) {
+  // Written as a cluster is described: "8 x 400G", "8X400G", "8*400G", "8×400G" all mean 8x400G.
+  std::string text;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (given[i] == ' ') continue;
+    if (given.compare(i, 2, "\xc3\x97") == 0) { text += 'x'; ++i; continue; }
+    text += given[i] == '*' || given[i] == 'X' ? 'x' : given[i];
+  }
   const auto x = text.find('x');
   const std::string count_s = text.substr(0, x);
   if (x == std::string::npos || count_s.empty() || count_s.find_first_not_of("-0123456789") != std::string::npos)
-    fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, text);
+    fail("{}: '{}' is not COUNTxSPEED like 8x400G", what, given);
   const int count = whole_int(count_s, what, 1, kMaxNicsPerNode);
   if (count < 1 || count > kMaxNicsPerNode) fail("{}: NIC count must be between 1 and {}, got {}", what, kMaxNicsPerNode, count);
   std::string speed = text.substr(x + 1);
   // A bare number is ambiguous (400 Gb/s or 400 B/s?): ask for the unit rather than guess.
   if (!speed.empty() && speed.find_first_not_of("0123456789.") == std::string::npos)
-    fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, text);
+    fail("{}: '{}' gives no unit for the NIC speed: 8x400G (Gb/s, as NICs are sold) or 8x50GB/s", what, given);
   // NICs are sold in bits: "400G" is 400 Gb/s, and so are "400Gb" and "400GbE" as data sheets write them (a
   // lower-case b is a bit). Explicit units ("50GB/s", "400Gbps") pass through.
   for (const char* bits : {"bE", "b"})
@@ -347,7 +355,9 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   // so `kind=roce` against `kind=ib` (which often predict alike) left no sign in the output that the kind was read.
   t.origin = fmt::format("generated: {} nodes, {} x {:g} Gb/s {} NIC(s) each, {}", spec.nodes, spec.nics,
                          static_cast<double>(spec.nic_bw) * 8 / 1e9, to_string(spec.kind),
-                         tree ? fmt::format("fat tree {}:1", spec.oversub) : std::string("one switch"));
+                         tree ? fmt::format("fat tree {}:1", spec.oversub)
+                         : std::string(spec.rail ? "rail-optimised (one non-blocking switch: a leaf per rail, no cross-rail hop)"
+                                                 : "one switch"));
   if (spec.nic_at != ClusterSpec::NicAt::Gpu)
     t.origin += spec.nic_at == ClusterSpec::NicAt::Cpu ? ", NICs on their GPU's socket" : ", NICs on a NUMA node without GPUs";
   t.gpu_kind = m.gpu_kind;
@@ -489,16 +499,21 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
     fail("--topo {}: nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed "
          "(e.g. nics=8x400G; topologies/README.md lists common machines)", spec);
   std::tie(c.nics, c.nic_bw) = parse_nics(take(kv, "nics", spec), "--topo nics");
-  const std::string fabric = take(kv, "fabric", spec, "switch");
-  if (fabric == "fattree") c.fabric = ClusterSpec::Fabric::FatTree;
-  else if (fabric != "switch") fail("--topo {}: fabric '{}' is not switch or fattree", spec, fabric);
+  const std::string fabric = ascii_lower(take(kv, "fabric", spec, "switch"));
+  // "rail-optimised", as cluster builders write it: each NIC index on a leaf of its own. A GPU's traffic across
+  // nodes stays on its rail (NCCL's rings and trees pair same-index NICs; PXN moves the rest onto the rail inside
+  // the node), so the one non-blocking switch carries what those leaves carry (README "SHARP in the fabric").
+  c.rail = fabric == "rail" || fabric == "rails" || fabric == "rail-optimised" || fabric == "rail-optimized";
+  if (fabric == "fattree" || fabric == "fat-tree") c.fabric = ClusterSpec::Fabric::FatTree;
+  else if (fabric != "switch" && !c.rail)
+    fail("--topo {}: fabric '{}' is not switch, rail (rail-optimised: one switch) or fattree", spec, fabric);
   // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case. A cloud's
   // own fabric name is the link type it runs on (topologies/README.md "Network kinds"): Google's gIB and NVIDIA's
   // Spectrum-X are RoCEv2, Google's GPUDirect-TCPX/TCPXO TCP over Ethernet.
   std::string k = take(kv, "kind", spec, "ib");
   const std::string lower = ascii_lower(k);
   static const std::map<std::string, std::string, std::less<>> sold_as = {
-      {"infiniband", "ib"}, {"gib", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}, {"tcpx", "ethernet"}, {"tcpxo", "ethernet"}};
+      {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"gib", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}, {"tcpx", "ethernet"}, {"tcpxo", "ethernet"}};
   const auto named = sold_as.find(lower);
   const auto lt = link_type_from(named == sold_as.end() ? lower : named->second);
   if (!lt || !is_network(*lt))
@@ -521,6 +536,18 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
     fail("--topo {}: {} applies to a fat tree (leaves under a spine), but the fabric is one switch: add fabric=fattree",
          spec, c.oversub != 1 ? fmt::format("oversub={}", c.oversub) : fmt::format("leaf_ports={}", c.leaf_ports));
   return c;
+}
+
+// "GB200 NVL72" -> "72": the digits after NVL in a product name (NVIDIA's rack-scale names count the GPUs of one
+// NVLink domain). "H100 NVL" (a PCIe card pair) has none.
+std::optional<std::string> nvl_domain_gpus(const std::string& name) {
+  const std::string lower = ascii_lower(name);
+  const auto at = lower.rfind("nvl");
+  if (at == std::string::npos) return std::nullopt;
+  std::string digits;
+  for (std::size_t i = at + 3; i < lower.size() && std::isdigit(static_cast<unsigned char>(lower[i])); ++i) digits += lower[i];
+  if (digits.empty() || digits.size() > 4 || at + 3 + digits.size() != lower.size()) return std::nullopt;
+  return digits;
 }
 
 Topology build_from_spec(const std::string& spec) {
@@ -554,8 +581,14 @@ Topology build_from_spec(const std::string& spec) {
   }
   if (kind == "machine") {
     MachineSpec m;
-    m.gpu = canonical_gpu_kind(take(kv, "gpu", spec));
-    m.gpus = int_value(take(kv, "gpus", spec, "8"), "gpus", spec, 1, kMaxMachineGpus);
+    const std::string gpu_named = take(kv, "gpu", spec);
+    m.gpu = canonical_gpu_kind(gpu_named);
+    // A rack-scale product ("GB200 NVL72", "gb300-nvl72", "GB200 NVL4") names its NVLink domain's GPU count:
+    // that is the machine's gpus unless given (it was read as the GPU alone: an 8-GPU node, silently).
+    m.gpus = int_value(take(kv, "gpus", spec, nvl_domain_gpus(gpu_named).value_or("8")), "gpus", spec, 1, kMaxMachineGpus);
+    if (kv.count("racks"))
+      fail("--topo {}: racks is not a parameter: a rack of one NVLink domain is one node here (nodes=N, "
+           "gpu=gb200-nvl72 or gpus=72 for its GPUs)", spec);
     m.intra = take(kv, "intra", spec, "-");
     if (m.intra == "-") m.intra.clear();
     m.p2p_given = kv.count("p2p") > 0;

@@ -25,6 +25,7 @@ struct ClusterSpec {
   int nics = 0;
   Bandwidth nic_bw = 0;
   enum class Fabric { Switch, FatTree } fabric = Fabric::Switch;
+  bool rail = false;   // fabric=rail: said so in the header; modelled as the one non-blocking switch
   LinkType kind = LinkType::Ib;
   Time alpha = 0;      // NIC-to-NIC latency across the fabric's longest path (split evenly over its links)
   int leaf_ports = 32; // fat tree: NIC ports per leaf switch

@@ -525,7 +525,22 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
       if (!tab_.rccl && topology::is_nvlink(l.type)) channel_rate = p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), g.arch, v.ll) * 1e9;
     }
     if (channel_rate > 0) egress = std::min(egress, distinct * channel_rate);
-    const Time wire = static_cast<Time>(std::ceil(static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress) * 1e12));
+    double wire_s = static_cast<double>(bytes) * (p - 1) / std::max(1.0, egress);
+    // Across nodes the sends to the (p - p/nodes) peers off the GPU's node leave through the NICs: a GPU's share
+    // of its node's NIC ports bounds them (the GPU's own links reach only its NVSwitch; without this a 1152-GPU
+    // alltoall ran at NVLink speed, 630 GB/s per GPU on 100 GB/s NICs, where the replay below 1024 ranks gave 52).
+    if (f.nodes > 1) {
+      double nic_total = 0;
+      for (const auto& l : v.topo.links)
+        if (topology::is_network(l.type) &&
+            (v.topo.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Nic ||
+             v.topo.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Nic))
+          nic_total += static_cast<double>(l.capacity());
+      const double per_gpu = nic_total / std::max(1, v.topo.num_gpus());
+      const double off_node = p - static_cast<double>(p) / f.nodes;
+      if (per_gpu > 0) wire_s = std::max(wire_s, static_cast<double>(bytes) * off_node / per_gpu);
+    }
+    const Time wire = static_cast<Time>(std::ceil(wire_s * 1e12));
     plan.choice.simulated = false;
     plan.closed_form = base + hop * ceil_div(p, batch) + wire;
     return plan;
