@@ -33,3 +33,11 @@ TEST_CASE("busbw factors") {
   CHECK(bw.algbw_GBps == doctest::Approx(1.0));
   CHECK(bw.busbw_GBps == doctest::Approx(1.0));
 }
+
+// Mutation pass (scripts/MUTANTS.md): a run that took no time has no bandwidth (nccl-tests would divide by zero);
+// ccsim gives 0 GB/s rather than an infinite or NaN rate.
+TEST_CASE("a zero time gives zero algbw and busbw, not an infinite rate") {
+  const auto bw = metrics::bandwidths(Op::AllReduce, 8, 1'000'000'000, 0);
+  CHECK(bw.algbw_GBps == 0.0);
+  CHECK(bw.busbw_GBps == 0.0);
+}

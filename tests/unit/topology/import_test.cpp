@@ -146,3 +146,18 @@ TEST_CASE("rocm-smi --showtopo: one-hop XGMI pairs are Infinity Fabric links of 
   CHECK_THROWS_WITH_AS(import_rocm_smi("Link Type between two GPUs\nGPU0 GPU1\nGPU0 0 NVL\nGPU1 NVL 0\n", "r.txt", {"mi300x"}),
                        doctest::Contains("r.txt line 3: 'NVL' between GPU0 and GPU1 is not XGMI or PCIE"), Error);
 }
+
+// Mutation pass (scripts/MUTANTS.md): NCCL's topo.cc (ncclTopoAddPci, v2.26.2-1) reads link_width with strtol and
+// takes x16 where it reads 0 ("Manage cases where speed was not indicated in /sys"), so an empty width is x16;
+// a width of 8 halves the link: 16 GT/s x 8 lanes x 128/130 / 8 bits = 15.75 GB/s.
+TEST_CASE("NCCL XML: an empty link_width is x16 as in NCCL, a width of 8 half of it") {
+  const std::string hint = read("tests/data/import/azure-ndv2-v100-8gpu-topo-hint.xml");
+  const auto with_width = [&](const std::string& w) {
+    std::string text = hint;
+    for (std::size_t at = 0; (at = text.find("link_width=\"16\"", at)) != std::string::npos; at += w.size())
+      text.replace(at, 15, "link_width=\"" + w + "\"");
+    return import_topology(text, "w.xml", {"v100"});
+  };
+  CHECK(bottleneck(with_width(""), 0, 1) == Bandwidth{31'500'000'000});
+  CHECK(bottleneck(with_width("8"), 0, 1) == Bandwidth{15'750'000'000});
+}

@@ -214,3 +214,23 @@ TEST_CASE("malformed traces give one-line errors naming file and line") {
     CHECK(threw);
   }
 }
+
+// Mutation pass (scripts/MUTANTS.md): the 2019 convention is recognised only where algbw / (size/time) is within
+// 0.02 of (n-1)/n. By hand, 4 ranks: (n-1)/n = 0.75; size/time = 1048576 B / 100 us = 10.486 GB/s, so a printed
+// algbw of 7.86 is 0.7496 of it (the 2019 convention) and one of 8.39 is 0.8001 (0.05 from 0.75, 0.2 from 1): no vote.
+TEST_CASE("2019 allgather convention: an algbw 0.05 off (n-1)/n is no vote for it") {
+  const auto trace_with = [](const char* algbw) {
+    const std::string text = std::string("# command: ./build/all_gather_perf -b 1M -e 2M -f 2 -g 4\n"
+                                         "#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+                                         "     1048576         65536   float    100.0    ") + algbw +
+                             "    5.00  0e+00    100.0    " + algbw + "    5.00  0e+00\n"
+                             "     2097152        131072   float    200.0    " + algbw + "    5.00  0e+00    200.0    " + algbw +
+                             "    5.00  0e+00\n";
+    return trace::parse_trace(text, "conv");
+  };
+  const auto old_conv = trace_with("7.86");
+  REQUIRE(old_conv.ranks == 4);
+  CHECK(old_conv.old_busbw_convention);
+  CHECK_FALSE(trace_with("8.39").old_busbw_convention);
+  CHECK_FALSE(trace_with("10.49").old_busbw_convention); // algbw = size/time: today's convention
+}
