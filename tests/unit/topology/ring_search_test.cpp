@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -227,26 +226,21 @@ TEST_CASE("bounded search: 8x8 and 4x4x4 tori, a 16-GPU NVSwitch-like crossbar, 
   }
 }
 
-TEST_CASE("exhaustive search up to 12 GPUs finishes within seconds") {
-  const auto start = std::chrono::steady_clock::now();
+// How fast this runs is a benchmark's question (scripts/BENCHMARKS.md, `ccsim rings`), not a unit test's: this case
+// checks only what the exhaustive search finds.
+TEST_CASE("exhaustive search on 12 GPUs: every distinct ring of a crossbar, and 2 network hops across two DGX-1V nodes") {
   auto r = rank(topology::generate_from_spec("crossbar:ranks=12,bw=25GB/s,alpha=1us"), {}, 12ULL << 20, 8);
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(r.found.exhaustive);
-  CHECK(r.found.distinct_rings == doctest::Approx(19958400.0));
-  CHECK(secs < 10.0);
+  CHECK(r.found.distinct_rings == doctest::Approx(19958400.0)); // 11! / 2: rings up to rotation and direction
   // A harder 12: 6 GPUs of each of two DGX-1V nodes, where link widths, routes and the network all differ.
-  const auto t0 = std::chrono::steady_clock::now();
   auto c = rank(cluster_of(topology::resolve_topology("dgx1-v100"), 2, 12'500'000'000ULL), {0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13},
                 128ULL << 20, 8);
-  const double csecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(c.found.exhaustive);
-  CHECK(csecs < 10.0);
   int net = 0;
   const auto& best = c.ranked.front().rings[0];
   for (std::size_t k = 0; k < best.size(); ++k)
     net += c.hops->at(c.hops->local_of(best[k]), c.hops->local_of(best[(k + 1) % best.size()])).kind == "NET";
-  CHECK(net == 2);
-  MESSAGE("exhaustive 12 GPUs over 2 nodes: " << csecs << " s, " << c.found.scored << " rings scored");
+  CHECK(net == 2); // leaves each node once
 }
 
 TEST_CASE("fragmented DGX-1V allocations: subsets without an NVLink ring, the best ring and what it crosses") {
