@@ -56,7 +56,10 @@ TEST_CASE("4 and 6 MI300X of a mesh: a large allreduce runs on every link of eac
   // rccl.json's per-link figure for gfx942: 304 / 7 GB/s (AMD's 8-GPU acceptance busbw over 7 links). A ring
   // allreduce's busbw is what each GPU sends per unit time over its links: 3 links on 4 GPUs, 5 on 6 (was 2 and 4).
   const double link = 304.0 / 7.0;
-  for (const auto& [spec, links] : {std::pair{"machine:gpu=mi300x,gpus=4", 3}, std::pair{"machine:gpu=mi300x,gpus=6", 5}}) {
+  // A pair, not a structured binding: clang before 16 cannot capture a binding in CAPTURE's lambda.
+  for (const auto& mesh : {std::pair{"machine:gpu=mi300x,gpus=4", 3}, std::pair{"machine:gpu=mi300x,gpus=6", 5}}) {
+    const char* spec = mesh.first;
+    const int links = mesh.second;
     CAPTURE(spec);
     const auto t = topology::resolve_topology(spec);
     const int p = t.num_gpus();
