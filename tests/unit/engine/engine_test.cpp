@@ -154,7 +154,7 @@ TEST_CASE("FIFO hop intervals on a route of two capacities: cut-through holds bo
   const int sw = topo.add_node("sw", topology::NodeKind::NetSwitch);
   topo.add_link(a, sw, topology::LinkType::Ideal, 10'000'000'000ULL, 0);
   topo.add_link(sw, b, topology::LinkType::Ideal, 5'000'000'000ULL, 0);
-  const ChannelId route[2] = {topology::Topology::channel(0, false), topology::Topology::channel(1, false)};
+  const topology::ChannelId route[2] = {topology::Topology::channel(0, false), topology::Topology::channel(1, false)};
   const Bytes n = 1'000'000;
   const Time us100 = 100 * kPsPerUs;
   std::vector<engine::Occupancy> hops;
