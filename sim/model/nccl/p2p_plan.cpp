@@ -30,8 +30,11 @@ int nvlink_peer_channels(double path_GBps, double lane_GBps) {
 }
 
 int net_peer_channels(int nics, double nic_GBps) {
+  // ncclTopoGetNchannels (src/graph/paths.cc@v2.29.2-1): 2 when no NIC is local to the GPU, else
+  // max(netCount, divUp((int)netBw, 14)): the bandwidth is truncated to whole GB/s before the division.
   if (nics <= 0) return 2;
-  return std::max(nics, static_cast<int>(std::ceil(nic_GBps / kP2pPerChannelNetGBps)));
+  const int per = static_cast<int>(kP2pPerChannelNetGBps);
+  return std::max(nics, ceil_div(static_cast<int>(nic_GBps), per));
 }
 
 Bytes p2p_chunk_bytes(int nodes, bool all_nvlink, bool arm_blackwell) {

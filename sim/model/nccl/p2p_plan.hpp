@@ -2,7 +2,7 @@
 // one ncclSend and one ncclRecv per peer, ncclGroupEnd, and NCCL runs them on its P2P channels, not on a
 // ring (NVIDIA/nccl v2.30.7-1). What is taken from NCCL's code, and where:
 //   * src/graph/paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels(PerPeer): channels per peer
-//     (NVLink: 2 x max(1, path bw / NVLink lane bw); PCIe: 2; network: max(NICs, ceil(NIC GB/s / 14)),
+//     (NVLink: 2 x max(1, path bw / NVLink lane bw); PCIe: 2; network: max(NICs, ceil(whole NIC GB/s / 14)), 2 with no local NIC,
 //     NCCL_P2P_PER_CHANNEL_NET_BW), the minimum over peers rounded up to a power of 2; p2pnChannels =
 //     pow2Up(min(comm channels, NCCL_MAX_P2P_NCHANNELS)); on several nodes the per-peer count halves
 //     while perPeer x ceil(ranks / 8) > p2pnChannels.

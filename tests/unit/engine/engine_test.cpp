@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/engine/fifo_network.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -141,4 +142,40 @@ TEST_CASE("software alpha and reduction cost add where the model says") {
   cfg.model.reduce_bw = 100'000'000'000ULL;
   auto red = metrics::simulate(topo, router, cfg, n);
   CHECK(red.time - base.time == 3 * transfer_time(n / 4, 100'000'000'000ULL)); // p-1 reducing steps
+}
+
+// A cut-through message holds every link of its route for bytes / (the route's slowest capacity); store and
+// forward holds each link for bytes / (its own capacity), one after the other. Routes of one capacity cannot tell
+// min from max; this one has a 10 GB/s and a 5 GB/s link. 1 MB: 100 us on the fast link alone, 200 us on the slow.
+TEST_CASE("FIFO hop intervals on a route of two capacities: cut-through holds both links at the slowest rate") {
+  topology::Topology topo;
+  const int a = topo.add_node("gpu0", topology::NodeKind::Gpu);
+  const int b = topo.add_node("gpu1", topology::NodeKind::Gpu);
+  const int sw = topo.add_node("sw", topology::NodeKind::NetSwitch);
+  topo.add_link(a, sw, topology::LinkType::Ideal, 10'000'000'000ULL, 0);
+  topo.add_link(sw, b, topology::LinkType::Ideal, 5'000'000'000ULL, 0);
+  const topology::ChannelId route[2] = {topology::Topology::channel(0, false), topology::Topology::channel(1, false)};
+  const Bytes n = 1'000'000;
+  const Time us100 = 100 * kPsPerUs;
+  std::vector<engine::Occupancy> hops;
+
+  engine::FifoNetwork cut(false, 0);
+  cut.reset(topo);
+  CHECK(cut.post(route, n, 0) == 2 * us100);
+  cut.last_occupancy(route, n, hops);
+  REQUIRE(hops.size() == 2);
+  for (const auto& h : hops) {
+    CHECK(h.begin == 0);
+    CHECK(h.end == 2 * us100);
+  }
+
+  engine::FifoNetwork sf(true, 0);
+  sf.reset(topo);
+  CHECK(sf.post(route, n, 0) == 3 * us100); // 100 us on the first link, then 200 us on the second
+  sf.last_occupancy(route, n, hops);
+  REQUIRE(hops.size() == 2);
+  CHECK(hops[0].begin == 0);
+  CHECK(hops[0].end == us100);
+  CHECK(hops[1].begin == us100);
+  CHECK(hops[1].end == 3 * us100);
 }

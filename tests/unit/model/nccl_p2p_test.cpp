@@ -53,6 +53,13 @@ TEST_CASE("P2P channels per peer and chunk sizes as NCCL computes them") {
   // A 400 Gb/s NIC (50 GB/s): ceil(50 / 14) = 4 channels; 100 Gb/s: ceil(12.5 / 14) = 1.
   CHECK(net_peer_channels(1, 50.0) == 4);
   CHECK(net_peer_channels(1, 12.5) == 1);
+  // NCCL (paths.cc@v2.29.2-1 ncclTopoGetNchannels): nNetChannels = 2 when getLocalNetCountByBw counts no NIC;
+  // and divUp((int)netBw, 14): 14.5 GB/s is 14 whole GB/s, one channel (not ceil(14.5 / 14) = 2); two NICs at
+  // 12.5 GB/s in all (25): max(2, divUp(25, 14) = 2) = 2.
+  CHECK(net_peer_channels(0, 50.0) == 2);
+  CHECK(net_peer_channels(0, 0.0) == 2);
+  CHECK(net_peer_channels(1, 14.5) == 1);
+  CHECK(net_peer_channels(2, 25.0) == 2);
   CHECK(p2p_chunk_bytes(1, true, false) == 524288);
   CHECK(p2p_chunk_bytes(1, false, false) == 131072);
   CHECK(p2p_chunk_bytes(2, true, false) == 131072);
