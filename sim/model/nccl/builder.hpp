@@ -78,6 +78,8 @@ std::vector<int> tree_parents(const std::vector<int>& ring, const std::vector<in
 class Builder final : public metrics::PlanBuilder {
  public:
   Builder(const topology::Topology& t, Options o);
+  // The builder keeps a reference to the drawing: a temporary would dangle (ASan found one in a test).
+  Builder(topology::Topology&&, Options) = delete;
   ~Builder() override;
   std::vector<engine::RunPlan> plans(const metrics::RunConfig& cfg, metrics::SizePlan size) override;
   std::string describe(const metrics::RunConfig& cfg) override {

@@ -81,8 +81,9 @@ TEST_CASE("A NIC behind the CPU turns LL128 off across nodes, one behind two swi
   CAPTURE(why);
   CHECK(why.find("LL128 off (GPU-NIC path PHB: NCCL 2.30.7 keeps LL128 across nodes up to PXB on sm80)") != std::string::npos);
   // One node crosses no network: the NIC's place does not matter (tuning.cc's typeInter stays PIX there).
-  nccl::Builder one(a100_pair("cpu0"), {});
-  CHECK(one.graph(test::packed_rings_config(a100_pair("cpu0"))).ll128);
+  const auto single = a100_pair("cpu0");
+  nccl::Builder one(single, {});
+  CHECK(one.graph(test::packed_rings_config(single)).ll128);
 }
 
 TEST_CASE("The limit by release: PIX on 2.6, PXB from 2.7.3, PXN on sm90 from 2.17.1") {
