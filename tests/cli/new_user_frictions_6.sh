@@ -9,11 +9,7 @@
 #  - a 256-rank ring header was 8 lines of 256 numbers;
 #  - machine:gpu=gb200,gpus=73 was accepted (an NVL72 rack holds 72 GPUs).
 set -u
-ccsim="$1"; src="$2"
-export CCSIM_DATA_DIR="$src"
-fails=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
 
 . "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 

@@ -9,11 +9,7 @@
 #  - kind=roce and kind=ib on 8 x 400G predict the same rows (RoCE's framing, 0.9866 of IB, stays above NCCL's 0.96
 #    NIC efficiency) and nothing in the output said which network was described: the header's topology now says.
 set -u
-ccsim="$1"; src="$2"
-export CCSIM_DATA_DIR="$src"
-fails=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
 
 . "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 

@@ -12,11 +12,7 @@
 #  - "why is my measured busbw lower?" had only compare's err% column: compare now names, per size band, the resource
 #    that bounds the prediction, the rate the measured busbw implies for it, and a check to run.
 set -u
-ccsim="$1"; src="$2"
-export CCSIM_DATA_DIR="$src"
-fails=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
 
 . "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 

@@ -11,11 +11,7 @@
 #    unknown: they are now read, and the result file is refused saying the rows are in the log;
 #  - an empty topology capture (rocm-smi --showtopo > m.txt where the tool is missing) was "not a topology".
 set -u
-ccsim="$1"; src="$2"
-export CCSIM_DATA_DIR="$src"
-fails=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
 
 . "$(dirname "$0")/refused_one_line.sh" # refused_one_line WANT ARGS...: exit 2, one stderr line, no stdout
 

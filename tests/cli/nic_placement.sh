@@ -4,11 +4,7 @@
 # nodes by the GPU-NIC path"). NVIDIA/nccl issue 2441's hosts (2 x H100 NVL per host, NICs on another NUMA node
 # than the GPUs) run without LL128, and the header says why. A bad nic_at is one line, exit 2.
 set -u
-ccsim="$1"; src="$2"
-export CCSIM_DATA_DIR="$src"
-fails=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
 
 . "$(dirname "$0")/refused_one_line.sh"
 
