@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -204,17 +203,19 @@ void split_world(World& w) {
   const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK");
   const char* split = mask ? nullptr : std::getenv("NCCL_TESTS_SPLIT");
   if (!mask && !split) return;
-  std::function<long long(long long)> color = [](long long) { return 0LL; };
+  // The color of process p: p OP k (the mask is AND); no operator read: every process 0, one communicator.
+  char op = 0;
+  long long k = 0;
   if (mask) {
-    const unsigned long long m = std::strtoull(mask, nullptr, 16);
-    color = [m](long long p) { return static_cast<long long>(static_cast<unsigned long long>(p) & m); };
+    op = '&';
+    k = static_cast<long long>(std::strtoull(mask, nullptr, 16));
     w.split = std::string("NCCL_TESTS_SPLIT_MASK=") + printable(mask, 40);
   } else {
     w.split = std::string("NCCL_TESTS_SPLIT=") + printable(split, 40);
     const std::string text = split;
     const std::pair<const char*, char> ops[] = {{"AND", '&'}, {"&", '&'}, {"OR", '|'}, {"|", '|'},
                                                 {"MOD", '%'}, {"%", '%'}, {"DIV", '/'}, {"/", '/'}};
-    for (const auto& [word, op] : ops) {
+    for (const auto& [word, o] : ops) {
       if (ascii_lower(text.substr(0, std::string_view(word).size())) != ascii_lower(word)) continue;
       std::string rest = text.substr(std::string_view(word).size());
       rest.erase(0, rest.find_first_not_of(" \t"));
@@ -222,15 +223,20 @@ void split_world(World& w) {
       char* end = nullptr;
       const unsigned long long n = std::strtoull(rest.c_str() + (binary ? 2 : 0), &end, binary ? 2 : 0);
       if (rest.empty() || end == rest.c_str() + (binary ? 2 : 0)) break; // unread: one communicator
-      if ((op == '%' || op == '/') && n == 0) fail("environment {}: divides by zero (nccl-tests would fail)", w.split);
-      const auto k = static_cast<long long>(n);
-      color = op == '&' ? std::function<long long(long long)>([k](long long p) { return p & k; })
-            : op == '|' ? std::function<long long(long long)>([k](long long p) { return p | k; })
-            : op == '%' ? std::function<long long(long long)>([k](long long p) { return p % k; })
-                        : std::function<long long(long long)>([k](long long p) { return p / k; });
+      if ((o == '%' || o == '/') && n == 0) fail("environment {}: divides by zero (nccl-tests would fail)", w.split);
+      op = o, k = static_cast<long long>(n);
       break;
     }
   }
+  const auto color = [op, k](long long p) -> long long {
+    switch (op) {
+      case '&': return p & k;
+      case '|': return p | k;
+      case '%': return p % k;
+      case '/': return p / k;
+      default: return 0;
+    }
+  };
   for (int p = 0; p < w.procs; ++p)
     if (color(p) == color(0)) w.members.push_back(p);
   if (static_cast<int>(w.members.size()) == w.procs) w.members.clear(); // every process in one communicator

@@ -522,10 +522,7 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
   c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec, 2, INT32_MAX);
-  const std::string at = take(kv, "nic_at", spec, "gpu");
-  if (at == "cpu") c.nic_at = ClusterSpec::NicAt::Cpu;
-  else if (at == "numa") c.nic_at = ClusterSpec::NicAt::Numa;
-  else if (at != "gpu") fail("--topo {}: nic_at '{}' is not gpu, cpu or numa", spec, at);
+  c.nic_at = nic_at_from(take(kv, "nic_at", spec, "gpu"), fmt::format("--topo {}: nic_at", spec));
   // Oversubscription is written as a ratio by the people who buy fabrics ("2:1"); N:1 is oversub N.
   std::string oversub = take(kv, "oversub", spec, "1");
   if (oversub.size() > 2 && oversub.compare(oversub.size() - 2, 2, ":1") == 0) oversub.resize(oversub.size() - 2);
@@ -619,6 +616,13 @@ Topology build_from_spec(const std::string& spec) {
 }
 
 } // namespace
+
+ClusterSpec::NicAt nic_at_from(const std::string& text, const std::string& who) {
+  if (text == "gpu") return ClusterSpec::NicAt::Gpu;
+  if (text == "cpu") return ClusterSpec::NicAt::Cpu;
+  if (text == "numa") return ClusterSpec::NicAt::Numa;
+  fail("{} '{}' is not gpu, cpu or numa", who, text);
+}
 
 Topology generate_from_spec(const std::string& spec) {
   try {

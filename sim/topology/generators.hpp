@@ -36,6 +36,8 @@ struct ClusterSpec {
   // by SYS links; an EPYC in NPS4 mode has four per socket). NICs a machine file draws itself stay where drawn.
   enum class NicAt { Gpu, Cpu, Numa } nic_at = NicAt::Gpu;
 };
+// nic_at's value (gpu, cpu, numa); anything else throws an Error beginning with `who` ("--nic-at:").
+ClusterSpec::NicAt nic_at_from(const std::string& text, const std::string& who);
 Topology make_cluster(const Topology& node, const ClusterSpec& spec, const std::string& node_label);
 
 // One node described in a few words (sim/topology/machine.cpp): a GPU model from

@@ -95,16 +95,33 @@ namespace {
 thread_local std::optional<PathClass> g_level;
 constexpr std::string_view kClassNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
 
+// Link ids at each node, for the searches below.
+std::vector<std::vector<int>> incident_links(const Topology& t) {
+  std::vector<std::vector<int>> incident(t.nodes.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    incident[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
+    incident[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
+  }
+  return incident;
+}
+
+// The class of a fewest-hop PCIe path from node `from` whose last hop leaves `last`, walked back through
+// `prev_of` (a node's predecessor): SYS through two CPUs, PHB through one, PIX through at most one switch, PXB more.
+template <class PrevOf>
+PathClass pcie_path_class(const Topology& t, int from, int last, PrevOf prev_of) {
+  int cpus = 0, switches = 0;
+  for (int n = last; n != from; n = prev_of(n)) {
+    cpus += t.nodes[static_cast<std::size_t>(n)].kind == NodeKind::Cpu;
+    switches += t.nodes[static_cast<std::size_t>(n)].kind == NodeKind::PcieSwitch;
+  }
+  return cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+}
+
 } // namespace
 
 std::string_view name(PathClass c) { return kClassNames[static_cast<int>(c)]; }
 
-PathClassifier::PathClassifier(const Topology& t) : t_(t), incident_(t.nodes.size()) {
-  for (std::size_t i = 0; i < t.links.size(); ++i) {
-    incident_[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
-    incident_[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
-  }
-}
+PathClassifier::PathClassifier(const Topology& t) : t_(t), incident_(incident_links(t)) {}
 
 NodeKind PathClassifier::kind(int n) const { return t_.nodes[static_cast<std::size_t>(n)].kind; }
 
@@ -156,12 +173,7 @@ PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {
   if (from_ != a) search_from(a);
   if (nvl_[static_cast<std::size_t>(b)]) return PathClass::Nvl;
   if (prev_[static_cast<std::size_t>(b)] == -2) return PathClass::Sys; // no PCIe path drawn: the farthest class
-  int cpus = 0, switches = 0;
-  for (int n = prev_[static_cast<std::size_t>(b)]; n != a; n = prev_[static_cast<std::size_t>(n)]) {
-    cpus += kind(n) == NodeKind::Cpu;
-    switches += kind(n) == NodeKind::PcieSwitch;
-  }
-  return cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+  return pcie_path_class(t_, a, prev_[static_cast<std::size_t>(b)], [&](int n) { return prev_[static_cast<std::size_t>(n)]; });
 }
 
 PathClass path_class(const Topology& t, int gpu_a, int gpu_b) { return PathClassifier(t)(gpu_a, gpu_b); }
@@ -173,11 +185,7 @@ struct HostSearch {
   const Topology& t;
   std::vector<std::vector<int>> incident; // link ids at each node
   std::vector<char> is_nic;
-  explicit HostSearch(const Topology& topo) : t(topo), incident(topo.nodes.size()), is_nic(topo.nodes.size(), 0) {
-    for (std::size_t i = 0; i < t.links.size(); ++i) {
-      incident[static_cast<std::size_t>(t.links[i].a)].push_back(static_cast<int>(i));
-      incident[static_cast<std::size_t>(t.links[i].b)].push_back(static_cast<int>(i));
-    }
+  explicit HostSearch(const Topology& topo) : t(topo), incident(incident_links(topo)), is_nic(topo.nodes.size(), 0) {
     for (std::size_t n = 0; n < t.nodes.size(); ++n) is_nic[n] = t.nodes[n].kind == NodeKind::Nic;
   }
   NodeKind kind(int n) const { return t.nodes[static_cast<std::size_t>(n)].kind; }
@@ -201,12 +209,7 @@ struct HostSearch {
         prev.emplace(m, n);
         queue.push_back(m);
         if (!is_nic[static_cast<std::size_t>(m)]) continue;
-        int cpus = 0, switches = 0;
-        for (int k = n; k != a; k = prev.at(k)) {
-          cpus += kind(k) == NodeKind::Cpu;
-          switches += kind(k) == NodeKind::PcieSwitch;
-        }
-        const PathClass c = cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
+        const PathClass c = pcie_path_class(t, a, n, [&](int k) { return prev.at(k); });
         if (!best || c < *best) best = c;
       }
     }
@@ -237,7 +240,7 @@ std::vector<std::optional<PathClass>> gpu_nic_classes(const Topology& t, const N
   std::vector<std::optional<PathClass>> out(static_cast<std::size_t>(t.num_gpus()));
   if (std::none_of(t.nodes.begin(), t.nodes.end(), [](const Node& n) { return n.kind == NodeKind::Nic; })) return out;
   const HostSearch search(t);
-  const bool grace = t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0;
+  const bool grace = grace_superchip(t);
   for (int g = 0; g < t.num_gpus(); ++g) {
     auto c = search.nic_class(g);
     // paths.cc (v2.27.3-1 on): a GPU-NET path through the CPU whose GPU-CPU hop is C2C is P2C; before, PHB.

@@ -228,4 +228,6 @@ bool cpu_is_amd(const Topology& t) {
   });
 }
 
+bool grace_superchip(const Topology& t) { return t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0; }
+
 } // namespace ccsim::topology

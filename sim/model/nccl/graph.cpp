@@ -744,7 +744,7 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     g.amd_gpu = kind.vendor == "amd";
     if (arch_override.empty() && !arch_from(kind.nccl_arch)) g.kind_arch = kind.nccl_arch;
   }
-  g.arm_cpu = t.gpu_kind.rfind("gb", 0) == 0 || t.gpu_kind.rfind("gh", 0) == 0; // Grace superchips: Arm hosts
+  g.arm_cpu = topology::grace_superchip(t); // Arm hosts
   // NCCL's tuner keys its multi-node LL cap and network overhead on the CPU vendor, its search the Intel P2P
   // overhead (pcie_hosts_ring).
   g.amd_cpu = !g.arm_cpu && topology::cpu_is_amd(t);

@@ -64,12 +64,14 @@ int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_c
       // "Avoid overloading channels with 8+ operations": 2 halved while 2 x nRanks > p2pnChannels x 4; one NIC.
       int most = 2;
       while (most * ranks > p2p_channels * 4 && most > 1) most /= 2;
-      return std::max(1, most);
+      return most;
     }
     case P2pNetChannelRule::ByNicBandwidth: break;
   }
   return by_bw;
 }
+
+int p2p_channels_of(int comm_channels) { return pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels)); }
 
 P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers,
                  bool halve_for_peers) {
@@ -77,7 +79,7 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   c.ranks = std::max(1, ranks);
   c.nodes = std::max(1, nodes);
   c.chunk = chunk;
-  c.channels = pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels));
+  c.channels = p2p_channels_of(comm_channels);
   c.per_peer = pow2_up(std::max(1, peer_channels));
   if (c.nodes > 1 && halve_for_peers) {
     const int batches = ceil_div(max_peers > 0 ? std::min(max_peers, c.ranks) : c.ranks, kP2pOpsPerBatch);
@@ -435,7 +437,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   int peer_channels = f.peer_channels;
   if (f.net_peer && net_rule_ != P2pNetChannelRule::ByNicBandwidth)
     peer_channels = std::min(f.local_peer_channels,
-                             net_peer_channels_in(net_rule_, f.peer_channels, p, pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels))));
+                             net_peer_channels_in(net_rule_, f.peer_channels, p, p2p_channels_of(comm_channels)));
   const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
                                 cfg.op == Op::SendRecv && sendrecv_max_peers_ ? 2 : 0,
                                 net_rule_ == P2pNetChannelRule::ByNicBandwidth);

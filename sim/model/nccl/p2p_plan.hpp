@@ -117,6 +117,8 @@ struct P2pComm {
 // `halve_for_peers`: the release halves the per-peer channels across nodes (v2.29.2-1 on; P2pNetChannelRule).
 P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0,
                  bool halve_for_peers = true);
+// p2pnChannels: pow2Up(min(comm channels, NCCL_MAX_P2P_NCHANNELS)), at least 1.
+int p2p_channels_of(int comm_channels);
 // The channels of a peer on another node by release (P2pNetChannelRule): `by_bw` is the v2.29.2-1 figure
 // (net_peer_channels), `ranks` and `p2p_channels` (pow2Up of the comm's) what the v2.20.3-2.28 rule scales by.
 int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_channels);
