@@ -162,10 +162,7 @@ struct NicPlan {
 std::vector<NicPlan> plan_cpu_nics(const Topology& m, int extra, ClusterSpec::NicAt at, const std::string& label) {
   const int G = m.num_gpus();
   const char* key = at == ClusterSpec::NicAt::Cpu ? "nic_at=cpu" : "nic_at=numa";
-  const bool socket_link = std::any_of(m.links.begin(), m.links.end(), [&](const Link& l) {
-    return m.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && m.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu;
-  });
-  if (at == ClusterSpec::NicAt::Numa && !socket_link)
+  if (at == ClusterSpec::NicAt::Numa && !first_socket_link(m))
     fail("cluster: nic_at=numa of {}: the machine draws no link between CPUs to join the NICs' NUMA node by (try sockets=2)", label);
   std::vector<NicPlan> plan;
   for (int k = 0; k < extra; ++k) {
@@ -389,13 +386,10 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
       int nic = base + p.existing;
       if (p.numa && numa < 0) {
         numa = t.add_node(fmt::format("n{}.nic_numa", k), NodeKind::Cpu);
-        for (const auto& l : m.links)
-          if (m.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && m.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu) {
-            for (const int c : {l.a, l.b})
-              t.add_link(numa, base + c, l.type, l.bw, l.latency, l.lanes,
-                         "cluster generator (nic_at=numa): the NICs' NUMA node, joined to each socket as the sockets are (" + l.source + ")");
-            break;
-          }
+        if (const Link* l = first_socket_link(m))
+          for (const int c : {l->a, l->b})
+            t.add_link(numa, base + c, l->type, l->bw, l->latency, l->lanes,
+                       "cluster generator (nic_at=numa): the NICs' NUMA node, joined to each socket as the sockets are (" + l->source + ")");
       }
       if (p.existing < 0) {
         nic = t.add_node(fmt::format("n{}.xnic{}", k, fresh++), NodeKind::Nic);

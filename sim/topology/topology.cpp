@@ -222,10 +222,16 @@ HostMap host_map(const Topology& t) {
 
 bool cpu_is_amd(const Topology& t) {
   if (!t.cpu_vendor.empty()) return t.cpu_vendor == "amd";
-  return std::any_of(t.links.begin(), t.links.end(), [&](const Link& l) {
-    return l.type == LinkType::Xgmi && t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu &&
-           t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu;
-  });
+  return std::any_of(t.links.begin(), t.links.end(), [&](const Link& l) { return l.type == LinkType::Xgmi && is_socket_link(t, l); });
+}
+
+bool is_socket_link(const Topology& t, const Link& l) {
+  return t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Cpu && t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Cpu;
+}
+
+const Link* first_socket_link(const Topology& t) {
+  const auto it = std::find_if(t.links.begin(), t.links.end(), [&](const Link& l) { return is_socket_link(t, l); });
+  return it == t.links.end() ? nullptr : &*it;
 }
 
 bool grace_superchip(const Topology& t) { return t.gpu_kind.rfind("gh", 0) == 0 || t.gpu_kind.rfind("gb", 0) == 0; }

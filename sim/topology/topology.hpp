@@ -204,6 +204,10 @@ HostMap host_map(const Topology& t);
 // xGMI joins two CPU sockets (EPYC's link; Intel's are UPI/QPI), else not: Intel, the default.
 bool cpu_is_amd(const Topology& t);
 
+// A link between two CPU sockets (UPI / QPI / xGMI / SMP), and the machine's first such link (nullptr: one socket).
+bool is_socket_link(const Topology& t, const Link& l);
+const Link* first_socket_link(const Topology& t);
+
 // The GPUs are Grace superchips' (GPU kind gh* or gb*: GH200, GB200, GB300): Arm hosts, each GPU on its Grace by
 // NVLink-C2C.
 bool grace_superchip(const Topology& t);

@@ -144,7 +144,7 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
       if (graph_.ll128 && graph_.type_inter && *graph_.type_inter > limit) {
         graph_.ll128 = false;
         graph_.ll128_off = fmt::format("GPU-NIC path {}: {} keeps LL128 across nodes up to {}{}", topology::name(*graph_.type_inter),
-                                       tab_.rccl ? std::string("RCCL") : release_ ? "NCCL " + opt_.nccl_version : std::string("NCCL 2.30.7"),
+                                       tab_.rccl ? std::string("RCCL") : release_ ? "NCCL " + opt_.nccl_version : std::string(kTablesReleaseName),
                                        topology::name(limit), tab_.rccl ? "" : fmt::format(" on sm{}", sm));
       }
     }

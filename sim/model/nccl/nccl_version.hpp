@@ -17,6 +17,10 @@ namespace ccsim::model::nccl {
 
 using NcclVersion = std::array<int, 3>; // major, minor, patch
 
+// The release models/nccl.json's tables were read at: what "no version" means wherever a rule goes by release.
+inline constexpr NcclVersion kTablesRelease = {2, 30, 7};
+inline constexpr std::string_view kTablesReleaseName = "NCCL 2.30.7";
+
 // "2.4.8", "2.27.3+cuda12.8", "v2.30.7-1", "2.4" (patch 0); nullopt when `s` does not start with one.
 std::optional<NcclVersion> parse_nccl_version(std::string_view s);
 // As above for a flag's value; throws Error naming `flag` when it is not a release ("" = nullopt).
@@ -107,6 +111,8 @@ inline bool p2p_max_peers_in_release(const std::optional<NcclVersion>& v) { retu
 inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
 // Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
 inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
+// Both rules above answer "yes" without a version because the tables' release has them.
+static_assert(kTablesRelease >= kP2pMaxPeersFrom && kTablesRelease >= kNvlsSm100TreeTuningFrom);
 
 // NVLS's CUDA channels on one NVLink domain (one node, or an MNNVL clique) by release, NVIDIA/nccl
 // src/transport/nvls.cc ncclNvlsInit: NCCL_NVLS_NCHANNELS defaulted to 16 on every GPU to v2.24.3-1;

@@ -442,8 +442,7 @@ double Tables::lane_GBps(const topology::Link& l) const {
 // own links. It is the search's figure: search.cc followPath subtracts each channel's speed from it, so it
 // sets the graph's speed per channel, its channel count and which rings are legal.
 bool Tables::socket_figure(const topology::Topology& t, const topology::Link& l) const {
-  const auto kind = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind; };
-  return kind(l.a) == topology::NodeKind::Cpu && kind(l.b) == topology::NodeKind::Cpu && cpu_link_GBps.count(l.type) > 0;
+  return topology::is_socket_link(t, l) && cpu_link_GBps.count(l.type) > 0;
 }
 
 // Does the machine stage GPU copies through host memory (NCCL's SHM: P2P off, a peer beyond NCCL_P2P_LEVEL)?
