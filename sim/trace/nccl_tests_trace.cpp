@@ -327,9 +327,10 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       }
       continue;
     }
-    // rccl-tests prints the library's release without '#' ("RCCL version : 2.27.7-HEAD:0d2c4fd"): kept with the
-    // header's lines, where the release is looked for (nccl_version_in).
-    if (!table_started && starts_with(line, "RCCL version")) t.provenance.push_back(line);
+    // rccl-tests prints the library's release without '#' ("RCCL version : 2.27.7-HEAD:0d2c4fd"), and so does NCCL at
+    // NCCL_DEBUG=VERSION or WARN ("NCCL version 2.28.7+cuda13.0": src/init.cc showVersion, VERSION() not INFO()): kept
+    // with the header's lines, where the release is looked for (nccl_version_in); a header's own line comes first.
+    if (!table_started && (starts_with(line, "RCCL version") || starts_with(line, "NCCL version "))) t.provenance.push_back(line);
     parse_env_facts(line, t);
     if (line.find("NCCL INFO") != std::string::npos) { // NCCL log lines (commented-out ones are provenance)
       parse_ring_line(line, t.ring_hops, where);

@@ -211,6 +211,27 @@ EXPECTED = {
     # 4 of 8 GPUs per host on 2 hosts, under NCCL_DEBUG=TRACE to a file; the first five sizes print as 0-byte rows (left out)
     "mi355x-2node-8gpu-alltoall-4B-8G-4of8gpus-ionic400-roce-debugfile-amddev.txt":
         ("machine:gpu=mi355x,gpus=4,nodes=2,nics=4x400G,kind=roce", [], [(A2A, 8, 27, 128, 8 * G)]),
+    # the seventh harvest. nccl-tests built without MPI=1: two hosts each ran their own 8-GPU process, their stdout interleaved (both
+    # nThread lines, both device lists, one banner, 10 rows, the other banner, 2 rows and a footer, then 12 rows with no banner)
+    "h20-8gpu-allreduce-1M-2G-singleproc-2hosts-interleaved-nccltests306.txt":
+        ("machine:gpu=h20,gpus=8", [], [(AR, 8, 12, M, 2 * G), (AR, 8, 12, M, 2 * G)]),
+    # OCI's GB300 page cuts each table to its 8 and 16 GiB rows and the multi-host device lists to "..." between their first and last lines;
+    # NCCL's own "NCCL version 2.28.7+cuda13.0" line without '#' between the device list and the banner
+    "gb300-oci-4gpu-alltoall-8G-16G-1host-truncated-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=4", [], [(A2A, 4, 2, 8 * G, 16 * G)]),
+    "gb300-oci-2host-8gpu-alltoall-8G-16G-1nvldomain-truncated-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=8", [], [(A2A, 8, 2, 8 * G, 16 * G)]),
+    "gb300-oci-16host-64gpu-alltoall-8G-16G-1rack-truncated-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=64", [], [(A2A, 64, 2, 8 * G, 16 * G)]),
+    # 128 ranks from the device list's last line ("Rank 127"); a crossbar stands in for the two racks (the test needs the rank count only)
+    "gb300-oci-32host-2rack-128gpu-alltoall-8G-16G-roce-truncated-nccl2287-ociquickstart.txt":
+        ("crossbar:ranks=128,bw=50GB/s,alpha=1us", [], [(A2A, 128, 2, 8 * G, 16 * G)]),
+    # a shell prompt's mpirun line (-g 2 on 2 processes) before the table; "Reducing maxBytes ..." ends the sweep at 8 GiB
+    "l40s-pcie-2node-4gpu-allreduce-8B-8G-2perpod-sriov-nccl2273-nvidiatools.txt":
+        ("machine:gpu=l40s,gpus=2,nodes=2,nics=1x100G,kind=roce", [], [(AR, 4, 31, 8, 8 * G)]),
+    # the column banner, three rows of a factor-3 sweep and the average line: 16 ranks from busbw/algbw (1.875), no device list
+    "h200-2node-16gpu-allreduce-1G-9G-factor3-4nics-ib-baremetal-nccltests380.txt":
+        ("machine:gpu=h200,nodes=2,nics=4x400G,kind=ib", [], [(AR, 16, 3, G, 9 * G)]),
 }
 
 

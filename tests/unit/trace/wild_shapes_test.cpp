@@ -8,6 +8,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
 #include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/trace_runs.hpp"
@@ -397,4 +398,35 @@ TEST_CASE("RCCL's MSCCL settings and its load line are read as the run's: RCCL_M
   CHECK_FALSE(info.msccl_loaded);
   trace::parse_info_facts("host:357:375 [1] NCCL INFO Using MSCCL files from /opt/rocm/lib/../share/rccl/msccl-algorithms", info, "x");
   CHECK(info.msccl_loaded);
+}
+
+TEST_CASE("NCCL's own release line, printed without '#', names the run's release (OCI's GB300 alltoall blocks)") {
+  // NCCL prints "NCCL version X" bare on stdout at NCCL_DEBUG=VERSION or WARN (NVIDIA/nccl v2.28.7-1 src/init.cc
+  // showVersion: VERSION(), not INFO()), between nccl-tests' device list and its column banner. A reader keeps it
+  // with the header's lines, where compare looks for the release, as it keeps rccl-tests' "RCCL version :" line.
+  const std::string run =
+      "# Collective test starting: alltoall_perf\n"
+      "# nThread 1 nGpus 1 minBytes 524288 maxBytes 17179869184 step: 2(factor) warmup iters: 1 iters: 50 agg iters: 1 validation: 1 graph: 0\n"
+      "#\n"
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid 568623 on   GPU-3882 device  0 [0008:06:00] NVIDIA GB300\n"
+      "#  Rank  1 Group  0 Pid 568624 on   GPU-3882 device  1 [0009:06:00] NVIDIA GB300\n"
+      "#  Rank  2 Group  0 Pid 568625 on   GPU-3882 device  2 [0018:06:00] NVIDIA GB300\n"
+      "#  Rank  3 Group  0 Pid 568628 on   GPU-3882 device  3 [0019:06:00] NVIDIA GB300\n"
+      "NCCL version 2.28.7+cuda13.0\n"
+      "#\n" +
+      kNewHeader +
+      "  8589934592     536870912     float    none      -1    10308  833.31  624.98      0   9568.2  897.76  673.32    N/A\n"
+      "# Out of bounds values : 0 OK\n";
+  const auto t = trace::parse_trace(run, "gb300-a2a");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(model::nccl::nccl_version_in(t.provenance) == "2.28.7+cuda13.0");
+  // a header that states the release first keeps its word
+  const auto headed = trace::parse_trace("# nccl version: 2.29.3 (printed)\n" + run, "headed");
+  CHECK(model::nccl::nccl_version_in(headed.provenance) == "2.29.3");
+  // a sentence that merely mentions a release is not the line (it does not start with it)
+  const auto prose = trace::parse_trace("Built against NCCL version 2.18.1 at first\n" + run.substr(0, run.find("NCCL version")) + "#\n" + kNewHeader +
+                                            "  8589934592     536870912     float    none      -1    10308  833.31  624.98      0   9568.2  897.76  673.32    N/A\n",
+                                        "prose");
+  CHECK_FALSE(model::nccl::nccl_version_in(prose.provenance));
 }
