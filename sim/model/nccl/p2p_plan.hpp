@@ -17,6 +17,12 @@
 //     (before it every send ran Simple: nccl_version.hpp kP2pLLFrom); each channel runs
 //     up to 8 sends at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH), so p2pnChannels / channels x 8 peers
 //     run concurrently and the others wait for the next batch (`maxConcurrent`).
+//   * By release on one node (p2p_split_rule, nccl_version.hpp): before v2.20.3-1 nChannelsMax, the most channels
+//     one send takes, is p2pnChannelsPerPeer halved while nChannelsMax x nRanks > p2pnChannels x 4 ("Avoid
+//     overloading channels with 8+ operations", enqueue.cc v2.13.4-1 to v2.19.4-1, group.cc from v2.8.3-1): 16 of
+//     32 on 8 ranks; before v2.13.4-1 the parts run from 512 KiB (Simple buffer / NCCL_STEPS) to 4 of those
+//     (SENDRECV_SLICEFACTOR) instead of chunk / 8 to 32 chunks; v2.7.x splits over p2pnChannelsPerPeer parts
+//     rounded up to 2 MiB.
 //   * src/graph/search.cc ncclTopoGetNetDev, src/transport/net.cc: PXN (NCCL_P2P_PXN_LEVEL 2 default) -
 //     a send to another node leaves through the NIC of the local GPU with the receiver's device index,
 //     reached over NVLink; the receiver uses its own NIC.
