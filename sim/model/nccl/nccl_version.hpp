@@ -110,9 +110,10 @@ inline bool p2p_max_peers_in_release(const std::optional<NcclVersion>& v) { retu
 //   p2pnChannelsPerPeer halved while nChannelsMax x nRanks > p2pnChannels x 4 ("Avoid overloading channels with 8+
 //   operations as we loose the sync warp, hence a bit of bandwidth").
 // * Halved, v2.13.4-1 to v2.19.x (enqueue.cc calcP2pChunkSize): parts of chunk / 8 to 32 chunks (today's), the same
-//   nChannelsMax halving (guarded by nNodes == 1 from v2.18.6-1 at the latest).
+//   nChannelsMax halving (inside `if (comm->nNodes == 1)` from v2.18.3-1).
 // * Current, from v2.20.3-1: no nChannelsMax halving on one node (it moved to paths.cc, network peers only).
-// No version: the tables' release (2.30.7), Current. Several nodes keep Current's split here (not modelled by release).
+// No version: the tables' release (2.30.7), Current. Several nodes keep Current's split here (not modelled by release:
+// up to v2.18.1-1 both halvings applied at any node count, from v2.18.3-1 to v2.19.4-1 only on one node).
 enum class P2pSplitRule { PerPeer, Group, Halved, Current };
 inline constexpr NcclVersion kP2pSplitGroupFrom = {2, 8, 3}, kP2pSplitHalvedFrom = {2, 13, 4},
                              kP2pSplitCurrentFrom = {2, 20, 3};
