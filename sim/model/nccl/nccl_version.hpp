@@ -106,6 +106,27 @@ inline constexpr NcclVersion kP2pMaxPeersFrom = {2, 30, 3};
 // Does release `v` let sendrecv count 2 peers there? No version: the tables' release (2.30.7), yes.
 inline bool p2p_max_peers_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kP2pMaxPeersFrom; }
 
+// How a send on one node splits over P2P channels, by release (NVIDIA/nccl, read at each tag):
+// * PerPeer, v2.7.3-1 to v2.7.8-1 (src/group.cc): over p2pnChannelsPerPeer parts, each rounded up to a multiple of
+//   4 x Simple buffer / NCCL_STEPS (2 MiB): ceil(bytes / that part) channels; no halving.
+// * Group, v2.8.3-1 to v2.12.x (group.cc getP2pChunkSize): parts of stepSize = Simple buffer / NCCL_STEPS (512 KiB)
+//   to SENDRECV_SLICEFACTOR (4) steps, 2 MiB, starting from nChannelsMin and doubling up to nChannelsMax, which is
+//   p2pnChannelsPerPeer halved while nChannelsMax x nRanks > p2pnChannels x 4 ("Avoid overloading channels with 8+
+//   operations as we loose the sync warp, hence a bit of bandwidth").
+// * Halved, v2.13.4-1 to v2.19.x (enqueue.cc calcP2pChunkSize): parts of chunk / 8 to 32 chunks (today's), the same
+//   nChannelsMax halving (inside `if (comm->nNodes == 1)` from v2.18.3-1).
+// * Current, from v2.20.3-1: no nChannelsMax halving on one node (it moved to paths.cc, network peers only).
+// No version: the tables' release (2.30.7), Current. Several nodes keep Current's split here (not modelled by release:
+// up to v2.18.1-1 both halvings applied at any node count, from v2.18.3-1 to v2.19.4-1 only on one node).
+enum class P2pSplitRule { PerPeer, Group, Halved, Current };
+inline constexpr NcclVersion kP2pSplitGroupFrom = {2, 8, 3}, kP2pSplitHalvedFrom = {2, 13, 4},
+                             kP2pSplitCurrentFrom = {2, 20, 3};
+inline P2pSplitRule p2p_split_rule(const std::optional<NcclVersion>& v) {
+  if (!v || *v >= kP2pSplitCurrentFrom) return P2pSplitRule::Current;
+  if (*v >= kP2pSplitHalvedFrom) return P2pSplitRule::Halved;
+  return *v >= kP2pSplitGroupFrom ? P2pSplitRule::Group : P2pSplitRule::PerPeer;
+}
+
 // The first release whose Blackwell NVLS-tree across nodes takes its channels and chunk from the NIC speed and
 // GPUs per node (NVIDIA/nccl v2.30.3-1 src/transport/nvls.cc ncclNvlsTreeSm100Tuning; absent at v2.29.7-1).
 inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};

@@ -74,8 +74,9 @@ int net_peer_channels_in(P2pNetChannelRule rule, int by_bw, int ranks, int p2p_c
 int p2p_channels_of(int comm_channels) { return pow2_up(std::clamp(comm_channels, 1, kP2pMaxChannels)); }
 
 P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers,
-                 bool halve_for_peers) {
+                 bool halve_for_peers, P2pSplitRule split) {
   P2pComm c;
+  c.split = split;
   c.ranks = std::max(1, ranks);
   c.nodes = std::max(1, nodes);
   c.chunk = chunk;
@@ -89,6 +90,10 @@ P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Byt
   }
   c.min_per_op = c.per_peer;
   while (c.min_per_op * c.ranks > c.channels && c.min_per_op > 1) c.min_per_op /= 2;
+  // Before v2.20.3-1, on one node: "Avoid overloading channels with 8+ operations" (nChannelsMax halved; the
+  // halving that starts from the same per-peer count never passes nChannelsMin's).
+  if (c.nodes == 1 && (split == P2pSplitRule::Group || split == P2pSplitRule::Halved))
+    while (c.per_peer * c.ranks > c.channels * 4 && c.per_peer > 1) c.per_peer /= 2;
   return c;
 }
 
@@ -96,6 +101,27 @@ P2pOp p2p_op(const P2pComm& c, Bytes bytes, bool ll_buffers, bool ll_per_peer) {
   P2pOp op;
   // The channels a send of `bytes` splits over for a step of `step` bytes (addP2pToPlan's min/max parts).
   const auto split = [&](Bytes step) {
+    if (c.nodes == 1 && c.split != P2pSplitRule::Current && bytes > 0) {
+      constexpr Bytes kStep = Bytes{1} << 19; // the Simple buffer (4 MiB) / NCCL_STEPS, these releases' P2P step
+      if (c.split == P2pSplitRule::PerPeer) {
+        // v2.7.x: p2pnChannelsPerPeer parts, each rounded up to 4 steps.
+        const Bytes part = std::max<Bytes>(1, ceil_div(ceil_div(bytes, static_cast<Bytes>(c.per_peer)), 4 * kStep)) * 4 * kStep;
+        return static_cast<int>(ceil_div(bytes, part));
+      }
+      // getP2pChunkSize (v2.8.3-1) / calcP2pChunkSize (v2.13.4-1): a part of at least minSize from nChannelsMin
+      // channels, channels doubled while the part exceeds maxSize, the part aligned up to minSize; the channels
+      // that carry data are the parts it takes.
+      const Bytes min_part = c.split == P2pSplitRule::Group ? kStep : step / 8;
+      const Bytes max_part = c.split == P2pSplitRule::Group ? 4 * kStep : step * 32;
+      int n = c.min_per_op;
+      Bytes part = std::max(min_part, ceil_div(bytes, static_cast<Bytes>(n)));
+      while (part > max_part && n <= c.per_peer / 2) {
+        n *= 2;
+        part = ceil_div(bytes, static_cast<Bytes>(n));
+      }
+      part = ceil_div(part, min_part) * min_part;
+      return static_cast<int>(ceil_div(bytes, part));
+    }
     const Bytes min_part = c.nodes > 1 ? step / 2 : step / 8, max_part = c.nodes > 1 ? step : step * 32;
     int channels = 1;
     if (bytes > 0) {
@@ -270,9 +296,10 @@ struct P2pPlanner::View {
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
-                       bool ll_in_release, bool ll_per_peer, bool sendrecv_max_peers, P2pNetChannelRule net_rule)
+                       bool ll_in_release, bool ll_per_peer, bool sendrecv_max_peers, P2pNetChannelRule net_rule,
+                       P2pSplitRule split_rule)
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
-      ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers), net_rule_(net_rule),
+      ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers), net_rule_(net_rule), split_rule_(split_rule),
       has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
 P2pPlanner::~P2pPlanner() = default;
 
@@ -440,7 +467,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
                              net_peer_channels_in(net_rule_, f.peer_channels, p, p2p_channels_of(comm_channels)));
   const P2pComm comm = p2p_comm(p, f.nodes, comm_channels, peer_channels, p2p_chunk_bytes(f.nodes, f.all_nvlink, arm_blackwell),
                                 cfg.op == Op::SendRecv && sendrecv_max_peers_ ? 2 : 0,
-                                net_rule_ == P2pNetChannelRule::ByNicBandwidth);
+                                net_rule_ == P2pNetChannelRule::ByNicBandwidth, tab_.rccl ? P2pSplitRule::Current : split_rule_);
   // Hypercube: the protocol of its largest group (p/2 blocks to one peer), which carries half the bytes.
   const Bytes bytes = size.count * cfg.dtype.size * (cube ? static_cast<Bytes>(p / 2) : Bytes{1});
   // Network connections have no LL buffers (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0): across nodes Simple. Before

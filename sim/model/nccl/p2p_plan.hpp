@@ -17,6 +17,12 @@
 //     (before it every send ran Simple: nccl_version.hpp kP2pLLFrom); each channel runs
 //     up to 8 sends at once (NCCL_MAX_DEV_WORK_P2P_PER_BATCH), so p2pnChannels / channels x 8 peers
 //     run concurrently and the others wait for the next batch (`maxConcurrent`).
+//   * By release on one node (p2p_split_rule, nccl_version.hpp): before v2.20.3-1 nChannelsMax, the most channels
+//     one send takes, is p2pnChannelsPerPeer halved while nChannelsMax x nRanks > p2pnChannels x 4 ("Avoid
+//     overloading channels with 8+ operations", enqueue.cc v2.13.4-1 to v2.19.4-1, group.cc from v2.8.3-1): 16 of
+//     32 on 8 ranks; before v2.13.4-1 the parts run from 512 KiB (Simple buffer / NCCL_STEPS) to 4 of those
+//     (SENDRECV_SLICEFACTOR) instead of chunk / 8 to 32 chunks; v2.7.x splits over p2pnChannelsPerPeer parts
+//     rounded up to 2 MiB.
 //   * src/graph/search.cc ncclTopoGetNetDev, src/transport/net.cc: PXN (NCCL_P2P_PXN_LEVEL 2 default) -
 //     a send to another node leaves through the NIC of the local GPU with the receiver's device index,
 //     reached over NVLink; the receiver uses its own NIC.
@@ -109,14 +115,17 @@ struct P2pComm {
   int per_peer = 1;   // p2pnChannelsPerPeer: the most channels one send spreads over
   int min_per_op = 1; // nChannelsMin of scheduleP2pTasksToPlan
   Bytes chunk = kP2pNvlChunk;
+  P2pSplitRule split = P2pSplitRule::Current; // how the release splits a send on one node (p2p_split_rule)
 };
 // comm_channels: the communicator's channels (ring CUDA channels); peer_channels: the minimum of
 // ncclTopoGetNchannels over the peers; max_peers: the communicator's maxP2pPeers (0: the rank count, NCCL's
 // default; nccl-tests' sendrecv.cu sets 2 from NCCL 2.30: one peer each way), which the per-peer halving
 // across nodes counts instead of the ranks (paths.cc ncclTopoComputeP2pChannels).
 // `halve_for_peers`: the release halves the per-peer channels across nodes (v2.29.2-1 on; P2pNetChannelRule).
+// `split`: the release's split on one node; before v2.20.3-1 (Group, Halved) per_peer, the most channels one send
+// takes, halves while per_peer x ranks > p2pnChannels x 4 (nChannelsMax).
 P2pComm p2p_comm(int ranks, int nodes, int comm_channels, int peer_channels, Bytes chunk, int max_peers = 0,
-                 bool halve_for_peers = true);
+                 bool halve_for_peers = true, P2pSplitRule split = P2pSplitRule::Current);
 // p2pnChannels: pow2Up(min(comm channels, NCCL_MAX_P2P_NCHANNELS)), at least 1.
 int p2p_channels_of(int comm_channels);
 // The channels of a peer on another node by release (P2pNetChannelRule): `by_bw` is the v2.29.2-1 figure
@@ -159,7 +168,8 @@ class P2pPlanner {
   // `sendrecv_max_peers`: the release has maxP2pPeers, which nccl-tests' sendrecv sets to 2 (p2p_max_peers_in_release).
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
              bool ll_in_release = true, bool ll_per_peer = false, bool sendrecv_max_peers = true,
-             P2pNetChannelRule net_rule = P2pNetChannelRule::ByNicBandwidth);
+             P2pNetChannelRule net_rule = P2pNetChannelRule::ByNicBandwidth,
+             P2pSplitRule split_rule = P2pSplitRule::Current);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -199,6 +209,7 @@ class P2pPlanner {
   bool ll_per_peer_;
   bool sendrecv_max_peers_;
   P2pNetChannelRule net_rule_;
+  P2pSplitRule split_rule_;
   bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
