@@ -252,6 +252,26 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
         e.op = r.json.value("op", std::string());
         e.ranks = r.json.value("ranks", e.ranks);
         e.health = r.health, e.why = r.why;
+        // A run below whose prediction is a closed form (NVLS, CollNet) has a why line that names no link; the rings'
+        // replay does (the step docs/seeing-inside.md asks for), so the operator gets a link and a check to run.
+        bool named = true;
+        for (const auto& b : r.json["bounds"]) named = named && (b.value("band", "") != "bandwidth" || b.contains("bound_by"));
+        if (!named && report::verdict_of(e, head.healthy_pct) == report::Verdict::Below && o.run.model == "nccl" &&
+            o.run.nccl_algo == "auto") {
+          CompareOptions rings = one;
+          rings.run.nccl_algo = "ring";
+          try {
+            auto again = load_chosen_runs(rings);
+            const auto rr = compare_one(rings, std::move(again[i]), specs[i], report::Format::Json);
+            // "why (bandwidth band, ...): <closed form, no link>" + the rings' "bound by 32 ib links ...; check ...".
+            const auto cut = e.why.find("; the model's pick here is a closed form");
+            const auto lead = rr.why.find("): ");
+            if (!rr.why.empty())
+              e.why = (cut == std::string::npos ? e.why : e.why.substr(0, cut)) + "; NCCL's pick is a closed form, replayed as rings "
+                      "(--nccl-algo ring): " + (lead == std::string::npos ? rr.why : rr.why.substr(lead + 3));
+          } catch (const Error&) { // the rings' replay is a hint: without it the line stays as it was
+          }
+        }
       } catch (const Error& err) {
         e.error = printable(err.what(), 400);
         std::cerr << "ccsim: " << e.error << (runs.size() > 1 ? fmt::format(" (run {} of {})", i + 1, runs.size()) : "") << "\n";

@@ -33,6 +33,8 @@ summary --trace "$d" >"$tmp/out" 2>"$tmp/err"; rc=$?
 for f in 4101 4102 4108; do grep -qE "^$d/slurm-$f.out +1/1 +allreduce .* ok$" "$tmp/out" || bad "slurm-$f.out not ok: $(grep "$f" "$tmp/out")"; done
 grep -qE "^$d/slurm-4104.out +1/1 +allreduce +16 .*BELOW: [0-9.]+ % under the prediction" "$tmp/out" || bad "slurm-4104.out not below: $(grep 4104 "$tmp/out")"
 grep -A1 "slurm-4104.out" "$tmp/out" | grep -q "^#   why (bandwidth band" || bad "no why line under the run below"
+# NCCL's pick there is NVLS-tree, a closed form that names no link: the line goes on with the rings' replay, which does.
+grep -A1 "slurm-4104.out" "$tmp/out" | grep -q "replayed as rings (--nccl-algo ring): bound by 32 ib links (network" || bad "the why line names no link"
 for f in 4106 4107; do
   grep -qE "^$d/slurm-$f.out .*ERROR: $d/slurm-$f.out: " "$tmp/out" || bad "slurm-$f.out not listed as an error"
   grep -q "^ccsim: $d/slurm-$f.out: " "$tmp/err" || bad "slurm-$f.out not named on stderr"
