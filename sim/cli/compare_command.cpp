@@ -207,7 +207,7 @@ std::vector<std::string> trace_files(const std::vector<std::string>& given) {
       if (!name.empty() && name[0] != '.' && e.is_regular_file(fec)) in.push_back(e.path().string());
     }
     if (ec) fail("--trace {}: cannot list the folder: {}", printable(g, 200), ec.message());
-    if (in.empty()) fail("--trace {}: the folder holds no files to compare", printable(g, 200));
+    if (in.empty()) fail("--trace {}: is a directory, not a trace file, and holds no files to compare (a folder's files are compared one by one)", printable(g, 200));
     std::sort(in.begin(), in.end());
     files.insert(files.end(), in.begin(), in.end());
   }

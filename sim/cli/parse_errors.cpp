@@ -79,10 +79,8 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
       if (w.starts_with("--") && w.size() > 2) unknown = w.substr(0, w.find('='));
       a = b == std::string::npos ? b : b - 1;
     }
-    if (!unknown.empty()) {
-      const std::string near = closest_flag(app, unknown);
-      return what + fmt::format(" ({}: no such flag{})", unknown, near.empty() ? "" : "; did you mean " + near + "?");
-    }
+    if (const std::string near = unknown.empty() ? std::string() : closest_flag(app, unknown); !near.empty())
+      return fmt::format("{}: no such flag; did you mean {}? {}", unknown, near, what);
   }
   // "--root: 1 required INT missing": the option ended the command line without its value.
   if (const auto at = what.find(": 1 required "); at != std::string::npos && what.size() > 8 &&

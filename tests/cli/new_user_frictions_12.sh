@@ -74,7 +74,7 @@ refused_one_line "--healthy: 'nan' is not a number" compare --topo "$H100x2" --t
 refused_one_line "--healthy: 0 is out of range" compare --topo "$H100x2" --trace "$d" --healthy 0
 refused_one_line "--healthy: sets the summary's threshold" compare --topo "$H100x2" --trace "$d/slurm-4101.out" --healthy 90
 mkdir -p "$tmp/empty"
-refused_one_line "--trace $tmp/empty: the folder holds no files to compare" compare --trace "$tmp/empty"
+refused_one_line "--trace $tmp/empty: is a directory, not a trace file, and holds no files to compare" compare --trace "$tmp/empty"
 refused_one_line "--plot: draws one trace" compare --topo "$H100x2" --trace "$d" --plot "$tmp/p.png"
 
 # --- (a) a run on fewer hosts than the description: NCCL's node count is the communicator's -------------------
@@ -89,10 +89,10 @@ b=$("$ccsim" compare --topo machine:gpu=h100,nodes=4,nics=8x400G,kind=ib --model
 [ "$(echo "$a" | cut -d, -f1,4,8)" = "$(echo "$b" | cut -d, -f1,4,8)" ] || bad "16 ranks on a 4-node description predict otherwise than on 2 nodes"
 
 # --- (b) a mistyped flag names the flag meant ----------------------------------------------------------------------
-refused_one_line "(--ring-order: no such flag; did you mean --ring?)" --topo dgx1 --ring-order 0,3,2,1,5,6,7,4 -b 1M -e 1M
-refused_one_line "(--topology: no such flag; did you mean --topo?)" rings --topology dgx1
-refused_one_line "(--healty: no such flag; did you mean --healthy?)" compare --trace "$d" --healty 90
-refused_one_line "(--frobnicate: no such flag)" --frobnicate
+refused_one_line "ccsim: --ring-order: no such flag; did you mean --ring? The following arguments were not expected:" --topo dgx1 --ring-order 0,3,2,1,5,6,7,4 -b 1M -e 1M
+refused_one_line "ccsim: --topology: no such flag; did you mean --topo? The following" rings --topology dgx1
+refused_one_line "ccsim: --healty: no such flag; did you mean --healthy? The following" compare --trace "$d" --healty 90
+refused_one_line "ccsim: The following argument was not expected: --frobnicate (see ccsim --help)" --frobnicate
 
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (12th trial) pass"
 exit $((fails > 0))
