@@ -16,6 +16,7 @@ import json
 import math
 import operator
 import os
+import re
 import pathlib
 import sys
 import tempfile
@@ -45,6 +46,8 @@ def _json_cli(*args):
         unknown = [w for w in text.partition("not expected:")[2].split() if w.startswith("--") and w in args]
         if not unknown:
             raise
+        # The CLI's "did you mean --ring?" in the caller's words: ring=.
+        text = re.sub(r"did you mean --([\w-]+)\?", lambda m: f"did you mean {m.group(1).replace('-', '_')}=?", text)
         raise Error(f"{text}; {unknown[0][2:].replace('-', '_')}= became {unknown[0]}, a flag this command does not have") from None
 
 

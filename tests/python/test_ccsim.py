@@ -423,3 +423,10 @@ def test_compare_summary_to_pandas_one_row_per_run(tmp_path):
     good = WILD / "h100-nebius-2node-16gpu-allreduce-8B-8G-nohash-dstack.txt"
     df = ccsim.compare(H100X2, [good, good], model="nccl").to_pandas()
     assert list(df["verdict"]) == ["ok", "ok"] and (df["measured_over_predicted_pct"] > 80).all()
+
+
+def test_a_mistyped_keyword_names_the_keyword_meant():
+    # Twelfth user trial: ring_order= (the flag is --ring) was "arguments were not expected" and nothing more.
+    with pytest.raises(ccsim.Error) as e:
+        ccsim.predict("dgx1", ring_order=[0, 3, 2, 1, 5, 6, 7, 4], sizes="1M")
+    assert str(e.value).startswith("--ring-order: no such flag; did you mean ring=?") and "ring_order= became --ring-order" in str(e.value)
