@@ -91,6 +91,9 @@ std::string run_cli(const std::vector<std::string>& args) {
   ccsim::cli::add_rings_command(app);
   ccsim::cli::add_compare_command(app);
   CoutCapture out;
+  // compare over several files says each it could not read on stderr too; here the document (or Error) carries it.
+  CerrCapture err;
+  ccsim::cli::command_status() = 0;
   try {
     app.parse(argc, argv.data());
     if (app.get_subcommands().empty()) ccsim::cli::run_command(run);

@@ -16,6 +16,7 @@ import json
 import math
 import operator
 import os
+import re
 import pathlib
 import sys
 import tempfile
@@ -45,6 +46,8 @@ def _json_cli(*args):
         unknown = [w for w in text.partition("not expected:")[2].split() if w.startswith("--") and w in args]
         if not unknown:
             raise
+        # The CLI's "did you mean --ring?" in the caller's words: ring=.
+        text = re.sub(r"did you mean --([\w-]+)\?", lambda m: f"did you mean {m.group(1).replace('-', '_')}=?", text)
         raise Error(f"{text}; {unknown[0][2:].replace('-', '_')}= became {unknown[0]}, a flag this command does not have") from None
 
 
@@ -295,6 +298,8 @@ class Comparison(dict):
     .to_pandas(): one row per measured size, measured beside predicted, a run column when the file held several."""
 
     def to_pandas(self):
+        if self.get("kind") == "ccsim-compare-summary":  # several files or a folder: one row per run, its verdict
+            return _pandas().DataFrame(self["runs"])
         if "runs" in self:
             return _pandas().DataFrame([_flat_row(r, run=i) for i, run in enumerate(self["runs"], 1) for r in run["rows"]])
         return _pandas().DataFrame([_flat_row(r) for r in self["rows"]])
@@ -385,8 +390,14 @@ def rings(topo="dgx1", **flags):
 
 def compare(topo, trace, **flags):
     """`ccsim compare --topo T --trace FILE --format json`: every row of a measured nccl-tests output
-    predicted. `trace` is a path or the output's text."""
+    predicted. `trace` is a path or the output's text; a list of paths or a folder gives the CLI's summary over
+    many files (kind "ccsim-compare-summary": a verdict per run against healthy= percent, "exit_status")."""
     t, spec = _topo_spec(topo)
+    if isinstance(trace, (list, tuple)):
+        if not trace or not all(isinstance(p, (str, os.PathLike)) for p in trace):
+            raise Error("compare: a list of traces holds paths (str or os.PathLike), at least one")
+        return Comparison(_json_cli("compare", "--topo", spec, "--trace", *[os.fspath(p) for p in trace], "--summary",
+                                    *_flags(flags), "--format", "json"))
     scratch = None
     if isinstance(trace, os.PathLike):
         trace = os.fspath(trace)

@@ -138,4 +138,9 @@ schedule::Op require_op(const std::string& op, const std::string& flag) {
   fail("{}: unknown collective '{}' ({})", flag, printable(op, 40), names);
 }
 
+int& command_status() {
+  static int status = 0;
+  return status;
+}
+
 } // namespace ccsim::cli

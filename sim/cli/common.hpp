@@ -31,6 +31,9 @@ OutputSet& outputs();
 // "-" or "" means stdout, written at once.
 // `flag` is the option that named the file ("--output"): a refusal names both.
 void write_output(const std::string& path, const std::string& content, std::string_view flag);
+// The exit status a subcommand that succeeded asks main() for (compare over many files: 1 when a run is below its
+// threshold); 0 unless set.
+int& command_status();
 // Writes to stdout and flushes; a failed write (disk full behind `> file`) throws Error, so the exit status says it.
 void write_stdout(std::string_view content);
 

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   try {
     app.parse(argc, argv);
-    const int rc = app.get_subcommands().empty() ? ccsim::cli::run_command(run) : 0;
+    const int rc = app.get_subcommands().empty() ? ccsim::cli::run_command(run) : ccsim::cli::command_status();
     ccsim::cli::outputs().commit(); // every output file at once, only after the whole command succeeded
     return rc;
   } catch (const CLI::CallForHelp& e) {

@@ -1,7 +1,9 @@
 #include "sim/cli/parse_errors.hpp"
 
 #include <charconv>
+#include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -29,10 +31,57 @@ std::string_view value_words(const std::string& type) {
   return "a value";
 }
 
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command's long flag closest to an unknown `--word` ("--ring-order": --ring; "--topology": --topo), or "".
+// A flag the word starts with, or that starts with the word, wins; else the fewest edits, at most a third of it.
+std::string closest_flag(const CLI::App& app, std::string_view word) {
+  const CLI::App* at = &app;
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.back();
+  std::string best;
+  std::size_t best_cost = word.size() / 3 + 1;
+  for (const auto* opt : at->get_options()) {
+    for (const auto& name : opt->get_lnames()) {
+      const std::string flag = "--" + name;
+      if (flag == "--help" || flag.size() < 4) continue;
+      const bool prefix = word.starts_with(flag) || flag.starts_with(word);
+      const std::size_t cost = prefix ? 0 : edit_distance(word, flag);
+      if (cost < best_cost || (cost == best_cost && cost == 0 && flag.size() > best.size())) best = flag, best_cost = cost;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
   const std::string what = e.what();
+  // "The following arguments were not expected: 0,3,2,1 --ring-order": a flag the command does not have; name it
+  // and the flag meant, where one is close (CLI11 lists the extras last first).
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    std::string unknown;
+    for (std::size_t a = what.find(": "); a != std::string::npos && a + 1 < what.size();) {
+      const auto b = what.find(' ', a + 2);
+      const std::string w = what.substr(a + 2, b == std::string::npos ? std::string::npos : b - a - 2);
+      if (w.starts_with("--") && w.size() > 2) unknown = w.substr(0, w.find('='));
+      a = b == std::string::npos ? b : b - 1;
+    }
+    if (const std::string near = unknown.empty() ? std::string() : closest_flag(app, unknown); !near.empty())
+      return fmt::format("{}: no such flag; did you mean {}? {}", unknown, near, what);
+  }
   // "--root: 1 required INT missing": the option ended the command line without its value.
   if (const auto at = what.find(": 1 required "); at != std::string::npos && what.size() > 8 &&
                                                    what.compare(what.size() - 8, 8, " missing") == 0) {

@@ -97,6 +97,17 @@ struct BoundBand {
 // The bands of `r` (one or two; the latency band first), from the same predictor compare() used.
 std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topology& topo);
 
+// How a measured run stands against what the described machine should do (compare over many files, a cluster's
+// acceptance check): the median, over the bandwidth band's rows (bound_bands' split) of 1 MiB and more, of measured
+// busbw / predicted busbw. Launch and latency, which depend on the software stack more than on the machine, are
+// left out. rows == 0 where the run has no such row (a sweep of small sizes only): no verdict.
+struct Health {
+  int rows = 0;
+  Bytes lo = 0, hi = 0;
+  double ratio = 0; // measured / predicted busbw, 1 = as predicted
+};
+Health health_of(const CompareResult& r);
+
 
 struct CompareMeta {
   std::string trace, hardware, topology, topology_origin, model, params, op, op_from, ranks_from;

@@ -16,6 +16,22 @@ BoundKind bound_kind(topology::LinkType t) {
 
 } // namespace
 
+Health health_of(const CompareResult& r) {
+  Health h;
+  double peak = 0; // as bound_bands: the bandwidth band is every row at half the prediction's peak busbw or more
+  for (const auto& x : r.rows) peak = std::max(peak, x.predicted_busbw);
+  std::vector<double> ratios;
+  for (const auto& x : r.rows) {
+    if (x.predicted_busbw < 0.5 * peak || x.size < Bytes{1} << 20 || !(x.predicted_busbw > 0)) continue;
+    if (ratios.empty() || x.size < h.lo) h.lo = x.size;
+    if (ratios.empty() || x.size > h.hi) h.hi = x.size;
+    ratios.push_back(x.measured_busbw / x.predicted_busbw);
+  }
+  h.rows = static_cast<int>(ratios.size());
+  if (h.rows > 0) h.ratio = median(std::move(ratios));
+  return h;
+}
+
 std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topology& topo) {
   std::vector<BoundBand> out;
   if (r.rows.empty()) return out;

@@ -1,11 +1,13 @@
 #include "sim/report/compare_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/core/units.hpp"
 #include "sim/report/report.hpp"
 
 namespace ccsim::report {
@@ -212,6 +214,145 @@ std::string compare_markdown(const model::CompareResult& r, const model::Compare
   for (const auto& n : m.notes) s += fmt::format("\n- trace: {}", markdown_cell(n));
   if (!m.notes.empty() || !m.bands.empty()) s += "\n";
   return s;
+}
+
+Verdict verdict_of(const SummaryEntry& e, double healthy_pct) {
+  if (!e.error.empty()) return Verdict::Error;
+  if (e.health.rows == 0) return Verdict::NoVerdict;
+  return e.health.ratio * 100 < healthy_pct ? Verdict::Below : Verdict::Ok;
+}
+
+int summary_status(const std::vector<SummaryEntry>& entries, double healthy_pct) {
+  int status = 0;
+  for (const auto& e : entries) {
+    const auto v = verdict_of(e, healthy_pct);
+    if (v == Verdict::Error) return 2;
+    if (v == Verdict::Below) status = 1;
+  }
+  return status;
+}
+
+namespace {
+
+std::string verdict_word(Verdict v) {
+  switch (v) {
+  case Verdict::Ok: return "ok";
+  case Verdict::Below: return "below";
+  case Verdict::NoVerdict: return "no verdict";
+  case Verdict::Error: return "error";
+  }
+  return "";
+}
+
+// "BELOW: 45.8 % under the prediction", "no verdict: no bandwidth-bound row of 1 MiB or more", "ERROR: <refusal>".
+std::string verdict_text(const SummaryEntry& e, Verdict v) {
+  switch (v) {
+  case Verdict::Ok: return "ok";
+  case Verdict::Below: return fmt::format("BELOW: {:.1f} % under the prediction", 100 - 100 * e.health.ratio);
+  case Verdict::NoVerdict: return "no verdict: no bandwidth-bound row of 1 MiB or more";
+  case Verdict::Error: return "ERROR: " + e.error;
+  }
+  return "";
+}
+
+std::string sizes_text(const SummaryEntry& e) {
+  return e.health.rows ? fmt::format("{}..{}", format_size(e.health.lo), format_size(e.health.hi)) : std::string("-");
+}
+std::string ratio_text(const SummaryEntry& e) {
+  return e.health.rows ? fmt::format("{:.1f} %", 100 * e.health.ratio) : std::string("-");
+}
+std::string run_text(const SummaryEntry& e) { return e.runs ? fmt::format("{}/{}", e.run, e.runs) : std::string("-"); }
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+} // namespace
+
+std::string compare_summary(const std::vector<SummaryEntry>& entries, const SummaryHead& head, Format f) {
+  std::size_t files = 0;
+  int counts[4] = {0, 0, 0, 0};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i == 0 || entries[i].file != entries[i - 1].file) ++files;
+    ++counts[static_cast<int>(verdict_of(entries[i], head.healthy_pct))];
+  }
+  const int status = summary_status(entries, head.healthy_pct);
+  const std::string rule = fmt::format("measured busbw at least {:g} % of the prediction (median over the bandwidth-bound sizes of "
+                                       "1 MiB and more; --healthy PCT)", head.healthy_pct);
+  const std::string tally = fmt::format("{} file(s), {} run(s): {} ok, {} below, {} without a verdict, {} not compared; exit status {} "
+                                        "(0 all ok, 1 a run below, 2 a file not compared)",
+                                        files, entries.size(), counts[0], counts[1], counts[2], counts[3], status);
+  if (f == Format::Json) {
+    nlohmann::ordered_json j;
+    j["kind"] = "ccsim-compare-summary";
+    j["topology"] = head.topology, j["model"] = head.model, j["params"] = head.params;
+    j["healthy_pct"] = head.healthy_pct;
+    j["runs"] = nlohmann::ordered_json::array();
+    for (const auto& e : entries) {
+      nlohmann::ordered_json o;
+      o["file"] = e.file;
+      o["run"] = e.run, o["runs"] = e.runs;
+      const auto v = verdict_of(e, head.healthy_pct);
+      o["verdict"] = verdict_word(v);
+      if (v == Verdict::Error) o["error"] = e.error;
+      else {
+        o["op"] = e.op, o["ranks"] = e.ranks, o["rows"] = e.health.rows;
+        if (e.health.rows) {
+          o["min_size"] = e.health.lo, o["max_size"] = e.health.hi;
+          o["measured_over_predicted_pct"] = num_or_null(100 * e.health.ratio);
+        }
+        if (!e.why.empty()) o["why"] = e.why;
+      }
+      j["runs"].push_back(o);
+    }
+    j["counts"] = {{"ok", counts[0]}, {"below", counts[1]}, {"no_verdict", counts[2]}, {"error", counts[3]}};
+    j["exit_status"] = status;
+    return j.dump(2) + "\n";
+  }
+  if (f == Format::Csv) {
+    std::string s = "file,run,runs,op,ranks,min_size,max_size,rows,measured_over_predicted_pct,verdict,detail\n";
+    for (const auto& e : entries) {
+      const auto v = verdict_of(e, head.healthy_pct);
+      s += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(e.file), e.run, e.runs, e.op, e.ranks,
+                       e.health.rows ? std::to_string(e.health.lo) : "", e.health.rows ? std::to_string(e.health.hi) : "",
+                       e.health.rows, e.health.rows ? fmt::format("{:.2f}", 100 * e.health.ratio) : "", verdict_word(v),
+                       csv_cell(v == Verdict::Error ? e.error : v == Verdict::Below ? e.why : ""));
+    }
+    return s;
+  }
+  if (f == Format::Markdown) {
+    std::string s = fmt::format("**ccsim compare**: {} file(s) against `{}`, model {}{}; healthy: {}\n\n", files,
+                                markdown_cell(head.topology), head.model, head.params.empty() ? "" : ", params " + markdown_cell(head.params),
+                                markdown_cell(rule));
+    s += "| file | run | op | ranks | sizes | measured / predicted busbw | verdict |\n|:---|---:|:---|---:|:---|---:|:---|\n";
+    for (const auto& e : entries) {
+      const auto v = verdict_of(e, head.healthy_pct);
+      s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", markdown_cell(e.file), run_text(e), v == Verdict::Error ? "" : e.op,
+                       v == Verdict::Error ? std::string() : std::to_string(e.ranks), sizes_text(e), ratio_text(e),
+                       markdown_cell(verdict_text(e, v)));
+    }
+    s += "\n" + tally + "\n";
+    for (const auto& e : entries)
+      if (verdict_of(e, head.healthy_pct) == Verdict::Below && !e.why.empty())
+        s += fmt::format("\n- `{}` run {}: {}", markdown_cell(e.file), run_text(e), markdown_cell(e.why));
+    return s + "\n";
+  }
+  std::size_t w = 4;
+  for (const auto& e : entries) w = std::max(w, e.file.size());
+  std::string s = fmt::format("# ccsim compare: {} file(s) against topology {}, model {}{}\n", files, head.topology, head.model,
+                              head.params.empty() ? "" : ", params " + head.params);
+  s += fmt::format("# healthy: {}\n#\n", rule);
+  s += fmt::format("# {:<{}} {:>5}  {:<13} {:>5}  {:<17} {:>9}  {}\n", "file", w - 2, "run", "op", "ranks", "sizes", "meas/pred", "verdict");
+  for (const auto& e : entries) {
+    const auto v = verdict_of(e, head.healthy_pct);
+    s += fmt::format("{:<{}} {:>5}  {:<13} {:>5}  {:<17} {:>9}  {}\n", e.file, w, run_text(e), v == Verdict::Error ? "-" : e.op,
+                     v == Verdict::Error ? std::string("-") : std::to_string(e.ranks), sizes_text(e), ratio_text(e), verdict_text(e, v));
+    if (v == Verdict::Below && !e.why.empty()) s += "#   " + e.why + "\n"; // "why (bandwidth band, ...): ..."
+  }
+  return s + "# " + tally + "\n";
 }
 
 } // namespace ccsim::report

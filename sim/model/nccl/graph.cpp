@@ -736,8 +736,13 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   Graph g;
   g.rings = placements;
   const auto hosts = topology::host_map(t);
-  g.nodes = hosts.count;
   for (int gpu = 0; gpu < t.num_gpus(); ++gpu) g.host_of_gpu.push_back(hosts.of_gpu(t, gpu));
+  // NCCL's nNodes counts the communicator's hosts, not the machine's: 8 ranks on the first node of a 4-node cluster
+  // (a one-node run compared against the whole cluster's description) are one node (as P2pPlanner::facts counts them).
+  std::set<int> placed_hosts;
+  for (const auto& ring : placements)
+    for (const int gpu : ring) placed_hosts.insert(g.host_of_gpu[static_cast<std::size_t>(gpu)]);
+  g.nodes = placed_hosts.empty() ? hosts.count : static_cast<int>(placed_hosts.size());
   g.arch = arch_of(t, tab, arch_override);
   if (!t.gpu_kind.empty()) {
     const auto kind = topology::gpu_kind(t.gpu_kind, "topology " + t.name);

@@ -26,7 +26,7 @@ P2pLevel p2p_level_for(const topology::Topology& t, const Graph& g, const std::v
   const int on_host = static_cast<int>(std::count_if(placement.begin(), placement.end(), [&](int gpu) { return host(gpu) == first; }));
   int cpus = 0;
   for (const auto& n : t.nodes) cpus += n.kind == topology::NodeKind::Cpu;
-  const int sockets = std::max(1, cpus / std::max(1, g.nodes));
+  const int sockets = std::max(1, cpus / std::max(1, topology::host_map(t).count)); // per host of the machine, placed or not
   const HostCpu cpu = g.arm_cpu ? HostCpu::Arm : g.amd_cpu ? HostCpu::Amd : HostCpu::Intel;
   return {default_p2p_level(v, cpu, on_host, sockets), false};
 }
