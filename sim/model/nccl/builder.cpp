@@ -119,7 +119,15 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
   // An instance type the net plugin's table does not hold fails here, before any size (Tables::instance_of).
-  if (!topo_.instance.empty()) (void)tab_.instance_of(topology::LinkType::Efa, topo_.instance);
+  if (!topo_.instance.empty()) {
+    try {
+      (void)tab_.instance_of(topology::LinkType::Efa, topo_.instance);
+    } catch (const Error& e) {
+      // A topology file names the instance: say which file (a --topo spec's refusal names the word already).
+      if (topo_.origin.empty() || topo_.origin.starts_with("generated")) throw;
+      fail("{}: {}", topo_.origin, e.what());
+    }
+  }
   if (tab_.rccl && amd_gpus(topo_)) rccl_sm_ = topology::gpu_kind(topo_.gpu_kind, "topology " + topo_.name).sm;
 }
 Builder::~Builder() = default;
