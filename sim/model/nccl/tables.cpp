@@ -96,8 +96,9 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     in.rdma = proto == "rdma";
     in.latency_us = e["latency_us"].number();
     if (!(in.latency_us >= 0 && in.latency_us < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
-    // SENDRECV: the reported latency is AWS's measured hop of the whole path (section "EFA by GPU generation"),
-    // and LL/LL128 are off (no in-order 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
+    // SENDRECV: the reported latency is taken as the hop, as by_arch's rows are (a figure AWS derived from measured
+    // allreduce latency and then tried for NCCL's choices: models/README.md "EFA by instance type"), and LL/LL128
+    // are off (no in-order 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
     in.transport = Tables::NetTransport{in.latency_us, true};
     kind.instances.push_back(std::move(in));
   }
