@@ -25,7 +25,7 @@ struct TopoOptions {
   int ranks = 8;
   // gen cluster
   int nodes = 2, leaf_ports = 32, oversub = 1;
-  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib", sharp, nic_at = "gpu";
+  std::string node = "hgx-h100", nics = "8x400G", fabric = "switch", net = "ib", sharp, nic_at = "gpu", instance;
   // import / export
   std::string file, gpu;
   bool nccl_xml = false;
@@ -108,6 +108,7 @@ std::string generate(const TopoOptions& o) {
                                    o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
     if (!o.sharp.empty()) spec += ",sharp=" + o.sharp;
+    if (!o.instance.empty()) spec += ",instance=" + o.instance;
     // Read here too, so that a refusal names the flag (the spec's own reading names the spec).
     (void)topology::nic_at_from(o.nic_at, "--nic-at:");
     spec += ",nic_at=" + o.nic_at;
@@ -139,7 +140,8 @@ void check_gen_flags(const CLI::App& gen, const std::string& kind) {
   const std::pair<const char*, std::string_view> readers[] = {
       {"--dims", "torus"},       {"--ranks", "crossbar"},     {"--bw", "torus crossbar"}, {"--nodes", "cluster"},
       {"--node", "cluster"},     {"--nics", "cluster"},       {"--fabric", "cluster"},    {"--kind", "cluster"},
-      {"--leaf-ports", "cluster"}, {"--oversub", "cluster"}, {"--sharp", "cluster"}, {"--nic-at", "cluster"}};
+      {"--leaf-ports", "cluster"}, {"--oversub", "cluster"}, {"--sharp", "cluster"}, {"--nic-at", "cluster"},
+      {"--instance", "cluster"}};
   for (const auto& [flag, kinds] : readers)
     if (gen.count(flag) > 0 && kinds.find(kind) == std::string_view::npos)
       fail("{}: topo gen {} does not read it (only {})", flag, kind, kinds);
@@ -175,9 +177,13 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--nic-at", opts->nic_at,
                   "Cluster: where each NIC sits: gpu (beside its GPU), cpu (a root port of the GPU's socket), numa (a NUMA "
                   "node without GPUs; the machine needs two sockets)")->capture_default_str();
+  gen->add_option("--instance", opts->instance,
+                  "Cluster: the AWS EC2 instance type of the nodes (e.g. p5.48xlarge; EFA: --kind defaults to efa)");
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts, gen] {
     check_gen_flags(*gen, opts->kind);
+    if (gen->count("--instance") > 0 && opts->instance.empty()) fail("--instance: empty: name an EC2 instance type (e.g. p5.48xlarge)");
+    if (gen->count("--instance") > 0 && gen->count("--kind") == 0) opts->net = "efa"; // an EC2 instance's network
     write_output(opts->output, generate(*opts), "-o/--output");
   });
 

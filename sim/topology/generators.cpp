@@ -357,8 +357,10 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
                                                  : "one switch"));
   if (spec.nic_at != ClusterSpec::NicAt::Gpu)
     t.origin += spec.nic_at == ClusterSpec::NicAt::Cpu ? ", NICs on their GPU's socket" : ", NICs on a NUMA node without GPUs";
+  if (!spec.instance.empty()) t.origin += ", instance " + spec.instance;
   t.gpu_kind = m.gpu_kind;
   t.cpu_vendor = m.cpu_vendor;
+  t.instance = spec.instance;
   t.description = fmt::format("{} x {} ({} GPUs each), {} NIC(s) per node at {} ({}), joined by {}; NIC-to-NIC alpha {}",
                               spec.nodes, m.name, m.num_gpus(), spec.nics, format_bandwidth(spec.nic_bw), to_string(spec.kind),
                               tree ? fmt::format("a two-level fat tree ({} NIC ports per leaf, {}:1 oversubscription)",
@@ -504,7 +506,14 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case. A cloud's
   // own fabric name is the link type it runs on (topologies/README.md "Network kinds"): Google's gIB and NVIDIA's
   // Spectrum-X are RoCEv2, Google's GPUDirect-TCPX/TCPXO TCP over Ethernet.
-  std::string k = take(kv, "kind", spec, "ib");
+  // instance=: an AWS EC2 instance type ("p5.48xlarge"), whose nodes are joined by EFA: the kind defaults to efa
+  // and may not be another. Which names --model nccl knows is its table's business (models/nccl.json).
+  const bool named_instance = kv.count("instance") > 0;
+  c.instance = ascii_lower(take(kv, "instance", spec, "-"));
+  if (c.instance == "-") c.instance.clear();
+  if (named_instance && (c.instance.empty() || c.instance.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos))
+    fail("--topo {}: instance '{}' is not an EC2 instance type (letters, digits, '.' and '-', e.g. p5.48xlarge)", spec, c.instance);
+  std::string k = take(kv, "kind", spec, c.instance.empty() ? "ib" : "efa");
   const std::string lower = ascii_lower(k);
   static const std::map<std::string, std::string, std::less<>> sold_as = {
       {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"gib", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}, {"tcpx", "ethernet"}, {"tcpxo", "ethernet"}};
@@ -513,6 +522,8 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   if (!lt || !is_network(*lt))
     fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet (nor gib, spectrumx: roce; tcpx, tcpxo: ethernet)", spec, k);
   c.kind = *lt;
+  if (!c.instance.empty() && c.kind != LinkType::Efa)
+    fail("--topo {}: instance={} names an AWS EC2 instance type, whose network is EFA: write kind=efa or leave kind out", spec, c.instance);
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
   c.leaf_ports = int_value(take(kv, "leaf_ports", spec, "32"), "leaf_ports", spec, 2, INT32_MAX);

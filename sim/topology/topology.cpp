@@ -141,6 +141,13 @@ void Topology::validate() const {
   const std::string& where = origin.empty() ? name : origin;
   if (num_gpus() == 0) fail("{}: topology has no GPU", where);
   if (!cpu_vendor.empty() && cpu_vendor != "intel" && cpu_vendor != "amd") fail("{}: cpu '{}' is not intel or amd", where, cpu_vendor);
+  if (!instance.empty()) {
+    // An EC2 instance type names an AWS machine, whose nodes talk over EFA: on another fabric the name would be
+    // read for nothing (the transport it selects is aws-ofi-nccl's, over EFA only).
+    bool efa = false;
+    for (const auto& l : links) efa = efa || l.type == LinkType::Efa;
+    if (!efa) fail("{}: instance '{}' names an AWS EC2 instance type, whose network is EFA, but no link is of type efa", where, instance);
+  }
   if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
     validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}, false}, where);
     return;

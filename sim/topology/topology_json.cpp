@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
@@ -180,6 +181,7 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   t.description = j.has("description") ? j["description"].as_string() : std::string{};
   if (j.has("gpu")) t.gpu_kind = j["gpu"].as_string();
   if (j.has("cpu")) t.cpu_vendor = j["cpu"].as_string();
+  if (j.has("instance")) t.instance = ascii_lower(j["instance"].as_string());
   read_nodes(t, j);
   read_links(t, j);
   read_routes(t, j);
@@ -247,6 +249,7 @@ json topology_to_json(const Topology& t) {
   if (!t.gpu_kind.empty()) j["gpu"] = t.gpu_kind;
   if (!t.cpu_vendor.empty()) j["cpu"] = t.cpu_vendor;
   if (!t.sharp.empty()) j["sharp"] = t.sharp;
+  if (!t.instance.empty()) j["instance"] = t.instance;
   j["nodes"] = json::array();
   for (const auto& n : t.nodes) j["nodes"].push_back(node_json(n));
   j["links"] = json::array();
@@ -264,6 +267,7 @@ std::string topology_to_text(const Topology& t) {
   if (!t.gpu_kind.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"gpu\": " + safe_dump(json(t.gpu_kind)));
   if (!t.cpu_vendor.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"cpu\": " + safe_dump(json(t.cpu_vendor)));
   if (!t.sharp.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"sharp\": " + safe_dump(json(t.sharp)));
+  if (!t.instance.empty()) out.insert(out.rfind(",\n \"nodes\""), ",\n \"instance\": " + safe_dump(json(t.instance)));
   for (std::size_t i = 0; i < t.nodes.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(node_json(t.nodes[i]));
   out += "\n ],\n \"links\": [";
   for (std::size_t i = 0; i < t.links.size(); ++i) out += (i ? ",\n  " : "\n  ") + safe_dump(link_json(t, t.links[i]));

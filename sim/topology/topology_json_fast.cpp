@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/core/printable.hpp"
@@ -30,7 +31,7 @@ enum class Frame : std::uint8_t { Root, Nodes, Node, Links, Link, LinkTypes, Lin
 
 // The key a value in an object belongs to. Other: a key the walk never looks at, whose value is skipped.
 enum class Key : std::uint8_t {
-  Other, Name, Description, Gpu, Cpu, Sharp, Nodes, Links, LinkTypes, Routes, Structure, // the document
+  Other, Name, Description, Gpu, Cpu, Sharp, Instance, Nodes, Links, LinkTypes, Routes, Structure, // the document
   Kind, A, B, Type, Bw, Latency, Lanes, Source, HostStaged, Path, Dims, Entry        // inside elements
 };
 
@@ -66,6 +67,7 @@ Key key_of(Frame f, std::string_view k) {
       if (is(k, "gpu")) return Key::Gpu;
       if (is(k, "cpu")) return Key::Cpu;
       if (is(k, "sharp")) return Key::Sharp;
+      if (is(k, "instance")) return Key::Instance;
       if (is(k, "nodes")) return Key::Nodes;
       if (is(k, "links")) return Key::Links;
       if (is(k, "link_types")) return Key::LinkTypes;
@@ -237,6 +239,7 @@ bool Reader::string(std::string& s) {
       else if (key_ == Key::Gpu) topo_.gpu_kind = std::move(s);
       else if (key_ == Key::Cpu) topo_.cpu_vendor = std::move(s);
       else if (key_ == Key::Sharp) sharp_ = std::move(s);
+      else if (key_ == Key::Instance) topo_.instance = ascii_lower(s);
       else return key_ == Key::Other;
       return true;
     case Frame::Node:

@@ -52,5 +52,19 @@ out=$("$ccsim" --topo "$two,kind=bogus" --model nccl -b 1M -e 1M 2>&1); rc=$?
 [ "$rc" = 2 ] || { echo "FAIL kind=bogus: exit $rc, expected 2: $out"; fail=1; }
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL kind=bogus: more than one line: $out"; fail=1; }
 case "$out" in *bogus*) ;; *) echo "FAIL kind=bogus: '$out' does not name the kind"; fail=1 ;; esac
+# instance= (models/README.md "EFA by instance type"): a type aws-ofi-nccl's platform table does not hold, an
+# instance on another fabric and an empty one are each refused with one line naming the word, exit 2.
+for spec in "$two,instance=c5n.18xlarge" "$two,kind=ib,instance=p5.48xlarge" "$two,instance="; do
+  out=$("$ccsim" --topo "$spec" --model nccl -b 1M -e 1M 2>&1); rc=$?
+  [ "$rc" = 2 ] || { echo "FAIL $spec: exit $rc, expected 2: $out"; fail=1; }
+  [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL $spec: more than one line: $out"; fail=1; }
+  case "$out" in *instance*) ;; *) echo "FAIL $spec: '$out' does not name instance"; fail=1 ;; esac
+done
+# A named instance runs its entry: g7e.8xlarge (SENDRECV, 35 us reported) on 2 x 1 GPU, 8 B: the ring crosses the
+# network twice, each hop 35 us in place of RDMA's 23, so 2 x (35 - 23) = 24 us above g7e.48xlarge (RDMA, eager at 8 B).
+g7e="machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G"
+read -r s_t _ <<<"$(row 8 --topo "$g7e,instance=g7e.8xlarge" --nccl-algo ring --nccl-proto simple)"
+read -r r_t _ <<<"$(row 8 --topo "$g7e,instance=g7e.48xlarge" --nccl-algo ring --nccl-proto simple)"
+near "g7e.8xlarge 8 B time over g7e.48xlarge's (2 x (35 - 23) us)" "$(awk -v a="$s_t" -v b="$r_t" 'BEGIN { if (a != "" && b != "") print a - b }')" 24.0 0.05
 [ "$fail" = 0 ] && echo "network kinds: ok"
 exit "$fail"

@@ -118,6 +118,16 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   launch_overlaps_ = launch_overlaps(kind);
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
+  // An instance type the net plugin's table does not hold fails here, before any size (Tables::instance_of).
+  if (!topo_.instance.empty()) {
+    try {
+      (void)tab_.instance_of(topology::LinkType::Efa, topo_.instance);
+    } catch (const Error& e) {
+      // A topology file names the instance: say which file (a --topo spec's refusal names the word already).
+      if (topo_.origin.empty() || topo_.origin.starts_with("generated")) throw;
+      fail("{}: {}", topo_.origin, e.what());
+    }
+  }
   if (tab_.rccl && amd_gpus(topo_)) rccl_sm_ = topology::gpu_kind(topo_.gpu_kind, "topology " + topo_.name).sm;
 }
 Builder::~Builder() = default;
@@ -419,7 +429,12 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   // NCCL's hwLat table has Ring and Tree rows only; NVLS-tree's network hop is its own figure.
   const double nccl_hop = c.algo == Algo::NvlsTree ? tab_.nvls->tree_net_latency_us : net_hop_us(tab_, c.algo, c.proto);
   double extra = 0;
-  for (const auto& l : topo_.links) extra = std::max(extra, tab_.net_hop_of(l, nccl_hop, g.arch) - nccl_hop);
+  std::vector<topology::LinkType> seen; // one link of each network type decides (the hop is the type's)
+  for (const auto& l : topo_.links) {
+    if (!topology::is_network(l.type) || std::find(seen.begin(), seen.end(), l.type) != seen.end()) continue;
+    seen.push_back(l.type);
+    extra = std::max(extra, tab_.net_hop_of(l, nccl_hop, g.arch, topo_.instance) - nccl_hop);
+  }
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
   const double wire = c.proto == Proto::LL ? 2.0 : c.proto == Proto::LL128 ? 128.0 / 120.0 : 1.0;
   const double share = static_cast<double>(std::max(1, plan.choice.channels)) * (c.algo == Algo::Ring ? std::max(1, ranks) : 1);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <tuple>
 #include <utility>
 
@@ -73,6 +74,36 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
   }
 }
 
+// instances: {"source": ..., "table": [{"name": "p4d.24xlarge" | "pattern": "<regex>" (with a "name" label),
+// "protocol": "sendrecv" | "rdma", "latency_us": >= 0}, ...]}, in the plugin's order.
+void read_net_instances(const Ref& r, Tables::NetKind& kind) {
+  const auto table = r["table"];
+  if (table.size() == 0) table.bad("must be a non-empty array of entries");
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto e = table[i];
+    Tables::NetKind::Instance in;
+    in.name = e["name"].string();
+    if (e.has("pattern")) {
+      in.pattern = e["pattern"].string();
+      try {
+        (void)std::regex(in.pattern, std::regex::extended);
+      } catch (const std::regex_error&) {
+        e["pattern"].bad("is not a POSIX extended regular expression");
+      }
+    }
+    const std::string proto = e["protocol"].string();
+    if (proto != "sendrecv" && proto != "rdma") e["protocol"].bad("must be sendrecv or rdma");
+    in.rdma = proto == "rdma";
+    in.latency_us = e["latency_us"].number();
+    if (!(in.latency_us >= 0 && in.latency_us < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
+    // SENDRECV: the reported latency is taken as the hop, as by_arch's rows are (a figure AWS derived from measured
+    // allreduce latency and then tried for NCCL's choices: models/README.md "EFA by instance type"), and LL/LL128
+    // are off (no in-order 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
+    in.transport = Tables::NetTransport{in.latency_us, true};
+    kind.instances.push_back(std::move(in));
+  }
+}
+
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
 // (optional), "by_arch": (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
@@ -90,6 +121,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (!(kind.rdma_eager_max_bytes >= 0 && kind.rdma_eager_max_bytes <= 1e12))
       k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
+    if (k.has("instances")) read_net_instances(k["instances"], kind);
     t.net_kinds[*type] = kind;
   }
 }
@@ -464,33 +496,62 @@ double Tables::replay_lane_GBps(const topology::Topology& t, const topology::Lin
   return lane_GBps(t, l) * (it == net_kinds.end() ? 1.0 : it->second.rate_vs_ib);
 }
 
-double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const {
+const Tables::NetKind::Instance* Tables::instance_of(topology::LinkType type, const std::string& instance) const {
+  if (instance.empty()) return nullptr;
+  const auto it = net_kinds.find(type);
+  if (it == net_kinds.end() || it->second.instances.empty()) return nullptr;
+  // The plugin's lookup: its entries in order, an exact name or a regex search, the first match winning.
+  for (const auto& in : it->second.instances) {
+    if (in.pattern.empty() ? in.name == instance : std::regex_search(instance, std::regex(in.pattern, std::regex::extended)))
+      return &in;
+  }
+  std::string known;
+  for (const auto& in : it->second.instances) known += (known.empty() ? "" : ", ") + in.name;
+  fail("instance '{}' is not in aws-ofi-nccl's platform table (models/nccl.json net_kinds {} instances: {}); leave instance out "
+       "to take the transport from the GPU generation",
+       instance, topology::to_string(type), known);
+}
+
+const Tables::NetTransport* Tables::transport_of(topology::LinkType type, Arch arch, const std::string& instance) const {
+  const auto it = net_kinds.find(type);
+  if (it == net_kinds.end()) return nullptr;
+  if (const auto* in = instance_of(type, instance)) return in->rdma ? nullptr : &in->transport;
+  const auto tr = it->second.by_arch.find(arch);
+  return tr == it->second.by_arch.end() ? nullptr : &tr->second;
+}
+
+double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch, const std::string& instance) const {
   if (!topology::is_network(l.type)) return 0.0;
   const auto it = net_kinds.find(l.type);
   if (it == net_kinds.end()) return nccl_hop_us;
-  const auto tr = it->second.by_arch.find(arch);
-  if (tr == it->second.by_arch.end()) return std::max(nccl_hop_us, it->second.hop_us);
-  return std::max(nccl_hop_us, tr->second.hop_us);
+  const auto* tr = transport_of(l.type, arch, instance);
+  return std::max(nccl_hop_us, tr ? tr->hop_us : it->second.hop_us);
 }
+
+namespace {
+// The network link types of t, each once (a cluster has thousands of network links of one or two types).
+std::vector<topology::LinkType> network_types(const topology::Topology& t) {
+  std::vector<topology::LinkType> out;
+  for (const auto& l : t.links)
+    if (topology::is_network(l.type) && std::find(out.begin(), out.end(), l.type) == out.end()) out.push_back(l.type);
+  return out;
+}
+} // namespace
 
 double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
   double wait = 0.0;
-  for (const auto& l : t.links) {
-    if (!topology::is_network(l.type)) continue;
-    const auto it = net_kinds.find(l.type);
-    if (it == net_kinds.end() || it->second.rdma_eager_max_bytes <= 0 || it->second.by_arch.count(arch)) continue;
+  for (const auto type : network_types(t)) {
+    const auto it = net_kinds.find(type);
+    if (it == net_kinds.end() || it->second.rdma_eager_max_bytes <= 0 || transport_of(type, arch, t.instance)) continue;
     if (message_bytes > it->second.rdma_eager_max_bytes) wait = std::max(wait, it->second.hop_us);
   }
   return wait;
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {
-  for (const auto& l : t.links) {
-    if (!topology::is_network(l.type)) continue;
-    const auto it = net_kinds.find(l.type);
-    if (it == net_kinds.end()) continue;
-    const auto tr = it->second.by_arch.find(arch);
-    if (tr != it->second.by_arch.end() && tr->second.simple_only) return true;
+  for (const auto type : network_types(t)) {
+    const auto* tr = transport_of(type, arch, t.instance);
+    if (tr && tr->simple_only) return true;
   }
   return false;
 }

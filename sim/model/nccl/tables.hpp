@@ -197,6 +197,19 @@ struct Tables {
     // Not for a by_arch transport (a SENDRECV family's measured hop already holds its whole path).
     double rdma_eager_max_bytes = 0.0;
     std::map<Arch, NetTransport> by_arch;
+    // instances: the net plugin's own table of machines (EFA: aws-ofi-nccl's platform_data_map), in its order,
+    // the first match winning: an entry names one instance type, or a pattern (POSIX extended regex, searched
+    // as the plugin does). A write (RDMA) entry runs the kind's hop and rendezvous; any other runs its own
+    // transport (SENDRECV: the latency the plugin reports as the hop, Simple only). A topology naming an
+    // instance (Topology::instance) takes its entry in place of by_arch; a name no entry matches is refused.
+    struct Instance {
+      std::string name;      // the exact instance type, or the entry's label when `pattern` is set
+      std::string pattern;   // regex, empty: exact name
+      bool rdma = false;     // default_protocol RDMA (else SENDRECV)
+      double latency_us = 0; // what the plugin reports to NCCL (ncclNetProperties latency)
+      NetTransport transport; // SENDRECV's: hop = latency_us, simple_only
+    };
+    std::vector<Instance> instances;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure. A
@@ -205,7 +218,14 @@ struct Tables {
   double replay_lane_GBps(const topology::Topology& t, const topology::Link& l, bool host_staging = true) const;
   // The network hop latency of link l for GPUs of `arch`: NCCL's `nccl_hop_us`, or the kind's hop_us where
   // larger, a by_arch transport's hop replacing the kind's (0 off the network).
-  double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch) const;
+  // `instance`: the topology's instance type (Topology::instance), empty: by the GPU generation.
+  double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch, const std::string& instance = {}) const;
+  // The transport a network link of kind `type` runs for GPUs of `arch` on `instance` (empty: none named): the
+  // instance's entry where the kind has a table (nullptr for a write/RDMA entry: the kind's own), else the
+  // by_arch entry, else nullptr. An instance the table does not hold fails with one line naming it.
+  const NetTransport* transport_of(topology::LinkType type, Arch arch, const std::string& instance) const;
+  // The instance's table entry (nullptr: the kind has no table or none was named); fails on an unknown name.
+  const NetKind::Instance* instance_of(topology::LinkType type, const std::string& instance) const;
   // The rendezvous wait of a fabric's write protocol (net_kinds rdma_eager_max_bytes): the kind's hop_us when a
   // network link of `t` is of such a kind, GPUs of `arch` run that protocol (no by_arch transport) and the
   // largest message a connection sends, `message_bytes`, is above the eager limit; else 0.

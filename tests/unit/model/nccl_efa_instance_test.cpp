@@ -1,0 +1,125 @@
+// EFA by instance type (models/nccl.json net_kinds efa instances; aws/aws-ofi-nccl src/platform-aws.cpp
+// platform_data_map, read at 2daf7d3): the plugin looks the EC2 instance type up in an ordered list, an exact
+// name or a regex, the first match winning, and runs that entry's protocol. Worked by hand from the plugin's
+// table, not from ccsim's output:
+//  * p5.48xlarge and p5e.48xlarge match "^p5(e?\..*)" (RDMA, 75 us reported); p5en.48xlarge does not (after
+//    "p5" neither "e." nor "." follows) and takes "^(p5en|p6-b200).*" (RDMA, 35); p5.4xlarge is its own exact
+//    entry before the pattern (SENDRECV, 75); g7e.8xlarge is SENDRECV (35), g7e.48xlarge RDMA;
+//    p6e-gb200.36xlarge falls to the p-series pattern "^p([5-9]|[0-9]{2,}).*" (RDMA, 35); g7e.4xlarge and
+//    c5n.18xlarge match no entry and are refused.
+//  * The transport: a SENDRECV entry's reported latency is the hop and LL/LL128 are off, whatever the GPU
+//    generation (a Blackwell GPU on a g7e.8xlarge: 35 us, Simple only; by generation alone Blackwell is RDMA);
+//    an RDMA entry keeps the kind's 23 us hop, even under an A100 (p5.48xlarge named: no SENDRECV row).
+//  * A replay: 2 nodes of 1 RTX PRO 6000 and one 100G EFA NIC, allreduce forced to ring/Simple (2 ranks), named
+//    g7e.8xlarge (SENDRECV) against g7e.48xlarge (RDMA). The ring crosses the network 2 (nodes - 1) = 2 times;
+//    NCCL's NET ring/Simple hop is 14 us, so SENDRECV adds 2 x (35 - 14) and RDMA 2 x (23 - 14): 24 us apart
+//    at 8 B. At 1 MiB a connection's message (1 MiB / (channels x 2 ranks)) is above the 8192 B eager limit,
+//    so RDMA also waits its 23 us rendezvous and the gap is 24 - 23 = 1 us.
+#include "nccl_run_config.hpp"
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/model/nccl/proto_list.hpp"
+#include "sim/model/nccl/tables.hpp"
+#include "sim/topology/generators.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+namespace nccl = model::nccl;
+using topology::LinkType;
+
+namespace {
+const nccl::Tables::NetKind::Instance& entry(const std::string& name) {
+  const auto* in = nccl::load_tables().instance_of(LinkType::Efa, name);
+  REQUIRE(in != nullptr);
+  return *in;
+}
+
+std::string refusal(const std::string& name) {
+  try {
+    (void)nccl::load_tables().instance_of(LinkType::Efa, name);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+} // namespace
+
+TEST_CASE("EFA by instance type: aws-ofi-nccl's platform table, first match wins") {
+  CHECK(entry("p5.48xlarge").rdma);
+  CHECK(entry("p5.48xlarge").latency_us == doctest::Approx(75.0));
+  CHECK(entry("p5e.48xlarge").name == entry("p5.48xlarge").name);
+  CHECK(entry("p5en.48xlarge").rdma);
+  CHECK(entry("p5en.48xlarge").latency_us == doctest::Approx(35.0));
+  CHECK_FALSE(entry("p5.4xlarge").rdma);
+  CHECK(entry("p5.4xlarge").latency_us == doctest::Approx(75.0));
+  CHECK_FALSE(entry("g7e.8xlarge").rdma);
+  CHECK(entry("g7e.8xlarge").latency_us == doctest::Approx(35.0));
+  CHECK(entry("g7e.48xlarge").rdma);
+  CHECK(entry("p6e-gb200.36xlarge").rdma);
+  CHECK(entry("p6e-gb200.36xlarge").latency_us == doctest::Approx(35.0));
+  CHECK_FALSE(entry("p4d.24xlarge").rdma);
+  CHECK(entry("p3dn.24xlarge").latency_us == doctest::Approx(150.0));
+  for (const char* unknown : {"g7e.4xlarge", "c5n.18xlarge"}) {
+    const std::string why = refusal(unknown);
+    CHECK(why.find(std::string("instance '") + unknown + "'") != std::string::npos);
+    CHECK(why.find('\n') == std::string::npos);
+  }
+  CHECK(nccl::load_tables().instance_of(LinkType::Efa, "") == nullptr); // none named: by the GPU generation
+}
+
+TEST_CASE("EFA by instance type: the named entry's transport in place of the GPU generation's") {
+  const auto& tab = nccl::load_tables();
+  const auto* g7e8 = tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "g7e.8xlarge");
+  REQUIRE(g7e8 != nullptr);
+  CHECK(g7e8->hop_us == doctest::Approx(35.0));
+  CHECK(g7e8->simple_only);
+  CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "") == nullptr);            // Blackwell: RDMA
+  CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "g7e.48xlarge") == nullptr); // RDMA entry
+  CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Ampere, "p5.48xlarge") == nullptr);
+  const auto* p5small = tab.transport_of(LinkType::Efa, nccl::Arch::Hopper, "p5.4xlarge");
+  REQUIRE(p5small != nullptr);
+  CHECK(p5small->hop_us == doctest::Approx(75.0));
+  CHECK(tab.transport_of(LinkType::Ib, nccl::Arch::Hopper, "p5.4xlarge") == nullptr); // not EFA: no table
+}
+
+TEST_CASE("EFA by instance type: the topology words, kind efa by default and kept through JSON") {
+  const auto t = topology::resolve_topology("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,instance=G7E.8xlarge");
+  CHECK(t.instance == "g7e.8xlarge");
+  bool efa = false;
+  for (const auto& l : t.links) efa = efa || l.type == LinkType::Efa;
+  CHECK(efa);
+  CHECK(topology::topology_from_json(topology::topology_to_json(t), "roundtrip.json").instance == "g7e.8xlarge");
+  CHECK_THROWS_AS(topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib,instance=p5.48xlarge"), Error);
+  CHECK_THROWS_AS(topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,instance=p5_48xlarge"), Error);
+  CHECK_THROWS_AS(topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,instance="), Error);
+}
+
+TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop against g7e.48xlarge's RDMA rendezvous") {
+  const std::string base = "machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,instance=";
+  const auto sendrecv = topology::resolve_topology(base + "g7e.8xlarge");
+  const auto rdma = topology::resolve_topology(base + "g7e.48xlarge");
+  auto ring = [](const topology::Topology& t, Bytes n) {
+    nccl::Options o;
+    o.params = model::ParamSet{};
+    o.mode = nccl::AlgoMode::Ring;
+    o.protos = nccl::proto_set_from("Simple");
+    nccl::Builder b(t, o);
+    return metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 2, n, 4));
+  };
+  const auto s8 = ring(sendrecv, 8), r8 = ring(rdma, 8);
+  const auto s1m = ring(sendrecv, Bytes{1} << 20), r1m = ring(rdma, Bytes{1} << 20);
+  REQUIRE(s8.choice.channels == r8.choice.channels);
+  REQUIRE(s1m.choice.channels == r1m.choice.channels);
+  CHECK(to_us(s8.time) - to_us(r8.time) == doctest::Approx(2 * (35.0 - 23.0)).epsilon(1e-3));
+  CHECK(to_us(s1m.time) - to_us(r1m.time) == doctest::Approx(2 * (35.0 - 23.0) - 23.0).epsilon(1e-2));
+}
+
+TEST_CASE("EFA by instance type: the nccl model refuses an instance its table does not hold") {
+  const auto t = topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,instance=c5n.18xlarge");
+  nccl::Options o;
+  o.params = model::ParamSet{};
+  CHECK_THROWS_AS(nccl::Builder(t, o), Error);
+}
