@@ -270,8 +270,8 @@ double ring_block_net_GBps(Arch arch, Proto proto) {
 // sizes those channels by the search, not by what a block moves: on 8 GPUs and 8 NICs a node, 8 search channels
 // at 48 GB/s, doubled once (src/graph/connect.cc ncclTopoPostset, v2.23.4-1 to v2.29.7-1), give 16 blocks, 2 a NIC;
 // only below 16 channels does ncclTopoPostset double again ("Use 4 compute channels per search channel to reach
-// peak BW on <8 PPN", sm90+, bwIntra > 45). Two blocks at 20.05 GB/s carry 40.1 of a 400G NIC's 50: each network
-// link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
+// peak BW on <8 PPN", sm90+, bwIntra > 45). Two blocks at 20.05 GB/s carry 40.1 of the 48 GB/s NCCL moves on a
+// 400G NIC: each network link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
 Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, int channels) {
   View& base = view(Algo::Ring, proto, cfg);
   const Graph& g = graph(cfg);
