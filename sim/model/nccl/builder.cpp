@@ -268,7 +268,7 @@ double ring_block_net_GBps(Arch arch, Proto proto) {
 // A ring across nodes runs one thread block per CUDA channel, and channel c on search ring c % R
 // (ring_plan), so a NIC carries the blocks of the channels whose rings leave or enter a host through it. NCCL
 // sizes those channels by the search, not by what a block moves: on 8 GPUs and 8 NICs a node, 8 search channels
-// at 48 GB/s, doubled once (src/graph/connect.cc ncclTopoPostset, v2.23.4-1 to v2.29.7-1), give 16 blocks, 2 a NIC;
+// at 48 GB/s, doubled once (src/graph/connect.cc ncclTopoPostset, v2.20.3-1 to v2.30.7-1), give 16 blocks, 2 a NIC;
 // only below 16 channels does ncclTopoPostset double again ("Use 4 compute channels per search channel to reach
 // peak BW on <8 PPN", sm90+, bwIntra > 45). Two blocks at 20.05 GB/s carry 40.1 of the 48 GB/s NCCL moves on a
 // 400G NIC: each network link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
@@ -286,7 +286,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   // channels, so each ring crossing a NIC runs twice the blocks there. The graph's speed is NCCL's inter-node search
   // speed: the first of speedArrayInter a NIC of the host carries (search.cc ncclTopoCompute).
   constexpr int kMaxChannelsThen = 32; // MAXCHANNELS in v2.18-2.19 (src/include/device.h; 64 from later releases)
-  int per_block = 1;
+  int blocks_per_channel = 1;
   if (ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
     std::vector<double> nic_GBps;
     std::vector<int> host;
@@ -300,7 +300,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
           search = s;
           break;
         }
-    if (search > 45.0) per_block = 2;
+    if (search > 45.0) blocks_per_channel = 2;
   }
   std::vector<int> blocks(2 * v->topo.links.size(), 0); // per directed channel: the CUDA channels whose ring crosses it
   for (int ring = 0; ring < std::min(channels, R); ++ring) {
@@ -311,7 +311,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
       const int a = order[i], b = order[(i + 1) % order.size()];
       if (a == b) continue;
       for (auto c : base.router->route(topo_.gpu_node(a), topo_.gpu_node(b)))
-        if (topology::is_network(topo_.link_of(c).type) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * per_block;
+        if (topology::is_network(topo_.link_of(c).type) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * blocks_per_channel;
     }
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
