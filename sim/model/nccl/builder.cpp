@@ -59,6 +59,7 @@ struct Builder::View {
   double shm_share; // shm_ring_loop_share of the op and ranks the view was made for
   topology::Topology topo;
   topology::Router* router; // the Builder's drawn_router()
+  int ring_channels = 0;    // ring_view: the CUDA channels its network caps were made for (0: no caps)
 };
 
 namespace {
@@ -200,7 +201,7 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
   const double shm_share = shm_ring_loop_share(cfg.op, algo, metrics::ranks_of(cfg));
   for (auto& v : views_)
-    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share) return *v;
+    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->ring_channels == 0) return *v;
   const Graph& g = graph(cfg);
   // The protocol's share of a link. RCCL's ring and tree: the protocol's data share (rccl.hpp
   // protocol_data_share), as RCCL's bwRatio is a tuning figure only its choice weighs. Otherwise NCCL's own busBw
@@ -264,6 +265,72 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
   // hardware (its P2P path between two GPUs of one host never leaves the host), and a protocol factor that
   // differs inside a node and on the network must not make a NIC loopback look wider than the PCIe path.
   v->router = &drawn_router();
+  views_.push_back(std::move(v));
+  return *views_.back();
+}
+
+double ring_block_net_GBps(Arch arch, Proto proto) {
+  if (arch != Arch::Hopper && arch != Arch::Blackwell) return 0;
+  const double data = proto == Proto::LL ? kLLDataPerLineByte : proto == Proto::LL128 ? 120.0 / 128.0 : 1.0;
+  return kP2pWriteBlockGBps * data;
+}
+
+// A ring across nodes runs one thread block per CUDA channel, and channel c on search ring c % R
+// (ring_plan), so a NIC carries the blocks of the channels whose rings leave or enter a host through it. NCCL
+// sizes those channels by the search, not by what a block moves: on 8 GPUs and 8 NICs a node, 8 search channels
+// at 48 GB/s, doubled once (src/graph/connect.cc ncclTopoPostset, v2.20.3-1 to v2.30.7-1), give 16 blocks, 2 a NIC;
+// only below 16 channels does ncclTopoPostset double again ("Use 4 compute channels per search channel to reach
+// peak BW on <8 PPN", sm90+, bwIntra > 45). Two blocks at 20.05 GB/s carry 40.1 of the 48 GB/s NCCL moves on a
+// 400G NIC: each network link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
+Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, int channels) {
+  View& base = view(Algo::Ring, proto, cfg);
+  const Graph& g = graph(cfg);
+  const double rate = ring_block_net_GBps(g.arch, proto);
+  if (g.nodes <= 1 || tab_.rccl || rate <= 0 || channels <= 0 || g.rings.empty()) return base;
+  for (auto& v : views_)
+    if (v->algo == Algo::Ring && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels) return *v;
+  auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels});
+  const int R = static_cast<int>(g.rings.size());
+  // NCCL 2.18.1-2.19.x on Hopper doubled the ring's channels once more, up to 32, where the ring graph's bwIntra
+  // exceeds 45 GB/s (nccl_version.hpp ring_net_doubled_to_max_in_release): ccsim's split keeps the later releases'
+  // channels, so each ring crossing a NIC runs twice the blocks there. The graph's speed is NCCL's inter-node search
+  // speed: the first of speedArrayInter a NIC of the host carries (search.cc ncclTopoCompute).
+  constexpr int kMaxChannelsThen = 32; // MAXCHANNELS in v2.18-2.19 (src/include/device.h; 64 from later releases)
+  int blocks_per_channel = 1;
+  if (ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
+    std::vector<double> nic_GBps;
+    std::vector<int> host;
+    for (int gpu : g.rings.front())
+      if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) host.push_back(gpu);
+    nic_heads(topo_, tab_, *base.router, host, nullptr, &nic_GBps);
+    double search = 0;
+    if (tab_.nvls && !nic_GBps.empty())
+      for (double s : tab_.nvls->speed_inter[static_cast<std::size_t>(g.arch)])
+        if (s <= *std::max_element(nic_GBps.begin(), nic_GBps.end()) + 1e-9) {
+          search = s;
+          break;
+        }
+    if (search > 45.0) blocks_per_channel = 2;
+  }
+  std::vector<int> blocks(2 * v->topo.links.size(), 0); // per directed channel: the CUDA channels whose ring crosses it
+  for (int ring = 0; ring < std::min(channels, R); ++ring) {
+    const int on_ring = channels / R + (ring < channels % R ? 1 : 0);
+    const auto& order = g.rings[static_cast<std::size_t>(ring)];
+    std::vector<char> seen(blocks.size(), 0); // a ring that crosses one link twice still runs its blocks once on it
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const int a = order[i], b = order[(i + 1) % order.size()];
+      if (a == b) continue;
+      for (auto c : base.router->route(topo_.gpu_node(a), topo_.gpu_node(b)))
+        if (topology::is_network(topo_.link_of(c).type) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * blocks_per_channel;
+    }
+  }
+  for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
+    const int most = std::max(blocks[2 * i], blocks[2 * i + 1]);
+    if (most == 0) continue;
+    auto& l = v->topo.links[i];
+    const double cap = most * rate * 1e9 / std::max(1, l.lanes);
+    l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap))));
+  }
   views_.push_back(std::move(v));
   return *views_.back();
 }
@@ -601,7 +668,8 @@ static bool network_is_infiniband(const topology::Topology& t) {
 engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
-    View& v = view(Algo::Ring, proto, cfg);
+  // Across nodes each network link carries at most its channels' thread blocks (ring_view).
+  View& v = ring_view(proto, cfg, plan.choice.channels);
   // Chunk: Simple ring AR/AG/RS use CHUNKSTEPS steps, other collectives one step (§3.6).
   const bool multi_step = cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter;
   const double chunk = proto == Proto::Simple ? (multi_step ? tab_.chunk_simple : tab_.chunk_simple_one_step)

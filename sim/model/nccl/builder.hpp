@@ -70,6 +70,14 @@ struct Options {
 // pipelining its launches where the release says so (from 2.13.4: nccl_version.hpp pipelined_launch_in_release).
 std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, const std::string& nccl_version);
 
+// The data one ring channel's thread block moves across the network, in GB/s, on GPUs of `arch` under protocol
+// `proto`; 0 where ccsim caps nothing (before Hopper, whose block rate no run held gives). A ring channel is one
+// thread block (NVIDIA/nccl src/enqueue.cc: one block per channel, NCCL_MAX_NTHREADS), the block P2P's
+// kP2pWriteBlockGBps measures (p2p_plan.hpp: 20.05 GB/s on sm90 and newer); LL lines carry half their bytes as
+// data (kLLDataPerLineByte), LL128's 120 of 128. Builder::ring_view caps each network link of a multi-node ring at
+// this rate x the ring's channels crossing it (models/README.md "A ring channel across the network").
+double ring_block_net_GBps(Arch arch, Proto proto);
+
 // NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
 // inside each host headed by the GPU the ring leaves the host from (the one at the NIC), a binary tree of
 // the heads across hosts (`tree` 0, or 1 = its mirror).
@@ -93,6 +101,9 @@ class Builder final : public metrics::PlanBuilder {
  private:
   struct View;
   View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
+  // The ring view of `proto` with every network link capped at the blocks of the `channels` CUDA channels whose
+  // rings cross it (ring_block_net_GBps); the plain view on one node, for RCCL, or where no block rate applies.
+  View& ring_view(Proto proto, const metrics::RunConfig& cfg, int channels);
   // channels > 0: the CUDA channels the release runs (release_pick), in place of channels_used's.
   engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size, int channels = 0);
   const Candidate* release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,

@@ -98,6 +98,16 @@ inline P2pNetChannelRule p2p_net_channel_rule(const std::optional<NcclVersion>& 
   return *v >= kP2pNetTwoFrom ? P2pNetChannelRule::Two : P2pNetChannelRule::One;
 }
 
+// A multi-node ring's second doubling on Hopper (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, "Use 4 compute
+// channels per search channel to reach peak BW on <8 PPN", the ring graph's bwIntra > 45): v2.18.1-1 to v2.19.x
+// doubled while 2 x channels <= MAXCHANNELS (32) on sm90 exactly, so 8 GPUs and 8 NICs a node ran 32 channels, 4
+// blocks a NIC; from v2.20.3-1 it doubles only below 16 channels (sm90 and newer from v2.25.1-1), and before v2.18.1-1
+// there is no such doubling. No version: the tables' release (2.30.7), not doubled to the maximum.
+inline constexpr NcclVersion kRingNetDoubleToMaxFrom = {2, 18, 1}, kRingNetDoubleBelow16From = {2, 20, 3};
+inline bool ring_net_doubled_to_max_in_release(const std::optional<NcclVersion>& v, int sm) {
+  return v && sm == 90 && *v >= kRingNetDoubleToMaxFrom && *v < kRingNetDoubleBelow16From;
+}
+
 // The first release with the communicator's maxP2pPeers (NVIDIA/nccl v2.30.3-1 src/graph/paths.cc
 // ncclTopoComputeP2pChannels: across nodes the per-peer channels halve while perPeer x ceil(p2pMaxPeers / 8) >
 // p2pnChannels; v2.29.x counts nRanks there). nccl-tests' sendrecv.cu sets maxP2pPeers = 2 only when built on

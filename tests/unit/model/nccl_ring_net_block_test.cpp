@@ -1,0 +1,88 @@
+// A ring channel across the network is one thread block: each NIC carries the blocks of the channels whose rings
+// cross it, at the block's rate (builder.hpp ring_block_net_GBps). Expected values worked by hand from NVIDIA/nccl
+// v2.29.2-1 src/graph/search.cc (sm90/sm100 speedArrayInter, ncclTopoDupChannels) and src/graph/connect.cc
+// (ncclTopoPostset: the search channels doubled once), with the P2P block's 20.05 GB/s (p2p_plan.hpp).
+#include <doctest/doctest.h>
+
+#include "nccl_run_config.hpp"
+#include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/registry.hpp"
+#include "sim/topology/topology_json.hpp"
+
+using namespace ccsim;
+using namespace ccsim::model::nccl;
+
+namespace {
+
+metrics::Row ring_row(const std::string& spec, schedule::Op op, Bytes size, const std::string& version = "") {
+  const auto t = topology::resolve_topology(spec);
+  model::ModelOptions o; // the bare model: NCCL's figures, no fitted efficiencies
+  o.nccl_version = version;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c = test::packed_rings_config(t, op); // the search rings, as the command line runs them
+  c.model_name = "nccl";
+  return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
+}
+
+} // namespace
+
+TEST_CASE("Ring block rate across the network: the P2P block's 20.05 GB/s of data on Hopper and Blackwell") {
+  CHECK(ring_block_net_GBps(Arch::Blackwell, Proto::Simple) == doctest::Approx(20.05));
+  CHECK(ring_block_net_GBps(Arch::Hopper, Proto::Simple) == doctest::Approx(20.05));
+  CHECK(ring_block_net_GBps(Arch::Blackwell, Proto::LL) == doctest::Approx(10.025));          // 8 data bytes a 16-byte line
+  CHECK(ring_block_net_GBps(Arch::Hopper, Proto::LL128) == doctest::Approx(18.796875));       // 120 of 128 bytes
+  CHECK(ring_block_net_GBps(Arch::Ampere, Proto::Simple) == 0.0);                             // no block rate held: no cap
+  CHECK(ring_block_net_GBps(Arch::Volta, Proto::Simple) == 0.0);
+}
+
+TEST_CASE("2 x 8 B200 over 8 x 400G: a ring allgather's NICs carry 2 blocks each, 8 x 40.1 GB/s busbw") {
+  // sm100 speedArrayInter from the NIC's 50 GB/s: 48, one search channel per NIC, 8 channels; bwIntra 48 < 50 with
+  // more than 4 channels: no ncclTopoDupChannels; ncclTopoPostset doubles to 16 CUDA channels (16 is not < 16: no
+  // second doubling). Channel c runs search ring c % 8, so each NIC's link carries 2 blocks each way: 2 x 20.05 =
+  // 40.1 GB/s of the line's 50. A ring allgather's busbw is what each ring's network crossing carries, summed over the
+  // 8 NICs: 320.8 GB/s at most (the line alone would allow 400, NCCL's maintainer's 46-48 a NIC 368-384).
+  const auto row = ring_row("machine:gpu=b200,nodes=2,nics=8x400G,kind=ib", schedule::Op::AllGather, Bytes{4} << 30);
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.choice.proto == "Simple");
+  CHECK(row.choice.channels == 16);
+  CHECK(row.bw.busbw_GBps <= 320.8 * 1.001);
+  CHECK(row.bw.busbw_GBps > 320.8 * 0.95);
+}
+
+TEST_CASE("2 x 8 H100 over 8 x 400G: a ring reducescatter is held at the same 2 blocks a NIC") {
+  // sm90 speedArrayInter starts at 48 as well: 8 x 48, no dup (bwIntra < 50), doubled to 16: 320.8 GB/s busbw.
+  const auto row = ring_row("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", schedule::Op::ReduceScatter, Bytes{4} << 30);
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.choice.channels == 16);
+  CHECK(row.bw.busbw_GBps <= 320.8 * 1.001);
+  CHECK(row.bw.busbw_GBps > 320.8 * 0.95);
+}
+
+TEST_CASE("Ring block cap: not on one node, not before Hopper") {
+  // One B200 node: no network link, the ring stays at its NVLink bound (18 x 40.1 GB/s a GPU's port; over 641.6 GB/s,
+  // what 32 blocks x 20.05 would give).
+  const auto one = ring_row("machine:gpu=b200,gpus=8", schedule::Op::AllGather, Bytes{4} << 30);
+  CHECK(one.bw.busbw_GBps > 660.0);
+  // 2 x 8 A100 over 8 x 200G: no block rate on sm80, the NICs bind (8 x 25 GB/s = 200 busbw at most), above
+  // the 16 x 10 GB/s = 160 that NCCL's half-lane figure would give.
+  const auto a100 = ring_row("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", schedule::Op::AllGather, Bytes{4} << 30);
+  CHECK(a100.choice.algo == "ring");
+  CHECK(a100.bw.busbw_GBps > 170.0);
+  CHECK(a100.bw.busbw_GBps <= 200.0);
+}
+
+TEST_CASE("Ring blocks a NIC by release: NCCL 2.18-2.19 ran 32 channels on Hopper across nodes, 4 blocks a NIC") {
+  CHECK_FALSE(ring_net_doubled_to_max_in_release(NcclVersion{2, 17, 1}, 90));
+  CHECK(ring_net_doubled_to_max_in_release(NcclVersion{2, 18, 1}, 90));
+  CHECK(ring_net_doubled_to_max_in_release(NcclVersion{2, 19, 3}, 90));
+  CHECK_FALSE(ring_net_doubled_to_max_in_release(NcclVersion{2, 19, 3}, 100)); // `minCompCap == 90` then
+  CHECK_FALSE(ring_net_doubled_to_max_in_release(NcclVersion{2, 20, 3}, 90));  // only below 16 channels from 2.20.3
+  CHECK_FALSE(ring_net_doubled_to_max_in_release(std::nullopt, 90));
+  // 2 x 8 H100 over 8 x 400G on 2.19.3: the search's 48 GB/s (> 45) and 2 x 16 <= MAXCHANNELS 32: 32 channels, 4
+  // blocks a NIC = 80.2 GB/s, above the NIC's 50: the NICs bind again (above the 2-block 320.8 of later releases).
+  const auto old = ring_row("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", schedule::Op::AllGather, Bytes{4} << 30, "2.19.3");
+  CHECK(old.bw.busbw_GBps > 340.0);
+  const auto later = ring_row("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", schedule::Op::AllGather, Bytes{4} << 30, "2.20.3");
+  CHECK(later.bw.busbw_GBps <= 320.8 * 1.001);
+}
