@@ -286,6 +286,14 @@ void read_rccl(const Ref& r, Tables& t) {
     x.direct.push_back(g);
   }
   if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
+  if (r.has("one_node_channels_by_sm")) {
+    const auto c = r["one_node_channels_by_sm"];
+    for (const auto& sm : c.keys()) {
+      if (sm == "source") continue;
+      // RCCL's MAXCHANNELS is 128 (src/include/device.h).
+      x.one_node_channels_by_sm[sm] = {c[sm]["ranks"].integer(2, 1024), c[sm]["channels"].integer(1, 128)};
+    }
+  }
   if (r.has("protocol_ranges_across_nodes")) read_proto_range_rules(r["protocol_ranges_across_nodes"]["rules"], x);
   t.rccl = x;
 }
