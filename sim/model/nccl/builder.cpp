@@ -124,10 +124,16 @@ Builder::~Builder() = default;
 
 int Builder::coll_channels(const metrics::RunConfig& cfg) {
   if (opt_.channels > 0 || !tab_.rccl || rccl_sm_.empty()) return opt_.channels;
+  const int p = metrics::ranks_of(cfg), nodes = graph(cfg).nodes;
   // RCCL's own default on one node of this generation (rccl.json one_node_channels_by_sm; 2.26.6 sets 112 for 8 x
   // gfx950, the first release with gfx950, so no release test): the count before the thread-threshold shrink.
-  const auto it = tab_.rccl->one_node_channels_by_sm.find(rccl_sm_);
-  if (it == tab_.rccl->one_node_channels_by_sm.end() || metrics::ranks_of(cfg) != it->second.ranks || graph(cfg).nodes != 1)
+  if (nodes == 1) {
+    const auto it = tab_.rccl->one_node_channels_by_sm.find(rccl_sm_);
+    return it != tab_.rccl->one_node_channels_by_sm.end() && p == it->second.ranks ? it->second.channels : opt_.channels;
+  }
+  // Across nodes (multi_node_channels_by_sm: gfx950's 64, connect.cc's cap on several nodes, until 2.30.4's 48).
+  const auto it = tab_.rccl->multi_node_channels_by_sm.find(rccl_sm_);
+  if (it == tab_.rccl->multi_node_channels_by_sm.end() || p != it->second.gpus_per_node * nodes || (release_ && !(*release_ < it->second.until)))
     return opt_.channels;
   return it->second.channels;
 }

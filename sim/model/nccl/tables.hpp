@@ -145,6 +145,13 @@ struct Tables {
       int ranks = 0, channels = 0;
     };
     std::map<std::string, NodeChannels> one_node_channels_by_sm;
+    // The same across nodes, `ranks` GPUs per node (64 on gfx950 until RCCL 2.30.4): releases before `until`, and
+    // a run whose release is not known.
+    struct NodesChannels {
+      int gpus_per_node = 0, channels = 0;
+      std::array<int, 3> until{};
+    };
+    std::map<std::string, NodesChannels> multi_node_channels_by_sm;
     // The protocol RCCL forces across nodes, by the size per rank, over what its tuner picked
     // (rccl_wrap.cc rcclUpdateCollectiveProtocol; rccl.hpp rccl_forced_protocol): one rule per span of releases.
     struct ProtoRange {

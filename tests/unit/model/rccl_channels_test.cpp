@@ -57,6 +57,29 @@ TEST_CASE("RCCL channels: 8 x gfx950 on one node opens 112 collective channels, 
                            "Simple") != 112);
 }
 
+TEST_CASE("RCCL channels: 2 x 8 gfx950 run 64 channels across nodes, as RCCL 2.26.6 logs, until 2.30.4") {
+  // connect.cc caps several nodes at 64; RCCL 2.26.6 on 2 x 8 MI355X: RING/SIMPLE and TREE/SIMPLE on 64 channels.
+  const std::string two = "machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce";
+  CHECK(rccl_ring_channels(two, schedule::Op::AllReduce, Bytes{1} << 33, "Simple") == 64);
+  // Below 64 x 256 threads x 64 B = 1 MiB the thread threshold shrinks it: 512 KiB keeps 32.
+  CHECK(rccl_ring_channels(two, schedule::Op::AllReduce, Bytes{512} << 10, "Simple") == 32);
+  // RCCL 2.30.4 lowered the default to 48: that release is not this rule's (the search's 8 x 2 = 16 then).
+  const auto t = topology::resolve_topology(two);
+  model::nccl::Options o;
+  o.params = model::ParamSet{};
+  o.mode = model::nccl::AlgoMode::Ring;
+  o.protos = model::nccl::proto_set_from("Simple");
+  o.nccl_version = "2.30.4";
+  model::nccl::Builder b(t, o);
+  metrics::RunConfig c;
+  c.op = schedule::Op::AllReduce;
+  c.placements = topology::pack_rings(t, {}).rings;
+  CHECK(metrics::run(b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{1} << 33, 4)).choice.channels == 16);
+  // gfx942 across nodes keeps the search's count (no node model known): 8 x 2.
+  CHECK(rccl_ring_channels("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce", schedule::Op::AllReduce, Bytes{1} << 33,
+                           "Simple") == 16);
+}
+
 TEST_CASE("RCCL channels: 256 threads per channel halve the bytes that keep a channel, as RCCL's log shows") {
   // Ring LL: threshold 8 B x 8 ranks = 64 B per thread, x 256 threads = 16 KiB per channel.
   // RCCL 2.26.6 on 8 x MI355X: 1 channel to 16 KiB, 2 at 32 KiB, 16 at 256 KiB (NCCL's 512 threads: 1, 1, 8).
@@ -86,5 +109,14 @@ TEST_CASE("RCCL channels: a bad one-node channel entry is refused naming the ent
   j["rccl"]["one_node_channels_by_sm"]["gfx950"]["ranks"] = 0;
   std::ofstream(path) << j.dump();
   CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
+  j["rccl"]["one_node_channels_by_sm"]["gfx950"]["ranks"] = 8;
+  j["rccl"]["multi_node_channels_by_sm"]["gfx950"]["until"] = "soon";
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a release that is none");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("until") != std::string::npos);
+  }
   std::remove(path.c_str());
 }
