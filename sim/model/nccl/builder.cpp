@@ -133,6 +133,22 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
 }
 Builder::~Builder() = default;
 
+int Builder::coll_channels(const metrics::RunConfig& cfg) {
+  if (opt_.channels > 0 || !tab_.rccl || rccl_sm_.empty()) return opt_.channels;
+  const int p = metrics::ranks_of(cfg), nodes = graph(cfg).nodes;
+  // RCCL's own default on one node of this generation (rccl.json one_node_channels_by_sm; 2.26.6 sets 112 for 8 x
+  // gfx950, the first release with gfx950, so no release test): the count before the thread-threshold shrink.
+  if (nodes == 1) {
+    const auto it = tab_.rccl->one_node_channels_by_sm.find(rccl_sm_);
+    return it != tab_.rccl->one_node_channels_by_sm.end() && p == it->second.ranks ? it->second.channels : opt_.channels;
+  }
+  // Across nodes (multi_node_channels_by_sm: gfx950's 64, connect.cc's cap on several nodes, until 2.30.4's 48).
+  const auto it = tab_.rccl->multi_node_channels_by_sm.find(rccl_sm_);
+  if (it == tab_.rccl->multi_node_channels_by_sm.end() || p != it->second.gpus_per_node * nodes || (release_ && !(*release_ < it->second.until)))
+    return opt_.channels;
+  return it->second.channels;
+}
+
 int Builder::rccl_nics_per_node(const metrics::RunConfig& cfg) {
   if (!rccl_nics_per_node_)
     rccl_nics_per_node_ = cfg.placements.empty() || cfg.placements.front().empty() ? 0 : nics_on_host_of(topo_, cfg.placements.front().front());
@@ -620,7 +636,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   plan.choice.proto = std::string(name(c.proto));
   plan.choice.channels = channels > 0 ? channels : is_collnet(c.algo) ? collnet_channels(load_collnet_tables(), collnet_, c.algo, size.size)
                                             : channels_used(tab_, graph(cfg), c.algo, c.proto, p, size.size,
-                                                            c.algo == Algo::Ring || c.algo == Algo::Tree ? opt_.channels : 0);
+                                                            c.algo == Algo::Ring || c.algo == Algo::Tree ? coll_channels(cfg) : 0);
   plan.params = cfg.model;
   plan.params.semantics = engine::Semantics::mpi; // NCCL's tuning model charges every step its hop latency: lockstep
   plan.network = &engine::fifo_network();

@@ -131,6 +131,9 @@ class Builder final : public metrics::PlanBuilder {
   std::string p2p_note(const metrics::RunConfig& cfg);
   bool simple_only_net(Arch arch);
   int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
+  // The ring/tree channel count to start from as a log reports it: the trace's logged count, else RCCL's own
+  // default on one node or across nodes where rccl.json has one for this generation and GPUs per node; 0: the search's.
+  int coll_channels(const metrics::RunConfig& cfg);
 
   const topology::Topology& topo_;
   const Tables& tab_;

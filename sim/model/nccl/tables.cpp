@@ -318,6 +318,27 @@ void read_rccl(const Ref& r, Tables& t) {
     x.direct.push_back(g);
   }
   if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
+  if (r.has("one_node_channels_by_sm")) {
+    const auto c = r["one_node_channels_by_sm"];
+    for (const auto& sm : c.keys()) {
+      if (sm == "source") continue;
+      // RCCL's MAXCHANNELS is 128 (src/include/device.h).
+      x.one_node_channels_by_sm[sm] = {c[sm]["ranks"].integer(2, 1024), c[sm]["channels"].integer(1, 128)};
+    }
+  }
+  if (r.has("multi_node_channels_by_sm")) {
+    const auto c = r["multi_node_channels_by_sm"];
+    for (const auto& sm : c.keys()) {
+      if (sm == "source") continue;
+      Tables::Rccl::NodesChannels n;
+      n.gpus_per_node = c[sm]["gpus_per_node"].integer(1, 1024);
+      n.channels = c[sm]["channels"].integer(1, 128);
+      const auto until = parse_nccl_version(c[sm]["until"].string());
+      if (!until) c[sm]["until"].bad("is not an RCCL release");
+      n.until = *until;
+      x.multi_node_channels_by_sm[sm] = n;
+    }
+  }
   if (r.has("protocol_ranges_across_nodes")) read_proto_range_rules(r["protocol_ranges_across_nodes"]["rules"], x);
   t.rccl = x;
 }

@@ -138,6 +138,20 @@ struct Tables {
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
     double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
+    // The collective channels RCCL opens by default on one node of exactly `ranks` GPUs of a generation, where
+    // it sets its own count instead of the search's (2.26.6: 112 on 8 x gfx950): the ring/tree channel count
+    // before the thread-threshold shrink, as a logged "N coll channels" is. Keyed by the catalogue's "sm".
+    struct NodeChannels {
+      int ranks = 0, channels = 0;
+    };
+    std::map<std::string, NodeChannels> one_node_channels_by_sm;
+    // The same across nodes, `ranks` GPUs per node (64 on gfx950 until RCCL 2.30.4): releases before `until`, and
+    // a run whose release is not known.
+    struct NodesChannels {
+      int gpus_per_node = 0, channels = 0;
+      std::array<int, 3> until{};
+    };
+    std::map<std::string, NodesChannels> multi_node_channels_by_sm;
     // The protocol RCCL forces across nodes, by the size per rank, over what its tuner picked
     // (rccl_wrap.cc rcclUpdateCollectiveProtocol; rccl.hpp rccl_forced_protocol): one rule per span of releases.
     struct ProtoRange {

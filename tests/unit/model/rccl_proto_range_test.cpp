@@ -18,8 +18,9 @@ namespace {
 
 // The bare model (no fitted factor) predicting `release` (and NCCL_PROTO `protos`, "" = unset).
 metrics::Row rccl_release_row(const topology::Topology& t, schedule::Op op, Bytes size, const std::string& release,
-                              const std::string& protos = "", const std::string& algo = "auto") {
+                              const std::string& protos = "", const std::string& algo = "auto", int logged_channels = 0) {
   model::ModelOptions o;
+  o.nccl_channels = logged_channels;
   o.nccl_version = release;
   o.nccl_proto = protos;
   o.nccl_algo = algo;
@@ -133,14 +134,18 @@ TEST_CASE("rccl_tree_chunk_bytes: RCCL's tree chunk halving, by hand") {
 }
 
 TEST_CASE("RCCL 2.27's LL128 across nodes moves RCCL's 50176-byte step, not NVIDIA's 576000") {
-  // 2 x 8 MI355X allreduce of 16 MiB: ring/LL128 (tuning_model_6's range) on 16 channels, 1 MiB per channel. A ring loop
-  // moves one chunk per rank, 16 x 50176 = 802816 B of RCCL's LL128 data (its 57344-byte step x 7/8): 2 loops
-  // (NVIDIA's 16 x 576000 would hold the whole MiB in one).
+  // 2 x 8 MI355X allreduce of 16 MiB: ring/LL128 (tuning_model_6's range), on 16 channels as a log may say (1 MiB per
+  // channel). A ring loop moves one chunk per rank, 16 x 50176 = 802816 B of RCCL's LL128 data (its 57344-byte step x
+  // 7/8): 2 loops (NVIDIA's 16 x 576000 would hold the whole MiB in one). On RCCL's own 64 channels across gfx950 nodes
+  // (rccl.json multi_node_channels_by_sm) each channel has 256 KiB: one loop.
   const auto t = topology::resolve_topology("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce");
-  const auto r = rccl_release_row(t, schedule::Op::AllReduce, Bytes{16} << 20, "2.27.7");
+  const auto r = rccl_release_row(t, schedule::Op::AllReduce, Bytes{16} << 20, "2.27.7", "", "auto", 16);
   CHECK(pair_of(r) == "ring/LL128");
   CHECK(r.choice.channels == 16);
   CHECK(r.choice.loops == 2);
+  const auto own = rccl_release_row(t, schedule::Op::AllReduce, Bytes{16} << 20, "2.27.7");
+  CHECK(own.choice.channels == 64);
+  CHECK(own.choice.loops == 1);
 }
 
 TEST_CASE("RCCL's tree across nodes replays in RCCL's LL128 tree chunk") {
