@@ -822,13 +822,14 @@ engine::RunPlan Builder::nvls_plan(engine::RunPlan plan, const Candidate& c, con
     plan.job_names.push_back(fmt::format("nvls switch {}", i));
   }
   plan.params.alpha_sw += from_us(opt_.params.step_us);
-  // The replay moves the data through the switch in fine segments; NCCL's kernel puts a scatter stage
-  // before and a gather stage after, one loop apart each: their fill and drain is charged once.
+  // NCCL's kernel puts a scatter stage before the switch's reduce/multicast and a gather stage after, one
+  // loop apart each: their fill and drain is charged once, less the first segment's up-then-down pass the
+  // replay already runs in series (tuning.hpp nvls_replay_fill_us; that pass is most of a 1-8 MiB call).
   const int p = static_cast<int>(gpus.size());
   const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1)) *
                        opt_.params.proto_efficiency(std::string(name(Proto::Simple)));
-  const double fill = nvls_pipeline_fill_us(*tab_.nvls, static_cast<double>(size.count * cfg.dtype.size),
-                                            std::max(1, plan.choice.channels), g.nvls.channels, algbw);
+  const double fill = nvls_replay_fill_us(*tab_.nvls, static_cast<double>(size.count * cfg.dtype.size),
+                                          std::max(1, plan.choice.channels), g.nvls.channels, algbw, plan.choice.loops);
   plan.fixed = from_us(c.lat_us + fill + opt_.params.launch_us) + launch();
   return plan;
 }

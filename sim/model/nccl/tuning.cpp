@@ -262,6 +262,13 @@ double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels,
   return (n.pipeline_stages - 1) * channels * loop / (1000.0 * algbw_GBps);
 }
 
+double nvls_replay_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps,
+                           int replay_segments) {
+  const double fill = nvls_pipeline_fill_us(n, nbytes, channels, heads, algbw_GBps);
+  if (!(fill > 0) || replay_segments < 1) return fill;
+  return std::max(0.0, fill - nbytes / replay_segments / (1000.0 * algbw_GBps));
+}
+
 double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, const Tables::Nvls::TreeTunerRule& rule) {
   const double newest = nvls_bus_bandwidth(tab, g, op, p);
   if (!g.nvls.tree || newest <= 0) return 0;

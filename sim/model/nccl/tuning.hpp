@@ -49,6 +49,14 @@ double nvls_chunk_bytes(const Tables::Nvls& n, double channel_bytes, int heads);
 // loop apart, so the first loop waits (stages - 1) loop times before the last stage starts: that many
 // loops of every channel at the pipeline's algorithm bandwidth. 0 for a one-stage table.
 double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps);
+// The part of that fill the replay does not already hold. The replay (schedule::SwitchAllReduce) moves each
+// switch's share in `replay_segments` segments, up to the switch and back down: its first segment's two passes
+// run in series, one segment time more than its bytes at the pipeline's rate. NCCL's three stages of one loop
+// are (stages - 1) loop times more, so the fill charged is that minus the replay's own segment. At 1-8 MiB on
+// Hopper (one or two loops of 16 KiB chunks, the replay's one to four segments) the two were charged on top of
+// each other: four loop times for a one-loop call whose kernel runs three.
+double nvls_replay_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps,
+                           int replay_segments);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
 // `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);

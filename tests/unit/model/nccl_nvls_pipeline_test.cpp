@@ -5,6 +5,7 @@
 // ahead of the last stage, so the call pays 2 x channels x nHeads x chunk at the pipeline's algbw once.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
+#include <tuple>
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
@@ -49,6 +50,20 @@ TEST_CASE("NVLS pipeline fill is two loops of every channel at the pipeline's ba
   CHECK(nccl::nvls_pipeline_fill_us(n, 134217728.0, 16, 8, 0.0) == 0.0);
 }
 
+TEST_CASE("The NVLS fill the replay adds leaves out the replay's own first segment") {
+  const auto n = nccl_rule();
+  // 2 MiB on 16 channels x 8 heads: 16 KiB chunks, fill 2 x 2 MiB; the replay's one 2 MiB segment already
+  // runs its two passes in series: 2 MiB / 272 GB/s = 7.71 us of the 15.42 are the replay's.
+  CHECK(nccl::nvls_replay_fill_us(n, 2097152.0, 16, 8, 272.0, 1) == doctest::Approx(2097152.0 / 272000.0));
+  // 128 MiB, 64 segments of 2 MiB: 61.68 - 7.71 us.
+  CHECK(nccl::nvls_replay_fill_us(n, 134217728.0, 16, 8, 272.0, 64) == doctest::Approx(61.68 - 2097152.0 / 272000.0).epsilon(0.001));
+  // Never below 0 (a replay segment longer than the stages' loops), and 0 for a one-stage table.
+  CHECK(nccl::nvls_replay_fill_us(n, 67108864.0, 16, 8, 272.0, 1) == 0.0);
+  auto one_stage = n;
+  one_stage.pipeline_stages = 1;
+  CHECK(nccl::nvls_replay_fill_us(one_stage, 2097152.0, 16, 8, 272.0, 1) == 0.0);
+}
+
 TEST_CASE("The shipped NCCL tables carry NCCL's NVLS chunk rule") {
   const auto& n = *nccl::load_tables().nvls;
   CHECK(n.pipeline_stages == 3);
@@ -85,5 +100,23 @@ TEST_CASE("NVLS busbw on one node never falls when the size doubles across NCCL'
       CHECK(row.bw.busbw_GBps >= last * 0.999);
       last = row.bw.busbw_GBps;
     }
+  }
+}
+
+TEST_CASE("A 1-8 MiB NVLS allreduce on 8 H100 pays its kernel's three stages once, not the replay's pass on top") {
+  // By hand from NCCL's kernel (device/all_reduce.h: scatter, reduce/multicast, gather one loop apart) and
+  // calcCollChunking: 16 channels x 8 heads. 2 MiB: a channel's 128 KiB is below 2 x 8 x 32 KiB, so 16 KiB
+  // chunks, one loop of W = 16 x 8 x 16 KiB = 2 MiB: the three stages in series, 3 W at 272 GB/s algbw,
+  // 25 + 3 x 7.71 = 48.13 us. 8 MiB: 512 KiB a channel is not below 2 x 8 x 32 KiB, so 32 KiB chunks, two
+  // loops of W = 4 MiB: (2 + 2) W, 25 + 4 x 15.42 = 86.68 us. The replay charged its first segment's
+  // up-then-down pass besides the fill: 55.8 and 94.4 us.
+  const auto t = topology::resolve_topology("machine:gpu=h100");
+  nccl::Builder b(t, {});
+  for (const auto& [size, loops_of_w, w] : {std::tuple{Bytes{2} << 20, 3.0, 2097152.0}, std::tuple{Bytes{8} << 20, 4.0, 4194304.0}}) {
+    const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
+    CAPTURE(size);
+    REQUIRE(row.choice.algo == "nvls");
+    const double us = 25.0 + loops_of_w * w / 272000.0;
+    CHECK(row.bw.busbw_GBps == doctest::Approx(static_cast<double>(size) / (us * 1000.0) * 14.0 / 8.0).epsilon(0.02));
   }
 }
