@@ -5,13 +5,15 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]    e.g. scripts/fuzz.sh 10; scripts/fuzz.sh 300 trace
 # Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
 # runs one process, so one at a time left a core idle for the whole run.
-# Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan.
+# Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml
+# amd_smi topo_file log_lines perf_args.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
-all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan)
+all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml amd_smi topo_file
+     log_lines perf_args)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
@@ -24,7 +26,10 @@ launcher=()
 [ ! -f build-fuzz/CMakeCache.txt ] && command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCCSIM_FUZZ=ON -DCCSIM_BUILD_TESTS=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
+# The NCCL XML harness is also seeded with the shipped machines as `ccsim topo export --nccl-xml` writes them.
+xml_tool=()
+[[ " ${targets[*]} " == *" nccl_xml "* ]] && xml_tool=(ccsim)
+cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") "${xml_tool[@]}" >/dev/null
 
 # Seeds: every shipped and test file of the parser's format (copied, so the fuzzer never writes to them).
 seed() { # target, files...
@@ -47,7 +52,37 @@ seed nccl_tables models/nccl.json models/rccl.json
 seed sweep_plan docs/sweep-example.json
 lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "torus:dims=4x4,bw=100GB/s,alpha=1us" \
       "torus:dims=2x3x4" "cluster:nodes=2,node=hgx-h100,nics=8x400G" "cluster:nodes=2,node=dgx1,nics=4x100G,fabric=fattree,kind=roce" \
-      "machine:gpu=h100" "machine:gpu=a100,gpus=4,intra=pcie,p2p=off" "machine:gpu=h200,nodes=2,nics=8x400G"
+      "machine:gpu=h100" "machine:gpu=a100,gpus=4,intra=pcie,p2p=off" "machine:gpu=h200,nodes=2,nics=8x400G" \
+      "machine:gpu=h100,nodes=4,nics=8 x 400G,fabric=rail,nic_at=cpu" "machine:gpu=l40s,gpus=4,nics=2x200G,nic_at=numa,sockets=2" \
+      "machine:gpu=a100,nodes=4,nics=8x200G,fabric=fattree,leaf_ports=8,oversub=2:1,kind=RoCEv2" \
+      "machine:gpu=gb200-nvl72,nodes=2,nics=4x800G" "machine:gpu=mi300x,nodes=2,nics=8x400G,sharp=1" \
+      "machine:gpu=rtx4090,gpus=8,cpu=amd,pcie_switch=off,gpus_per_switch=4" "machine:gpu=rtx3090,gpus=2,bridge=2way" \
+      "machine:gpu=mi250x,gpus=8" "machine:gpu=h100pcie,gpus=4,intra=pcie,p2p=off" "machine:gpu=H100 NVL,gpus=2" \
+      "cluster:nodes=2,node=hgx-h100,nics=8x400G,fabric=rail-optimised,kind=gib"
+seed topo_m tests/data/import/*topo-m*.txt
+seed amd_smi tests/data/import/rocm-smi-*.txt tests/data/import/*amd-smi-*.txt
+seed nccl_xml tests/data/import/*.xml
+if [ ${#xml_tool[@]} -gt 0 ]; then # (a shipped machine that does not name its GPU kind has no XML: skipped)
+  for t in topologies/*.json machine:gpu=h100,nodes=2,nics=8x400G machine:gpu=mi300x machine:gpu=l40s,gpus=4,nics=2x200G; do
+    build-fuzz/ccsim topo export --nccl-xml "$t" -o "build-fuzz/seeds/nccl_xml/$(basename "$t" .json | tr ':,=' '___').xml" 2>/dev/null || true
+  done
+fi
+seed topo_file tests/data/import/* topologies/*.json
+seed log_lines models/traces/*.txt tests/data/wild_traces/*.txt
+# One argument per line (environment variables as NAME=VALUE lines), as tests/fuzz/fuzz_perf_args.cpp reads them.
+lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
+      "$(printf '%s\n' broadcast_perf -g 4 -r 1 -b 1M -e 3M -i 1M)" \
+      "$(printf '%s\n' all_gather_perf -b 1K -e 4K -f 2 -t 2 -g 4 -c 0 -C 1 -N 2)" \
+      "$(printf '%s\n' all_reduce_perf --topo machine:gpu=h100,nodes=2,nics=8x400G -g 8 OMPI_COMM_WORLD_SIZE=2 NCCL_ALGO=Tree)" \
+      "$(printf '%s\n' all_reduce_perf -g 1 --procs 8 NCCL_TESTS_SPLIT_MASK=0x3)" \
+      "$(printf '%s\n' all_reduce_perf -g 2 PMI_SIZE=4 PMI_RANK=0 'NCCL_TESTS_SPLIT=MOD 2')" \
+      "$(printf '%s\n' alltoall_perf -g 8 -u 0xff,0xff -O 0 -s 2 -Y fine)" \
+      "$(printf '%s\n' sendrecv_perf -g 2 NCCL_PROTO=LL128 NCCL_P2P_DISABLE=1 NCCL_NVLS_ENABLE=0)" \
+      "$(printf '%s\n' hypercube_perf -g 6)" \
+      "$(printf '%s\n' reduce_scatter_perf --ngp=8 --minb 1M -d bfloat16 -o max --model fifo)" \
+      "$(printf '%s\n' all_reduce_perf CCSIM_TOPO=machine:gpu=mi300x -g 8 RCCL_MSCCL_ENABLE=1 -d fp8_e4m3)" \
+      "$(printf '%s\n' all_reduce_perf --topo tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt CCSIM_GPU=h100 -g 8)" \
+      "$(printf '%s\n' gather_perf -g 8 -b 0 -e 1G -f 4 SLURM_STEP_NUM_TASKS=1 -x 1 -G 1 -a 3)"
 lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
 
 mkdir -p build-fuzz/artifacts

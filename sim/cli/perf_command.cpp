@@ -44,6 +44,9 @@ using schedule::Op;
 // nccl-tests binaries ccsim cannot predict yet, so that their names give a clear refusal.
 constexpr const char* kUnsupported[] = {"alltoallv_perf"};
 
+// Rows of one run's table (every size x type x reduction x root, times -N and -s): see resolve().
+constexpr long long kMaxPerfRows = 1'000'000;
+
 std::optional<Op> op_of_program(const std::string& name) {
   for (auto op : schedule::kAllOps)
     if (schedule::nccl_test_name(op) == name) return op;
@@ -269,6 +272,8 @@ World launcher_world(const PerfFlags& f) {
     };
     w.procs = num(size, s, 1);
     w.rank = std::getenv(rank) ? num(rank, std::getenv(rank), 0) : 0;
+    // A rank past the count (variables of two launches mixed) printed nothing and exited 0, as a process other than 0.
+    if (w.rank >= w.procs) fail("environment {}: {} is not below {} {} (ranks count from 0)", rank, w.rank, size, w.procs);
     w.from = size;
     split_world(w);
     return w;
@@ -410,6 +415,15 @@ PerfRun resolve(const PerfFlags& f, const std::string& program, const topology::
     (void)int_flag(f, 'r', -1, 1 << 30);
     r.roots = {-1};
   }
+  // The table is written whole once every row is predicted (no partial output), and -N and -s repeat it: 10000
+  // sizes x -N 1000 x -s 1000 asked for 10^10 rows (std::bad_alloc, exit 3, or the machine's memory). A million rows
+  // is ~100 MB of output, 450 times what -d all -o all prints for nccl-tests' usual -b 8 -e 8G -f 2 (2232 rows).
+  const double rows = static_cast<double>(r.sizes.size()) * static_cast<double>(r.types.size()) *
+                      static_cast<double>(r.redops.size()) * static_cast<double>(r.roots.size()) * r.cycles * r.stress_cycles;
+  if (rows > static_cast<double>(kMaxPerfRows))
+    fail("-N,--run_cycles {} x -s,--stress_cycles {} x {} sizes x {} types x {} reductions x {} roots is {:.0f} rows, more than the "
+         "{} one run prints: lower -N or -s, or narrow -b/-e, -d, -o, -r",
+         r.cycles, r.stress_cycles, r.sizes.size(), r.types.size(), r.redops.size(), r.roots.size(), rows, kMaxPerfRows);
   return r;
 }
 

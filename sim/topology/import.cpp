@@ -102,12 +102,26 @@ std::optional<std::string> without_quote_marks(std::string_view text) {
   if (!any) return std::nullopt;
   return out;
 }
+
+// A reply quoting a reply ("> > GPU0 ..."): the quote marks of this many levels are dropped, no more. Each level
+// was a call of import_topology on the rest, so a file of nothing but '>' recursed as deep as it was long (a
+// stack overflow from 100 KiB on).
+constexpr int kMaxQuoteLevels = 8;
 } // namespace
 
-Topology import_topology(const std::string& text, const std::string& file, const ImportOptions& o) {
-  if (text.find('\x1b') != std::string::npos) return import_topology(without_terminal_escapes(text), file, o);
-  if (const auto first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '>')
-    if (auto unquoted = without_quote_marks(text)) return import_topology(*unquoted, file, o);
+Topology import_topology(const std::string& given, const std::string& file, const ImportOptions& o) {
+  if (given.find('\x1b') != std::string::npos) return import_topology(without_terminal_escapes(given), file, o); // holds no ESC
+  std::string unquoted;
+  const std::string* at = &given;
+  for (int level = 0; level < kMaxQuoteLevels; ++level) {
+    const auto first = at->find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || (*at)[first] != '>') break;
+    auto less = without_quote_marks(*at);
+    if (!less) break;
+    unquoted = std::move(*less);
+    at = &unquoted;
+  }
+  const std::string& text = *at;
   switch (detect_topology_format(text)) {
     case TopoFormat::TopoMatrix: return import_topo_m(text, file, o);
     case TopoFormat::NcclXml: return import_nccl_xml(text, file, o);

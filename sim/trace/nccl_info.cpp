@@ -101,7 +101,7 @@ void parse_collnet_facts(std::string_view line, Trace& t, const std::string& whe
   if (g == std::string_view::npos) return;
   auto digits = line.substr(g + 11);
   std::size_t n = 0;
-  while (n < digits.size() && n < 9 && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n;
+  while (n < digits.size() && std::isdigit(static_cast<unsigned char>(digits[n]))) ++n; // all of them: a message quotes the number
   if (n > 0) t.info.sharp_group_size = static_cast<int>(parse_whole(digits.substr(0, n), where + ": SHARP group size", 1, 1 << 24));
 }
 

@@ -117,6 +117,17 @@ fast explain --alpha 0us
 cp "$dir/../../../topologies/dgx1.json" "$tmp/$(printf '\xff').json"
 fast --topo "$tmp/$(printf '\xff').json" -b 1M -e 1M --format json
 rm -rf "$tmp"
+# Found by the fuzz harnesses of the newer input surfaces (tests/fuzz) and their hand checks.
+# A topology text of nothing but reply quote marks: one call per '>' level, a stack overflow (exit 139).
+quotes=$(mktemp)
+head -c 300000 /dev/zero | tr '\0' '>' >"$quotes"
+check "$quotes: not a topology" topo import "$quotes"
+check "$quotes: not a topology" --topo "$quotes" -e 1K
+rm -f "$quotes"
+# nccl-tests' -N and -s repeat the whole table, held until written: 10^10 rows (std::bad_alloc, exit 3).
+check "-N,--run_cycles 1000 x -s,--stress_cycles 1000 x 10000 sizes" all_reduce_perf -b 1 -e 10000 -i 1 -N 1000 -s 1000
+# A launcher rank past its process count printed nothing and exited 0.
+OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=9 check "environment OMPI_COMM_WORLD_RANK: 9 is not below OMPI_COMM_WORLD_SIZE 8" all_reduce_perf
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/core/error.hpp"
+#include "sim/topology/routing.hpp"
 
 #define CCSIM_FUZZ_TARGET(...)                                                    \
   extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
@@ -36,6 +37,14 @@ inline bool numbers_at_most(std::string_view text, std::uint64_t limit) {
     }
   }
   return true;
+}
+
+// What every imported machine gets: a route from its first GPU to its last (machines of up to 512 GPUs; a
+// larger valid one measures speed).
+inline void route_ends(const topology::Topology& t) {
+  if (t.num_gpus() < 1 || t.num_gpus() > 512) return;
+  topology::Router r(t);
+  (void)r.route(t.gpu_node(0), t.gpu_node(t.num_gpus() - 1));
 }
 
 } // namespace ccsim::fuzz

@@ -234,3 +234,13 @@ TEST_CASE("2019 allgather convention: an algbw 0.05 off (n-1)/n is no vote for i
   CHECK_FALSE(trace_with("8.39").old_busbw_convention);
   CHECK_FALSE(trace_with("10.49").old_busbw_convention); // algbw = size/time: today's convention
 }
+
+// A SHARP group size too large to be one is refused quoting the number the log holds: the reader took its first 9
+// digits and quoted "999999999" for a line that says 99999999999.
+TEST_CASE("SHARP log line: an out-of-range group size is quoted whole") {
+  trace::Trace t;
+  CHECK_THROWS_WITH_AS(trace::parse_collnet_facts("h:1:1 [0] NCCL INFO [group#:1] tree_type:SAT group size:99999999999", t, "f.txt:3"),
+                       "f.txt:3: SHARP group size: 99999999999 is out of range (1..16777216)", Error);
+  trace::parse_collnet_facts("h:1:1 [0] NCCL INFO [group#:1] tree_type:SAT group size:4", t, "f.txt:4");
+  CHECK(t.info.sharp_group_size == 4);
+}
