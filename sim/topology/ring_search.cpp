@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -268,7 +269,8 @@ static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside,
 // Several hosts (topology::host_map): NCCL opens each ring at a NIC, so ring j leaves every host through
 // NIC j and runs the host's own ring order inside. Empty when the GPUs are not spread over several hosts
 // that all have NICs.
-static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts);
+static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts,
+                             const std::vector<int>* link_ids = nullptr);
 static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const HostMap* known) {
   // The host map once per search, not once per host's own search (that was quadratic in a cluster's size).
   const HostMap hosts = known ? HostMap{} : host_map(t);
@@ -292,6 +294,10 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
+  // Each host's own links, once: a host's search over every link of the cluster was quadratic in its size.
+  std::map<int, std::vector<int>> own_links;
+  for (std::size_t li = 0; li < t.links.size(); ++li)
+    if (const int h = host_of(t.links[li].a); h >= 0 && h == host_of(t.links[li].b)) own_links[h].push_back(static_cast<int>(li));
   std::size_t rings = SIZE_MAX;
   for (const auto& pre : order) rings = std::min(rings, nics[pre].size());
   if (rings == 0 || rings == SIZE_MAX) return {};
@@ -299,7 +305,7 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
   RingSet out;
   out.rings.resize(rings);
   for (const auto& pre : order) {
-    const auto inside = pack_rings_on(t, members[pre], 16, &host_of_node).rings;
+    const auto inside = pack_rings_on(t, members[pre], 16, &host_of_node, &own_links[pre]).rings;
     std::set<int> entries; // entry GPUs already taken by a ring on this host
     if (const auto paths = mesh_paths(t, members[pre], nearest_members(router, t, members[pre], nics[pre], rings)); !paths.empty()) {
       for (std::size_t j = 0; j < rings; ++j) out.rings[j].insert(out.rings[j].end(), paths[j].begin(), paths[j].end());
@@ -324,18 +330,37 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
 
 RingSet pack_rings(const Topology& t, std::vector<int> gpus_in, int max_rings) { return pack_rings_on(t, std::move(gpus_in), max_rings, nullptr); }
 
-// pack_rings with the host map when a caller has it (nullptr: made when needed).
-static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts) {
-  auto [gpus, local] = index_gpus(t, std::move(gpus_in));
+// pack_rings with the host map when a caller has it (nullptr: made when needed), over the links `link_ids`
+// (nullptr: every link; a host's own links keep a cluster's per-host searches linear in its size).
+static RingSet pack_rings_on(const Topology& t, std::vector<int> gpus_in, int max_rings, const HostMap* hosts,
+                             const std::vector<int>* link_ids) {
+  std::vector<int> gpus;
+  std::function<int(int)> local_of; // a node's index among the GPUs, -1 for other nodes
+  GpuIndex whole;
+  std::unordered_map<int, int> few;
+  if (!link_ids || gpus_in.empty()) {
+    whole = index_gpus(t, std::move(gpus_in));
+    gpus = whole.gpus;
+    local_of = [&](int node) { return whole.local[static_cast<std::size_t>(node)]; };
+  } else {
+    gpus = std::move(gpus_in);
+    for (std::size_t i = 0; i < gpus.size(); ++i) few.emplace(t.gpu_node(gpus[i]), static_cast<int>(i));
+    local_of = [&](int node) { const auto it = few.find(node); return it == few.end() ? -1 : it->second; };
+  }
   const int n = static_cast<int>(gpus.size());
   RingSet out;
   if (n < 3) return {{gpus}, false};
   LaneGraph m{std::vector<std::vector<LaneGraph::Edge>>(static_cast<std::size_t>(n))};
-  for (const auto& l : t.links) {
-    const int a = local[static_cast<std::size_t>(l.a)], b = local[static_cast<std::size_t>(l.b)];
-    if (a < 0 || b < 0) continue;
+  const auto add = [&](const Link& l) {
+    const int a = local_of(l.a), b = local_of(l.b);
+    if (a < 0 || b < 0) return;
     m.add(a, b, l.lanes);
     m.add(b, a, l.lanes);
+  };
+  if (link_ids) {
+    for (const int li : *link_ids) add(t.links[static_cast<std::size_t>(li)]);
+  } else {
+    for (const auto& l : t.links) add(l);
   }
   // Small machines: exact packing over every Hamiltonian cycle (a DGX-1 has 60 directed ones).
   if (n <= 12) {

@@ -77,32 +77,35 @@ RingSpeeds ring_speeds(const Topology& t, const Tables& tab, const Graph& g) {
 // The most rings any directed GPU pair's direct lanes carry per lane over `rings` (1 when each ring hop has a
 // lane of its own; hops without a direct link are left out: their routes are the search's business).
 double rings_per_lane(const Topology& t, const std::vector<std::vector<int>>& rings) {
-  std::map<std::pair<int, int>, int> uses;
+  std::map<std::pair<int, int>, int> uses; // per directed pair
   for (const auto& ring : rings)
     for (std::size_t i = 0; ring.size() > 1 && i < ring.size(); ++i) ++uses[{t.gpu_node(ring[i]), t.gpu_node(ring[(i + 1) % ring.size()])}];
+  const auto undirected = [](int a, int b) { return std::pair{std::min(a, b), std::max(a, b)}; };
+  std::map<std::pair<int, int>, int> lanes; // between each used pair, either way, in one pass over the links
+  for (const auto& [pair, n] : uses) lanes[undirected(pair.first, pair.second)] = 0;
+  for (const auto& l : t.links)
+    if (const auto it = lanes.find(undirected(l.a, l.b)); it != lanes.end()) it->second += l.lanes;
   double most = 1.0;
-  for (const auto& [pair, n] : uses) {
-    int lanes = 0;
-    for (const auto& l : t.links)
-      if ((l.a == pair.first && l.b == pair.second) || (l.a == pair.second && l.b == pair.first)) lanes += l.lanes;
-    if (lanes > 0) most = std::max(most, static_cast<double>(n) / lanes);
-  }
+  for (const auto& [pair, n] : uses)
+    if (const int k = lanes.at(undirected(pair.first, pair.second)); k > 0) most = std::max(most, static_cast<double>(n) / k);
   return most;
 }
 
 // NVSwitch machines: NCCL spreads a GPU's channels over all its NVLinks into the switch plane, even when
 // a preset draws one link per switch and a route takes only one of them. 0 when not all GPUs have such links.
 double nvswitch_total(const Topology& t, const Tables& tab, const std::vector<int>& gpus) {
-  double total = 1e300;
   if (gpus.empty()) return 0;
+  // Each node's NVLink lanes into switches, in one pass over the links (`gpus` may be a whole cluster's).
+  std::vector<double> into_switch(t.nodes.size(), 0.0);
+  const auto is_switch = [&](int n) { return t.nodes[static_cast<std::size_t>(n)].kind == topology::NodeKind::NvSwitch; };
+  for (const auto& l : t.links) {
+    if (!topology::is_nvlink(l.type) || l.a == l.b) continue;
+    if (is_switch(l.b)) into_switch[static_cast<std::size_t>(l.a)] += tab.lane_GBps(l) * l.lanes;
+    if (is_switch(l.a)) into_switch[static_cast<std::size_t>(l.b)] += tab.lane_GBps(l) * l.lanes;
+  }
+  double total = 1e300;
   for (int gpu : gpus) {
-    double sum = 0;
-    const int node = t.gpu_node(gpu);
-    for (const auto& l : t.links) {
-      const int other = l.a == node ? l.b : l.b == node ? l.a : -1;
-      if (other >= 0 && topology::is_nvlink(l.type) && t.nodes[static_cast<std::size_t>(other)].kind == topology::NodeKind::NvSwitch)
-        sum += tab.lane_GBps(l) * l.lanes;
-    }
+    const double sum = into_switch[static_cast<std::size_t>(t.gpu_node(gpu))];
     if (sum <= 0) return 0;
     total = std::min(total, sum);
   }
@@ -510,8 +513,8 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     return Load{drain(sum_search, touched_search), drain(sum_moved, touched_moved)};
   };
   // A directed link's speed, once per link: the channel search asks it for every link of every ring it tries.
-  std::vector<double> link_GBps(t.links.size());
-  for (std::size_t li = 0; li < t.links.size(); ++li) link_GBps[li] = tab.lane_GBps(t, t.links[li]) * t.links[li].lanes;
+  std::vector<double> link_GBps = tab.lane_GBps_all(t);
+  for (std::size_t li = 0; li < t.links.size(); ++li) link_GBps[li] *= t.links[li].lanes;
   const auto cap = [&](topology::ChannelId c) { return link_GBps[c / 2]; };
   // Channels that fit at one speed: channel k takes ring k mod R (NCCL's sameChannels replay).
   // Loads only grow with k, so only the links channel k adds to can newly overflow: checking those alone gives

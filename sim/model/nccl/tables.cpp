@@ -587,7 +587,13 @@ static std::string sm_of_kind(const std::string& kind) {
   return cache[kind] = topology::gpu_kind(kind, "topology gpu").sm;
 }
 
-double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+namespace {
+// A Gen5 PCIe link: at a CPU, a root port of Sapphire Rapids or newer (cpu_link_upi_pcie5_GBps).
+bool gen5_pcie(const topology::Link& k) { return topology::is_pcie(k.type) && k.type >= topology::LinkType::Pcie5; }
+} // namespace
+
+template <class Gen5At>
+double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l, Gen5At&& gen5_at) const {
   if (topology::is_nvlink(l.type) && !nvlink_lane_GBps_by_sm.empty() && !t.gpu_kind.empty()) {
     const auto it = nvlink_lane_GBps_by_sm.find(sm_of_kind(t.gpu_kind));
     if (it != nvlink_lane_GBps_by_sm.end()) return std::min(it->second, static_cast<double>(l.bw) / 1e9);
@@ -601,12 +607,24 @@ double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) c
     return lane_GBps(l);
   }
   double total = cpu_link_GBps.at(l.type);
-  if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0)
-    for (const auto& k : t.links) // a Gen5 root port on either socket: Sapphire Rapids or newer
-      if ((k.a == l.a || k.b == l.a || k.a == l.b || k.b == l.b) && topology::is_pcie(k.type) && k.type >= topology::LinkType::Pcie5)
-        total = cpu_link_upi_pcie5_GBps;
+  if (l.type == topology::LinkType::Upi && cpu_link_upi_pcie5_GBps > 0 && (gen5_at(l.a) || gen5_at(l.b)))
+    total = cpu_link_upi_pcie5_GBps; // a Gen5 root port on either socket: Sapphire Rapids or newer
   const int lanes = std::max(1, l.lanes);
   return std::min(total / lanes, static_cast<double>(l.bw) / 1e9);
+}
+
+double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l) const {
+  return lane_GBps(t, l, [&](int n) { return std::any_of(t.links.begin(), t.links.end(), [&](const topology::Link& k) { return (k.a == n || k.b == n) && gen5_pcie(k); }); });
+}
+
+std::vector<double> Tables::lane_GBps_all(const topology::Topology& t) const {
+  std::vector<char> gen5(t.nodes.size(), 0);
+  for (const auto& k : t.links)
+    if (gen5_pcie(k)) gen5[static_cast<std::size_t>(k.a)] = gen5[static_cast<std::size_t>(k.b)] = 1;
+  std::vector<double> out;
+  out.reserve(t.links.size());
+  for (const auto& l : t.links) out.push_back(lane_GBps(t, l, [&](int n) { return gen5[static_cast<std::size_t>(n)] != 0; }));
+  return out;
 }
 
 std::string default_tables_path() { return data_dir() + "/models/nccl.json"; }

@@ -189,6 +189,12 @@ struct Tables {
   // As above, and a link between two CPUs carries NCCL's socket-link figure (cpu_link_GBps) over its lanes;
   // an NVLink lane of a GPU kind in nvlink_lane_GBps_by_sm carries that figure.
   double lane_GBps(const topology::Topology& t, const topology::Link& l) const;
+  // lane_GBps(t, l) of every link, in link order: one pass to find the sockets with a Gen5 root port, not one
+  // per socket link (quadratic in the hosts of a large cluster: 25 s at 8,192 nodes).
+  std::vector<double> lane_GBps_all(const topology::Topology& t) const;
+  // lane_GBps(t, l) with gen5_at(node): is there a Gen5 root port at that CPU?
+  template <class Gen5At>
+  double lane_GBps(const topology::Topology& t, const topology::Link& l, Gen5At&& gen5_at) const;
   // Does this link carry NCCL's socket-link figure (two CPUs, a type in cpu_link_GBps)?
   bool socket_figure(const topology::Topology& t, const topology::Link& l) const;
 
