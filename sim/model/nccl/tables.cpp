@@ -473,15 +473,29 @@ double Tables::net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch
   return std::max(nccl_hop_us, tr->second.hop_us);
 }
 
-double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
-  double wait = 0.0;
+Tables::FabricHops Tables::fabric_hops(const topology::Topology& t, Arch arch) const {
+  FabricHops f;
   for (const auto& l : t.links) {
     if (!topology::is_network(l.type)) continue;
     const auto it = net_kinds.find(l.type);
-    if (it == net_kinds.end() || it->second.rdma_eager_max_bytes <= 0 || it->second.by_arch.count(arch)) continue;
-    if (message_bytes > it->second.rdma_eager_max_bytes) wait = std::max(wait, it->second.hop_us);
+    if (it == net_kinds.end()) continue; // net_hop_of: NCCL's own hop
+    const auto tr = it->second.by_arch.find(arch);
+    f.hop_us = std::max(f.hop_us, tr == it->second.by_arch.end() ? it->second.hop_us : tr->second.hop_us);
+    if (it->second.rdma_eager_max_bytes > 0 && tr == it->second.by_arch.end())
+      f.rendezvous.emplace_back(it->second.rdma_eager_max_bytes, it->second.hop_us);
   }
+  return f;
+}
+
+double Tables::FabricHops::rendezvous_us(double message_bytes) const {
+  double wait = 0.0;
+  for (const auto& [eager_max, hop] : rendezvous)
+    if (message_bytes > eager_max) wait = std::max(wait, hop);
   return wait;
+}
+
+double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
+  return fabric_hops(t, arch).rendezvous_us(message_bytes);
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {
