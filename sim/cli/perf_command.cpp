@@ -700,8 +700,8 @@ void apply_nccl_environment(const CLI::App& app, PerfFlags& f, const std::string
       else if (std::string(t.flag) == "--p2p") topology::set_p2p_mode(*value);
       else topology::set_p2p_level(*value);
       // The variable a flag's value came from, for an error about that flag.
-      for (const auto& [v, what] : flags.read)
-        if (what.find(std::string(t.flag) + " ") != std::string::npos) f.env_source[t.flag] = v + "=" + printable(env.at(v), 40);
+      const auto& var = flags.source.at(t.flag);
+      f.env_source[t.flag] = var + "=" + printable(env.at(var), 40);
     }
   }
   if (!read.empty()) f.env_notes.push_back("ccsim: NCCL settings read from the environment, as NCCL reads them: " + read);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -117,6 +118,24 @@ PathClass pcie_path_class(const Topology& t, int from, int last, PrevOf prev_of)
   return cpus >= 2 ? PathClass::Sys : cpus == 1 ? PathClass::Phb : switches <= 1 ? PathClass::Pix : PathClass::Pxb;
 }
 
+// NCCL's NVL from node `a`: a direct NVLink/xGMI link, or NVLink through NVSwitches only: one plane, or switches
+// joined by NVLink (a DGX-2's two baseboards). `reach(m)` for every node an NVLink leads to from `a` or from a
+// switch so reached; `first(m)` marks a node and says whether it was new, in the caller's storage
+// (PathClassifier's per-node array, HostSearch's map bounded by one host), so each switch is walked once.
+template <class First, class Reach>
+void nvl_walk(const Topology& t, const std::vector<std::vector<int>>& incident, int a, First first, Reach reach) {
+  std::vector<int> queue{a};
+  first(a);
+  for (std::size_t q = 0; q < queue.size(); ++q)
+    for (const int i : incident[static_cast<std::size_t>(queue[q])]) {
+      const auto& l = t.links[static_cast<std::size_t>(i)];
+      if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
+      const int m = l.a == queue[q] ? l.b : l.a;
+      reach(m);
+      if (t.nodes[static_cast<std::size_t>(m)].kind == NodeKind::NvSwitch && first(m)) queue.push_back(m);
+    }
+}
+
 } // namespace
 
 std::string_view name(PathClass c) { return kClassNames[static_cast<int>(c)]; }
@@ -131,27 +150,21 @@ NodeKind PathClassifier::kind(int n) const { return t_.nodes[static_cast<std::si
 void PathClassifier::search_from(int a) const {
   from_ = a;
   const std::size_t n_nodes = t_.nodes.size();
-  // NVL: a direct NVLink/xGMI link, or NVLink through NVSwitches only: one plane, or switches joined by NVLink
-  // (a DGX-2's two baseboards), all NCCL's NVL. A node is NVL from `a` when an NVLink leads to it from `a` or
-  // from a switch so reached.
+  // NVL (nvl_walk): a node is NVL from `a` when an NVLink leads to it from `a` or from a switch so reached.
   nvl_.assign(n_nodes, 0);
   std::vector<char> seen(n_nodes, 0);
-  std::vector<int> queue{a};
-  seen[static_cast<std::size_t>(a)] = 1;
-  for (std::size_t q = 0; q < queue.size(); ++q)
-    for (const int i : incident_[static_cast<std::size_t>(queue[q])]) {
-      const auto& l = t_.links[static_cast<std::size_t>(i)];
-      if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
-      const int m = l.a == queue[q] ? l.b : l.a;
-      nvl_[static_cast<std::size_t>(m)] = 1;
-      if (!seen[static_cast<std::size_t>(m)] && kind(m) == NodeKind::NvSwitch) {
-        seen[static_cast<std::size_t>(m)] = 1;
-        queue.push_back(m);
-      }
-    }
+  nvl_walk(
+      t_, incident_, a,
+      [&](int m) {
+        char& s = seen[static_cast<std::size_t>(m)];
+        const bool fresh = !s;
+        s = 1;
+        return fresh;
+      },
+      [&](int m) { nvl_[static_cast<std::size_t>(m)] = 1; });
   // Fewest-hop paths over PCIe and the sockets' links (never through another GPU or the network).
   prev_.assign(n_nodes, -2);
-  queue.assign(1, a);
+  std::vector<int> queue{a};
   prev_[static_cast<std::size_t>(a)] = -1;
   for (std::size_t q = 0; q < queue.size(); ++q) {
     const int n = queue[q];
@@ -218,19 +231,12 @@ struct HostSearch {
 
   // The GPUs NVL from `gpu` (PathClassifier's NVL: a direct NVLink/xGMI link, or NVLink through NVSwitches only).
   std::vector<int> nvl_gpus(int gpu) const {
-    const int a = t.gpu_node(gpu);
-    std::unordered_map<int, char> seen{{a, 1}};
-    std::vector<int> queue{a}, out;
-    for (std::size_t q = 0; q < queue.size(); ++q)
-      for (const int i : incident[static_cast<std::size_t>(queue[q])]) {
-        const auto& l = t.links[static_cast<std::size_t>(i)];
-        if (!is_nvlink(l.type) && l.type != LinkType::Xgmi) continue;
-        const int m = l.a == queue[q] ? l.b : l.a;
-        if (seen.count(m)) continue;
-        seen.emplace(m, 1);
-        if (kind(m) == NodeKind::NvSwitch) queue.push_back(m);
-        else if (kind(m) == NodeKind::Gpu) out.push_back(t.nodes[static_cast<std::size_t>(m)].gpu);
-      }
+    std::unordered_set<int> seen;
+    std::vector<int> out;
+    const auto first = [&](int m) { return seen.insert(m).second; };
+    nvl_walk(t, incident, t.gpu_node(gpu), first, [&](int m) {
+      if (kind(m) == NodeKind::Gpu && first(m)) out.push_back(t.nodes[static_cast<std::size_t>(m)].gpu);
+    });
     return out;
   }
 };

@@ -55,6 +55,9 @@ CCSIM_MODEL=fifo NCCL_ALGO=Tree perf16 | grep -qF "# ccsim: not applied, --model
 NCCL_ALGO=Rings refused_one_line "environment NCCL_ALGO=Rings: unrecognized name 'Rings'" all_reduce_perf --topo dgx1 -b 1M -e 1M
 NCCL_PROTO='^LL,LL128,Simple' refused_one_line "environment NCCL_PROTO=^LL,LL128,Simple: leaves no protocol for AllReduce" all_reduce_perf --topo dgx1 -b 1M -e 1M
 NCCL_ALGO=NVLS refused_one_line "(--nccl-algo came from the environment: NCCL_ALGO=NVLS)" all_reduce_perf --topo dgx1 -g 8 -b 1M -e 1M
+# The variable that set the flag, not one whose line merely mentions it: NCCL_NVLS_ENABLE=1 turns nothing off.
+NCCL_ALGO=^NVLS NCCL_NVLS_ENABLE=1 refused_one_line "(--nvls came from the environment: NCCL_ALGO=^NVLS)" \
+  all_reduce_perf --topo hgx-h100 --nccl-algo nvls -g 8 -b 1M -e 1M
 # NCCL_ALGO's spelling as a flag too.
 "$ccsim" --topo dgx1 --model nccl --nccl-algo Tree -b 1M -e 1M >/dev/null 2>&1 || bad "--nccl-algo Tree refused"
 

@@ -180,6 +180,7 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
       graph_.nvls.domain_cuda_channels =
           nvls_domain_channels_in_release(release_, graph_.arch, tab_.nvls->cuda_channels[static_cast<std::size_t>(graph_.arch)]);
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
+    fabric_hops_ = tab_.fabric_hops(topo_, graph_.arch);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count
     // (release_pick), and its one ring in rank order where no NVLink ring passes every GPU.
     const auto* rule = tab_.rccl || cfg.placements.empty() ? nullptr : threshold_rule(tab_, release_);
@@ -511,17 +512,11 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   if (g.nodes <= 1 || (c.algo != Algo::Ring && c.algo != Algo::Tree && c.algo != Algo::NvlsTree)) return plan;
   // NCCL's hwLat table has Ring and Tree rows only; NVLS-tree's network hop is its own figure.
   const double nccl_hop = c.algo == Algo::NvlsTree ? tab_.nvls->tree_net_latency_us : net_hop_us(tab_, c.algo, c.proto);
-  double extra = 0;
-  std::vector<topology::LinkType> seen; // one link of each network type decides (the hop is the type's)
-  for (const auto& l : topo_.links) {
-    if (!topology::is_network(l.type) || std::find(seen.begin(), seen.end(), l.type) != seen.end()) continue;
-    seen.push_back(l.type);
-    extra = std::max(extra, tab_.net_hop_of(l, nccl_hop, g.arch, topo_.instance) - nccl_hop);
-  }
+  const double extra = fabric_hops_.extra_us(nccl_hop);
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
   const double wire = c.proto == Proto::LL ? 2.0 : c.proto == Proto::LL128 ? 128.0 / 120.0 : 1.0;
   const double share = static_cast<double>(std::max(1, plan.choice.channels)) * (c.algo == Algo::Ring ? std::max(1, ranks) : 1);
-  const double add_us = std::max(0.0, hops * extra) + tab_.rendezvous_us(topo_, g.arch, static_cast<double>(nbytes) * wire / share);
+  const double add_us = std::max(0.0, hops * extra) + fabric_hops_.rendezvous_us(static_cast<double>(nbytes) * wire / share);
   if (add_us <= 0) return plan;
   if (plan.closed_form) *plan.closed_form += from_us(add_us);
   else plan.fixed += from_us(add_us);

@@ -144,6 +144,7 @@ class Builder final : public metrics::PlanBuilder {
   double memory_GBps_ = 0;             // the GPU's data-sheet memory figure (gpu_memory_GBps), 0 when unknown
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for
   Graph graph_;
+  Tables::FabricHops fabric_hops_; // the network links' hop figures for graph_'s GPUs (with_fabric_hops), made with graph_
   CollNetGraph collnet_; // made with graph_ when the fabric has SHARP
   std::optional<ReleaseRings> release_rings_; // NCCL 2.4's own rings on one node (rings_v24.hpp), made with graph_
   std::vector<std::unique_ptr<View>> views_;

@@ -62,6 +62,7 @@ void apply_env_algo(EnvFlags& f, const std::vector<bool>& on, const std::string&
     if (nt) fail("{}: NVLSTree alone is not modelled (ccsim weighs NVLS-tree as NCCL's pick on several nodes): list it with Ring,Tree,NVLS or give --nccl-algo", where);
     const char* algo = tree ? "tree" : ring ? "ring" : cd ? "collnet_direct" : cc ? "collnet_chain" : "nvls";
     f.nccl_algo = algo;
+    f.source["--nccl-algo"] = "NCCL_ALGO";
     f.read.emplace_back("NCCL_ALGO", fmt::format("--nccl-algo {}", algo));
     return;
   }
@@ -74,6 +75,7 @@ void apply_env_algo(EnvFlags& f, const std::vector<bool>& on, const std::string&
   std::string what = "NCCL's own pick";
   if (!nv) {
     f.nvls = "off";
+    f.source["--nvls"] = "NCCL_ALGO";
     what += nt ? ", --nvls off (NVLSTree left in is not modelled: --nvls off drops the NVLS-tree NCCL runs on several nodes)"
                : ", --nvls off";
   } else if (!nt) {
@@ -81,6 +83,7 @@ void apply_env_algo(EnvFlags& f, const std::vector<bool>& on, const std::string&
   }
   if (!cd && !cc) {
     f.collnet = "off";
+    f.source["--collnet"] = "NCCL_ALGO";
     what += ", --collnet off";
   } else if (!cd || !cc) {
     what += fmt::format(" ({} left out is not modelled: --collnet auto weighs both)", cd ? "CollNetChain" : "CollNetDirect");
@@ -155,25 +158,36 @@ EnvFlags nccl_env_flags(const std::map<std::string, std::string>& env, schedule:
       f.read.emplace_back("NCCL_PROTO", "every protocol NCCL enables (no restriction)");
     } else {
       f.nccl_proto = names;
+      f.source["--nccl-proto"] = "NCCL_PROTO";
       f.read.emplace_back("NCCL_PROTO", "--nccl-proto " + names);
     }
   }
   if (const auto* v = get("NCCL_NVLS_ENABLE")) {
-    if (env_param_value(*v) == 0) f.nvls = "off";
+    if (env_param_value(*v) == 0) {
+      f.nvls = "off";
+      f.source["--nvls"] = "NCCL_NVLS_ENABLE";
+    }
     f.read.emplace_back("NCCL_NVLS_ENABLE", f.nvls ? "--nvls off" : "NVLS where the machine has it (NCCL's default)");
   }
   if (const auto* v = get("NCCL_COLLNET_ENABLE")) {
-    if (env_param_value(*v) == 0) f.collnet = "off";
+    if (env_param_value(*v) == 0) {
+      f.collnet = "off";
+      f.source["--collnet"] = "NCCL_COLLNET_ENABLE";
+    }
     f.read.emplace_back("NCCL_COLLNET_ENABLE", f.collnet ? "--collnet off" : "CollNet where the fabric has SHARP (--collnet auto)");
   }
   if (const auto* v = get("RCCL_MSCCL_ENABLE")) {
-    if (env_param_value(*v) == 0) f.msccl = "off";
+    if (env_param_value(*v) == 0) {
+      f.msccl = "off";
+      f.source["--msccl"] = "RCCL_MSCCL_ENABLE";
+    }
     f.read.emplace_back("RCCL_MSCCL_ENABLE", f.msccl ? "--msccl off" : "MSCCL where RCCL ships one (--msccl auto)");
   }
   // ncclGetLevel: NCCL_P2P_DISABLE=1 is level LOC and NCCL_P2P_LEVEL is then not read.
   const auto* disable = get("NCCL_P2P_DISABLE");
   if (disable && env_param_value(*disable) == 1) {
     f.p2p = "off";
+    f.source["--p2p"] = "NCCL_P2P_DISABLE";
     f.read.emplace_back("NCCL_P2P_DISABLE", "--p2p off");
   } else if (disable) {
     f.read.emplace_back("NCCL_P2P_DISABLE", "not 1: P2P stays on");
@@ -185,6 +199,7 @@ EnvFlags nccl_env_flags(const std::map<std::string, std::string>& env, schedule:
       try {
         (void)topology::p2p_level_from(*v, "NCCL_P2P_LEVEL");
         f.p2p_level = *v;
+        f.source["--p2p-level"] = "NCCL_P2P_LEVEL";
         f.read.emplace_back("NCCL_P2P_LEVEL", "--p2p-level " + *v);
       } catch (const Error&) {
         f.read.emplace_back("NCCL_P2P_LEVEL", "not a level NCCL reads (LOC .. SYS or a number): NCCL's default");

@@ -36,6 +36,9 @@ std::string_view nccl_func_name(schedule::Op op);
 struct EnvFlags {
   std::optional<std::string> nccl_algo, nccl_proto, nvls, collnet, msccl, p2p, p2p_level;
   std::vector<std::pair<std::string, std::string>> read; // (variable, what it became), in the order below
+  // The variable that set each flag above, recorded where it is set: "--nvls" -> "NCCL_ALGO" (the last one read
+  // wins, as for the value), so an error about the flag can name the variable nobody typed as a flag.
+  std::map<std::string, std::string> source;
 };
 EnvFlags nccl_env_flags(const std::map<std::string, std::string>& env, schedule::Op op);
 

@@ -293,6 +293,18 @@ struct P2pPlanner::View {
   // A capped view routes as its uncapped view does: the caps bound rates, they move no send to another path.
   topology::Router* routes = nullptr;
   topology::Router& route() { return routes ? *routes : *router; }
+  // The capacity of every network link at a NIC, summed (the closed-form alltoall's NIC bound): walked once per view.
+  std::optional<double> nic_capacity = std::nullopt;
+  double nic_total() {
+    if (!nic_capacity) {
+      nic_capacity = 0.0;
+      for (const auto& l : topo.links)
+        if (topology::is_network(l.type) && (topo.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Nic ||
+                                              topo.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Nic))
+          *nic_capacity += static_cast<double>(l.capacity());
+    }
+    return *nic_capacity;
+  }
 };
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
@@ -562,13 +574,7 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     // of its node's NIC ports bounds them (the GPU's own links reach only its NVSwitch; without this a 1152-GPU
     // alltoall ran at NVLink speed, 630 GB/s per GPU on 100 GB/s NICs, where the replay below 1024 ranks gave 52).
     if (f.nodes > 1) {
-      double nic_total = 0;
-      for (const auto& l : v.topo.links)
-        if (topology::is_network(l.type) &&
-            (v.topo.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Nic ||
-             v.topo.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Nic))
-          nic_total += static_cast<double>(l.capacity());
-      const double per_gpu = nic_total / std::max(1, v.topo.num_gpus());
+      const double per_gpu = v.nic_total() / std::max(1, v.topo.num_gpus());
       const double off_node = p - static_cast<double>(p) / f.nodes;
       if (per_gpu > 0) wire_s = std::max(wire_s, static_cast<double>(bytes) * off_node / per_gpu);
     }

@@ -559,14 +559,27 @@ std::vector<topology::LinkType> network_types(const topology::Topology& t) {
 }
 } // namespace
 
-double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
-  double wait = 0.0;
+Tables::FabricHops Tables::fabric_hops(const topology::Topology& t, Arch arch) const {
+  FabricHops f;
   for (const auto type : network_types(t)) {
     const auto it = net_kinds.find(type);
-    if (it == net_kinds.end() || it->second.rdma_eager_max_bytes <= 0 || transport_of(type, arch, t.instance)) continue;
-    if (message_bytes > it->second.rdma_eager_max_bytes) wait = std::max(wait, it->second.hop_us);
+    if (it == net_kinds.end()) continue; // net_hop_of: NCCL's own hop
+    const auto* tr = transport_of(type, arch, t.instance); // the instance's transport, else the GPU generation's
+    f.hop_us = std::max(f.hop_us, tr ? tr->hop_us : it->second.hop_us);
+    if (it->second.rdma_eager_max_bytes > 0 && !tr) f.rendezvous.emplace_back(it->second.rdma_eager_max_bytes, it->second.hop_us);
   }
+  return f;
+}
+
+double Tables::FabricHops::rendezvous_us(double message_bytes) const {
+  double wait = 0.0;
+  for (const auto& [eager_max, hop] : rendezvous)
+    if (message_bytes > eager_max) wait = std::max(wait, hop);
   return wait;
+}
+
+double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
+  return fabric_hops(t, arch).rendezvous_us(message_bytes);
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {

@@ -2,10 +2,12 @@
 // typed tables: enums index them, so nothing is looked up by string while predicting.
 #pragma once
 #include <array>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/topology/topology.hpp"
@@ -250,6 +252,16 @@ struct Tables {
   // network link of `t` is of such a kind, GPUs of `arch` run that protocol (no by_arch transport) and the
   // largest message a connection sends, `message_bytes`, is above the eager limit; else 0.
   double rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const;
+  // A machine's network links walked once for GPUs of `arch` (the Builder keeps it with its graph, so a plan
+  // does not walk every link again): net_hop_of's largest kind figure, and rendezvous_us's kinds.
+  struct FabricHops {
+    double hop_us = -std::numeric_limits<double>::infinity(); // the largest hop_us of a known network kind
+    std::vector<std::pair<double, double>> rendezvous;        // (rdma_eager_max_bytes, hop_us) per such kind
+    // max over the links of net_hop_of(l, nccl_hop_us, arch) - nccl_hop_us, and 0.
+    double extra_us(double nccl_hop_us) const { return hop_us > nccl_hop_us ? hop_us - nccl_hop_us : 0.0; }
+    double rendezvous_us(double message_bytes) const;
+  };
+  FabricHops fabric_hops(const topology::Topology& t, Arch arch) const;
   // Does a network link of `t` run a transport that forces NCCL_PROTO=simple on GPUs of `arch`?
   bool simple_only(const topology::Topology& t, Arch arch) const;
 };

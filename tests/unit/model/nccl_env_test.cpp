@@ -109,3 +109,19 @@ TEST_CASE("NCCL_P2P_DISABLE=1 comes before NCCL_P2P_LEVEL, which NCCL ignores wh
   REQUIRE(bad.read.size() == 1);
   CHECK(bad.read[0].second.starts_with("not a level NCCL reads"));
 }
+
+TEST_CASE("Each flag the environment sets names the variable that set it") {
+  const auto f = env_flags_of({{"NCCL_ALGO", "^NVLS,NVLSTree,CollNetDirect,CollNetChain"}, {"NCCL_PROTO", "Simple"},
+                               {"RCCL_MSCCL_ENABLE", "0"}, {"NCCL_P2P_LEVEL", "PHB"}});
+  const std::map<std::string, std::string> want{{"--nvls", "NCCL_ALGO"}, {"--collnet", "NCCL_ALGO"}, {"--nccl-proto", "NCCL_PROTO"},
+                                                {"--msccl", "RCCL_MSCCL_ENABLE"}, {"--p2p-level", "NCCL_P2P_LEVEL"}};
+  CHECK(f.source == want);
+  // NCCL_ALGO leaves NVLS out; NCCL_NVLS_ENABLE=1 turns nothing off, so --nvls still comes from NCCL_ALGO.
+  CHECK(env_flags_of({{"NCCL_ALGO", "^NVLS"}, {"NCCL_NVLS_ENABLE", "1"}}).source.at("--nvls") == "NCCL_ALGO");
+  // Both turn it off: the later one read (NCCL_NVLS_ENABLE) is named.
+  CHECK(env_flags_of({{"NCCL_ALGO", "^NVLS"}, {"NCCL_NVLS_ENABLE", "0"}}).source.at("--nvls") == "NCCL_NVLS_ENABLE");
+  const auto single = env_flags_of({{"NCCL_ALGO", "Tree"}, {"NCCL_COLLNET_ENABLE", "0"}, {"NCCL_P2P_DISABLE", "1"}});
+  CHECK(single.source == std::map<std::string, std::string>{
+                             {"--nccl-algo", "NCCL_ALGO"}, {"--collnet", "NCCL_COLLNET_ENABLE"}, {"--p2p", "NCCL_P2P_DISABLE"}});
+  CHECK(env_flags_of({{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_P2P_DISABLE", "0"}}).source.empty());
+}

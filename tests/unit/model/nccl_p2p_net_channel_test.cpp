@@ -3,12 +3,11 @@
 // src/graph/connect.cc ncclTopoPostset, and NVIDIA/nccl-tests src/sendrecv.cu (maxP2pPeers = 2 on NCCL >= 2.30).
 #include <doctest/doctest.h>
 
-#include <numeric>
-
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "nccl_run_config.hpp"
 
 using namespace ccsim;
 using namespace ccsim::model::nccl;
@@ -16,17 +15,8 @@ using namespace ccsim::model::nccl;
 namespace {
 
 metrics::Row net_sendrecv(int nodes, const std::string& version, Bytes size) {
-  const auto t = topology::resolve_topology("machine:gpu=b200,nodes=" + std::to_string(nodes) + ",nics=8x400G,kind=ib");
-  model::ModelOptions o; // the bare model: NCCL's figures, no fitted efficiencies
-  o.nccl_version = version;
-  auto b = model::make_model("nccl", t, o);
-  metrics::RunConfig c;
-  c.op = schedule::Op::SendRecv;
-  c.model_name = "nccl";
-  std::vector<int> all(static_cast<std::size_t>(8 * nodes));
-  std::iota(all.begin(), all.end(), 0);
-  c.placements = {all};
-  return metrics::run(*b, c, metrics::plan_size(c.op, 8 * nodes, size, 4));
+  return test::bare_sendrecv(topology::resolve_topology("machine:gpu=b200,nodes=" + std::to_string(nodes) + ",nics=8x400G,kind=ib"),
+                             version, size);
 }
 
 } // namespace

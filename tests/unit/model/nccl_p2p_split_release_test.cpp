@@ -6,12 +6,11 @@
 // one node from v2.20.3-1.
 #include <doctest/doctest.h>
 
-#include <numeric>
-
 #include "sim/model/nccl/nccl_version.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/topology/topology_json.hpp"
+#include "nccl_run_config.hpp"
 
 using namespace ccsim;
 using namespace ccsim::model::nccl;
@@ -20,17 +19,7 @@ namespace {
 
 // 8 A100 on one NVSwitch board, sendrecv (rank r to r + 1), the bare model under `version` ("" = the tables').
 metrics::Row a100_sendrecv(const std::string& version, Bytes size) {
-  const auto t = topology::resolve_topology("hgx-a100");
-  model::ModelOptions o; // the bare model: NCCL's figures, no fitted efficiencies
-  o.nccl_version = version;
-  auto b = model::make_model("nccl", t, o);
-  metrics::RunConfig c;
-  c.op = schedule::Op::SendRecv;
-  c.model_name = "nccl";
-  std::vector<int> all(8);
-  std::iota(all.begin(), all.end(), 0);
-  c.placements = {all};
-  return metrics::run(*b, c, metrics::plan_size(c.op, 8, size, 4));
+  return test::bare_sendrecv(topology::resolve_topology("hgx-a100"), version, size);
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 // The run configuration the NCCL-model tests start from: one op over the rings ccsim's packer finds.
 #pragma once
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -51,5 +53,20 @@ inline double predict_allreduce_us(const topology::Topology& t, const model::Par
   c.model_name = "nccl";
   if (lockstep) c.model.semantics = engine::Semantics::mpi;
   return to_us(metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4)).time);
+}
+
+// Sendrecv (rank r to r + 1) over every GPU of `t` in GPU order, under the bare --model nccl (NCCL's figures, no
+// fitted efficiencies) of NCCL release `version` ("" = the tables').
+inline metrics::Row bare_sendrecv(const topology::Topology& t, const std::string& version, Bytes size) {
+  model::ModelOptions o;
+  o.nccl_version = version;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c;
+  c.op = schedule::Op::SendRecv;
+  c.model_name = "nccl";
+  std::vector<int> all(static_cast<std::size_t>(t.num_gpus()));
+  std::iota(all.begin(), all.end(), 0);
+  c.placements = {all};
+  return metrics::run(*b, c, metrics::plan_size(c.op, t.num_gpus(), size, 4));
 }
 } // namespace ccsim::test
