@@ -112,7 +112,9 @@ TEST_CASE("A 1-8 MiB NVLS allreduce on 8 H100 pays its kernel's three stages onc
   // up-then-down pass besides the fill: 55.8 and 94.4 us.
   const auto t = topology::resolve_topology("machine:gpu=h100");
   nccl::Builder b(t, {});
-  for (const auto& [size, loops_of_w, w] : {std::tuple{Bytes{2} << 20, 3.0, 2097152.0}, std::tuple{Bytes{8} << 20, 4.0, 4194304.0}}) {
+  for (const auto& c : {std::tuple{Bytes{2} << 20, 3.0, 2097152.0}, std::tuple{Bytes{8} << 20, 4.0, 4194304.0}}) {
+    const Bytes size = std::get<0>(c); // not a structured binding: doctest's CAPTURE is a lambda (clang 14)
+    const double loops_of_w = std::get<1>(c), w = std::get<2>(c);
     const auto row = metrics::run(b, test::packed_rings_config(t), metrics::plan_size(Op::AllReduce, 8, size, 4));
     CAPTURE(size);
     REQUIRE(row.choice.algo == "nvls");
