@@ -101,14 +101,7 @@ TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop against g7e.48xlarge
   const std::string base = "machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,instance=";
   const auto sendrecv = topology::resolve_topology(base + "g7e.8xlarge");
   const auto rdma = topology::resolve_topology(base + "g7e.48xlarge");
-  auto ring = [](const topology::Topology& t, Bytes n) {
-    nccl::Options o;
-    o.params = model::ParamSet{};
-    o.mode = nccl::AlgoMode::Ring;
-    o.protos = nccl::proto_set_from("Simple");
-    nccl::Builder b(t, o);
-    return metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 2, n, 4));
-  };
+  auto ring = [](const topology::Topology& t, Bytes n) { return test::bare_forced_allreduce(t, nccl::AlgoMode::Ring, "Simple", n); };
   const auto s8 = ring(sendrecv, 8), r8 = ring(rdma, 8);
   const auto s1m = ring(sendrecv, Bytes{1} << 20), r1m = ring(rdma, Bytes{1} << 20);
   REQUIRE(s8.choice.channels == r8.choice.channels);

@@ -117,14 +117,7 @@ TEST_CASE("EFA RDMA protocol: a message above the 8192 B eager limit waits one c
 TEST_CASE("Two HGX H100 nodes over EFA: tree at 64 MiB pays the rendezvous hop that 8 B does not") {
   const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=efa");
   const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
-  auto tree = [](const topology::Topology& t, Bytes n) {
-    nccl::Options o;
-    o.params = model::ParamSet{};
-    o.mode = nccl::AlgoMode::Tree;
-    o.protos = nccl::proto_set_from("Simple");
-    nccl::Builder b(t, o);
-    return metrics::run(b, test::packed_rings_config(t), metrics::plan_size(schedule::Op::AllReduce, 16, n, 4));
-  };
+  auto tree = [](const topology::Topology& t, Bytes n) { return test::bare_forced_allreduce(t, nccl::AlgoMode::Tree, "Simple", n); };
   const auto small_efa = tree(efa, 8), small_ib = tree(ib, 8);
   const auto big_efa = tree(efa, Bytes{64} << 20), big_ib = tree(ib, Bytes{64} << 20);
   REQUIRE(small_efa.choice.channels == small_ib.choice.channels);

@@ -8,6 +8,7 @@
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/schedule/collective.hpp"
 #include "sim/topology/ring_search.hpp"
@@ -68,5 +69,16 @@ inline metrics::Row bare_sendrecv(const topology::Topology& t, const std::string
   std::iota(all.begin(), all.end(), 0);
   c.placements = {all};
   return metrics::run(*b, c, metrics::plan_size(c.op, t.num_gpus(), size, 4));
+}
+// One allreduce of `size` bytes under the bare --model nccl (NCCL's figures, no fitted efficiencies) with the
+// algorithm and protocols forced (`protos` as NCCL_PROTO), over the packed rings of every GPU.
+inline metrics::Row bare_forced_allreduce(const topology::Topology& t, model::nccl::AlgoMode mode, const std::string& protos, Bytes size) {
+  model::nccl::Options o;
+  o.params = model::ParamSet{};
+  o.mode = mode;
+  o.protos = model::nccl::proto_set_from(protos);
+  model::nccl::Builder b(t, o);
+  const auto c = packed_rings_config(t);
+  return metrics::run(b, c, metrics::plan_size(c.op, metrics::ranks_of(c), size, 4));
 }
 } // namespace ccsim::test
