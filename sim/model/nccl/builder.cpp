@@ -420,7 +420,7 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
       p2p_ = std::make_unique<P2pPlanner>(p2p_topo_ ? *p2p_topo_ : topo_, tab_, opt_.params, opt_.relay_gpus,
                                           p2p_ll_in_release(release_), p2p_ll_per_peer_threshold(release_),
                                           p2p_max_peers_in_release(release_), p2p_net_channel_rule(release_),
-                                          p2p_split_rule(release_));
+                                          p2p_split_rule(release_), p2p_net_chunk_doubled_on_gbx_in_release(release_));
     }
     const Graph& ring = p2p_->ring_graph(cfg.placements, g, opt_.gpu_arch);
     const int comm_channels = p2p_comm_channels(channels_used(tab_, ring, Algo::Ring, Proto::Simple, p, Bytes{1} << 40, opt_.channels),

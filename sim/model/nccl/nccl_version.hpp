@@ -98,6 +98,15 @@ inline P2pNetChannelRule p2p_net_channel_rule(const std::optional<NcclVersion>& 
   return *v >= kP2pNetTwoFrom ? P2pNetChannelRule::Two : P2pNetChannelRule::One;
 }
 
+// The P2P chunk across nodes on Grace-Blackwell hosts (NVIDIA/nccl src/init.cc computeBuffSizes): from v2.29.2-1
+// NCCL_P2P_NET_CHUNKSIZE (128 KiB) x 2 when the CPU is ARM and every GPU is sm100 or newer ("GBx platforms only have
+// 4 GPUs per host, which reduces the aggregation factor. Increase the ratio by a factor of 2 to compensate");
+// v2.28.9-1 and older take the 128 KiB as it is. No version: the tables' release (2.30.7), doubled.
+inline constexpr NcclVersion kP2pNetChunkGbxFrom = {2, 29, 2};
+inline bool p2p_net_chunk_doubled_on_gbx_in_release(const std::optional<NcclVersion>& v) {
+  return !v || *v >= kP2pNetChunkGbxFrom;
+}
+
 // A multi-node ring's second doubling on Hopper (NVIDIA/nccl src/graph/connect.cc ncclTopoPostset, "Use 4 compute
 // channels per search channel to reach peak BW on <8 PPN", the ring graph's bwIntra > 45): v2.18.1-1 to v2.19.x
 // doubled while 2 x channels <= MAXCHANNELS (32) on sm90 exactly, so 8 GPUs and 8 NICs a node ran 32 channels, 4

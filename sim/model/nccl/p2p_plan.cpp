@@ -309,9 +309,10 @@ struct P2pPlanner::View {
 
 P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
                        bool ll_in_release, bool ll_per_peer, bool sendrecv_max_peers, P2pNetChannelRule net_rule,
-                       P2pSplitRule split_rule)
+                       P2pSplitRule split_rule, bool gbx_net_chunk_doubled)
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
       ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers), net_rule_(net_rule), split_rule_(split_rule),
+      gbx_net_chunk_doubled_(gbx_net_chunk_doubled),
       has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
 P2pPlanner::~P2pPlanner() = default;
 
@@ -470,7 +471,8 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   const auto& gpus = cfg.placements.front();
   const int p = static_cast<int>(gpus.size());
   const Facts& f = facts(g, gpus);
-  const bool arm_blackwell = topo_.gpu_kind.rfind("gb", 0) == 0; // Grace hosts (GB200, GB300)
+  // Grace hosts (GB200, GB300) in a release that doubles their network chunk (2.29.2 on; 128 KiB before).
+  const bool arm_blackwell = gbx_net_chunk_doubled_ && topo_.gpu_kind.rfind("gb", 0) == 0;
   const bool cube = cfg.op == Op::HyperCube;
   // A peer on another node: its channels by release (P2pNetChannelRule); v2.29.2-1's are f.peer_channels already.
   int peer_channels = f.peer_channels;

@@ -7,7 +7,7 @@
 //     pow2Up(min(comm channels, NCCL_MAX_P2P_NCHANNELS)); on several nodes the per-peer count halves
 //     while perPeer x ceil(ranks / 8) > p2pnChannels.
 //   * src/init.cc computeBuffSizes: chunk NCCL_P2P_NET_CHUNKSIZE 128 KiB on several nodes (x2 on ARM
-//     Blackwell hosts, GB200/GB300), NCCL_P2P_NVL_CHUNKSIZE 512 KiB when every GPU pair is NVLink,
+//     Blackwell hosts, GB200/GB300, from v2.29.2-1), NCCL_P2P_NVL_CHUNKSIZE 512 KiB when every GPU pair is NVLink,
 //     NCCL_P2P_PCI_CHUNKSIZE 128 KiB otherwise.
 //   * src/enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan: nChannelsMin halves from perPeer while
 //     nChannelsMin x ranks > p2pnChannels; one send uses min(nChannelsMin, ceil(bytes / minPart))
@@ -166,10 +166,12 @@ class P2pPlanner {
   // `ll_in_release`: the NCCL release predicted lets small sends run LL (p2p_ll_in_release); `ll_per_peer`: its
   // LL threshold is p2pnChannelsPerPeer x 16 KiB (p2p_ll_per_peer_threshold).
   // `sendrecv_max_peers`: the release has maxP2pPeers, which nccl-tests' sendrecv sets to 2 (p2p_max_peers_in_release).
+  // `gbx_net_chunk_doubled`: the release doubles the network chunk on Grace-Blackwell hosts
+  // (p2p_net_chunk_doubled_on_gbx_in_release).
   P2pPlanner(const topology::Topology& t, const Tables& tab, const ParamSet& params, std::vector<int> relay_gpus,
              bool ll_in_release = true, bool ll_per_peer = false, bool sendrecv_max_peers = true,
              P2pNetChannelRule net_rule = P2pNetChannelRule::ByNicBandwidth,
-             P2pSplitRule split_rule = P2pSplitRule::Current);
+             P2pSplitRule split_rule = P2pSplitRule::Current, bool gbx_net_chunk_doubled = true);
   ~P2pPlanner();
   // NCCL's ring graph for the GPUs of `gpus` (comm->nChannels comes from it): its search does not depend on
   // the rank order, so it is the graph of the rings ccsim packs over those GPUs (as for a ring collective),
@@ -210,6 +212,7 @@ class P2pPlanner {
   bool sendrecv_max_peers_;
   P2pNetChannelRule net_rule_;
   P2pSplitRule split_rule_;
+  bool gbx_net_chunk_doubled_;
   bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;

@@ -27,6 +27,14 @@ TEST_CASE("P2P maxP2pPeers by release: nccl-tests' sendrecv counts 2 peers only 
   CHECK(p2p_max_peers_in_release(std::nullopt)); // the tables' release, 2.30.7
 }
 
+TEST_CASE("P2P network chunk on Grace-Blackwell hosts: 128 KiB through NCCL 2.28, doubled from 2.29.2") {
+  // src/init.cc computeBuffSizes: the ARM x sm100 ratio of 2 appears in v2.29.2-1 (v2.28.9-1 has none).
+  CHECK_FALSE(p2p_net_chunk_doubled_on_gbx_in_release(NcclVersion{2, 28, 7}));
+  CHECK_FALSE(p2p_net_chunk_doubled_on_gbx_in_release(NcclVersion{2, 28, 9}));
+  CHECK(p2p_net_chunk_doubled_on_gbx_in_release(NcclVersion{2, 29, 2}));
+  CHECK(p2p_net_chunk_doubled_on_gbx_in_release(std::nullopt)); // the tables' release, 2.30.7
+}
+
 TEST_CASE("P2P per-peer network channels fall with the node count when every rank counts as a peer") {
   // 8 x B200 per node over 8 x 400G: ring search 8 channels, doubled (connect.cc) to 16 p2p channels; a 400 Gb/s
   // NIC gives ceil(50 / 14) = 4 per peer. Halved while 4 x ceil(ranks / 8) > 16: 2 nodes 4 x 2 = 8 -> 4;
