@@ -825,7 +825,9 @@ engine::RunPlan Builder::nvls_plan(engine::RunPlan plan, const Candidate& c, con
                        opt_.params.proto_efficiency(std::string(name(Proto::Simple)));
   const double fill = nvls_replay_fill_us(*tab_.nvls, static_cast<double>(size.count * cfg.dtype.size),
                                           std::max(1, plan.choice.channels), g.nvls.channels, algbw, plan.choice.loops);
-  plan.fixed = from_us(c.lat_us + fill + opt_.params.launch_us) + launch();
+  // Each loop step's handoff a chunk below NCCL_NVLS_CHUNKSIZE pays beyond NCCL's efficiency (tuning.hpp).
+  const double handoff = nvls_step_handoff_us(tab_, g, static_cast<double>(size.count * cfg.dtype.size), std::max(1, plan.choice.channels));
+  plan.fixed = from_us(c.lat_us + fill + handoff + opt_.params.launch_us) + launch();
   return plan;
 }
 

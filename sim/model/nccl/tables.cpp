@@ -198,6 +198,7 @@ void read_nvls(const Ref& r, Tables& t) {
     if (r["efficiency"].has(kArchNames[a])) n.efficiency[a] = r["efficiency"][kArchNames[a]].number();
     if (r["cuda_channels"].has(kArchNames[a])) n.cuda_channels[a] = r["cuda_channels"][kArchNames[a]].integer(1, 64);
     if (n.efficiency[a] < 0 || n.efficiency[a] > 1) r["efficiency"][kArchNames[a]].bad("must be from 0 to 1");
+    if (r.has("step_handoff") && r["step_handoff"].has(kArchNames[a])) n.step_handoff[a] = r["step_handoff"][kArchNames[a]].boolean();
   }
   n.nvlink_latency_us = r["nvlink_latency_us"].number();
   n.max_arity = r["max_arity"].integer(2, 1024);

@@ -105,6 +105,10 @@ struct Tables {
     };
     std::vector<Shrink> chunk_shrink;
     int pipeline_stages = 1;
+    // The per-step handoff of the kernel's Simple primitives (prims_simple.h: wait for the peers' flags,
+    // barriers, a system-scope fence, post), charged per loop on the architectures listed here only
+    // (tuning.hpp nvls_step_handoff_us). Its size is NCCL's own NVLink Simple step latency (hwLatencies).
+    std::array<bool, kArchs> step_handoff{};
     // NVLS-tree (several nodes): hwLatencies NVLINK and NET rows of NVLSTree (base latency 0), the
     // per-channel cap perChMaxNVLSTreeBws, and the search's inter-node speeds (the NVLS graph on several
     // nodes is searched with speedArrayInter).

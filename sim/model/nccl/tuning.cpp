@@ -269,6 +269,18 @@ double nvls_replay_fill_us(const Tables::Nvls& n, double nbytes, int channels, i
   return std::max(0.0, fill - nbytes / replay_segments / (1000.0 * algbw_GBps));
 }
 
+double nvls_step_handoff_us(const Tables& tab, const Graph& g, double nbytes, int channels) {
+  if (!tab.nvls || channels < 1 || !(nbytes > 0)) return 0;
+  const auto& n = *tab.nvls;
+  const int heads = g.nvls.channels;
+  if (!n.step_handoff[enum_index(g.arch)] || n.pipeline_stages < 2 || heads < 1 || !(n.chunk_bytes > 0)) return 0;
+  const double share = nbytes / channels;
+  const double chunk = nvls_chunk_bytes(n, share, heads);
+  const double loops = std::ceil(share / (heads * chunk));
+  const double step_us = tab.hw_latency_us[enum_index(Path::NvLink)].at(enum_index(Algo::Ring))[enum_index(Proto::Simple)];
+  return (loops + n.pipeline_stages - 1) * step_us * std::max(0.0, 1.0 - chunk / n.chunk_bytes);
+}
+
 double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, const Tables::Nvls::TreeTunerRule& rule) {
   const double newest = nvls_bus_bandwidth(tab, g, op, p);
   if (!g.nvls.tree || newest <= 0) return 0;

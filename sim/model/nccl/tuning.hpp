@@ -57,6 +57,15 @@ double nvls_pipeline_fill_us(const Tables::Nvls& n, double nbytes, int channels,
 // each other: four loop times for a one-loop call whose kernel runs three.
 double nvls_replay_fill_us(const Tables::Nvls& n, double nbytes, int channels, int heads, double algbw_GBps,
                            int replay_segments);
+// The per-loop handoff that a chunk smaller than NCCL_NVLS_CHUNKSIZE pays on one node (device/all_reduce.h
+// RunWorkColl NVLS: every stage runs one Simple primitive per loop; prims_simple.h ScatterGatherOp waits for
+// all its peers' flags, copies to each head in turn, barriers, fences at system scope and posts: a fixed cost
+// per step, whatever the chunk). Its size is NCCL's own latency of one Simple step on NVLink (tuning.cc
+// hwLatencies NVLINK Ring Simple, 3.4 us). NCCL's NVLS efficiency is its figure at NCCL_NVLS_CHUNKSIZE, so it
+// already holds the handoff at the full chunk: a loop of chunk c pays s x (1 - c / NCCL_NVLS_CHUNKSIZE) more,
+// over the call's (loops + stages - 1) loop steps. 0 where the table does not list the architecture (Hopper is
+// not listed: models/README.md, bwnvls section) or for a one-stage table.
+double nvls_step_handoff_us(const Tables& tab, const Graph& g, double nbytes, int channels);
 // CUDA channels NCCL runs for this size and protocol (search channels x2, shrunk for small messages).
 // `logged` > 0: the channel count an NCCL log reports, the start instead of the graph's.
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int ranks, Bytes nbytes, int logged = 0);
