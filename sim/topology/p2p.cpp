@@ -149,21 +149,32 @@ NodeKind PathClassifier::kind(int n) const { return t_.nodes[static_cast<std::si
 // gets the answer a search of its own would give.
 void PathClassifier::search_from(int a) const {
   from_ = a;
-  const std::size_t n_nodes = t_.nodes.size();
+  if (nvl_.empty()) {
+    const std::size_t n_nodes = t_.nodes.size();
+    nvl_.assign(n_nodes, 0);
+    seen_.assign(n_nodes, 0);
+    prev_.assign(n_nodes, -2);
+  }
+  for (const int m : touched_) {
+    nvl_[static_cast<std::size_t>(m)] = 0;
+    seen_[static_cast<std::size_t>(m)] = 0;
+    prev_[static_cast<std::size_t>(m)] = -2;
+  }
+  touched_.clear();
   // NVL (nvl_walk): a node is NVL from `a` when an NVLink leads to it from `a` or from a switch so reached.
-  nvl_.assign(n_nodes, 0);
-  std::vector<char> seen(n_nodes, 0);
   nvl_walk(
       t_, incident_, a,
       [&](int m) {
-        char& s = seen[static_cast<std::size_t>(m)];
+        char& s = seen_[static_cast<std::size_t>(m)];
         const bool fresh = !s;
         s = 1;
+        if (fresh) touched_.push_back(m);
         return fresh;
       },
-      [&](int m) { nvl_[static_cast<std::size_t>(m)] = 1; });
+      [&](int m) {
+        if (!nvl_[static_cast<std::size_t>(m)]) touched_.push_back(m), nvl_[static_cast<std::size_t>(m)] = 1;
+      });
   // Fewest-hop paths over PCIe and the sockets' links (never through another GPU or the network).
-  prev_.assign(n_nodes, -2);
   std::vector<int> queue{a};
   prev_[static_cast<std::size_t>(a)] = -1;
   for (std::size_t q = 0; q < queue.size(); ++q) {
@@ -178,6 +189,7 @@ void PathClassifier::search_from(int a) const {
       queue.push_back(m);
     }
   }
+  touched_.insert(touched_.end(), queue.begin(), queue.end());
 }
 
 PathClass PathClassifier::operator()(int gpu_a, int gpu_b) const {

@@ -51,6 +51,10 @@ class PathClassifier {
   mutable int from_ = -1;                  // the node the two searches below started at
   mutable std::vector<char> nvl_;          // per node: NVL from from_ (the link, or NVLink through NVSwitches only)
   mutable std::vector<int> prev_;          // per node: its predecessor on from_'s fewest-hop PCIe path (-2 none)
+  mutable std::vector<char> seen_;         // per node: walked by from_'s NVL search
+  // The nodes whose entries above the last search set: the next search clears only those. Clearing the
+  // node-sized arrays per source GPU made a cluster's ring neighbours cost GPUs x nodes (8,192 H100 hosts).
+  mutable std::vector<int> touched_;
 };
 // What NCCL's paths.cc makes of a GPU-NIC path, by release (nccl_version.hpp nic_path_rules): `pxn` a GPU whose
 // own NIC path is farther than PXB reaches a NIC through an NVLink peer that has it within PXB (PATH_PXN, from

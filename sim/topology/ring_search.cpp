@@ -191,16 +191,20 @@ static std::vector<int> torus_snake(const std::vector<int>& dims) {
 // opened at the NICs is a Hamiltonian path, and the n directed zigzag paths s, s+1, s-1, s+2, ... (s <
 // n/2, both directions; Walecki's decomposition of the complete graph) use every directed GPU pair once,
 // so n rings share no link. The path of ring j ends at exits[j] and starts n/2 further round. Empty when
-// that does not apply (exits not distinct, odd n, a pair without a direct link).
+// that does not apply (exits not distinct, odd n, a pair without a direct link). `link_ids`: the host's own
+// links (a link between two of its GPUs is one of them; a scan of the cluster's links per host was quadratic).
 static std::vector<std::vector<int>> mesh_paths(const Topology& t, const std::vector<int>& members,
-                                                const std::vector<int>& exits) {
+                                                const std::vector<int>& exits, const std::vector<int>& link_ids) {
   const int n = static_cast<int>(members.size());
   if (n < 4 || n % 2 != 0 || exits.size() > members.size()) return {};
   if (std::set<int>(exits.begin(), exits.end()).size() != exits.size()) return {};
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {
       const int x = t.gpu_node(members[static_cast<std::size_t>(a)]), y = t.gpu_node(members[static_cast<std::size_t>(b)]);
-      if (std::none_of(t.links.begin(), t.links.end(), [&](const Link& l) { return (l.a == x && l.b == y) || (l.a == y && l.b == x); }))
+      if (std::none_of(link_ids.begin(), link_ids.end(), [&](int li) {
+            const Link& l = t.links[static_cast<std::size_t>(li)];
+            return (l.a == x && l.b == y) || (l.a == y && l.b == x);
+          }))
         return {};
     }
   auto zigzag = [n](int s) {
@@ -307,7 +311,8 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
   for (const auto& pre : order) {
     const auto inside = pack_rings_on(t, members[pre], 16, &host_of_node, &own_links[pre]).rings;
     std::set<int> entries; // entry GPUs already taken by a ring on this host
-    if (const auto paths = mesh_paths(t, members[pre], nearest_members(router, t, members[pre], nics[pre], rings)); !paths.empty()) {
+    if (const auto paths = mesh_paths(t, members[pre], nearest_members(router, t, members[pre], nics[pre], rings), own_links[pre]);
+        !paths.empty()) {
       for (std::size_t j = 0; j < rings; ++j) out.rings[j].insert(out.rings[j].end(), paths[j].begin(), paths[j].end());
       continue;
     }
