@@ -80,6 +80,7 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
     if (!arch) r[key].bad("is not a GPU architecture (pascal, volta, ampere, hopper, blackwell)");
     const auto a = r[key];
     Tables::NetTransport tr;
+    if (!a.has("hop_us") && !a.has("gdr")) r[key].bad("needs hop_us (the hop itself) or gdr (the kind's hop per operation)");
     if (a.has("gdr")) tr.gdr = a["gdr"].boolean();
     if (a.has("latency_us")) tr.reported_latency_us = reported_latency(a);
     tr.hop_us = a.has("hop_us") ? a["hop_us"].number() : two_sided_hop_us(kind, tr.gdr);

@@ -93,7 +93,8 @@ TEST_CASE("NCCL tables: a bad net_kinds by_arch entry is refused naming it") {
   const std::string path = "/tmp/ccsim-efa-by-arch-bad-" + std::to_string(::getpid()) + ".json";
   auto j = nlohmann::json::parse(std::ifstream(nccl::default_tables_path()));
   for (const auto& entry : {nlohmann::json{{"kepler", {{"hop_us", 75.0}}}}, nlohmann::json{{"ampere", {{"hop_us", -1.0}}}},
-                            nlohmann::json{{"ampere", {{"simple_only", true}}}}}) {
+                            nlohmann::json{{"ampere", {{"simple_only", true}}}}, nlohmann::json{{"ampere", {{"gdr", "yes"}}}},
+                            nlohmann::json{{"ampere", {{"gdr", true}, {"latency_us", -1.0}}}}}) {
     auto bad = j;
     bad["net_kinds"]["efa"]["by_arch"] = entry;
     std::ofstream(path) << bad.dump();
