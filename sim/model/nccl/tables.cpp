@@ -59,7 +59,20 @@ class Ref {
   JsonValue v_;
 };
 
-// by_arch: {"<arch>": {"hop_us": >= 0, "simple_only": bool (optional)}, "source": ...}.
+// A two-sided (SENDRECV) transport's wire, from the kind's hop (EFA: aws-ofi-nccl's tuner, 20 us of network plus
+// 3 us of completion per operation): one operation per message, and with GPUDirect RDMA one more, the receiver's
+// flush (aws-ofi-nccl sendrecv recv_comm::flush: an fi_read through the NIC after every non-empty receive, before
+// NCCL hands the data to the GPU; NCCL's own formula counts it as one more latencyInter for Simple).
+double two_sided_hop_us(const Tables::NetKind& kind, bool gdr) { return kind.hop_us * (gdr ? 2.0 : 1.0); }
+
+double reported_latency(const Ref& e) {
+  const double v = e["latency_us"].number();
+  if (!(v >= 0 && v < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
+  return v;
+}
+
+// by_arch: {"<arch>": {"hop_us": >= 0 (optional: else the kind's two-sided hop), "latency_us": >= 0 (optional, what
+// the plugin reports to NCCL), "gdr": bool (optional), "simple_only": bool (optional)}, "source": ...}.
 void read_net_transports(const Ref& r, Tables::NetKind& kind) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
@@ -67,7 +80,10 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
     if (!arch) r[key].bad("is not a GPU architecture (pascal, volta, ampere, hopper, blackwell)");
     const auto a = r[key];
     Tables::NetTransport tr;
-    tr.hop_us = a["hop_us"].number();
+    if (!a.has("hop_us") && !a.has("gdr")) r[key].bad("needs hop_us (the hop itself) or gdr (the kind's hop per operation)");
+    if (a.has("gdr")) tr.gdr = a["gdr"].boolean();
+    if (a.has("latency_us")) tr.reported_latency_us = reported_latency(a);
+    tr.hop_us = a.has("hop_us") ? a["hop_us"].number() : two_sided_hop_us(kind, tr.gdr);
     if (!(tr.hop_us >= 0 && tr.hop_us < 1e6)) a["hop_us"].bad("must be from 0 to 1e6 us");
     if (a.has("simple_only")) tr.simple_only = a["simple_only"].boolean();
     kind.by_arch[*arch] = tr;
@@ -75,7 +91,7 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
 }
 
 // instances: {"source": ..., "table": [{"name": "p4d.24xlarge" | "pattern": "<regex>" (with a "name" label),
-// "protocol": "sendrecv" | "rdma", "latency_us": >= 0}, ...]}, in the plugin's order.
+// "protocol": "sendrecv" | "rdma", "latency_us": >= 0, "gdr": bool (optional)}, ...]}, in the plugin's order.
 void read_net_instances(const Ref& r, Tables::NetKind& kind) {
   const auto table = r["table"];
   if (table.size() == 0) table.bad("must be a non-empty array of entries");
@@ -94,12 +110,13 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     const std::string proto = e["protocol"].string();
     if (proto != "sendrecv" && proto != "rdma") e["protocol"].bad("must be sendrecv or rdma");
     in.rdma = proto == "rdma";
-    in.latency_us = e["latency_us"].number();
-    if (!(in.latency_us >= 0 && in.latency_us < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
-    // SENDRECV: the reported latency is taken as the hop, as by_arch's rows are (a figure AWS derived from measured
-    // allreduce latency and then tried for NCCL's choices: models/README.md "EFA by instance type"), and LL/LL128
-    // are off (no in-order 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
-    in.transport = Tables::NetTransport{in.latency_us, true};
+    in.latency_us = reported_latency(e);
+    const bool gdr = e.has("gdr") && e["gdr"].boolean();
+    // SENDRECV: the reported latency is what NCCL's tuner weighs (AWS derived it from measured allreduce latency,
+    // then tried values around it for NCCL's choices: models/README.md "EFA's SENDRECV floor"), not the wire: the
+    // replay charges the kind's hop per EFA operation, the GDR flush one more. LL/LL128 are off (no in-order
+    // 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
+    in.transport = Tables::NetTransport{two_sided_hop_us(kind, gdr), true, in.latency_us, gdr};
     kind.instances.push_back(std::move(in));
   }
 }

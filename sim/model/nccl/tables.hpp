@@ -212,28 +212,32 @@ struct Tables {
   // by_arch: where the fabric's transport differs by GPU generation (EFA: aws-ofi-nccl's SENDRECV protocol
   // on the pre-Hopper instance families, which report a larger latency to NCCL and force NCCL_PROTO=simple).
   struct NetTransport {
-    double hop_us = 0.0;      // the network hop in place of NCCL's NET hwLat (as hop_us)
+    double hop_us = 0.0;      // the network hop the replay charges in place of NCCL's NET hwLat (as hop_us)
     bool simple_only = false; // LL/LL128 off: the transport does not deliver 128-byte lines in order
+    // What the plugin reports to NCCL (ncclNetProperties latency; 0: not stated): a figure NCCL's tuner weighs
+    // (tuning.cc latencyInter), tuned by AWS to steer the choice, not the wire the replay charges.
+    double reported_latency_us = 0.0;
+    bool gdr = false; // GPUDirect RDMA: the receiver flushes each message (one more EFA operation per hop)
   };
   struct NetKind {
     double rate_vs_ib = 1.0;
     double hop_us = 0.0;
     // rdma_eager_max_bytes (> 0): the plugin's write (RDMA) protocol sends a message above this size only once
     // the receiver's control message (its buffer) has crossed the network: one more hop_us per collective.
-    // Not for a by_arch transport (a SENDRECV family's measured hop already holds its whole path).
+    // Not for a by_arch or SENDRECV transport (two-sided sends: libfabric's own eager/read protocols, not modelled).
     double rdma_eager_max_bytes = 0.0;
     std::map<Arch, NetTransport> by_arch;
     // instances: the net plugin's own table of machines (EFA: aws-ofi-nccl's platform_data_map), in its order,
     // the first match winning: an entry names one instance type, or a pattern (POSIX extended regex, searched
     // as the plugin does). A write (RDMA) entry runs the kind's hop and rendezvous; any other runs its own
-    // transport (SENDRECV: the latency the plugin reports as the hop, Simple only). A topology naming an
+    // transport (SENDRECV: the kind's hop per EFA operation, the GDR flush one more, Simple only). A topology naming an
     // instance (Topology::instance) takes its entry in place of by_arch; a name no entry matches is refused.
     struct Instance {
       std::string name;      // the exact instance type, or the entry's label when `pattern` is set
       std::string pattern;   // regex, empty: exact name
       bool rdma = false;     // default_protocol RDMA (else SENDRECV)
       double latency_us = 0; // what the plugin reports to NCCL (ncclNetProperties latency)
-      NetTransport transport; // SENDRECV's: hop = latency_us, simple_only
+      NetTransport transport; // SENDRECV's: the kind's hop, twice with GDR (the flush), simple_only
     };
     std::vector<Instance> instances;
   };
@@ -243,7 +247,7 @@ struct Tables {
   // stages_through_host); GPU peer-to-peer copies across AMD's xGMI socket link run at the link as drawn.
   double replay_lane_GBps(const topology::Topology& t, const topology::Link& l, bool host_staging = true) const;
   // The network hop latency of link l for GPUs of `arch`: NCCL's `nccl_hop_us`, or the kind's hop_us where
-  // larger, a by_arch transport's hop replacing the kind's (0 off the network).
+  // larger, a by_arch or instance transport's hop replacing the kind's (0 off the network).
   // `instance`: the topology's instance type (Topology::instance), empty: by the GPU generation.
   double net_hop_of(const topology::Link& l, double nccl_hop_us, Arch arch, const std::string& instance = {}) const;
   // The transport a network link of kind `type` runs for GPUs of `arch` on `instance` (empty: none named): the

@@ -7,14 +7,16 @@
 //    entry before the pattern (SENDRECV, 75); g7e.8xlarge is SENDRECV (35), g7e.48xlarge RDMA;
 //    p6e-gb200.36xlarge falls to the p-series pattern "^p([5-9]|[0-9]{2,}).*" (RDMA, 35); g7e.4xlarge and
 //    c5n.18xlarge match no entry and are refused.
-//  * The transport: a SENDRECV entry's reported latency is the hop and LL/LL128 are off, whatever the GPU
-//    generation (a Blackwell GPU on a g7e.8xlarge: 35 us, Simple only; by generation alone Blackwell is RDMA);
-//    an RDMA entry keeps the kind's 23 us hop, even under an A100 (p5.48xlarge named: no SENDRECV row).
+//  * The transport: a SENDRECV entry charges the kind's 23 us per EFA operation as the hop, twice where the
+//    table says gdr_required (the receiver's GDR flush: p4de 46 us), and LL/LL128 are off, whatever the GPU
+//    generation (a Blackwell GPU on a g7e.8xlarge, no GDR: 23 us, Simple only, its reported 35 us kept for
+//    NCCL's tuner; by generation alone Blackwell is RDMA); an RDMA entry keeps the kind's 23 us hop, even under
+//    an A100 (p5.48xlarge named: no SENDRECV row).
 //  * A replay: 2 nodes of 1 RTX PRO 6000 and one 100G EFA NIC, allreduce forced to ring/Simple (2 ranks), named
 //    g7e.8xlarge (SENDRECV) against g7e.48xlarge (RDMA). The ring crosses the network 2 (nodes - 1) = 2 times;
-//    NCCL's NET ring/Simple hop is 14 us, so SENDRECV adds 2 x (35 - 14) and RDMA 2 x (23 - 14): 24 us apart
-//    at 8 B. At 1 MiB a connection's message (1 MiB / (channels x 2 ranks)) is above the 8192 B eager limit,
-//    so RDMA also waits its 23 us rendezvous and the gap is 24 - 23 = 1 us.
+//    NCCL's NET ring/Simple hop is 14 us, so SENDRECV (no GDR) adds 2 x (23 - 14) and RDMA 2 x (23 - 14): the
+//    same at 8 B. At 1 MiB a connection's message (1 MiB / (channels x 2 ranks)) is above the 8192 B eager
+//    limit, so RDMA also waits its 23 us rendezvous and SENDRECV is 23 us the faster.
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -74,14 +76,20 @@ TEST_CASE("EFA by instance type: the named entry's transport in place of the GPU
   const auto& tab = nccl::load_tables();
   const auto* g7e8 = tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "g7e.8xlarge");
   REQUIRE(g7e8 != nullptr);
-  CHECK(g7e8->hop_us == doctest::Approx(35.0));
+  CHECK(g7e8->hop_us == doctest::Approx(23.0)); // no GDR: one EFA operation, not the reported 35
+  CHECK(g7e8->reported_latency_us == doctest::Approx(35.0));
+  CHECK_FALSE(g7e8->gdr);
+  const auto* p4de = tab.transport_of(LinkType::Efa, nccl::Arch::Ampere, "p4de.24xlarge");
+  REQUIRE(p4de != nullptr);
+  CHECK(p4de->hop_us == doctest::Approx(46.0)); // GDR: the send and the receiver's flush
+  CHECK(p4de->reported_latency_us == doctest::Approx(75.0));
   CHECK(g7e8->simple_only);
   CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "") == nullptr);            // Blackwell: RDMA
   CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Blackwell, "g7e.48xlarge") == nullptr); // RDMA entry
   CHECK(tab.transport_of(LinkType::Efa, nccl::Arch::Ampere, "p5.48xlarge") == nullptr);
   const auto* p5small = tab.transport_of(LinkType::Efa, nccl::Arch::Hopper, "p5.4xlarge");
   REQUIRE(p5small != nullptr);
-  CHECK(p5small->hop_us == doctest::Approx(75.0));
+  CHECK(p5small->hop_us == doctest::Approx(23.0)); // gdr_required false
   CHECK(tab.transport_of(LinkType::Ib, nccl::Arch::Hopper, "p5.4xlarge") == nullptr); // not EFA: no table
 }
 
@@ -97,7 +105,7 @@ TEST_CASE("EFA by instance type: the topology words, kind efa by default and kep
   CHECK_THROWS_AS(topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,instance="), Error);
 }
 
-TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop against g7e.48xlarge's RDMA rendezvous") {
+TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop (no GDR) against g7e.48xlarge's RDMA rendezvous") {
   const std::string base = "machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,instance=";
   const auto sendrecv = topology::resolve_topology(base + "g7e.8xlarge");
   const auto rdma = topology::resolve_topology(base + "g7e.48xlarge");
@@ -106,8 +114,8 @@ TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop against g7e.48xlarge
   const auto s1m = ring(sendrecv, Bytes{1} << 20), r1m = ring(rdma, Bytes{1} << 20);
   REQUIRE(s8.choice.channels == r8.choice.channels);
   REQUIRE(s1m.choice.channels == r1m.choice.channels);
-  CHECK(to_us(s8.time) - to_us(r8.time) == doctest::Approx(2 * (35.0 - 23.0)).epsilon(1e-3));
-  CHECK(to_us(s1m.time) - to_us(r1m.time) == doctest::Approx(2 * (35.0 - 23.0) - 23.0).epsilon(1e-2));
+  CHECK(to_us(s8.time) - to_us(r8.time) == doctest::Approx(0.0).epsilon(1e-3));
+  CHECK(to_us(s1m.time) - to_us(r1m.time) == doctest::Approx(-23.0).epsilon(1e-2));
 }
 
 TEST_CASE("EFA by instance type: the nccl model refuses an instance its table does not hold") {

@@ -1,12 +1,15 @@
 // EFA by GPU generation (models/nccl.json net_kinds efa by_arch; aws/aws-ofi-nccl src/platform-aws.cpp):
 // the families before Hopper run the plugin's SENDRECV protocol, report 75 us (p4d/p4de, A100) or 150 us
 // (p3dn, V100) of inter-node latency to NCCL, and get NCCL_PROTO=simple (no in-order 128-byte delivery).
-// Worked by hand:
-//  * the hop: an A100 over EFA 75 us where NCCL's NET hop is smaller (tree/LL 5.0, tree/Simple 14), a V100
-//    150, a Hopper GPU the kind's own 23 (RDMA protocol, the plugin's tuner), InfiniBand NCCL's own;
+// The reported latency is what NCCL's tuner weighs; the replay charges the wire (models/README.md "EFA's
+// SENDRECV floor"): the kind's 23 us per EFA operation (aws-ofi-nccl's tuner: 20 us network + 3 us
+// completion), one more where the family runs GPUDirect RDMA (the table's gdr_required: p4d/p4de yes, p3dn
+// no), the receiver's flush (an fi_read through the NIC after each receive). Worked by hand:
+//  * the hop: an A100 over EFA 2 x 23 = 46 us where NCCL's NET hop is smaller (tree/LL 5.0, tree/Simple 14),
+//    a V100 23 (no GDR), a Hopper GPU the kind's own 23 (RDMA protocol), InfiniBand NCCL's own;
 //  * Simple only: on 2 HGX A100 nodes over EFA every size runs Simple, while over InfiniBand 8 B is LL;
 //  * the time: 2 HGX A100 nodes, 8 B allreduce, tree/Simple on both sides: the tree crosses the network
-//    2 log2(2) = 2 times, so EFA adds 2 x (75 - 14) = 122 us over the same tree/Simple on InfiniBand (forced
+//    2 log2(2) = 2 times, so EFA adds 2 x (46 - 14) = 64 us over the same tree/Simple on InfiniBand (forced
 //    there with a tables copy whose ib kind is Simple-only at NCCL's own 14 us hop).
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
@@ -44,11 +47,11 @@ metrics::Row allreduce_8B(const topology::Topology& t, const std::string& tables
 }
 } // namespace
 
-TEST_CASE("EFA by GPU generation: the SENDRECV families' hop is the latency aws-ofi-nccl reports") {
+TEST_CASE("EFA by GPU generation: the SENDRECV hop is EFA's 23 us per operation, twice with the GDR flush, not the reported latency") {
   const auto& tab = nccl::load_tables();
   const auto efa = pair_over(LinkType::Efa), ib = pair_over(LinkType::Ib), nvl = pair_over(LinkType::NvLink3);
-  CHECK(tab.net_hop_of(efa.links.front(), 5.0, nccl::Arch::Ampere) == doctest::Approx(75.0));
-  CHECK(tab.net_hop_of(efa.links.front(), 14.0, nccl::Arch::Volta) == doctest::Approx(150.0));
+  CHECK(tab.net_hop_of(efa.links.front(), 5.0, nccl::Arch::Ampere) == doctest::Approx(46.0));
+  CHECK(tab.net_hop_of(efa.links.front(), 14.0, nccl::Arch::Volta) == doctest::Approx(23.0));
   CHECK(tab.net_hop_of(efa.links.front(), 5.0, nccl::Arch::Hopper) == doctest::Approx(23.0));
   CHECK(tab.net_hop_of(ib.links.front(), 5.0, nccl::Arch::Ampere) == doctest::Approx(5.0));
   CHECK(tab.net_hop_of(nvl.links.front(), 5.0, nccl::Arch::Ampere) == doctest::Approx(0.0));
@@ -56,9 +59,18 @@ TEST_CASE("EFA by GPU generation: the SENDRECV families' hop is the latency aws-
   CHECK(tab.simple_only(efa, nccl::Arch::Volta));
   CHECK_FALSE(tab.simple_only(efa, nccl::Arch::Hopper));
   CHECK_FALSE(tab.simple_only(ib, nccl::Arch::Ampere));
+  // What the plugin reports to NCCL stays beside the wire, for NCCL's tuner.
+  const auto* a100 = tab.transport_of(LinkType::Efa, nccl::Arch::Ampere, "");
+  const auto* v100 = tab.transport_of(LinkType::Efa, nccl::Arch::Volta, "");
+  REQUIRE(a100 != nullptr);
+  REQUIRE(v100 != nullptr);
+  CHECK(a100->reported_latency_us == doctest::Approx(75.0));
+  CHECK(a100->gdr);
+  CHECK(v100->reported_latency_us == doctest::Approx(150.0));
+  CHECK_FALSE(v100->gdr);
 }
 
-TEST_CASE("Two HGX A100 nodes over EFA run Simple at 8 B, 2 x (75 - 14) us above InfiniBand's tree/Simple") {
+TEST_CASE("Two HGX A100 nodes over EFA run Simple at 8 B, 2 x (46 - 14) us above InfiniBand's tree/Simple") {
   const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
   const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=ib");
   const auto on_efa = allreduce_8B(efa);
@@ -74,14 +86,15 @@ TEST_CASE("Two HGX A100 nodes over EFA run Simple at 8 B, 2 x (75 - 14) us above
   std::remove(path.c_str());
   CHECK(on_ib.choice.algo == "tree");
   CHECK(on_ib.choice.proto == "Simple");
-  CHECK(to_us(on_efa.time) - to_us(on_ib.time) == doctest::Approx(2 * (75.0 - 14.0)).epsilon(1e-3));
+  CHECK(to_us(on_efa.time) - to_us(on_ib.time) == doctest::Approx(2 * (46.0 - 14.0)).epsilon(1e-3));
 }
 
 TEST_CASE("NCCL tables: a bad net_kinds by_arch entry is refused naming it") {
   const std::string path = "/tmp/ccsim-efa-by-arch-bad-" + std::to_string(::getpid()) + ".json";
   auto j = nlohmann::json::parse(std::ifstream(nccl::default_tables_path()));
   for (const auto& entry : {nlohmann::json{{"kepler", {{"hop_us", 75.0}}}}, nlohmann::json{{"ampere", {{"hop_us", -1.0}}}},
-                            nlohmann::json{{"ampere", {{"simple_only", true}}}}}) {
+                            nlohmann::json{{"ampere", {{"simple_only", true}}}}, nlohmann::json{{"ampere", {{"gdr", "yes"}}}},
+                            nlohmann::json{{"ampere", {{"gdr", true}, {"latency_us", -1.0}}}}}) {
     auto bad = j;
     bad["net_kinds"]["efa"]["by_arch"] = entry;
     std::ofstream(path) << bad.dump();
@@ -98,8 +111,8 @@ TEST_CASE("NCCL tables: a bad net_kinds by_arch entry is refused naming it") {
 // aws-ofi-nccl's RDMA protocol (Hopper and later over EFA): a message above EAGER_MAX_SIZE (8192 B) waits for the
 // receiver's control message, one network trip per collective (models/nccl.json net_kinds efa
 // rdma_eager_max_bytes). Worked by hand from the table entries: the wait is the kind's 23 us hop where a
-// connection's largest message is above 8192 B, 0 at or below it, 0 for a SENDRECV family (A100: its 75 us is
-// AWS's measured hop of the whole path) and 0 off EFA.
+// connection's largest message is above 8192 B, 0 at or below it, 0 for a SENDRECV family (A100: two-sided sends
+// through libfabric, whose own protocols are not modelled) and 0 off EFA.
 TEST_CASE("EFA RDMA protocol: a message above the 8192 B eager limit waits one control-message hop") {
   const auto& tab = nccl::load_tables();
   const auto efa = pair_over(LinkType::Efa), ib = pair_over(LinkType::Ib);
