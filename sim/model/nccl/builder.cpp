@@ -316,18 +316,13 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   int blocks_per_channel = 1;
   if (ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
     std::vector<double> nic_GBps;
-    std::vector<int> host;
-    for (int gpu : g.rings.front())
-      if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) host.push_back(gpu);
-    nic_heads(topo_, tab_, *base.router, host, nullptr, &nic_GBps);
-    double search = 0;
-    if (tab_.nvls && !nic_GBps.empty())
-      for (double s : tab_.nvls->speed_inter[static_cast<std::size_t>(g.arch)])
-        if (s <= *std::max_element(nic_GBps.begin(), nic_GBps.end()) + 1e-9) {
-          search = s;
-          break;
-        }
-    if (search > 45.0) blocks_per_channel = 2;
+    nic_heads(topo_, tab_, *base.router, first_host_gpus(g), nullptr, &nic_GBps);
+    if (tab_.nvls && !nic_GBps.empty()) {
+      const auto& speeds = tab_.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
+      const double fastest = *std::max_element(nic_GBps.begin(), nic_GBps.end());
+      const std::size_t i = speeds.empty() ? 0 : first_inter_speed(speeds, fastest);
+      if (i < speeds.size() && speeds[i] <= fastest + 1e-9 && speeds[i] > 45.0) blocks_per_channel = 2;
+    }
   }
   std::vector<int> blocks(2 * v->topo.links.size(), 0); // per directed channel: the CUDA channels whose ring crosses it
   for (int ring = 0; ring < std::min(channels, R); ++ring) {

@@ -164,10 +164,7 @@ void dup_channels(const Tables& tab, Graph& g) {
 // channels are duplicated. RCCL keeps bw: its measured ratios are relative to it.
 double tree_bw_of(const Topology& t, const Tables& tab, const Graph& g, const RingSpeeds& s, bool direct) {
   if (g.nodes != 2 || tab.rccl || g.rings.empty()) return g.bw;
-  std::vector<int> first_host;
-  for (int gpu : g.rings.front())
-    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) first_host.push_back(gpu);
-  const double nvs = nvswitch_total(t, tab, first_host);
+  const double nvs = nvswitch_total(t, tab, first_host_gpus(g));
   const double intra = direct ? std::max(s.intra_lane, nvs / g.channels) : std::max(s.intra_total, nvs) / g.channels;
   const double inter = direct ? s.inter_lane : s.inter_total / g.channels;
   return inter < 1e300 && intra + 1e-9 >= 2.0 * inter ? std::max(g.bw, 2.0 * inter) : g.bw;
@@ -229,14 +226,26 @@ int inter_ring_channels(const Tables& tab, double switch_total, const std::vecto
 // one a NIC path carries (system->maxBw); a lower speed is kept when channels x speed grows, the search stops
 // once every channel fits (maxChannels), once channels x speed reaches the GPU's bandwidth (totalBw), or when
 // the next speed falls to 0.49 of the best; pass 2 then raises the speed while the channels still fit.
+std::size_t first_inter_speed(const std::vector<double>& speeds, double max_nic_GBps) {
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > max_nic_GBps + 1e-9) ++i;
+  return i;
+}
+
+std::vector<int> first_host_gpus(const Graph& g) {
+  std::vector<int> host;
+  if (g.rings.empty() || g.rings.front().empty()) return host;
+  const int first = g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())];
+  for (int gpu : g.rings.front())
+    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == first) host.push_back(gpu);
+  return host;
+}
+
 InterRing inter_ring_search(const Tables& tab, Arch arch, double switch_total, const std::vector<double>& nics) {
   InterRing best;
   if (!tab.nvls || nics.empty() || switch_total <= 0) return best;
   const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(arch)];
-  const double max_bw = *std::max_element(nics.begin(), nics.end());
-  std::size_t i = 0;
-  while (i + 1 < speeds.size() && speeds[i] > max_bw + 1e-9) ++i;
-  for (; i < speeds.size(); ++i) {
+  for (std::size_t i = first_inter_speed(speeds, *std::max_element(nics.begin(), nics.end())); i < speeds.size(); ++i) {
     if (best.channels > 0 && speeds[i] / best.bw <= 0.49) break;
     const int ch = inter_ring_channels(tab, switch_total, nics, speeds[i]);
     if (ch > 0 && ch * speeds[i] > best.channels * best.bw + 1e-9) best = {ch, speeds[i]};
@@ -372,9 +381,7 @@ struct SwitchRing : InterRing {
 };
 SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl) return {};
-  std::vector<int> host;
-  for (int gpu : g.rings.front())
-    if (g.host_of_gpu[static_cast<std::size_t>(gpu)] == g.host_of_gpu[static_cast<std::size_t>(g.rings.front().front())]) host.push_back(gpu);
+  const std::vector<int> host = first_host_gpus(g);
   const double total = nvswitch_total(t, tab, host);
   if (host.size() < 2 || total <= 0) return {};
   topology::Router router(t);
@@ -550,10 +557,8 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   const auto& speeds = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
   if (speeds.empty() || max_bw <= 0 || total_bw <= 0) return {};
   const auto search = [&](const std::vector<Load>& loads) {
-    std::size_t i = 0;
-    while (i + 1 < speeds.size() && (speeds[i] > max_bw + 1e-9 || speeds[i] > total_bw + 1e-9)) ++i;
     PcieRing best;
-    for (; i < speeds.size(); ++i) {
+    for (std::size_t i = first_inter_speed(speeds, std::min(max_bw, total_bw)); i < speeds.size(); ++i) {
       if (best.channels > 0 && speeds[i] / best.bw <= 0.49) break;
       const int ch = fit(loads, speeds[i]);
       if (ch > 0 && ch * speeds[i] > best.channels * best.bw + 1e-9) best.channels = ch, best.bw = speeds[i];

@@ -93,6 +93,12 @@ struct InterRing {
   double bw = 0;
 };
 InterRing inter_ring_search(const Tables& tab, Arch arch, double switch_total, const std::vector<double>& nics);
+// Where that search starts: the index in speedArrayInter of the first speed the fastest NIC path (`max_nic_GBps`)
+// carries, the last speed when none is (search.cc ncclTopoCompute: system->maxBw).
+std::size_t first_inter_speed(const std::vector<double>& speeds, double max_nic_GBps);
+
+// The GPUs of the graph's first ring on that ring's first host, in ring order: the host NCCL's per-node search sees.
+std::vector<int> first_host_gpus(const Graph& g);
 
 // arch_override "" = from the NVLink generation (Volta when there is no NVLink).
 Graph make_graph(const topology::Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
