@@ -191,15 +191,18 @@ void check_default_machine(const CompareOptions& o, const std::vector<trace::Tra
   }
 }
 
-// --trace's files: each file as given, each folder's regular files (not hidden ones) in name order.
-std::vector<std::string> trace_files(const std::vector<std::string>& given) {
+// --trace's files: each file as given, each folder's regular files (not hidden ones) in name order; `folder` says
+// whether a folder was given.
+std::vector<std::string> trace_files(const std::vector<std::string>& given, bool& folder) {
   std::vector<std::string> files;
+  folder = false;
   for (const auto& g : given) {
     std::error_code ec;
     if (!std::filesystem::is_directory(g, ec)) {
       files.push_back(g);
       continue;
     }
+    folder = true;
     std::vector<std::string> in;
     for (const auto& e : std::filesystem::directory_iterator(g, ec)) {
       const auto name = e.path().filename().string();
@@ -248,7 +251,7 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
     for (std::size_t i = 0; i < runs.size(); ++i) {
       report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}};
       try {
-        const auto r = compare_one(one, std::move(runs[i]), specs[i], report::Format::Json);
+        const auto r = compare_one(one, runs[i], specs[i], report::Format::Json); // a copy: the rings' hint below may replay it
         e.op = r.json.value("op", std::string());
         e.ranks = r.json.value("ranks", e.ranks);
         e.health = r.health, e.why = r.why;
@@ -261,8 +264,7 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
           CompareOptions rings = one;
           rings.run.nccl_algo = "ring";
           try {
-            auto again = load_chosen_runs(rings);
-            const auto rr = compare_one(rings, std::move(again[i]), specs[i], report::Format::Json);
+            const auto rr = compare_one(rings, std::move(runs[i]), specs[i], report::Format::Json);
             // "why (bandwidth band, ...): <closed form, no link>" + the rings' "bound by 32 ib links ...; check ...".
             const auto cut = e.why.find("; the model's pick here is a closed form");
             const auto lead = rr.why.find("): ");
@@ -284,12 +286,8 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
 }
 
 void run_compare(const CompareOptions& o_in) {
-  const auto files = trace_files(o_in.traces);
   bool folder = false;
-  for (const auto& g : o_in.traces) {
-    std::error_code ec;
-    folder = folder || std::filesystem::is_directory(g, ec);
-  }
+  const auto files = trace_files(o_in.traces, folder);
   if (files.size() > 1 || folder || o_in.summary) return run_summary(o_in, files);
   if (!o_in.healthy_text.empty()) fail("--healthy: sets the summary's threshold; give several --trace files, a folder, or --summary");
   CompareOptions o = o_in;
