@@ -232,6 +232,21 @@ EXPECTED = {
     # the column banner, three rows of a factor-3 sweep and the average line: 16 ranks from busbw/algbw (1.875), no device list
     "h200-2node-16gpu-allreduce-1G-9G-factor3-4nics-ib-baremetal-nccltests380.txt":
         ("machine:gpu=h200,nodes=2,nics=4x400G,kind=ib", [], [(AR, 16, 3, G, 9 * G)]),
+    # the eighth harvest: MGHPCC's AICR benchmark logs. Each file is one test's block of a job that ran ten tests in a row, from the
+    # script's "%%%%%%%%% all_reduce_perf %%%%%%%%%%" echo line on; one process drives every GPU (-g N), sizes 1 MiB-16 GiB by 4x
+    "b200-8gpu-allreduce-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(AR, 8, 8, M, 16 * G)]),
+    "b200-8gpu-reduce-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(RED, 8, 8, M, 16 * G)]),
+    "b200-8gpu-broadcast-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(BC, 8, 8, M, 16 * G)]),
+    # sendrecv prints busbw = algbw and count = size/4: the 8 ranks come from the device list
+    "b200-8gpu-sendrecv-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(SR, 8, 8, M, 16 * G)]),
+    "b200-8gpu-alltoall-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(A2A, 8, 8, M, 16 * G)]),
+    "b200-8gpu-reducescatter-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(RS, 8, 8, M, 16 * G)]),
+    "b200-8gpu-allgather-1M-16G-f4-singleproc-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=8", [], [(AG, 8, 8, M, 16 * G)]),
+    # the GPU-count sweep's "%%%%%%%%% NGPUS=2 all_reduce_perf %%%%%%%%%%" blocks
+    "b200-2gpu-allreduce-1M-16G-f4-singleproc-gpusweep-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=2", [], [(AR, 2, 8, M, 16 * G)]),
+    "b200-4gpu-allreduce-1M-16G-f4-singleproc-gpusweep-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=4", [], [(AR, 4, 8, M, 16 * G)]),
+    "rtxpro6000-pcie-4gpu-allreduce-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
+        ("machine:gpu=rtxpro6000,gpus=4,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(AR, 4, 8, M, 16 * G)]),
 }
 
 
