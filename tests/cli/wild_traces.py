@@ -247,6 +247,19 @@ EXPECTED = {
     "b200-4gpu-allreduce-1M-16G-f4-singleproc-gpusweep-nccl2293-aicr.txt": ("machine:gpu=b200,gpus=4", [], [(AR, 4, 8, M, 16 * G)]),
     "rtxpro6000-pcie-4gpu-allreduce-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
         ("machine:gpu=rtxpro6000,gpus=4,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(AR, 4, 8, M, 16 * G)]),
+    # ALCF Polaris (argonne-lcf/alcf-nccl-tests): whole .dat files, no test name, no nccl-tests version line; 4 B-1 GiB. The
+    # all_reduce rows' busbw/algbw says allreduce; the alltoall and all_gather files need --op (their ratio is (n-1)/n either way),
+    # and their sizes below the rank count's element count print as 0-byte rows (left out)
+    "a100-sxm4-40gb-polaris-2node-8gpu-allreduce-4B-1G-slingshot11-awsofi-nccl218-alcf.txt":
+        ("machine:gpu=a100,gpus=4,intra=mesh,nodes=2,nics=2x200G,kind=slingshot,sockets=1,cpu=amd", [], [(AR, 8, 29, 4, G)]),
+    "a100-sxm4-40gb-polaris-8node-32gpu-allreduce-4B-1G-slingshot11-awsofi-nccl218-alcf.txt":
+        ("machine:gpu=a100,gpus=4,intra=mesh,nodes=8,nics=2x200G,kind=slingshot,sockets=1,cpu=amd", [], [(AR, 32, 29, 4, G)]),
+    "a100-sxm4-40gb-polaris-8node-32gpu-alltoall-4B-1G-notestname-slingshot11-awsofi-nccl218-alcf.txt":
+        ("machine:gpu=a100,gpus=4,intra=mesh,nodes=8,nics=2x200G,kind=slingshot,sockets=1,cpu=amd", ["--op", "alltoall"],
+         [(A2A, 32, 24, 128, G)]),
+    # 512 ranks from the device list; a 512-GPU crossbar stands in for the 128 nodes (the test needs the rank count only)
+    "a100-sxm4-40gb-polaris-128node-512gpu-allgather-4B-1G-notestname-slingshot11-awsofi-nccl218-alcf.txt":
+        ("crossbar:ranks=512,bw=50GB/s,alpha=1us", ["--op", "allgather"], [(AG, 512, 18, 8 * K, G)]),
 }
 
 
