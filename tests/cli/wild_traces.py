@@ -257,6 +257,12 @@ EXPECTED = {
     "a100-sxm4-40gb-polaris-8node-32gpu-alltoall-4B-1G-notestname-slingshot11-awsofi-nccl218-alcf.txt":
         ("machine:gpu=a100,gpus=4,intra=mesh,nodes=8,nics=2x200G,kind=slingshot,sockets=1,cpu=amd", ["--op", "alltoall"],
          [(A2A, 32, 24, 128, G)]),
+    # a page's condensed table: a version line, a banner without root and in-place columns, 11 rows and "Avg bus bandwidth: ... GB/s";
+    # no device list, no test name: 4 ranks from busbw/algbw (1.5), all_reduce from the sum redop with count = size/4
+    "gb300-gke-a4xmax-4gpu-allreduce-1M-1G-condensedcolumns-nohost-gkedoc.txt":
+        ("machine:gpu=gb300,gpus=4", [], [(AR, 4, 11, M, G)]),
+    # a note's fenced block: the shell prompt line with the command, then a whole single-process run
+    "a100-sxm4-80gb-8gpu-allreduce-8B-128M-singleproc-nccl2193-notes.txt": ("machine:gpu=a100,gpus=8", [], [(AR, 8, 25, 8, 128 * M)]),
     # 512 ranks from the device list; a 512-GPU crossbar stands in for the 128 nodes (the test needs the rank count only)
     "a100-sxm4-40gb-polaris-128node-512gpu-allgather-4B-1G-notestname-slingshot11-awsofi-nccl218-alcf.txt":
         ("crossbar:ranks=512,bw=50GB/s,alpha=1us", ["--op", "allgather"], [(AG, 512, 18, 8 * K, G)]),
