@@ -144,11 +144,12 @@ double nvls_domain_bus(const Tables& tab, const Graph& g) {
 //   NIC: bus heads x NIC x 2 (p-1)/p. NCCL's "bwInter x 2" is that bound without the (p-1)/p of its own
 //   nRanks/nsteps conversion (algbw = heads x NIC x p/(p-1), more than the NICs carry).
 // * NCCL's per-channel cap (perChMaxNVLSTreeBws) is per NVLS head in its tuner, whose heads are one per NIC
-//   (search.cc: the NVLS search stops at the NIC count, one head per NIC's local GPU). The kernel's work does
-//   not shrink with the heads: every GPU runs the same nvlsChannels CUDA channels and warp groups whatever
-//   nHeads is. So the cap is the node's figure at a head per GPU: per head x GPUs per node (the same where
-//   every GPU has a NIC; on 2 x 8 H200 with 4 NICs, nccl-tests #380, 4 x 57.7 = 230.8 against the 301-320
-//   bus measured, which a per-head cap cannot be).
+//   (search.cc: the NVLS search stops at the NIC count, one head per NIC's local GPU). Where every GPU has a
+//   NIC (the boxes the figure comes from) 8 x 57.7 = 461.6 sits at the node's own NVLS figure (476 on 8
+//   H100/H200): a node's limit. Read per head it would bind a head's reduce/bcast warps (all_reduce.h: they
+//   run on heads only) at 57.7 x 16/30 = 30.8 GB/s algbw, yet on 2 x 8 H200 with 4 NICs (nccl-tests #380)
+//   each of the 4 heads carries 40-43 (301-320 bus, against 4 x 57.7 = 230.8). So it is taken as the node's:
+//   per head x max(heads, GPUs per node); unchanged where every GPU has a NIC.
 double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
   const auto& n = g.nvls;
   const double nccl = nvls_bus(tab, g, op, p, true);
