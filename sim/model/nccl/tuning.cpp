@@ -136,14 +136,28 @@ double nvls_domain_bus(const Tables& tab, const Graph& g) {
 // (8 B200: 80). The hardware's figure is the smallest of its stages: the domain's NVLS (NCCL's formula at
 // the domain's speed and channels), the heads' NICs (NCCL's inter term: channels x a head's GB/s, twice on
 // 2 nodes), NCCL's per-channel cap. 2 B200 nodes: min(8 x 2 x 80 x 0.74 x 7/8 = 828.8, 2 x 8 x 48 = 768,
-// 8 x 96) = 768 where NCCL says 497; NVL72 racks and Hopper keep NCCL's figure (the domain's speed is the tree's).
+// 8 x 96) = 720 (below) where NCCL says 497; NVL72 racks and Hopper keep NCCL's figure (the domain's speed is the tree's).
+// Two corrections to NCCL's terms, both from what the kernel moves (all_reduce.h NVLS_TREE, connect.cc
+// ncclNvlsTreeConnect), not fitted:
+// * On 2 nodes each node's heads send, and receive, the whole buffer once (channel c runs tree c%2: the leaf's
+//   half up and the root's half down on one tree, the reverse on the other), so algbw <= heads x a head's
+//   NIC: bus heads x NIC x 2 (p-1)/p. NCCL's "bwInter x 2" is that bound without the (p-1)/p of its own
+//   nRanks/nsteps conversion (algbw = heads x NIC x p/(p-1), more than the NICs carry).
+// * NCCL's per-channel cap (perChMaxNVLSTreeBws) is per NVLS head in its tuner, whose heads are one per NIC
+//   (search.cc: the NVLS search stops at the NIC count, one head per NIC's local GPU). Where every GPU has a
+//   NIC (the boxes the figure comes from) 8 x 57.7 = 461.6 sits at the node's own NVLS figure (476 on 8
+//   H100/H200): a node's limit. Read per head it would bind a head's reduce/bcast warps (all_reduce.h: they
+//   run on heads only) at 57.7 x 16/30 = 30.8 GB/s algbw, yet on 2 x 8 H200 with 4 NICs (nccl-tests #380)
+//   each of the 4 heads carries 40-43 (301-320 bus, against 4 x 57.7 = 230.8). So it is taken as the node's:
+//   per head x max(heads, GPUs per node); unchanged where every GPU has a NIC.
 double nvls_tree_replay_bus_bandwidth(const Tables& tab, const Graph& g, Op op, int p) {
   const auto& n = g.nvls;
   const double nccl = nvls_bus(tab, g, op, p, true);
   if (!n.tree || nccl <= 0 || n.domain_channels < 2 || n.nic_GBps <= 0) return nccl;
   const double domain = nvls_domain_bus(tab, g);
-  const double net = n.channels * n.nic_GBps * (g.nodes <= 2 ? 2.0 : 1.0);
-  return std::min({domain, net, n.channels * cap(tab.nvls->per_ch_tree, g.arch, g)});
+  const double net = n.channels * n.nic_GBps * (g.nodes <= 2 ? 2.0 * (p - 1.0) / p : 1.0);
+  const int heads_cap = std::max(n.channels, n.ppn);
+  return std::min({domain, net, heads_cap * cap(tab.nvls->per_ch_tree, g.arch, g)});
 }
 
 double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap) {

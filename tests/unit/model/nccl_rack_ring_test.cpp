@@ -80,10 +80,10 @@ TEST_CASE("NVLS-tree CUDA channels follow NCCL's SM100 multi-node tuning") {
 }
 
 // NVLS-tree's prediction (tuning.cpp nvls_tree_replay_bus_bandwidth): the smallest of the node's own NVLS
-// figure, the heads' NICs (x2 on 2 nodes) and NCCL's per-channel cap, where NCCL's tree graph takes its
-// bwIntra from the NIC-bound search.
+// figure, the heads' NICs (on 2 nodes x 2 (p-1)/p: algbw at most the heads' NICs) and NCCL's per-channel cap,
+// where NCCL's tree graph takes its bwIntra from the NIC-bound search.
 //   2 B200 nodes: NCCL 8 x min(2 x 48 x 0.74 x 7/8 = 62.16, 96, 96) = 497.28; the domain alone searches 8 x 80:
-//     min(2 x 80 x 0.74 x 7 = 828.8, 8 x 48 x 2 = 768, 8 x 96 = 768) = 768.
+//     min(2 x 80 x 0.74 x 7 = 828.8, 8 x 48 x 2 x 15/16 = 720, 8 x 96 = 768) = 720.
 //   2 H200 nodes (8 x 40/48): NCCL 8 x min(2 x 40 x 0.85 x 7/8 = 59.5, 96, 57.7) = 461.6; domain 8 x 40 ->
 //     min(476, 768, 461.6) = 461.6, NCCL's figure.
 //   2 GB200 racks (32 x 20/40): the domain's search is the tree's (32 x 20): 917.6 either way.
@@ -97,7 +97,7 @@ TEST_CASE("NVLS-tree runs its switch stage at the domain's own NVLS speed") {
   CHECK(b2.nvls.domain_channels == 8);
   CHECK(b2.nvls.domain_bw == doctest::Approx(80.0));
   CHECK(nccl::nvls_bus_bandwidth(tab, b2, Op::AllReduce, 16) == doctest::Approx(497.28).epsilon(1e-4));
-  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, b2, Op::AllReduce, 16) == doctest::Approx(768.0).epsilon(1e-4));
+  CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, b2, Op::AllReduce, 16) == doctest::Approx(720.0).epsilon(1e-4));
   const auto h2 = graph("machine:gpu=h200,nodes=2,nics=8x400G,kind=roce");
   CHECK(nccl::nvls_tree_replay_bus_bandwidth(tab, h2, Op::AllReduce, 16) == doctest::Approx(461.6).epsilon(1e-4));
   const auto r2 = graph("machine:gpu=gb200,gpus=64,nodes=2,nics=64x400G,kind=roce");
