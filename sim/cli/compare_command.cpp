@@ -78,6 +78,7 @@ struct RunResult {
   std::string text;
   model::Health health;  // for the summary over many files
   std::string why;       // the bandwidth band's line
+  std::string why_head, why_finding; // its parts (compare_report.cpp BoundLine): the band, and what bounds it
 };
 
 RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::string& topo_spec, report::Format fmt_kind) {
@@ -113,9 +114,10 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
   m.bands = model::bound_bands(res, tr.topo);
-  RunResult r{report::compare_json(res, m), {}, model::health_of(res), {}};
+  RunResult r{report::compare_json(res, m), {}, model::health_of(res), {}, {}, {}};
   for (const auto& b : r.json["bounds"])
-    if (b.value("band", "") == "bandwidth") r.why = b.value("text", "");
+    if (b.value("band", "") == "bandwidth")
+      r.why = b.value("text", ""), r.why_head = b.value("head", ""), r.why_finding = b.value("finding", "");
   switch (fmt_kind) {
     case report::Format::Table: r.text = report::compare_table(res, m); break;
     case report::Format::Csv: r.text = report::compare_csv(res, m); break;
@@ -265,12 +267,10 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
           rings.run.nccl_algo = "ring";
           try {
             const auto rr = compare_one(rings, std::move(runs[i]), specs[i], report::Format::Json);
-            // "why (bandwidth band, ...): <closed form, no link>" + the rings' "bound by 32 ib links ...; check ...".
-            const auto cut = e.why.find("; the model's pick here is a closed form");
-            const auto lead = rr.why.find("): ");
+            // This run's band and finding, then the rings' line after its band: "bound by 32 ib links ...; check ...".
             if (!rr.why.empty())
-              e.why = (cut == std::string::npos ? e.why : e.why.substr(0, cut)) + "; NCCL's pick is a closed form, replayed as rings "
-                      "(--nccl-algo ring): " + (lead == std::string::npos ? rr.why : rr.why.substr(lead + 3));
+              e.why = r.why_head + r.why_finding + "; NCCL's pick is a closed form, replayed as rings (--nccl-algo ring): " +
+                      rr.why.substr(rr.why_head.size());
           } catch (const Error&) { // the rings' replay is a hint: without it the line stays as it was
           }
         }

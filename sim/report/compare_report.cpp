@@ -58,32 +58,43 @@ std::string check_of(const model::BoundBand& b) {
 
 std::string size_range(Bytes lo, Bytes hi) { return lo == hi ? format_size(lo) : format_size(lo) + ".." + format_size(hi); }
 
-// One line per band: what bounds the prediction, what the measured busbw says about it, what to check.
-std::vector<std::string> bound_lines(const model::CompareMeta& m) {
-  std::vector<std::string> out;
+// One line per band, in parts: the band (head), what bounds the prediction and what the measured busbw says about
+// it (finding), what to check; text = head + finding + joiner + check. The summary of many runs splices two runs'
+// parts (compare_command.cpp), so it takes them from here rather than cutting the text.
+struct BoundLine {
+  std::string head, finding, joiner = "; ", check;
+  std::string text() const { return head + finding + joiner + check; }
+};
+
+std::vector<BoundLine> bound_lines(const model::CompareMeta& m) {
+  std::vector<BoundLine> out;
   for (const auto& b : m.bands) {
-    const std::string head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi),
-                                         b.rows, b.rows == 1 ? "" : "s");
+    BoundLine l;
+    l.head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi), b.rows,
+                         b.rows == 1 ? "" : "s");
+    l.check = check_of(b);
     if (b.latency) {
-      out.push_back(head + fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
-                                       "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
-                                       b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
+      l.finding = fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
+                              "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x)",
+                              b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us);
     } else if (b.kind != model::BoundKind::None) {
       const std::string links = fmt::format("{} {} link{} ({}, {:g} GB/s each way, {:.0f}% used; e.g. {})", b.links, b.type,
                                             b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.used_pct, b.name);
       const std::string rates = fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted: at the measured rate those "
                                             "links carried ~{:.1f} GB/s each", b.measured_busbw, b.predicted_busbw,
                                             carried_at_measured_rate(b));
-      if (b.full) out.push_back(head + fmt::format("bound by {}; {}; {}", links, rates, check_of(b)));
-      else
-        out.push_back(head + fmt::format("no link full in the replay, the most used {}: per-channel limits (NCCL's channels per "
-                                         "peer x the rate of one channel), the protocol or the pipeline's fill hold the rate; {}; "
-                                         "NCCL_DEBUG=INFO prints the channels NCCL ran, and {}",
-                                         links, rates, check_of(b)));
+      if (b.full) l.finding = fmt::format("bound by {}; {}", links, rates);
+      else {
+        l.finding = fmt::format("no link full in the replay, the most used {}: per-channel limits (NCCL's channels per peer x the "
+                                "rate of one channel), the protocol or the pipeline's fill hold the rate; {}; NCCL_DEBUG=INFO prints "
+                                "the channels NCCL ran",
+                                links, rates);
+        l.joiner = ", and ";
+      }
     } else {
-      out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
-                                       b.predicted_busbw, check_of(b)));
+      l.finding = fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted", b.measured_busbw, b.predicted_busbw);
     }
+    out.push_back(std::move(l));
   }
   return out;
 }
@@ -152,7 +163,8 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
       o["links_as_used"] = b.links, o["used_pct"] = b.used_pct, o["link_full"] = b.full;
       o["link_GBps_at_measured_rate"] = num_or_null(carried_at_measured_rate(b));
     }
-    o["text"] = lines[i];
+    o["text"] = lines[i].text();
+    o["head"] = lines[i].head, o["finding"] = lines[i].finding, o["check"] = lines[i].check;
     j["bounds"].push_back(o);
   }
   return j;
@@ -176,7 +188,7 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
                      x.measured_time_us, x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw,
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
   // The why lines before the summary, which stays the last line (scripts read it with tail -1).
-  for (const auto& line : bound_lines(m)) s += "# " + line + "\n";
+  for (const auto& line : bound_lines(m)) s += "# " + line.text() + "\n";
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
@@ -210,7 +222,7 @@ std::string compare_markdown(const model::CompareResult& r, const model::Compare
                    "({} rows), {:.1f} % over all {} rows; max {:.1f} %{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
-  for (const auto& line : bound_lines(m)) s += fmt::format("\n- {}", markdown_cell(line));
+  for (const auto& line : bound_lines(m)) s += fmt::format("\n- {}", markdown_cell(line.text()));
   for (const auto& n : m.notes) s += fmt::format("\n- trace: {}", markdown_cell(n));
   if (!m.notes.empty() || !m.bands.empty()) s += "\n";
   return s;

@@ -22,6 +22,10 @@
 
 namespace ccsim::model::nccl {
 
+struct Tables::NetKind::CompiledPattern {
+  std::regex re;
+};
+
 namespace {
 constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "nvls_tree", "direct", "collnet_direct", "collnet_chain"};
 constexpr std::string_view kProtoNames[] = {"LL", "LL128", "Simple"};
@@ -102,7 +106,8 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     if (e.has("pattern")) {
       in.pattern = e["pattern"].string();
       try {
-        (void)std::regex(in.pattern, std::regex::extended);
+        in.compiled = std::make_shared<const Tables::NetKind::CompiledPattern>(
+            Tables::NetKind::CompiledPattern{std::regex(in.pattern, std::regex::extended)});
       } catch (const std::regex_error&) {
         e["pattern"].bad("is not a POSIX extended regular expression");
       }
@@ -541,7 +546,7 @@ const Tables::NetKind::Instance* Tables::instance_of(topology::LinkType type, co
   if (it == net_kinds.end() || it->second.instances.empty()) return nullptr;
   // The plugin's lookup: its entries in order, an exact name or a regex search, the first match winning.
   for (const auto& in : it->second.instances) {
-    if (in.pattern.empty() ? in.name == instance : std::regex_search(instance, std::regex(in.pattern, std::regex::extended)))
+    if (in.compiled ? std::regex_search(instance, in.compiled->re) : in.name == instance)
       return &in;
   }
   std::string known;

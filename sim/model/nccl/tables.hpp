@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -232,9 +233,11 @@ struct Tables {
     // as the plugin does). A write (RDMA) entry runs the kind's hop and rendezvous; any other runs its own
     // transport (SENDRECV: the kind's hop per EFA operation, the GDR flush one more, Simple only). A topology naming an
     // instance (Topology::instance) takes its entry in place of by_arch; a name no entry matches is refused.
+    struct CompiledPattern; // a std::regex, kept out of this header (tables.cpp)
     struct Instance {
       std::string name;      // the exact instance type, or the entry's label when `pattern` is set
       std::string pattern;   // regex, empty: exact name
+      std::shared_ptr<const CompiledPattern> compiled; // `pattern`, compiled once when the table is read
       bool rdma = false;     // default_protocol RDMA (else SENDRECV)
       double latency_us = 0; // what the plugin reports to NCCL (ncclNetProperties latency)
       NetTransport transport; // SENDRECV's: the kind's hop, twice with GDR (the flush), simple_only
