@@ -324,6 +324,15 @@ void read_rccl(const Ref& r, Tables& t) {
       if (v.positive() > 1) v.bad("must be at most 1");
       x.xgmi_lane_fraction_by_sm[sm] = v.number();
     }
+  if (r.has("xgmi_lane_fraction_by_gpu"))
+    for (const auto& kind : r["xgmi_lane_fraction_by_gpu"].keys()) {
+      if (kind == "source") continue;
+      const auto v = r["xgmi_lane_fraction_by_gpu"][kind];
+      if (v.positive() > 1) v.bad("must be at most 1");
+      const auto names = topology::gpu_kind_names();
+      if (std::find(names.begin(), names.end(), kind) == names.end()) v.bad("is not a GPU kind of models/gpus.json");
+      x.xgmi_lane_fraction_by_gpu[kind] = v.number();
+    }
   read_memory_figures(r, t);
   const auto d = r["direct"];
   x.direct_ranks = d["ranks"].integer(0, 1024);
@@ -635,8 +644,11 @@ double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l, G
     if (it != nvlink_lane_GBps_by_sm.end()) return std::min(it->second, static_cast<double>(l.bw) / 1e9);
   }
   if (!socket_figure(t, l)) {
-    // RCCL's xGMI figure per GPU generation (rccl.json xgmi_lane_fraction_by_sm), of the link as drawn.
+    // RCCL's xGMI figure per product where AMD gives one (rccl.json xgmi_lane_fraction_by_gpu), else per GPU
+    // generation (xgmi_lane_fraction_by_sm), of the link as drawn.
     if (rccl && l.type == topology::LinkType::Xgmi && !t.gpu_kind.empty()) {
+      const auto g = rccl->xgmi_lane_fraction_by_gpu.find(topology::canonical_gpu_kind(t.gpu_kind));
+      if (g != rccl->xgmi_lane_fraction_by_gpu.end()) return static_cast<double>(l.bw) / 1e9 * g->second;
       const auto it = rccl->xgmi_lane_fraction_by_sm.find(sm_of_kind(t.gpu_kind));
       if (it != rccl->xgmi_lane_fraction_by_sm.end()) return static_cast<double>(l.bw) / 1e9 * it->second;
     }

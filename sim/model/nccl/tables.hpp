@@ -136,6 +136,9 @@ struct Tables {
     bool tree_simple_one_node = true;     // false: gfx94x drops tree/Simple on a single node
     double xgmi_lane_fraction = 1;        // effective share of an xGMI link's data-sheet speed
     std::map<std::string, double> xgmi_lane_fraction_by_sm; // per GPU generation (gfx942, gfx950): overrides it
+    // Per product (models/gpus.json kind, e.g. mi355x), where AMD publishes its own figure for one product of a
+    // generation (the MI355X runs its links faster than the MI350X's bar): overrides the generation's.
+    std::map<std::string, double> xgmi_lane_fraction_by_gpu;
     struct Range {
       double min_bytes = 0, max_bytes = 0;
       Proto proto = Proto::Simple;
