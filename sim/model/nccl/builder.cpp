@@ -697,7 +697,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
                                : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p, size.size, nc, chunk);
   // LL128 on sm80 over NVLink: a step lasts whole waves of the block's warps (ring_chunking.hpp
   // ll128_wave_imbalance), a part-filled wave as long as a full one. The A100 class (OCI, SuperBench, two thanos
-  // runs: allreduce 4 -> 8 MiB adds 143-150 GB/s busbw, 8 -> 16 MiB 177-247) shows it; Hopper's LL128 rows are
+  // runs: allreduce 4 -> 8 MiB adds 125-150 GB/s busbw, 8 -> 16 MiB 150-247) shows it; Hopper's LL128 rows are
   // already below the model at 1-8 MiB (models/README.md "LL128 waves on A100"), so only sm80 is charged.
   if (!tab_.rccl && proto == Proto::LL128 && g.nodes == 1 && g.path == Path::NvLink &&
       compute_capability(topo_, g.arch) == 80)
