@@ -693,9 +693,15 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   plan.choice.loops = chain_pipelined_per_line(cfg.op, proto) ? max_loops : std::min(ring_loops(cfg.op, p, per_channel, chunk), max_loops);
   // NCCL's split over the channels is not even; each channel runs at its 1/nc of the links (NCCL's busBw is
   // nChannels x a per-channel figure), so the busiest one sets the time: every channel carries its share.
-  const double imbalance = tab_.rccl ? 1.0
-                                     : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p,
-                                                         size.size, nc, chunk);
+  double imbalance = tab_.rccl ? 1.0
+                               : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p, size.size, nc, chunk);
+  // LL128 on sm80 over NVLink: a step lasts whole waves of the block's warps (ring_chunking.hpp
+  // ll128_wave_imbalance), a part-filled wave as long as a full one. The A100 class (OCI, SuperBench, two thanos
+  // runs: allreduce 4 -> 8 MiB adds 125-150 GB/s busbw, 8 -> 16 MiB 150-247) shows it; Hopper's LL128 rows are
+  // already below the model at 1-8 MiB (models/README.md "LL128 waves on A100"), so only sm80 is charged.
+  if (!tab_.rccl && proto == Proto::LL128 && g.nodes == 1 && g.path == Path::NvLink &&
+      compute_capability(topo_, g.arch) == 80)
+    imbalance = ll128_wave_imbalance(split_rule(release_), tab_, cfg.op, p, size.size, nc, chunk);
   plan.topo = &v.topo;
   plan.router = v.router;
   // Across nodes each step of RCCL's ring waits for its receive, not for its own send to land: a connection has
