@@ -19,8 +19,10 @@ enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 
 // Link technologies; "ideal" is the textbook uniform link used by generated test machines.
 // xgmi: AMD's Infinity Fabric, between sockets (the peer of Intel's QPI/UPI) or between Instinct GPUs.
+// Google's fabrics are link types of their own (models/README.md "Google's GPU networks"): gib is RoCEv2 through
+// Google's gIB NCCL plugin, tcpx and tcpxo TCP with device-memory receive (GPUDirect-TCPX, GPUDirect-TCPXO).
 enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Pcie6, Qpi, Upi, Xgmi, Ib, Roce, Efa,
-                      Ethernet, Slingshot, Ideal };
+                      Ethernet, Slingshot, Gib, Tcpx, Tcpxo, Ideal };
 
 std::string_view to_string(NodeKind k);
 std::string_view to_string(LinkType t);
