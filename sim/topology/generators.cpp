@@ -517,9 +517,8 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   if (fabric == "fattree" || fabric == "fat-tree") c.fabric = ClusterSpec::Fabric::FatTree;
   else if (fabric != "switch" && !c.rail)
     fail("--topo {}: fabric '{}' is not switch, rail (rail-optimised: one switch) or fattree", spec, fabric);
-  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case. A cloud's
-  // own fabric name is the link type it runs on (topologies/README.md "Network kinds"): Google's gIB and NVIDIA's
-  // Spectrum-X are RoCEv2, Google's GPUDirect-TCPX/TCPXO TCP over Ethernet.
+  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA", "TCPXO"): the kind is matched without case
+  // (topologies/README.md "Network kinds").
   // instance=: an AWS EC2 instance type ("p5.48xlarge"), whose nodes are joined by EFA: the kind defaults to efa
   // and may not be another. Which names --model nccl knows is its table's business (models/nccl.json). A Google
   // Cloud machine type ("a3-megagpu-8g") defaults the kind to its own fabric (tcpx, tcpxo or gib) and may not be

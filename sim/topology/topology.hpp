@@ -81,10 +81,10 @@ class Topology {
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;
-  // The AWS EC2 instance type of the nodes ("p5.48xlarge", "g7e.8xlarge"; lower case), as the user named it
-  // (cluster/machine `instance=`, a file's "instance"); empty when none is named. It needs an EFA network.
-  // --model nccl reads the transport aws-ofi-nccl runs there from the plugin's platform table (models/nccl.json
-  // net_kinds efa instances); without it, from the GPU generation (by_arch).
+  // The AWS EC2 instance type ("p5.48xlarge"; needs an EFA network) or Google Cloud machine type ("a3-megagpu-8g";
+  // needs its own fabric: cloud_machines.hpp) of the nodes, lower case, as named (`instance=`, a file's "instance").
+  // --model nccl reads the EFA transport aws-ofi-nccl runs there from the plugin's platform table (models/nccl.json
+  // net_kinds efa instances); without it, from the GPU generation (by_arch). Empty when none is named.
   std::string instance;
   // A generated crossbar or torus fills these on first use (see CrossbarFormula, TorusFormula); reading them
   // builds them.

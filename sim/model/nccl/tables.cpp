@@ -156,12 +156,12 @@ void read_net_env(const Ref& r, Tables::NetKind::Env& env) {
 }
 
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
-// (optional), "by_arch": (optional), "source": ...}}.
+// (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
     const auto type = topology::link_type_from(key);
-    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet)");
+    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet, gib, tcpx, tcpxo)");
     const auto k = r[key];
     Tables::NetKind kind;
     if (k.has("rate_vs_ib")) kind.rate_vs_ib = k["rate_vs_ib"].number();
