@@ -18,6 +18,7 @@
 #include "sim/model/nccl/ring_chunking.hpp"
 #include "sim/model/nccl/shm.hpp"
 #include "sim/model/protocol_place.hpp"
+#include "sim/topology/cloud_machines.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
@@ -119,8 +120,17 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   launch_overlaps_ = launch_overlaps(kind);
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
+  // The fabric's own NCCL profile (Google's nccl-env-profile.sh for GPUDirect-TCPX/TCPXO: net_kinds nccl_env), where
+  // neither the command line nor the trace says otherwise: NCCL reads the environment the profile exports.
+  if (const auto* env = tab_.net_env(topo_)) {
+    if (!env->proto.empty() && !opt_.protos.restricted()) opt_.protos = proto_set_from(env->proto, "NCCL_PROTO");
+    if (env->nvls_off && opt_.nvls == NvlsMode::Auto) opt_.nvls = NvlsMode::Off;
+    if (env->algo == "Ring" && opt_.mode == AlgoMode::Auto) opt_.mode = AlgoMode::Ring;
+    if (env->channels > 0 && opt_.channels == 0) opt_.channels = env->channels;
+  }
   // An instance type the net plugin's table does not hold fails here, before any size (Tables::instance_of).
-  if (!topo_.instance.empty()) {
+  // Google's machine types (topology::cloud_machine) name no net plugin table: their fabric is their link type.
+  if (!topo_.instance.empty() && !topology::cloud_machine(topo_.instance)) {
     try {
       (void)tab_.instance_of(topology::LinkType::Efa, topo_.instance);
     } catch (const Error& e) {

@@ -18,6 +18,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::model::nccl {
@@ -126,13 +127,46 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
   }
 }
 
+// nccl_env: {"NCCL_ALGO": "Ring" | "Ring,Tree" (optional), "NCCL_PROTO": a list proto_set_from takes (optional),
+// "NCCL_NVLS_ENABLE": 0 (optional), "NCCL_MIN_NCHANNELS" = "NCCL_MAX_NCHANNELS": 1..64 (optional, both or neither),
+// "source": ...}: the environment a fabric's own setup script exports (Google's nccl-env-profile.sh).
+void read_net_env(const Ref& r, Tables::NetKind::Env& env) {
+  for (const auto& key : r.keys())
+    if (key != "source" && key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_NVLS_ENABLE" && key != "NCCL_MIN_NCHANNELS" &&
+        key != "NCCL_MAX_NCHANNELS")
+      r[key].bad("is not an NCCL variable ccsim runs from a fabric's profile (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, "
+                 "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS)");
+  if (r.has("NCCL_ALGO")) {
+    env.algo = r["NCCL_ALGO"].string();
+    if (env.algo != "Ring" && env.algo != "Ring,Tree") r["NCCL_ALGO"].bad("must be Ring or Ring,Tree");
+  }
+  if (r.has("NCCL_PROTO")) {
+    env.proto = r["NCCL_PROTO"].string();
+    try {
+      (void)proto_set_from(env.proto, "NCCL_PROTO");
+    } catch (const Error&) {
+      r["NCCL_PROTO"].bad("is not a list of LL, LL128, Simple");
+    }
+  }
+  if (r.has("NCCL_NVLS_ENABLE")) {
+    if (r["NCCL_NVLS_ENABLE"].number() != 0) r["NCCL_NVLS_ENABLE"].bad("must be 0 (a profile that turns NVLS off)");
+    env.nvls_off = true;
+  }
+  if (r.has("NCCL_MIN_NCHANNELS") != r.has("NCCL_MAX_NCHANNELS")) r.bad("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS come together");
+  if (r.has("NCCL_MIN_NCHANNELS")) {
+    const double lo = r["NCCL_MIN_NCHANNELS"].number(), hi = r["NCCL_MAX_NCHANNELS"].number();
+    if (!(lo == hi && lo >= 1 && lo <= 64 && lo == static_cast<int>(lo))) r["NCCL_MIN_NCHANNELS"].bad("must equal NCCL_MAX_NCHANNELS, 1 to 64");
+    env.channels = static_cast<int>(lo);
+  }
+}
+
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
-// (optional), "by_arch": (optional), "source": ...}}.
+// (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
     const auto type = topology::link_type_from(key);
-    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet)");
+    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet, gib, tcpx, tcpxo)");
     const auto k = r[key];
     Tables::NetKind kind;
     if (k.has("rate_vs_ib")) kind.rate_vs_ib = k["rate_vs_ib"].number();
@@ -144,6 +178,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
       k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     if (k.has("instances")) read_net_instances(k["instances"], kind);
+    if (k.has("nccl_env")) read_net_env(k["nccl_env"], kind.env);
     t.net_kinds[*type] = kind;
   }
 }
@@ -612,6 +647,16 @@ double Tables::FabricHops::rendezvous_us(double message_bytes) const {
 
 double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
   return fabric_hops(t, arch).rendezvous_us(message_bytes);
+}
+
+const Tables::NetKind::Env* Tables::net_env(const topology::Topology& t) const {
+  for (const auto type : network_types(t)) {
+    const auto it = net_kinds.find(type);
+    if (it == net_kinds.end()) continue;
+    const auto& e = it->second.env;
+    if (!e.algo.empty() || !e.proto.empty() || e.nvls_off || e.channels > 0) return &e;
+  }
+  return nullptr;
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {

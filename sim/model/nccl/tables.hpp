@@ -246,8 +246,20 @@ struct Tables {
       NetTransport transport; // SENDRECV's: the kind's hop, twice with GDR (the flush), simple_only
     };
     std::vector<Instance> instances;
+    // nccl_env: the NCCL environment the fabric's own setup exports for every job (Google's profiles for its
+    // TCPX/TCPXO plugins: models/README.md "Google's GPU networks"), which --model nccl runs where the command
+    // line or the trace does not state its own. Empty strings / 0: not set by the profile.
+    struct Env {
+      std::string algo;          // NCCL_ALGO ("Ring", "Ring,Tree")
+      std::string proto;         // NCCL_PROTO ("Simple")
+      bool nvls_off = false;     // NCCL_NVLS_ENABLE=0
+      int channels = 0;          // NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
+    };
+    Env env;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
+  // The profile of the first network kind of t that sets one (nullptr: none, or no network).
+  const NetKind::Env* net_env(const topology::Topology& t) const;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure. A
   // socket link carries NCCL's figure where GPUs copy through host memory (host_staging: see
   // stages_through_host); GPU peer-to-peer copies across AMD's xGMI socket link run at the link as drawn.
