@@ -763,7 +763,7 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
            flag == "-N" || flag == "--nodes" ? "nodes" : "tasks", srun && (flag == "-N" || flag == "--nodes") ? "; a range such as 2-4 lets Slurm choose: give one" : "");
     return x;
   };
-  std::optional<int> tasks, nodes, per_node;
+  std::optional<int> tasks, nodes, per_node, host_slots;
   std::vector<std::pair<std::string, std::string>> env;
   std::string read; // the words that set the count, as the header names them
   for (int i = inv.launcher_first + 1; i < end; ++i) {
@@ -785,7 +785,9 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
           if (!has_next) fail("{} {}: needs a value", printable(launcher, 40), s);
           return std::string(argv[++i]);
         }
-        if (std::string_view(s).size() == 2 && w.size() > 2 && w.starts_with(s) && !w.starts_with("--")) return w.substr(2);
+        // Glued only with a digit after the letter ("-N2"): "-npernode", "-nolocal" are words of their own.
+        if (std::string_view(s).size() == 2 && w.size() > 2 && w.starts_with(s) && std::isdigit(static_cast<unsigned char>(w[2])))
+          return w.substr(2);
       }
       return std::nullopt;
     };
@@ -807,16 +809,19 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
       if (auto v = value({"-np", "--np", "--n"}, {"-n", "-c"})) tasks = count("-np", *v), read += " -np " + *v;
       else if (auto h = value({"--host", "-host", "-H"}, {})) {
         // Open MPI's host list "a:8,b:8": the slots add up (a host without a count has one).
-        int slots = 0;
+        int slots = 0, hosts = 0;
         std::string_view list = *h;
         while (!list.empty()) {
           const auto comma = list.find(',');
           const auto host = list.substr(0, comma);
           const auto colon = host.rfind(':');
           slots += colon == std::string_view::npos ? 1 : count("-H", std::string(host.substr(colon + 1)));
+          ++hosts;
           list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
         }
-        if (!tasks) per_node = slots, read += " -H " + *h;
+        host_slots = slots, nodes = hosts, read += " -H " + *h;
+      } else if (auto pn = value({"--npernode", "-npernode", "--N"}, {"-N"})) {
+        per_node = count("-N", *pn), read += " -N " + *pn; // Open MPI: processes per node, on each -H host
       } else if (w == "-x" && has_next) {
         const std::string kv = argv[++i];
         if (const auto e = kv.find('='); e != std::string::npos && e > 0) env.emplace_back(kv.substr(0, e), kv.substr(e + 1));
@@ -829,7 +834,11 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
     if (!w.starts_with("-") && eq != std::string::npos && eq > 0 && std::isupper(static_cast<unsigned char>(w[0])))
       env.emplace_back(name, glued);
   }
-  const int n = tasks ? *tasks : nodes.value_or(1) * per_node.value_or(1);
+  // mpirun without -np runs one process per slot of its hosts (-H a:8,b:8), or -N per host; with neither it takes the
+  // machine's own slots, which a pasted line cannot say: refused, naming what to add.
+  if (!srun && !tasks && !host_slots && !per_node)
+    fail("{}: no process count among its words (-np N, -H host:slots,..., or -N per host with -H): give -np N", printable(launcher, 40));
+  const int n = tasks ? *tasks : !srun && host_slots && !per_node ? *host_slots : nodes.value_or(1) * per_node.value_or(1);
   for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
   if (f.procs.empty()) {
     f.procs = std::to_string(n);

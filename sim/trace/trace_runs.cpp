@@ -87,7 +87,7 @@ std::vector<RunText> split_runs_at(std::string_view text) {
     pos = nl + 1;
     ++file_line;
     const auto l = unprefixed(raw);
-    const bool failure = is_test_failure(l);
+    const bool failure = !starts_with(l, "#") && is_test_failure(l); // a '#' note may quote one (a copy's caveat)
     const bool opener = opens_run(l) || (failure && concluded), row = is_row(l);
     if (!in_run && (opener || row)) {
       in_run = true;
@@ -101,7 +101,7 @@ std::vector<RunText> split_runs_at(std::string_view text) {
     (in_run ? current : preamble).append(raw).append("\n");
     if (!in_run) ++preamble_lines;
     rows_seen = rows_seen || row;
-    failed = failed || failure;
+    failed = failed || (in_run && failure);
     concluded = concluded || (rows_seen && is_closing_line(l) && l.find("Collective test concluded") != std::string_view::npos);
     if (nl == text.size()) break;
   }
@@ -115,7 +115,10 @@ std::vector<RunText> split_runs_at(std::string_view text) {
       std::istringstream in(r.text);
       std::string line;
       bool rows = false;
-      while (std::getline(in, line)) rows = rows || is_row(unprefixed(line)) || is_test_failure(unprefixed(line));
+      while (std::getline(in, line)) {
+        const auto u = unprefixed(line);
+        rows = rows || is_row(u) || (!starts_with(u, "#") && is_test_failure(u));
+      }
       with_rows += rows;
     }
     if (with_rows < 2) return {{std::string(text), 0, 1}};

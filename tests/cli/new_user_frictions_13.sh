@@ -146,6 +146,9 @@ echo "$m" | grep -q "as NCCL reads them: NCCL_ALGO=Ring (--nccl-algo ring)" || b
 echo "$m" | grep -q "does not read (predicted as if unset): NCCL_IB_HCA=mlx5_0" || bad "mpirun -x NCCL_IB_HCA not named"
 "$ccsim" srun -N 2 --ntasks-per-node=8 --export=ALL,NCCL_NVLS_ENABLE=0 all_reduce_perf -b 1G -e 1G --topo "$H100x2" |
   grep -q "NCCL_NVLS_ENABLE=0 (--nvls off)" || bad "srun --export=ALL,NCCL_NVLS_ENABLE=0 not read"
+"$ccsim" mpirun -H gpu-a:8,gpu-b:8 all_reduce_perf -b 1G -e 1G --topo "$H100x2" | grep -q "16 processes (mpirun -H gpu-a:8,gpu-b:8)" || bad "mpirun -H a:8,b:8"
+"$ccsim" mpirun -N 8 -H gpu-a,gpu-b all_reduce_perf -b 1G -e 1G --topo "$H100x2" | grep -q "16 processes (mpirun -N 8 -H gpu-a,gpu-b)" || bad "mpirun -N 8 -H a,b"
+refused_one_line "mpirun: no process count among its words (-np N, -H host:slots,..., or -N per host with -H): give -np N" mpirun --mca pml ucx all_reduce_perf -b 1G -e 1G --topo "$H100x2"
 refused_one_line "ccsim: srun: starts no nccl-tests program among its words" srun -N 2 hostname
 refused_one_line "srun -N 2-4: not a count of nodes" srun -N 2-4 all_reduce_perf -b 1G -e 1G --topo "$H100x2"
 refused_one_line "mpirun -np: needs a value" mpirun -np all_reduce_perf -b 1G -e 1G --topo "$H100x2"
