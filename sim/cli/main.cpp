@@ -3,6 +3,7 @@
 #include <csignal>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <new>
 #include <string_view>
 #include <utility>
@@ -99,7 +100,14 @@ int print_help(CLI::App& app, const HelpError& e) {
 
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
-  if (const auto perf = ccsim::cli::perf_invocation(argc, argv)) return ccsim::cli::perf_main(*perf, argc, argv);
+  std::optional<ccsim::cli::PerfInvocation> perf;
+  try {
+    perf = ccsim::cli::perf_invocation(argc, argv);
+  } catch (const ccsim::Error& e) { // a launcher line that starts no test
+    std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << "\n";
+    return 2;
+  }
+  if (perf) return ccsim::cli::perf_main(*perf, argc, argv);
   CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};
   app.require_subcommand(0, 1);
   ccsim::cli::RunOptions run;

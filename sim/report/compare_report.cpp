@@ -36,9 +36,12 @@ double carried_at_measured_rate(const model::BoundBand& b) {
 
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {
+  // The launch check by the GPUs' runtime (rccl-tests -G runs HIP graphs, ROCm/rccl-tests src/common.cu); the network's
+  // latency only where the ranks span hosts: on one host no NIC is crossed.
   if (b.latency)
-    return "launch cost (nccl-tests -G 1 runs CUDA graphs), the protocol (NCCL_PROTO; LL for small sizes) and the "
-           "network's latency (ib_send_lat) set this floor";
+    return fmt::format("launch cost ({}), the protocol (NCCL_PROTO; LL for small sizes){} set this floor",
+                       b.amd ? "rccl-tests -G 1 runs HIP graphs" : "nccl-tests -G 1 runs CUDA graphs",
+                       b.across_hosts ? " and the network's latency (ib_send_lat)" : (b.amd ? " and the xGMI hops" : " and the NVLink/PCIe hops"));
   if (b.kind == model::BoundKind::Network)
     return "check each NIC with ib_write_bw (perftest) between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
            "(NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";

@@ -363,6 +363,24 @@ std::optional<P2pLevel> Builder::p2p_level_of(const metrics::RunConfig& cfg) {
   return p2p_level_for(topo_, graph(cfg), cfg.placements.empty() ? kNone : cfg.placements.front(), release_);
 }
 
+std::string Builder::what_if_note(const metrics::RunConfig& cfg) {
+  std::string s;
+  switch (opt_.mode) {
+    case AlgoMode::Auto: break;
+    case AlgoMode::Fastest: s += ", --nccl-algo fastest (the faster replay of NCCL's best ring and best tree, not NCCL's pick)"; break;
+    default: {
+      constexpr const char* kName[] = {"auto", "ring", "tree", "nvls", "fastest", "collnet_direct", "collnet_chain"};
+      s += fmt::format(", algorithm forced: {} (--nccl-algo, as NCCL_ALGO: NCCL's tuner weighs that one alone)",
+                       kName[static_cast<int>(opt_.mode)]);
+    }
+  }
+  if (opt_.nvls == NvlsMode::Off && graph(cfg).nvls.channels > 0)
+    s += ", NVLS off (--nvls off, as NCCL_NVLS_ENABLE=0: the NVLS graph above is not a candidate)";
+  if (opt_.collnet == NvlsMode::Off) s += ", CollNet off (--collnet off, as NCCL_COLLNET_ENABLE=0)";
+  if (opt_.msccl == MscclMode::Off && tab_.rccl) s += ", MSCCL off (--msccl off, as RCCL_MSCCL_ENABLE=0: RCCL's tuner picks every size)";
+  return s;
+}
+
 std::string Builder::p2p_note(const metrics::RunConfig& cfg) {
   const auto level = p2p_level_of(cfg);
   if (!level || is_p2p(cfg.op)) return ""; // sends and receives: no ring hops to name (p2p_level.hpp)
@@ -555,6 +573,10 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   plan.choice.proto = std::string(name(c->proto));
   plan.choice.channels = a2a ? p - 1 : channels;
   plan.choice.simulated = false;
+  plan.choice.outside_tuner =
+      a2a ? "RCCL's alltoall: a direct send to every peer over the mesh, not a tuner pick"
+          : "RCCL's MSCCL all-pairs allreduce, run before RCCL's tuner for this size (models/rccl.json rccl.direct, from "
+            "ROCm/rccl tools/msccl-algorithms allreduce-allpairs-8n-*.xml; --msccl off for the tuner's pick)";
   plan.params = cfg.model;
   plan.network = &engine::fifo_network();
   plan.closed_form = from_us(c->time_us + opt_.params.launch_us + opt_.params.step_us * (a2a ? 1 : 2)) + launch();
