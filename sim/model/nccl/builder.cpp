@@ -529,6 +529,9 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
 // the trips overlap: one hop per collective, not per hop of the chain. The largest message of a connection is a
 // channel's share of the buffer (a ring: of one of its `ranks` chunks), on the wire (LL doubles it, LL128 adds
 // 8 B a 120).
+//
+// A two-sided (SENDRECV) transport (aws-ofi-nccl's SENDRECV protocol through libfabric's EFA provider) sends a
+// message above the provider's eager size by a protocol with more round trips (Tables::TwoSided): per hop.
 engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg, Bytes nbytes,
                                           int ranks) const {
   const Graph& g = graph_;
@@ -539,7 +542,14 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
   const double wire = c.proto == Proto::LL ? 2.0 : c.proto == Proto::LL128 ? 128.0 / 120.0 : 1.0;
   const double share = static_cast<double>(std::max(1, plan.choice.channels)) * (c.algo == Algo::Ring ? std::max(1, ranks) : 1);
-  const double add_us = std::max(0.0, hops * extra) + fabric_hops_.rendezvous_us(static_cast<double>(nbytes) * wire / share);
+  const double share_bytes = static_cast<double>(nbytes) * wire / share;
+  // A two-sided (SENDRECV) transport's provider protocols: a message above its eager size adds round trips (the
+  // read, the CTS windows) on every network hop of the chain, as the hop itself (Tables::TwoSided). NCCL's net
+  // proxy sends a Simple slice at once: 2 steps on a ring's allreduce, allgather and reduce-scatter
+  // (src/include/collectives.h *_SLICESTEPS NCCL_STEPS / 4), 1 on a tree and a ring's broadcast or reduce.
+  const bool two_slice = c.algo == Algo::Ring && (cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter);
+  const double two_sided = fabric_hops_.two_sided_us(share_bytes, two_slice ? 2 : 1);
+  const double add_us = std::max(0.0, hops * extra) + hops * two_sided + fabric_hops_.rendezvous_us(share_bytes);
   if (add_us <= 0) return plan;
   if (plan.closed_form) *plan.closed_form += from_us(add_us);
   else plan.fixed += from_us(add_us);

@@ -70,6 +70,17 @@ class Ref {
 // NCCL hands the data to the GPU; NCCL's own formula counts it as one more latencyInter for Simple).
 double two_sided_hop_us(const Tables::NetKind& kind, bool gdr) { return kind.hop_us * (gdr ? 2.0 : 1.0); }
 
+// A SENDRECV transport of `kind`: its hop per operation (twice with GDR), and the provider's two-sided protocols,
+// each added round trip one more operation of the kind's hop.
+Tables::NetTransport two_sided_transport(const Tables::NetKind& kind, bool gdr) {
+  Tables::NetTransport tr;
+  tr.hop_us = two_sided_hop_us(kind, gdr);
+  tr.gdr = gdr;
+  tr.two_sided = kind.two_sided;
+  tr.op_us = kind.hop_us;
+  return tr;
+}
+
 double reported_latency(const Ref& e) {
   const double v = e["latency_us"].number();
   if (!(v >= 0 && v < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
@@ -84,9 +95,8 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
     const auto arch = arch_from(key);
     if (!arch) r[key].bad("is not a GPU architecture (pascal, volta, ampere, hopper, blackwell)");
     const auto a = r[key];
-    Tables::NetTransport tr;
     if (!a.has("hop_us") && !a.has("gdr")) r[key].bad("needs hop_us (the hop itself) or gdr (the kind's hop per operation)");
-    if (a.has("gdr")) tr.gdr = a["gdr"].boolean();
+    auto tr = two_sided_transport(kind, a.has("gdr") && a["gdr"].boolean());
     if (a.has("latency_us")) tr.reported_latency_us = reported_latency(a);
     tr.hop_us = a.has("hop_us") ? a["hop_us"].number() : two_sided_hop_us(kind, tr.gdr);
     if (!(tr.hop_us >= 0 && tr.hop_us < 1e6)) a["hop_us"].bad("must be from 0 to 1e6 us");
@@ -122,7 +132,15 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     // then tried values around it for NCCL's choices: models/README.md "EFA's SENDRECV floor"), not the wire: the
     // replay charges the kind's hop per EFA operation, the GDR flush one more. LL/LL128 are off (no in-order
     // 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
-    in.transport = Tables::NetTransport{two_sided_hop_us(kind, gdr), true, in.latency_us, gdr};
+    in.transport = two_sided_transport(kind, gdr);
+    in.transport.simple_only = true;
+    in.transport.reported_latency_us = in.latency_us;
+    // The NCCL_BUFFSIZE the plugin's entry sets (its env), which sizes NCCL's Simple steps; absent: NCCL's default.
+    if (e.has("buffsize_bytes")) {
+      in.transport.buffsize_bytes = e["buffsize_bytes"].number();
+      if (!(in.transport.buffsize_bytes >= 4096 && in.transport.buffsize_bytes <= 1e12))
+        e["buffsize_bytes"].bad("must be from 4096 to 1e12 bytes");
+    }
     kind.instances.push_back(std::move(in));
   }
 }
@@ -160,6 +178,21 @@ void read_net_env(const Ref& r, Tables::NetKind::Env& env) {
   }
 }
 
+// two_sided: {"device_eager_max_bytes", "host_medium_max_bytes", "host_read_min_bytes", "cts_window_bytes": each
+// > 0 and <= 1e12, "source": ...}: the provider's protocols by message size (Tables::TwoSided).
+void read_two_sided(const Ref& r, Tables::TwoSided& out) {
+  const auto bytes = [&](const char* key) {
+    const double v = r[key].number();
+    if (!(v > 0 && v <= 1e12)) r[key].bad("must be above 0 and at most 1e12 bytes");
+    return v;
+  };
+  out.device_eager_max_bytes = bytes("device_eager_max_bytes");
+  out.host_medium_max_bytes = bytes("host_medium_max_bytes");
+  out.host_read_min_bytes = bytes("host_read_min_bytes");
+  out.cts_window_bytes = bytes("cts_window_bytes");
+  if (!(out.host_read_min_bytes > out.host_medium_max_bytes)) r["host_read_min_bytes"].bad("must be above host_medium_max_bytes");
+}
+
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
 // (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
@@ -176,6 +209,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (k.has("rdma_eager_max_bytes")) kind.rdma_eager_max_bytes = k["rdma_eager_max_bytes"].number();
     if (!(kind.rdma_eager_max_bytes >= 0 && kind.rdma_eager_max_bytes <= 1e12))
       k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
+    if (k.has("two_sided")) read_two_sided(k["two_sided"], kind.two_sided);
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     if (k.has("instances")) read_net_instances(k["instances"], kind);
     if (k.has("nccl_env")) read_net_env(k["nccl_env"], kind.env);
@@ -634,8 +668,38 @@ Tables::FabricHops Tables::fabric_hops(const topology::Topology& t, Arch arch) c
     const auto* tr = transport_of(type, arch, t.instance); // the instance's transport, else the GPU generation's
     f.hop_us = std::max(f.hop_us, tr ? tr->hop_us : it->second.hop_us);
     if (it->second.rdma_eager_max_bytes > 0 && !tr) f.rendezvous.emplace_back(it->second.rdma_eager_max_bytes, it->second.hop_us);
+    if (tr && tr->two_sided.any()) f.two_sided.push_back(*tr);
   }
   return f;
+}
+
+// libfabric's EFA provider (prov/efa, read at v2.3.0; models/README.md "EFA's two-sided protocols"). CUDA memory
+// (efa_hmem.c: max_medium_msg_size 0, min_read_msg_size one packet + 1; efa_rdm_msg.c efa_rdm_msg_select_rtm):
+// eager in one packet, above it a read-based protocol (long read, or runting read whose remainder is read): the
+// receiver's RDMA read of the sender's buffer after the request-to-send, one more operation. Host memory: eager
+// and medium (packets, no handshake) up to 64 KiB, a read from 1 MiB, between them long-CTS, whose data goes only
+// in windows the receiver grants by CTS (efa_rdm_pke_nonreq.c: tx_min_credits 32 packets each): one more round
+// trip per window.
+double Tables::TwoSided::extra_ops(bool device, double m) const {
+  if (device) return device_eager_max_bytes > 0 && m > device_eager_max_bytes ? 1.0 : 0.0;
+  if (host_medium_max_bytes <= 0 || m <= host_medium_max_bytes) return 0.0;
+  if (m >= host_read_min_bytes) return 1.0;
+  return std::ceil(m / cts_window_bytes);
+}
+
+double Tables::FabricHops::two_sided_us(double share_bytes, int slice_steps) const {
+  double us = 0.0;
+  for (const auto& tr : two_sided) {
+    // NCCL's Simple step is NCCL_BUFFSIZE / NCCL_STEPS (src/init.cc: DEFAULT_BUFFSIZE 4 MiB, NCCL_STEPS 8).
+    const double buff = tr.buffsize_bytes > 0 ? tr.buffsize_bytes : double(1 << 22);
+    const double message = std::min(share_bytes, buff / 8.0 * std::max(1, slice_steps));
+    us = std::max(us, tr.two_sided.extra_ops(tr.gdr, message) * tr.op_us);
+  }
+  return us;
+}
+
+double Tables::two_sided_us(const topology::Topology& t, Arch arch, double share_bytes, int slice_steps) const {
+  return fabric_hops(t, arch).two_sided_us(share_bytes, slice_steps);
 }
 
 double Tables::FabricHops::rendezvous_us(double message_bytes) const {
