@@ -128,6 +128,10 @@ rm -f "$quotes"
 check "-N,--run_cycles 1000 x -s,--stress_cycles 1000 x 10000 sizes" all_reduce_perf -b 1 -e 10000 -i 1 -N 1000 -s 1000
 # A launcher rank past its process count printed nothing and exited 0.
 OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=9 check "environment OMPI_COMM_WORLD_RANK: 9 is not below OMPI_COMM_WORLD_SIZE 8" all_reduce_perf
+# The boundaries of the two refusals above (a mutation pass, scripts/MUTANTS.md): ranks count from 0, so rank 8 of 8
+# is past the last; -s repeats the table as -N does, 1 x 1000 x 1001 sizes (-b 1 -e 1001 -i 1) is 1,001,000 rows.
+OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=8 check "environment OMPI_COMM_WORLD_RANK: 8 is not below OMPI_COMM_WORLD_SIZE 8" all_reduce_perf
+check "-N,--run_cycles 1 x -s,--stress_cycles 1000 x 1001 sizes x 1 types x 1 reductions x 1 roots is 1001000 rows" all_reduce_perf -b 1 -e 1001 -i 1 -s 1000
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }

@@ -17,4 +17,12 @@ for pair in "2.28.7:p2p/Simple ch=2" "2.29.2:p2p/Simple ch=1" ":p2p/Simple ch=1"
   got=$("$ccsim" --topo "$topo" --model nccl --op alltoall -b 768K -e 768K ${v:+--nccl-version "$v"} 2>&1 | grep "^ *786432 ")
   echo "$got" | grep -q "$want" || { echo "FAIL release '${v:-tables}': want $want, got: $got"; fail=1; }
 done
+# Grace with Hopper (GH200, sm90) keeps 128 KiB in every release ("every GPU sm100 or newer"): an alltoall of 3 MiB on
+# 2 hosts of 4 sends 384 KiB to each of 8 ranks, parts of at most one chunk: 1 -> 2 -> 4 channels of 96 KiB. GB200 from
+# 2.29.2 takes parts of up to 256 KiB: 2 channels of 192 KiB.
+for pair in "gh200:p2p/Simple ch=4" "gb200:p2p/Simple ch=2"; do
+  gpu="${pair%%:*}"; want="${pair#*:}"
+  got=$("$ccsim" --topo "machine:gpu=$gpu,gpus=4,nodes=2,nics=4x400G,kind=roce" --model nccl --op alltoall -b 3M -e 3M 2>&1 | grep "^ *3145728 ")
+  echo "$got" | grep -q "$want" || { echo "FAIL $gpu 3 MiB: want $want, got: $got"; fail=1; }
+done
 exit $fail

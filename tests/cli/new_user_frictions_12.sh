@@ -76,6 +76,11 @@ refused_one_line "--healthy: sets the summary's threshold" compare --topo "$H100
 mkdir -p "$tmp/empty"
 refused_one_line "--trace $tmp/empty: is a directory, not a trace file, and holds no files to compare" compare --trace "$tmp/empty"
 refused_one_line "--plot: draws one trace" compare --topo "$H100x2" --trace "$d" --plot "$tmp/p.png"
+# A folder holding one file is still a folder of runs: the summary, with its verdict and exit status (mutation pass).
+mkdir -p "$tmp/one" && cp "$d/slurm-4101.out" "$tmp/one/"
+summary --trace "$tmp/one" >"$tmp/out1" 2>/dev/null; rc=$?
+[ "$rc" -eq 0 ] || bad "a folder of one healthy file: exit $rc, want 0"
+tail -1 "$tmp/out1" | grep -q "1 file(s), 1 run(s): 1 ok, 0 below" || bad "a folder of one file: no summary ($(tail -1 "$tmp/out1"))"
 
 # --- (a) a run on fewer hosts than the description: NCCL's node count is the communicator's -------------------
 # By hand: GPUs 0-7 of the 2-node description are its first node, so 8 ranks there are the one-node machine.

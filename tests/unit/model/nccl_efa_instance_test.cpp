@@ -27,6 +27,12 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <cstdio>
+#include <fstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/proto_list.hpp"
@@ -142,4 +148,40 @@ TEST_CASE("EFA by instance type: the nccl model refuses an instance its table do
   nccl::Options o;
   o.params = model::ParamSet{};
   CHECK_THROWS_AS(nccl::Builder(t, o), Error);
+}
+
+TEST_CASE("EFA by instance type: a topology file naming an instance on a fabric that is not EFA is refused naming the file") {
+  // An EC2 instance type selects aws-ofi-nccl's transport, which runs over EFA only (topology.cpp validate): a
+  // drawing whose network links are InfiniBand with "instance" set would read the name for nothing.
+  auto j = topology::topology_to_json(topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib"));
+  j["instance"] = "p5.48xlarge";
+  try {
+    (void)topology::topology_from_json(j, "ib-cluster.json");
+    FAIL("an instance over InfiniBand was accepted");
+  } catch (const Error& e) {
+    const std::string why = e.what();
+    CHECK(why.find("ib-cluster.json") != std::string::npos);
+    CHECK(why.find("no link is of type efa") != std::string::npos);
+  }
+  j["instance"] = nullptr;
+  j.erase("instance");
+  CHECK(topology::topology_from_json(j, "ib-cluster.json").instance.empty()); // without it the drawing is fine
+}
+
+TEST_CASE("EFA by instance type: a pattern is searched in the name, as POSIX regexec does, not matched whole") {
+  // aws-ofi-nccl compiles each pattern with regcomp and tests the instance type with regexec (platform-aws.cpp
+  // get_platform_entry), which finds a match anywhere in the string: an unanchored "48xlarge" takes g7e.48xlarge.
+  // The shipped patterns are anchored with ^ and end in .* or the whole name, where a search and a whole-string
+  // match agree; this table's entry tells the two apart.
+  const std::string path = "/tmp/ccsim-efa-search-" + std::to_string(::getpid()) + ".json";
+  auto j = nlohmann::json::parse(std::ifstream(nccl::default_tables_path()));
+  j["net_kinds"]["efa"]["instances"]["table"] =
+      nlohmann::json::array({{{"name", "any 48xlarge"}, {"pattern", "48xlarge"}, {"protocol", "rdma"}, {"latency_us", 35.0}}});
+  std::ofstream(path) << j.dump();
+  const auto tab = nccl::parse_tables(path);
+  std::remove(path.c_str());
+  const auto* in = tab.instance_of(LinkType::Efa, "g7e.48xlarge");
+  REQUIRE(in != nullptr);
+  CHECK(in->name == "any 48xlarge");
+  CHECK_THROWS_AS((void)tab.instance_of(LinkType::Efa, "g7e.8xlarge"), Error); // no 48xlarge in it
 }

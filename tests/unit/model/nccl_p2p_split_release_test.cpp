@@ -90,3 +90,13 @@ TEST_CASE("8 A100 sendrecv by release: 16 channels at 10 GB/s before 2.20, the 2
   CHECK(static_cast<double>(v210.time) / 1e6 == doctest::Approx(8.4 + 3.4 + 16777216.0 / 80e3).epsilon(2e-3));
   CHECK(a100_sendrecv("2.18.6", mib16).choice.channels == 4);
 }
+
+TEST_CASE("P2P split before NCCL 2.20: the nChannelsMax halving is a one-node rule here") {
+  // enqueue.cc v2.18.3-1 to v2.19.4-1 halves nChannelsMax inside `if (comm->nNodes == 1)`; ccsim keeps today's split
+  // across nodes for every release (p2p_plan.hpp). 16 ranks on 2 nodes, 24 comm channels -> p2pnChannels 32, 24 per
+  // peer -> 32 (per-peer halving for peers off: halve_for_peers false): 32 x 16 = 512 > 32 x 4 would halve on one
+  // node, so across nodes per_peer stays 32.
+  CHECK(p2p_comm(16, 2, 24, 24, 131072, 0, false, P2pSplitRule::Halved).per_peer == 32);
+  CHECK(p2p_comm(16, 2, 24, 24, 131072, 0, false, P2pSplitRule::Group).per_peer == 32);
+  CHECK(p2p_comm(16, 1, 24, 24, 131072, 0, false, P2pSplitRule::Halved).per_peer == 8); // one node: 32 -> 16 -> 8 (8 x 16 = 128)
+}

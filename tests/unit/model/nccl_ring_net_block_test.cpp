@@ -86,3 +86,41 @@ TEST_CASE("Ring blocks a NIC by release: NCCL 2.18-2.19 ran 32 channels on Hoppe
   const auto later = ring_row("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib", schedule::Op::AllGather, Bytes{4} << 30, "2.20.3");
   CHECK(later.bw.busbw_GBps <= 320.8 * 1.001);
 }
+
+TEST_CASE("Ring block cap counts a network link's lanes: 2 lanes of 200G carry what one 400G lane does") {
+  // The cap is the blocks' rate over the whole link (Link::capacity() = bw x lanes): drawing each NIC's 400G link
+  // as 2 bonded 200G lanes moves no byte, so the 2 x 8 H100 ring allgather keeps 2 blocks a NIC, 320.8 GB/s busbw
+  // (the test above), not the 400 the NICs alone allow.
+  auto t = topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib");
+  int split = 0;
+  for (auto& l : t.links)
+    if (topology::is_network(l.type)) l.bw /= 2, l.lanes *= 2, ++split;
+  REQUIRE(split > 0);
+  model::ModelOptions o;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c = test::packed_rings_config(t, schedule::Op::AllGather);
+  c.model_name = "nccl";
+  const auto row = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{4} << 30, 4));
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.choice.channels == 16);
+  CHECK(row.bw.busbw_GBps <= 320.8 * 1.001);
+  CHECK(row.bw.busbw_GBps > 320.8 * 0.95);
+}
+
+TEST_CASE("Ring block cap with one NIC a node: the NIC carries the channels' blocks, not one more") {
+  // One 400G NIC (50 GB/s) a node: every ring leaves the node through it. With 2 CUDA channels (as a log that
+  // reports 2 sets them) its link carries 2 blocks each way, 2 x 20.05 = 40.1 GB/s of the 50, and a ring
+  // allgather's busbw is what that crossing carries: 40.1 at most, whatever the rings' count (2 channels on 1 ring
+  // or 1 on each of 2).
+  const auto t = topology::resolve_topology("machine:gpu=h100,nodes=2,nics=1x400G,kind=ib");
+  model::ModelOptions o;
+  o.nccl_channels = 2;
+  auto b = model::make_model("nccl", t, o);
+  metrics::RunConfig c = test::packed_rings_config(t, schedule::Op::AllGather);
+  c.model_name = "nccl";
+  const auto row = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{4} << 30, 4));
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.choice.channels == 2);
+  CHECK(row.bw.busbw_GBps <= 40.1 * 1.001);
+  CHECK(row.bw.busbw_GBps > 40.1 * 0.95);
+}

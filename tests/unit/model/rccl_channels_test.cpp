@@ -120,3 +120,11 @@ TEST_CASE("RCCL channels: a bad one-node channel entry is refused naming the ent
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("RCCL channels: gfx950's own counts are for 8 GPUs a node only") {
+  // RCCL 2.26.6 CHANGELOG: 112 for "a single node with 8 * gfx950"; the 64 across nodes is what RCCL 2.26.6 logs on
+  // 2 x 8 MI355X. 16 gfx950 on one PCIe node, or 2 nodes of 4, are neither: the search's count stays.
+  CHECK(rccl_ring_channels("machine:gpu=mi355x,gpus=16,intra=pcie", schedule::Op::AllReduce, Bytes{1} << 33, "Simple") != 112);
+  CHECK(rccl_ring_channels("machine:gpu=mi355x,gpus=4,nodes=2,nics=4x400G,kind=roce", schedule::Op::AllReduce, Bytes{1} << 33,
+                           "Simple") != 64);
+}
