@@ -47,10 +47,10 @@ struct NetChecks {
 };
 NetChecks net_checks(const std::string& net) {
   if (net == "slingshot")
-    return {"fi_rdm_tagged_pingpong -p cxi (libfabric fabtests)", "fi_rdm_tagged_bw -p cxi (libfabric fabtests)",
+    return {"libfabric's fabtests: fi_rdm_tagged_pingpong -p cxi", "libfabric's fabtests (fi_rdm_tagged_bw -p cxi)",
             "NET/OFI lines: 'Selected provider is cxi', 'Using transport protocol', GDRDMA"};
   if (net == "efa")
-    return {"fi_rdm_tagged_pingpong -p efa (libfabric fabtests)", "fi_rdm_tagged_bw -p efa (libfabric fabtests)",
+    return {"libfabric's fabtests: fi_rdm_tagged_pingpong -p efa", "libfabric's fabtests (fi_rdm_tagged_bw -p efa)",
             "NET/OFI lines: 'Selected provider is efa', 'Using transport protocol', GDRDMA"};
   if (net == "ethernet")
     return {"a TCP round trip between the hosts (sockperf ping-pong)", "iperf3 -P 4",
