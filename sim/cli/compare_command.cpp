@@ -78,7 +78,32 @@ struct RunResult {
   std::string text;
   model::Health health;  // for the summary over many files
   std::string why;       // the bandwidth band's line
+  std::string why_head, why_finding; // its parts (compare_report.cpp BoundLine): the band, and what bounds it
 };
+
+// The log's "NET/IB : Using [0]mlx5_0:1/IB ..." beside the description: how many devices NCCL's network transport
+// used on the first host it logged, against the NICs the description puts on the host of the run's first GPU. A
+// fact read, not applied: the prediction keeps the description, and the note says how to describe what ran.
+std::string net_devices_note(const trace::Trace& t, const topology::Topology& topo, const metrics::RunConfig& cfg) {
+  const auto& devs = t.info.net_devices;
+  if (devs.empty()) return {};
+  std::string names;
+  for (std::size_t i = 0; i < devs.size() && i < 8; ++i) names += (i ? " " : "") + devs[i];
+  if (devs.size() > 8) names += fmt::format(" and {} more", devs.size() - 8);
+  std::string s = fmt::format("NCCL INFO: NET/{} uses {} device(s) on the first host logged ({})", t.info.net_devices_transport,
+                              devs.size(), names);
+  if (cfg.placements.empty() || cfg.placements.front().empty()) return s;
+  const auto hosts = topology::host_map(topo);
+  const int host = hosts.of_gpu(topo, cfg.placements.front().front());
+  int nics = 0;
+  for (std::size_t i = 0; i < topo.nodes.size(); ++i)
+    nics += topo.nodes[i].kind == topology::NodeKind::Nic && hosts.of_node[i] == host;
+  if (nics == 0) return s + "; the description has no NIC on the first GPU's host (one node: no network crossed)";
+  if (static_cast<std::size_t>(nics) == devs.size()) return s + fmt::format(", as the description's {} NIC(s) per host", nics);
+  return s + fmt::format("; the description has {} NIC(s) on the first GPU's host, and the prediction uses them (not applied: describe "
+                         "nics={}x<speed> to predict with the devices NCCL used; NCCL_IB_HCA picks them)",
+                         nics, devs.size());
+}
 
 RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::string& topo_spec, report::Format fmt_kind) {
   RunOptions ropt = o.run;
@@ -110,12 +135,24 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",
                                   tr.trace.command_ngpus, tr.trace.command_ngpus));
   m.notes.insert(m.notes.end(), applied.begin(), applied.end());
+  if (auto nd = net_devices_note(tr.trace, tr.topo, tr.cfg); !nd.empty()) m.notes.push_back(std::move(nd));
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
   m.bands = model::bound_bands(res, tr.topo);
-  RunResult r{report::compare_json(res, m), {}, model::health_of(res), {}};
+  {
+    const auto hosts = topology::host_map(tr.topo);
+    std::vector<int> used;
+    for (const auto& pl : tr.cfg.placements)
+      for (const int g : pl) used.push_back(hosts.of_gpu(tr.topo, g));
+    std::sort(used.begin(), used.end());
+    const bool across = std::unique(used.begin(), used.end()) - used.begin() > 1;
+    const bool amd = !tr.topo.gpu_kind.empty() && topology::gpu_kind(tr.topo.gpu_kind, "topology " + tr.topo.name).vendor == "amd";
+    for (auto& b : m.bands) b.across_hosts = across, b.amd = amd;
+  }
+  RunResult r{report::compare_json(res, m), {}, model::health_of(res), {}, {}, {}};
   for (const auto& b : r.json["bounds"])
-    if (b.value("band", "") == "bandwidth") r.why = b.value("text", "");
+    if (b.value("band", "") == "bandwidth")
+      r.why = b.value("text", ""), r.why_head = b.value("head", ""), r.why_finding = b.value("finding", "");
   switch (fmt_kind) {
     case report::Format::Table: r.text = report::compare_table(res, m); break;
     case report::Format::Csv: r.text = report::compare_csv(res, m); break;
@@ -251,6 +288,7 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
     for (std::size_t i = 0; i < runs.size(); ++i) {
       report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}};
       try {
+        if (!runs[i].unreadable.empty()) throw Error(runs[i].unreadable); // a test of the job that died: named, not compared
         const auto r = compare_one(one, runs[i], specs[i], report::Format::Json); // a copy: the rings' hint below may replay it
         e.op = r.json.value("op", std::string());
         e.ranks = r.json.value("ranks", e.ranks);
@@ -265,18 +303,17 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
           rings.run.nccl_algo = "ring";
           try {
             const auto rr = compare_one(rings, std::move(runs[i]), specs[i], report::Format::Json);
-            // "why (bandwidth band, ...): <closed form, no link>" + the rings' "bound by 32 ib links ...; check ...".
-            const auto cut = e.why.find("; the model's pick here is a closed form");
-            const auto lead = rr.why.find("): ");
+            // This run's band and finding, then the rings' line after its band: "bound by 32 ib links ...; check ...".
             if (!rr.why.empty())
-              e.why = (cut == std::string::npos ? e.why : e.why.substr(0, cut)) + "; NCCL's pick is a closed form, replayed as rings "
-                      "(--nccl-algo ring): " + (lead == std::string::npos ? rr.why : rr.why.substr(lead + 3));
+              e.why = r.why_head + r.why_finding + "; NCCL's pick is a closed form, replayed as rings (--nccl-algo ring): " +
+                      rr.why.substr(rr.why_head.size());
           } catch (const Error&) { // the rings' replay is a hint: without it the line stays as it was
           }
         }
       } catch (const Error& err) {
         e.error = printable(err.what(), 400);
-        std::cerr << "ccsim: " << e.error << (runs.size() > 1 ? fmt::format(" (run {} of {})", i + 1, runs.size()) : "") << "\n";
+        const bool named = e.error.find(fmt::format("(run {} of {})", i + 1, runs.size())) != std::string::npos; // the reader's origin says it
+        std::cerr << "ccsim: " << e.error << (runs.size() > 1 && !named ? fmt::format(" (run {} of {})", i + 1, runs.size()) : "") << "\n";
       }
       entries.push_back(std::move(e));
     }
@@ -295,6 +332,10 @@ void run_compare(const CompareOptions& o_in) {
   if (o.trace.empty()) fail("compare: --trace FILE is required");
   const auto fmt_kind = report::format_from(o.run.format);
   auto runs = load_chosen_runs(o);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (!runs[i].unreadable.empty())
+      fail("{} (run {} of {}; compare the others with --run N, or every run with --summary: a verdict each, this one named)",
+           runs[i].unreadable, i + 1, runs.size());
   const auto specs = topo_per_run(o.run.topo, runs.size());
   check_default_machine(o, runs, specs);
   std::vector<RunResult> results;

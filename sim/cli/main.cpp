@@ -3,6 +3,7 @@
 #include <csignal>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <new>
 #include <string_view>
 #include <utility>
@@ -43,7 +44,7 @@ std::string catalogue() {
   std::string line;
   for (const auto& n : topology::shipped_topologies()) line += n + " ";
   s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n"
-               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|spectrumx|tcpxo][,sharp=1]\n"
+               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|tcpx|tcpxo|spectrumx][,instance=p5.48xlarge|a3-megagpu-8g][,sharp=1]\n"
                "              machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off][,nodes=4,nics=8x400G]\n";
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
   s += "nccl-tests mode: ccsim all_reduce_perf -b 8 -e 128M -f 2 -g 8 --topo dgx1 (all of nccl-tests' flags and output; "
@@ -99,7 +100,14 @@ int print_help(CLI::App& app, const HelpError& e) {
 
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
-  if (const auto perf = ccsim::cli::perf_invocation(argc, argv)) return ccsim::cli::perf_main(*perf, argc, argv);
+  std::optional<ccsim::cli::PerfInvocation> perf;
+  try {
+    perf = ccsim::cli::perf_invocation(argc, argv);
+  } catch (const ccsim::Error& e) { // a launcher line that starts no test
+    std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << "\n";
+    return 2;
+  }
+  if (perf) return ccsim::cli::perf_main(*perf, argc, argv);
   CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};
   app.require_subcommand(0, 1);
   ccsim::cli::RunOptions run;

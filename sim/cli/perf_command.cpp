@@ -3,6 +3,7 @@
 #include "sim/cli/perf_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -64,6 +65,7 @@ bool is_perf_name(const std::string& name) {
 struct PerfFlags {
   RunOptions run; // ccsim's machine and model flags (--topo, --model, --gpus, ...) and --algo
   std::string procs;
+  std::string procs_from; // where procs came from when not --procs: the launcher words read (read_launcher)
   std::map<char, std::string> v; // nccl-tests flag letter -> value
   std::map<char, CLI::Option*> given;
   // NCCL's settings read from the environment (apply_nccl_environment): header lines, and the flag each set with
@@ -253,7 +255,7 @@ World launcher_world(const PerfFlags& f) {
     PerfFlags tmp;
     tmp.v['P'] = f.procs;
     w.procs = static_cast<int>(int_flag(tmp, 'P', 1, 100000));
-    w.from = "--procs";
+    w.from = f.procs_from.empty() ? "--procs" : f.procs_from;
     split_world(w);
     return w;
   }
@@ -594,12 +596,32 @@ void add_perf_flags(CLI::App& app, PerfFlags& f) {
 
 } // namespace
 
+namespace {
+bool is_launcher_word(std::string w) {
+  if (const auto slash = w.rfind('/'); slash != std::string::npos) w = w.substr(slash + 1);
+  return w == "srun" || w == "mpirun" || w == "mpiexec" || w == "mpiexec.hydra" || w == "orterun" || w == "prterun";
+}
+// The test a launcher word names: "${NCCL_TESTS}/all_reduce_perf" or nccl-tests' MPI build "all_reduce_perf_mpi".
+std::string perf_program_of(std::string w) {
+  if (const auto slash = w.rfind('/'); slash != std::string::npos) w = w.substr(slash + 1);
+  if (w.size() > 4 && w.ends_with("_mpi")) w.resize(w.size() - 4);
+  return is_perf_name(w) ? w : std::string();
+}
+} // namespace
+
 std::optional<PerfInvocation> perf_invocation(int argc, char** argv) {
   if (argc < 1) return std::nullopt;
   std::string self = argv[0];
   if (const auto slash = self.rfind('/'); slash != std::string::npos) self = self.substr(slash + 1);
   if (is_perf_name(self)) return PerfInvocation{self, 1};
   if (argc >= 2 && is_perf_name(argv[1])) return PerfInvocation{argv[1], 2};
+  if (argc >= 2 && is_launcher_word(argv[1])) {
+    for (int i = 2; i < argc; ++i)
+      if (auto program = perf_program_of(argv[i]); !program.empty()) return PerfInvocation{program, i + 1, 1};
+    fail("{}: starts no nccl-tests program among its words (all_reduce_perf, all_gather_perf, ...): ccsim predicts the test a "
+         "launcher line starts, e.g. ccsim srun -N 2 --ntasks-per-node=8 all_reduce_perf -b 8 -e 8G --topo ...",
+         printable(argv[1], 60));
+  }
   return std::nullopt;
 }
 
@@ -660,18 +682,25 @@ void apply_nccl_environment(const CLI::App& app, PerfFlags& f, const std::string
   if (!op) return;
   const auto names = model::nccl::nccl_env_names();
   std::map<std::string, std::string> env;
-  std::vector<std::string> other;
+  std::vector<std::string> other, runtime;
   for (char** e = environ; e && *e; ++e) {
     const std::string_view kv(*e);
     const auto eq = kv.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string name(kv.substr(0, eq)), value(kv.substr(eq + 1));
+    // The ROCm runtime's own settings that RCCL guides set beside RCCL's (HSA_FORCE_FINE_GRAIN_PCIE=1 for GPUDirect RDMA
+    // into fine-grained memory, HSA_NO_SCRATCH_RECLAIM, HSA_ENABLE_SDMA): named as not read, so none is taken as modelled.
+    if (name.starts_with("HSA_")) {
+      runtime.push_back(name + "=" + printable(value, 40));
+      continue;
+    }
     if (!name.starts_with("NCCL_") && !name.starts_with("RCCL_")) continue;
     if (name.starts_with("NCCL_TESTS")) continue; // nccl-tests' own (NCCL_TESTS_SPLIT_MASK), README's symlink folder
     if (std::find(names.begin(), names.end(), name) != names.end()) env[name] = value;
     else other.push_back(name + "=" + printable(value, 40));
   }
   std::sort(other.begin(), other.end());
+  std::sort(runtime.begin(), runtime.end());
   const auto flags = model::nccl::nccl_env_flags(env, *op); // an Error names the variable
   const bool nccl = f.run.model == "nccl";
   struct Target {
@@ -710,6 +739,111 @@ void apply_nccl_environment(const CLI::App& app, PerfFlags& f, const std::string
   if (!other.empty())
     f.env_notes.push_back(fmt::format("ccsim: NCCL settings in the environment that ccsim does not read (predicted as if unset): {}",
                                       fmt::join(other, ", ")));
+  if (!runtime.empty())
+    f.env_notes.push_back(fmt::format("ccsim: ROCm runtime settings in the environment that ccsim does not read (predicted as if unset): {}",
+                                      fmt::join(runtime, ", ")));
+}
+
+// A launcher's words before the test (an sbatch script's srun line, an mpirun line), read as the launcher reads them
+// for what changes a prediction: the task count (srun -n/--ntasks, else -N/--nodes x --ntasks-per-node, each 1 when
+// not given, as srun's defaults; mpirun/mpiexec -np/-n/--np/-c, or -H/--host slot counts) and the environment it
+// passes (mpirun -x NAME=VALUE, MPICH's -genv NAME VALUE, srun --export=...,NAME=VALUE, NAME=VALUE words). The task
+// count becomes --procs unless --procs is given; the variables are set for the test, as the launcher sets them.
+// Other words (--mca, --bind-to, --gpus-per-node, ...) change nothing a prediction reads.
+void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
+  if (inv.launcher_first <= 0) return;
+  const std::string launcher = argv[inv.launcher_first];
+  const bool srun = launcher == "srun" || launcher.ends_with("/srun");
+  const int end = inv.first_arg - 1; // the test's own word
+  auto count = [&](const std::string& flag, const std::string& v) {
+    int x = 0;
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < 1 || x > 100000)
+      fail("{} {} {}: not a count of {} (a whole number 1..100000{})", printable(launcher, 40), flag, printable(v, 40),
+           flag == "-N" || flag == "--nodes" ? "nodes" : "tasks", srun && (flag == "-N" || flag == "--nodes") ? "; a range such as 2-4 lets Slurm choose: give one" : "");
+    return x;
+  };
+  std::optional<int> tasks, nodes, per_node, host_slots;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string read; // the words that set the count, as the header names them
+  for (int i = inv.launcher_first + 1; i < end; ++i) {
+    const std::string w = argv[i];
+    const auto eq = w.find('=');
+    const std::string name = w.substr(0, eq), glued = eq == std::string::npos ? std::string() : w.substr(eq + 1);
+    const bool has_next = i + 1 < end;
+    // One value: "--flag=V", "--flag V", "-fV" (short, glued), "-f V".
+    auto value = [&](std::initializer_list<const char*> longs, std::initializer_list<const char*> shorts) -> std::optional<std::string> {
+      for (const char* l : longs) {
+        if (name == l && eq != std::string::npos) return glued;
+        if (w == l) {
+          if (!has_next) fail("{} {}: needs a value", printable(launcher, 40), l);
+          return std::string(argv[++i]);
+        }
+      }
+      for (const char* s : shorts) {
+        if (w == s) {
+          if (!has_next) fail("{} {}: needs a value", printable(launcher, 40), s);
+          return std::string(argv[++i]);
+        }
+        // Glued only with a digit after the letter ("-N2"): "-npernode", "-nolocal" are words of their own.
+        if (std::string_view(s).size() == 2 && w.size() > 2 && w.starts_with(s) && std::isdigit(static_cast<unsigned char>(w[2])))
+          return w.substr(2);
+      }
+      return std::nullopt;
+    };
+    if (srun) {
+      if (auto v = value({"--ntasks"}, {"-n"})) tasks = count("-n", *v), read += " -n " + *v;
+      else if (auto v2 = value({"--nodes"}, {"-N"})) nodes = count("-N", *v2), read += " -N " + *v2;
+      else if (auto v3 = value({"--ntasks-per-node"}, {})) per_node = count("--ntasks-per-node", *v3), read += " --ntasks-per-node " + *v3;
+      else if (name == "--export" && eq != std::string::npos) {
+        std::string_view list = glued;
+        while (!list.empty()) {
+          const auto comma = list.find(',');
+          const auto piece = list.substr(0, comma);
+          if (const auto e = piece.find('='); e != std::string_view::npos && e > 0)
+            env.emplace_back(std::string(piece.substr(0, e)), std::string(piece.substr(e + 1)));
+          list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        }
+      }
+    } else {
+      if (auto v = value({"-np", "--np", "--n"}, {"-n", "-c"})) tasks = count("-np", *v), read += " -np " + *v;
+      else if (auto h = value({"--host", "-host", "-H"}, {})) {
+        // Open MPI's host list "a:8,b:8": the slots add up (a host without a count has one).
+        int slots = 0, hosts = 0;
+        std::string_view list = *h;
+        while (!list.empty()) {
+          const auto comma = list.find(',');
+          const auto host = list.substr(0, comma);
+          const auto colon = host.rfind(':');
+          slots += colon == std::string_view::npos ? 1 : count("-H", std::string(host.substr(colon + 1)));
+          ++hosts;
+          list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        }
+        host_slots = slots, nodes = hosts, read += " -H " + *h;
+      } else if (auto pn = value({"--npernode", "-npernode", "--N"}, {"-N"})) {
+        per_node = count("-N", *pn), read += " -N " + *pn; // Open MPI: processes per node, on each -H host
+      } else if (w == "-x" && has_next) {
+        const std::string kv = argv[++i];
+        if (const auto e = kv.find('='); e != std::string::npos && e > 0) env.emplace_back(kv.substr(0, e), kv.substr(e + 1));
+      } else if ((w == "-genv" || w == "-env") && i + 2 < end) {
+        env.emplace_back(argv[i + 1], argv[i + 2]);
+        i += 2;
+      }
+    }
+    // NAME=VALUE words (`env NCCL_ALGO=Ring` or a shell prefix inside the line).
+    if (!w.starts_with("-") && eq != std::string::npos && eq > 0 && std::isupper(static_cast<unsigned char>(w[0])))
+      env.emplace_back(name, glued);
+  }
+  // mpirun without -np runs one process per slot of its hosts (-H a:8,b:8), or -N per host; with neither it takes the
+  // machine's own slots, which a pasted line cannot say: refused, naming what to add.
+  if (!srun && !tasks && !host_slots && !per_node)
+    fail("{}: no process count among its words (-np N, -H host:slots,..., or -N per host with -H): give -np N", printable(launcher, 40));
+  const int n = tasks ? *tasks : !srun && host_slots && !per_node ? *host_slots : nodes.value_or(1) * per_node.value_or(1);
+  for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+  if (f.procs.empty()) {
+    f.procs = std::to_string(n);
+    f.procs_from = fmt::format("{}{}", printable(launcher.substr(launcher.rfind('/') + 1), 40), read.empty() ? " with no task count: 1" : read);
+  }
 }
 
 } // namespace
@@ -736,6 +870,7 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
     std::vector<char*> arg_ptrs;
     for (auto& a : args) arg_ptrs.push_back(a.data());
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
+    read_launcher(inv, argv, f);
     apply_nccl_environment(app, f, inv.program);
     write_stdout(run_perf(f, inv.program));
     return 0;

@@ -10,10 +10,14 @@ namespace ccsim::cli {
 struct PerfInvocation {
   std::string program; // "all_reduce_perf"
   int first_arg = 1;   // index in argv of the first nccl-tests flag
+  // A launcher's words typed before the test (`ccsim srun -N 2 --ntasks-per-node=8 all_reduce_perf ...`, an sbatch
+  // script's line pasted): argv[launcher_first .. first_arg - 1), the test's own path last; 0 when none.
+  int launcher_first = 0;
 };
 
-// The nccl-tests binary ccsim is asked to be: argv[0]'s file name (a symlink) or argv[1]; nullopt when
-// neither names one.
+// The nccl-tests binary ccsim is asked to be: argv[0]'s file name (a symlink) or argv[1], or the test a launcher
+// line in argv[1..] starts (srun, mpirun, mpiexec); nullopt when none names one. A launcher line that starts no
+// nccl-tests program is an Error naming the launcher.
 std::optional<PerfInvocation> perf_invocation(int argc, char** argv);
 // Parses, predicts and prints; returns the exit status (2 with one line on stderr for bad input).
 int perf_main(const PerfInvocation& inv, int argc, char** argv);

@@ -8,6 +8,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topology/cloud_machines.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/routing.hpp"
@@ -104,8 +105,9 @@ std::string show(const TopoOptions& o) {
 
 std::string generate(const TopoOptions& o) {
   if (o.kind == "cluster") {
-    std::string spec = fmt::format("cluster:nodes={},node={},nics={},fabric={},kind={},leaf_ports={},oversub={}", o.nodes,
-                                   o.node, o.nics, o.fabric, o.net, o.leaf_ports, o.oversub);
+    // nics empty: a Google Cloud machine type's own NICs (--instance without --nics).
+    std::string spec = fmt::format("cluster:nodes={},node={},{}fabric={},kind={},leaf_ports={},oversub={}", o.nodes, o.node,
+                                   o.nics.empty() ? "" : "nics=" + o.nics + ",", o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
     if (!o.sharp.empty()) spec += ",sharp=" + o.sharp;
     if (!o.instance.empty()) spec += ",instance=" + o.instance;
@@ -170,7 +172,7 @@ void add_topo_command(CLI::App& app) {
   gen->add_option("--node", opts->node, "Cluster: the machine (shipped name or file)")->capture_default_str();
   gen->add_option("--nics", opts->nics, "Cluster: NICs per machine and their speed, COUNTxSPEED")->capture_default_str();
   gen->add_option("--fabric", opts->fabric, "Cluster: switch | fattree")->capture_default_str();
-  gen->add_option("--kind", opts->net, "Cluster: ib | roce | efa | ethernet")->capture_default_str();
+  gen->add_option("--kind", opts->net, "Cluster: ib | roce | efa | slingshot | ethernet | gib | tcpx | tcpxo")->capture_default_str();
   gen->add_option("--leaf-ports", opts->leaf_ports, "Cluster fat tree: NIC ports per leaf")->capture_default_str();
   gen->add_option("--oversub", opts->oversub, "Cluster fat tree: leaf down:up ratio")->capture_default_str();
   gen->add_option("--sharp", opts->sharp, "Cluster on InfiniBand: SHARP in the switches (0, 1, v2, v3, v4)");
@@ -178,12 +180,17 @@ void add_topo_command(CLI::App& app) {
                   "Cluster: where each NIC sits: gpu (beside its GPU), cpu (a root port of the GPU's socket), numa (a NUMA "
                   "node without GPUs; the machine needs two sockets)")->capture_default_str();
   gen->add_option("--instance", opts->instance,
-                  "Cluster: the AWS EC2 instance type of the nodes (e.g. p5.48xlarge; EFA: --kind defaults to efa)");
+                  "Cluster: the AWS EC2 instance type of the nodes (e.g. p5.48xlarge; EFA: --kind defaults to efa) or the "
+                  "Google Cloud machine type (a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, a4-highgpu-8g, a4x-highgpu-4g, "
+                  "a4x-maxgpu-4g-metal: --kind defaults to its fabric, --nics to its NICs)");
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
   gen->callback([opts, gen] {
     check_gen_flags(*gen, opts->kind);
     if (gen->count("--instance") > 0 && opts->instance.empty()) fail("--instance: empty: name an EC2 instance type (e.g. p5.48xlarge)");
-    if (gen->count("--instance") > 0 && gen->count("--kind") == 0) opts->net = "efa"; // an EC2 instance's network
+    // An EC2 instance's network is EFA; a Google Cloud machine type's is its own, on its own NICs.
+    const auto* gcp = gen->count("--instance") > 0 ? topology::cloud_machine(opts->instance) : nullptr;
+    if (gen->count("--instance") > 0 && gen->count("--kind") == 0) opts->net = gcp ? std::string(topology::to_string(gcp->kind)) : "efa";
+    if (gcp && gen->count("--nics") == 0) opts->nics.clear();
     write_output(opts->output, generate(*opts), "-o/--output");
   });
 

@@ -28,6 +28,7 @@ struct Choice {
   bool simulated = true;   // false: the model's closed form, no schedule was replayed
   std::string note;        // e.g. "replayed faster than NCCL's pick"
   std::vector<Weighed> weighed; // every pair the model weighed (NCCL's candidates); empty where it weighed none
+  std::string outside_tuner;    // why no tuner weighed this size (RCCL's MSCCL all-pairs runs before it); "" otherwise
 };
 
 struct RunPlan {

@@ -95,6 +95,10 @@ struct BoundBand {
   // Whether those links ran near full (kFullLinkPct). Below it no link holds the replay's rate: per-channel caps
   // (NCCL's channels per peer x the rate of one channel), the protocol's share or the pipeline's fill do.
   bool full = false;
+  // The run as the latency band's checks need it (set by the caller, which knows the placement): whether its ranks
+  // span hosts (a network's latency is in the floor) and whether its GPUs are AMD's (HIP, rccl-tests).
+  bool across_hosts = true;
+  bool amd = false;
 };
 
 // The bands of `r` (one or two; the latency band first), from the same predictor compare() used.

@@ -20,8 +20,9 @@ std::optional<std::string_view> link_family(topology::LinkType t) {
   using topology::LinkType;
   if (topology::is_nvlink(t)) return "nvlink";
   if (topology::is_pcie(t)) return "pcie";
-  // Slingshot: RDMA through libfabric's cxi provider (aws-ofi-nccl), as EFA through its efa provider.
-  if (t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Slingshot) return "rdma";
+  // Slingshot: RDMA through libfabric's cxi provider (aws-ofi-nccl), as EFA through its efa provider; Google's gIB
+  // is RoCEv2. GPUDirect-TCPX/TCPXO are TCP, not RDMA: no family, as ethernet.
+  if (t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Slingshot || t == LinkType::Gib) return "rdma";
   return std::nullopt;
 }
 

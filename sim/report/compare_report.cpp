@@ -52,7 +52,8 @@ NetChecks net_checks(const std::string& net) {
   if (net == "efa")
     return {"libfabric's fabtests: fi_rdm_tagged_pingpong -p efa", "libfabric's fabtests (fi_rdm_tagged_bw -p efa)",
             "NET/OFI lines: 'Selected provider is efa', 'Using transport protocol', GDRDMA"};
-  if (net == "ethernet")
+  // Google's GPUDirect-TCPX / TCPXO plugins run TCP (device-memory receive): TCP's tools, the plugin's own NET/ lines.
+  if (net == "ethernet" || net == "tcpx" || net == "tcpxo")
     return {"a TCP round trip between the hosts (sockperf ping-pong)", "iperf3 -P 4",
             "NET/Socket lines for NCCL's own sockets, NCCL_SOCKET_IFNAME; a plugin prints its own NET/ name"};
   return {"ib_send_lat", "ib_write_bw (perftest)", "NET/IB lines, GDRDMA"};
@@ -61,10 +62,13 @@ NetChecks net_checks(const std::string& net) {
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {
   const NetChecks net = net_checks(b.net);
+  // The launch check by the GPUs' runtime (rccl-tests -G runs HIP graphs, ROCm/rccl-tests src/common.cu); the network's
+  // latency only where the ranks span hosts: on one host no NIC is crossed.
   if (b.latency)
-    return fmt::format("launch cost (nccl-tests -G 1 runs CUDA graphs), the protocol (NCCL_PROTO; LL for small sizes) and the "
-                       "network's latency ({}) set this floor",
-                       net.latency);
+    return fmt::format("launch cost ({}), the protocol (NCCL_PROTO; LL for small sizes){} set this floor",
+                       b.amd ? "rccl-tests -G 1 runs HIP graphs" : "nccl-tests -G 1 runs CUDA graphs",
+                       b.across_hosts ? fmt::format(" and the network's latency ({})", net.latency)
+                                      : std::string(b.amd ? " and the xGMI hops" : " and the NVLink/PCIe hops"));
   if (b.kind == model::BoundKind::Network)
     return fmt::format("check each NIC with {} between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
                        "(NCCL_DEBUG=INFO: {})",
@@ -86,32 +90,43 @@ std::string check_of(const model::BoundBand& b) {
 
 std::string size_range(Bytes lo, Bytes hi) { return lo == hi ? format_size(lo) : format_size(lo) + ".." + format_size(hi); }
 
-// One line per band: what bounds the prediction, what the measured busbw says about it, what to check.
-std::vector<std::string> bound_lines(const model::CompareMeta& m) {
-  std::vector<std::string> out;
+// One line per band, in parts: the band (head), what bounds the prediction and what the measured busbw says about
+// it (finding), what to check; text = head + finding + joiner + check. The summary of many runs splices two runs'
+// parts (compare_command.cpp), so it takes them from here rather than cutting the text.
+struct BoundLine {
+  std::string head, finding, joiner = "; ", check;
+  std::string text() const { return head + finding + joiner + check; }
+};
+
+std::vector<BoundLine> bound_lines(const model::CompareMeta& m) {
+  std::vector<BoundLine> out;
   for (const auto& b : m.bands) {
-    const std::string head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi),
-                                         b.rows, b.rows == 1 ? "" : "s");
+    BoundLine l;
+    l.head = fmt::format("why ({} band, {}, {} row{}): ", b.latency ? "latency" : "bandwidth", size_range(b.lo, b.hi), b.rows,
+                         b.rows == 1 ? "" : "s");
+    l.check = check_of(b);
     if (b.latency) {
-      out.push_back(head + fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
-                                       "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x); {}",
-                                       b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us, check_of(b)));
+      l.finding = fmt::format("fixed costs (launch, per-hop latency) dominate the prediction, below half its peak busbw; "
+                              "median time {:.2f} us predicted against {:.2f} us measured ({:.2f}x)",
+                              b.predicted_time_us, b.measured_time_us, b.measured_time_us / b.predicted_time_us);
     } else if (b.kind != model::BoundKind::None) {
       const std::string links = fmt::format("{} {} link{} ({}, {:g} GB/s each way, {:.0f}% used; e.g. {})", b.links, b.type,
                                             b.links == 1 ? "" : "s", kind_name(b.kind), b.link_GBps, b.used_pct, b.name);
       const std::string rates = fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted: at the measured rate those "
                                             "links carried ~{:.1f} GB/s each", b.measured_busbw, b.predicted_busbw,
                                             carried_at_measured_rate(b));
-      if (b.full) out.push_back(head + fmt::format("bound by {}; {}; {}", links, rates, check_of(b)));
-      else
-        out.push_back(head + fmt::format("no link full in the replay, the most used {}: per-channel limits (NCCL's channels per "
-                                         "peer x the rate of one channel), the protocol or the pipeline's fill hold the rate; {}; "
-                                         "NCCL_DEBUG=INFO prints the channels NCCL ran, and {}",
-                                         links, rates, check_of(b)));
+      if (b.full) l.finding = fmt::format("bound by {}; {}", links, rates);
+      else {
+        l.finding = fmt::format("no link full in the replay, the most used {}: per-channel limits (NCCL's channels per peer x the "
+                                "rate of one channel), the protocol or the pipeline's fill hold the rate; {}; NCCL_DEBUG=INFO prints "
+                                "the channels NCCL ran",
+                                links, rates);
+        l.joiner = ", and ";
+      }
     } else {
-      out.push_back(head + fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted; {}", b.measured_busbw,
-                                       b.predicted_busbw, check_of(b)));
+      l.finding = fmt::format("median busbw {:.2f} GB/s measured against {:.2f} predicted", b.measured_busbw, b.predicted_busbw);
     }
+    out.push_back(std::move(l));
   }
   return out;
 }
@@ -180,7 +195,8 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
       o["links_as_used"] = b.links, o["used_pct"] = b.used_pct, o["link_full"] = b.full;
       o["link_GBps_at_measured_rate"] = num_or_null(carried_at_measured_rate(b));
     }
-    o["text"] = lines[i];
+    o["text"] = lines[i].text();
+    o["head"] = lines[i].head, o["finding"] = lines[i].finding, o["check"] = lines[i].check;
     j["bounds"].push_back(o);
   }
   return j;
@@ -204,7 +220,7 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
                      x.measured_time_us, x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw,
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
   // The why lines before the summary, which stays the last line (scripts read it with tail -1).
-  for (const auto& line : bound_lines(m)) s += "# " + line + "\n";
+  for (const auto& line : bound_lines(m)) s += "# " + line.text() + "\n";
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
@@ -238,7 +254,7 @@ std::string compare_markdown(const model::CompareResult& r, const model::Compare
                    "({} rows), {:.1f} % over all {} rows; max {:.1f} %{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");
-  for (const auto& line : bound_lines(m)) s += fmt::format("\n- {}", markdown_cell(line));
+  for (const auto& line : bound_lines(m)) s += fmt::format("\n- {}", markdown_cell(line.text()));
   for (const auto& n : m.notes) s += fmt::format("\n- trace: {}", markdown_cell(n));
   if (!m.notes.empty() || !m.bands.empty()) s += "\n";
   return s;

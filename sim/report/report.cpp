@@ -60,6 +60,8 @@ void write_weighed_table(std::ostream& out, const std::vector<metrics::Row>& row
   for (const auto& r : rows) {
     fmt::print(out, "{:>12}", r.plan.size);
     for (const auto& k : pairs) fmt::print(out, "  {:>14}", weighed_cell(r, k));
+    // A size no tuner weighed says what chose it instead of a row of dashes.
+    if (r.choice.weighed.empty() && !r.choice.outside_tuner.empty()) fmt::print(out, "  not weighed: {}", r.choice.outside_tuner);
     fmt::print(out, "\n");
   }
 }
@@ -75,6 +77,7 @@ void write_weighed_markdown(std::ostream& out, const std::vector<metrics::Row>& 
   for (const auto& r : rows) {
     fmt::print(out, "| {} |", r.plan.size);
     for (const auto& k : pairs) fmt::print(out, " {} |", markdown_cell(weighed_cell(r, k)));
+    if (r.choice.weighed.empty() && !r.choice.outside_tuner.empty()) fmt::print(out, " not weighed: {}", markdown_cell(r.choice.outside_tuner));
     fmt::print(out, "\n");
   }
 }
@@ -164,6 +167,7 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
       row["choice"] = {{"algo", r.choice.algo},         {"proto", r.choice.proto},          {"channels", r.choice.channels},
                        {"loops", r.choice.loops},       {"simulated", r.choice.simulated}, {"note", r.choice.note}};
     if (choice && h.weighed) {
+      if (!r.choice.outside_tuner.empty()) row["choice"]["outside_tuner"] = r.choice.outside_tuner;
       row["choice"]["weighed"] = nlohmann::ordered_json::array();
       for (const auto& w : r.choice.weighed)
         row["choice"]["weighed"].push_back({{"algo", w.algo}, {"proto", w.proto}, {"time_us", w.time_us}});

@@ -1,4 +1,5 @@
 #include "sim/topology/generators.hpp"
+#include "sim/topology/cloud_machines.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -487,9 +488,22 @@ int int_value(const std::string& v, const std::string& key, const std::string& s
 }
 
 // The network half of a cluster spec: nodes, nics, fabric, kind, alpha, leaf_ports, oversub.
-ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::string& spec, const std::string& default_nodes) {
+// `node_gpu` / `node_gpus`: the node's GPU kind and count ("" / 0 where not known), for a cloud machine type's words.
+ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::string& spec, const std::string& default_nodes,
+                         const std::string& node_gpu, int node_gpus) {
   ClusterSpec c;
   c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec, 1, kMaxClusterNodes);
+  // instance= naming a Google Cloud GPU machine type (cloud_machines.hpp) says what the nodes' NICs are: one per
+  // GPU of the type's line rate (one per two GPUs on A3 High), unless nics= says otherwise.
+  const auto it_inst = kv.find("instance");
+  const CloudMachine* gcp = it_inst == kv.end() ? nullptr : cloud_machine(it_inst->second);
+  if (gcp && !node_gpu.empty() && node_gpu != gcp->gpu)
+    fail("--topo {}: instance={} has {} GPUs, not {}", spec, gcp->name, gcp->gpu, node_gpu);
+  if (gcp && !kv.count("nics")) {
+    if (node_gpus <= 0 || node_gpus * gcp->host_nics % gcp->host_gpus != 0)
+      fail("--topo {}: instance={} gives {} NIC(s) per {} GPUs: add nics=MxSPEED for this node", spec, gcp->name, gcp->host_nics, gcp->host_gpus);
+    kv["nics"] = fmt::format("{}x{}G", node_gpus * gcp->host_nics / gcp->host_gpus, gcp->nic_gbps);
+  }
   // "machine:gpu=mi300x,nodes=4" as a what-if with more nodes: the network between them is the missing word.
   if (!kv.count("nics"))
     fail("--topo {}: nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed "
@@ -503,26 +517,39 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   if (fabric == "fattree" || fabric == "fat-tree") c.fabric = ClusterSpec::Fabric::FatTree;
   else if (fabric != "switch" && !c.rail)
     fail("--topo {}: fabric '{}' is not switch, rail (rail-optimised: one switch) or fattree", spec, fabric);
-  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA"): the kind is matched without case. A cloud's
-  // own fabric name is the link type it runs on (topologies/README.md "Network kinds"): Google's gIB and NVIDIA's
-  // Spectrum-X are RoCEv2, Google's GPUDirect-TCPX/TCPXO TCP over Ethernet.
+  // Fabrics are written as sold ("IB", "RoCE", "InfiniBand", "EFA", "TCPXO"): the kind is matched without case
+  // (topologies/README.md "Network kinds").
   // instance=: an AWS EC2 instance type ("p5.48xlarge"), whose nodes are joined by EFA: the kind defaults to efa
-  // and may not be another. Which names --model nccl knows is its table's business (models/nccl.json).
+  // and may not be another. Which names --model nccl knows is its table's business (models/nccl.json). A Google
+  // Cloud machine type ("a3-megagpu-8g") defaults the kind to its own fabric (tcpx, tcpxo or gib) and may not be
+  // another either.
   const bool named_instance = kv.count("instance") > 0;
   c.instance = ascii_lower(take(kv, "instance", spec, "-"));
   if (c.instance == "-") c.instance.clear();
   if (named_instance && (c.instance.empty() || c.instance.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos))
-    fail("--topo {}: instance '{}' is not an EC2 instance type (letters, digits, '.' and '-', e.g. p5.48xlarge)", spec, c.instance);
-  std::string k = take(kv, "kind", spec, c.instance.empty() ? "ib" : "efa");
+    fail("--topo {}: instance '{}' is not an EC2 instance type nor a Google Cloud machine type (letters, digits, '.' and '-', "
+         "e.g. p5.48xlarge, a3-megagpu-8g)", spec, c.instance);
+  // A word shaped like a Google machine type (a3-..., a4-..., a4x-...) that is not one is refused, not read as an
+  // EC2 type whose refusal would name AWS's table.
+  if (!gcp && (c.instance.starts_with("a3-") || c.instance.starts_with("a4-") || c.instance.starts_with("a4x-")))
+    fail("--topo {}: instance '{}' is not a Google Cloud GPU machine type ccsim knows (a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, "
+         "a4-highgpu-8g, a4x-highgpu-4g, a4x-maxgpu-4g-metal)", spec, c.instance);
+  const std::string dflt_kind = gcp ? std::string(to_string(gcp->kind)) : c.instance.empty() ? "ib" : "efa";
+  std::string k = take(kv, "kind", spec, dflt_kind);
   const std::string lower = ascii_lower(k);
+  // Names a fabric is sold under: Spectrum-X is RoCEv2. Google's gIB, GPUDirect-TCPX and -TCPXO are link types of
+  // their own (their NCCL plugins and profiles differ: models/README.md "Google's GPU networks").
   static const std::map<std::string, std::string, std::less<>> sold_as = {
-      {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"gib", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}, {"tcpx", "ethernet"}, {"tcpxo", "ethernet"}};
+      {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}};
   const auto named = sold_as.find(lower);
   const auto lt = link_type_from(named == sold_as.end() ? lower : named->second);
   if (!lt || !is_network(*lt))
-    fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot or ethernet (nor gib, spectrumx: roce; tcpx, tcpxo: ethernet)", spec, k);
+    fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot, ethernet, gib, tcpx or tcpxo (nor spectrumx: roce)", spec, k);
   c.kind = *lt;
-  if (!c.instance.empty() && c.kind != LinkType::Efa)
+  if (gcp && c.kind != gcp->kind)
+    fail("--topo {}: instance={} runs {} (Google Cloud's {} machine type): write kind={} or leave kind out", spec, c.instance,
+         to_string(gcp->kind), gcp->name, to_string(gcp->kind));
+  if (!gcp && !c.instance.empty() && c.kind != LinkType::Efa)
     fail("--topo {}: instance={} names an AWS EC2 instance type, whose network is EFA: write kind=efa or leave kind out", spec, c.instance);
   // NCCL 2.30 hwLat[NET][Ring][LL] = 2.7 us per network step (reference §3.3).
   c.alpha = generator_alpha(take(kv, "alpha", spec, "2.7us"));
@@ -574,10 +601,11 @@ Topology build_from_spec(const std::string& spec) {
   if (kind == "cluster") {
     const std::string node = take(kv, "node", spec);
     if (node.rfind("cluster:", 0) == 0) fail("--topo {}: a cluster node cannot itself be a cluster", spec);
-    const ClusterSpec c = cluster_spec(kv, spec, "");
+    const Topology one = resolve_topology(node);
+    const ClusterSpec c = cluster_spec(kv, spec, "", one.gpu_kind, one.num_gpus());
     const std::string sharp = take(kv, "sharp", spec, "0");
     no_leftovers(kv, spec);
-    Topology t = make_cluster(resolve_topology(node), c, node);
+    Topology t = make_cluster(one, c, node);
     set_sharp(t, sharp, "--topo " + spec);
     return t;
   }
@@ -606,11 +634,11 @@ Topology build_from_spec(const std::string& spec) {
     m.bridge = take(kv, "bridge", spec, "-");
     if (m.bridge == "-") m.bridge.clear();
     Topology node = make_machine(m);
-    if (!kv.count("nodes") && !kv.count("nics")) {
+    if (!kv.count("nodes") && !kv.count("nics") && !kv.count("instance")) {
       no_leftovers(kv, spec);
       return node;
     }
-    const ClusterSpec c = cluster_spec(kv, spec, "1");
+    const ClusterSpec c = cluster_spec(kv, spec, "1", m.gpu, m.gpus);
     const std::string sharp = take(kv, "sharp", spec, "0");
     no_leftovers(kv, spec);
     Topology t = make_cluster(node, c, node.name);

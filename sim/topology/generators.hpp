@@ -35,7 +35,7 @@ struct ClusterSpec {
   // numa on a NUMA node of their own that holds no GPU (SYS: NCCL draws each NUMA node as a CPU and joins them
   // by SYS links; an EPYC in NPS4 mode has four per socket). NICs a machine file draws itself stay where drawn.
   enum class NicAt { Gpu, Cpu, Numa } nic_at = NicAt::Gpu;
-  std::string instance; // instance=: the AWS EC2 instance type of the nodes (Topology::instance; needs kind efa)
+  std::string instance; // instance=: the AWS EC2 (kind efa) or Google Cloud (its own kind) machine type, Topology::instance
 };
 // nic_at's value (gpu, cpu, numa); anything else throws an Error beginning with `who` ("--nic-at:").
 ClusterSpec::NicAt nic_at_from(const std::string& text, const std::string& who);
@@ -62,8 +62,8 @@ struct MachineSpec {
 Topology make_machine(const MachineSpec& m);
 
 // "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us",
-// "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|spectrumx|tcpx|tcpxo][,alpha=2.7us]
-//  [,leaf_ports=32][,oversub=1][,sharp=0|1|v2|v3|v4][,instance=p5.48xlarge (an AWS EC2 type: kind efa)]", "machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off]
+// "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|tcpx|tcpxo|spectrumx][,alpha=2.7us]
+//  [,leaf_ports=32][,oversub=1][,sharp=0|1|v2|v3|v4][,instance=p5.48xlarge|a3-megagpu-8g (AWS: efa; GCP: its kind, NICs)]", "machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off]
 //  [,pcie_switch=off][,sockets=1|2][,gpus_per_switch=N][,cpu=intel|amd][,bridge=2way|4way|none]
 //  [,nodes=N,nics=8x400G,...cluster keys]"
 //  (with nodes or nics: a cluster of that machine)

@@ -1,4 +1,5 @@
 #include "sim/topology/topology.hpp"
+#include "sim/topology/cloud_machines.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,13 +21,13 @@ constexpr std::array<std::pair<NodeKind, std::string_view>, 6> kNodeKinds{{
     {NodeKind::NetSwitch, "net_switch"},
 }};
 
-constexpr std::array<std::pair<LinkType, std::string_view>, 18> kLinkTypes{{
+constexpr std::array<std::pair<LinkType, std::string_view>, 21> kLinkTypes{{
     {LinkType::NvLink1, "nvlink1"}, {LinkType::NvLink2, "nvlink2"}, {LinkType::NvLink3, "nvlink3"},
     {LinkType::NvLink4, "nvlink4"}, {LinkType::NvLink5, "nvlink5"}, {LinkType::Pcie3, "pcie3"},
     {LinkType::Pcie4, "pcie4"},     {LinkType::Pcie5, "pcie5"},     {LinkType::Pcie6, "pcie6"},     {LinkType::Qpi, "qpi"},
     {LinkType::Upi, "upi"},         {LinkType::Xgmi, "xgmi"},       {LinkType::Ib, "ib"},           {LinkType::Roce, "roce"},
     {LinkType::Efa, "efa"},         {LinkType::Ethernet, "ethernet"}, {LinkType::Slingshot, "slingshot"},
-    {LinkType::Ideal, "ideal"},
+    {LinkType::Gib, "gib"},         {LinkType::Tcpx, "tcpx"},       {LinkType::Tcpxo, "tcpxo"},     {LinkType::Ideal, "ideal"},
 }};
 
 } // namespace
@@ -54,7 +55,8 @@ std::optional<LinkType> link_type_from(std::string_view s) {
 bool is_nvlink(LinkType t) { return t >= LinkType::NvLink1 && t <= LinkType::NvLink5; }
 bool is_pcie(LinkType t) { return t >= LinkType::Pcie3 && t <= LinkType::Pcie6; }
 bool is_network(LinkType t) {
-  return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet || t == LinkType::Slingshot;
+  return t == LinkType::Ib || t == LinkType::Roce || t == LinkType::Efa || t == LinkType::Ethernet || t == LinkType::Slingshot ||
+         t == LinkType::Gib || t == LinkType::Tcpx || t == LinkType::Tcpxo;
 }
 
 int Topology::add_node(std::string node_name, NodeKind kind) {
@@ -144,9 +146,15 @@ void Topology::validate() const {
   if (!instance.empty()) {
     // An EC2 instance type names an AWS machine, whose nodes talk over EFA: on another fabric the name would be
     // read for nothing (the transport it selects is aws-ofi-nccl's, over EFA only).
-    bool efa = false;
-    for (const auto& l : links) efa = efa || l.type == LinkType::Efa;
-    if (!efa) fail("{}: instance '{}' names an AWS EC2 instance type, whose network is EFA, but no link is of type efa", where, instance);
+    // A Google Cloud machine type names its own fabric likewise (cloud_machines.hpp).
+    const auto* gcp = cloud_machine(instance);
+    const LinkType want = gcp ? gcp->kind : LinkType::Efa;
+    bool found = false;
+    for (const auto& l : links) found = found || l.type == want;
+    if (!found && gcp)
+      fail("{}: instance '{}' names Google Cloud's {} machine type, whose network is {}, but no link is of type {}", where, instance,
+           gcp->name, to_string(want), to_string(want));
+    if (!found) fail("{}: instance '{}' names an AWS EC2 instance type, whose network is EFA, but no link is of type efa", where, instance);
   }
   if (crossbar_formula()) { // every link is link 0's twin, and every GPU is one link from the switch
     validate_link(Link{0, crossbar_.gpus, LinkType::Ideal, crossbar_.bw, crossbar_.latency, 1, {}, false}, where);

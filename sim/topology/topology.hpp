@@ -19,8 +19,10 @@ enum class NodeKind { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 
 // Link technologies; "ideal" is the textbook uniform link used by generated test machines.
 // xgmi: AMD's Infinity Fabric, between sockets (the peer of Intel's QPI/UPI) or between Instinct GPUs.
+// Google's fabrics are link types of their own (models/README.md "Google's GPU networks"): gib is RoCEv2 through
+// Google's gIB NCCL plugin, tcpx and tcpxo TCP with device-memory receive (GPUDirect-TCPX, GPUDirect-TCPXO).
 enum class LinkType { NvLink1, NvLink2, NvLink3, NvLink4, NvLink5, Pcie3, Pcie4, Pcie5, Pcie6, Qpi, Upi, Xgmi, Ib, Roce, Efa,
-                      Ethernet, Slingshot, Ideal };
+                      Ethernet, Slingshot, Gib, Tcpx, Tcpxo, Ideal };
 
 std::string_view to_string(NodeKind k);
 std::string_view to_string(LinkType t);
@@ -79,10 +81,10 @@ class Topology {
   // In-network reduction on the fabric (InfiniBand SHARP): "" none, else the SHARP generation of its
   // network switches ("v2", "v3", "v4"; parameters in models/sharp.json, sim/topology/sharp.hpp).
   std::string sharp;
-  // The AWS EC2 instance type of the nodes ("p5.48xlarge", "g7e.8xlarge"; lower case), as the user named it
-  // (cluster/machine `instance=`, a file's "instance"); empty when none is named. It needs an EFA network.
-  // --model nccl reads the transport aws-ofi-nccl runs there from the plugin's platform table (models/nccl.json
-  // net_kinds efa instances); without it, from the GPU generation (by_arch).
+  // The AWS EC2 instance type ("p5.48xlarge"; needs an EFA network) or Google Cloud machine type ("a3-megagpu-8g";
+  // needs its own fabric: cloud_machines.hpp) of the nodes, lower case, as named (`instance=`, a file's "instance").
+  // --model nccl reads the EFA transport aws-ofi-nccl runs there from the plugin's platform table (models/nccl.json
+  // net_kinds efa instances); without it, from the GPU generation (by_arch). Empty when none is named.
   std::string instance;
   // A generated crossbar or torus fills these on first use (see CrossbarFormula, TorusFormula); reading them
   // builds them.

@@ -82,6 +82,28 @@ void parse_info_facts(std::string_view line, Trace::NcclInfo& info, const std::s
   // RCCL's MSCCL loads its algorithm files at init, where it runs at all (msccl_lifecycle.cc mscclInternalSchedulerInit:
   // INFO "Using MSCCL files from <dir>"; ROCm/rccl 0cbce2a and 2025 releases alike).
   if (body.rfind("Using MSCCL files from", 0) == 0) info.msccl_loaded = true;
+  // NCCL's IB transport lists the devices it will use once per process at init (src/transport/net_ib.cc
+  // ncclIbInit: "NET/IB : Using" then "[%d]%s:%d/%s" per device, NCCL_IB_HCA applied, then "; OOB ..."). The first
+  // line is kept: a multi-node log repeats it per host, and the hosts of one job are alike.
+  if (info.net_devices.empty() && body.rfind("NET/", 0) == 0) {
+    const auto colon = body.find(" : Using ");
+    const auto slash_end = body.find_first_of(" :");
+    if (colon != std::string_view::npos && colon == slash_end) {
+      auto rest = body.substr(colon + 9);
+      rest = rest.substr(0, rest.find(';'));
+      for (const auto w : words_of(rest)) {
+        const auto close = w.find(']');
+        if (w.size() < 4 || w.front() != '[' || close == std::string_view::npos || close < 2) continue;
+        bool digits = true;
+        for (std::size_t i = 1; i < close; ++i) digits = digits && std::isdigit(static_cast<unsigned char>(w[i]));
+        if (!digits || close + 1 >= w.size()) continue; // "[RO]" (relaxed ordering) is no device
+        auto dev = w.substr(close + 1);
+        dev = dev.substr(0, dev.find('/'));
+        if (info.net_devices.size() < 64) info.net_devices.emplace_back(dev.substr(0, 40));
+      }
+      if (!info.net_devices.empty()) info.net_devices_transport = std::string(body.substr(4, std::min<std::size_t>(colon - 4, 16)));
+    }
+  }
   if (body.rfind("Using network ", 0) == 0) {
     auto net = body.substr(14);
     while (!net.empty() && std::isspace(static_cast<unsigned char>(net.back()))) net.remove_suffix(1);

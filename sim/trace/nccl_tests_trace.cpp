@@ -260,9 +260,10 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   Bytes sweep_first_size = 0; // the first size of the current sweep
   std::istringstream in{std::string(text)};
   std::string raw;
-  int lineno = 0;
+  int textline = 0, lineno = 0;
   while (std::getline(in, raw)) {
-    ++lineno;
+    ++textline; // the file's line number: past a run's preamble its text continues at the file's first_line
+    lineno = hints.first_line > 0 && textline > hints.preamble_lines ? textline - hints.preamble_lines + hints.first_line - 1 : textline;
     const std::string where = fmt::format("{}:{}", origin, lineno);
     if (raw.find('\0') != std::string::npos) fail("{}: binary data, not an nccl-tests output", where);
     std::string line = trim(without_ray_prefix(raw));

@@ -64,6 +64,9 @@ struct Trace {
   // when the file holds several runs (its header's command may be another run's).
   int command_ngpus = 0;
   std::vector<std::string> notes;       // what the reader decided about the file (rows left out, facts read)
+  // load_trace_runs, every run of a file of several: why this run could not be read (a test that died before its
+  // first row); the file's other runs stand. Empty for a run that was read.
+  std::string unreadable;
   std::map<std::string, std::string> env; // NCCL_* settings the file says the run was made with (NCCL_NVLS_ENABLE -> 0)
   // Facts of NCCL INFO lines ("24 coll channels, 0 collnet channels, 0 nvls channels", "Using network IB");
   // -1 / "" when the log does not say.
@@ -78,6 +81,10 @@ struct Trace {
     // with SHARP trees of that many nodes.
     int sharp_trees = 0, sharp_group_size = -1;
     bool msccl_loaded = false; // RCCL's "Using MSCCL files from ...": MSCCL was on in this run
+    // The first "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB ..." line (NCCL's net_ib.cc, one per process
+    // at init): the devices NCCL's IB transport uses on that host ("mlx5_0:1"), in its order; empty when none.
+    std::vector<std::string> net_devices;
+    std::string net_devices_transport; // "IB" (the NET/<name> the line names)
   } info;
 };
 
@@ -85,6 +92,9 @@ struct Hints {
   std::optional<schedule::Op> op; // used when the file does not say (or to override with force_op)
   int ranks = 0;
   bool force = false;             // hints win over what the file says
+  // One run of a file of several (split_runs_at): the text's lines past its first `preamble_lines` are the file's from
+  // `first_line` on, so line numbers in messages and rows are the file's. 0: the text is the file.
+  int preamble_lines = 0, first_line = 0;
 };
 
 // Reads the facts of one NCCL INFO line into `info` (channel counts, network); other lines change nothing.

@@ -66,40 +66,62 @@ bool is_row(std::string_view l) { return !l.empty() && std::isdigit(static_cast<
 } // namespace
 
 std::vector<std::string> split_runs(std::string_view text) {
+  std::vector<std::string> out;
+  for (auto& r : split_runs_at(text)) out.push_back(std::move(r.text));
+  return out;
+}
+
+std::vector<RunText> split_runs_at(std::string_view text) {
   std::string preamble, current;
-  std::vector<std::string> runs;
-  bool in_run = false, rows_seen = false;
+  std::vector<RunText> runs;
+  int file_line = 0, preamble_lines = 0, current_first = 1;
+  // failed: the run printed nccl-tests' failure report (a job's test that died before its first row is complete
+  // too: the next test's banner starts a run of its own, not more of the dead one's). concluded: its closing lines
+  // came, so a failure report after them is another test's (one that died before printing its banner).
+  bool in_run = false, rows_seen = false, failed = false, concluded = false;
   std::size_t pos = 0;
   while (pos <= text.size()) {
     auto nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
     const std::string_view raw = text.substr(pos, nl - pos);
     pos = nl + 1;
+    ++file_line;
     const auto l = unprefixed(raw);
-    const bool opener = opens_run(l), row = is_row(l);
-    if (!in_run && (opener || row)) in_run = true;
-    else if (in_run && opener && rows_seen) { // the previous run is complete: a new one starts here
-      runs.push_back(preamble + current);
+    const bool failure = !starts_with(l, "#") && is_test_failure(l); // a '#' note may quote one (a copy's caveat)
+    const bool opener = opens_run(l) || (failure && concluded), row = is_row(l);
+    if (!in_run && (opener || row)) {
+      in_run = true;
+      current_first = file_line;
+    } else if (in_run && opener && (rows_seen || failed || concluded)) { // the previous run is complete: a new one starts here
+      runs.push_back({preamble + current, preamble_lines, current_first});
       current.clear();
-      rows_seen = false;
+      current_first = file_line;
+      rows_seen = failed = concluded = false;
     }
     (in_run ? current : preamble).append(raw).append("\n");
+    if (!in_run) ++preamble_lines;
     rows_seen = rows_seen || row;
+    failed = failed || (in_run && failure);
+    concluded = concluded || (rows_seen && is_closing_line(l) && l.find("Collective test concluded") != std::string_view::npos);
     if (nl == text.size()) break;
   }
-  if (in_run) runs.push_back(preamble + current);
-  if (runs.empty()) runs.push_back(std::string(text));
-  // A file whose "runs" hold no rows but the last (one output with a repeated banner) is one run.
+  if (in_run) runs.push_back({preamble + current, preamble_lines, current_first});
+  if (runs.empty()) runs.push_back({std::string(text), 0, 1});
+  // A file whose "runs" hold no rows but the last (one output with a repeated banner) is one run; a run that died
+  // (nccl-tests' failure report) counts as one, so a job's failed test is not folded into the test before it.
   if (runs.size() > 1) {
     int with_rows = 0;
     for (const auto& r : runs) {
-      std::istringstream in(r);
+      std::istringstream in(r.text);
       std::string line;
       bool rows = false;
-      while (std::getline(in, line)) rows = rows || is_row(unprefixed(line));
+      while (std::getline(in, line)) {
+        const auto u = unprefixed(line);
+        rows = rows || is_row(u) || (!starts_with(u, "#") && is_test_failure(u));
+      }
       with_rows += rows;
     }
-    if (with_rows < 2) return {std::string(text)};
+    if (with_rows < 2) return {{std::string(text), 0, 1}};
   }
   return runs;
 }
@@ -143,23 +165,28 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
     if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
     if (auto table = nccl_tests_json_as_table(text, path)) text = std::move(*table); // nccl-tests -J: read as its table
   }
-  const auto parts = split_runs(text);
+  const auto parts = split_runs_at(text);
   auto origin = [&](std::size_t i) { return parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()); };
   // A table of several size sweeps (split_sweeps) counts one run per sweep.
   std::vector<Trace> out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (only > 0 && static_cast<int>(out.size()) >= only) break;
     try {
-      for (auto& s : split_sweeps(parse_trace(parts[i], origin(i), hints))) {
+      Hints at = hints; // a message names the file's line, not the run's
+      if (parts.size() > 1) at.preamble_lines = parts[i].preamble_lines, at.first_line = parts[i].first_line;
+      for (auto& s : split_sweeps(parse_trace(parts[i].text, origin(i), at))) {
         // Each run carries the file's preamble: a command there (-g 4) may be another run's (a scaling study's
         // single-host run beside its mpirun -g 1 runs), so a run's GPUs per thread come from its own nThread line.
         if (parts.size() > 1) s.command_ngpus = 0;
         out.push_back(std::move(s));
       }
-    } catch (const Error&) {
+    } catch (const Error& e) {
       // With --run the chosen run alone counts: the hints are for it, and another run's problem is not its.
-      if (only <= 0 || static_cast<int>(out.size()) + 1 == only) throw;
+      if (static_cast<int>(out.size()) + 1 == only || (only <= 0 && parts.size() == 1)) throw;
       out.emplace_back(); // a run that is not the chosen one: counted, not read
+      // Every run of a file of several (a job's tests one after another): this one kept with its one-line reason, so
+      // the others are still compared and the caller names it (Trace::unreadable).
+      if (only <= 0) out.back().origin = origin(i), out.back().unreadable = e.what();
     }
   }
   if (only > 0) return pick(std::move(out));

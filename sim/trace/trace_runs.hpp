@@ -14,6 +14,13 @@ namespace ccsim::trace {
 // The texts of the runs in `text`, each with the common preamble in front; one element when the file
 // holds a single run.
 std::vector<std::string> split_runs(std::string_view text);
+// The same runs with where each sits in the file: its text's first `preamble_lines` lines are the file's first lines
+// (the common preamble), the rest the file's lines from `first_line` on (1-based), so a message names the file's line.
+struct RunText {
+  std::string text;
+  int preamble_lines = 0, first_line = 1;
+};
+std::vector<RunText> split_runs_at(std::string_view text);
 
 // The size sweeps of one table (Trace::sweeps; nccl-tests -d all / -o all / -r -1 / -N) as traces of their own,
 // each with the table's header facts and a note saying which sweep it is; `t` itself when it has one.

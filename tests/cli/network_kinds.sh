@@ -39,14 +39,16 @@ read -r ib_t _ <<<"$(row 8589934592 --topo "$hgx,kind=ib")"
 read -r efa_t _ <<<"$(row 8589934592 --topo "$hgx,kind=efa")"
 near "efa NVLS-tree 8 GiB time over ib's (2 x (23 - 20.9) + 23 us)" "$(awk -v a="$efa_t" -v b="$ib_t" 'BEGIN { if (a != "" && b != "") print a - b }')" 27.2 0.05
 
-# A fabric sold under its own name predicts as the link type it runs on (topologies/README.md): gIB and Spectrum-X
-# are RoCE (11.84 GB/s above), GPUDirect-TCPXO is TCP over Ethernet (no figure of its own: InfiniBand's 12.00).
+# A fabric sold under its own name predicts as the link type it runs on (topologies/README.md): Spectrum-X is RoCE
+# (11.84 GB/s above); Google's gIB is a link type of its own at RoCE's framing (11.84); GPUDirect-TCPXO carries TCP
+# at Google's 8244 B MTU: 8192 B of payload per 8282 B on the wire against InfiniBand's 4096 per 4122,
+# 12.0 x 8244 / 8282 = 11.945 (models/README.md "Google's GPU networks").
 read -r _ gib_bus <<<"$(row 8589934592 --topo "$two,kind=gib")"
 read -r _ spx_bus <<<"$(row 8589934592 --topo "$two,kind=Spectrum-X")"
 read -r _ tcpxo_bus <<<"$(row 8589934592 --topo "$two,kind=TCPXO")"
 near "gib busbw (roce's)" "$gib_bus" 11.84 0.06
 near "spectrum-x busbw (roce's)" "$spx_bus" 11.84 0.06
-near "tcpxo busbw (ethernet's: ib's rate)" "$tcpxo_bus" 12.00 0.06
+near "tcpxo busbw (12.0 x 8244/8282)" "$tcpxo_bus" 11.945 0.01
 
 out=$("$ccsim" --topo "$two,kind=bogus" --model nccl -b 1M -e 1M 2>&1); rc=$?
 [ "$rc" = 2 ] || { echo "FAIL kind=bogus: exit $rc, expected 2: $out"; fail=1; }

@@ -3,13 +3,19 @@
 // launchers' process counts) is set in the environment for the run instead. perf_main catches every ccsim::Error
 // itself (exit 2); its exit status 3, an internal error, is a crash here.
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <streambuf>
 #include <vector>
 
+#include <unistd.h> // environ
+
 #include "sim/cli/perf_command.hpp"
+#include "sim/core/error.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/p2p.hpp"
 #include "fuzz_common.hpp"
@@ -58,7 +64,13 @@ CCSIM_FUZZ_TARGET({
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int status = 0;
-  if (const auto inv = cli::perf_invocation(static_cast<int>(argv.size()), argv.data())) {
+  std::optional<cli::PerfInvocation> found;
+  try {
+    found = cli::perf_invocation(static_cast<int>(argv.size()), argv.data());
+  } catch (const Error&) { // a launcher line that starts no test: main() says so in one line, exit 2
+    status = 2;
+  }
+  if (const auto& inv = found) {
     static Discard discard;
     std::ostringstream said;
     auto* out = std::cout.rdbuf(&discard);
@@ -68,6 +80,14 @@ CCSIM_FUZZ_TARGET({
     if (status == 3) std::fputs(said.str().c_str(), stderr);
   }
   for (const auto& name : set) ::unsetenv(name.c_str());
+  // The variables a pasted launcher line passed (mpirun -x NAME=VALUE, srun --export=...): the test's environment,
+  // set by perf_main for its run; gone before the next input.
+  std::vector<std::string> passed;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view kv(*e);
+    if (kv.starts_with("NCCL_") || kv.starts_with("RCCL_") || kv.starts_with("HSA_")) passed.emplace_back(kv.substr(0, kv.find('=')));
+  }
+  for (const auto& name : passed) ::unsetenv(name.c_str());
   // The machine settings a run leaves (NCCL_P2P_DISABLE, CCSIM_GPU), as the Python module resets them between calls.
   topology::set_p2p_mode("on");
   topology::clear_p2p_level();

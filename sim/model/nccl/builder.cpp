@@ -18,6 +18,7 @@
 #include "sim/model/nccl/ring_chunking.hpp"
 #include "sim/model/nccl/shm.hpp"
 #include "sim/model/protocol_place.hpp"
+#include "sim/topology/cloud_machines.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/schedule/algorithms/switch_reduce.hpp"
 #include "sim/schedule/algorithms/tree_pipeline.hpp"
@@ -119,8 +120,17 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   launch_overlaps_ = launch_overlaps(kind);
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
+  // The fabric's own NCCL profile (Google's nccl-env-profile.sh for GPUDirect-TCPX/TCPXO: net_kinds nccl_env), where
+  // neither the command line nor the trace says otherwise: NCCL reads the environment the profile exports.
+  if (const auto* env = tab_.net_env(topo_)) {
+    if (!env->proto.empty() && !opt_.protos.restricted()) opt_.protos = proto_set_from(env->proto, "NCCL_PROTO");
+    if (env->nvls_off && opt_.nvls == NvlsMode::Auto) opt_.nvls = NvlsMode::Off;
+    if (env->algo == "Ring" && opt_.mode == AlgoMode::Auto) opt_.mode = AlgoMode::Ring;
+    if (env->channels > 0 && opt_.channels == 0) opt_.channels = env->channels;
+  }
   // An instance type the net plugin's table does not hold fails here, before any size (Tables::instance_of).
-  if (!topo_.instance.empty()) {
+  // Google's machine types (topology::cloud_machine) name no net plugin table: their fabric is their link type.
+  if (!topo_.instance.empty() && !topology::cloud_machine(topo_.instance)) {
     try {
       (void)tab_.instance_of(topology::LinkType::Efa, topo_.instance);
     } catch (const Error& e) {
@@ -353,6 +363,24 @@ std::optional<P2pLevel> Builder::p2p_level_of(const metrics::RunConfig& cfg) {
   return p2p_level_for(topo_, graph(cfg), cfg.placements.empty() ? kNone : cfg.placements.front(), release_);
 }
 
+std::string Builder::what_if_note(const metrics::RunConfig& cfg) {
+  std::string s;
+  switch (opt_.mode) {
+    case AlgoMode::Auto: break;
+    case AlgoMode::Fastest: s += ", --nccl-algo fastest (the faster replay of NCCL's best ring and best tree, not NCCL's pick)"; break;
+    default: {
+      constexpr const char* kName[] = {"auto", "ring", "tree", "nvls", "fastest", "collnet_direct", "collnet_chain"};
+      s += fmt::format(", algorithm forced: {} (--nccl-algo, as NCCL_ALGO: NCCL's tuner weighs that one alone)",
+                       kName[static_cast<int>(opt_.mode)]);
+    }
+  }
+  if (opt_.nvls == NvlsMode::Off && graph(cfg).nvls.channels > 0)
+    s += ", NVLS off (--nvls off, as NCCL_NVLS_ENABLE=0: the NVLS graph above is not a candidate)";
+  if (opt_.collnet == NvlsMode::Off) s += ", CollNet off (--collnet off, as NCCL_COLLNET_ENABLE=0)";
+  if (opt_.msccl == MscclMode::Off && tab_.rccl) s += ", MSCCL off (--msccl off, as RCCL_MSCCL_ENABLE=0: RCCL's tuner picks every size)";
+  return s;
+}
+
 std::string Builder::p2p_note(const metrics::RunConfig& cfg) {
   const auto level = p2p_level_of(cfg);
   if (!level || is_p2p(cfg.op)) return ""; // sends and receives: no ring hops to name (p2p_level.hpp)
@@ -501,6 +529,9 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
 // the trips overlap: one hop per collective, not per hop of the chain. The largest message of a connection is a
 // channel's share of the buffer (a ring: of one of its `ranks` chunks), on the wire (LL doubles it, LL128 adds
 // 8 B a 120).
+//
+// A two-sided (SENDRECV) transport (aws-ofi-nccl's SENDRECV protocol through libfabric's EFA provider) sends a
+// message above the provider's eager size by a protocol with more round trips (Tables::TwoSided): per hop.
 engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate& c, const metrics::RunConfig& cfg, Bytes nbytes,
                                           int ranks) const {
   const Graph& g = graph_;
@@ -511,7 +542,14 @@ engine::RunPlan Builder::with_fabric_hops(engine::RunPlan plan, const Candidate&
   const double hops = network_hops(cfg.op, c.algo, g.nodes);
   const double wire = c.proto == Proto::LL ? 2.0 : c.proto == Proto::LL128 ? 128.0 / 120.0 : 1.0;
   const double share = static_cast<double>(std::max(1, plan.choice.channels)) * (c.algo == Algo::Ring ? std::max(1, ranks) : 1);
-  const double add_us = std::max(0.0, hops * extra) + fabric_hops_.rendezvous_us(static_cast<double>(nbytes) * wire / share);
+  const double share_bytes = static_cast<double>(nbytes) * wire / share;
+  // A two-sided (SENDRECV) transport's provider protocols: a message above its eager size adds round trips (the
+  // read, the CTS windows) on every network hop of the chain, as the hop itself (Tables::TwoSided). NCCL's net
+  // proxy sends a Simple slice at once: 2 steps on a ring's allreduce, allgather and reduce-scatter
+  // (src/include/collectives.h *_SLICESTEPS NCCL_STEPS / 4), 1 on a tree and a ring's broadcast or reduce.
+  const bool two_slice = c.algo == Algo::Ring && (cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter);
+  const double two_sided = fabric_hops_.two_sided_us(share_bytes, two_slice ? 2 : 1);
+  const double add_us = std::max(0.0, hops * extra) + hops * two_sided + fabric_hops_.rendezvous_us(share_bytes);
   if (add_us <= 0) return plan;
   if (plan.closed_form) *plan.closed_form += from_us(add_us);
   else plan.fixed += from_us(add_us);
@@ -545,6 +583,10 @@ std::optional<engine::RunPlan> Builder::rccl_direct(const metrics::RunConfig& cf
   plan.choice.proto = std::string(name(c->proto));
   plan.choice.channels = a2a ? p - 1 : channels;
   plan.choice.simulated = false;
+  plan.choice.outside_tuner =
+      a2a ? "RCCL's alltoall: a direct send to every peer over the mesh, not a tuner pick"
+          : "RCCL's MSCCL all-pairs allreduce, run before RCCL's tuner for this size (models/rccl.json rccl.direct, from "
+            "ROCm/rccl tools/msccl-algorithms allreduce-allpairs-8n-*.xml; --msccl off for the tuner's pick)";
   plan.params = cfg.model;
   plan.network = &engine::fifo_network();
   plan.closed_form = from_us(c->time_us + opt_.params.launch_us + opt_.params.step_us * (a2a ? 1 : 2)) + launch();
@@ -693,9 +735,15 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   plan.choice.loops = chain_pipelined_per_line(cfg.op, proto) ? max_loops : std::min(ring_loops(cfg.op, p, per_channel, chunk), max_loops);
   // NCCL's split over the channels is not even; each channel runs at its 1/nc of the links (NCCL's busBw is
   // nChannels x a per-channel figure), so the busiest one sets the time: every channel carries its share.
-  const double imbalance = tab_.rccl ? 1.0
-                                     : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p,
-                                                         size.size, nc, chunk);
+  double imbalance = tab_.rccl ? 1.0
+                               : channel_imbalance(split_rule(release_), tab_, cfg.op, proto, p, size.size, nc, chunk);
+  // LL128 on sm80 over NVLink: a step lasts whole waves of the block's warps (ring_chunking.hpp
+  // ll128_wave_imbalance), a part-filled wave as long as a full one. The A100 class (OCI, SuperBench, two thanos
+  // runs: allreduce 4 -> 8 MiB adds 125-150 GB/s busbw, 8 -> 16 MiB 150-247) shows it; Hopper's LL128 rows are
+  // already below the model at 1-8 MiB (models/README.md "LL128 waves on A100"), so only sm80 is charged.
+  if (!tab_.rccl && proto == Proto::LL128 && g.nodes == 1 && g.path == Path::NvLink &&
+      compute_capability(topo_, g.arch) == 80)
+    imbalance = ll128_wave_imbalance(split_rule(release_), tab_, cfg.op, p, size.size, nc, chunk);
   plan.topo = &v.topo;
   plan.router = v.router;
   // Across nodes each step of RCCL's ring waits for its receive, not for its own send to land: a connection has

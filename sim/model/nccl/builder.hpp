@@ -94,7 +94,7 @@ class Builder final : public metrics::PlanBuilder {
     const std::string g = graph(cfg).describe();
     return g + (release_rings_ ? ", " + nccl::describe(*release_rings_) : "") + describe_collnet(collnet_) +
            (opt_.protos.restricted() ? ", NCCL_PROTO=" + opt_.protos.stated + " (" + opt_.protos.allowed_names() + ")" : "") +
-           p2p_note(cfg);
+           p2p_note(cfg) + what_if_note(cfg);
   }
   const Graph& graph(const metrics::RunConfig& cfg);
 
@@ -129,6 +129,9 @@ class Builder final : public metrics::PlanBuilder {
   std::optional<P2pLevel> p2p_level_of(const metrics::RunConfig& cfg);
   // ", P2P level PXB (NCCL's default): SHM gpu3->gpu4, ..." where a ring hop runs SHM or the user set a level.
   std::string p2p_note(const metrics::RunConfig& cfg);
+  // ", algorithm forced: ring (--nccl-algo ring, as NCCL_ALGO=Ring)", ", NVLS off (...)", ", MSCCL off (...)": the
+  // settings that turned NCCL's own pick away from what the graph above offers, so a what-if names itself.
+  std::string what_if_note(const metrics::RunConfig& cfg);
   bool simple_only_net(Arch arch);
   int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
   // The ring/tree channel count to start from as a log reports it: the trace's logged count, else RCCL's own

@@ -71,4 +71,33 @@ double channel_imbalance(SplitRule rule, const Tables& tab, Op op, Proto proto, 
   return rule == SplitRule::Cells ? cells(op, proto, ranks, b, nc) : kernel_chunks(tab, op, proto, ranks, b, nc, max_chunk);
 }
 
+double ll128_wave_imbalance(SplitRule rule, const Tables& tab, Op op, int ranks, Bytes bytes, int nc, double max_chunk) {
+  const double b = static_cast<double>(bytes);
+  if (!ring_pattern(op) || nc <= 1 || ranks < 2 || !(b > 0) || !(max_chunk > 0) || rule == SplitRule::None)
+    return channel_imbalance(rule, tab, op, Proto::LL128, ranks, bytes, nc, max_chunk);
+  const int nt = threads_at(tab, Proto::LL128, ranks, b, nc);
+  const double wave = (nt / 32) * 1920.0; // nWarps x DataEltPerSlice bytes
+  if (!(wave > 0)) return 1.0;
+  const auto waves = [&](double chunk) { return chunk > 0 ? std::ceil(chunk / wave) : 0.0; };
+  const double size = per_rank_count(op) ? b / ranks : b; // the kernel's count, bytes
+  const double per = op == Op::AllReduce ? ranks : 1;     // chunks a channel moves per loop
+  double rounds = 0;                                      // the busiest channel's waves per pass over its chunks
+  if (rule == SplitRule::KernelChunks) {
+    const double loop = nc * per * max_chunk;
+    const double full = std::floor(size / loop), rest = size - full * loop;
+    rounds = full * per * waves(max_chunk);
+    if (rest > 0) {
+      const double min_chunk = nt * 60.0 / 2; // ring patterns' LL128 minimum chunk ("should not need the final /2")
+      const double chunk = std::min(max_chunk, ceil_to(rest / (nc * per), min_chunk));
+      for (int c = 0; c < per; ++c) rounds += waves(std::min(chunk, rest - c * nc * chunk)); // channel 0's chunks
+    }
+  } else { // Cells: the busiest channel's share, in loops of nRanks (allreduce) or one chunk of at most max_chunk
+    const double channel = cells(op, Proto::LL128, ranks, b, nc) * size / nc;
+    const double loop = per * max_chunk;
+    const double full = std::floor(channel / loop), rest = channel - full * loop;
+    rounds = full * per * waves(max_chunk) + (rest > 0 ? per * waves(std::ceil(rest / per)) : 0.0);
+  }
+  return std::max(1.0, nc * rounds * wave / size); // whole waves as bytes, over the even share
+}
+
 } // namespace ccsim::model::nccl

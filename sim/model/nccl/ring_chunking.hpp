@@ -47,4 +47,19 @@ SplitRule split_rule(const std::optional<NcclVersion>& v); // no version: the ta
 double channel_imbalance(SplitRule rule, const Tables& tab, schedule::Op op, Proto proto, int ranks, Bytes bytes, int nc,
                          double max_chunk);
 
+// LL128's waves (NVIDIA/nccl v2.16.2-1 src/collectives/device/prims_ll128.h GenericOp, the same loop at v2.8.4-1
+// and v2.26.2-1 src/device/prims_ll128.h): one step's data is dealt to the block's warps in slices of
+// DataEltPerSlice (32 lanes x NCCL_LL128_SHMEM_ELEMS_PER_THREAD 8 words, 15 of each 16 data: 1920 B), warp w taking
+// slices w, w + nWarps, ...; the block barriers before and after each step, so a step lasts as many rounds of
+// nWarps x 1920 B (a wave: 38,400 B at 640 threads) as its busiest warp runs: a chunk of 1.5 waves takes two.
+// The chunk a step carries is the release's (ring_chunking.cpp): v2.5.6-2.19 the last loop's realChunkSize,
+// a multiple of the half-wave minimum chunk, dealt (chunk x nChannels + bid) so channel 0 carries the most
+// (all_reduce.h calcOffset for LL/LL128); v2.22.3 on divUp(the channel's cells, nRanks) (allreduce) or the
+// channel's cells (allgather, reducescatter). Returns nChannels x the busiest channel's steps in whole waves
+// (bytes) / the kernel's count bytes: channel_imbalance's figure with each step rounded up to whole waves;
+// channel_imbalance's own outside ring allreduce/allgather/reducescatter and for SplitRule::None. Where a part-filled wave costs a
+// whole one is the builder's call (sm80 over NVLink, models/README.md "LL128 waves on A100").
+double ll128_wave_imbalance(SplitRule rule, const Tables& tab, schedule::Op op, int ranks, Bytes bytes, int nc,
+                            double max_chunk);
+
 } // namespace ccsim::model::nccl

@@ -18,9 +18,14 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::model::nccl {
+
+struct Tables::NetKind::CompiledPattern {
+  std::regex re;
+};
 
 namespace {
 constexpr std::string_view kAlgoNames[] = {"ring", "tree", "nvls", "nvls_tree", "direct", "collnet_direct", "collnet_chain"};
@@ -65,6 +70,17 @@ class Ref {
 // NCCL hands the data to the GPU; NCCL's own formula counts it as one more latencyInter for Simple).
 double two_sided_hop_us(const Tables::NetKind& kind, bool gdr) { return kind.hop_us * (gdr ? 2.0 : 1.0); }
 
+// A SENDRECV transport of `kind`: its hop per operation (twice with GDR), and the provider's two-sided protocols,
+// each added round trip one more operation of the kind's hop.
+Tables::NetTransport two_sided_transport(const Tables::NetKind& kind, bool gdr) {
+  Tables::NetTransport tr;
+  tr.hop_us = two_sided_hop_us(kind, gdr);
+  tr.gdr = gdr;
+  tr.two_sided = kind.two_sided;
+  tr.op_us = kind.hop_us;
+  return tr;
+}
+
 double reported_latency(const Ref& e) {
   const double v = e["latency_us"].number();
   if (!(v >= 0 && v < 1e6)) e["latency_us"].bad("must be from 0 to 1e6 us");
@@ -79,9 +95,8 @@ void read_net_transports(const Ref& r, Tables::NetKind& kind) {
     const auto arch = arch_from(key);
     if (!arch) r[key].bad("is not a GPU architecture (pascal, volta, ampere, hopper, blackwell)");
     const auto a = r[key];
-    Tables::NetTransport tr;
     if (!a.has("hop_us") && !a.has("gdr")) r[key].bad("needs hop_us (the hop itself) or gdr (the kind's hop per operation)");
-    if (a.has("gdr")) tr.gdr = a["gdr"].boolean();
+    auto tr = two_sided_transport(kind, a.has("gdr") && a["gdr"].boolean());
     if (a.has("latency_us")) tr.reported_latency_us = reported_latency(a);
     tr.hop_us = a.has("hop_us") ? a["hop_us"].number() : two_sided_hop_us(kind, tr.gdr);
     if (!(tr.hop_us >= 0 && tr.hop_us < 1e6)) a["hop_us"].bad("must be from 0 to 1e6 us");
@@ -102,7 +117,8 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     if (e.has("pattern")) {
       in.pattern = e["pattern"].string();
       try {
-        (void)std::regex(in.pattern, std::regex::extended);
+        in.compiled = std::make_shared<const Tables::NetKind::CompiledPattern>(
+            Tables::NetKind::CompiledPattern{std::regex(in.pattern, std::regex::extended)});
       } catch (const std::regex_error&) {
         e["pattern"].bad("is not a POSIX extended regular expression");
       }
@@ -116,18 +132,74 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
     // then tried values around it for NCCL's choices: models/README.md "EFA's SENDRECV floor"), not the wire: the
     // replay charges the kind's hop per EFA operation, the GDR flush one more. LL/LL128 are off (no in-order
     // 128-byte delivery, or no GDR: the plugin sets NCCL_PROTO=simple).
-    in.transport = Tables::NetTransport{two_sided_hop_us(kind, gdr), true, in.latency_us, gdr};
+    in.transport = two_sided_transport(kind, gdr);
+    in.transport.simple_only = true;
+    in.transport.reported_latency_us = in.latency_us;
+    // The NCCL_BUFFSIZE the plugin's entry sets (its env), which sizes NCCL's Simple steps; absent: NCCL's default.
+    if (e.has("buffsize_bytes")) {
+      in.transport.buffsize_bytes = e["buffsize_bytes"].number();
+      if (!(in.transport.buffsize_bytes >= 4096 && in.transport.buffsize_bytes <= 1e12))
+        e["buffsize_bytes"].bad("must be from 4096 to 1e12 bytes");
+    }
     kind.instances.push_back(std::move(in));
   }
 }
 
+// nccl_env: {"NCCL_ALGO": "Ring" | "Ring,Tree" (optional), "NCCL_PROTO": a list proto_set_from takes (optional),
+// "NCCL_NVLS_ENABLE": 0 (optional), "NCCL_MIN_NCHANNELS" = "NCCL_MAX_NCHANNELS": 1..64 (optional, both or neither),
+// "source": ...}: the environment a fabric's own setup script exports (Google's nccl-env-profile.sh).
+void read_net_env(const Ref& r, Tables::NetKind::Env& env) {
+  for (const auto& key : r.keys())
+    if (key != "source" && key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_NVLS_ENABLE" && key != "NCCL_MIN_NCHANNELS" &&
+        key != "NCCL_MAX_NCHANNELS")
+      r[key].bad("is not an NCCL variable ccsim runs from a fabric's profile (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, "
+                 "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS)");
+  if (r.has("NCCL_ALGO")) {
+    env.algo = r["NCCL_ALGO"].string();
+    if (env.algo != "Ring" && env.algo != "Ring,Tree") r["NCCL_ALGO"].bad("must be Ring or Ring,Tree");
+  }
+  if (r.has("NCCL_PROTO")) {
+    env.proto = r["NCCL_PROTO"].string();
+    try {
+      (void)proto_set_from(env.proto, "NCCL_PROTO");
+    } catch (const Error&) {
+      r["NCCL_PROTO"].bad("is not a list of LL, LL128, Simple");
+    }
+  }
+  if (r.has("NCCL_NVLS_ENABLE")) {
+    if (r["NCCL_NVLS_ENABLE"].number() != 0) r["NCCL_NVLS_ENABLE"].bad("must be 0 (a profile that turns NVLS off)");
+    env.nvls_off = true;
+  }
+  if (r.has("NCCL_MIN_NCHANNELS") != r.has("NCCL_MAX_NCHANNELS")) r.bad("NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS come together");
+  if (r.has("NCCL_MIN_NCHANNELS")) {
+    const double lo = r["NCCL_MIN_NCHANNELS"].number(), hi = r["NCCL_MAX_NCHANNELS"].number();
+    if (!(lo == hi && lo >= 1 && lo <= 64 && lo == static_cast<int>(lo))) r["NCCL_MIN_NCHANNELS"].bad("must equal NCCL_MAX_NCHANNELS, 1 to 64");
+    env.channels = static_cast<int>(lo);
+  }
+}
+
+// two_sided: {"device_eager_max_bytes", "host_medium_max_bytes", "host_read_min_bytes", "cts_window_bytes": each
+// > 0 and <= 1e12, "source": ...}: the provider's protocols by message size (Tables::TwoSided).
+void read_two_sided(const Ref& r, Tables::TwoSided& out) {
+  const auto bytes = [&](const char* key) {
+    const double v = r[key].number();
+    if (!(v > 0 && v <= 1e12)) r[key].bad("must be above 0 and at most 1e12 bytes");
+    return v;
+  };
+  out.device_eager_max_bytes = bytes("device_eager_max_bytes");
+  out.host_medium_max_bytes = bytes("host_medium_max_bytes");
+  out.host_read_min_bytes = bytes("host_read_min_bytes");
+  out.cts_window_bytes = bytes("cts_window_bytes");
+  if (!(out.host_read_min_bytes > out.host_medium_max_bytes)) r["host_read_min_bytes"].bad("must be above host_medium_max_bytes");
+}
+
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
-// (optional), "by_arch": (optional), "source": ...}}.
+// (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
     const auto type = topology::link_type_from(key);
-    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet)");
+    if (!type || !topology::is_network(*type)) r[key].bad("is not a network link type (ib, roce, efa, slingshot, ethernet, gib, tcpx, tcpxo)");
     const auto k = r[key];
     Tables::NetKind kind;
     if (k.has("rate_vs_ib")) kind.rate_vs_ib = k["rate_vs_ib"].number();
@@ -137,8 +209,10 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (k.has("rdma_eager_max_bytes")) kind.rdma_eager_max_bytes = k["rdma_eager_max_bytes"].number();
     if (!(kind.rdma_eager_max_bytes >= 0 && kind.rdma_eager_max_bytes <= 1e12))
       k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
+    if (k.has("two_sided")) read_two_sided(k["two_sided"], kind.two_sided);
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     if (k.has("instances")) read_net_instances(k["instances"], kind);
+    if (k.has("nccl_env")) read_net_env(k["nccl_env"], kind.env);
     t.net_kinds[*type] = kind;
   }
 }
@@ -318,6 +392,15 @@ void read_rccl(const Ref& r, Tables& t) {
       const auto v = r["xgmi_lane_fraction_by_sm"][sm];
       if (v.positive() > 1) v.bad("must be at most 1");
       x.xgmi_lane_fraction_by_sm[sm] = v.number();
+    }
+  if (r.has("xgmi_lane_fraction_by_gpu"))
+    for (const auto& kind : r["xgmi_lane_fraction_by_gpu"].keys()) {
+      if (kind == "source") continue;
+      const auto v = r["xgmi_lane_fraction_by_gpu"][kind];
+      if (v.positive() > 1) v.bad("must be at most 1");
+      const auto names = topology::gpu_kind_names();
+      if (std::find(names.begin(), names.end(), kind) == names.end()) v.bad("is not a GPU kind of models/gpus.json");
+      x.xgmi_lane_fraction_by_gpu[kind] = v.number();
     }
   read_memory_figures(r, t);
   const auto d = r["direct"];
@@ -541,7 +624,7 @@ const Tables::NetKind::Instance* Tables::instance_of(topology::LinkType type, co
   if (it == net_kinds.end() || it->second.instances.empty()) return nullptr;
   // The plugin's lookup: its entries in order, an exact name or a regex search, the first match winning.
   for (const auto& in : it->second.instances) {
-    if (in.pattern.empty() ? in.name == instance : std::regex_search(instance, std::regex(in.pattern, std::regex::extended)))
+    if (in.compiled ? std::regex_search(instance, in.compiled->re) : in.name == instance)
       return &in;
   }
   std::string known;
@@ -585,8 +668,38 @@ Tables::FabricHops Tables::fabric_hops(const topology::Topology& t, Arch arch) c
     const auto* tr = transport_of(type, arch, t.instance); // the instance's transport, else the GPU generation's
     f.hop_us = std::max(f.hop_us, tr ? tr->hop_us : it->second.hop_us);
     if (it->second.rdma_eager_max_bytes > 0 && !tr) f.rendezvous.emplace_back(it->second.rdma_eager_max_bytes, it->second.hop_us);
+    if (tr && tr->two_sided.any()) f.two_sided.push_back(*tr);
   }
   return f;
+}
+
+// libfabric's EFA provider (prov/efa, read at v2.3.0; models/README.md "EFA's two-sided protocols"). CUDA memory
+// (efa_hmem.c: max_medium_msg_size 0, min_read_msg_size one packet + 1; efa_rdm_msg.c efa_rdm_msg_select_rtm):
+// eager in one packet, above it a read-based protocol (long read, or runting read whose remainder is read): the
+// receiver's RDMA read of the sender's buffer after the request-to-send, one more operation. Host memory: eager
+// and medium (packets, no handshake) up to 64 KiB, a read from 1 MiB, between them long-CTS, whose data goes only
+// in windows the receiver grants by CTS (efa_rdm_pke_nonreq.c: tx_min_credits 32 packets each): one more round
+// trip per window.
+double Tables::TwoSided::extra_ops(bool device, double m) const {
+  if (device) return device_eager_max_bytes > 0 && m > device_eager_max_bytes ? 1.0 : 0.0;
+  if (host_medium_max_bytes <= 0 || m <= host_medium_max_bytes) return 0.0;
+  if (m >= host_read_min_bytes) return 1.0;
+  return std::ceil(m / cts_window_bytes);
+}
+
+double Tables::FabricHops::two_sided_us(double share_bytes, int slice_steps) const {
+  double us = 0.0;
+  for (const auto& tr : two_sided) {
+    // NCCL's Simple step is NCCL_BUFFSIZE / NCCL_STEPS (src/init.cc: DEFAULT_BUFFSIZE 4 MiB, NCCL_STEPS 8).
+    const double buff = tr.buffsize_bytes > 0 ? tr.buffsize_bytes : double(1 << 22);
+    const double message = std::min(share_bytes, buff / 8.0 * std::max(1, slice_steps));
+    us = std::max(us, tr.two_sided.extra_ops(tr.gdr, message) * tr.op_us);
+  }
+  return us;
+}
+
+double Tables::two_sided_us(const topology::Topology& t, Arch arch, double share_bytes, int slice_steps) const {
+  return fabric_hops(t, arch).two_sided_us(share_bytes, slice_steps);
 }
 
 double Tables::FabricHops::rendezvous_us(double message_bytes) const {
@@ -598,6 +711,16 @@ double Tables::FabricHops::rendezvous_us(double message_bytes) const {
 
 double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const {
   return fabric_hops(t, arch).rendezvous_us(message_bytes);
+}
+
+const Tables::NetKind::Env* Tables::net_env(const topology::Topology& t) const {
+  for (const auto type : network_types(t)) {
+    const auto it = net_kinds.find(type);
+    if (it == net_kinds.end()) continue;
+    const auto& e = it->second.env;
+    if (!e.algo.empty() || !e.proto.empty() || e.nvls_off || e.channels > 0) return &e;
+  }
+  return nullptr;
 }
 
 bool Tables::simple_only(const topology::Topology& t, Arch arch) const {
@@ -630,8 +753,11 @@ double Tables::lane_GBps(const topology::Topology& t, const topology::Link& l, G
     if (it != nvlink_lane_GBps_by_sm.end()) return std::min(it->second, static_cast<double>(l.bw) / 1e9);
   }
   if (!socket_figure(t, l)) {
-    // RCCL's xGMI figure per GPU generation (rccl.json xgmi_lane_fraction_by_sm), of the link as drawn.
+    // RCCL's xGMI figure per product where AMD gives one (rccl.json xgmi_lane_fraction_by_gpu), else per GPU
+    // generation (xgmi_lane_fraction_by_sm), of the link as drawn.
     if (rccl && l.type == topology::LinkType::Xgmi && !t.gpu_kind.empty()) {
+      const auto g = rccl->xgmi_lane_fraction_by_gpu.find(topology::canonical_gpu_kind(t.gpu_kind));
+      if (g != rccl->xgmi_lane_fraction_by_gpu.end()) return static_cast<double>(l.bw) / 1e9 * g->second;
       const auto it = rccl->xgmi_lane_fraction_by_sm.find(sm_of_kind(t.gpu_kind));
       if (it != rccl->xgmi_lane_fraction_by_sm.end()) return static_cast<double>(l.bw) / 1e9 * it->second;
     }

@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -135,6 +136,9 @@ struct Tables {
     bool tree_simple_one_node = true;     // false: gfx94x drops tree/Simple on a single node
     double xgmi_lane_fraction = 1;        // effective share of an xGMI link's data-sheet speed
     std::map<std::string, double> xgmi_lane_fraction_by_sm; // per GPU generation (gfx942, gfx950): overrides it
+    // Per product (models/gpus.json kind, e.g. mi355x), where AMD publishes its own figure for one product of a
+    // generation (the MI355X runs its links faster than the MI350X's bar): overrides the generation's.
+    std::map<std::string, double> xgmi_lane_fraction_by_gpu;
     struct Range {
       double min_bytes = 0, max_bytes = 0;
       Proto proto = Proto::Simple;
@@ -211,6 +215,19 @@ struct Tables {
   // keep the line rate and their own latencies; only the replay runs at what the fabric delivers.
   // by_arch: where the fabric's transport differs by GPU generation (EFA: aws-ofi-nccl's SENDRECV protocol
   // on the pre-Hopper instance families, which report a larger latency to NCCL and force NCCL_PROTO=simple).
+  // The fabric provider's two-sided message protocols by size (libfabric's EFA provider under aws-ofi-nccl's
+  // SENDRECV protocol; net_kinds two_sided): how many round trips a message adds to one eager send before its
+  // data lands, each charged as one more operation of the kind's hop_us. NCCL's buffers are in GPU memory with
+  // GPUDirect RDMA (device) and in host memory without it (host). All zero: not modelled (every message eager).
+  struct TwoSided {
+    double device_eager_max_bytes = 0.0; // CUDA memory: eager up to one packet, a read (one more operation) above
+    double host_medium_max_bytes = 0.0;  // host memory: eager or medium (packets, no handshake) up to this
+    double host_read_min_bytes = 0.0;    // host memory: a read from this size (one more operation)
+    double cts_window_bytes = 0.0;       // host memory between the two: long-CTS, one more operation per window
+    // The round trips a message of `message_bytes` adds on GPU (`device`) or host memory.
+    double extra_ops(bool device, double message_bytes) const;
+    bool any() const { return device_eager_max_bytes > 0 || host_medium_max_bytes > 0; }
+  };
   struct NetTransport {
     double hop_us = 0.0;      // the network hop the replay charges in place of NCCL's NET hwLat (as hop_us)
     bool simple_only = false; // LL/LL128 off: the transport does not deliver 128-byte lines in order
@@ -218,6 +235,12 @@ struct Tables {
     // (tuning.cc latencyInter), tuned by AWS to steer the choice, not the wire the replay charges.
     double reported_latency_us = 0.0;
     bool gdr = false; // GPUDirect RDMA: the receiver flushes each message (one more EFA operation per hop)
+    // Two-sided sends through the provider (a SENDRECV transport): its protocols by message size, each added
+    // round trip one more operation of op_us (the kind's hop_us); buffsize_bytes: the NCCL_BUFFSIZE the plugin
+    // sets on the instance (0: NCCL's default), which bounds a network message (a Simple slice).
+    TwoSided two_sided;
+    double op_us = 0.0;
+    double buffsize_bytes = 0.0;
   };
   struct NetKind {
     double rate_vs_ib = 1.0;
@@ -226,22 +249,37 @@ struct Tables {
     // the receiver's control message (its buffer) has crossed the network: one more hop_us per collective.
     // Not for a by_arch or SENDRECV transport (two-sided sends: libfabric's own eager/read protocols, not modelled).
     double rdma_eager_max_bytes = 0.0;
+    TwoSided two_sided; // the provider's two-sided protocols, for the SENDRECV transports (by_arch, instances)
     std::map<Arch, NetTransport> by_arch;
     // instances: the net plugin's own table of machines (EFA: aws-ofi-nccl's platform_data_map), in its order,
     // the first match winning: an entry names one instance type, or a pattern (POSIX extended regex, searched
     // as the plugin does). A write (RDMA) entry runs the kind's hop and rendezvous; any other runs its own
     // transport (SENDRECV: the kind's hop per EFA operation, the GDR flush one more, Simple only). A topology naming an
     // instance (Topology::instance) takes its entry in place of by_arch; a name no entry matches is refused.
+    struct CompiledPattern; // a std::regex, kept out of this header (tables.cpp)
     struct Instance {
       std::string name;      // the exact instance type, or the entry's label when `pattern` is set
       std::string pattern;   // regex, empty: exact name
+      std::shared_ptr<const CompiledPattern> compiled; // `pattern`, compiled once when the table is read
       bool rdma = false;     // default_protocol RDMA (else SENDRECV)
       double latency_us = 0; // what the plugin reports to NCCL (ncclNetProperties latency)
       NetTransport transport; // SENDRECV's: the kind's hop, twice with GDR (the flush), simple_only
     };
     std::vector<Instance> instances;
+    // nccl_env: the NCCL environment the fabric's own setup exports for every job (Google's profiles for its
+    // TCPX/TCPXO plugins: models/README.md "Google's GPU networks"), which --model nccl runs where the command
+    // line or the trace does not state its own. Empty strings / 0: not set by the profile.
+    struct Env {
+      std::string algo;          // NCCL_ALGO ("Ring", "Ring,Tree")
+      std::string proto;         // NCCL_PROTO ("Simple")
+      bool nvls_off = false;     // NCCL_NVLS_ENABLE=0
+      int channels = 0;          // NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
+    };
+    Env env;
   };
   std::map<topology::LinkType, NetKind> net_kinds;
+  // The profile of the first network kind of t that sets one (nullptr: none, or no network).
+  const NetKind::Env* net_env(const topology::Topology& t) const;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure. A
   // socket link carries NCCL's figure where GPUs copy through host memory (host_staging: see
   // stages_through_host); GPU peer-to-peer copies across AMD's xGMI socket link run at the link as drawn.
@@ -260,14 +298,21 @@ struct Tables {
   // network link of `t` is of such a kind, GPUs of `arch` run that protocol (no by_arch transport) and the
   // largest message a connection sends, `message_bytes`, is above the eager limit; else 0.
   double rendezvous_us(const topology::Topology& t, Arch arch, double message_bytes) const;
+  // FabricHops::two_sided_us for the network links of `t` and GPUs of `arch` (the topology's instance, if named).
+  double two_sided_us(const topology::Topology& t, Arch arch, double share_bytes, int slice_steps) const;
   // A machine's network links walked once for GPUs of `arch` (the Builder keeps it with its graph, so a plan
   // does not walk every link again): net_hop_of's largest kind figure, and rendezvous_us's kinds.
   struct FabricHops {
     double hop_us = -std::numeric_limits<double>::infinity(); // the largest hop_us of a known network kind
     std::vector<std::pair<double, double>> rendezvous;        // (rdma_eager_max_bytes, hop_us) per such kind
+    std::vector<NetTransport> two_sided;                      // the SENDRECV transports with a protocol table
     // max over the links of net_hop_of(l, nccl_hop_us, arch) - nccl_hop_us, and 0.
     double extra_us(double nccl_hop_us) const { return hop_us > nccl_hop_us ? hop_us - nccl_hop_us : 0.0; }
     double rendezvous_us(double message_bytes) const;
+    // The provider's added round trips per network hop, in us, for a connection whose share of the buffer is
+    // `share_bytes` (on the wire): its messages are that share up to one Simple slice of `slice_steps` steps of
+    // the transport's NCCL_BUFFSIZE / NCCL_STEPS (ring 2, tree 1: NCCL's net proxy sends a slice at once).
+    double two_sided_us(double share_bytes, int slice_steps) const;
   };
   FabricHops fabric_hops(const topology::Topology& t, Arch arch) const;
   // Does a network link of `t` run a transport that forces NCCL_PROTO=simple on GPUs of `arch`?

@@ -15,8 +15,14 @@
 //  * A replay: 2 nodes of 1 RTX PRO 6000 and one 100G EFA NIC, allreduce forced to ring/Simple (2 ranks), named
 //    g7e.8xlarge (SENDRECV) against g7e.48xlarge (RDMA). The ring crosses the network 2 (nodes - 1) = 2 times;
 //    NCCL's NET ring/Simple hop is 14 us, so SENDRECV (no GDR) adds 2 x (23 - 14) and RDMA 2 x (23 - 14): the
-//    same at 8 B. At 1 MiB a connection's message (1 MiB / (channels x 2 ranks)) is above the 8192 B eager
-//    limit, so RDMA also waits its 23 us rendezvous and SENDRECV is 23 us the faster.
+//    same at 8 B. At 1 MiB on 2 channels a connection's message (1 MiB / (2 channels x 2 ranks) = 256 KiB) is
+//    above the 8192 B eager limit, so RDMA also waits its 23 us rendezvous, once per collective; SENDRECV sends
+//    it from host memory (no GDR) through libfabric's long-CTS protocol (above the 64 KiB medium size, below the
+//    1 MiB read size), one CTS window of 32 x 8 KiB, one more 23 us round trip on each of the 2 network hops:
+//    SENDRECV is 2 x 23 - 23 = 23 us the slower.
+//  * The NCCL_BUFFSIZE an entry sets (g7e.8xlarge 8 MiB; g5.48xlarge none: NCCL's 4 MiB) sizes the message: a
+//    tree's 64 MiB share goes in steps of buffer / 8: 1 MiB on g7e.8xlarge, a read (23 us), 512 KiB on
+//    g5.48xlarge, two long-CTS windows (46 us).
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
@@ -115,7 +121,20 @@ TEST_CASE("EFA by instance type: g7e.8xlarge's SENDRECV hop (no GDR) against g7e
   REQUIRE(s8.choice.channels == r8.choice.channels);
   REQUIRE(s1m.choice.channels == r1m.choice.channels);
   CHECK(to_us(s8.time) - to_us(r8.time) == doctest::Approx(0.0).epsilon(1e-3));
-  CHECK(to_us(s1m.time) - to_us(r1m.time) == doctest::Approx(-23.0).epsilon(1e-2));
+  REQUIRE(s1m.choice.channels == 2);
+  CHECK(to_us(s1m.time) - to_us(r1m.time) == doctest::Approx(2 * 23.0 - 23.0).epsilon(1e-2));
+}
+
+TEST_CASE("EFA by instance type: the entry's NCCL_BUFFSIZE sizes the provider's messages") {
+  const auto& tab = nccl::load_tables();
+  CHECK(entry("g7e.8xlarge").transport.buffsize_bytes == doctest::Approx(8388608.0));
+  CHECK(entry("p4de.24xlarge").transport.buffsize_bytes == doctest::Approx(8388608.0));
+  CHECK(entry("g5.48xlarge").transport.buffsize_bytes == doctest::Approx(0.0));
+  const double share = 64.0 * (1 << 20);
+  const auto g7e = topology::resolve_topology("machine:gpu=rtxpro6000,gpus=1,nodes=2,nics=1x100G,instance=g7e.8xlarge");
+  const auto g5 = topology::resolve_topology("machine:gpu=a10g,gpus=1,nodes=2,nics=1x100G,instance=g5.48xlarge");
+  CHECK(tab.two_sided_us(g7e, nccl::Arch::Blackwell, share, 1) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(g5, nccl::Arch::Ampere, share, 1) == doctest::Approx(46.0));
 }
 
 TEST_CASE("EFA by instance type: the nccl model refuses an instance its table does not hold") {

@@ -139,3 +139,71 @@ TEST_CASE("Two HGX H100 nodes over EFA: tree at 64 MiB pays the rendezvous hop t
   const double big_gap = to_us(big_efa.time) - to_us(big_ib.time);
   CHECK(big_gap - small_gap == doctest::Approx(23.0).epsilon(0.02));
 }
+
+// libfabric's EFA provider under aws-ofi-nccl's SENDRECV protocol (models/nccl.json net_kinds efa two_sided;
+// prov/efa at v2.3.0). Worked by hand from the provider's thresholds, each added round trip one 23 us operation:
+//  * GPU memory (A100 over EFA: GDR): eager up to one packet (8192 B): 0; above it the receiver's RDMA read: 23;
+//    a 64 MiB tree share is sent in 512 KiB steps (NCCL's 4 MiB buffer / 8 steps): still one read, 23;
+//  * host memory (V100: no GDR): eager/medium up to 65536 B: 0; long-CTS above it, one CTS window per 32 packets
+//    of 8 KiB (262144 B): 65537 and 262144 B one window, 23; 262145 B two, 46; a read from 1 MiB: 23. A tree's
+//    64 MiB share goes in 512 KiB steps (two windows, 46), a ring's in slices of 2 steps (1 MiB: the read, 23);
+//  * the RDMA protocol (Hopper) and InfiniBand: 0.
+TEST_CASE("EFA two-sided protocols: a SENDRECV message above the provider's eager size adds a round trip of 23 us") {
+  const auto& tab = nccl::load_tables();
+  const auto efa = pair_over(LinkType::Efa), ib = pair_over(LinkType::Ib);
+  const double MiB = 1 << 20;
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Ampere, 8192.0, 1) == doctest::Approx(0.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Ampere, 8193.0, 1) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Ampere, 64 * MiB, 1) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 65536.0, 1) == doctest::Approx(0.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 65537.0, 1) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 262144.0, 1) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 262145.0, 1) == doctest::Approx(46.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, MiB - 1, 2) == doctest::Approx(92.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, MiB, 2) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 64 * MiB, 1) == doctest::Approx(46.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Volta, 64 * MiB, 2) == doctest::Approx(23.0));
+  CHECK(tab.two_sided_us(efa, nccl::Arch::Hopper, 64 * MiB, 2) == doctest::Approx(0.0));
+  CHECK(tab.two_sided_us(ib, nccl::Arch::Ampere, 64 * MiB, 2) == doctest::Approx(0.0));
+}
+
+// The same on a replay: 2 HGX A100 nodes, allreduce forced to tree/Simple. Over EFA against the same tree over
+// InfiniBand the gap is the per-hop one at every size (both pick the same channels) plus, once a channel's
+// message is above 8192 B, the read's 23 us on each of the tree's 2 log2(2) = 2 network hops: 46 us more at
+// 64 MiB than at 8 B.
+TEST_CASE("Two HGX A100 nodes over EFA: tree at 64 MiB pays the provider's read on both network hops") {
+  const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
+  const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=ib");
+  auto tree = [](const topology::Topology& t, Bytes n) { return test::bare_forced_allreduce(t, nccl::AlgoMode::Tree, "Simple", n); };
+  const auto small_efa = tree(efa, 8), small_ib = tree(ib, 8);
+  const auto big_efa = tree(efa, Bytes{64} << 20), big_ib = tree(ib, Bytes{64} << 20);
+  REQUIRE(small_efa.choice.channels == small_ib.choice.channels);
+  REQUIRE(big_efa.choice.channels == big_ib.choice.channels);
+  const double small_gap = to_us(small_efa.time) - to_us(small_ib.time);
+  const double big_gap = to_us(big_efa.time) - to_us(big_ib.time);
+  CHECK(big_gap - small_gap == doctest::Approx(46.0).epsilon(0.02));
+}
+
+TEST_CASE("NCCL tables: a bad net_kinds two_sided entry is refused naming it") {
+  const std::string path = "/tmp/ccsim-efa-two-sided-bad-" + std::to_string(::getpid()) + ".json";
+  auto j = nlohmann::json::parse(std::ifstream(nccl::default_tables_path()));
+  const auto good = j["net_kinds"]["efa"]["two_sided"];
+  for (const auto& [key, value] : {std::pair<std::string, nlohmann::json>{"device_eager_max_bytes", 0}, {"host_medium_max_bytes", -1},
+                                   {"host_read_min_bytes", 1024}, {"cts_window_bytes", "big"}}) {
+    auto bad = j;
+    bad["net_kinds"]["efa"]["two_sided"][key] = value;
+    std::ofstream(path) << bad.dump();
+    try {
+      (void)nccl::parse_tables(path);
+      FAIL("accepted " << key << " = " << value.dump());
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find(key) != std::string::npos);
+    }
+  }
+  auto missing = j;
+  missing["net_kinds"]["efa"]["two_sided"].erase("cts_window_bytes");
+  std::ofstream(path) << missing.dump();
+  CHECK_THROWS_AS((void)nccl::parse_tables(path), Error);
+  std::remove(path.c_str());
+  CHECK(good.is_object());
+}

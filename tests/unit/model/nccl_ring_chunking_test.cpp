@@ -95,9 +95,11 @@ TEST_CASE("A broadcast replays NCCL's one-chunk loops, LL chains at the finest p
 }
 
 TEST_CASE("An allgather under NCCL 2.8 runs its idle channels' share on the busy ones") {
-  // 4 MiB allgather on 8 A100, ring/LL128 on 24 channels: 2.30's cells make the busiest channel 1.125 x its
-  // even share, 2.8's kernel 1.758 x, so the release named slows the replay where nothing else differs.
-  const auto t = topology::resolve_topology("hgx-a100");
+  // 4 MiB allgather on a DGX-1 (8 V100), ring/LL128 on 12 channels: 2.30's cells give the busiest channel 11 cells
+  // of 4096 B (12 x 45056 / 524288 = 1.031 x), 2.8's kernel 3 x 19200 = 57600 B on 9.1 of them (1.318 x), so the
+  // release named slows the replay where nothing else differs. (On 8 A100 both come to one LL128 wave a channel,
+  // 1.758 x: "Only an A100's LL128 ring pays for part-filled waves".)
+  const auto t = topology::resolve_topology("dgx1-v100");
   nccl::Options old_release;
   old_release.nccl_version = "2.8.4";
   nccl::Builder b28(t, old_release), b230(t, {});
@@ -108,4 +110,47 @@ TEST_CASE("An allgather under NCCL 2.8 runs its idle channels' share on the busy
   REQUIRE(r230.choice.proto == "LL128");
   CHECK(r28.choice.channels == r230.choice.channels);
   CHECK(to_us(r28.time) > to_us(r230.time) * 1.05);
+}
+
+TEST_CASE("An LL128 step lasts whole waves of the block's warps") {
+  const auto& t = tables();
+  const auto kc = nccl::SplitRule::KernelChunks, cells = nccl::SplitRule::Cells;
+  // A wave: 20 warps x 1920 B = 38400 B. Before 2.20, allreduce 8 MiB on 8 ranks x 24 channels: chunk
+  // 43690.7 B rounded up to the 19200 B minimum -> 57600 B (1.5 waves -> 2); chunks are dealt chunk x 24 + bid,
+  // 8388608 / 57600 = 145.6 slots, so channel 0 carries slots 0, 24, ..., 144: 7 chunks x 2 waves;
+  // 24 x 14 x 38400 / 8388608 = 1.5380859375.
+  CHECK(nccl::ll128_wave_imbalance(kc, t, Op::AllReduce, 8, 8 * MiB, 24, 576000) == doctest::Approx(1.5380859375));
+  // 4 MiB: chunk 21845.3 -> 38400 B (one wave); 109.2 slots, channel 0 has 5: 24 x 5 x 38400 / 4194304.
+  CHECK(nccl::ll128_wave_imbalance(kc, t, Op::AllReduce, 8, 4 * MiB, 24, 576000) == doctest::Approx(1.0986328125));
+  // allgather 8 MiB: 1048576 B a rank, 43690.7 -> 57600 B on channel 0 (2 waves): 24 x 2 x 38400 / 1048576.
+  CHECK(nccl::ll128_wave_imbalance(kc, t, Op::AllGather, 8, 8 * MiB, 24, 576000) == doctest::Approx(1.7578125));
+  // From 2.22, cells: allreduce 8 MiB, 22 cells of 16384 B on the busiest channel = 360448 B, 45056 B a step
+  // (1.17 waves -> 2), 8 steps: 24 x 16 x 38400 / 8388608 = 1.7578125; 16 MiB: 43 cells = 704512 B, 88064 B a
+  // step (2.29 -> 3): 24 x 24 x 38400 / 16777216 = 1.318359375; 32 MiB: 86 cells, 176128 B a step (4.59 -> 5):
+  // 24 x 40 x 38400 / 33554432 = 1.0986328125.
+  CHECK(nccl::ll128_wave_imbalance(cells, t, Op::AllReduce, 8, 8 * MiB, 24, 576000) == doctest::Approx(1.7578125));
+  CHECK(nccl::ll128_wave_imbalance(cells, t, Op::AllReduce, 8, 16 * MiB, 24, 576000) == doctest::Approx(1.318359375));
+  CHECK(nccl::ll128_wave_imbalance(cells, t, Op::AllReduce, 8, 32 * MiB, 24, 576000) == doctest::Approx(1.0986328125));
+  // Full chunks are whole waves (576000 B = 15): allreduce 1 GiB before 2.20 stays at its channel split.
+  CHECK(nccl::ll128_wave_imbalance(kc, t, Op::AllReduce, 8, 1024 * MiB, 24, 576000) ==
+        doctest::Approx(nccl::channel_imbalance(kc, t, Op::AllReduce, nccl::Proto::LL128, 8, 1024 * MiB, 24, 576000))
+            .epsilon(0.01));
+  // A broadcast keeps its channel split: its chain forwards line by line.
+  CHECK(nccl::ll128_wave_imbalance(cells, t, Op::Broadcast, 8, 8 * MiB, 24, 576000) ==
+        nccl::channel_imbalance(cells, t, Op::Broadcast, nccl::Proto::LL128, 8, 8 * MiB, 24, 576000));
+}
+
+TEST_CASE("Only an A100's LL128 ring pays for part-filled waves") {
+  // 8 MiB allreduce, ring/LL128 on both boxes. On 8 A100 the busiest channel's steps come to 1.758 x the even
+  // share (cells: 2 waves for 1.17), on 8 H100 the channel split alone (sm90 runs no wave charge).
+  const auto a100 = topology::resolve_topology("hgx-a100");
+  nccl::Builder ba(a100, {});
+  const auto cfg = test::packed_rings_config(a100, Op::AllReduce);
+  const auto size = metrics::plan_size(Op::AllReduce, 8, 8 * MiB, 4);
+  const auto r = metrics::run(ba, cfg, size);
+  REQUIRE(r.choice.proto == "LL128");
+  REQUIRE(r.choice.channels == 24);
+  // NCCL's own figure for this size is 10.0 + 14 x 1.9 us + 8388608 B x 14/8 / 216.2 GB/s = 104.5 us; with the
+  // data's 67.9 us taking 1.758 x, over 150 us (the replay adds its launch and hop terms on top).
+  CHECK(to_us(r.time) > 150.0);
 }

@@ -46,8 +46,8 @@ TEST_CASE("MSCCL all-pairs local traffic: receives of both phases plus the reduc
   CHECK(model::nccl::direct_local_bytes(2, 1000, Proto::Simple) == doctest::Approx(3500.0));
 }
 
-TEST_CASE("MSCCL all-pairs on an MI355X mesh at 16 MiB adds its local work at 8 TB/s, by hand") {
-  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+TEST_CASE("MSCCL all-pairs on an MI350X mesh at 16 MiB adds its local work at 8 TB/s, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi350x");
   // allreduce-allpairs-8n-simple_2.xml (14680065..16777216 B): Simple, 8 channels. Latency 17 + 2 x 2.1 =
   // 21.2 us; each link carries 2 x 16 MiB / 8 = 4194304 B at gfx950's 50 GB/s = 83.886 us; local work
   // 4.625 x 16777216 = 77594624 B at 8000 GB/s = 9.6993 us. Total 114.786 us.

@@ -41,8 +41,9 @@ double us(Time t) { return static_cast<double>(t) / 1e6; }
 } // namespace
 
 // RCCL's xGMI figures per generation (rccl.json xgmi_lane_fraction_by_sm, AMD's acceptance busbw / 7 links):
-// gfx942 304 / 7 = 43.4286 GB/s, gfx950 350 / 7 = 50.0 GB/s.
-constexpr double kGfx942Link = 304.0 / 7, kGfx950Link = 350.0 / 7;
+// gfx942 304 / 7 = 43.4286 GB/s, gfx950 350 / 7 = 50.0 GB/s (the MI350X's bar; the MI355X has its own figure,
+// xgmi_lane_fraction_by_gpu: 390 / 7 = 55.714 GB/s, ROCm/cvs single_node_mi355_rccl.json).
+constexpr double kGfx942Link = 304.0 / 7, kGfx950Link = 350.0 / 7, kMi355xLink = 390.0 / 7;
 
 TEST_CASE("RCCL: MSCCL all-pairs allreduce on an 8x MI300X mesh, by hand") {
   const auto t = topology::resolve_topology("machine:gpu=mi300x");
@@ -130,6 +131,21 @@ TEST_CASE("RCCL: the gfx950 mesh (MI350X) carries its own xGMI figure, 350 GB/s 
   CHECK(r.bw.busbw_GBps / m.bw.busbw_GBps == doctest::Approx(350.0 / 304.0).epsilon(0.01));
 }
 
+TEST_CASE("RCCL: the MI355X carries AMD's own figure for the product, 390 GB/s busbw for the ring, the MI350X 350") {
+  // AMD's Cluster Validation Suite expects 390 GB/s all_reduce_perf busbw at 8 GiB on one node of 8 MI355X
+  // (ROCm/cvs single_node_mi355_rccl.json) where the MI350X's bar is 350: both gfx950, the same 7 x 76.8 GB/s
+  // links. 1 GiB ring/Simple: 17 + 14 x 2.1 us, then 2 x 7/8 x 1 GiB over 7 links at 390 / 7 GB/s each.
+  const auto r = predict(topology::resolve_topology("machine:gpu=mi355x"), schedule::Op::AllReduce, Bytes{1} << 30);
+  CHECK(r.choice.algo == "ring");
+  const double hand = 17.0 + 14 * 2.1 + 1.75 * 1073741824.0 / (7 * kMi355xLink * 1e3);
+  CHECK(us(r.time) == doctest::Approx(hand).epsilon(0.01));
+  const auto m = predict(topology::resolve_topology("machine:gpu=mi350x"), schedule::Op::AllReduce, Bytes{1} << 30);
+  CHECK(r.bw.busbw_GBps / m.bw.busbw_GBps == doctest::Approx(390.0 / 350.0).epsilon(0.01));
+  // Alltoall on the same links: 128 MiB sends 16 MiB to each of 7 peers at 55.714 GB/s, one Simple step.
+  const auto a = predict(topology::resolve_topology("machine:gpu=mi355x"), schedule::Op::AllToAll, Bytes{128} << 20);
+  CHECK(us(a.time) == doctest::Approx(19.1 + 16777216.0 / (kMi355xLink * 1e3)).epsilon(1e-3));
+}
+
 TEST_CASE("RCCL: rings across MI325X nodes are bound by the xGMI hop, not the 400G NIC") {
   // 8 rings, each with one xGMI link per hop inside a node (43.43 GB/s) and one 400G NIC (50 GB/s) out:
   // busbw at most 8 x 43.43 = 347.4 GB/s (measured 347-351 on 2-8 nodes, hisohara aac11 with NCCL_ALGO=Ring).
@@ -145,8 +161,8 @@ TEST_CASE("RCCL: rings across MI325X nodes are bound by the xGMI hop, not the 40
   CHECK(r.bw.busbw_GBps >= 8 * kGfx942Link * 0.95);
 }
 
-TEST_CASE("RCCL: alltoall over an MI355X mesh sends to every peer at once, by hand") {
-  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+TEST_CASE("RCCL: alltoall over an MI350X mesh sends to every peer at once, by hand") {
+  const auto t = topology::resolve_topology("machine:gpu=mi350x");
   // 128 MiB: each GPU sends 16 MiB to each of 7 peers on its own link at 50 GB/s (gfx950);
   // latency one Simple step, 17 + 2.1 us.
   const auto r = predict(t, schedule::Op::AllToAll, Bytes{128} << 20);
@@ -155,7 +171,7 @@ TEST_CASE("RCCL: alltoall over an MI355X mesh sends to every peer at once, by ha
 }
 
 TEST_CASE("RCCL: alltoall sends of at most 16 KiB per peer use LL, by hand") {
-  const auto t = topology::resolve_topology("machine:gpu=mi355x");
+  const auto t = topology::resolve_topology("machine:gpu=mi350x");
   // 128 KiB over 8 GPUs = 16384 B per peer, at NCCL_P2P_LL_THRESHOLD: LL, 12 + 0.8 us, half of 50 GB/s.
   const auto ll = predict(t, schedule::Op::AllToAll, Bytes{128} << 10);
   CHECK(ll.choice.proto == "LL");
@@ -210,6 +226,25 @@ TEST_CASE("RCCL tables: a bad rccl entry is refused naming the file and the entr
     CHECK(std::string(e.what()).find("gfx950") != std::string::npos);
   }
   j["rccl"]["xgmi_lane_fraction_by_sm"]["gfx950"] = 0.65;
+  j["rccl"]["xgmi_lane_fraction_by_gpu"]["mi355x"] = 1.2;
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a per-product fraction above 1");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("mi355x") != std::string::npos);
+  }
+  j["rccl"]["xgmi_lane_fraction_by_gpu"].erase("mi355x");
+  j["rccl"]["xgmi_lane_fraction_by_gpu"]["mi999x"] = 0.7;
+  std::ofstream(path) << j.dump();
+  try {
+    (void)model::nccl::parse_tables(path);
+    FAIL("accepted a per-product fraction for a GPU kind the catalogue does not have");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("mi999x") != std::string::npos);
+  }
+  j["rccl"]["xgmi_lane_fraction_by_gpu"].erase("mi999x");
+  j["rccl"]["xgmi_lane_fraction_by_gpu"]["mi355x"] = 0.725446;
   j["rccl"]["direct"]["ranges"][0]["chunks_per_loop"] = 0;
   std::ofstream(path) << j.dump();
   CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);

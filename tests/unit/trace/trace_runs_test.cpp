@@ -92,3 +92,35 @@ TEST_CASE("GB200 alltoall scaling file (edited counts): compare --run N reads ru
   CHECK(b[0].rows[1].count == 536870912ULL);
   CHECK_THROWS_AS(trace::load_trace_runs(f, {}, 6), Error);
 }
+
+// A job's output of three tests, the second dead before its first row (lines counted by hand: 1 the note, 2-3 the first
+// test, 4-5 the dead one, 6-7 the third).
+TEST_CASE("a test that died before its first row is a run of its own, and each run knows its file lines") {
+  const std::string text =
+      "# job 77; a caveat quotes 'Test NCCL failure' and ends nothing\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "           8             2     float     sum      -1    20.00    0.00    0.00      0    20.00    0.00    0.00      0\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "host: Test NCCL failure common.cu:1279 'unhandled system error'\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "           8             2     float     sum      -1    30.00    0.00    0.00      0    30.00    0.00    0.00      0\n";
+  const auto runs = trace::split_runs_at(text);
+  REQUIRE(runs.size() == 3);
+  for (const auto& r : runs) CHECK(r.preamble_lines == 1);
+  CHECK(runs[0].first_line == 2);
+  CHECK(runs[1].first_line == 4);
+  CHECK(runs[2].first_line == 6);
+  CHECK(runs[1].text.find("Test NCCL failure") != std::string::npos);
+  CHECK(runs[2].text.find("30.00") != std::string::npos);
+  CHECK(runs[1].text.find("30.00") == std::string::npos); // the third test's row is not the dead one's
+  // The dead run is refused naming the file's line 5, not its own text's line 3.
+  trace::Hints h;
+  h.op = schedule::Op::AllReduce;
+  h.preamble_lines = runs[1].preamble_lines, h.first_line = runs[1].first_line;
+  try {
+    (void)trace::parse_trace(runs[1].text, "job", h);
+    FAIL("a run without rows was read");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("line 5:") != std::string::npos);
+  }
+}

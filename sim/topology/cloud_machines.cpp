@@ -1,0 +1,28 @@
+#include "sim/topology/cloud_machines.hpp"
+
+#include <array>
+
+#include "sim/core/ascii.hpp"
+
+namespace ccsim::topology {
+
+namespace {
+// Google's "Networking and GPU machines" page, per machine series (cloud_machines.hpp has the sentences).
+constexpr std::array<CloudMachine, 6> kGcp{{
+    {"a3-highgpu-8g", "h100", 8, 4, 200.0, LinkType::Tcpx},
+    {"a3-megagpu-8g", "h100", 8, 8, 200.0, LinkType::Tcpxo},
+    {"a3-ultragpu-8g", "h200", 8, 8, 400.0, LinkType::Gib},
+    {"a4-highgpu-8g", "b200", 8, 8, 400.0, LinkType::Gib},
+    {"a4x-highgpu-4g", "gb200", 4, 4, 400.0, LinkType::Gib},
+    {"a4x-maxgpu-4g-metal", "gb300", 4, 4, 800.0, LinkType::Gib},
+}};
+} // namespace
+
+const CloudMachine* cloud_machine(std::string_view name) {
+  const std::string lower = ascii_lower(std::string(name));
+  for (const auto& m : kGcp)
+    if (m.name == lower) return &m;
+  return nullptr;
+}
+
+} // namespace ccsim::topology

@@ -1,0 +1,104 @@
+// Google Cloud's GPU networks (models/README.md "Google's GPU networks"), worked by hand from Google's pages:
+//  * kind=gib, tcpx and tcpxo are link types of their own (before: read as roce and ethernet).
+//  * instance=<machine type> gives the kind and the NICs of Google's "Networking and GPU machines" page:
+//    a3-megagpu-8g 8 x 200 Gb/s tcpxo, a3-highgpu-8g 4 x 200 Gb/s tcpx (one NIC per two GPUs), a4x-highgpu-4g
+//    one 400 Gb/s ConnectX-7 per GPU over gib.
+//  * TCP/IPv4 at Google's 8244 B GPU-VPC MTU: 52 B of IPv4 + TCP (with timestamps) headers leave 8192 B of payload,
+//    and Ethernet adds 38 B on the wire (MAC 14, FCS 4, preamble/SFD 8, gap 12): 8192 / 8282 of the line against
+//    InfiniBand's 4096 / 4122, so a 200 Gb/s (25 GB/s) tcpx link replays at 25 x 8244 / 8282 = 24.885 GB/s.
+//  * Google's NCCL profiles: TCPX runs NCCL_ALGO=Ring, NCCL_PROTO=Simple, 8 channels; TCPXO NCCL_ALGO=Ring,Tree,
+//    NCCL_PROTO=Simple, NCCL_NVLS_ENABLE=0; gIB's set_nccl_env.sh sets none of these.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "sim/core/error.hpp"
+#include "sim/model/nccl/tables.hpp"
+#include "sim/topology/generators.hpp"
+
+using namespace ccsim;
+namespace nccl = model::nccl;
+using topology::LinkType;
+
+namespace {
+// Network links of type `type` and the bandwidth of the first (bytes/s).
+std::pair<int, double> links_of(const topology::Topology& t, LinkType type) {
+  int n = 0;
+  double bw = 0;
+  for (const auto& l : t.links)
+    if (l.type == type) {
+      if (n++ == 0) bw = static_cast<double>(l.bw);
+    }
+  return {n, bw};
+}
+} // namespace
+
+TEST_CASE("GCP networks: gib, tcpx and tcpxo are link types of their own") {
+  for (const auto& [word, type] : {std::pair{"gib", LinkType::Gib}, {"tcpx", LinkType::Tcpx}, {"TCPXO", LinkType::Tcpxo}}) {
+    const auto t = topology::generate_from_spec(std::string("machine:gpu=h100,gpus=1,nodes=2,nics=1x200G,kind=") + word);
+    CHECK(links_of(t, type).first == 2); // one NIC per node, one link each to the switch
+    CHECK(links_of(t, LinkType::Roce).first == 0);
+    CHECK(links_of(t, LinkType::Ethernet).first == 0);
+  }
+}
+
+TEST_CASE("GCP networks: a machine type gives its fabric and its NICs") {
+  auto t = topology::generate_from_spec("machine:gpu=h100,nodes=2,instance=a3-megagpu-8g");
+  CHECK(links_of(t, LinkType::Tcpxo) == std::pair{16, 25e9}); // 2 nodes x 8 x 200 Gb/s
+  CHECK(t.instance == "a3-megagpu-8g");
+  t = topology::generate_from_spec("machine:gpu=h100,nodes=2,instance=A3-HighGPU-8G");
+  CHECK(links_of(t, LinkType::Tcpx) == std::pair{8, 25e9}); // 2 nodes x 4 x 200 Gb/s
+  t = topology::generate_from_spec("machine:gpu=gb200,gpus=4,nodes=3,instance=a4x-highgpu-4g");
+  CHECK(links_of(t, LinkType::Gib) == std::pair{12, 50e9}); // 3 nodes x 4 x 400 Gb/s
+  t = topology::generate_from_spec("machine:gpu=h200,nodes=2,instance=a3-ultragpu-8g,nics=1x400G");
+  CHECK(links_of(t, LinkType::Gib) == std::pair{2, 50e9}); // nics= given wins
+}
+
+TEST_CASE("GCP networks: a machine type's words that contradict it are refused") {
+  for (const std::string spec : {"machine:gpu=h100,nodes=2,instance=a3-megagpu-8g,kind=gib",
+                                 "machine:gpu=b200,nodes=2,instance=a3-megagpu-8g",
+                                 "machine:gpu=h100,nodes=2,instance=a3-megagpu-4g",
+                                 "machine:gpu=h100,gpus=3,nodes=2,instance=a3-highgpu-8g"}) {
+    try {
+      (void)topology::generate_from_spec(spec);
+      FAIL("accepted " << spec);
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("instance") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("GCP networks: TCPX and TCPXO replay TCP's framing at Google's 8244 B MTU, gIB RoCE's") {
+  const auto& tab = nccl::load_tables();
+  for (const auto& [word, type, want] : {std::tuple{"tcpx", LinkType::Tcpx, 25.0 * 8244 / 8282},
+                                         {"tcpxo", LinkType::Tcpxo, 25.0 * 8244 / 8282},
+                                         {"gib", LinkType::Gib, 25.0 * 4122 / 4178}}) {
+    const auto t = topology::generate_from_spec(std::string("machine:gpu=h100,gpus=1,nodes=2,nics=1x200G,kind=") + word);
+    for (const auto& l : t.links)
+      if (l.type == type) CHECK(tab.replay_lane_GBps(t, l) == doctest::Approx(want).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("GCP networks: Google's NCCL profiles per fabric") {
+  const auto& tab = nccl::load_tables();
+  const auto env_of = [&](const char* kind) {
+    return tab.net_env(topology::generate_from_spec(std::string("machine:gpu=h100,nodes=2,nics=8x200G,kind=") + kind));
+  };
+  const auto* tcpx = env_of("tcpx");
+  REQUIRE(tcpx != nullptr);
+  CHECK(tcpx->algo == "Ring");
+  CHECK(tcpx->proto == "Simple");
+  CHECK(tcpx->channels == 8);
+  CHECK_FALSE(tcpx->nvls_off);
+  const auto* tcpxo = env_of("tcpxo");
+  REQUIRE(tcpxo != nullptr);
+  CHECK(tcpxo->algo == "Ring,Tree");
+  CHECK(tcpxo->proto == "Simple");
+  CHECK(tcpxo->nvls_off);
+  CHECK(tcpxo->channels == 0);
+  CHECK(env_of("gib") == nullptr);
+  CHECK(env_of("ib") == nullptr);
+  CHECK(tab.net_env(topology::generate_from_spec("machine:gpu=h100")) == nullptr); // one node: no network
+}
