@@ -85,6 +85,9 @@ struct BoundBand {
   // nothing (a closed form).
   BoundKind kind = BoundKind::None; // NicPcie: a NIC's own PCIe link
   std::string type;  // the link's type (ib, roce, nvlink4, pcie5, ...)
+  // The network's link type in the described machine (ib, roce, efa, slingshot, ethernet; empty on one host),
+  // for every band: which tools and log lines check that network (not every fabric runs InfiniBand verbs).
+  std::string net;
   std::string name;  // e.g. "n0.xnic0->fabric"
   double link_GBps = 0; // that directed link's bandwidth (all lanes)
   int links = 0;        // directed links as used as it

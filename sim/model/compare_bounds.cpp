@@ -37,9 +37,16 @@ std::vector<BoundBand> bound_bands(const CompareResult& r, const topology::Topol
   if (r.rows.empty()) return out;
   double peak = 0; // the prediction's highest busbw: where fixed costs matter least
   for (const auto& x : r.rows) peak = std::max(peak, x.predicted_busbw);
+  std::string net; // the first network link's type: a described cluster runs one fabric
+  for (const auto& l : topo.links)
+    if (topology::is_network(l.type)) {
+      net = std::string(topology::to_string(l.type));
+      break;
+    }
   for (const bool latency : {true, false}) {
     BoundBand b;
     b.latency = latency;
+    b.net = net;
     std::vector<double> mb, pb, mt, pt;
     for (const auto& x : r.rows) {
       if ((x.predicted_busbw < 0.5 * peak) != latency) continue;

@@ -34,20 +34,49 @@ double carried_at_measured_rate(const model::BoundBand& b) {
   return b.link_GBps * b.used_pct / 100.0 * b.measured_busbw / b.predicted_busbw;
 }
 
+// The tools and NCCL log lines that check a network, by its kind. InfiniBand and RoCE run NCCL's own IB verbs
+// transport (perftest, "NET/IB" lines). Slingshot and EFA are reached through the aws-ofi-nccl plugin over libfabric
+// (HPE's NCCL guide for Slingshot, github.com/HewlettPackard/shs-ccl-docs nccl/nccl_tuning_guide.md: "Loaded net
+// plugin AWS Libfabric"): its lines start "NET/OFI" and name the provider and the transport protocol (aws-ofi-nccl
+// v1.9.1-aws src/nccl_ofi_net.c "Selected Provider is %s", "Using transport protocol %s"; v1.19+ "Selected provider
+// is %s, fabric is %s"); a Cassini NIC has no verbs, so perftest does not run there: libfabric's own fabtests do
+// (fi_rdm_tagged_bw / fi_rdm_tagged_pingpong: tagged messages, what the plugin's SENDRECV protocol sends). TCP
+// sockets: NCCL's "NET/Socket" lines (NVIDIA/nccl src/transport/net_socket.cc "NET/Socket : Using").
+struct NetChecks {
+  std::string_view latency, bandwidth, nccl_lines;
+};
+NetChecks net_checks(const std::string& net) {
+  if (net == "slingshot")
+    return {"libfabric's fabtests: fi_rdm_tagged_pingpong -p cxi", "libfabric's fabtests (fi_rdm_tagged_bw -p cxi)",
+            "NET/OFI lines: 'Selected provider is cxi', 'Using transport protocol', GDRDMA"};
+  if (net == "efa")
+    return {"libfabric's fabtests: fi_rdm_tagged_pingpong -p efa", "libfabric's fabtests (fi_rdm_tagged_bw -p efa)",
+            "NET/OFI lines: 'Selected provider is efa', 'Using transport protocol', GDRDMA"};
+  // Google's GPUDirect-TCPX / TCPXO plugins run TCP (device-memory receive): TCP's tools, the plugin's own NET/ lines.
+  if (net == "ethernet" || net == "tcpx" || net == "tcpxo")
+    return {"a TCP round trip between the hosts (sockperf ping-pong)", "iperf3 -P 4",
+            "NET/Socket lines for NCCL's own sockets, NCCL_SOCKET_IFNAME; a plugin prints its own NET/ name"};
+  return {"ib_send_lat", "ib_write_bw (perftest)", "NET/IB lines, GDRDMA"};
+}
+
 // What to check when the measured busbw of a band differs, by the resource that bounds the prediction.
 std::string check_of(const model::BoundBand& b) {
+  const NetChecks net = net_checks(b.net);
   // The launch check by the GPUs' runtime (rccl-tests -G runs HIP graphs, ROCm/rccl-tests src/common.cu); the network's
   // latency only where the ranks span hosts: on one host no NIC is crossed.
   if (b.latency)
     return fmt::format("launch cost ({}), the protocol (NCCL_PROTO; LL for small sizes){} set this floor",
                        b.amd ? "rccl-tests -G 1 runs HIP graphs" : "nccl-tests -G 1 runs CUDA graphs",
-                       b.across_hosts ? " and the network's latency (ib_send_lat)" : (b.amd ? " and the xGMI hops" : " and the NVLink/PCIe hops"));
+                       b.across_hosts ? fmt::format(" and the network's latency ({})", net.latency)
+                                      : std::string(b.amd ? " and the xGMI hops" : " and the NVLink/PCIe hops"));
   if (b.kind == model::BoundKind::Network)
-    return "check each NIC with ib_write_bw (perftest) between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
-           "(NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
+    return fmt::format("check each NIC with {} between two nodes, and that NCCL uses every NIC with GPUDirect RDMA "
+                       "(NCCL_DEBUG=INFO: {})",
+                       net.bandwidth, net.nccl_lines);
   if (b.kind == model::BoundKind::NicPcie)
-    return "check each NIC with ib_write_bw (perftest) between two nodes and the PCIe width and generation of its slot "
-           "(lspci -vv LnkSta), and that NCCL uses every NIC with GPUDirect RDMA (NCCL_DEBUG=INFO: NET/IB lines, GDRDMA)";
+    return fmt::format("check each NIC with {} between two nodes and the PCIe width and generation of its slot "
+                       "(lspci -vv LnkSta), and that NCCL uses every NIC with GPUDirect RDMA (NCCL_DEBUG=INFO: {})",
+                       net.bandwidth, net.nccl_lines);
   if (b.kind == model::BoundKind::Xgmi)
     return "check amd-smi topology (every GPU pair on xGMI) and rocm-smi --showxgmierr (link errors)";
   if (b.kind == model::BoundKind::NVLink) return "check nvidia-smi nvlink --status (every link up, at full speed) and nvidia-smi topo -m";

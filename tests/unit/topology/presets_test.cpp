@@ -44,7 +44,7 @@ void require_same(const Topology& a, const Topology& b) {
 TEST_CASE("the presets the docs promise are shipped") {
   const auto names = shipped_topologies();
   for (const char* want : {"dgx1", "dgx1-v100", "dgx1-p100", "dgx2", "hgx-a100", "hgx-h100", "pcie-gen3-8gpu", "pcie-gen4-8gpu",
-                           "rtx4090-pcie-8gpu", "rtx2080ti-nvlink-2gpu"})
+                           "rtx4090-pcie-8gpu", "rtx2080ti-nvlink-2gpu", "polaris"})
     CHECK_MESSAGE(std::find(names.begin(), names.end(), want) != names.end(), want);
 }
 
