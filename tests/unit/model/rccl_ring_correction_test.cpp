@@ -49,10 +49,13 @@ model::nccl::Candidate find(const std::vector<model::nccl::Candidate>& cs, Algo 
   return {};
 }
 
-metrics::Row row(const std::string& topo, Bytes size, const std::string& release) {
+metrics::Row row(const std::string& topo, Bytes size, const std::string& release, const std::string& algo = "auto",
+                 const std::string& protos = "") {
   const auto t = topology::resolve_topology(topo);
   model::ModelOptions o;
   o.nccl_version = release;
+  o.nccl_algo = algo;
+  o.nccl_proto = protos;
   auto b = model::make_model("nccl", t, o);
   metrics::RunConfig c;
   c.op = schedule::Op::AllReduce;
@@ -109,6 +112,24 @@ TEST_CASE("RCCL across 2 MI300X nodes runs the tree below 256 MiB and the ring f
   CHECK(row(topo, Bytes{256} << 20, "2.27.7").choice.algo == "ring");
   // One node of 8: the ring (no factor; tree/Simple is not a candidate on one gfx94x node).
   CHECK(row("machine:gpu=mi300x,gpus=8", Bytes{64} << 20, "2.27.7").choice.algo != "tree");
+}
+
+TEST_CASE("RCCL's tree/Simple across nodes: a job of w channels moves w chunks a segment") {
+  // 2 x 8 MI355X, RCCL 2.27.7: 64 channels (rccl.json multi_node_channels_by_sm) over 8 rings x 2 trees = 16 jobs of 4
+  // channels. 128 MiB: 8 MiB a job. RCCL's tree chunk (computeCollChunkInfo; depth 7 + log2i(2) = 8): from the 512 KiB
+  // step, halved while 128 MiB / (64 x chunk) < 64 down to 128 KiB (16), then while < 32 down to 64 KiB (32). The
+  // job's 4 channels move a 64 KiB chunk each at once: segments of 256 KiB, 8 MiB / 256 KiB = 32 (c79f215: 128 segments
+  // of one chunk, 2157.8 us). On RCCL 2.30.4 (16 channels, one a job) 8 MiB in 128 KiB chunks: 64 segments.
+  const std::string topo = "machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce";
+  const auto r64 = row(topo, Bytes{128} << 20, "2.27.7", "tree", "Simple");
+  CHECK(r64.choice.channels == 64);
+  CHECK(r64.choice.loops == 32);
+  const auto r16 = row(topo, Bytes{128} << 20, "2.30.4", "tree", "Simple");
+  CHECK(r16.choice.channels == 16);
+  CHECK(r16.choice.loops == 64);
+  // The same links carry the same bytes: 4x the channels does not make the tree slower (c79f215: 2157.8 against 1246.2 us).
+  CHECK(r64.time <= r16.time);
+  // LL keeps one chunk a segment (its lines forward as they land; the segments stand in for that).
 }
 
 TEST_CASE("RCCL's ring correction table is refused unless it has 27 positive factors") {
