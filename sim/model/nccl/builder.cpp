@@ -809,7 +809,13 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
     const auto& ring = g.rings[static_cast<std::size_t>(key.first)];
     const std::uint64_t mine = shares[i++];
     const double bytes = static_cast<double>(mine * cfg.dtype.size);
-    const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / chunk)), 1, max_segments);
+    // RCCL's Simple across nodes: the job stands for w channels, each moving its own chunk at the same time through
+    // its NCCL_STEPS slots, so one segment of the job is w chunks; cutting it into single chunks queued the w
+    // channels' chunks one behind another on every hop (64 channels on 2 x 8 gfx950: 4 to a job, 2158 us at 128 MiB).
+    // LL and LL128 forward every line as it lands (prims_ll.h, prims_ll128.h): their segments stand in for that
+    // finer pipeline, so they keep the single chunk.
+    const double segment = tab_.rccl && g.nodes > 1 && proto == Proto::Simple ? chunk * w : chunk;
+    const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / segment)), 1, max_segments);
     plan.choice.loops = std::max<int>(plan.choice.loops, static_cast<int>(k));
     schedule::CollArgs a;
     a.op = Op::AllReduce;

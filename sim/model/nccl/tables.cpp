@@ -385,6 +385,12 @@ void read_rccl(const Ref& r, Tables& t) {
       }
   x.ll128 = r["ll128"].boolean();
   x.tree_simple_one_node = r["tree_simple_one_node"].boolean();
+  if (r.has("ring_correction_across_nodes"))
+    for (int p = 0; p < 3; ++p) {
+      const auto corr = r["ring_correction_across_nodes"][kProtoNames[p]];
+      for (std::size_t i = 0; i < corr.size(); ++i) x.ring_correction_across_nodes[static_cast<std::size_t>(p)].push_back(corr[i].positive());
+      if (x.ring_correction_across_nodes[static_cast<std::size_t>(p)].size() != 27) corr.bad("needs 27 factors (log2(bytes / 64) from 0, the last beyond)");
+    }
   x.xgmi_lane_fraction = r["xgmi_lane_fraction"].positive();
   if (x.xgmi_lane_fraction > 1) r["xgmi_lane_fraction"].bad("must be at most 1");
   if (r.has("xgmi_lane_fraction_by_sm"))

@@ -134,6 +134,9 @@ struct Tables {
     std::array<PerAlgo<PerProto<double>>, 2> bw_ratio{}; // [1-2 nodes | more][algo][proto]
     bool ll128 = false;                   // LL128 enabled by default on this GPU family
     bool tree_simple_one_node = true;     // false: gfx94x drops tree/Simple on a single node
+    // ringCorrectionFactor[proto][log2i(nBytes >> 6)] of the tuning model: RCCL's ncclTopoGetAlgoTime (HIP branch)
+    // scales a ring's bandwidth by it on 2+ nodes, 27 buckets, the last beyond. Empty: no factor.
+    PerProto<std::vector<double>> ring_correction_across_nodes;
     double xgmi_lane_fraction = 1;        // effective share of an xGMI link's data-sheet speed
     std::map<std::string, double> xgmi_lane_fraction_by_sm; // per GPU generation (gfx942, gfx950): overrides it
     // Per product (models/gpus.json kind, e.g. mi355x), where AMD publishes its own figure for one product of a

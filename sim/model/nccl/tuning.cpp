@@ -58,6 +58,17 @@ double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
   return b >= 0 && b < kTreeBuckets && b < static_cast<int>(corr.size()) ? corr[static_cast<std::size_t>(b)] : 1.0;
 }
 
+// RCCL's ring across nodes (ncclTopoGetAlgoTime, HIP branch): the bandwidth times the tuning model's
+// ringCorrectionFactor[proto][log2i(nBytes >> 6)], the last of its 27 entries beyond; one node, NCCL: 1.
+// log2i(0) is 0 there, so sizes under 64 B take the first entry.
+double ring_correction(const Tables& tab, const Graph& g, Proto proto, Bytes nbytes) {
+  if (!tab.rccl || g.nodes <= 1) return 1.0;
+  const auto& corr = tab.rccl->ring_correction_across_nodes[static_cast<std::size_t>(proto)];
+  if (corr.empty()) return 1.0;
+  const auto b = static_cast<std::size_t>(std::max(0, correction_bucket(nbytes)));
+  return corr[std::min(b, corr.size() - 1)];
+}
+
 double latency_us(const Tables& tab, const Graph& g, Op op, int p, Algo algo, Proto proto, Bytes nbytes) {
   const double intra = intra_hop_us(tab, g, algo, proto), inter = net_hop_us(tab, algo, proto);
   double lat = tab.base_latency_us.at(enum_index(algo))[enum_index(proto)];
@@ -321,7 +332,8 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
       c.algo = algo;
       c.proto = proto;
       c.busbw = bus_bandwidth(tab, g, algo, proto);
-      c.algbw = algo == Algo::Ring ? c.busbw * ring_alg_factor(op, p) : c.busbw * 0.5 * tree_correction(tab, proto, nbytes);
+      c.algbw = algo == Algo::Ring ? c.busbw * ring_alg_factor(op, p) * ring_correction(tab, g, proto, nbytes)
+                                   : c.busbw * 0.5 * tree_correction(tab, proto, nbytes);
       c.lat_us = latency_us(tab, g, op, p, algo, proto, nbytes);
       c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
       out.push_back(c);
