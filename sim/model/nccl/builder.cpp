@@ -146,11 +146,25 @@ Builder::~Builder() = default;
 int Builder::coll_channels(const metrics::RunConfig& cfg) {
   if (opt_.channels > 0 || !tab_.rccl || rccl_sm_.empty()) return opt_.channels;
   const int p = metrics::ranks_of(cfg), nodes = graph(cfg).nodes;
-  // RCCL's own default on one node of this generation (rccl.json one_node_channels_by_sm; 2.26.6 sets 112 for 8 x
-  // gfx950, the first release with gfx950, so no release test): the count before the thread-threshold shrink.
+  // RCCL's own count on one node of a full xGMI mesh (rccl.json one_node_channels): init.cc's multiplier `nc` of the
+  // node model's S search channels, which connect.cc ncclTopoPostset applies after its own doubling, so the count is
+  // max(2 S, min(max / S, nc) S): 2, 4, 8 x gfx950 on RCCL 2.26.6 log 8, 24, 112 (nc 4); gfx942 from 2.20.5 runs
+  // 32 and 24 on 2 and 4 GPUs (nc 16 and 4, RCCL's README), 56 on 8 (nc 2). The count before the thread-threshold shrink.
   if (nodes == 1) {
-    const auto it = tab_.rccl->one_node_channels_by_sm.find(rccl_sm_);
-    return it != tab_.rccl->one_node_channels_by_sm.end() && p == it->second.ranks ? it->second.channels : opt_.channels;
+    const auto& rule = tab_.rccl->one_node_channels;
+    const auto m = rule.by_sm.find(rccl_sm_);
+    if (rule.max_channels <= 0 || m == rule.by_sm.end()) return opt_.channels;
+    // S: the node model's where RCCL matches one (8 GPUs: rome_model_79's 28 rings), else the search's, which ccsim's
+    // reproduces on a part of the mesh (2 and 4 GPUs: 2 and 6, as RCCL 2.26.6's graph dumps).
+    const auto s = rule.search_by_ranks.find(p);
+    const int S = s != rule.search_by_ranks.end() ? s->second : std::max(1, graph(cfg).channels), most = rule.max_channels;
+    int nc = 2; // NCCL's duplication alone, before the release that set the multiplier
+    if (!release_ || !(*release_ < m->second.from)) {
+      const auto r = m->second.nc_by_ranks.find(p);
+      nc = r != m->second.nc_by_ranks.end() ? r->second : m->second.nc;
+    }
+    const int doubled = S <= most / 2 ? 2 * S : S;
+    return std::min(most, std::max(doubled, std::min(most / S, nc) * S));
   }
   // Across nodes (multi_node_channels_by_sm: gfx950's 64, connect.cc's cap on several nodes, until 2.30.4's 48).
   const auto it = tab_.rccl->multi_node_channels_by_sm.find(rccl_sm_);
@@ -309,11 +323,23 @@ double ring_block_net_GBps(Arch arch, Proto proto) {
 // only below 16 channels does ncclTopoPostset double again ("Use 4 compute channels per search channel to reach
 // peak BW on <8 PPN", sm90+, bwIntra > 45). Two blocks at 20.05 GB/s carry 40.1 of the 48 GB/s NCCL moves on a
 // 400G NIC: each network link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
+// RCCL on one node likewise over xGMI: a block copies 304 / 56 GB/s under Simple (rccl.json ring_block_GBps_by_sm),
+// which binds where RCCL runs 8 blocks a link or fewer (2 and 4 of 8 GPUs; mid sizes after the thread-threshold shrink).
 Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, int channels) {
   View& base = view(Algo::Ring, proto, cfg);
   const Graph& g = graph(cfg);
-  const double rate = ring_block_net_GBps(g.arch, proto);
-  if (g.nodes <= 1 || tab_.rccl || rate <= 0 || channels <= 0 || g.rings.empty()) return base;
+  // RCCL on one node: a block's copy over xGMI (rccl.json ring_block_GBps_by_sm, Simple only) caps each xGMI link
+  // at its blocks' rate, so a part of the mesh (2 or 4 of 8 GPUs, 8 blocks a link) carries what 8 blocks copy.
+  const bool rccl_mesh = tab_.rccl && g.nodes == 1 && proto == Proto::Simple;
+  double rate = ring_block_net_GBps(g.arch, proto);
+  if (tab_.rccl) {
+    const auto it = tab_.rccl->ring_block_GBps_by_sm.find(rccl_sm_);
+    rate = rccl_mesh && it != tab_.rccl->ring_block_GBps_by_sm.end() ? it->second : 0.0;
+  } else if (g.nodes <= 1) {
+    rate = 0;
+  }
+  if (rate <= 0 || channels <= 0 || g.rings.empty()) return base;
+  const auto capped_link = [&](const topology::Link& l) { return rccl_mesh ? l.type == topology::LinkType::Xgmi : topology::is_network(l.type); };
   for (auto& v : views_)
     if (v->algo == Algo::Ring && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels) return *v;
   auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels});
@@ -324,7 +350,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   // speed: the first of speedArrayInter a NIC of the host carries (search.cc ncclTopoCompute).
   constexpr int kMaxChannelsThen = 32; // MAXCHANNELS in v2.18-2.19 (src/include/device.h; 64 from later releases)
   int blocks_per_channel = 1;
-  if (ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
+  if (!tab_.rccl && ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
     std::vector<double> nic_GBps;
     nic_heads(topo_, tab_, *base.router, first_host_gpus(g), nullptr, &nic_GBps);
     if (tab_.nvls && !nic_GBps.empty()) {
@@ -343,7 +369,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
       const int a = order[i], b = order[(i + 1) % order.size()];
       if (a == b) continue;
       for (auto c : base.router->route(topo_.gpu_node(a), topo_.gpu_node(b)))
-        if (topology::is_network(topo_.link_of(c).type) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * blocks_per_channel;
+        if (capped_link(topo_.link_of(c)) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * blocks_per_channel;
     }
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
@@ -716,7 +742,7 @@ static bool network_is_infiniband(const topology::Topology& t) {
 engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
-  // Across nodes each network link carries at most its channels' thread blocks (ring_view).
+  // Across nodes each network link carries at most its channels' thread blocks, on one AMD node each xGMI link (ring_view).
   View& v = ring_view(proto, cfg, plan.choice.channels);
   // Chunk: Simple ring AR/AG/RS use CHUNKSTEPS steps, other collectives one step (§3.6).
   const bool multi_step = cfg.op == Op::AllReduce || cfg.op == Op::AllGather || cfg.op == Op::ReduceScatter;

@@ -1,6 +1,7 @@
 #include "sim/model/nccl/tables.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -425,14 +426,37 @@ void read_rccl(const Ref& r, Tables& t) {
     x.direct.push_back(g);
   }
   if (r.has("p2p_ll_threshold")) x.p2p_ll_threshold = r["p2p_ll_threshold"].integer(0, 1 << 30);
-  if (r.has("one_node_channels_by_sm")) {
-    const auto c = r["one_node_channels_by_sm"];
-    for (const auto& sm : c.keys()) {
+  if (r.has("one_node_channels")) {
+    const auto c = r["one_node_channels"];
+    auto& x1 = x.one_node_channels;
+    // RCCL's MAXCHANNELS is 128 (src/include/device.h).
+    x1.max_channels = c["max_channels"].integer(1, 128);
+    // A rank count written as a JSON key ("4"): a whole number of at least 2.
+    const auto ranks_of = [](const auto& node, const std::string& key) {
+      int n = 0;
+      const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+      if (ec != std::errc{} || end != key.data() + key.size() || n < 2 || n > 1024) node[key].bad("names no rank count (a whole number, 2-1024)");
+      return n;
+    };
+    const auto s = c["search_channels_by_ranks"];
+    for (const auto& k : s.keys())
+      if (k != "source") x1.search_by_ranks[ranks_of(s, k)] = s[k].integer(1, x1.max_channels);
+    const auto m = c["multiplier_by_sm"];
+    for (const auto& sm : m.keys()) {
       if (sm == "source") continue;
-      // RCCL's MAXCHANNELS is 128 (src/include/device.h).
-      x.one_node_channels_by_sm[sm] = {c[sm]["ranks"].integer(2, 1024), c[sm]["channels"].integer(1, 128)};
+      Tables::Rccl::ChannelMultiplier e;
+      const auto from = parse_nccl_version(m[sm]["from"].string());
+      if (!from) m[sm]["from"].bad("is not an RCCL release");
+      e.from = *from;
+      e.nc = m[sm]["nc"].integer(1, 128);
+      if (m[sm].has("nc_by_ranks"))
+        for (const auto& k : m[sm]["nc_by_ranks"].keys()) e.nc_by_ranks[ranks_of(m[sm]["nc_by_ranks"], k)] = m[sm]["nc_by_ranks"][k].integer(1, 128);
+      x1.by_sm[sm] = e;
     }
   }
+  if (r.has("ring_block_GBps_by_sm"))
+    for (const auto& sm : r["ring_block_GBps_by_sm"].keys())
+      if (sm != "source") x.ring_block_GBps_by_sm[sm] = r["ring_block_GBps_by_sm"][sm].positive();
   if (r.has("multi_node_channels_by_sm")) {
     const auto c = r["multi_node_channels_by_sm"];
     for (const auto& sm : c.keys()) {

@@ -151,13 +151,24 @@ struct Tables {
     int direct_ranks = 0;                 // MSCCL all-pairs runs on exactly this many GPUs (0: never)
     std::vector<Range> direct;            // size ranges of the shipped all-pairs algorithms
     double p2p_ll_threshold = 0;          // send/recv of at most this many bytes per peer use LL (0: never)
-    // The collective channels RCCL opens by default on one node of exactly `ranks` GPUs of a generation, where
-    // it sets its own count instead of the search's (2.26.6: 112 on 8 x gfx950): the ring/tree channel count
-    // before the thread-threshold shrink, as a logged "N coll channels" is. Keyed by the catalogue's "sm".
-    struct NodeChannels {
-      int ranks = 0, channels = 0;
+    // The collective channels RCCL opens by default on one node of a full xGMI mesh (init.cc's `nc`, applied by
+    // connect.cc ncclTopoPostset): max(2 x S, min(max / S, nc) x S), at most `max_channels`, where S is RCCL's
+    // search (node model) channel count for that many GPUs and nc the generation's multiplier by ranks (2, NCCL's
+    // duplication, where none is set or before `from`). The ring/tree channel count before the thread-threshold
+    // shrink, as a logged "N coll channels" is. Ranks without a search count keep ccsim's own. Keyed by "sm".
+    struct ChannelMultiplier {
+      std::array<int, 3> from{};         // the first release with it
+      int nc = 2;                        // ranks not listed
+      std::map<int, int> nc_by_ranks;    // ranks -> nc
     };
-    std::map<std::string, NodeChannels> one_node_channels_by_sm;
+    struct OneNodeChannels {
+      int max_channels = 0;              // 0: no rule
+      std::map<int, int> search_by_ranks; // ranks -> S
+      std::map<std::string, ChannelMultiplier> by_sm;
+    } one_node_channels;
+    // What one thread block (one channel) of RCCL's ring moves over an xGMI link under Simple on one node, GB/s,
+    // by "sm" (0 or absent: no cap): each xGMI link of the ring's view carries at most its blocks x this.
+    std::map<std::string, double> ring_block_GBps_by_sm;
     // The same across nodes, `ranks` GPUs per node (64 on gfx950 until RCCL 2.30.4): releases before `until`, and
     // a run whose release is not known.
     struct NodesChannels {

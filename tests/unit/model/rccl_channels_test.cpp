@@ -1,4 +1,4 @@
-// RCCL's channel count on one node (models/rccl.json threads and one_node_channels_by_sm): 256 threads per
+// RCCL's channel count on one node (models/rccl.json threads and one_node_channels): 256 threads per
 // channel on AMD (ROCm/rccl src/include/device.h NCCL_MAX_NTHREADS 256, tuning.cc ncclTopoTuneModel's HIP branch),
 // so NCCL's shrink `nc` while nBytes < nc x threads x threshold keeps twice NCCL's channels at the same size; and
 // RCCL 2.26.6's default of 112 collective channels on one node of 8 gfx950 GPUs (its CHANGELOG). Every expected
@@ -50,8 +50,9 @@ TEST_CASE("RCCL channels: 8 x gfx950 on one node opens 112 collective channels, 
   // Large sizes keep every channel (8 GiB / (112 x 256 x 64 B) >> 1): the default itself.
   CHECK(rccl_ring_channels("machine:gpu=mi355x", schedule::Op::AllReduce, Bytes{1} << 33, "Simple") == 112);
   CHECK(rccl_ring_channels("machine:gpu=mi350x", schedule::Op::AllGather, Bytes{1} << 33, "Simple") == 112);
-  // Not gfx950, not 8 GPUs, or not one node: the search's count, as before (14 on the 8 x MI300X mesh).
-  CHECK(rccl_ring_channels("machine:gpu=mi300x", schedule::Op::AllReduce, Bytes{1} << 33, "Simple") == 14);
+  // gfx942 on 8 GPUs: NCCL's doubling of the node model's 28 channels, 56 (rccl.json one_node_channels; the
+  // multiplier on 2 and 4 GPUs: rccl_partial_mesh_test.cpp). Not 8 GPUs, or not one node: not 112.
+  CHECK(rccl_ring_channels("machine:gpu=mi300x", schedule::Op::AllReduce, Bytes{1} << 33, "Simple") == 56);
   CHECK(rccl_ring_channels("machine:gpu=mi355x,gpus=4", schedule::Op::AllReduce, Bytes{1} << 33, "Simple") != 112);
   CHECK(rccl_ring_channels("machine:gpu=mi355x,nodes=2,nics=8x400G,kind=roce", schedule::Op::AllReduce, Bytes{1} << 33,
                            "Simple") != 112);
@@ -90,26 +91,13 @@ TEST_CASE("RCCL channels: 256 threads per channel halve the bytes that keep a ch
   // Ring Simple: 64 B per thread x 256 = 16 KiB per channel: 32 at 512 KiB, 64 at 1 MiB (logged; NCCL's: 16, 32).
   CHECK(rccl_ring_channels(mi355x, schedule::Op::AllReduce, Bytes{512} << 10, "Simple") == 32);
   CHECK(rccl_ring_channels(mi355x, schedule::Op::AllReduce, Bytes{1} << 20, "Simple") == 64);
-  // gfx942 alike (256 threads is every AMD target's): 128 KiB of Simple keeps 8 of the mesh's 14 channels (NCCL's 4).
+  // gfx942 alike (256 threads is every AMD target's): 128 KiB of Simple keeps 8 of the mesh's 56 channels (NCCL's 4).
   CHECK(rccl_ring_channels("machine:gpu=mi300x", schedule::Op::AllReduce, Bytes{128} << 10, "Simple") == 8);
 }
 
-TEST_CASE("RCCL channels: a bad one-node channel entry is refused naming the entry") {
+TEST_CASE("RCCL channels: a bad multi-node channel entry is refused naming the entry") {
   const std::string path = "/tmp/ccsim-rccl-channels-bad-" + std::to_string(::getpid()) + ".json";
   auto j = nlohmann::json::parse(std::ifstream(model::nccl::default_rccl_tables_path()));
-  j["rccl"]["one_node_channels_by_sm"]["gfx950"]["channels"] = 200; // above RCCL's MAXCHANNELS 128
-  std::ofstream(path) << j.dump();
-  try {
-    (void)model::nccl::parse_tables(path);
-    FAIL("accepted 200 channels");
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("one_node_channels_by_sm") != std::string::npos);
-  }
-  j["rccl"]["one_node_channels_by_sm"]["gfx950"]["channels"] = 112;
-  j["rccl"]["one_node_channels_by_sm"]["gfx950"]["ranks"] = 0;
-  std::ofstream(path) << j.dump();
-  CHECK_THROWS_AS((void)model::nccl::parse_tables(path), Error);
-  j["rccl"]["one_node_channels_by_sm"]["gfx950"]["ranks"] = 8;
   j["rccl"]["multi_node_channels_by_sm"]["gfx950"]["until"] = "soon";
   std::ofstream(path) << j.dump();
   try {
