@@ -378,6 +378,7 @@ namespace {
 struct SwitchRing : InterRing {
   double switch_total = 0; // a GPU's NVSwitch bandwidth
   double carried = 0;      // what the rings' links carry at most: min(switch_total, the host's NICs)
+  int nics = 0;            // the host's NICs that found a GPU (nic_heads)
 };
 SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl) return {};
@@ -393,6 +394,7 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
   double nic_sum = 0;
   for (double n : nics) nic_sum += n;
   r.carried = std::min(total, nic_sum);
+  r.nics = static_cast<int>(nics.size());
   return r;
 }
 } // namespace
@@ -798,6 +800,15 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   } else {
     split_into_channels(tab, g, speeds.route_total);
   }
+  // More NICs on a host than NCCL's ring search makes channels (10 NICs by 8 H100s): the search stops once
+  // channels x speed reaches a GPU's NVLink total (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw; each
+  // channel crosses a GPU's switch links, ncclTopoFollowPath taking its speed from them), so the extra NICs carry
+  // no ring. Said in the model line: the prediction is the same as with one NIC per channel, as NCCL's would be.
+  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.channels > 0 && ring.nics > ring.channels)
+    g.idle_nics = fmt::format("{} NICs a node, NCCL's ring search uses {}: {} channel(s) x {:.1f} GB/s fill a GPU's NVLink "
+                              "total {:.1f} GB/s and one more would pass it (search.cc ncclTopoCompute, totalBw), so {} NIC(s) "
+                              "carry no ring",
+                              ring.nics, ring.channels, ring.channels, ring.bw, ring.switch_total, ring.nics - ring.channels);
   if (g.tree_bw <= 0) g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
   const double undup_bw = g.bw;
   dup_channels(tab, g);
@@ -816,6 +827,7 @@ std::string Graph::describe() const {
                               ll128 ? "on" : "off");
   if (!ll128_off.empty()) s += fmt::format(" ({})", ll128_off);
   else if (type_inter) s += fmt::format(" (GPU-NIC path {})", topology::name(*type_inter));
+  if (!idle_nics.empty()) s += ", " + idle_nics;
   if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
   else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)
