@@ -394,7 +394,14 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
   double nic_sum = 0;
   for (double n : nics) nic_sum += n;
   r.carried = std::min(total, nic_sum);
-  r.nics = static_cast<int>(nics.size());
+  // NCCL's NICs are network ports (one net device each, mlx5_0:1 ...): a ccsim NIC node of two ports (the
+  // generator's 10 NICs by 8 GPUs: two GPUs with two) counts twice.
+  const auto hosts = topology::host_map(t);
+  const int h = hosts.of_gpu(t, host.front());
+  for (std::size_t node = 0; node < t.nodes.size(); ++node)
+    if (t.nodes[node].kind == topology::NodeKind::Nic && hosts.of_node[node] == h)
+      for (int li : router.incident(static_cast<int>(node)))
+        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) r.nics += l.lanes;
   return r;
 }
 } // namespace
