@@ -697,7 +697,7 @@ int sbatch_main(int argc, char** argv) {
         for (const auto& [var, value] : prefix) t.env[var] = value;
         t.notes.push_back(fmt::format("ccsim: {} line {}: {}{}", name, no, shown, inherited));
         if (alloc.gpus_per_node)
-          t.notes.push_back(fmt::format("ccsim: the job's GPUs a node: {} ({}); --topo gives the machine they are", *alloc.gpus_per_node, alloc.from["gpus"]));
+          t.notes.push_back(fmt::format("ccsim: the job asks {} GPU(s) a node: {}; the machine predicted is --topo's", *alloc.gpus_per_node, alloc.from["gpus"]));
         if (!not_read.empty())
           t.notes.push_back(fmt::format("ccsim: {} exports that ccsim does not read (predicted as if unset): {}", name, fmt::join(not_read, ", ")));
         tests.push_back(std::move(t));

@@ -378,7 +378,8 @@ namespace {
 struct SwitchRing : InterRing {
   double switch_total = 0; // a GPU's NVSwitch bandwidth
   double carried = 0;      // what the rings' links carry at most: min(switch_total, the host's NICs)
-  int nics = 0;            // the host's NICs that found a GPU (nic_heads)
+  int nics = 0;            // the host's NIC ports (NCCL's net devices)
+  double port_GBps = 0;    // the fastest of them
 };
 SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl) return {};
@@ -401,7 +402,8 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
   for (std::size_t node = 0; node < t.nodes.size(); ++node)
     if (t.nodes[node].kind == topology::NodeKind::Nic && hosts.of_node[node] == h)
       for (int li : router.incident(static_cast<int>(node)))
-        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type)) r.nics += l.lanes;
+        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type))
+          r.nics += l.lanes, r.port_GBps = std::max(r.port_GBps, tab.lane_GBps(l));
   return r;
 }
 } // namespace
@@ -811,11 +813,16 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   // channels x speed reaches a GPU's NVLink total (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw; each
   // channel crosses a GPU's switch links, ncclTopoFollowPath taking its speed from them), so the extra NICs carry
   // no ring. Said in the model line: the prediction is the same as with one NIC per channel, as NCCL's would be.
-  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.channels > 0 && ring.nics > ring.channels)
-    g.idle_nics = fmt::format("{} NICs a node, NCCL's ring search uses {}: {} channel(s) x {:.1f} GB/s fill a GPU's NVLink "
-                              "total {:.1f} GB/s and one more would pass it (search.cc ncclTopoCompute, totalBw), so {} NIC(s) "
-                              "carry no ring",
-                              ring.nics, ring.channels, ring.channels, ring.bw, ring.switch_total, ring.nics - ring.channels);
+  // The search's first speed is the first of speedArrayInter a NIC carries (system->maxBw), one channel a NIC.
+  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.switch_total > 0 && ring.nics > 0 && ring.port_GBps > 0 && tab.nvls) {
+    const auto& inter = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
+    const double speed = inter.empty() ? 0 : inter[first_inter_speed(inter, ring.port_GBps)];
+    const int enough = speed > 0 ? std::min(tab.max_search_channels, static_cast<int>(std::ceil(ring.switch_total / speed - 1e-9))) : 0;
+    if (enough > 0 && ring.nics > enough)
+      g.idle_nics = fmt::format("{} NICs a node, NCCL's ring search stops at {} channel(s): {} x {:.1f} GB/s reach a GPU's NVLink "
+                                "total {:.1f} GB/s (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw), so {} NIC(s) carry no ring",
+                                ring.nics, enough, enough, speed, ring.switch_total, ring.nics - enough);
+  }
   if (g.tree_bw <= 0) g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
   const double undup_bw = g.bw;
   dup_channels(tab, g);
