@@ -617,6 +617,13 @@ int sbatch_main(int argc, char** argv) {
           for (const auto& w : ws)
             if (names_perf(w.text) && !ws[k].unknown.empty())
               fail("sbatch: {} line {}: the command's name is {}: ccsim cannot tell what starts the test", name, no, ws[k].unknown);
+          // A test inside a string a shell runs (srun bash -c "all_reduce_perf ..."): not a line ccsim reads.
+          const std::string shell = base_name(ws[k].text);
+          if (launcher || shell == "bash" || shell == "sh" || shell == "eval")
+            for (const auto& w : ws)
+              if (const auto at = w.text.find("_perf"); at != std::string::npos && w.text.find(' ') != std::string::npos)
+                fail("sbatch: {} line {}: a test inside a string a shell runs ('{}'): write it as its own line, "
+                     "srun ... all_reduce_perf ...", name, no, printable(w.text, 60));
           continue;
         }
         const std::string shown = printable(l.substr(l.find_first_not_of(" \t")), 160);

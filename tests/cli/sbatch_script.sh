@@ -91,6 +91,10 @@ printf 'export NCCL_SOCKET_IFNAME=$(ip route | awk "{print \\$5}")\nsrun -n 2 al
 refused_one_line "$tmp/envsub.sbatch line 2: exports NCCL_SOCKET_IFNAME" sbatch "$tmp/envsub.sbatch" --topo "$H"
 printf '#SBATCH -N 2\nsrun -n 2 all_reduce_perf -b 1G -e 1G\nsrun -n 2 all_reduce_perf -b 1G -e 1G -g 99\n' >"$tmp/second.sbatch"
 refused_one_line "ccsim sbatch: $tmp/second.sbatch line 3: all_reduce_perf: " sbatch "$tmp/second.sbatch" --topo "$H"
+printf 'srun -n 2 bash -c "all_reduce_perf -b 1G -e 1G"\n' >"$tmp/bashc.sbatch"
+refused_one_line "$tmp/bashc.sbatch line 1: a test inside a string a shell runs" sbatch "$tmp/bashc.sbatch" --topo "$H"
+printf 'srun -n 16 all_reduce_perf -b 1G -e 1G | tee all_reduce_perf.log\necho "done with all_reduce_perf"\n' >"$tmp/tee.sbatch"
+[ "$("$ccsim" sbatch "$tmp/tee.sbatch" --topo "$H" | grep -c '^# Collective test concluded')" -eq 1 ] || bad "tee/echo of a test's name taken for a test"
 # Fuzz: huge numbers, empty files, binary garbage, a missing file.
 printf '#SBATCH --nodes=99999999999999999999\nsrun all_reduce_perf\n' >"$tmp/huge.sbatch"
 refused_one_line "$tmp/huge.sbatch line 1: #SBATCH: --nodes 99999999999999999999: not a count of nodes" sbatch "$tmp/huge.sbatch" --topo "$H"
