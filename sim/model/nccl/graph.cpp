@@ -818,7 +818,9 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     const auto& inter = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
     const double speed = inter.empty() ? 0 : inter[first_inter_speed(inter, ring.port_GBps)];
     const int enough = speed > 0 ? std::min(tab.max_search_channels, static_cast<int>(std::ceil(ring.switch_total / speed - 1e-9))) : 0;
-    if (enough > 0 && ring.nics > enough)
+    // Only where that stop is what binds, the graph's own channels as many: a graph of fewer channels (an NVL72 rack
+    // as one node, 2 x 24 for 64 NICs) leaves NICs idle for reasons of its own, not said here.
+    if (enough > 0 && ring.channels >= enough && g.channels >= enough && ring.nics > enough)
       g.idle_nics = fmt::format("{} NICs a node, NCCL's ring search stops at {} channel(s): {} x {:.1f} GB/s reach a GPU's NVLink "
                                 "total {:.1f} GB/s (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw), so {} NIC(s) carry no ring",
                                 ring.nics, enough, enough, speed, ring.switch_total, ring.nics - enough);
