@@ -506,7 +506,7 @@ int sbatch_main(int argc, char** argv) {
           words.push_back(word);
           k = e == std::string::npos ? rest.size() : e;
         }
-        read_sbatch_options(words, fmt::format("{} line {}: #SBATCH", name, no), "#SBATCH ", fmt::format(" (line {})", no), alloc);
+        read_sbatch_options(words, fmt::format("sbatch: {} line {}: #SBATCH", name, no), "#SBATCH ", fmt::format(" (line {})", no), alloc);
         continue;
       }
       if (l[first] == '#') continue;
@@ -628,14 +628,15 @@ int sbatch_main(int argc, char** argv) {
         }
         const std::string shown = printable(l.substr(l.find_first_not_of(" \t")), 160);
         if (!blocks.empty())
-          fail("sbatch: {} line {}: a test inside {} (line {}): the shell decides how often it runs; write the test's line out "
-               "without the loop to predict it",
+          fail("sbatch: {} line {}: a test inside {} (line {}): the shell decides whether and how often it "
+               "runs; write the test's line out on its own to predict it",
                name, no, blocks.back().first, blocks.back().second);
         for (std::size_t j = k; j < ws.size(); ++j) {
           if (ws[j].unknown.empty()) continue;
           // The program's folder does not change the prediction: only its name does.
           if (j == program && names_perf(ws[j].text) && ws[j].text.find('?') < ws[j].text.rfind('/')) continue;
-          fail("sbatch: {} line {}: {}: ccsim cannot know it (word '{}')", name, no, ws[j].unknown, printable(ws[j].text, 60));
+          fail("sbatch: {} line {}: {}: ccsim cannot know it{}", name, no, ws[j].unknown,
+               ws[j].text == "?" ? std::string() : fmt::format(" (word '{}')", printable(ws[j].text, 60)));
         }
         if (!prefix_unknown.empty())
           fail("sbatch: {} line {}: {}={}: ccsim cannot know it", name, no, prefix_unknown.begin()->first, prefix_unknown.begin()->second);
