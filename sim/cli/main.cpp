@@ -18,6 +18,7 @@
 #include "sim/cli/perf_command.hpp"
 #include "sim/cli/rings_command.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/cli/sbatch_command.hpp"
 #include "sim/cli/scenario_command.hpp"
 #include "sim/cli/sweep_command.hpp"
 #include "sim/cli/topo_command.hpp"
@@ -49,6 +50,8 @@ std::string catalogue() {
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
   s += "nccl-tests mode: ccsim all_reduce_perf -b 8 -e 128M -f 2 -g 8 --topo dgx1 (all of nccl-tests' flags and output; "
        "also as a symlink named all_reduce_perf, all_gather_perf, ...)\n";
+  s += "Launcher lines and batch scripts: ccsim srun -N 2 --ntasks-per-node=8 all_reduce_perf ... --topo ...; "
+       "ccsim sbatch job.sbatch --topo ...\n";
   return s;
 }
 
@@ -100,6 +103,8 @@ int print_help(CLI::App& app, const HelpError& e) {
 
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
+  // `ccsim sbatch job.sbatch --topo ...`: the nccl-tests lines of a Slurm batch script.
+  if (argc >= 2 && std::string_view(argv[1]) == "sbatch") return ccsim::cli::sbatch_main(argc, argv);
   std::optional<ccsim::cli::PerfInvocation> perf;
   try {
     perf = ccsim::cli::perf_invocation(argc, argv);

@@ -71,6 +71,7 @@ struct PerfFlags {
   // NCCL's settings read from the environment (apply_nccl_environment): header lines, and the flag each set with
   // the variable it came from, so an error about the flag names the variable nobody typed as a flag.
   std::vector<std::string> env_notes;
+  std::vector<std::string> script_notes; // the batch script's line this test is (PerfInvocation::notes)
   std::map<std::string, std::string> env_source; // "--nccl-algo" -> "NCCL_ALGO=Tree"
 };
 
@@ -466,6 +467,7 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
   const std::string params = model::choose_params(o.params, o.model).label;
   n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
                           params.empty() ? "" : " + " + params, topo.name, topo.origin));
+  n.insert(n.end(), f.script_notes.begin(), f.script_notes.end());
   const bool chooses = model::require_model(o.model).chooses_algorithm;
   n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks, r.world.text(), r.threads, r.gpus,
                           chooses ? "chosen per size by the model" : cfg.algo + ", the same for every size"));
@@ -613,11 +615,16 @@ std::optional<PerfInvocation> perf_invocation(int argc, char** argv) {
   if (argc < 1) return std::nullopt;
   std::string self = argv[0];
   if (const auto slash = self.rfind('/'); slash != std::string::npos) self = self.substr(slash + 1);
-  if (is_perf_name(self)) return PerfInvocation{self, 1};
-  if (argc >= 2 && is_perf_name(argv[1])) return PerfInvocation{argv[1], 2};
+  const auto at = [](std::string program, int first, int launcher) {
+    PerfInvocation inv;
+    inv.program = std::move(program), inv.first_arg = first, inv.launcher_first = launcher;
+    return inv;
+  };
+  if (is_perf_name(self)) return at(self, 1, 0);
+  if (argc >= 2 && is_perf_name(argv[1])) return at(argv[1], 2, 0);
   if (argc >= 2 && is_launcher_word(argv[1])) {
     for (int i = 2; i < argc; ++i)
-      if (auto program = perf_program_of(argv[i]); !program.empty()) return PerfInvocation{program, i + 1, 1};
+      if (auto program = perf_program_of(argv[i]); !program.empty()) return at(program, i + 1, 1);
     fail("{}: starts no nccl-tests program among its words (all_reduce_perf, all_gather_perf, ...): ccsim predicts the test a "
          "launcher line starts, e.g. ccsim srun -N 2 --ntasks-per-node=8 all_reduce_perf -b 8 -e 8G --topo ...",
          printable(argv[1], 60));
@@ -859,6 +866,8 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
   if (const char* m = std::getenv("CCSIM_MODEL")) f.run.model = m;
   if (const char* p = std::getenv("CCSIM_PARAMS")) f.run.params = p;
   add_perf_flags(app, f);
+  f.script_notes = inv.notes;
+  const std::string who = "ccsim " + (inv.context.empty() ? "" : inv.context + ": ") + inv.program;
   try {
     // The environment's --gpu (the GPU kind of a CCSIM_TOPO file that does not name it); a given --gpu wins.
     if (const char* g = std::getenv("CCSIM_GPU"); g && *g) try {
@@ -872,21 +881,30 @@ int perf_main(const PerfInvocation& inv, int argc, char** argv) {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data()); // the name before the flags stands as argv[0]
     read_launcher(inv, argv, f);
     apply_nccl_environment(app, f, inv.program);
-    write_stdout(run_perf(f, inv.program));
+    if (inv.out) *inv.out += run_perf(f, inv.program);
+    else write_stdout(run_perf(f, inv.program));
     return 0;
   } catch (const CLI::CallForHelp& e) {
+    if (inv.out) { // a script's line asking for help: no prediction to print among the others
+      std::cerr << who << ": -h/--help on a script's line: remove it to predict the line\n";
+      return 2;
+    }
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ccsim " << inv.program << ": " << parse_error_text(app, e) << " (see ccsim " << inv.program << " --help)\n";
+    std::cerr << who << ": " << parse_error_text(app, e) << " (see ccsim " << inv.program << " --help)\n";
     return 2;
   } catch (const ModelHelp&) {
+    if (inv.out) {
+      std::cerr << who << ": --model help on a script's line: remove it to predict the line\n";
+      return 2;
+    }
     std::cout << "Prediction models (--model NAME):\n" << model::model_table();
     return 0;
   } catch (const Error& e) {
-    std::cerr << "ccsim " << inv.program << ": " << e.what() << from_environment(f, e.what()) << "\n";
+    std::cerr << who << ": " << e.what() << from_environment(f, e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "ccsim " << inv.program << ": internal error: " << e.what() << "\n";
+    std::cerr << who << ": internal error: " << e.what() << "\n";
     return 3;
   }
 }

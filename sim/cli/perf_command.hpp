@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ccsim::cli {
 
@@ -13,6 +14,12 @@ struct PerfInvocation {
   // A launcher's words typed before the test (`ccsim srun -N 2 --ntasks-per-node=8 all_reduce_perf ...`, an sbatch
   // script's line pasted): argv[launcher_first .. first_arg - 1), the test's own path last; 0 when none.
   int launcher_first = 0;
+  // A line of a batch script (`ccsim sbatch job.sbatch`, sbatch_command.cpp): where it is ("job.sbatch line 14"),
+  // named before the program in an error; header lines naming it; and the string the output is appended to
+  // instead of stdout, so that a script's predictions print together or not at all. Empty/null otherwise.
+  std::string context;
+  std::vector<std::string> notes;
+  std::string* out = nullptr;
 };
 
 // The nccl-tests binary ccsim is asked to be: argv[0]'s file name (a symlink) or argv[1], or the test a launcher

@@ -34,5 +34,16 @@ sees_spec=$("$ccsim" --topo "cluster:nodes=2,node=hgx-a100,nics=8x400G,kind=ib,n
 grep -qF "LL128 off (GPU-NIC path SYS" <<<"$sees_file" || bad "the generated --nic-at numa cluster keeps LL128 across nodes: $sees_file"
 [ "$sees_file" = "$sees_spec" ] || bad "topo gen's file and its spec differ: '$sees_file' against '$sees_spec'"
 
+# "What if 2 more NICs": 10 NICs by 8 H100s. NCCL's ring search (search.cc ncclTopoCompute) starts at the first speed
+# of sm90's speedArrayInter a 400G NIC (50 GB/s) carries, 48, one channel a NIC, and stops once channels x speed
+# reaches a GPU's NVLink total, 18 links x 20.6 GB/s = 370.8: 8 x 48 = 384, so 8 channels whatever the NIC count and
+# 2 NICs carry no ring (by hand). Said, and the prediction is the 8-NIC one, as NCCL's would be.
+t10=$("$ccsim" all_reduce_perf --topo machine:gpu=h100,nodes=2,nics=10x400G,kind=ib -b 1G -e 1G -g 8 --procs 2)
+t8=$("$ccsim" all_reduce_perf --topo machine:gpu=h100,nodes=2,nics=8x400G,kind=ib -b 1G -e 1G -g 8 --procs 2)
+grep -q "^# ccsim: model sees: .*, 10 NICs a node, NCCL's ring search stops at 8 channel(s): 8 x 48.0 GB/s reach a GPU's NVLink total 370.8 GB/s (search.cc ncclTopoCompute: nChannels\*bwInter >= totalBw), so 2 NIC(s) carry no ring" <<<"$t10" ||
+  bad "10 NICs by 8 H100s: the idle NICs not said: $(grep 'model sees' <<<"$t10")"
+grep -q "NICs a node" <<<"$t8" && bad "8 NICs by 8 H100s said to leave NICs idle"
+[ "$(grep '^ ' <<<"$t10")" = "$(grep '^ ' <<<"$t8")" ] || bad "10 NICs predict otherwise than 8"
+
 [ "$fails" -eq 0 ] && echo "nic placement: all passed"
 exit $((fails > 0))

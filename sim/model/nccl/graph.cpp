@@ -378,6 +378,8 @@ namespace {
 struct SwitchRing : InterRing {
   double switch_total = 0; // a GPU's NVSwitch bandwidth
   double carried = 0;      // what the rings' links carry at most: min(switch_total, the host's NICs)
+  int nics = 0;            // the host's NIC ports (NCCL's net devices)
+  double port_GBps = 0;    // the fastest of them
 };
 SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl) return {};
@@ -393,6 +395,15 @@ SwitchRing nvswitch_hosts_ring(const Topology& t, const Tables& tab, const Graph
   double nic_sum = 0;
   for (double n : nics) nic_sum += n;
   r.carried = std::min(total, nic_sum);
+  // NCCL's NICs are network ports (one net device each, mlx5_0:1 ...): a ccsim NIC node of two ports (the
+  // generator's 10 NICs by 8 GPUs: two GPUs with two) counts twice.
+  const auto hosts = topology::host_map(t);
+  const int h = hosts.of_gpu(t, host.front());
+  for (std::size_t node = 0; node < t.nodes.size(); ++node)
+    if (t.nodes[node].kind == topology::NodeKind::Nic && hosts.of_node[node] == h)
+      for (int li : router.incident(static_cast<int>(node)))
+        if (const auto& l = t.links[static_cast<std::size_t>(li)]; topology::is_network(l.type))
+          r.nics += l.lanes, r.port_GBps = std::max(r.port_GBps, tab.lane_GBps(l));
   return r;
 }
 } // namespace
@@ -798,6 +809,22 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   } else {
     split_into_channels(tab, g, speeds.route_total);
   }
+  // More NICs on a host than NCCL's ring search makes channels (10 NICs by 8 H100s): the search stops once
+  // channels x speed reaches a GPU's NVLink total (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw; each
+  // channel crosses a GPU's switch links, ncclTopoFollowPath taking its speed from them), so the extra NICs carry
+  // no ring. Said in the model line: the prediction is the same as with one NIC per channel, as NCCL's would be.
+  // The search's first speed is the first of speedArrayInter a NIC carries (system->maxBw), one channel a NIC.
+  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.switch_total > 0 && ring.nics > 0 && ring.port_GBps > 0 && tab.nvls) {
+    const auto& inter = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
+    const double speed = inter.empty() ? 0 : inter[first_inter_speed(inter, ring.port_GBps)];
+    const int enough = speed > 0 ? std::min(tab.max_search_channels, static_cast<int>(std::ceil(ring.switch_total / speed - 1e-9))) : 0;
+    // Only where that stop is what binds, the graph's own channels as many: a graph of fewer channels (an NVL72 rack
+    // as one node, 2 x 24 for 64 NICs) leaves NICs idle for reasons of its own, not said here.
+    if (enough > 0 && ring.channels >= enough && g.channels >= enough && ring.nics > enough)
+      g.idle_nics = fmt::format("{} NICs a node, NCCL's ring search stops at {} channel(s): {} x {:.1f} GB/s reach a GPU's NVLink "
+                                "total {:.1f} GB/s (search.cc ncclTopoCompute: nChannels*bwInter >= totalBw), so {} NIC(s) carry no ring",
+                                ring.nics, enough, enough, speed, ring.switch_total, ring.nics - enough);
+  }
   if (g.tree_bw <= 0) g.tree_bw = tree_bw_of(t, tab, g, speeds, direct);
   const double undup_bw = g.bw;
   dup_channels(tab, g);
@@ -816,6 +843,7 @@ std::string Graph::describe() const {
                               ll128 ? "on" : "off");
   if (!ll128_off.empty()) s += fmt::format(" ({})", ll128_off);
   else if (type_inter) s += fmt::format(" (GPU-NIC path {})", topology::name(*type_inter));
+  if (!idle_nics.empty()) s += ", " + idle_nics;
   if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
   else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)

@@ -41,6 +41,8 @@ struct Graph {
   // off when that class is farther than the release allows ("" when it is not, or LL128 was off anyway).
   std::optional<topology::PathClass> type_inter;
   std::string ll128_off;
+  // NICs of a host NCCL's ring search leaves without a channel, said in describe() ("" when every NIC has one).
+  std::string idle_nics;
   // NCCL's NVLS graph (search.cc, pattern NVLS): one search channel per GPU (up to the NVLS arity) at
   // speed bw_intra on every GPU's switch links, the channel's head GPU carrying twice that; bw_inter
   // raised afterwards to just under 2x bw_intra. channels 0: no NVLS here, for the reason in why_not.
