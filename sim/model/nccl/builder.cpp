@@ -480,7 +480,8 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
                              level ? std::optional{level->level} : std::nullopt));
     return one;
   }
-  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_));
+  auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_),
+                          ring_ll128_tuner_caps(tab_, release_));
   // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
   if (g.nodes > 1 && simple_only_net(g.arch))

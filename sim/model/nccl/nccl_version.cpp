@@ -176,4 +176,11 @@ const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const
   return nullptr;
 }
 
+const Caps* ring_ll128_tuner_caps(const Tables& tab, const std::optional<NcclVersion>& v) {
+  if (!v) return nullptr;
+  for (const auto& r : tab.ring_ll128_tuner_by_release)
+    if (r.from <= *v && *v < r.until) return &r.caps;
+  return nullptr;
+}
+
 } // namespace ccsim::model::nccl

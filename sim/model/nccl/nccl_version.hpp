@@ -188,5 +188,8 @@ inline bool pipelined_launch_in_release(const std::optional<NcclVersion>& v) { r
 // How release `v`'s tuner estimates NVLS-tree (models/nccl.json nvls.tree.tuner_by_release); nullptr when no
 // release is given, or it is newer than the spans (the tables' own figures) or older (v2.18.x: not read).
 const Tables::Nvls::TreeTunerRule* nvls_tree_tuner_rule(const Tables& tab, const std::optional<NcclVersion>& v);
+// perChMaxRingLL128Bws as release `v`'s tuner holds it (models/nccl.json caps_GBps
+// per_ch_ring_ll128_tuner_by_release); nullptr when no release is given or no rule spans it (the tables' own row).
+const Caps* ring_ll128_tuner_caps(const Tables& tab, const std::optional<NcclVersion>& v);
 
 } // namespace ccsim::model::nccl

@@ -507,6 +507,17 @@ Tables parse_tables(const std::string& path) {
   const auto caps = root["caps_GBps"];
   read_caps(caps["ll_max"], t.ll_max);
   read_caps(caps["per_ch_ring_ll128"], t.per_ch_ring_ll128);
+  if (caps.has("per_ch_ring_ll128_tuner_by_release")) {
+    const auto rules = caps["per_ch_ring_ll128_tuner_by_release"]["rules"];
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      const auto rr = rules[i];
+      Tables::RingLl128CapRule rule;
+      std::tie(rule.from, rule.until) = release_range(
+          rr, t.ring_ll128_tuner_by_release.empty() ? std::nullopt : std::optional(t.ring_ll128_tuner_by_release.back().until), "NCCL");
+      read_caps(rr["caps"], rule.caps);
+      t.ring_ll128_tuner_by_release.push_back(rule);
+    }
+  }
   read_caps(caps["per_ch_tree_ll128"], t.per_ch_tree_ll128);
   read_caps(caps["per_ch_tree"], t.per_ch_tree);
   for (int p = 0; p < 3; ++p) {

@@ -51,6 +51,13 @@ struct Tables {
   double eff_ring_ll = 0, eff_ring_ll128 = 0, eff_tree = 0, tree_ll_divisor = 1, tree_ll128_one_node = 0,
          tree_ll128_multi_node = 0;
   Caps ll_max{}, per_ch_ring_ll128{}, per_ch_tree_ll128{}, per_ch_tree{};
+  // perChMaxRingLL128Bws as an older release's tuner holds it, for NCCL's choice only (caps_GBps
+  // per_ch_ring_ll128_tuner_by_release): releases [from, until) and their row per architecture.
+  struct RingLl128CapRule {
+    std::array<int, 3> from{}, until{};
+    Caps caps{};
+  };
+  std::vector<RingLl128CapRule> ring_ll128_tuner_by_release;
   PerProto<std::vector<double>> tree_correction; // by log2(bytes / 64)
   std::map<topology::LinkType, double> link_lane_GBps; // absent = the link's own bandwidth
   std::array<std::optional<Arch>, 5> arch_of_nvlink{};      // by NVLink generation 1..5

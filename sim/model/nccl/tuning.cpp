@@ -319,7 +319,7 @@ double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Byt
 }
 
 std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, bool nvls,
-                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release) {
+                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release, const Caps* ring_ll128_release) {
   std::vector<Candidate> out;
   std::vector<Algo> algos{Algo::Ring};
   if (op == Op::AllReduce && p > 2) algos.push_back(Algo::Tree);
@@ -336,6 +336,12 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
                                    : c.busbw * 0.5 * tree_correction(tab, proto, nbytes);
       c.lat_us = latency_us(tab, g, op, p, algo, proto, nbytes);
       c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
+      // The release's own per-channel LL128 cap steers its choice (2.29.2-2.29.3 hold Blackwell's one-node ring
+      // at 34.5 GB/s a channel, 2.25-2.28 at 73.4; the tables 40): the time NCCL weighs, not the replay's rate.
+      if (ring_ll128_release && !tab.rccl && algo == Algo::Ring && proto == Proto::LL128) {
+        const double bus = std::min(tab.eff_ring_ll128 * graph_bus(g, algo), g.channels * cap(*ring_ll128_release, g.arch, g));
+        c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * bus * ring_alg_factor(op, p));
+      }
       out.push_back(c);
     }
   if (const double bus = nvls ? nvls_bus_bandwidth(tab, g, op, p) : 0; bus > 0) {

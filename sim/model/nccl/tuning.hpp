@@ -21,8 +21,11 @@ struct Candidate {
 // Every enabled (algorithm, protocol) with NCCL's modelled time for nBytes (the nccl-tests size); NVLS
 // (Simple only) when the graph has an NVLS graph and `nvls` is true. `nvls_tree_release`: the predicted
 // release's NVLS-tree estimate (nvls_tree_tuner_rule) in place of the tables' own, in time_us only.
+// `ring_ll128_release`: the predicted release's perChMaxRingLL128Bws (ring_ll128_tuner_caps), in ring/LL128's
+// time_us only (the prediction keeps the tables' row).
 std::vector<Candidate> candidates(const Tables& tab, const Graph& g, schedule::Op op, int ranks, Bytes nbytes, bool nvls = true,
-                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release = nullptr);
+                                  const Tables::Nvls::TreeTunerRule* nvls_tree_release = nullptr,
+                                  const Caps* ring_ll128_release = nullptr);
 // NVLS-tree allreduce's estimate (us) as the release of `rule` computes it: latency NVLINK + 2 log2i(nodes) x NET
 // hwLatencies; bandwidth per channel min(bwIntra, bwInter, halved beyond 2 nodes) x 5/6 (to 2.27), else the
 // tables' NVLS formula with the rule's latencies. 0 where NVLS-tree does not run.
