@@ -21,6 +21,14 @@ int threads_at(const Tables& tab, Proto proto, int ranks, double bytes, int nc) 
 }
 
 // v2.8.4-1 device kernels: the last loop's chunk is the rest rounded up to nc x per x the minimum chunk.
+// Where a ring allreduce's chunks lie: Simple gives channel bid the nRanks chunks from bid x nRanks x
+// realChunkSize on (contiguous), LL and LL128 deal chunk c of channel bid to slot c x nChannels + bid
+// (interleaved), so the last loop's short tail is shared out and channel 0 holds slots 0, nc, 2 nc, ... (NVIDIA/nccl
+// src/collectives/device/all_reduce.h ring offsets: v2.5.6-2 lines 176 (LL) and 309 (LL128)
+// "(slice*args->nChannels+bid) * chunkSize" against line 35 (Simple) "bid*nranks*realChunkSize"; v2.8.4-1
+// lines 294 / 492 against 38; v2.10.3-1 to v2.19.4-1 runRing calcOffset, lines 46-50; v2.20.3 on the host
+// gives each channel its own workOffset/workCount). Allgather/reducescatter move one chunk a channel a loop,
+// bid x realChunkSize for every protocol (all_gather.h / reduce_scatter.h chunkOffset): nothing to interleave.
 double kernel_chunks(const Tables& tab, Op op, Proto proto, int ranks, double bytes, int nc, double max_chunk) {
   const int nt = threads_at(tab, proto, ranks, bytes, nc);
   const bool halved = ring_pattern(op); // allreduce/allgather/reducescatter LL128: "/2"
@@ -32,7 +40,12 @@ double kernel_chunks(const Tables& tab, Op op, Proto proto, int ranks, double by
   const double full = std::floor(size / loop), rest = size - full * loop;
   if (rest <= 0) return 1.0;
   const double chunk = std::min(max_chunk, ceil_to(rest / (nc * per), min_chunk));
-  const double busiest = full * per * max_chunk + std::min(rest, per * chunk);
+  double last = std::min(rest, per * chunk); // Simple: channel 0's nRanks chunks side by side
+  if (op == Op::AllReduce && proto != Proto::Simple) {
+    last = 0; // LL / LL128: channel 0's slots c x nc, each at most one chunk of what is left past its start
+    for (int c = 0; c < per; ++c) last += std::clamp(rest - c * nc * chunk, 0.0, chunk);
+  }
+  const double busiest = full * per * max_chunk + last;
   return nc * busiest / size;
 }
 

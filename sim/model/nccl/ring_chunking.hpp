@@ -35,6 +35,8 @@ bool chain_pipelined_per_line(schedule::Op op, Proto proto);
 //     reduce_scatter,broadcast,reduce}.h and enqueue.cc computeColl, the same rule at v2.19.4-1
 //     src/device/*.h): each kernel loop gives every channel one chunk of min(maxChunk, the rest rounded up
 //     to nChannels x a minimum chunk), so the last loop fills the first channels and leaves the others idle;
+//     a ring allreduce's nRanks chunks lie side by side on Simple (bid x nRanks x chunk) but interleaved on
+//     LL / LL128 (slot chunk x nChannels + bid), which spreads the last loop's tail: channel 0's slots 0, nc, ...;
 //     minimum chunk: LL128 nThreads x 60 B (x 1/2 for allreduce, allgather, reducescatter: "should not need
 //     the final /2"), LL nThreads x 8 B, Simple (nThreads) x 8 B;
 //   None: a release whose split ccsim has not read (2.4.x, 2.20.x-2.21.x): even.

@@ -71,9 +71,28 @@ TEST_CASE("Before 2.20 the kernel's minimum chunk leaves channels idle in the la
   // 24 x 38400 / 524288 = 1.7578125.
   CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllGather, nccl::Proto::LL128, 8, 4 * MiB, 24, 576000) ==
         doctest::Approx(1.7578125));
-  // allreduce 1 MiB, LL, 512 threads: minimum 4096 B, 1048576 / (24 x 8) = 5461.3 -> 8192 B per chunk, a
-  // channel carries 8 chunks = 65536 B: 24 x 65536 / 1048576 = 1.5.
+  // allreduce 1 MiB, LL, 512 threads: minimum 4096 B, 1048576 / (24 x 8) = 5461.3 -> 8192 B per chunk, 128
+  // chunks of data. LL deals chunk c of channel bid to slot c x 24 + bid, so channel 0 holds slots 0, 24, ..., 120
+  // (6 full; 144 and 168 lie past the end): 24 x 6 x 8192 / 1048576 = 1.125.
   CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllReduce, nccl::Proto::LL, 8, 1 * MiB, 24, 32768) ==
+        doctest::Approx(1.125));
+  // The same allreduce on Simple (512 threads, minimum 4096 B, the same 8192 B chunk) gives channel 0 its 8 chunks
+  // side by side, 65536 B: 24 x 65536 / 1048576 = 1.5.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllReduce, nccl::Proto::Simple, 8, 1 * MiB, 24, 2097152) ==
+        doctest::Approx(1.5));
+  // allreduce 8 MiB, LL128, 640 threads: 8388608 / 192 = 43690.7 -> 57600 B (3 x 19200); 145.6 slots, channel 0
+  // holds slots 0, 24, ..., 168: 0-144 full (slot 144 starts at 8294400, 94208 B before the end), 168 past it:
+  // 24 x 7 x 57600 / 8388608 = 1.153564453125 (side by side it would be 8 x 57600: 1.318).
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllReduce, nccl::Proto::LL128, 8, 8 * MiB, 24, 576000) ==
+        doctest::Approx(1.153564453125));
+  // A part-filled slot: allreduce 100000 B, LL on 2 channels (512 threads still: they halve only on 1), 100000 / 16
+  // = 6250 -> 8192 B; slots 0-11 full, slot 12 holds 100000 - 12 x 8192 = 1696 B; channel 0 has slots 0, 2, ..., 14:
+  // 6 x 8192 + 1696 = 50848 B, x 2 / 100000 = 1.01696.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllReduce, nccl::Proto::LL, 8, 100000, 2, 32768) ==
+        doctest::Approx(1.01696));
+  // allgather moves one chunk a channel a loop on every protocol: LL 1 MiB, 131072 B a rank / 24 = 5461.3 -> 8192 B
+  // on channel 0: 24 x 8192 / 131072 = 1.5.
+  CHECK(nccl::channel_imbalance(nccl::SplitRule::KernelChunks, t, Op::AllGather, nccl::Proto::LL, 8, 1 * MiB, 24, 32768) ==
         doctest::Approx(1.5));
   // broadcast 16 MiB, Simple: one full loop of 24 x 512 KiB, then 4 MiB / 24 = 174762.7 -> 176128 B (4 KiB
   // aligned): the busiest channel 524288 + 176128 = 700416 B, x 24 / 16777216 = 1.001953125.
