@@ -171,6 +171,7 @@ int Engine::rank_of(std::uint32_t g) const { return static_cast<int>(g - job_inf
 void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
   std::vector<std::uint32_t>().swap(node_); // no storage: node_of and job_of test data() against null
   std::vector<std::uint32_t>().swap(job_);
+  router_of_.clear();
   step_begin_.clear();
   reduce_bytes_.clear();
   job_finish_.assign(jobs.size(), 0);
@@ -194,8 +195,15 @@ void Engine::place(std::span<const Job> jobs, std::uint32_t total) {
   }
   if (observed_) step_begin_.assign(total, 0);
   if (params_.reduce_bw != 0) reduce_bytes_.assign(total, 0);
+  bool own_routes = false;
+  for (const auto& j : jobs) own_routes |= j.router != nullptr;
+  if (own_routes) {
+    router_of_.resize(total);
+    for (std::uint32_t ji = 0; ji < jobs.size(); ++ji)
+      std::fill_n(router_of_.begin() + job_info_[ji].base, jobs[ji].node_of_rank.size(), jobs[ji].router ? jobs[ji].router : &router_);
+  }
   const auto* xbar = topo_.crossbar_formula();
-  crossbar_gpus_ = fifo_ && xbar && topo_.route_overrides.empty() ? static_cast<std::uint32_t>(xbar->gpus) : 0;
+  crossbar_gpus_ = fifo_ && xbar && topo_.route_overrides.empty() && !own_routes ? static_cast<std::uint32_t>(xbar->gpus) : 0;
   if (crossbar_gpus_ && identity) fifo_->populate(2 * std::size_t{std::min(total, crossbar_gpus_)}); // GPU n: channels 2n, 2n+1
 }
 
@@ -452,7 +460,7 @@ template <int M> [[gnu::always_inline]] inline Time Engine::start_transfer(const
   const bool fifo = M == kFifoMpi || M == kFifoGpu || (M == kGeneric && fifo_);
   if (M != kGeneric && from < crossbar_gpus_ && to < crossbar_gpus_ && from != to) { // Router::route's pair
     arrive = fifo_->post_pair(2 * from, 2 * to + 1, t.bytes, at), left = fifo_->last_left();
-  } else if (route = router_.route(static_cast<int>(from), static_cast<int>(to)); fifo) {
+  } else if (route = (router_of_.empty() ? router_ : *router_of_[t.src]).route(static_cast<int>(from), static_cast<int>(to)); fifo) {
     arrive = fifo_->post(route, t.bytes, at), left = fifo_->last_left();
   } else {
     arrive = net_->post((static_cast<std::uint64_t>(t.src) << 32) | dst, route, t.bytes, at, *sink_);

@@ -24,6 +24,9 @@ struct Job {
   // Jobs this one waits for (a training step's compute and collectives in dependency order): it starts
   // at max(start, each listed job's finish + its delay). Listed jobs come earlier in the run's list.
   std::vector<std::pair<std::uint32_t, Time>> after;
+  // This job's routes, on the engine's topology (nullptr: the engine's router): NCCL's channels that share GPU
+  // pairs but leave a host through different NICs (the model's rings over equally near NICs).
+  topology::Router* router = nullptr;
 };
 
 struct TransferRecord {
@@ -119,6 +122,7 @@ class Engine {
   std::unique_ptr<Sink> sink_; // lets the network model schedule its own events
   std::vector<RankState, BigAllocator<RankState>> ranks_; // in huge pages when large (big_block.hpp)
   std::vector<std::uint32_t> node_, job_; // per rank; empty: node g, job 0 (see place())
+  std::vector<topology::Router*> router_of_; // per rank where some job has its own router (Job::router); else empty
   std::vector<Time> step_begin_;         // per rank, when observed
   std::vector<Bytes> reduce_bytes_;      // per rank, when reductions take time: received with reduction this step
   std::vector<Time> job_finish_;         // per job: its last rank's finish

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -212,6 +213,9 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     if (release_rings_ && release_rings_->kind == ReleaseRings::Kind::NoRing) graph_.rings = {cfg.placements.front()};
     graph_for_ = cfg.placements;
     views_.clear();
+    ring_routers_.reset();
+    ring_router_store_.clear();
+    ring_topos_.clear();
   }
   return graph_;
 }
@@ -361,6 +365,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
     }
   }
   std::vector<int> blocks(2 * v->topo.links.size(), 0); // per directed channel: the CUDA channels whose ring crosses it
+  const auto& spread = ring_routers(cfg);
   for (int ring = 0; ring < std::min(channels, R); ++ring) {
     const int on_ring = channels / R + (ring < channels % R ? 1 : 0);
     const auto& order = g.rings[static_cast<std::size_t>(ring)];
@@ -368,7 +373,8 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
     for (std::size_t i = 0; i < order.size(); ++i) {
       const int a = order[i], b = order[(i + 1) % order.size()];
       if (a == b) continue;
-      for (auto c : base.router->route(topo_.gpu_node(a), topo_.gpu_node(b)))
+      topology::Router& routes = spread[static_cast<std::size_t>(ring)] ? *spread[static_cast<std::size_t>(ring)] : *base.router;
+      for (auto c : routes.route(topo_.gpu_node(a), topo_.gpu_node(b)))
         if (capped_link(topo_.link_of(c)) && !seen[c]) seen[c] = 1, blocks[c] += on_ring * blocks_per_channel;
     }
   }
@@ -740,6 +746,90 @@ static bool network_is_infiniband(const topology::Topology& t) {
   return any;
 }
 
+// NCCL's ring search across nodes gives each search channel a NIC and takes that channel's speed off the NIC's
+// bandwidth (net.bw -= bw: NVIDIA/nccl v2.7.8-1 to v2.29.2-1 src/graph/search.cc ncclTopoSearchRecNet, the same in
+// ROCm/rccl 0cbce2a), skipping a NIC with less left than the speed; the NICs come in ncclTopoSelectNets' order (a
+// GPU's nearest path type first, NET index order), and with NCCL_CROSS_NIC off a channel leaves every host through
+// the NIC it entered by (ncclTopoSearchRecGpu: the same asic and port as the channel's first NET). ccsim's rings
+// across nodes are one per NIC already (ring_search.cpp nic_rings: ring j leaves each host through NIC j), but the
+// drawn router sends a GPU's traffic through the first NIC in link order among equally near ones (NICs on the
+// CPU's root complex, PCIe-card servers with fewer NICs than GPUs), so every ring went through one NIC pair. Here
+// ring r's host-crossing hops go through NIC r where it is among those equally near both of its GPUs, else the
+// r-th of them (mod their count), by their index in each host's list, so the same NIC on both hosts; where both GPUs' nearest sets share no index,
+// or a single NIC is nearest on both sides, the drawn route stays. Equally near: the same narrowest link and the
+// same number of links from the GPU, among the host's NICs that reach the network (node order, as nic_rings).
+const std::vector<topology::Router*>& Builder::ring_routers(const metrics::RunConfig& cfg) {
+  const Graph& g = graph(cfg);
+  if (ring_routers_) return *ring_routers_;
+  ring_routers_.emplace(g.rings.size(), nullptr);
+  if (g.nodes <= 1 || g.rings.size() < 2) return *ring_routers_;
+  topology::Router& drawn = drawn_router();
+  const auto hosts = topology::host_map(topo_);
+  std::vector<std::vector<int>> nics_of(static_cast<std::size_t>(std::max(0, hosts.count)));
+  std::vector<char> cabled(topo_.nodes.size(), 0);
+  for (const auto& l : topo_.links)
+    if (topology::is_network(l.type)) cabled[static_cast<std::size_t>(l.a)] = cabled[static_cast<std::size_t>(l.b)] = 1;
+  for (std::size_t i = 0; i < topo_.nodes.size(); ++i)
+    if (topo_.nodes[i].kind == topology::NodeKind::Nic && cabled[i] && hosts.of_node[i] >= 0 && hosts.of_node[i] < hosts.count)
+      nics_of[static_cast<std::size_t>(hosts.of_node[i])].push_back(static_cast<int>(i));
+  std::map<int, std::vector<int>> near_of; // GPU node -> the indices (in its host's list) of its equally nearest NICs
+  const auto near = [&](int gpu_node) -> const std::vector<int>& {
+    const auto [it, fresh] = near_of.try_emplace(gpu_node);
+    if (!fresh) return it->second;
+    const int host = hosts.of_node[static_cast<std::size_t>(gpu_node)];
+    if (host < 0 || host >= hosts.count) return it->second;
+    Bandwidth best_bw = 0;
+    int best_hops = 0;
+    const auto& nics = nics_of[static_cast<std::size_t>(host)];
+    for (std::size_t k = 0; k < nics.size(); ++k) {
+      const auto info = drawn.info(drawn.route(gpu_node, nics[k]));
+      if (info.hops == 0) continue;
+      if (info.bottleneck > best_bw || (info.bottleneck == best_bw && info.hops < best_hops)) {
+        best_bw = info.bottleneck, best_hops = info.hops;
+        it->second.assign(1, static_cast<int>(k));
+      } else if (info.bottleneck == best_bw && info.hops == best_hops) {
+        it->second.push_back(static_cast<int>(k));
+      }
+    }
+    return it->second;
+  };
+  const auto append = [&](std::vector<int>& path, int from, int to) {
+    for (auto c : drawn.route(from, to)) path.push_back(topo_.channel_to(c));
+  };
+  for (std::size_t r = 0; r < g.rings.size(); ++r) {
+    const auto& order = g.rings[r];
+    std::vector<topology::Topology::RouteOverride> over;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const int na = topo_.gpu_node(order[i]), nb = topo_.gpu_node(order[(i + 1) % order.size()]);
+      const int ha = hosts.of_node[static_cast<std::size_t>(na)], hb = hosts.of_node[static_cast<std::size_t>(nb)];
+      if (na == nb || ha == hb || ha < 0 || hb < 0) continue;
+      const auto& out = near(na);
+      const auto& in = near(nb);
+      std::vector<int> both; // NIC indices equally near on both sides (sorted: near() walks the lists in order)
+      std::set_intersection(out.begin(), out.end(), in.begin(), in.end(), std::back_inserter(both));
+      if (both.size() < 2) continue;
+      // Ring r's own NIC r where it is among them (nic_rings' ring j through NIC j), else the r-th of them.
+      const bool own = std::binary_search(both.begin(), both.end(), static_cast<int>(r));
+      const auto k = own ? r : static_cast<std::size_t>(both[r % both.size()]);
+      const int nic_out = nics_of[static_cast<std::size_t>(ha)][k], nic_in = nics_of[static_cast<std::size_t>(hb)][k];
+      std::vector<int> path{na};
+      append(path, na, nic_out);
+      append(path, nic_out, nic_in);
+      append(path, nic_in, nb);
+      std::vector<int> drawn_path{na};
+      append(drawn_path, na, nb);
+      if (path != drawn_path) over.push_back({na, nb, std::move(path)});
+    }
+    if (over.empty()) continue;
+    auto t = std::make_unique<topology::Topology>(topo_);
+    t->route_overrides.insert(t->route_overrides.end(), over.begin(), over.end());
+    ring_router_store_.push_back(std::make_unique<topology::Router>(*t));
+    ring_topos_.push_back(std::move(t));
+    (*ring_routers_)[r] = ring_router_store_.back().get();
+  }
+  return *ring_routers_;
+}
+
 engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
   const int p = metrics::ranks_of(cfg);
@@ -787,6 +877,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband(topo_))))
     plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
+  const auto& spread = ring_routers(cfg);
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
   const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));
   const auto ring_shares = engine::split_by_weight(carried, weight);
@@ -799,6 +890,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
       a.root = cfg.root;
       a.elt_size = cfg.dtype.size;
       engine::add_job(plan, algo.make(a), g.rings[static_cast<std::size_t>(ring)], cfg.dtype.size);
+      plan.jobs.back().router = spread[static_cast<std::size_t>(ring)];
       plan.job_names.push_back(fmt::format("ring {} loop {}", ring, plan.job_names.size() % plan.choice.loops));
     }
   // The closed form's multi-node corrections (network floor, ring plateau) scale the same terms here.

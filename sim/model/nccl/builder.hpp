@@ -104,6 +104,9 @@ class Builder final : public metrics::PlanBuilder {
   // The ring view of `proto` with every network link capped at the blocks of the `channels` CUDA channels whose
   // rings cross it (ring_block_net_GBps); the plain view on one node, for RCCL, or where no block rate applies.
   View& ring_view(Proto proto, const metrics::RunConfig& cfg, int channels);
+  // Per search ring of graph(cfg): its own routes where it leaves or enters a host through one of several
+  // equally near NICs (NCCL's channel-to-NIC spread), else nullptr (the drawn routes).
+  const std::vector<topology::Router*>& ring_routers(const metrics::RunConfig& cfg);
   // channels > 0: the CUDA channels the release runs (release_pick), in place of channels_used's.
   engine::RunPlan plan_for(const Candidate& c, const metrics::RunConfig& cfg, metrics::SizePlan size, int channels = 0);
   const Candidate* release_pick(const std::vector<Candidate>& cands, const metrics::RunConfig& cfg, metrics::SizePlan size,
@@ -152,6 +155,10 @@ class Builder final : public metrics::PlanBuilder {
   std::optional<ReleaseRings> release_rings_; // NCCL 2.4's own rings on one node (rings_v24.hpp), made with graph_
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<topology::Router> router_;               // every view's routes (drawn_router)
+  // ring_routers' answer for graph_ (made with it, cleared with views_): per ring a router or nullptr, and what they route on.
+  std::optional<std::vector<topology::Router*>> ring_routers_;
+  std::vector<std::unique_ptr<topology::Topology>> ring_topos_;
+  std::vector<std::unique_ptr<topology::Router>> ring_router_store_;
   std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
   std::string rccl_sm_;                      // the AMD GPU's generation (gfx942, ...); "" elsewhere

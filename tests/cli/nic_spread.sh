@@ -1,0 +1,31 @@
+#!/bin/bash
+# Rings over equally near NICs. 2 nodes of 4 A100 whose 2 x 200G NICs both sit on the CPU's root complex
+# (nic_at=cpu: GPU 0 and GPU 1 reach either NIC through the same links). NCCL's ring search gives each search
+# channel a NIC and takes the channel's speed off that NIC, skipping one with less left than the speed, and
+# with NCCL_CROSS_NIC off a channel leaves and enters every host through its own NIC (NVIDIA/nccl v2.18.3-1
+# src/graph/search.cc ncclTopoSearchRecNet: net.bw -= bw; ncclTopoSearchRecGpu: the start NET's asic/port), so
+# NCCL's 2 channels at 20 GB/s (a 200G NIC is 24 to NCCL) use one NIC each. By hand: a ring allreduce of S bytes
+# on n = 8 ranks sends 2(n-1)/n x S out of each node and into it, split evenly over the rings; with the 2 rings
+# on different NICs each NIC's network port carries half: 2 x 7/8 x 2^30 / 2 = 939524096 bytes each way (one
+# NIC: 1879048192 on it, none on the other). One NIC on the CPU: all of it on that NIC.
+set -u
+. "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
+for v in $(env | grep -oE '^(NCCL|RCCL)_[A-Z0-9_]*'); do unset "$v"; done
+
+run() {
+  "$ccsim" --topo "machine:gpu=a100,gpus=4,nodes=2,nics=$1,kind=ib,nic_at=cpu" --model nccl --params none --op allreduce \
+    --nccl-algo ring -b 1G -e 1G --links 2>&1
+}
+bytes_on() { echo "$1" | awk -v l="$2" '$2 == l { print $(NF-2); exit }'; }
+out=$(run 2x200G)
+echo "$out" | grep -q '^# ring 1:' || bad "2 NICs on the CPU: not 2 rings: $(echo "$out" | grep '^# ring')"
+for nic in n0.xnic0 n0.xnic1 n1.xnic0 n1.xnic1; do
+  for l in "$nic->fabric" "fabric->$nic"; do
+    b=$(bytes_on "$out" "$l")
+    [ "$b" = 939524096 ] || bad "2 NICs on the CPU: $l carries ${b:-no} bytes at 1 GiB, not 939524096 (half of 2 x 7/8 GiB)"
+  done
+done
+one=$(run 1x200G)
+b=$(bytes_on "$one" "n0.xnic0->fabric")
+[ "$b" = 1879048192 ] || bad "1 NIC on the CPU: n0.xnic0->fabric carries ${b:-no} bytes at 1 GiB, not 1879048192 (2 x 7/8 GiB)"
+exit $((fails > 0))
