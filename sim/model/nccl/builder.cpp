@@ -786,6 +786,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // Kept lockstep for Simple/LL128 and for every other fabric (models/README.md "NVIDIA ring/LL across InfiniBand").
   if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband(topo_))))
     plan.params.semantics = engine::Semantics::gpu;
+  if (!tab_.rccl && g.nodes == 1 && proto == Proto::Simple && (cfg.op == Op::Broadcast || cfg.op == Op::Reduce)) plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
   const auto carried = static_cast<std::uint64_t>(std::llround(static_cast<double>(size.count) * imbalance));
