@@ -876,6 +876,13 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // Kept lockstep for Simple/LL128 and for every other fabric (models/README.md "NVIDIA ring/LL across InfiniBand").
   if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband(topo_))))
     plan.params.semantics = engine::Semantics::gpu;
+  // A Simple broadcast/reduce chain on one node: the replayed job's 512 KiB segments are its channels' chunks,
+  // which NCCL's channels move at once, each sender running ahead into its connection's NCCL_STEPS slots
+  // (v2.29.3-1 src/device/broadcast.h, reduce.h; prims_simple.h waitPeer). Lockstep made every chunk wait for
+  // the one before it to land, its hop latency paid once per chunk (8 B200 16 MiB: 32 x 3.4 us, 168.8 us
+  // replayed against 53.7 measured); now it is paid once per hop: (p-1) x (latency + wire) + (k-1) x wire.
+  if (!tab_.rccl && g.nodes == 1 && proto == Proto::Simple && (cfg.op == Op::Broadcast || cfg.op == Op::Reduce))
+    plan.params.semantics = engine::Semantics::gpu;
   const auto& algo = schedule::require_algorithm(cfg.op, "ring");
   const auto& spread = ring_routers(cfg);
   const std::vector<int> even(static_cast<std::size_t>(plan.choice.loops), 1);
