@@ -526,7 +526,9 @@ int sbatch_main(int argc, char** argv) {
     Script sh("sbatch: " + name, vars, alloc);
     std::vector<std::pair<std::string, int>> blocks; // open loops/ifs/functions: keyword, line
     for (std::size_t li = body; li < lines.size(); ++li) {
-      const auto& [no, l] = lines[li];
+      // Plain names, not a structured binding: the lambdas below capture the line number (clang 14 refuses a captured binding).
+      const int no = lines[li].first;
+      const auto& l = lines[li].second;
       for (auto& cmd : sh.split(l, no)) {
         auto& ws = cmd.words;
         if (ws.empty()) continue;
