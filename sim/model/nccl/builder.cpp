@@ -28,16 +28,18 @@
 namespace ccsim::model::nccl {
 using schedule::Op;
 
+namespace {
+// --nccl-algo's words, in AlgoMode's order (what_if_note names a forced mode by them).
+constexpr std::string_view kAlgoModeNames[] = {"auto", "ring", "tree", "nvls", "fastest", "collnet_direct", "collnet_chain"};
+static_assert(std::size(kAlgoModeNames) == static_cast<std::size_t>(AlgoMode::CollNetChain) + 1);
+} // namespace
+
 AlgoMode algo_mode_from(const std::string& given) {
   // Case-insensitive, as NCCL_ALGO is (parseList's strcasecmp): --nccl-algo Tree is NCCL_ALGO=Tree.
-  const std::string s = ascii_lower(given);
-  if (s == "auto") return AlgoMode::Auto;
-  if (s == "ring") return AlgoMode::Ring;
-  if (s == "tree") return AlgoMode::Tree;
-  if (s == "nvls") return AlgoMode::Nvls;
-  if (s == "fastest") return AlgoMode::Fastest;
-  if (s == "collnet_direct" || s == "collnetdirect") return AlgoMode::CollNetDirect;
-  if (s == "collnet_chain" || s == "collnetchain") return AlgoMode::CollNetChain;
+  std::string s = ascii_lower(given);
+  if (s == "collnetdirect" || s == "collnetchain") s.insert(7, "_"); // NCCL's own spelling of the two
+  for (std::size_t i = 0; i < std::size(kAlgoModeNames); ++i)
+    if (s == kAlgoModeNames[i]) return static_cast<AlgoMode>(i);
   fail("--nccl-algo: unknown '{}' (auto, ring, tree, nvls, collnet_direct, collnet_chain, fastest)", given);
 }
 
@@ -401,9 +403,8 @@ std::string Builder::what_if_note(const metrics::RunConfig& cfg) {
     case AlgoMode::Auto: break;
     case AlgoMode::Fastest: s += ", --nccl-algo fastest (the faster replay of NCCL's best ring and best tree, not NCCL's pick)"; break;
     default: {
-      constexpr const char* kName[] = {"auto", "ring", "tree", "nvls", "fastest", "collnet_direct", "collnet_chain"};
       s += fmt::format(", algorithm forced: {} (--nccl-algo, as NCCL_ALGO: NCCL's tuner weighs that one alone)",
-                       kName[static_cast<int>(opt_.mode)]);
+                       kAlgoModeNames[static_cast<std::size_t>(opt_.mode)]);
     }
   }
   if (opt_.nvls == NvlsMode::Off && graph(cfg).nvls.channels > 0)

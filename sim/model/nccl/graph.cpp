@@ -779,7 +779,9 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   if (!direct && g.nodes == 1)
     if (const double nvs = nvswitch_total(t, tab, placements.empty() ? std::vector<int>{} : placements.front()); nvs > 0)
       speeds.route_total = std::max(speeds.route_total, nvs);
-  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.channels > 0 && static_cast<double>(placements.size()) * speeds.per_ring > ring.switch_total) {
+  // NCCL's ring search over NVSwitch hosts (a Router and the first host's NICs): once, for the graph and the idle-NIC line below.
+  const auto switch_ring = nvswitch_hosts_ring(t, tab, g);
+  if (const auto& ring = switch_ring; ring.channels > 0 && static_cast<double>(placements.size()) * speeds.per_ring > ring.switch_total) {
     // NIC rings over NVSwitch hosts that, one lane each, would claim more than a GPU's switch links carry
     // (an NVL72 rack as one NCCL node: 64 NICs, 64 rings x 40.1 GB/s against 18 x 40.1): NCCL's inter-node
     // search instead. (HGX boxes keep one NVLink lane per NIC ring, 8 x 20.6 on H100/H200, which their
@@ -814,7 +816,7 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
   // channel crosses a GPU's switch links, ncclTopoFollowPath taking its speed from them), so the extra NICs carry
   // no ring. Said in the model line: the prediction is the same as with one NIC per channel, as NCCL's would be.
   // The search's first speed is the first of speedArrayInter a NIC carries (system->maxBw), one channel a NIC.
-  if (const auto ring = nvswitch_hosts_ring(t, tab, g); ring.switch_total > 0 && ring.nics > 0 && ring.port_GBps > 0 && tab.nvls) {
+  if (const auto& ring = switch_ring; ring.switch_total > 0 && ring.nics > 0 && ring.port_GBps > 0 && tab.nvls) {
     const auto& inter = tab.nvls->speed_inter[static_cast<std::size_t>(g.arch)];
     const double speed = inter.empty() ? 0 : inter[first_inter_speed(inter, ring.port_GBps)];
     const int enough = speed > 0 ? std::min(tab.max_search_channels, static_cast<int>(std::ceil(ring.switch_total / speed - 1e-9))) : 0;

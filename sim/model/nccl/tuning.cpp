@@ -24,8 +24,9 @@ double ring_alg_factor(Op op, int p) {
   }
 }
 
-// Bus bandwidth of (algo, proto) from the graph's total (reference §3.4).
-double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) {
+// Bus bandwidth of (algo, proto) from the graph's total (reference §3.4). ring_ll128: the per-channel ring LL128
+// caps to apply in place of the tables' (a release's own, for the time its tuner weighs); nullptr: the tables'.
+double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto, const Caps* ring_ll128 = nullptr) {
   const double bus = graph_bus(g, algo), nch = algo == Algo::Tree ? g.tree_channels_of() : g.channels;
   // RCCL: one measured ratio per (algo, proto) in place of NCCL's efficiencies and per-channel caps.
   if (tab.rccl) return bus * tab.rccl->bw_ratio[g.nodes > 2 ? 1 : 0][static_cast<std::size_t>(algo)][static_cast<std::size_t>(proto)];
@@ -33,7 +34,7 @@ double bus_bandwidth(const Tables& tab, const Graph& g, Algo algo, Proto proto) 
   const Arch ll_row = g.nodes > 1 ? (g.amd_cpu ? Arch::Ampere : Arch::Volta) : g.arch;
   if (algo == Algo::Ring) {
     if (proto == Proto::LL) return std::min(cap(tab.ll_max, ll_row, g), tab.eff_ring_ll * bus);
-    if (proto == Proto::LL128) return std::min(tab.eff_ring_ll128 * bus, nch * cap(tab.per_ch_ring_ll128, g.arch, g));
+    if (proto == Proto::LL128) return std::min(tab.eff_ring_ll128 * bus, nch * cap(ring_ll128 ? *ring_ll128 : tab.per_ch_ring_ll128, g.arch, g));
     return bus;
   }
   double b = std::min(tab.eff_tree * bus, nch * cap(tab.per_ch_tree, g.arch, g));
@@ -335,13 +336,11 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
       c.algbw = algo == Algo::Ring ? c.busbw * ring_alg_factor(op, p) * ring_correction(tab, g, proto, nbytes)
                                    : c.busbw * 0.5 * tree_correction(tab, proto, nbytes);
       c.lat_us = latency_us(tab, g, op, p, algo, proto, nbytes);
-      c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * c.algbw);
       // The release's own per-channel LL128 cap steers its choice (2.29.2-2.29.3 hold Blackwell's one-node ring
       // at 34.5 GB/s a channel, 2.25-2.28 at 73.4; the tables 40): the time NCCL weighs, not the replay's rate.
-      if (ring_ll128_release && !tab.rccl && algo == Algo::Ring && proto == Proto::LL128) {
-        const double bus = std::min(tab.eff_ring_ll128 * graph_bus(g, algo), g.channels * cap(*ring_ll128_release, g.arch, g));
-        c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * bus * ring_alg_factor(op, p));
-      }
+      const bool release_caps = ring_ll128_release && !tab.rccl && algo == Algo::Ring && proto == Proto::LL128;
+      const double weighed = release_caps ? bus_bandwidth(tab, g, algo, proto, ring_ll128_release) * ring_alg_factor(op, p) : c.algbw;
+      c.time_us = c.lat_us + static_cast<double>(nbytes) / (1000.0 * weighed);
       out.push_back(c);
     }
   if (const double bus = nvls ? nvls_bus_bandwidth(tab, g, op, p) : 0; bus > 0) {
