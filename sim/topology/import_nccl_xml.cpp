@@ -155,10 +155,13 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
   for (const auto& e : d.elements) {
     if ((e.name != "nvlink" && e.name != "xgmi") || e.parent < 0) continue;
     const auto& gpu_el = d.elements[static_cast<std::size_t>(e.parent)];
+    // A link sits in a <gpu> inside its GPU's <pci>; one under a switch's <pci> or a <nic> is malformed.
+    if (gpu_el.name != "gpu") fail("{} line {}: <{}> outside a GPU's <gpu> element", file, e.line, e.name);
     if (gpu_el.parent < 0 || !device_of.count(gpu_el.parent)) continue;
-    const int g = gpu_by_busid.at(d.elements[static_cast<std::size_t>(gpu_el.parent)].attr("busid")
-                                      ? ascii_lower(*d.elements[static_cast<std::size_t>(gpu_el.parent)].attr("busid"))
-                                      : fmt::format("line{}", d.elements[static_cast<std::size_t>(gpu_el.parent)].line));
+    const auto& gpu_pci = d.elements[static_cast<std::size_t>(gpu_el.parent)];
+    const auto owner = gpu_by_busid.find(gpu_pci.attr("busid") ? ascii_lower(*gpu_pci.attr("busid")) : fmt::format("line{}", gpu_pci.line));
+    if (owner == gpu_by_busid.end()) fail("{} line {}: <{}> outside a GPU's <gpu> element", file, e.line, e.name);
+    const int g = owner->second;
     const auto count = e.attr("count") ? parse_int(*e.attr("count")) : std::optional<long>(1);
     if (!count || *count < 1 || *count > 64) fail("{} line {}: <{}> count must be 1-64", file, e.line, e.name);
     const std::string tclass = e.attr("tclass") ? ascii_lower(*e.attr("tclass")) : "";

@@ -112,6 +112,22 @@ TEST_CASE("NCCL XML: the truncated DGX-1 dump keeps its two GPUs, their switch a
                        doctest::Contains("sm=90 fits"), Error);
 }
 
+TEST_CASE("NCCL XML: an NVLink element under a PCIe switch, not a GPU, is refused with its line, not an uncaught exception") {
+  // The fuzzer's input: a <gpu/> closed at once, so the <nvlink> lines that followed hang under the switch's <pci>.
+  // Two levels of switches (the crash needed the switch's own parent to be a device), and one level.
+  const std::string nested = "<system><cpu numaid=\"0\"><pci busid=\"08\" class=\"0x060400\"><pci busid=\"09\" class=\"0x060400\">\n"
+                             "<pci busid=\"01\" class=\"0x030200\"><gpu sm=\"70\"/></pci>\n"
+                             "<nvlink target=\"01\" count=\"1\" tclass=\"0x030200\"/>\n"
+                             "</pci></pci></cpu></system>";
+  CHECK_THROWS_WITH_AS(import_nccl_xml(nested, "t.xml", {}), doctest::Contains("t.xml line 3: <nvlink> outside a GPU's <gpu> element"),
+                       Error);
+  const std::string flat = "<system><cpu numaid=\"0\"><pci busid=\"09\" class=\"0x060400\">\n"
+                           "<pci busid=\"01\" class=\"0x030200\"><gpu sm=\"70\"/></pci>\n"
+                           "<xgmi target=\"01\" count=\"1\" tclass=\"0x030200\"/>\n"
+                           "</pci></cpu></system>";
+  CHECK_THROWS_WITH_AS(import_nccl_xml(flat, "t.xml", {}), doctest::Contains("t.xml line 3: <xgmi> outside a GPU's <gpu> element"), Error);
+}
+
 TEST_CASE("NCCL XML export round-trips through the importer to the same links") {
   for (const char* spec : {"dgx1-v100", "machine:gpu=h100", "machine:gpu=a40", "machine:gpu=mi300x"}) {
     CAPTURE(spec);
