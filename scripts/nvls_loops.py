@@ -15,6 +15,7 @@ pick and channels), keeps the rows the model runs as nvls/Simple, and prints per
 measured and the predicted loop, then the fixed part a of each. A diagnostic, not a test: nothing is fitted.
 
   python3 scripts/nvls_loops.py --trace FILE --topo SPEC [--in-place] [--ccsim build/ccsim] [-- EXTRA compare args]
+  (a file of several runs: one at a time, e.g. `-- --run 3 --ranks 64` with that run's --topo)
 """
 import argparse, json, math, os, re, subprocess, sys
 
