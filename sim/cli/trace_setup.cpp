@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -212,14 +213,30 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   } else if (info.nvls_channels > 0) {
     applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
   }
-  if (const auto it = t.env.find("NCCL_P2P_LEVEL"); nccl && it != t.env.end()) {
-    if (topology::p2p_level()) {
-      applied.push_back("the trace states NCCL_P2P_LEVEL=" + it->second + "; --p2p-level given wins");
+  // ncclGetLevel (src/graph/paths.cc, v2.29.2-1): NCCL_P2P_DISABLE read by strtol(str, NULL, 0), 1 is level LOC (no P2P
+  // between a host's GPUs) and NCCL_P2P_LEVEL is then not read; any other value leaves P2P on.
+  bool p2p_disabled = false;
+  if (const auto it = t.env.find("NCCL_P2P_DISABLE"); nccl && it != t.env.end()) {
+    if (std::strtol(it->second.c_str(), nullptr, 0) == 1) {
+      if (topology::p2p_level()) {
+        applied.push_back("the trace states NCCL_P2P_DISABLE=1; --p2p-level given wins");
+      } else {
+        p2p_disabled = true;
+        run.trace_p2p_level = "LOC";
+        applied.push_back("applied NCCL_P2P_DISABLE=1 from the trace: P2P level LOC (GPUs of a host copy through host memory)");
+      }
+    }
+  }
+  if (const auto level = t.env.find("NCCL_P2P_LEVEL"); nccl && level != t.env.end()) {
+    if (p2p_disabled) {
+      applied.push_back("the trace states NCCL_P2P_LEVEL=" + level->second + ": not read, NCCL_P2P_DISABLE=1 comes first");
+    } else if (topology::p2p_level()) {
+      applied.push_back("the trace states NCCL_P2P_LEVEL=" + level->second + "; --p2p-level given wins");
     } else {
       try {
-        topology::p2p_level_from(it->second, "NCCL_P2P_LEVEL in the trace");
-        run.trace_p2p_level = it->second;
-        applied.push_back("applied NCCL_P2P_LEVEL=" + it->second + " from the trace: --p2p-level " + it->second);
+        topology::p2p_level_from(level->second, "NCCL_P2P_LEVEL in the trace");
+        run.trace_p2p_level = level->second;
+        applied.push_back("applied NCCL_P2P_LEVEL=" + level->second + " from the trace: --p2p-level " + level->second);
       } catch (const Error& e) {
         applied.push_back(std::string("not applied: ") + e.what());
       }

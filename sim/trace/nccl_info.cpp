@@ -132,8 +132,10 @@ void parse_env_facts(std::string_view line, Trace& t) {
   // environment as "<NAME> set by environment to <value>" (ncclLoadParam adds a '.', tuning.cc's lists do not).
   // RCCL's own settings carry the RCCL_ prefix (ROCm/rccl 0cbce2a src/include/param.h RCCL_PARAM) and are logged
   // the same way: RCCL_MSCCL_ENABLE (src/misc/msccl/msccl_lifecycle.cc, default 1), RCCL_MSCCL_ENABLE_SINGLE_PROCESS.
+  // NCCL_P2P_DISABLE too: ncclGetLevel logs it as "NCCL_P2P_DISABLE set by environment to 1" (src/graph/paths.cc).
   static constexpr std::string_view kKeys[] = {"NCCL_PROTO",          "NCCL_ALGO",         "NCCL_NVLS_ENABLE",
-                                               "NCCL_COLLNET_ENABLE", "RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS"};
+                                               "NCCL_COLLNET_ENABLE", "RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS",
+                                               "NCCL_P2P_DISABLE"};
   const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
   for (const std::string_view key : kKeys) {
     auto value_after = [&](std::size_t at) {

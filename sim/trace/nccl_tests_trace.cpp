@@ -47,6 +47,39 @@ const std::vector<std::pair<std::string, schedule::Op>>& op_words() {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// `line` with every mpirun --tag-output tag inside it ("[1,0]<stdout>:", "[1,3]<stderr>:") put back as the
+// space it stood for: digits, a comma, digits between the brackets, nothing else.
+std::string without_inner_tags(const std::string& line) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    const auto open = line.find('[', pos);
+    if (open == std::string::npos) break;
+    std::size_t i = open + 1, digits = 0;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i, ++digits;
+    bool tag = digits > 0 && i < line.size() && line[i] == ',';
+    if (tag) {
+      std::size_t rank_digits = 0;
+      for (++i; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i) ++rank_digits;
+      tag = rank_digits > 0 && line.compare(i, 2, "]<") == 0;
+    }
+    std::size_t end = std::string::npos;
+    if (tag)
+      for (const char* stream : {"]<stdout>:", "]<stderr>:"})
+        if (line.compare(i, std::char_traits<char>::length(stream), stream) == 0) end = i + std::char_traits<char>::length(stream);
+    out.append(line, pos, open - pos);
+    if (end == std::string::npos) {
+      out += '[';
+      pos = open + 1;
+    } else {
+      out += ' ';
+      pos = end;
+    }
+  }
+  if (pos < line.size()) out.append(line, pos);
+  return out;
+}
+
 // The earliest "<name>_perf" in `text`, else the earliest bare collective name standing as a word.
 std::optional<schedule::Op> find_op(const std::string& text) {
   std::size_t best = std::string::npos;
@@ -275,6 +308,9 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       const auto colon = close == std::string::npos ? close : line.find(">:", close);
       if (colon != std::string::npos) line = trim(line.substr(colon + 2));
       if (line.empty()) continue;
+      // A row nccl-tests printed in three pieces (its size columns, then each time/algbw/busbw set) comes out of
+      // mpirun --tag-output with the tag before every piece: "-1[1,0]<stdout>:    85.70 ...". The tag is not data.
+      if (colon != std::string::npos && std::isdigit(static_cast<unsigned char>(line[0]))) line = without_inner_tags(line);
     }
     // a bare srun task prefix on an empty line ("0:")
     if (line.size() >= 2 && line.back() == ':' && is_uint(line.substr(0, line.size() - 1))) continue;

@@ -61,7 +61,15 @@ bool opens_run(std::string_view l) {
          starts_with(body, "Using devices");
 }
 
-bool is_row(std::string_view l) { return !l.empty() && std::isdigit(static_cast<unsigned char>(l.front())) && l.find(' ') != std::string_view::npos; }
+// A table row opens with its size, a word of digits: OpenMPI's warning lines "1st MCA variable: ..." and "2nd MCA
+// variable: ..." (a job log's preamble) open with a digit too, and counted as rows they split one run in two.
+bool is_row(std::string_view l) {
+  const auto sp = l.find_first_of(" \t");
+  if (l.empty() || sp == std::string_view::npos) return false;
+  for (std::size_t i = 0; i < sp; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(l[i]))) return false;
+  return true;
+}
 
 } // namespace
 

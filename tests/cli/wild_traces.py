@@ -266,6 +266,26 @@ EXPECTED = {
     # 512 ranks from the device list; a 512-GPU crossbar stands in for the 128 nodes (the test needs the rank count only)
     "a100-sxm4-40gb-polaris-128node-512gpu-allgather-4B-1G-notestname-slingshot11-awsofi-nccl218-alcf.txt":
         ("crossbar:ranks=512,bw=50GB/s,alpha=1us", ["--op", "allgather"], [(AG, 512, 18, 8 * K, G)]),
+    # a report's appendix block: "====" echo lines, the COMMAND line, OpenMPI's mutually-exclusive MCA warning before the banner
+    # (its "  1st MCA variable:" / "  2nd MCA variable:" lines open with a digit: read as rows, they split the run in two) and
+    # two help-aggregation lines inside the table; one run, 16 ranks from the device list
+    "rtx6000d-2node-16gpu-allreduce-1K-8G-cx8-roce-shmoff-p2pphb-nccl2303-6kd.txt":
+        ("machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce", [], [(AR, 16, 24, K, 8 * G)]),
+    "rtx6000d-2node-16gpu-alltoall-1K-8G-cx8-roce-p2poff-shmoff-nccl2303-6kd.txt":
+        ("machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce", [], [(A2A, 16, 24, K, 8 * G)]),
+    # a whole INFO log behind mpirun --tag-output, whose rank 0 rows carry the tag again before each time/algbw/busbw set
+    # ("-1[1,0]<stdout>:    85.70 ..."): the root column reads -1, not "-1[1,0]<stdout>:"
+    "h100-p5-2node-16gpu-allreduce-8B-16G-efa-infolog-midrowtags-nccl2223-eks.txt":
+        ("machine:gpu=h100,nodes=2,nics=32x100G,instance=p5.48xlarge", [], [(AR, 16, 32, 8, 16 * G)]),
+    # one job's blocks on 2 of a node's RTX PRO 6000s (one process, -g 2), each from its "%%%%" echo line
+    "rtxpro6000-pcie-2gpu-allreduce-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
+        ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(AR, 2, 8, M, 16 * G)]),
+    "rtxpro6000-pcie-2gpu-sendrecv-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
+        ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(SR, 2, 8, M, 16 * G)]),
+    "rtxpro6000-pcie-2gpu-reducescatter-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
+        ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(RS, 2, 8, M, 16 * G)]),
+    "rtxpro6000-pcie-2gpu-broadcast-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
+        ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(BC, 2, 8, M, 16 * G)]),
 }
 
 

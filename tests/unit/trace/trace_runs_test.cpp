@@ -124,3 +124,50 @@ TEST_CASE("a test that died before its first row is a run of its own, and each r
     CHECK(std::string(e.what()).find("line 5:") != std::string::npos);
   }
 }
+
+TEST_CASE("OpenMPI's mutually-exclusive MCA warning before the banner is not a row: one run, not two") {
+  // A job log (wild harvest 9, the 6KD report): the command, OpenMPI's warning whose lines "  1st MCA variable: ..." and
+  // "  2nd MCA variable: ..." open with a digit, then one whole run. By eye: one run of two rows.
+  const std::string text =
+      "COMMAND:\n"
+      "mpirun -npernode 8 -x NCCL_P2P_LEVEL=PHB /workspace/nccl-tests/build/all_reduce_perf -b 1k -e 8G -f 2 -g 1\n"
+      "--------------------------------------------------------------------------\n"
+      "Two mutually-exclusive MCA variables were specified.  This can result\n"
+      "  1st MCA variable: btl_tcp_if_include\n"
+      "    Source of value: environment\n"
+      "  2nd MCA variable: btl_tcp_if_exclude\n"
+      "    Source of value: file (/opt/hpcx/ompi/etc/openmpi-mca-params.conf:97)\n"
+      "--------------------------------------------------------------------------\n"
+      "# nccl-tests version 2.18.3 nccl-headers=23003 nccl-library=23003\n"
+      "# Collective test starting: all_reduce_perf\n"
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 1 iters: 20\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "        1024           256     float     sum      -1    36.95    0.03    0.05       0    34.17    0.03    0.06       0\n"
+      "        2048           512     float     sum      -1    36.47    0.06    0.11       0    36.25    0.06    0.11       0\n"
+      "# Collective test concluded: all_reduce_perf\n";
+  const auto runs = trace::split_runs(text);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs.front().find("mpirun -npernode 8") != std::string::npos); // the launch line stays with its run
+  // a row's first word is a size (digits): "1st" and "2nd" are not
+  CHECK(trace::split_runs("  1st MCA variable: a\n# Collective test starting: x\n 8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\n").size() == 1);
+}
+
+TEST_CASE("mpirun --tag-output tags inside a row (nccl-tests printed it in three pieces) are not data") {
+  // Two rows of wild harvest 9's p5 log (KeitaW/p5-nccl-test-2024-07-19), verbatim: rank 0's tag before the row and again
+  // before each time/algbw/busbw set. Values by eye: out-of-place 85.70 us at 8 B, 66023 us and 487.90 GB/s at 16 GiB.
+  const std::string text =
+      "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 100 agg iters: 1 validation: 1 graph: 0\n"
+      "[1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "[1,0]<stdout>:           8             2     float     sum      -1[1,0]<stdout>:    85.70    0.00    0.00      0[1,0]<stdout>:    74.97    0.00    0.00      0\n"
+      "[1,0]<stdout>: 17179869184    4294967296     float     sum      -1[1,0]<stdout>:    66023  260.21  487.90      0[1,0]<stdout>:    65990  260.34  488.14      0\n";
+  trace::Hints h;
+  h.op = schedule::Op::AllReduce;
+  const auto t = trace::parse_trace(text, "midrow", h);
+  CHECK(t.ranks == 16); // 487.90 / 260.21 = 1.875 = 2(n-1)/n
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].root == -1);
+  CHECK(t.rows[0].out_of_place->time_us == doctest::Approx(85.70));
+  CHECK(t.rows[1].size == 17179869184ULL);
+  CHECK(t.rows[1].out_of_place->time_us == doctest::Approx(66023.0));
+  CHECK(t.rows[1].in_place->busbw == doctest::Approx(488.14));
+}
