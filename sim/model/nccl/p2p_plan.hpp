@@ -58,6 +58,7 @@
 // model; the plan charges its ring base latency and one hop of its protocol once, and one hop more per
 // batch of peers.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -197,10 +198,16 @@ class P2pPlanner {
   };
   // `shm`: the GPU pairs whose ports stage through host memory (shm_pairs).
   View& view(bool ll, const Graph& g, const std::vector<int>& gpus, const std::vector<std::pair<int, int>>& shm);
-  // `base` with each NVLink and network link capped at the channel rate x the channels of the sends crossing it in
-  // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
-  // (or receives) are all a direction carries.
-  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key);
+  // One send of a step: from GPU `a` to GPU `b` on the channels of `mask` (bit c: P2P channel c).
+  struct StepSend {
+    int a = 0, b = 0;
+    std::uint64_t mask = 1;
+  };
+  // `base` with each NVLink and network link capped at the channel rate x the thread blocks that carry the sends
+  // crossing it in any one of `steps` (GPUs sending at once): a send runs on its channels' blocks at both ends, and
+  // sends of one GPU in one batch of rounds share their blocks (ncclP2pChannelBaseForRound), so a direction carries
+  // at most the smaller of its senders' and its receivers' distinct (GPU, channel) pairs.
+  View& capped(View& base, int per_op, const std::vector<std::vector<StepSend>>& steps, CapKey key);
   const Facts& facts(const Graph& g, const std::vector<int>& gpus);
 
   const topology::Topology& topo_;
