@@ -422,7 +422,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, const std::vector<s
   // its sender's blocks and its receiver's blocks (src/device/sendrecv.h: one block a channel, its warps split
   // between the batch's sends and receives); one GPU's sends in one batch of 8 rounds share the batch's channels
   // (ncclP2pChannelBaseForRound: one base for 8 consecutive rounds, v2.22.3-1 on; ncclChannelComputeBase's
-  // delta + step / 8 before), so what a direction carries is bounded by the smaller of the distinct
+  // nodeDelta + step / 8 in v2.18-2.21), so what a direction carries is bounded by the smaller of the distinct
   // (sender, channel) and (receiver, channel) pairs of its sends.
   std::vector<int> most(nchan, 0);
   std::vector<std::map<int, std::uint64_t>> from(nchan), to(nchan);

@@ -52,6 +52,13 @@
 //     ceil(NIC GB/s / 14) channels a network peer to cover the NIC. Where the per-peer halving across nodes
 //     leaves fewer (perPeer x ceil(peers / 8) > p2pnChannels), a send to another node moves at most its
 //     channels x 14 GB/s: each network link is capped at 14 GB/s x the channels of the sends crossing it.
+//   * Whose channels (modelled, P2pPlanner::capped): a channel is a thread block at each end, and a GPU's sends in
+//     one batch of 8 rounds share the batch's channels (ncclP2pChannelBaseForRound: one base for 8 consecutive
+//     rounds of a node or group delta, v2.22.3-1 on; ncclChannelComputeBase's nodeDelta + step / 8 in v2.18.3-1 to
+//     v2.21, step / 16 in v2.12.12-1 with NCCL_MAX_WORK_ELEMENTS_P2P 32: the same batch for 8 ranks a node), so a
+//     link's cap counts the distinct (sender, channel) and (receiver, channel) pairs of the sends crossing it, the
+//     smaller of the two. On 2 nodes of 8 the 8 remote peers are one batch: with PXN the sends of 8 GPUs meet at a
+//     NIC, but its receiver takes them all on its batch's 2 (2.12.10-2.28) or 4 (2.29 on) channels.
 // The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
 // meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry; each NVLink link is capped
 // at the channel rate times the channels of the sends crossing it (P2pPlanner::capped). NCCL has no P2P latency
