@@ -54,8 +54,8 @@
 //     channels x 14 GB/s: each network link is capped at 14 GB/s x the channels of the sends crossing it.
 //   * Whose channels (modelled, P2pPlanner::capped): a channel is a thread block at each end, and a GPU's sends in
 //     one batch of 8 rounds share the batch's channels (ncclP2pChannelBaseForRound: one base for 8 consecutive
-//     rounds of a node or group delta, v2.22.3-1 on; ncclChannelComputeBase's nodeDelta + step / 8 in v2.18.3-1 to
-//     v2.21, step / 16 in v2.12.12-1 with NCCL_MAX_WORK_ELEMENTS_P2P 32: the same batch for 8 ranks a node), so a
+//     rounds of a node or group delta, v2.22.3-1 on; ncclChannelComputeBase's nodeDelta + step / 8 from v2.12.12-1
+//     to v2.21: NCCL_MAX_WORK_ELEMENTS_P2P / 2, 16 / 2 from v2.18.3-1, 512 / 32-byte elements / 2 before), so a
 //     link's cap counts the distinct (sender, channel) and (receiver, channel) pairs of the sends crossing it, the
 //     smaller of the two. On 2 nodes of 8 the 8 remote peers are one batch: with PXN the sends of 8 GPUs meet at a
 //     NIC, but its receiver takes them all on its batch's 2 (2.12.10-2.28) or 4 (2.29 on) channels.
