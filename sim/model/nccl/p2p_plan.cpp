@@ -411,27 +411,36 @@ P2pPlanner::View& P2pPlanner::view(bool ll, const Graph& g, const std::vector<in
   return *views_.back();
 }
 
-P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
-                                     const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key) {
+P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, const std::vector<std::vector<StepSend>>& steps,
+                                     CapKey key) {
   const bool ll = base.ll;
   for (auto& v : views_)
     if (v->ll == ll && v->per_op == per_op && v->key == key && v->shm == base.shm) return *v;
   auto v = std::make_unique<View>(View{ll, base.topo, nullptr, per_op, key, base.shm});
   const std::size_t nchan = 2 * v->topo.links.size();
-  std::vector<int> most(nchan, 0); // per directed channel: the most sends crossing it in one step
-  std::vector<int> count(nchan), src(nchan), dst(nchan);
-  std::vector<char> one_src(nchan, 1), one_dst(nchan, 1); // every send of the channel from one GPU / to one GPU
+  // Per directed channel: the most thread blocks the sends crossing it in one step run on. A send's bytes pass
+  // its sender's blocks and its receiver's blocks (src/device/sendrecv.h: one block a channel, its warps split
+  // between the batch's sends and receives); one GPU's sends in one batch of 8 rounds share the batch's channels
+  // (ncclP2pChannelBaseForRound: one base for 8 consecutive rounds, v2.22.3-1 on; ncclChannelComputeBase's
+  // nodeDelta + step / 8 in v2.18-2.21), so what a direction carries is bounded by the smaller of the distinct
+  // (sender, channel) and (receiver, channel) pairs of its sends.
+  std::vector<int> most(nchan, 0);
+  std::vector<std::map<int, std::uint64_t>> from(nchan), to(nchan);
+  const auto blocks = [](const std::map<int, std::uint64_t>& m) {
+    int n = 0;
+    for (const auto& [gpu, mask] : m) n += std::popcount(mask);
+    return n;
+  };
   for (const auto& step : steps) {
-    std::fill(count.begin(), count.end(), 0);
-    for (const auto& [a, b] : step)
-      for (auto c : base.route().route(base.topo.gpu_node(a), base.topo.gpu_node(b))) {
-        if (count[c]++ == 0) {
-          if (most[c] == 0) src[c] = a, dst[c] = b;
-        }
-        if (src[c] != a) one_src[c] = 0;
-        if (dst[c] != b) one_dst[c] = 0;
+    for (auto& m : from) m.clear();
+    for (auto& m : to) m.clear();
+    for (const auto& s : step)
+      for (auto c : base.route().route(base.topo.gpu_node(s.a), base.topo.gpu_node(s.b))) {
+        from[c][s.a] |= s.mask;
+        to[c][s.b] |= s.mask;
       }
-    for (std::size_t c = 0; c < nchan; ++c) most[c] = std::max(most[c], count[c]);
+    for (std::size_t c = 0; c < nchan; ++c)
+      if (!from[c].empty()) most[c] = std::max(most[c], std::min(blocks(from[c]), blocks(to[c])));
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
@@ -440,12 +449,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, int distinct,
     // A network channel: NCCL's NCCL_P2P_PER_CHANNEL_NET_BW (network connections run Simple: no LL buffers).
     const double per_channel = net ? kP2pPerChannelNetGBps : p2p_channel_GBps(tab_.lane_GBps(topo_, topo_.links[i]), key.arch, ll);
     double cap = 0;
-    for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) {
-      if (most[c] == 0) continue;
-      int channels = most[c] * per_op; // each send on its own thread blocks...
-      if (one_src[c] || one_dst[c]) channels = std::min(channels, distinct); // ...but one GPU has `distinct`
-      cap = std::max(cap, channels * per_channel);
-    }
+    for (std::size_t c = 2 * i; c < 2 * i + 2; ++c) cap = std::max(cap, most[c] * per_channel);
     if (cap > 0)
       l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap * 1e9 / std::max(1, l.lanes)))));
   }
@@ -516,26 +520,37 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
   View* vp = &view(op.ll, g, gpus, shm);
   if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1)) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
-    std::vector<std::vector<std::pair<int, int>>> steps;
+    std::vector<std::vector<StepSend>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };
+    const int parts = std::min(op.channels, std::max(1, comm.channels));
+    // One peer a step: a send's own channels, whichever they are.
+    const std::uint64_t own = parts >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << parts) - 1;
     if (shift) {
       steps.emplace_back();
-      for (int r = 0; r < p; ++r) steps.back().emplace_back(at(r), at((r + 1) % p));
+      for (int r = 0; r < p; ++r) steps.back().push_back({at(r), at((r + 1) % p), own});
     } else if (cube) {
       for (int mask = 1; mask < p; mask *= 2) {
         steps.emplace_back();
         for (int r = 0; r < p; ++r)
-          if ((r ^ mask) < p) steps.back().emplace_back(at(r), at(r ^ mask));
+          if ((r ^ mask) < p) steps.back().push_back({at(r), at(r ^ mask), own});
       }
     } else {
+      // Round d's send runs on the channels from its round's base (p2p_batch_channels), at both ends: the
+      // receiver takes it in the same round of its own order (NCCL connects both ends on the same channel).
+      std::vector<std::uint64_t> round_mask(static_cast<std::size_t>(batch), 0);
+      for (int d = 1; d < batch; ++d) {
+        const int b0 = p2p_channel_base(comm, d, rounds->group);
+        for (int part = 0; part < parts; ++part)
+          round_mask[static_cast<std::size_t>(d)] |= std::uint64_t{1} << ((b0 + part) & (comm.channels - 1));
+      }
       steps.emplace_back();
       for (int r = 0; r < p; ++r)
         for (int d = 1; d < batch; ++d) {
           const int to = rounds->send[static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d)];
-          if (to != r) steps.back().emplace_back(at(r), at(to));
+          if (to != r) steps.back().push_back({at(r), at(to), round_mask[static_cast<std::size_t>(d)]});
         }
     }
-    vp = &capped(*vp, op.channels, distinct, steps, CapKey{shift ? 0 : cube ? 1 : 2, batch, g.arch});
+    vp = &capped(*vp, op.channels, steps, CapKey{shift ? 0 : cube ? 1 : 2, batch, g.arch});
   }
   View& v = *vp;
   engine::RunPlan plan;

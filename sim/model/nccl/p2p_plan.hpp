@@ -52,12 +52,20 @@
 //     ceil(NIC GB/s / 14) channels a network peer to cover the NIC. Where the per-peer halving across nodes
 //     leaves fewer (perPeer x ceil(peers / 8) > p2pnChannels), a send to another node moves at most its
 //     channels x 14 GB/s: each network link is capped at 14 GB/s x the channels of the sends crossing it.
+//   * Whose channels (modelled, P2pPlanner::capped): a channel is a thread block at each end, and a GPU's sends in
+//     one batch of 8 rounds share the batch's channels (ncclP2pChannelBaseForRound: one base for 8 consecutive
+//     rounds of a node or group delta, v2.22.3-1 on; ncclChannelComputeBase's nodeDelta + step / 8 from v2.12.12-1
+//     to v2.21: NCCL_MAX_WORK_ELEMENTS_P2P / 2, 16 / 2 from v2.18.3-1, 512 / 32-byte elements / 2 before), so a
+//     link's cap counts the distinct (sender, channel) and (receiver, channel) pairs of the sends crossing it, the
+//     smaller of the two. On 2 nodes of 8 the 8 remote peers are one batch: with PXN the sends of 8 GPUs meet at a
+//     NIC, but its receiver takes them all on its batch's 2 (2.12.10-2.28) or 4 (2.29 on) channels.
 // The sends are replayed on the engine's flow network (links shared fairly), so NVSwitch ports, NVLink
 // meshes where NCCL relays through a GPU, PCIe and NICs carry what they carry; each NVLink link is capped
 // at the channel rate times the channels of the sends crossing it (P2pPlanner::capped). NCCL has no P2P latency
 // model; the plan charges its ring base latency and one hop of its protocol once, and one hop more per
 // batch of peers.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -197,10 +205,16 @@ class P2pPlanner {
   };
   // `shm`: the GPU pairs whose ports stage through host memory (shm_pairs).
   View& view(bool ll, const Graph& g, const std::vector<int>& gpus, const std::vector<std::pair<int, int>>& shm);
-  // `base` with each NVLink and network link capped at the channel rate x the channels of the sends crossing it in
-  // any one of `steps` (pairs of GPUs sending at once), at most `distinct` per GPU when one GPU's sends
-  // (or receives) are all a direction carries.
-  View& capped(View& base, int per_op, int distinct, const std::vector<std::vector<std::pair<int, int>>>& steps, CapKey key);
+  // One send of a step: from GPU `a` to GPU `b` on the channels of `mask` (bit c: P2P channel c).
+  struct StepSend {
+    int a = 0, b = 0;
+    std::uint64_t mask = 1;
+  };
+  // `base` with each NVLink and network link capped at the channel rate x the thread blocks that carry the sends
+  // crossing it in any one of `steps` (GPUs sending at once): a send runs on its channels' blocks at both ends, and
+  // sends of one GPU in one batch of rounds share their blocks (ncclP2pChannelBaseForRound), so a direction carries
+  // at most the smaller of its senders' and its receivers' distinct (GPU, channel) pairs.
+  View& capped(View& base, int per_op, const std::vector<std::vector<StepSend>>& steps, CapKey key);
   const Facts& facts(const Graph& g, const std::vector<int>& gpus);
 
   const topology::Topology& topo_;
