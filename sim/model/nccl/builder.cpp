@@ -391,57 +391,6 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   return *views_.back();
 }
 
-// RCCL's tree allreduce under LL and LL128 is runTreeSplit (src/device/all_reduce.h, ROCm/rccl 0cbce2a): a channel's
-// block of NCCL_MAX_NTHREADS = 256 threads (src/include/device.h; tuning.cc sets every tree maxThreads to it on AMD)
-// splits into a reduce-up group of (nthreads x 7 / (10 x WARP_SIZE)) x WARP_SIZE threads and a broadcast-down group of
-// the rest; the root keeps the whole block (recvReduceCopySend). Over xGMI the sender's threads store into the peer's
-// buffer, so an edge child -> parent carries the child's up group and parent -> child the parent's down group (the
-// whole block at the root). Each group copies its share of what a block copies (rccl.json ring_block_GBps_by_sm, the
-// 256-thread block's rate from AMD's MI300X bar), of which the protocol's data share is data (rccl.hpp).
-double rccl_tree_split_block_share(bool up) {
-  constexpr int kThreads = 256, kWarp = 64; // NCCL_MAX_NTHREADS and the wavefront of gfx9 (gfx942, gfx950)
-  constexpr int kUpThreads = kThreads * 7 / (10 * kWarp) * kWarp; // 128
-  return static_cast<double>(up ? kUpThreads : kThreads - kUpThreads) / kThreads;
-}
-
-Builder::View& Builder::tree_split_view(Proto proto, const metrics::RunConfig& cfg, int channels) {
-  View& base = view(Algo::Tree, proto, cfg);
-  const Graph& g = graph(cfg);
-  if (!tab_.rccl || channels <= 0 || g.rings.empty()) return base;
-  const auto it = tab_.rccl->ring_block_GBps_by_sm.find(rccl_sm_);
-  if (it == tab_.rccl->ring_block_GBps_by_sm.end()) return base;
-  for (auto& v : views_)
-    if (v->algo == Algo::Tree && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels) return *v;
-  auto v = std::make_unique<View>(View{Algo::Tree, proto, base.shm_share, base.topo, base.router, channels});
-  const int R = static_cast<int>(g.rings.size());
-  std::vector<double> blocks(2 * v->topo.links.size(), 0.0); // per directed channel: the thread blocks' shares on it
-  const auto add = [&](int from, int to, double share) {
-    for (auto c : base.router->route(topo_.gpu_node(from), topo_.gpu_node(to)))
-      if (topo_.link_of(c).type == topology::LinkType::Xgmi) blocks[c] += share;
-  };
-  for (int c = 0; c < channels; ++c) { // channel c: search ring c % R, tree (c / R) % 2 (tree_plan)
-    const auto& order = g.rings[static_cast<std::size_t>(c % R)];
-    const auto parent = tree_parents(order, g.host_of_gpu, (c / R) % 2);
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const int up = parent[i];
-      if (up < 0) continue;
-      const int a = order[i], b = order[static_cast<std::size_t>(up)];
-      add(a, b, rccl_tree_split_block_share(true));
-      add(b, a, parent[static_cast<std::size_t>(up)] < 0 ? 1.0 : rccl_tree_split_block_share(false));
-    }
-  }
-  const double rate = it->second * protocol_data_share(proto);
-  for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
-    const double most = std::max(blocks[2 * i], blocks[2 * i + 1]);
-    if (most <= 0) continue;
-    auto& l = v->topo.links[i];
-    const double cap = most * rate * 1e9 / std::max(1, l.lanes);
-    l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap))));
-  }
-  views_.push_back(std::move(v));
-  return *views_.back();
-}
-
 std::optional<P2pLevel> Builder::p2p_level_of(const metrics::RunConfig& cfg) {
   if (tab_.rccl && topo_.p2p_level < 0) return std::nullopt;
   static const std::vector<int> kNone;
@@ -967,8 +916,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
 
 engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
-  const bool split = tab_.rccl && g.nodes > 1 && proto != Proto::Simple;
-  View& v = split ? tree_split_view(proto, cfg, plan.choice.channels) : view(Algo::Tree, proto, cfg);
+    View& v = view(Algo::Tree, proto, cfg);
   // CUDA channel c runs search ring c % R through its NIC, on tree (c / R) % 2, so every NIC carries
   // both trees; channels on the same (ring, tree) share its links at the same time: one job each.
   const int nc = plan.choice.channels, R = static_cast<int>(g.rings.size());
@@ -983,18 +931,6 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   const auto max_segments = static_cast<std::uint64_t>(4 * tab_.max_loops_simulated);
   plan.topo = &v.topo;
   plan.router = v.router;
-  // RCCL's LL / LL128 tree forwards each line as its flag shows it landed (prims_ll.h readLL, prims_ll128.h: a line
-  // polled, reduced and stored on to the next hop, NCCL_STEPS slots of one chunk a connection for flow control): the
-  // replay cuts the chunk as finely as it can hold (max_segments pieces a job), down to one pass of a group's 128
-  // threads over a line each, and lets a connection run NCCL_STEPS chunks' worth of pieces ahead of its receiver.
-  double piece = chunk;
-  if (split) {
-    std::uint64_t largest = 0;
-    for (auto sh : shares) largest = std::max(largest, sh);
-    const double pass = 128.0 * (proto == Proto::LL ? 16.0 : kRcclLL128LineBytes) * protocol_data_share(proto);
-    piece = std::max(pass, std::min(chunk, static_cast<double>(largest * cfg.dtype.size) / static_cast<double>(max_segments)));
-    plan.params.credits = static_cast<std::uint32_t>(plan.params.credits * std::max(1.0, std::floor(chunk / piece)));
-  }
   std::size_t i = 0;
   for (const auto& [key, w] : weight) {
     const auto& ring = g.rings[static_cast<std::size_t>(key.first)];
@@ -1003,8 +939,9 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
     // RCCL's Simple across nodes: the job stands for w channels, each moving its own chunk at the same time through
     // its NCCL_STEPS slots, so one segment of the job is w chunks; cutting it into single chunks queued the w
     // channels' chunks one behind another on every hop (64 channels on 2 x 8 gfx950: 4 to a job, 2158 us at 128 MiB).
-    // RCCL's LL and LL128 across nodes forward every line as it lands: the pieces above, up and down at once (split).
-    const double segment = tab_.rccl && g.nodes > 1 && proto == Proto::Simple ? chunk * w : piece;
+    // LL and LL128 forward every line as it lands (prims_ll.h, prims_ll128.h): their segments stand in for that
+    // finer pipeline, so they keep the single chunk.
+    const double segment = tab_.rccl && g.nodes > 1 && proto == Proto::Simple ? chunk * w : chunk;
     const auto k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(bytes / segment)), 1, max_segments);
     plan.choice.loops = std::max<int>(plan.choice.loops, static_cast<int>(k));
     schedule::CollArgs a;
@@ -1012,17 +949,8 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
     a.ranks = static_cast<int>(ring.size());
     a.count = mine;
     a.elt_size = cfg.dtype.size;
-    if (split) {
-      // RCCL's LL / LL128 tree: runTreeSplit's two groups per GPU, up and down at once (tree_pipeline.hpp TreeSplitAllReduce).
-      a.ranks *= 2;
-      std::vector<int> gpus(ring);
-      gpus.insert(gpus.end(), ring.begin(), ring.end());
-      engine::add_job(plan, std::make_unique<schedule::TreeSplitAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k), gpus,
-                      cfg.dtype.size);
-    } else {
-      engine::add_job(plan, std::make_unique<schedule::TreePipelineAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k),
-                      ring, cfg.dtype.size);
-    }
+    engine::add_job(plan, std::make_unique<schedule::TreePipelineAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k),
+                    ring, cfg.dtype.size);
     plan.job_names.push_back(fmt::format("ring {} tree {}", key.first, key.second));
   }
   // The channels' trees (and mirror trees) share NIC and NVLink links at the same time, their packets

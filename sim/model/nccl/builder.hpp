@@ -77,9 +77,6 @@ std::string launch_kind_for(const topology::Topology& t, int gpus_per_thread, co
 // data (kLLDataPerLineByte), LL128's 120 of 128. Builder::ring_view caps each network link of a multi-node ring at
 // this rate x the ring's channels crossing it (models/README.md "A ring channel across the network").
 double ring_block_net_GBps(Arch arch, Proto proto);
-// RCCL's runTreeSplit on gfx9: the share of a channel's 256-thread block in its reduce-up group (true: 128 threads)
-// or its broadcast-down group (false: 128); builder.cpp tree_split_view.
-double rccl_tree_split_block_share(bool up);
 
 // NCCL's tree for one channel over the GPUs of a search ring (positions in `ring`; -1 = root): a chain
 // inside each host headed by the GPU the ring leaves the host from (the one at the NIC), a binary tree of
@@ -107,10 +104,6 @@ class Builder final : public metrics::PlanBuilder {
   // The ring view of `proto` with every network link capped at the blocks of the `channels` CUDA channels whose
   // rings cross it (ring_block_net_GBps); the plain view on one node, for RCCL, or where no block rate applies.
   View& ring_view(Proto proto, const metrics::RunConfig& cfg, int channels);
-  // RCCL's LL / LL128 tree across nodes (runTreeSplit): the tree view of `proto` with every xGMI link capped at what
-  // the thread-block groups of the `channels` channels whose tree edges cross it copy (rccl_tree_split_block_share);
-  // the plain tree view where RCCL has no block rate for the GPU.
-  View& tree_split_view(Proto proto, const metrics::RunConfig& cfg, int channels);
   // Per search ring of graph(cfg): its own routes where it leaves or enters a host through one of several
   // equally near NICs (NCCL's channel-to-NIC spread), else nullptr (the drawn routes).
   const std::vector<topology::Router*>& ring_routers(const metrics::RunConfig& cfg);

@@ -19,7 +19,6 @@ namespace ccsim::model::nccl {
 // the busBw its tuner weighs (src/graph/tuning.cc ncclTopoTuneModel, read by ncclTopoGetAlgoTime only), so it
 // steers the pick and does not slow the kernel.
 double protocol_data_share(Proto proto);
-inline constexpr double kRcclLL128LineBytes = 64; // NCCL_LL128_LINESIZE in RCCL's device.h
 
 // The per-direction GB/s (RCCL's effective figure) of the slowest direct link between two of `gpus`,
 // or 0 when some pair has no direct link (not a full mesh).

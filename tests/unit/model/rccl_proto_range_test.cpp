@@ -154,13 +154,10 @@ TEST_CASE("RCCL 2.27's LL128 across nodes moves RCCL's 50176-byte step, not NVID
 TEST_CASE("RCCL's tree across nodes replays in RCCL's LL128 tree chunk") {
   // 2 x 8 MI300X allreduce of 2 MiB on the tree (NCCL_ALGO=tree), LL128 by tuning_model_5's range: 16 channels, one
   // (ring, tree) pair each, 128 KiB per channel; RCCL's tree LL128 chunk at this size is 25088 B (the case above), so
-  // ceil(131072 / 25088) = 6 chunks (NVIDIA's 576000-byte step would send each channel's share whole, 1 segment).
-  // Since the rcclhop branch LL128's tree forwards its lines as they land (runTreeSplit, builder.cpp tree_plan): the
-  // replay cuts the chunks into one pass of the up group's 128 threads over a 64-byte line each, 128 x 56 = 7168 data
-  // bytes (131072 / 256 pieces would be finer than that), ceil(131072 / 7168) = 19 pieces.
+  // ceil(131072 / 25088) = 6 segments (NVIDIA's 576000-byte step would send each channel's share whole, 1 segment).
   const auto t = topology::resolve_topology("machine:gpu=mi300x,nodes=2,nics=8x400G,kind=roce");
   const auto r = rccl_release_row(t, schedule::Op::AllReduce, Bytes{2} << 20, "2.27.7", "", "tree");
   CHECK(pair_of(r) == "tree/LL128");
   CHECK(r.choice.channels == 16);
-  CHECK(r.choice.loops == 19);
+  CHECK(r.choice.loops == 6);
 }
