@@ -21,10 +21,13 @@ struct CloudMachine {
   int host_gpus;          // GPUs of one VM
   int host_nics;          // its GPU-to-GPU NICs
   double nic_gbps;        // each NIC's line rate, Gb/s
-  LinkType kind;          // the fabric: tcpx, tcpxo or gib
+  LinkType kind;          // the fabric: tcpx, tcpxo or gib (Google), efa (AWS)
 };
 
 // The machine type named `name` (any case), or nullptr where Google Cloud has no such GPU machine type here.
 const CloudMachine* cloud_machine(std::string_view name);
+
+// The AWS EC2 GPU instance type named `name` (any case) whose GPUs and EFA devices are listed above, or nullptr.
+const CloudMachine* aws_machine(std::string_view name);
 
 } // namespace ccsim::topology
