@@ -5,6 +5,7 @@
 #  - the instance type alone was not a machine: `machine:instance=a3-megagpu-8g,nodes=2` was refused "missing 'gpu='",
 #    and every AWS type (p5.48xlarge, p5e, p5en, p6-b200, p6-b300) needed nics= spelled out ("add nics=MxSPEED")
 #    while Google's set theirs;
+#  - --nccl-version (the image's NCCL) was read but never said back: no header line named the release predicted;
 #  - an AWS type with another GPU (`gpu=h100,instance=p6-b200.48xlarge`) was accepted silently (Google's were refused);
 #  - AMD's Pensando Pollara 400 NIC (`kind=pollara`) was refused, though it is RDMA over Ethernet (RoCE) as sold;
 #  - `--json` / `--csv` were refused without naming `--format json`; `all_reduce_perf ... --format json` said "not
@@ -45,6 +46,10 @@ refused_one_line "instance=p5.4xlarge: ccsim does not list this type's NICs" --t
 refused_one_line "instance 'a3-mega' is not a Google Cloud GPU machine type ccsim knows" --topo machine:instance=A3-Mega,nodes=2 -b 1M -e 1M
 refused_one_line "instance=g6e.48xlarge: ccsim does not list this type's GPUs and NICs" --topo machine:instance=g6e.48xlarge,nodes=2 -b 1M -e 1M
 refused_one_line "instance 'g6e.48xlarge' is not in aws-ofi-nccl's platform table" --topo machine:gpu=h100,nodes=2,nics=8x400G,instance=g6e.48xlarge --model nccl -b 1M -e 1M
+# The image's NCCL version, given, is said back (it was read silently: the header named no release).
+"$ccsim" --topo machine:instance=a3-ultragpu-8g,nodes=2 --model nccl --nccl-version 2.18.3 -b 1M -e 1M | grep -q "^# model sees: .*, release NCCL 2.18.3 (--nccl-version)$" ||
+  bad "--nccl-version 2.18.3 not named in the header"
+"$ccsim" --topo machine:instance=a3-ultragpu-8g,nodes=2 --model nccl -b 1M -e 1M | grep -q "release NCCL" && bad "a release named without --nccl-version"
 # topo gen takes the AWS type's NICs as it takes Google's.
 "$ccsim" topo gen cluster --nodes 2 --node hgx-h100 --instance p5.48xlarge -o "$tmp/p5.json" >/dev/null 2>&1 ||
   bad "topo gen cluster --instance p5.48xlarge failed"
