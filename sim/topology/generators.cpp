@@ -370,9 +370,10 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
                               format_duration(spec.alpha));
   t.nodes.reserve(static_cast<std::size_t>(spec.nodes) * (m.nodes.size() + plan.size()) + 64);
   const std::string net_source = fmt::format(
-      "cluster generator: {} NIC port at {} per direction (given); latency = alpha {} split over the {} links of the "
+      "cluster generator: {} NIC port at {} per direction ({}); latency = alpha {} split over the {} links of the "
       "longest NIC-to-NIC path",
-      to_string(spec.kind), format_bandwidth(spec.nic_bw), format_duration(spec.alpha), links_on_longest);
+      to_string(spec.kind), format_bandwidth(spec.nic_bw), spec.nics_source.empty() ? "given" : spec.nics_source,
+      format_duration(spec.alpha), links_on_longest);
   std::vector<std::pair<int, int>> nic_ports; // (NIC node, ports) in node-major order
   for (int k = 0; k < spec.nodes; ++k) {
     const int base = static_cast<int>(t.nodes.size());
@@ -505,6 +506,8 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
     if (node_gpus <= 0 || node_gpus * known->host_nics % known->host_gpus != 0)
       fail("--topo {}: instance={} gives {} NIC(s) per {} GPUs: add nics=MxSPEED for this node", spec, known->name, known->host_nics, known->host_gpus);
     kv["nics"] = fmt::format("{}x{}G", node_gpus * known->host_nics / known->host_gpus, known->nic_gbps);
+    c.nics_source = gcp ? fmt::format("instance {}: Google's Networking and GPU machines page, cloud_machines.hpp", known->name)
+                        : fmt::format("instance {}: AWS's instance page, cloud_machines.hpp", known->name);
   }
   // An EC2 type whose NICs ccsim does not list (models/nccl.json knows more names than cloud_machines.hpp gives
   // NICs for): the NICs are the missing word, and the types it does list are the ones that need none.

@@ -5,6 +5,7 @@
 #  - the instance type alone was not a machine: `machine:instance=a3-megagpu-8g,nodes=2` was refused "missing 'gpu='",
 #    and every AWS type (p5.48xlarge, p5e, p5en, p6-b200, p6-b300) needed nics= spelled out ("add nics=MxSPEED")
 #    while Google's set theirs;
+#  - NICs set by an instance type said "(given)" in their links' source, though the user gave none;
 #  - --nccl-version (the image's NCCL) was read but never said back: no header line named the release predicted;
 #  - an AWS type with another GPU (`gpu=h100,instance=p6-b200.48xlarge`) was accepted silently (Google's were refused);
 #  - AMD's Pensando Pollara 400 NIC (`kind=pollara`) was refused, though it is RDMA over Ethernet (RoCE) as sold;
@@ -46,6 +47,11 @@ refused_one_line "instance=p5.4xlarge: ccsim does not list this type's NICs" --t
 refused_one_line "instance 'a3-mega' is not a Google Cloud GPU machine type ccsim knows" --topo machine:instance=A3-Mega,nodes=2 -b 1M -e 1M
 refused_one_line "instance=g6e.48xlarge: ccsim does not list this type's GPUs and NICs" --topo machine:instance=g6e.48xlarge,nodes=2 -b 1M -e 1M
 refused_one_line "instance 'g6e.48xlarge' is not in aws-ofi-nccl's platform table" --topo machine:gpu=h100,nodes=2,nics=8x400G,instance=g6e.48xlarge --model nccl -b 1M -e 1M
+# NICs that come from the type's table say so in their links' source (they said "(given)": nobody gave them).
+"$ccsim" topo show machine:gpu=h100,nodes=2,instance=a3-megagpu-8g | grep -q "tcpxo NIC port at 25 GB/s per direction (instance a3-megagpu-8g: Google's Networking and GPU machines page" ||
+  bad "a3-megagpu-8g's NICs: source does not name the machine type"
+"$ccsim" topo show machine:instance=p5.48xlarge,nodes=2 | grep -q "efa NIC port at 12.5 GB/s per direction (instance p5.48xlarge: AWS's instance page" ||
+  bad "p5.48xlarge's NICs: source does not name the instance type"
 # The image's NCCL version, given, is said back (it was read silently: the header named no release).
 "$ccsim" --topo machine:instance=a3-ultragpu-8g,nodes=2 --model nccl --nccl-version 2.18.3 -b 1M -e 1M | grep -q "^# model sees: .*, release NCCL 2.18.3 (--nccl-version)$" ||
   bad "--nccl-version 2.18.3 not named in the header"
