@@ -45,8 +45,9 @@ std::string catalogue() {
   std::string line;
   for (const auto& n : topology::shipped_topologies()) line += n + " ";
   s += line + "\n  generators: crossbar:ranks=N,bw=25GB/s,alpha=1us  torus:dims=4x4,bw=100GB/s,alpha=1us\n"
-               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|tcpx|tcpxo|spectrumx][,instance=p5.48xlarge|a3-megagpu-8g][,sharp=1]\n"
-               "              machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off][,nodes=4,nics=8x400G]\n";
+               "              cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|tcpx|tcpxo|spectrumx|pollara][,instance=p5.48xlarge|a3-megagpu-8g][,sharp=1]\n"
+               "              machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off][,nodes=4,nics=8x400G]\n"
+               "              machine:instance=p5en.48xlarge|a3-ultragpu-8g|...[,nodes=4] (a cloud instance type: its GPUs and NICs)\n";
   s += "\nExample: ccsim --topo dgx1 --algo ring --op allreduce -b 8 -e 128M\n";
   s += "nccl-tests mode: ccsim all_reduce_perf -b 8 -e 128M -f 2 -g 8 --topo dgx1 (all of nccl-tests' flags and output; "
        "also as a symlink named all_reduce_perf, all_gather_perf, ...)\n";

@@ -48,9 +48,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 // The command's long flag closest to an unknown `--word` ("--ring-order": --ring; "--topology": --topo), or "".
 // A flag the word starts with, or that starts with the word, wins; else the fewest edits, at most a third of it.
-std::string closest_flag(const CLI::App& app, std::string_view word) {
+// The (sub)command the words were parsed for: the last subcommand chosen, else the app itself.
+const CLI::App* parsed_command(const CLI::App& app) {
   const CLI::App* at = &app;
   for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.back();
+  return at;
+}
+
+std::string closest_flag(const CLI::App& app, std::string_view word) {
+  const CLI::App* at = parsed_command(app);
   std::string best;
   std::size_t best_cost = word.size() / 3 + 1;
   for (const auto* opt : at->get_options()) {
@@ -73,14 +79,35 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
   // and the flag meant, where one is close (CLI11 lists the extras last first).
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
     std::string unknown;
-    for (std::size_t a = what.find(": "); a != std::string::npos && a + 1 < what.size();) {
+    std::vector<std::string> words;
+    const auto colon = what.find(": ");
+    for (std::size_t a = colon; a != std::string::npos && a + 1 < what.size();) {
       const auto b = what.find(' ', a + 2);
       const std::string w = what.substr(a + 2, b == std::string::npos ? std::string::npos : b - a - 2);
       if (w.starts_with("--") && w.size() > 2) unknown = w.substr(0, w.find('='));
+      if (!w.empty()) words.push_back(w);
       a = b == std::string::npos ? b : b - 1;
     }
+    // CLI11 lists the extras last typed first ("json --format"): say them in the order they were typed.
+    std::string said = what;
+    if (colon != std::string::npos && words.size() > 1) {
+      said = what.substr(0, colon + 2);
+      for (auto w = words.rbegin(); w != words.rend(); ++w) said += (w == words.rbegin() ? "" : " ") + *w;
+    }
+    // --json, --csv, --markdown, --html: the output formats are words of --format where the command has it.
+    for (const std::string_view f : {"json", "csv", "markdown", "html", "jsonl"})
+      if (unknown == fmt::format("--{}", f)) {
+        if (parsed_command(app)->get_option_no_throw("--format"))
+          return fmt::format("{}: no such flag; did you mean --format {}? {}", unknown, f, said);
+        return fmt::format("{}: no such flag here; ccsim's main command writes the prediction as {} "
+                           "(ccsim --topo T --op OP --model nccl ... --format {}). {}", unknown, f, f, said);
+      }
+    if (unknown == "--format" && !parsed_command(app)->get_option_no_throw("--format"))
+      return fmt::format("--format: no such flag here; ccsim's main command writes the prediction as json, csv or markdown "
+                         "(ccsim --topo T --op OP --model nccl ... --format json). {}", said);
     if (const std::string near = unknown.empty() ? std::string() : closest_flag(app, unknown); !near.empty())
-      return fmt::format("{}: no such flag; did you mean {}? {}", unknown, near, what);
+      return fmt::format("{}: no such flag; did you mean {}? {}", unknown, near, said);
+    return said;
   }
   // "--root: 1 required INT missing": the option ended the command line without its value.
   if (const auto at = what.find(": 1 required "); at != std::string::npos && what.size() > 8 &&

@@ -233,6 +233,10 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   const std::string params = model::choose_params(o.params, o.model).label;
   h.model = o.model + (params.empty() ? "" : " + " + params);
   h.model_detail = pred.describe();
+  // The release asked for, said back: a cloud user who gave the image's NCCL version sees it was read (its rows
+  // differ from the default release's only where that release's defaults do).
+  if (!o.nccl_version.empty() && !h.model_detail.empty())
+    h.model_detail += fmt::format(", release NCCL {} (--nccl-version)", o.nccl_version);
   h.weighed = o.why;
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;

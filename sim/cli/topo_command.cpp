@@ -105,7 +105,7 @@ std::string show(const TopoOptions& o) {
 
 std::string generate(const TopoOptions& o) {
   if (o.kind == "cluster") {
-    // nics empty: a Google Cloud machine type's own NICs (--instance without --nics).
+    // nics empty: a cloud machine type's own NICs (--instance without --nics).
     std::string spec = fmt::format("cluster:nodes={},node={},{}fabric={},kind={},leaf_ports={},oversub={}", o.nodes, o.node,
                                    o.nics.empty() ? "" : "nics=" + o.nics + ",", o.fabric, o.net, o.leaf_ports, o.oversub);
     if (!o.alpha.empty()) spec += ",alpha=" + o.alpha;
@@ -180,7 +180,8 @@ void add_topo_command(CLI::App& app) {
                   "Cluster: where each NIC sits: gpu (beside its GPU), cpu (a root port of the GPU's socket), numa (a NUMA "
                   "node without GPUs; the machine needs two sockets)")->capture_default_str();
   gen->add_option("--instance", opts->instance,
-                  "Cluster: the AWS EC2 instance type of the nodes (e.g. p5.48xlarge; EFA: --kind defaults to efa) or the "
+                  "Cluster: the AWS EC2 instance type of the nodes (e.g. p5.48xlarge; EFA: --kind defaults to efa; p4d, p4de, p5, "
+                  "p5e, p5en, p6-b200 and p6-b300 also set --nics to their EFA devices) or the "
                   "Google Cloud machine type (a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, a4-highgpu-8g, a4x-highgpu-4g, "
                   "a4x-maxgpu-4g-metal: --kind defaults to its fabric, --nics to its NICs)");
   gen->add_option("-o,--output", opts->output, "Output file (default stdout)");
@@ -190,7 +191,9 @@ void add_topo_command(CLI::App& app) {
     // An EC2 instance's network is EFA; a Google Cloud machine type's is its own, on its own NICs.
     const auto* gcp = gen->count("--instance") > 0 ? topology::cloud_machine(opts->instance) : nullptr;
     if (gen->count("--instance") > 0 && gen->count("--kind") == 0) opts->net = gcp ? std::string(topology::to_string(gcp->kind)) : "efa";
-    if (gcp && gen->count("--nics") == 0) opts->nics.clear();
+    // An AWS type whose EFA devices cloud_machines.hpp lists (p5en.48xlarge: 16 x 200G) gives its own NICs too.
+    const bool own_nics = gcp || (gen->count("--instance") > 0 && topology::aws_machine(opts->instance));
+    if (own_nics && gen->count("--nics") == 0) opts->nics.clear();
     write_output(opts->output, generate(*opts), "-o/--output");
   });
 

@@ -16,11 +16,28 @@ constexpr std::array<CloudMachine, 6> kGcp{{
     {"a4x-highgpu-4g", "gb200", 4, 4, 400.0, LinkType::Gib},
     {"a4x-maxgpu-4g-metal", "gb300", 4, 4, 800.0, LinkType::Gib},
 }};
+// AWS's instance pages, per instance type (cloud_machines.hpp has the figures' sources).
+constexpr std::array<CloudMachine, 7> kAws{{
+    {"p4d.24xlarge", "a100", 8, 4, 100.0, LinkType::Efa},
+    {"p4de.24xlarge", "a100", 8, 4, 100.0, LinkType::Efa},
+    {"p5.48xlarge", "h100", 8, 32, 100.0, LinkType::Efa},
+    {"p5e.48xlarge", "h200", 8, 32, 100.0, LinkType::Efa},
+    {"p5en.48xlarge", "h200", 8, 16, 200.0, LinkType::Efa},
+    {"p6-b200.48xlarge", "b200", 8, 8, 400.0, LinkType::Efa},
+    {"p6-b300.48xlarge", "b300", 8, 16, 400.0, LinkType::Efa},
+}};
 } // namespace
 
 const CloudMachine* cloud_machine(std::string_view name) {
   const std::string lower = ascii_lower(std::string(name));
   for (const auto& m : kGcp)
+    if (m.name == lower) return &m;
+  return nullptr;
+}
+
+const CloudMachine* aws_machine(std::string_view name) {
+  const std::string lower = ascii_lower(std::string(name));
+  for (const auto& m : kAws)
     if (m.name == lower) return &m;
   return nullptr;
 }

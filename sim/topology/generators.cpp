@@ -370,9 +370,10 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
                               format_duration(spec.alpha));
   t.nodes.reserve(static_cast<std::size_t>(spec.nodes) * (m.nodes.size() + plan.size()) + 64);
   const std::string net_source = fmt::format(
-      "cluster generator: {} NIC port at {} per direction (given); latency = alpha {} split over the {} links of the "
+      "cluster generator: {} NIC port at {} per direction ({}); latency = alpha {} split over the {} links of the "
       "longest NIC-to-NIC path",
-      to_string(spec.kind), format_bandwidth(spec.nic_bw), format_duration(spec.alpha), links_on_longest);
+      to_string(spec.kind), format_bandwidth(spec.nic_bw), spec.nics_source.empty() ? "given" : spec.nics_source,
+      format_duration(spec.alpha), links_on_longest);
   std::vector<std::pair<int, int>> nic_ports; // (NIC node, ports) in node-major order
   for (int k = 0; k < spec.nodes; ++k) {
     const int base = static_cast<int>(t.nodes.size());
@@ -495,15 +496,29 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   c.nodes = int_value(take(kv, "nodes", spec, default_nodes), "nodes", spec, 1, kMaxClusterNodes);
   // instance= naming a Google Cloud GPU machine type (cloud_machines.hpp) says what the nodes' NICs are: one per
   // GPU of the type's line rate (one per two GPUs on A3 High), unless nics= says otherwise.
+  // An AWS EC2 GPU instance type of cloud_machines.hpp's list ("p5.48xlarge") says the same: its EFA devices.
   const auto it_inst = kv.find("instance");
   const CloudMachine* gcp = it_inst == kv.end() ? nullptr : cloud_machine(it_inst->second);
-  if (gcp && !node_gpu.empty() && node_gpu != gcp->gpu)
-    fail("--topo {}: instance={} has {} GPUs, not {}", spec, gcp->name, gcp->gpu, node_gpu);
-  if (gcp && !kv.count("nics")) {
-    if (node_gpus <= 0 || node_gpus * gcp->host_nics % gcp->host_gpus != 0)
-      fail("--topo {}: instance={} gives {} NIC(s) per {} GPUs: add nics=MxSPEED for this node", spec, gcp->name, gcp->host_nics, gcp->host_gpus);
-    kv["nics"] = fmt::format("{}x{}G", node_gpus * gcp->host_nics / gcp->host_gpus, gcp->nic_gbps);
+  const CloudMachine* known = gcp ? gcp : it_inst == kv.end() ? nullptr : aws_machine(it_inst->second);
+  if (known && !node_gpu.empty() && node_gpu != known->gpu)
+    fail("--topo {}: instance={} has {} GPUs, not {}", spec, known->name, known->gpu, node_gpu);
+  if (known && !kv.count("nics")) {
+    if (node_gpus <= 0 || node_gpus * known->host_nics % known->host_gpus != 0)
+      fail("--topo {}: instance={} gives {} NIC(s) per {} GPUs: add nics=MxSPEED for this node", spec, known->name, known->host_nics, known->host_gpus);
+    kv["nics"] = fmt::format("{}x{}G", node_gpus * known->host_nics / known->host_gpus, known->nic_gbps);
+    c.nics_source = gcp ? fmt::format("instance {}: Google's Networking and GPU machines page, cloud_machines.hpp", known->name)
+                        : fmt::format("instance {}: AWS's instance page, cloud_machines.hpp", known->name);
   }
+  // An EC2 type whose NICs ccsim does not list (models/nccl.json knows more names than cloud_machines.hpp gives
+  // NICs for): the NICs are the missing word, and the types it does list are the ones that need none.
+  const std::string inst_lower = it_inst == kv.end() ? "" : ascii_lower(it_inst->second);
+  if (!gcp && (inst_lower.starts_with("a3-") || inst_lower.starts_with("a4-") || inst_lower.starts_with("a4x-")))
+    fail("--topo {}: instance '{}' is not a Google Cloud GPU machine type ccsim knows (a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g, "
+         "a4-highgpu-8g, a4x-highgpu-4g, a4x-maxgpu-4g-metal)", spec, inst_lower);
+  if (!known && it_inst != kv.end() && !kv.count("nics"))
+    fail("--topo {}: instance={}: ccsim does not list this type's NICs (it does for p4d.24xlarge, p4de.24xlarge, p5.48xlarge, "
+         "p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge and Google's a3/a4 types): add nics=MxSPEED", spec,
+         it_inst->second);
   // "machine:gpu=mi300x,nodes=4" as a what-if with more nodes: the network between them is the missing word.
   if (!kv.count("nics"))
     fail("--topo {}: nodes are joined by a network: add nics=MxSPEED, the NICs per node and their speed "
@@ -540,11 +555,14 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   // Names a fabric is sold under: Spectrum-X is RoCEv2. Google's gIB, GPUDirect-TCPX and -TCPXO are link types of
   // their own (their NCCL plugins and profiles differ: models/README.md "Google's GPU networks").
   static const std::map<std::string, std::string, std::less<>> sold_as = {
-      {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"}};
+      {"infiniband", "ib"}, {"rocev2", "roce"}, {"roce2", "roce"}, {"spectrumx", "roce"}, {"spectrum-x", "roce"},
+      // AMD Pensando Pollara 400 AI NIC: RDMA over Ethernet at 400 Gb/s (RoCEv2, "UEC-ready"; amd.com/en/products/
+      // network-interface-cards/pensando.html); its UEC transport features (packet spraying) are not modelled.
+      {"pollara", "roce"}, {"pollara400", "roce"}, {"pollara-400", "roce"}};
   const auto named = sold_as.find(lower);
   const auto lt = link_type_from(named == sold_as.end() ? lower : named->second);
   if (!lt || !is_network(*lt))
-    fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot, ethernet, gib, tcpx or tcpxo (nor spectrumx: roce)", spec, k);
+    fail("--topo {}: kind '{}' is not ib, roce, efa, slingshot, ethernet, gib, tcpx or tcpxo (nor spectrumx or pollara: roce)", spec, k);
   c.kind = *lt;
   if (gcp && c.kind != gcp->kind)
     fail("--topo {}: instance={} runs {} (Google Cloud's {} machine type): write kind={} or leave kind out", spec, c.instance,
@@ -611,6 +629,23 @@ Topology build_from_spec(const std::string& spec) {
   }
   if (kind == "machine") {
     MachineSpec m;
+    // A cloud user knows the instance type, not the board: instance= alone names the GPU and its count per host.
+    const auto it_inst = kv.find("instance");
+    const CloudMachine* cloud = it_inst == kv.end() ? nullptr : cloud_machine(it_inst->second);
+    if (!cloud && it_inst != kv.end()) cloud = aws_machine(it_inst->second);
+    if (cloud && !kv.count("gpu")) {
+      kv["gpu"] = std::string(cloud->gpu);
+      if (!kv.count("gpus")) kv["gpus"] = std::to_string(cloud->host_gpus);
+    }
+    if (!cloud && it_inst != kv.end() && !kv.count("gpu")) {
+      const std::string lower = ascii_lower(it_inst->second);
+      if (lower.starts_with("a3-") || lower.starts_with("a4-") || lower.starts_with("a4x-"))
+        fail("--topo {}: instance '{}' is not a Google Cloud GPU machine type ccsim knows (a3-highgpu-8g, a3-megagpu-8g, "
+             "a3-ultragpu-8g, a4-highgpu-8g, a4x-highgpu-4g, a4x-maxgpu-4g-metal)", spec, lower);
+      fail("--topo {}: instance={}: ccsim does not list this type's GPUs and NICs (it does for p4d.24xlarge, p4de.24xlarge, "
+           "p5.48xlarge, p5e.48xlarge, p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge and Google's a3/a4 types): add "
+           "gpu=KIND and nics=MxSPEED", spec, it_inst->second);
+    }
     const std::string gpu_named = take(kv, "gpu", spec);
     m.gpu = canonical_gpu_kind(gpu_named);
     // A rack-scale product ("GB200 NVL72", "gb300-nvl72", "GB200 NVL4") names its NVLink domain's GPU count:

@@ -36,6 +36,7 @@ struct ClusterSpec {
   // by SYS links; an EPYC in NPS4 mode has four per socket). NICs a machine file draws itself stay where drawn.
   enum class NicAt { Gpu, Cpu, Numa } nic_at = NicAt::Gpu;
   std::string instance; // instance=: the AWS EC2 (kind efa) or Google Cloud (its own kind) machine type, Topology::instance
+  std::string nics_source; // where nics came from when not given (the instance type's table), for the links' source
 };
 // nic_at's value (gpu, cpu, numa); anything else throws an Error beginning with `who` ("--nic-at:").
 ClusterSpec::NicAt nic_at_from(const std::string& text, const std::string& who);
