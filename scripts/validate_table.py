@@ -182,11 +182,56 @@ def latency_identified(j, k):
     return (v is not None and 0.2001 < v < 19.99 and bool(voted(j).get("lat:" + k))
             and bool(j.get("protocol_latency_use", {}).get(k, {}).get("latency")))
 
+# Whether a fit votes for a factor (a link efficiency, a protocol factor, a latency multiplier) only where it tells
+# that factor apart from the others it fitted on the same rows (--no-separation-rule turns it off, for measuring):
+# calibrate's `separation` record (sim/model/calibrate.hpp kSeparability), at the fitted values, the share of the
+# factor's Jacobian column no combination of the other free parameters' columns makes, 1 / sqrt(VIF); below
+# 1 / sqrt(10) (VIF > 10, the textbook collinearity mark) the factor moves with another (pcie3 with net:Simple
+# on the DGX-1 2-node RoCE run, whose NIC path is both), its value one point on a ridge the rows cannot
+# resolve, and a factor the fit never moved from its start (no accepted step: the MI300X hisohara run's LL
+# 1.0) is no estimate either. Such a fit votes for neither; a class votes through the fits of its traces that
+# separate it. The additive time terms keep their own share rule (calibrate's kIdentifiedShare).
+# Issue 14, calvote branch: the shipped LL and net:Simple / net:LL128 had flipped twice on such fits.
+SEPARATION_RULE = True
+
+def separated(j, k):
+    """(votes, why) for fit j's factor k ("proto:LL", "eff:xgmi", ...) under the separation rule: calibrate's
+    record says whether the fit told it apart from the others; a file without the record (a class's set, or
+    a fit made before it existed) keeps its identified flag."""
+    sep = j.get("separation")
+    if sep is None or not SEPARATION_RULE:
+        return True, "no separation record" if sep is None else "separation rule off"
+    e = sep.get(k)
+    if e is None:
+        return False, "not free at the end of the fit"
+    if e.get("moved") is False:
+        return False, "never moved from its start (the fit made no step)"
+    if not e.get("separable"):
+        return False, f"moves with {e.get('closest', 'the others')} (separability {e.get('separability', 0):.2f} < 0.32)"
+    return True, f"separable ({e.get('separability', 0):.2f})"
+
 def voted(j):
     """The parameters fit j identifies: calibrate's "identified" (free in the fit's last iteration; its "fitted"
     also counts a value that moved early and was then held as inseparable, which is no estimate to vote with),
-    else "fitted" (a class's set, or a file made before "identified" existed)."""
-    return j.get("identified", j["fitted"])
+    else "fitted" (a class's set, or a file made before "identified" existed); a factor (eff:, proto:, lat:) only
+    where the fit also separates it from the others (SEPARATION_RULE, `separated`)."""
+    v = dict(j.get("identified", j["fitted"]))
+    for k in v:
+        if v[k] and k.split(":")[0] in ("eff", "proto", "lat"):
+            v[k] = separated(j, k)[0]
+    return v
+
+def verdict(j, k, value):
+    """Why fit j's factor k (its value `value`) votes or not: (votes, why), for the written provenance."""
+    ident = j.get("identified", j["fitted"])
+    if not ident.get(k):
+        return False, ("held: not separable at the end (the pivoting held it)" if j.get("fitted", {}).get(k) else "held (not fitted)")
+    if not identified(value):
+        return False, f"at calibrate's bound ({value:.3g})"
+    ok, why = separated(j, k)
+    if ok and k.startswith("proto:") and RATE_RULE and not rate_identified(j, k[6:]):
+        return False, "not a rate (--protocol-rate-rule)"
+    return ok, why
 
 # Protocol factors per collective library (sim/model/protocol_place.hpp for_library): a fit's factor is its
 # machine's protocol rate over the replay's base for that protocol, and NCCL's replay bases it on NCCL's own busBw
@@ -455,6 +500,18 @@ def default_doc(fits):
     doc["created"] = datetime.date.today().isoformat()
     doc["classes"] = {c: {"traces": [i["trace"] for i in j.get("inputs", [])], "library": j.get("library"), "params": j["params"],
                           "fitted": j.get("fitted", {})} for c, j in sorted(fits.items())}
+    # Per factor, each class's vote (the median of its traces' voting fits) and each trace's verdict: kept, or
+    # dropped and why (SEPARATION_RULE: moves with another factor, never moved; at calibrate's bound; held).
+    votes = {}
+    for c, j in sorted(fits.items()):
+        for name, rows in sorted(j.get("factor_verdicts", {}).items()):
+            kept = [r["value"] for r in rows if r["votes"]]
+            votes.setdefault(name, {})[c] = {"vote": round(statistics.median(kept), 4) if kept else None, "traces": rows}
+    doc["factor_votes"] = votes
+    doc["factor_votes_about"] = ("per factor, each class's vote (the median over its traces' fits that vote) and every trace's verdict; "
+                                 "a factor enters params when at least three classes vote (LEAST). A fit votes only for a factor it "
+                                 "separates from the others it fitted (calibrate's separation record, 1 / sqrt(VIF) >= 1 / sqrt(10); "
+                                 "SEPARATION_RULE in scripts/validate_table.py) and that it moved off its start and off calibrate's bounds")
     return doc
 
 def same_params(a, b):
@@ -523,6 +580,14 @@ def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
         if cv: own_cv[path] = (w("median_abs_err_pct_ge_1MiB"), w("median_abs_err_pct_all"))
     return own_fit, own_cv
 
+def factor_values(j):
+    """name -> value of every factor fit j fitted ("eff:xgmi", "proto:LL", ...)."""
+    P, out = j["params"], {}
+    for k, v in P.get("link_efficiency", {}).items(): out["eff:" + k] = v
+    for k, v in P.get("protocol_efficiency", {}).items(): out["proto:" + k] = v
+    for k, v in P.get("protocol_latency", {}).items(): out["lat:" + k] = v
+    return {k: v for k, v in out.items() if j.get("fitted", {}).get(k)}
+
 def class_sets(own_fit):
     """class -> its class-level set: each parameter the median over the class's per-trace fits, so each
     class votes once however many traces it has, and one broken trace (an under-performing cluster) does
@@ -537,6 +602,12 @@ def class_sets(own_fit):
             sys.exit(f"validate_table.py: class {cls} mixes collective libraries {sorted(map(str, libs))}: one class, one library")
         if None not in libs: doc["library"] = libs.pop()
         doc["inputs"] = [{"trace": p} for p, _ in mine]
+        # Each of its traces' factor values and whether each voted, and why (the written default's provenance).
+        doc["factor_verdicts"] = {}
+        for p, j in mine:
+            for name, val in factor_values(j).items():
+                ok, why = verdict(j, name, val)
+                doc["factor_verdicts"].setdefault(name, []).append({"trace": os.path.basename(p), "value": round(val, 4), "votes": ok, "why": why})
         out[cls] = doc
     return out
 
@@ -625,6 +696,9 @@ def main():
         elif a[0] == "--protocol-latency":
             global LATENCY_TERM
             LATENCY_TERM, a = True, a[1:]
+        elif a[0] == "--no-separation-rule":
+            global SEPARATION_RULE
+            SEPARATION_RULE, a = False, a[1:]
         elif a[0] == "--link-families":
             global FAMILIES
             FAMILIES, a = True, a[1:]

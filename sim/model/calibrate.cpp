@@ -229,6 +229,51 @@ std::map<std::string, LatencyUse> latency_use(const std::vector<CalibInput>& in,
 
 } // namespace
 
+std::map<std::string, Separation> separation(const std::vector<std::vector<double>>& columns, const std::vector<std::string>& names,
+                                             const std::vector<bool>& multiplicative, const std::vector<double>& resid,
+                                             std::size_t free_params) {
+  std::map<std::string, Separation> out;
+  const auto m = static_cast<Eigen::Index>(columns.size());
+  const auto n = static_cast<Eigen::Index>(resid.size());
+  Eigen::MatrixXd J(n, m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const auto& col = columns[static_cast<std::size_t>(j)];
+    if (col.size() != resid.size()) fail("calibrate: a Jacobian column of {} rows for {} residuals", col.size(), resid.size());
+    for (Eigen::Index i = 0; i < n; ++i) J(i, j) = col[static_cast<std::size_t>(i)];
+  }
+  double ssr = 0;
+  for (double r : resid) ssr += r * r;
+  const auto dof = static_cast<double>(n) - static_cast<double>(free_params);
+  const double sigma = dof > 0 ? std::sqrt(ssr / dof) : std::numeric_limits<double>::quiet_NaN();
+  for (Eigen::Index j = 0; j < m; ++j) {
+    auto& s = out[names[static_cast<std::size_t>(j)]];
+    const Eigen::VectorXd c = J.col(j);
+    const double norm = c.norm();
+    if (norm <= 0) continue; // separability 0: no row moves with it
+    if (m == 1) {
+      s.separability = 1.0;
+    } else {
+      // The others' columns; the part of this column none of them can make (least squares, rank-revealing).
+      Eigen::MatrixXd O(n, m - 1);
+      for (Eigen::Index k = 0, q = 0; k < m; ++k)
+        if (k != j) O.col(q++) = J.col(k);
+      const Eigen::VectorXd x = O.completeOrthogonalDecomposition().solve(c);
+      s.separability = std::min(1.0, (c - O * x).norm() / norm);
+      double best = -1;
+      for (Eigen::Index k = 0; k < m; ++k) {
+        if (k == j || J.col(k).norm() <= 0) continue;
+        const double cosine = std::abs(c.dot(J.col(k))) / (norm * J.col(k).norm());
+        if (cosine > best) best = cosine, s.closest = names[static_cast<std::size_t>(k)];
+      }
+    }
+    // The standard error of ln(parameter) from the linearised fit: sigma / (|column| x separability), the
+    // Schur complement of (J^T J) at this column; NaN for an additive term (its log has no fixed scale).
+    if (multiplicative[static_cast<std::size_t>(j)])
+      s.log_se = s.separability > 0 ? sigma / (norm * s.separability) : std::numeric_limits<double>::infinity();
+  }
+  return out;
+}
+
 std::vector<bool> fitted_flags(const std::vector<double>& start, const std::vector<double>& end,
                                const std::vector<bool>& free_at_end) {
   std::vector<bool> out(free_at_end);
@@ -311,6 +356,28 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     }
     R.held_by_user.insert(h);
   }
+  // The Jacobian of the relative residuals at `at` (predictions `p_at`), one column per parameter.
+  const auto jacobian = [&](const std::vector<double>& at, const std::vector<double>& p_at) {
+    Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
+    for (std::size_t j = 0; j < L.size(); ++j) {
+      const bool additive = L.additive(j);
+      const double h = j == 0 ? 1.0 : additive ? 0.5 : 0.05 * at[j];
+      auto t2 = at;
+      t2[j] += h;
+      const auto p2 = j == 0 ? std::vector<double>{} : predict_all(in, o, to_params(t2, L, o.start));
+      for (std::size_t i = 0; i < n; ++i)
+        J(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (j == 0 ? 1.0 : (p2[i] - p_at[i]) / h) / meas[i];
+    }
+    return J;
+  };
+  // The parameters the fit may move: not held by a rule or by --hold, and some row's time moves with them.
+  const auto candidates = [&](const Eigen::MatrixXd& J) {
+    std::vector<Eigen::Index> out;
+    for (std::size_t j = 0; j < L.size(); ++j)
+      if (!o.hold.count(R.names[j]) && !R.not_bottleneck.count(R.names[j]) && !R.unidentified.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
+        out.push_back(static_cast<Eigen::Index>(j));
+    return out;
+  };
   auto pred = predict_all(in, o, to_params(th, L, o.start));
   double c = cost(pred, meas);
   double lambda = 1e-3;
@@ -322,20 +389,8 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
     R.not_separable.clear();
     std::fill(R.fitted.begin(), R.fitted.end(), false);
     // Jacobian of relative residuals.
-    Eigen::MatrixXd J(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(L.size()));
-    for (std::size_t j = 0; j < L.size(); ++j) {
-      const bool additive = L.additive(j);
-      const double h = j == 0 ? 1.0 : additive ? 0.5 : 0.05 * th[j];
-      auto t2 = th;
-      t2[j] += h;
-      const auto p2 = j == 0 ? std::vector<double>{} : predict_all(in, o, to_params(t2, L, o.start));
-      for (std::size_t i = 0; i < n; ++i)
-        J(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (j == 0 ? 1.0 : (p2[i] - pred[i]) / h) / meas[i];
-    }
-    std::vector<Eigen::Index> active;
-    for (std::size_t j = 0; j < L.size(); ++j)
-      if (!o.hold.count(R.names[j]) && !R.not_bottleneck.count(R.names[j]) && !R.unidentified.count(R.names[j]) && !(j == 0 && L.per_gpu_only) && J.col(static_cast<Eigen::Index>(j)).norm() > 1e-9 * std::sqrt(static_cast<double>(n)))
-        active.push_back(static_cast<Eigen::Index>(j));
+    const Eigen::MatrixXd J = jacobian(th, pred);
+    std::vector<Eigen::Index> active = candidates(J);
     if (it == 0 && n < active.size() + 3) {
       std::string names;
       for (auto a : active) names += (names.empty() ? "" : ", ") + R.names[static_cast<std::size_t>(a)];
@@ -413,6 +468,38 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   R.free_at_end = R.fitted;
   R.fitted = fitted_flags(th_start, th, R.fitted);
   R.params = to_params(th, L, o.start);
+  {
+    // Separability at the fitted values (kSeparability), among the parameters free in the last iteration:
+    // the pivoting has already held one of each exactly degenerate set (its convention: the xGMI link kept
+    // over RCCL's Simple factor, a network protocol over its NIC path's PCIe), so what is left is whether
+    // the free ones are told apart, or only nearly collinear (VIF > 10) and moving together.
+    const Eigen::MatrixXd J = jacobian(th, pred);
+    std::vector<Eigen::Index> cand;
+    for (std::size_t j = 0; j < L.size(); ++j)
+      if (R.free_at_end[j]) cand.push_back(static_cast<Eigen::Index>(j));
+    std::vector<std::string> names;
+    std::vector<bool> multiplicative;
+    for (auto a : cand) {
+      names.push_back(R.names[static_cast<std::size_t>(a)]);
+      multiplicative.push_back(!L.additive(static_cast<std::size_t>(a)));
+    }
+    std::vector<std::vector<double>> Jc(cand.size(), std::vector<double>(n));
+    for (std::size_t a = 0; a < cand.size(); ++a) {
+      // A multiplicative parameter's column per unit of its logarithm (theta is 1 / factor: the same up to sign).
+      const double scale = multiplicative[a] ? th[static_cast<std::size_t>(cand[a])] : 1.0;
+      for (std::size_t i = 0; i < n; ++i) Jc[a][i] = J(static_cast<Eigen::Index>(i), cand[a]) * scale;
+    }
+    std::vector<double> resid(n);
+    for (std::size_t i = 0; i < n; ++i) resid[i] = (pred[i] - meas[i]) / meas[i];
+    std::size_t free_now = 0;
+    for (bool b : R.free_at_end) free_now += b ? 1 : 0;
+    R.separation = separation(Jc, names, multiplicative, resid, free_now);
+    // A parameter still at its start value made no step: the fit never moved (every Levenberg-Marquardt step
+    // raised the cost, e.g. the launch at its bound 0 on rows the bare model already over-predicts), so its
+    // value is the start, not an estimate.
+    for (auto a : cand)
+      R.separation[R.names[static_cast<std::size_t>(a)]].moved = th[static_cast<std::size_t>(a)] != th_start[static_cast<std::size_t>(a)];
+  }
   R.params.model = o.model;
   R.protocol_use = protocol_use(in, o, R.params, L.protos);
   R.latency_use = latency_use(in, o, R.params, L.lats);

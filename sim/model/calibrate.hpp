@@ -6,6 +6,7 @@
 // Parameters the data cannot see (a link type no route uses) are held at their start value, and so is a link
 // type's efficiency when the traces' sizes >= 1 MiB are not bound by that link (kBottleneckSensitivity).
 #pragma once
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -73,6 +74,32 @@ inline constexpr double kIdentifiedShare = 0.01;
 // move by kIdentifiedShare cannot say what the term is.
 inline constexpr double kAdditiveReferenceUs = 5.0;
 
+// Whether a fit identifies a parameter apart from the others it fits on the same rows (issue 14, the class-level
+// votes): at the fitted values, the share of the parameter's Jacobian column (d relative residual / d ln parameter)
+// that no combination of the other free parameters' columns makes, |(I - P_others) J_j| / |J_j|. It is
+// 1 / sqrt(VIF_j), the variance inflation factor of linear regression; VIF > 10 is the textbook mark of a
+// coefficient that collinearity, not the data, sets (Kutner, Nachtsheim, Neter, Li, Applied Linear Statistical
+// Models, 5th ed., section 10.5; Marquardt 1970, Technometrics 12(3)): below 1 / sqrt(10) a parameter moves with
+// another (launch with an LL factor on latency-bound rows, pcie3 with net:Simple on a DGX-1 whose NIC path is
+// both), and its value says as much about its partner's as about itself. Such a fit does not vote for it
+// (scripts/validate_table.py `separated`).
+inline constexpr double kSeparability = 0.31622776601683794; // 1 / sqrt(10)
+
+struct Separation {
+  double separability = 0;  // |(I - P_others) J_j| / |J_j| at the fitted values, in [0, 1]
+  double log_se = std::numeric_limits<double>::quiet_NaN(); // standard error of ln(parameter), linearised
+  std::string closest;      // the other free parameter whose column is most nearly parallel to this one
+  bool moved = true;        // false: the fit left it at its start value (no accepted step): no estimate
+  bool separable() const { return moved && separability >= kSeparability; }
+};
+
+// Separability of each Jacobian column (`columns[j]`: one value per row, d relative residual / d ln parameter
+// for a multiplicative one, `names[j]`) from the others, and each multiplicative one's log standard error from
+// the residuals `resid` with `free_params` parameters fitted.
+std::map<std::string, Separation> separation(const std::vector<std::vector<double>>& columns, const std::vector<std::string>& names,
+                                             const std::vector<bool>& multiplicative, const std::vector<double>& resid,
+                                             std::size_t free_params);
+
 // calibrate's per-parameter `fitted` flag: whether the parameter was free in the last iteration or its value
 // moved from its start at all (an earlier iteration may have moved it before pivoting held it).
 std::vector<bool> fitted_flags(const std::vector<double>& start, const std::vector<double>& end,
@@ -111,6 +138,7 @@ struct FitResult {
   std::set<std::string> unidentified;  // additive terms held: no row's time hangs on them by >= kIdentifiedShare
   std::map<std::string, double> row_share; // every parameter -> its largest share of a row's time at the start values
   std::map<std::string, double> sensitivity; // "eff:<type>" -> bottleneck_sensitivity at the start values
+  std::map<std::string, Separation> separation; // every parameter the fit could move -> its separability (kSeparability)
   std::map<std::string, ProtocolUse> protocol_use; // "net:LL128", ... -> its rows, at the fitted parameters
   std::map<std::string, LatencyUse> latency_use;    // "LL", ... -> the rows behind its latency multiplier
   std::vector<CalibPoint> points;

@@ -184,6 +184,15 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   // identified: the class-level construction votes only with the parameters free in the last iteration.
   j["identified"] = nlohmann::ordered_json::object();
   for (std::size_t k = 0; k < f.names.size() && k < f.free_at_end.size(); ++k) j["identified"][f.names[k]] = f.free_at_end[k];
+  // Whether the fit tells each parameter apart from the others it moved (kSeparability): the class-level
+  // construction votes only with a separable one. Every parameter the fit could move is listed.
+  j["separation"] = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : f.separation) {
+    auto& e = j["separation"][name] = {{"separability", std::round(s.separability * 1e4) / 1e4}, {"separable", s.separable()}};
+    if (std::isfinite(s.log_se)) e["log_se"] = std::round(s.log_se * 1e4) / 1e4;
+    if (!s.closest.empty()) e["closest"] = s.closest;
+    if (!s.moved) e["moved"] = false;
+  }
   // What the class-level construction (scripts/validate_table.py) needs beside the values: how much the
   // large sizes hang on each link (an efficiency held below kBottleneckSensitivity was not identified)
   // and which family each fitted link type falls back to.

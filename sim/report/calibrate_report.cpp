@@ -29,8 +29,16 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
     if (const auto u = nm.starts_with("lat:") ? f.latency_use.find(nm.substr(4)) : f.latency_use.end(); u != f.latency_use.end())
       use = fmt::format(" (ran on {} row(s), latency-bound on {}: {})", u->second.chosen, u->second.latency_bound,
                         u->second.identified() ? "a latency" : fmt::format("not identified as a latency: < {}", model::kProtocolRateRows));
+    // Whether the fit tells it apart from the others it moved (kSeparability): what the class-level votes take.
+    std::string sep;
+    if (const auto e = f.separation.find(nm); e != f.separation.end() && f.fitted[k])
+      sep = e->second.separable()
+                ? fmt::format("; separable ({:.2f})", e->second.separability)
+                : !e->second.moved ? std::string("; never moved from its start (no accepted step): no class vote")
+                : fmt::format("; moves with {} (separability {:.2f} < {:.2f}): no class vote", e->second.closest.empty() ? "the others" : e->second.closest,
+                              e->second.separability, model::kSeparability);
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
-                     f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "")
+                     f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "") + sep
                      : f.held_by_user.count(nm)  ? "held: --hold"
                      : !bottleneck.empty()       ? bottleneck
                      : f.unidentified.count(nm)

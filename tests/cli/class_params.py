@@ -249,5 +249,56 @@ check("per library off: one vote", cp(lib_classes, "all", 3, rate_rule=False)["p
 check("one class's set: flat", cp([dict(pfit(LL=0.5), library="rccl")], "one", by_library=False)["params"].get("protocol_efficiency", {}),
       {"LL": 0.5})
 
+# The separation rule (validate_table.py SEPARATION_RULE, calibrate's `separation` record, issue 14): a fit votes for
+# a factor only where it told the factor apart from the others it fitted. Worked by hand, four classes:
+#   C1 LL 0.50, separable 0.80 -> votes 0.50;      C2 LL 1.20, separable 0.60 -> votes 1.20;
+#   C3 LL 0.90, separable 0.70 -> votes 0.90;
+#   C4 LL 0.10 and pcie3 0.20 moving together (0.05 each, the pair a DGX-1 2-node NIC path makes) -> neither votes;
+#   C5 LL 1.00 that the fit never moved from its start (no accepted step) -> no vote.
+# Without the rule: LL from 0.50, 1.20, 0.90, 0.10, 1.00 -> median 0.90; with it: 0.50, 0.90, 1.20 -> 0.90 as well,
+# so the LL median is taken on C1-C4 only: without 0.50, 1.20, 0.90, 0.10 -> (0.50 + 0.90) / 2 = 0.70, with 0.90.
+# pcie3: C4 0.20, C6 0.80 and C7 0.60 (separable) -> without the rule three voters, median 0.60; with it two, none.
+def sfit(sep, moved=True, **proto):
+    """pfit with a link efficiency pcie3 when given, and calibrate's separation record: `sep` each factor's separability."""
+    link = {k: proto.pop(k) for k in list(proto) if k == "pcie3"}
+    j = pfit(**proto)
+    j["params"]["link_efficiency"] = link
+    j["fitted"].update({"eff:" + k: True for k in link})
+    names = ["proto:" + k for k in proto] + ["eff:" + k for k in link]
+    j["separation"] = {n: {"separability": sep, "separable": sep >= 0.3162, "closest": [m for m in names if m != n][0] if len(names) > 1 else ""}
+                       for n in names}
+    if not moved:
+        for n in names: j["separation"][n]["moved"] = False
+    return j
+
+
+def sep_sets():
+    """C1-C4 and C1-C4 with C6, C7: each class's set made under the rule as it stands (class_sets applies it per trace)."""
+    base = [cp([sfit(0.80, LL=0.50)], "C1"), cp([sfit(0.60, LL=1.20)], "C2"), cp([sfit(0.70, LL=0.90)], "C3"),
+            cp([sfit(0.05, LL=0.10, pcie3=0.20)], "C4")]
+    return base, base + [cp([sfit(0.9, pcie3=0.80)], "C6"), cp([sfit(0.9, pcie3=0.60)], "C7")]
+
+
+sep_classes, with_pcie = sep_sets()
+if getattr(vt, "SEPARATION_RULE", None) is not True:
+    print("FAIL: the separation rule is off by default"); fails += 1
+check("separation: LL over the classes that separate it", cp(sep_classes, "all", 3, rate_rule=False)["params"].get("protocol_efficiency", {}),
+      {"LL": 0.90})
+check("separation: a link moving with a factor does not vote", cp(with_pcie, "all", 3, rate_rule=False)["params"]["link_efficiency"], {})
+check("separation: a never-moved factor does not vote",
+      cp(sep_classes[:3] + [cp([sfit(0.9, moved=False, LL=1.00)], "C5")], "all", 3, rate_rule=False)["params"].get("protocol_efficiency", {}), {"LL": 0.90})
+vt.SEPARATION_RULE = False
+sep_classes, with_pcie = sep_sets()
+check("separation rule off: every identified fit votes", cp(sep_classes, "all", 3, rate_rule=False)["params"].get("protocol_efficiency", {}), {"LL": 0.70})
+check("separation rule off: pcie3 from three classes", cp(with_pcie, "all", 3, rate_rule=False)["params"]["link_efficiency"], {"pcie3": 0.60})
+vt.SEPARATION_RULE = True
+# The written provenance names why: C4's LL moves with its pcie3.
+ok, why = vt.verdict(sfit(0.05, LL=0.10, pcie3=0.20), "proto:LL", 0.10)
+if ok or "moves with eff:pcie3" not in why:
+    print(f"FAIL: verdict of a confounded factor: {ok} {why!r}"); fails += 1
+ok, why = vt.verdict(sfit(0.9, moved=False, LL=1.0), "proto:LL", 1.0)
+if ok or "never moved" not in why:
+    print(f"FAIL: verdict of a never-moved factor: {ok} {why!r}"); fails += 1
+
 print("class_params: " + ("ok" if not fails else f"{fails} failure(s)"))
 sys.exit(1 if fails else 0)
