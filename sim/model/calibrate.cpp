@@ -469,31 +469,46 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
   R.fitted = fitted_flags(th_start, th, R.fitted);
   R.params = to_params(th, L, o.start);
   {
-    // Separability at the fitted values (kSeparability), among the parameters free in the last iteration:
-    // the pivoting has already held one of each exactly degenerate set (its convention: the xGMI link kept
-    // over RCCL's Simple factor, a network protocol over its NIC path's PCIe), so what is left is whether
-    // the free ones are told apart, or only nearly collinear (VIF > 10) and moving together.
+    // Separability at the fitted values (kSeparability), among the parameters free in the last iteration and
+    // those the pivoting held after they had moved: one held at its start value is the model's own figure (the
+    // pivoting's convention, e.g. RCCL's Simple factor at 1 beside the xGMI link it cannot be told from, so the
+    // link carries Simple's rate), but one held where an earlier step had left it (the DGX-1 2-node run's
+    // net:Simple at 1.41, pcie3 beside it on the same Simple rows) fixes its partner at a point of the ridge
+    // the rows do not choose, and the partner is no estimate either.
     const Eigen::MatrixXd J = jacobian(th, pred);
     std::vector<Eigen::Index> cand;
     for (std::size_t j = 0; j < L.size(); ++j)
-      if (R.free_at_end[j]) cand.push_back(static_cast<Eigen::Index>(j));
+      if (R.free_at_end[j] || th[j] != th_start[j]) cand.push_back(static_cast<Eigen::Index>(j));
     std::vector<std::string> names;
     std::vector<bool> multiplicative;
     for (auto a : cand) {
       names.push_back(R.names[static_cast<std::size_t>(a)]);
       multiplicative.push_back(!L.additive(static_cast<std::size_t>(a)));
     }
-    std::vector<std::vector<double>> Jc(cand.size(), std::vector<double>(n));
-    for (std::size_t a = 0; a < cand.size(); ++a) {
-      // A multiplicative parameter's column per unit of its logarithm (theta is 1 / factor: the same up to sign).
-      const double scale = multiplicative[a] ? th[static_cast<std::size_t>(cand[a])] : 1.0;
-      for (std::size_t i = 0; i < n; ++i) Jc[a][i] = J(static_cast<Eigen::Index>(i), cand[a]) * scale;
-    }
+    const auto columns = [&](const Eigen::MatrixXd& Jm, const std::vector<double>& at) {
+      std::vector<std::vector<double>> Jc(cand.size(), std::vector<double>(n));
+      for (std::size_t a = 0; a < cand.size(); ++a) {
+        // A multiplicative parameter's column per unit of its logarithm (theta is 1 / factor: the same up to sign).
+        const double scale = multiplicative[a] ? at[static_cast<std::size_t>(cand[a])] : 1.0;
+        for (std::size_t i = 0; i < n; ++i) Jc[a][i] = Jm(static_cast<Eigen::Index>(i), cand[a]) * scale;
+      }
+      return Jc;
+    };
     std::vector<double> resid(n);
     for (std::size_t i = 0; i < n; ++i) resid[i] = (pred[i] - meas[i]) / meas[i];
     std::size_t free_now = 0;
     for (bool b : R.free_at_end) free_now += b ? 1 : 0;
-    R.separation = separation(Jc, names, multiplicative, resid, free_now);
+    R.separation = separation(columns(J, th), names, multiplicative, resid, free_now);
+    // And at the start values: two factors in a min() (a NIC path's PCIe and the network protocol, both at NCCL's
+    // 12 GB/s on a DGX-1) are one column where the fit starts; the fit then slides one into slack (its column
+    // 0 at the end) and the other looks separable there, but which of them binds was the path's choice, not
+    // the rows'. A factor votes only when it is separable at both ends.
+    const auto pred0 = predict_all(in, o, to_params(th_start, L, o.start));
+    const auto at_start = separation(columns(jacobian(th_start, pred0), th_start), names, multiplicative, resid, free_now);
+    for (auto& [name, e] : R.separation) {
+      const auto& s0 = at_start.at(name);
+      if (s0.separability < e.separability) e.separability = s0.separability, e.closest = s0.closest.empty() ? e.closest : s0.closest;
+    }
     // A parameter still at its start value made no step: the fit never moved (every Levenberg-Marquardt step
     // raised the cost, e.g. the launch at its bound 0 on rows the bare model already over-predicts), so its
     // value is the start, not an estimate.
