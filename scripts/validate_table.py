@@ -188,9 +188,9 @@ def latency_identified(j, k):
 # factor's Jacobian column no combination of the other free parameters' columns makes, 1 / sqrt(VIF); below
 # 1 / sqrt(10) (VIF > 10, the textbook collinearity mark) the factor moves with another (pcie3 with net:Simple
 # on the DGX-1 2-node RoCE run, whose NIC path is both), its value one point on a ridge the rows cannot
-# resolve, and a factor the fit never moved from its start (no accepted step: the MI300X hisohara run's LL
-# 1.0) is no estimate either. Such a fit votes for neither; a class votes through the fits of its traces that
-# separate it. The additive time terms keep their own share rule (calibrate's kIdentifiedShare).
+# resolve; and a factor whose linearised log standard error exceeds ln 2 / 1.96 (kMaxLogSe: its 95 % interval
+# wider than a factor of two either way; the MI300X hisohara run's LL, 0.74) is not placed by the rows. Such a
+# fit votes for neither; a class votes through the fits of its traces that separate it. The additive time terms keep their own share rule (calibrate's kIdentifiedShare).
 # Issue 14, calvote branch: the shipped LL and net:Simple / net:LL128 had flipped twice on such fits.
 SEPARATION_RULE = True
 
@@ -204,11 +204,11 @@ def separated(j, k):
     e = sep.get(k)
     if e is None:
         return False, "not free at the end of the fit"
-    if e.get("moved") is False:
-        return False, "never moved from its start (the fit made no step)"
     if not e.get("separable"):
         return False, f"moves with {e.get('closest', 'the others')} (separability {e.get('separability', 0):.2f} < 0.32)"
-    return True, f"separable ({e.get('separability', 0):.2f})"
+    if not e.get("votes", True):
+        return False, f"the rows do not place it (log standard error {e.get('log_se', float('nan')):.2f} > ln 2 / 1.96)"
+    return True, f"separable ({e.get('separability', 0):.2f}), log standard error {e.get('log_se', float('nan')):.2f}"
 
 def voted(j):
     """The parameters fit j identifies: calibrate's "identified" (free in the fit's last iteration; its "fitted"

@@ -509,9 +509,9 @@ FitResult fit(const std::vector<CalibInput>& in, const CalibOptions& o_in) {
       const auto& s0 = at_start.at(name);
       if (s0.separability < e.separability) e.separability = s0.separability, e.closest = s0.closest.empty() ? e.closest : s0.closest;
     }
-    // A parameter still at its start value made no step: the fit never moved (every Levenberg-Marquardt step
-    // raised the cost, e.g. the launch at its bound 0 on rows the bare model already over-predicts), so its
-    // value is the start, not an estimate.
+    // A parameter still at its start value made no step (every Levenberg-Marquardt step raised the cost): the
+    // start is then the fit's optimum as far as its steps see (the MI300X hisohara run: its cost along LL is
+    // lowest near 1.0); recorded, and the precision rule says whether the rows place it.
     for (auto a : cand)
       R.separation[R.names[static_cast<std::size_t>(a)]].moved = th[static_cast<std::size_t>(a)] != th_start[static_cast<std::size_t>(a)];
   }

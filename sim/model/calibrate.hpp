@@ -84,13 +84,22 @@ inline constexpr double kAdditiveReferenceUs = 5.0;
 // both), and its value says as much about its partner's as about itself. Such a fit does not vote for it
 // (scripts/validate_table.py `separated`).
 inline constexpr double kSeparability = 0.31622776601683794; // 1 / sqrt(10)
+// And only where the rows place it: the linearised standard error of ln(factor), sigma / (|J_j| x separability)
+// with sigma the fit's residual (sqrt(SSR / (n - p)), model misfit included), at most ln(2) / 1.96, so that the
+// factor's 95 % interval lies within a factor of two of it either way. Wider, the rows cannot say whether the
+// protocol runs at half or at full speed: the MI300X hisohara run's LL (16 LL rows, none bandwidth-bound, the
+// 128 and 256 KiB rows 10 and 18 % of their time on it) has 0.74, its cost within 1 % from LL 0.75 to 1.5, and
+// its fitted value went 0.52 -> 1.0 with RCCL's channel counts. An additive term has no log scale: no check.
+inline constexpr double kMaxLogSe = 0.35363; // ln(2) / 1.96
 
 struct Separation {
   double separability = 0;  // |(I - P_others) J_j| / |J_j| at the fitted values, in [0, 1]
   double log_se = std::numeric_limits<double>::quiet_NaN(); // standard error of ln(parameter), linearised
   std::string closest;      // the other free parameter whose column is most nearly parallel to this one
-  bool moved = true;        // false: the fit left it at its start value (no accepted step): no estimate
-  bool separable() const { return moved && separability >= kSeparability; }
+  bool moved = true;        // false: the fit left it at its start value (no accepted step; recorded, no rule)
+  bool separable() const { return separability >= kSeparability; }
+  bool precise() const { return !(log_se > kMaxLogSe); } // NaN (an additive term): no check
+  bool votes() const { return separable() && precise(); }
 };
 
 // Separability of each Jacobian column (`columns[j]`: one value per row, d relative residual / d ln parameter

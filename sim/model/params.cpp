@@ -188,7 +188,8 @@ std::string params_file(const FitResult& f, const std::vector<Holdout>& cv, cons
   // construction votes only with a separable one. Every parameter the fit could move is listed.
   j["separation"] = nlohmann::ordered_json::object();
   for (const auto& [name, s] : f.separation) {
-    auto& e = j["separation"][name] = {{"separability", std::round(s.separability * 1e4) / 1e4}, {"separable", s.separable()}};
+    auto& e = j["separation"][name] = {{"separability", std::round(s.separability * 1e4) / 1e4}, {"separable", s.separable()},
+                                               {"votes", s.votes()}};
     if (std::isfinite(s.log_se)) e["log_se"] = std::round(s.log_se * 1e4) / 1e4;
     if (!s.closest.empty()) e["closest"] = s.closest;
     if (!s.moved) e["moved"] = false;

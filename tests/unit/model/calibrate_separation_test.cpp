@@ -40,12 +40,18 @@ TEST_CASE("separation: an exact combination of two others is not separable, and 
   for (const char* k : {"proto:LL", "proto:Simple", "eff:xgmi"}) CHECK(s.at(k).separability < 1e-9);
 }
 
-TEST_CASE("separation: one free factor alone is separable, and a fit that never moved it is not") {
-  auto s = model::separation({{0.2, 0.5}}, {"proto:LL"}, {true}, {0.0, 0.0}, 1);
+TEST_CASE("separation: a factor alone on rows that barely see it is separable but not placed") {
+  // One column (0.02, 0.05, 0.1, 0.2): separability 1. Residuals (0.1, -0.1, 0.1, -0.1), one parameter: sigma =
+  // sqrt(0.04 / 3) = 0.11547; |column| = sqrt(0.0004 + 0.0025 + 0.01 + 0.04) = 0.23000; log standard error
+  // 0.11547 / 0.23 = 0.50204 > ln 2 / 1.96 = 0.35363: separable, no vote. The same column x 2 halves it: 0.25102, votes.
+  auto s = model::separation({{0.02, 0.05, 0.1, 0.2}}, {"proto:LL"}, {true}, {0.1, -0.1, 0.1, -0.1}, 1);
   CHECK(s.at("proto:LL").separability == 1.0);
   CHECK(s.at("proto:LL").separable());
-  s.at("proto:LL").moved = false;
-  CHECK_FALSE(s.at("proto:LL").separable());
+  CHECK(s.at("proto:LL").log_se == doctest::Approx(0.50204).epsilon(1e-4));
+  CHECK_FALSE(s.at("proto:LL").votes());
+  s = model::separation({{0.04, 0.1, 0.2, 0.4}}, {"proto:LL"}, {true}, {0.1, -0.1, 0.1, -0.1}, 1);
+  CHECK(s.at("proto:LL").log_se == doctest::Approx(0.25102).epsilon(1e-4));
+  CHECK(s.at("proto:LL").votes());
 }
 
 TEST_CASE("separation: a column of another length is refused") {
