@@ -33,12 +33,12 @@ std::string calibrate_text(const model::FitResult& f, const std::vector<model::H
     std::string sep;
     if (const auto e = f.separation.find(nm); e != f.separation.end() && f.fitted[k])
       sep = e->second.votes()
-                ? fmt::format("; separable ({:.2f}){}", e->second.separability,
+                ? fmt::format(" - separable ({:.2f}){}", e->second.separability,
                               std::isfinite(e->second.log_se) ? fmt::format(", within x{:.2f} (1 s.e.)", std::exp(e->second.log_se)) : "")
                 : e->second.separable()
-                ? fmt::format("; separable ({:.2f}) but the rows do not place it: 1 s.e. x{:.2f} > x{:.2f}: no class vote", e->second.separability,
+                ? fmt::format(" - separable ({:.2f}) but the rows do not place it: 1 s.e. x{:.2f} > x{:.2f}: no class vote", e->second.separability,
                               std::exp(e->second.log_se), std::exp(model::kMaxLogSe))
-                : fmt::format("; moves with {} (separability {:.2f} < {:.2f}): no class vote", e->second.closest.empty() ? "the others" : e->second.closest,
+                : fmt::format(" - moves with {} (separability {:.2f} < {:.2f}): no class vote", e->second.closest.empty() ? "the others" : e->second.closest,
                               e->second.separability, model::kSeparability);
     s += fmt::format("  {:<16} {:>9.4f}  {}\n", nm, f.values[k],
                      f.fitted[k] ? "fitted" + use + (k < f.free_at_end.size() && !f.free_at_end[k] ? ", then held: not separable at the end" : "") + sep
