@@ -99,5 +99,14 @@ refused_one_line "ccsim: --topology: no such flag; did you mean --topo? The foll
 refused_one_line "ccsim: --healty: no such flag; did you mean --healthy? The following" compare --trace "$d" --healty 90
 refused_one_line "ccsim: The following argument was not expected: --frobnicate (see ccsim --help)" --frobnicate
 
+# A run whose pick is a closed form (NVLS-tree on 10 H100 nodes) below --healthy: its why line is its own band and
+# finding, then the rings' line after their band; the closed form's own check ("the model's pick here is a closed
+# form ...") is replaced by the hint, not left in front of it (mutation pass 4, scripts/MUTANTS.md).
+w=$("$ccsim" compare --trace "$W/h100-10node-80gpu-allreduce-32M-16G-double-srun-nccl2292-nccltestscluster.txt" --model nccl \
+    --topo machine:gpu=h100,nodes=10,nics=8x400G,kind=ib --op allreduce --summary --healthy 200 2>&1 | grep "why (bandwidth band")
+echo "$w" | grep -q "predicted; NCCL's pick is a closed form, replayed as rings (--nccl-algo ring): no link full in the replay" ||
+  bad "closed-form run's why line not spliced as band + finding + the rings' line: $w"
+echo "$w" | grep -q "the model's pick here is a closed form" && bad "closed-form run's own check left in the spliced why line: $w"
+
 [ "$fails" -eq 0 ] && echo "all new-user friction checks (12th trial) pass"
 exit $((fails > 0))

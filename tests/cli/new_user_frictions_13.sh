@@ -148,6 +148,9 @@ echo "$m" | grep -q "does not read (predicted as if unset): NCCL_IB_HCA=mlx5_0" 
   grep -q "NCCL_NVLS_ENABLE=0 (--nvls off)" || bad "srun --export=ALL,NCCL_NVLS_ENABLE=0 not read"
 "$ccsim" mpirun -H gpu-a:8,gpu-b:8 all_reduce_perf -b 1G -e 1G --topo "$H100x2" | grep -q "16 processes (mpirun -H gpu-a:8,gpu-b:8)" || bad "mpirun -H a:8,b:8"
 "$ccsim" mpirun -N 8 -H gpu-a,gpu-b all_reduce_perf -b 1G -e 1G --topo "$H100x2" | grep -q "16 processes (mpirun -N 8 -H gpu-a,gpu-b)" || bad "mpirun -N 8 -H a,b"
+# Open MPI's -npernode and -nolocal are words of their own, not -n with a glued value (mutation pass 4): 2 hosts x 8 = 16.
+"$ccsim" mpirun -npernode 8 -nolocal -H gpu-a,gpu-b all_reduce_perf -b 1G -e 1G --topo "$H100x2" |
+  grep -q "16 processes (mpirun -N 8 -H gpu-a,gpu-b)" || bad "mpirun -npernode 8 -nolocal -H a,b"
 refused_one_line "mpirun: no process count among its words (-np N, -H host:slots,..., or -N per host with -H): give -np N" mpirun --mca pml ucx all_reduce_perf -b 1G -e 1G --topo "$H100x2"
 refused_one_line "ccsim: srun: starts no nccl-tests program among its words" srun -N 2 hostname
 refused_one_line "srun -N 2-4: not a count of nodes" srun -N 2-4 all_reduce_perf -b 1G -e 1G --topo "$H100x2"

@@ -28,4 +28,11 @@ i=$(why ib)
 echo "$i" | grep -q 'ib_write_bw (perftest)' || bad "ib: perftest no longer named: $i"
 echo "$i" | grep -q 'NET/IB lines' || bad "ib: NET/IB lines no longer named: $i"
 echo "$i" | grep -q 'latency band.*(ib_send_lat)' || bad "ib: ib_send_lat no longer named: $i"
+# Google's GPUDirect-TCPX runs TCP (device-memory receive through Google's plugin): TCP's tools, no verbs (mutation
+# pass 4, scripts/MUTANTS.md: tcpx and tcpxo fell to the InfiniBand tools).
+for k in tcpx tcpxo; do
+  t=$(why $k)
+  echo "$t" | grep -qE 'iperf3 -P 4|sockperf' || bad "$k: no TCP tool named: $t"
+  echo "$t" | grep -qE 'ib_write_bw|ib_send_lat|NET/IB' && bad "$k: InfiniBand tools named for TCP: $t"
+done
 exit $((fails > 0))

@@ -15,7 +15,11 @@
 #include <utility>
 
 #include "sim/core/error.hpp"
+#include "nccl_run_config.hpp"
+#include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/tables.hpp"
+#include "sim/model/params.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/topology/generators.hpp"
 
 using namespace ccsim;
@@ -101,4 +105,37 @@ TEST_CASE("GCP networks: Google's NCCL profiles per fabric") {
   CHECK(env_of("gib") == nullptr);
   CHECK(env_of("ib") == nullptr);
   CHECK(tab.net_env(topology::generate_from_spec("machine:gpu=h100")) == nullptr); // one node: no network
+}
+
+// Mutation pass 4 (scripts/MUTANTS.md): the profile is what NCCL reads from the environment Google's script exports;
+// a flag the user typed is the user's own NCCL_ALGO / NCCL_MIN_NCHANNELS, which NCCL reads the same way, so it wins.
+TEST_CASE("GCP networks: a machine type's NICs follow the node's GPUs, and the command line wins over the profile") {
+  // A3 High: 4 NICs by 8 GPUs, one per two (cloud_machines.hpp). A node of 4 of its H100s: 2 NICs; A3 Mega's one per
+  // GPU: 2 NICs on a node of 2.
+  auto t = topology::generate_from_spec("machine:gpu=h100,gpus=4,nodes=2,instance=a3-highgpu-8g");
+  CHECK(links_of(t, LinkType::Tcpx) == std::pair{4, 25e9}); // 2 nodes x 2 x 200 Gb/s
+  t = topology::generate_from_spec("machine:gpu=h100,gpus=2,nodes=3,instance=a3-megagpu-8g");
+  CHECK(links_of(t, LinkType::Tcpxo) == std::pair{6, 25e9}); // 3 nodes x 2
+  // gIB is RoCEv2 (Google's "GPUDirect RDMA" page): a fitted "rdma" efficiency applies; TCPX/TCPXO are TCP: none.
+  CHECK(model::link_family(LinkType::Gib) == "rdma");
+  CHECK_FALSE(model::link_family(LinkType::Tcpx).has_value());
+  CHECK_FALSE(model::link_family(LinkType::Tcpxo).has_value());
+
+  const auto high = topology::generate_from_spec("machine:gpu=h100,nodes=2,instance=a3-highgpu-8g");
+  const auto row_of = [&](const model::ModelOptions& o) {
+    auto b = model::make_model("nccl", high, o);
+    metrics::RunConfig c = test::packed_rings_config(high, schedule::Op::AllReduce);
+    c.model_name = "nccl";
+    return metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{1} << 30, 4));
+  };
+  model::ModelOptions o;
+  auto r = row_of(o); // the TCPX profile: NCCL_ALGO=Ring, NCCL_PROTO=Simple, 8 channels
+  CHECK(r.choice.algo == "ring");
+  CHECK(r.choice.proto == "Simple");
+  CHECK(r.choice.channels == 8);
+  o.nccl_algo = "tree"; // --nccl-algo tree: the user's NCCL_ALGO, not the profile's Ring
+  CHECK(row_of(o).choice.algo == "tree");
+  o.nccl_algo = "auto";
+  o.nccl_channels = 4; // a log's "4 coll channels": not the profile's 8
+  CHECK(row_of(o).choice.channels == 4);
 }

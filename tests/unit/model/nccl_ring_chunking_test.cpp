@@ -6,6 +6,7 @@
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/proto_list.hpp"
 #include "sim/model/nccl/ring_chunking.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -172,4 +173,23 @@ TEST_CASE("Only an A100's LL128 ring pays for part-filled waves") {
   // NCCL's own figure for this size is 10.0 + 14 x 1.9 us + 8388608 B x 14/8 / 216.2 GB/s = 104.5 us; with the
   // data's 67.9 us taking 1.758 x, over 150 us (the replay adds its launch and hop terms on top).
   CHECK(to_us(r.time) > 150.0);
+}
+
+TEST_CASE("An H100's LL128 ring keeps its channel split: no wave charge on sm90") {
+  // Mutation pass 4 (scripts/MUTANTS.md): the wave charge is sm80's only (builder.cpp, models/README.md "LL128 waves
+  // on A100"). 8 H100 on NVSwitch: 12 search channels x 30 GB/s = 360 GB/s, LL128 busbw min(0.92 x 360, 24 x 36.7)
+  // = 331.2 GB/s, algbw 331.2 x 8/14 = 189.3 GB/s: the 8 MiB data term is 8388608 / 189.3e3 = 44.3 us. From 2.22 the
+  // channels split 512 cells of 16 KiB, 22 on the busiest of 24 channels: 1.031 x the even share (+1.4 us). With
+  // NCCL's latency (14 hops x 1.9 us and the base) and ccsim's launch, the replay stays under 100 us; the A100's
+  // charge (2 waves for 1.17, 1.758 x) would add 0.72 x 44.3 = 32 us on top.
+  const auto h100 = topology::resolve_topology("hgx-h100");
+  nccl::Options o;
+  o.mode = nccl::AlgoMode::Ring;
+  o.protos = nccl::proto_set_from("LL128", "NCCL_PROTO");
+  nccl::Builder bh(h100, o);
+  const auto cfg = test::packed_rings_config(h100, Op::AllReduce);
+  const auto r = metrics::run(bh, cfg, metrics::plan_size(Op::AllReduce, 8, 8 * MiB, 4));
+  REQUIRE(r.choice.proto == "LL128");
+  REQUIRE(r.choice.channels == 24);
+  CHECK(to_us(r.time) < 100.0);
 }

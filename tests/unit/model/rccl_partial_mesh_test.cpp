@@ -117,3 +117,35 @@ TEST_CASE("RCCL channels: a bad one-node channel rule or block rate is refused n
   refused(j, "ring_block_GBps_by_sm");
   std::remove(path.c_str());
 }
+
+TEST_CASE("RCCL channels: the multiplier from its first release, capped at MAXCHANNELS / S, and the doubling up to half") {
+  // Mutation pass 4 (scripts/MUTANTS.md). gfx942's nc 16 on 2 ranks holds from RCCL 2.20.5 itself: 16 x 2 = 32.
+  CHECK(ring_channels("machine:gpu=mi300x,gpus=2", "2.20.5") == 32);
+  // The rule max(2 S, min(128 / S, nc) x S), at most 128, with tables the shipped ones do not reach (a what-if file):
+  const auto base = nlohmann::json::parse(std::ifstream(model::nccl::default_rccl_tables_path()));
+  // A file of its own per variant: load_tables keeps what it read by path.
+  const auto channels_with = [&](const nlohmann::json& j, const std::string& variant) {
+    const std::string path = "/tmp/ccsim-rccl-partial-mesh-rule-" + variant + "-" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path) << j.dump();
+    const auto t = topology::resolve_topology("machine:gpu=mi355x");
+    model::nccl::Options o;
+    o.tables = path;
+    o.mode = model::nccl::AlgoMode::Ring;
+    o.msccl = model::nccl::MscclMode::Off;
+    o.protos = model::nccl::proto_set_from("Simple");
+    model::nccl::Builder b(t, o);
+    const auto c = test::packed_rings_config(t);
+    const int n = metrics::run(b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{1} << 33, 4)).choice.channels;
+    std::remove(path.c_str());
+    return n;
+  };
+  // gfx950 at nc 16 on 8 GPUs (S 28): the multiplier is cut to 128 / 28 = 4, so 4 x 28 = 112 (not 16 x 28 cut to 128).
+  auto j = base;
+  j["rccl"]["one_node_channels"]["multiplier_by_sm"]["gfx950"]["nc"] = 16;
+  CHECK(channels_with(j, "nc16") == 112);
+  // S 64 = half of 128 and nc 1: ncclTopoPostset's doubling still fits (2 x 64 <= 128): 128, not 64.
+  j = base;
+  j["rccl"]["one_node_channels"]["search_channels_by_ranks"]["8"] = 64;
+  j["rccl"]["one_node_channels"]["multiplier_by_sm"]["gfx950"]["nc"] = 1;
+  CHECK(channels_with(j, "s64") == 128);
+}
