@@ -230,7 +230,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
         const auto& until = kind.env.back().until;
         const bool bounded = until != std::array<int, 3>{0, 0, 0};
         if (i + 1 < n && !bounded) one.bad("needs an \"until\" release: a later profile follows");
-        if (i + 1 == n && bounded && n > 1) one.bad("is the newest profile: no \"until\"");
+        if (i + 1 == n && bounded) one.bad(n > 1 ? "is the newest profile: no \"until\"" : "is the only profile: no \"until\"");
         if (i > 0 && bounded && !(kind.env[i - 1].until < until)) one["until"].bad("must be above the profile before");
       }
     }
