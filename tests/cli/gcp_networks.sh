@@ -9,7 +9,7 @@
 #    NCCL 2.21.5 NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple NCCL_NVLS_ENABLE=0 (no LL, LL128 or NVLS in the choice column);
 #    NCCL 2.23.4 the same with NCCL_PROTO=Simple,LL128 (LL128 rows, still no LL nor NVLS); NCCL 2.28.7, and no release
 #    given, NCCL_PROTO=Simple,LL128 alone (NVLS back, LL never). The command line's own word wins over the profile.
-#    Spans out of order in a --nccl-tables file are refused in one line, exit 2.
+#    Spans out of order in a --nccl-tables file, or an "until" on a lone profile, are refused in one line, exit 2.
 #  * a TCP link at Google's 8244 B MTU carries 8192 B of payload per 8282 B on the wire, InfiniBand 4096 per 4122:
 #    2 x 1 H100 over 1 x 100G tcpx, an 8 GiB allreduce (every byte crosses the NIC once; 2 ranks: busbw = algbw),
 #    bare model: 12.0 x 8244 / 8282 = 11.945 GB/s busbw.
@@ -48,6 +48,14 @@ spans[0]["until"], spans[1]["until"] = spans[1]["until"], spans[0]["until"]
 json.dump(t, open(sys.argv[2], "w"))
 PYEOF
 refused "tcpxo spans out of order" "until" --topo "$mega" --model nccl --nccl-tables "$tmp/tables.json" -b 1M -e 1M
+# A lone profile (TCPX's) with an "until" would leave later releases without one: refused too.
+python3 - "$(dirname "$0")/../../models/nccl.json" "$tmp/lone.json" <<'PYEOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["net_kinds"]["tcpx"]["nccl_env"]["until"] = "2.20"
+json.dump(t, open(sys.argv[2], "w"))
+PYEOF
+refused "tcpx lone profile with until" "until" --topo "$high" --model nccl --nccl-tables "$tmp/lone.json" -b 1M -e 1M
 
 c=$(choices --topo "$high")
 [ "$(printf '%s\n' "$c" | sort -u)" = "ring/Simple" ] || { echo "FAIL tcpx profile: not ring/Simple only: $c"; fail=1; }
