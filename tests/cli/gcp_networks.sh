@@ -4,9 +4,12 @@
 #    (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth); another kind or GPU, or a Google-shaped word that
 #    is no machine type, is refused in one line, exit 2.
 #  * --model nccl runs Google's NCCL profile for the fabric: TCPX NCCL_ALGO=Ring NCCL_PROTO=Simple with
-#    NCCL_MIN/MAX_NCHANNELS=8 (container-engine-accelerators gpudirect-tcpx/nccl-config-latest.yaml), TCPXO
-#    NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple NCCL_NVLS_ENABLE=0 (nccl-env-profile.sh): no LL, LL128 or NVLS in the
-#    choice column, TCPX rings only; the command line's own word wins over the profile.
+#    NCCL_MIN/MAX_NCHANNELS=8 (container-engine-accelerators gpudirect-tcpx/nccl-config-latest.yaml): rings only.
+#    TCPXO's nccl-env-profile.sh of the NCCL release modelled (gpudirect-tcpxo/README.md, the release notes):
+#    NCCL 2.21.5 NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple NCCL_NVLS_ENABLE=0 (no LL, LL128 or NVLS in the choice column);
+#    NCCL 2.23.4 the same with NCCL_PROTO=Simple,LL128 (LL128 rows, still no LL nor NVLS); NCCL 2.28.7, and no release
+#    given, NCCL_PROTO=Simple,LL128 alone (NVLS back, LL never). The command line's own word wins over the profile.
+#    Spans out of order in a --nccl-tables file, or an "until" on a lone profile, are refused in one line, exit 2.
 #  * a TCP link at Google's 8244 B MTU carries 8192 B of payload per 8282 B on the wire, InfiniBand 4096 per 4122:
 #    2 x 1 H100 over 1 x 100G tcpx, an 8 GiB allreduce (every byte crosses the NIC once; 2 ranks: busbw = algbw),
 #    bare model: 12.0 x 8244 / 8282 = 11.945 GB/s busbw.
@@ -15,6 +18,7 @@
 set -u
 ccsim="$1"
 fail=0
+. "$(dirname "$0")/refused.sh" # refused LABEL TEXT ARGS...: one line, exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 choices() { # ccsim args -> the choice column of every row
@@ -22,10 +26,37 @@ choices() { # ccsim args -> the choice column of every row
 }
 mega="machine:gpu=h100,nodes=2,instance=a3-megagpu-8g"
 high="machine:gpu=h100,nodes=2,instance=a3-highgpu-8g"
-c=$(choices --topo "$mega")
+c=$(choices --topo "$mega" --nccl-version 2.21.5)
 [ "$(printf '%s\n' "$c" | wc -l)" = 10 ] || { echo "FAIL tcpxo: expected 10 rows: $c"; fail=1; }
-if printf '%s\n' "$c" | grep -q -i -e '/LL' -e nvls; then echo "FAIL tcpxo profile: LL/LL128/NVLS chosen: $c"; fail=1; fi
-printf '%s\n' "$c" | grep -q -v -e '^ring/Simple$' -e '^tree/Simple$' && { echo "FAIL tcpxo: not ring/tree Simple: $c"; fail=1; }
+if printf '%s\n' "$c" | grep -q -i -e '/LL' -e nvls; then echo "FAIL tcpxo 2.21.5 profile: LL/LL128/NVLS chosen: $c"; fail=1; fi
+printf '%s\n' "$c" | grep -q -v -e '^ring/Simple$' -e '^tree/Simple$' && { echo "FAIL tcpxo 2.21.5: not ring/tree Simple: $c"; fail=1; }
+c=$(choices --topo "$mega" --nccl-version 2.23.4)
+printf '%s\n' "$c" | grep -q '/LL128$' || { echo "FAIL tcpxo 2.23.4 profile: no LL128 row: $c"; fail=1; }
+if printf '%s\n' "$c" | grep -q -i -e '/LL$' -e nvls; then echo "FAIL tcpxo 2.23.4 profile: LL/NVLS chosen: $c"; fail=1; fi
+for v in "--nccl-version 2.28.7" ""; do
+  # shellcheck disable=SC2086
+  c=$(choices --topo "$mega" $v)
+  printf '%s\n' "$c" | grep -q nvls || { echo "FAIL tcpxo newest profile ($v): no NVLS row: $c"; fail=1; }
+  if printf '%s\n' "$c" | grep -q '/LL$'; then echo "FAIL tcpxo newest profile ($v): LL chosen: $c"; fail=1; fi
+done
+# A tables file whose TCPXO spans come out of order (2.26 before 2.23) is refused, naming the key.
+python3 - "$(dirname "$0")/../../models/nccl.json" "$tmp/tables.json" <<'PYEOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+spans = t["net_kinds"]["tcpxo"]["nccl_env"]
+spans[0]["until"], spans[1]["until"] = spans[1]["until"], spans[0]["until"]
+json.dump(t, open(sys.argv[2], "w"))
+PYEOF
+refused "tcpxo spans out of order" "until" --topo "$mega" --model nccl --nccl-tables "$tmp/tables.json" -b 1M -e 1M
+# A lone profile (TCPX's) with an "until" would leave later releases without one: refused too.
+python3 - "$(dirname "$0")/../../models/nccl.json" "$tmp/lone.json" <<'PYEOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["net_kinds"]["tcpx"]["nccl_env"]["until"] = "2.20"
+json.dump(t, open(sys.argv[2], "w"))
+PYEOF
+refused "tcpx lone profile with until" "until" --topo "$high" --model nccl --nccl-tables "$tmp/lone.json" -b 1M -e 1M
+
 c=$(choices --topo "$high")
 [ "$(printf '%s\n' "$c" | sort -u)" = "ring/Simple" ] || { echo "FAIL tcpx profile: not ring/Simple only: $c"; fail=1; }
 # The command line's word wins over the profile: --nvls on brings NVLS back on TCPXO, --nccl-proto LL,LL128,Simple LL.

@@ -124,8 +124,9 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
   release_ = nccl_version_from(opt_.nccl_version); // a bad --nccl-version fails here, before any size
   memory_GBps_ = gpu_memory_GBps(topo_, tab_);
   // The fabric's own NCCL profile (Google's nccl-env-profile.sh for GPUDirect-TCPX/TCPXO: net_kinds nccl_env), where
-  // neither the command line nor the trace says otherwise: NCCL reads the environment the profile exports.
-  if (const auto* env = tab_.net_env(topo_)) {
+  // neither the command line nor the trace says otherwise: NCCL reads the environment the profile exports. The
+  // profile of the release modelled: Google changed TCPXO's as its plugin moved to newer NCCL (net_kinds.tcpxo).
+  if (const auto* env = tab_.net_env(topo_, release_.value_or(NcclVersion{0, 0, 0}))) {
     if (!env->proto.empty() && !opt_.protos.restricted()) opt_.protos = proto_set_from(env->proto, "NCCL_PROTO");
     if (env->nvls_off && opt_.nvls == NvlsMode::Auto) opt_.nvls = NvlsMode::Off;
     if (env->algo == "Ring" && opt_.mode == AlgoMode::Auto) opt_.mode = AlgoMode::Ring;

@@ -44,6 +44,7 @@ class Ref {
   bool has(std::string_view key) const { return v_.has(key); }
   std::size_t size() const { return v_.is_array() ? v_.size() : 0; }
   bool is_null() const { return v_.raw().is_null(); }
+  bool is_array() const { return v_.is_array(); }
   std::vector<std::string> keys() const {
     std::vector<std::string> out;
     if (v_.is_object())
@@ -148,13 +149,20 @@ void read_net_instances(const Ref& r, Tables::NetKind& kind) {
 
 // nccl_env: {"NCCL_ALGO": "Ring" | "Ring,Tree" (optional), "NCCL_PROTO": a list proto_set_from takes (optional),
 // "NCCL_NVLS_ENABLE": 0 (optional), "NCCL_MIN_NCHANNELS" = "NCCL_MAX_NCHANNELS": 1..64 (optional, both or neither),
-// "source": ...}: the environment a fabric's own setup script exports (Google's nccl-env-profile.sh).
+// "until": an NCCL release (optional: the profile holds for releases before it), "source": ...}: the environment a
+// fabric's own setup script exports (Google's nccl-env-profile.sh). Or a list of them, one per span of releases,
+// oldest first, each but the last with an "until" above the one before.
 void read_net_env(const Ref& r, Tables::NetKind::Env& env) {
   for (const auto& key : r.keys())
-    if (key != "source" && key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_NVLS_ENABLE" && key != "NCCL_MIN_NCHANNELS" &&
-        key != "NCCL_MAX_NCHANNELS")
+    if (key != "source" && key != "until" && key != "NCCL_ALGO" && key != "NCCL_PROTO" && key != "NCCL_NVLS_ENABLE" &&
+        key != "NCCL_MIN_NCHANNELS" && key != "NCCL_MAX_NCHANNELS")
       r[key].bad("is not an NCCL variable ccsim runs from a fabric's profile (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, "
-                 "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS)");
+                 "NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS) nor its span (until)");
+  if (r.has("until")) {
+    const auto v = parse_nccl_version(r["until"].string());
+    if (!v) r["until"].bad("is not an NCCL release (e.g. 2.23)");
+    env.until = *v;
+  }
   if (r.has("NCCL_ALGO")) {
     env.algo = r["NCCL_ALGO"].string();
     if (env.algo != "Ring" && env.algo != "Ring,Tree") r["NCCL_ALGO"].bad("must be Ring or Ring,Tree");
@@ -213,7 +221,19 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (k.has("two_sided")) read_two_sided(k["two_sided"], kind.two_sided);
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     if (k.has("instances")) read_net_instances(k["instances"], kind);
-    if (k.has("nccl_env")) read_net_env(k["nccl_env"], kind.env);
+    if (k.has("nccl_env")) {
+      const auto e = k["nccl_env"];
+      const std::size_t n = e.is_array() ? e.size() : 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto one = e.is_array() ? e[i] : e;
+        read_net_env(one, kind.env.emplace_back());
+        const auto& until = kind.env.back().until;
+        const bool bounded = until != std::array<int, 3>{0, 0, 0};
+        if (i + 1 < n && !bounded) one.bad("needs an \"until\" release: a later profile follows");
+        if (i + 1 == n && bounded) one.bad(n > 1 ? "is the newest profile: no \"until\"" : "is the only profile: no \"until\"");
+        if (i > 0 && bounded && !(kind.env[i - 1].until < until)) one["until"].bad("must be above the profile before");
+      }
+    }
     t.net_kinds[*type] = kind;
   }
 }
@@ -754,12 +774,20 @@ double Tables::rendezvous_us(const topology::Topology& t, Arch arch, double mess
   return fabric_hops(t, arch).rendezvous_us(message_bytes);
 }
 
-const Tables::NetKind::Env* Tables::net_env(const topology::Topology& t) const {
+const Tables::NetKind::Env* Tables::net_env(const topology::Topology& t, std::array<int, 3> release) const {
+  const bool known = release != std::array<int, 3>{0, 0, 0};
   for (const auto type : network_types(t)) {
     const auto it = net_kinds.find(type);
-    if (it == net_kinds.end()) continue;
-    const auto& e = it->second.env;
-    if (!e.algo.empty() || !e.proto.empty() || e.nvls_off || e.channels > 0) return &e;
+    if (it == net_kinds.end() || it->second.env.empty()) continue;
+    // The span the release falls in; an unknown release runs the newest profile (the last).
+    const Tables::NetKind::Env* e = &it->second.env.back();
+    if (known)
+      for (const auto& span : it->second.env)
+        if (span.until == std::array<int, 3>{0, 0, 0} || release < span.until) {
+          e = &span;
+          break;
+        }
+    if (!e->algo.empty() || !e->proto.empty() || e->nvls_off || e->channels > 0) return e;
   }
   return nullptr;
 }

@@ -292,15 +292,19 @@ struct Tables {
     // line or the trace does not state its own. Empty strings / 0: not set by the profile.
     struct Env {
       std::string algo;          // NCCL_ALGO ("Ring", "Ring,Tree")
-      std::string proto;         // NCCL_PROTO ("Simple")
+      std::string proto;         // NCCL_PROTO ("Simple", "Simple,LL128")
       bool nvls_off = false;     // NCCL_NVLS_ENABLE=0
       int channels = 0;          // NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
+      // The profile holds for NCCL releases before this one (major, minor, patch; all 0: to the newest). A fabric
+      // whose vendor changed its profile as it moved to a newer NCCL (Google's TCPXO releases) lists one per span.
+      std::array<int, 3> until{0, 0, 0};
     };
-    Env env;
+    std::vector<Env> env; // oldest span first; empty: no profile
   };
   std::map<topology::LinkType, NetKind> net_kinds;
-  // The profile of the first network kind of t that sets one (nullptr: none, or no network).
-  const NetKind::Env* net_env(const topology::Topology& t) const;
+  // The profile of the first network kind of t that sets one, for NCCL release `release` (major, minor, patch; all
+  // 0: unknown, the newest profile): the first span whose `until` is above it (nullptr: none, or no network).
+  const NetKind::Env* net_env(const topology::Topology& t, std::array<int, 3> release = {0, 0, 0}) const;
   // lane_GBps(t, l) times the link's kind's rate_vs_ib (network links; 1 elsewhere): the replay's figure. A
   // socket link carries NCCL's figure where GPUs copy through host memory (host_staging: see
   // stages_through_host); GPU peer-to-peer copies across AMD's xGMI socket link run at the link as drawn.

@@ -6,10 +6,15 @@
 //  * TCP/IPv4 at Google's 8244 B GPU-VPC MTU: 52 B of IPv4 + TCP (with timestamps) headers leave 8192 B of payload,
 //    and Ethernet adds 38 B on the wire (MAC 14, FCS 4, preamble/SFD 8, gap 12): 8192 / 8282 of the line against
 //    InfiniBand's 4096 / 4122, so a 200 Gb/s (25 GB/s) tcpx link replays at 25 x 8244 / 8282 = 24.885 GB/s.
-//  * Google's NCCL profiles: TCPX runs NCCL_ALGO=Ring, NCCL_PROTO=Simple, 8 channels; TCPXO NCCL_ALGO=Ring,Tree,
-//    NCCL_PROTO=Simple, NCCL_NVLS_ENABLE=0; gIB's set_nccl_env.sh sets none of these.
+//  * Google's NCCL profiles: TCPX runs NCCL_ALGO=Ring, NCCL_PROTO=Simple, 8 channels; gIB's set_nccl_env.sh sets
+//    none of these. TCPXO's changed with the NCCL its plugin shipped (container-engine-accelerators
+//    gpudirect-tcpxo/README.md, the release notes' "NCCL configs"): NCCL 2.21.5 (v1.0.1-v1.0.7, 2024) NCCL_ALGO=Ring,Tree,
+//    NCCL_PROTO=Simple, NCCL_NVLS_ENABLE=0; NCCL 2.23 (v1.0.9-1 and v1.0.11, 2025-05/06) the same with
+//    NCCL_PROTO=Simple,LL128; NCCL 2.26.5 and 2.28.7 (v1.0.12-v1.0.15, 2025-08 on) NCCL_PROTO=Simple,LL128 alone, no
+//    NCCL_ALGO and NVLS on. A release not given runs the newest.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -96,12 +101,6 @@ TEST_CASE("GCP networks: Google's NCCL profiles per fabric") {
   CHECK(tcpx->proto == "Simple");
   CHECK(tcpx->channels == 8);
   CHECK_FALSE(tcpx->nvls_off);
-  const auto* tcpxo = env_of("tcpxo");
-  REQUIRE(tcpxo != nullptr);
-  CHECK(tcpxo->algo == "Ring,Tree");
-  CHECK(tcpxo->proto == "Simple");
-  CHECK(tcpxo->nvls_off);
-  CHECK(tcpxo->channels == 0);
   CHECK(env_of("gib") == nullptr);
   CHECK(env_of("ib") == nullptr);
   CHECK(tab.net_env(topology::generate_from_spec("machine:gpu=h100")) == nullptr); // one node: no network
@@ -138,4 +137,37 @@ TEST_CASE("GCP networks: a machine type's NICs follow the node's GPUs, and the c
   o.nccl_algo = "auto";
   o.nccl_channels = 4; // a log's "4 coll channels": not the profile's 8
   CHECK(row_of(o).choice.channels == 4);
+}
+
+TEST_CASE("GCP networks: TCPXO runs the profile Google shipped with the NCCL release modelled") {
+  const auto& tab = nccl::load_tables();
+  const auto mega = topology::generate_from_spec("machine:gpu=h100,nodes=2,instance=a3-megagpu-8g");
+  struct Want {
+    std::array<int, 3> release;
+    const char* algo;
+    const char* proto;
+    bool nvls_off;
+  };
+  for (const auto& w : {Want{{2, 21, 5}, "Ring,Tree", "Simple", true},   // v1.0.3's profile (the A3 Mega holdout's)
+                        Want{{2, 22, 3}, "Ring,Tree", "Simple", true},   // no Google release of its own: the span before 2.23
+                        Want{{2, 23, 4}, "Ring,Tree", "Simple,LL128", true}, // v1.0.9-1 / v1.0.11: LL128 the default
+                        Want{{2, 26, 5}, "", "Simple,LL128", false},     // v1.0.12: NVLSTree in, NCCL_ALGO out
+                        Want{{2, 28, 7}, "", "Simple,LL128", false},     // v1.0.14, v1.0.15
+                        Want{{0, 0, 0}, "", "Simple,LL128", false}}) {   // no release given: the newest
+    CAPTURE(w.release[1]);
+    const auto* env = tab.net_env(mega, w.release);
+    REQUIRE(env != nullptr);
+    CHECK(env->algo == w.algo);
+    CHECK(env->proto == w.proto);
+    CHECK(env->nvls_off == w.nvls_off);
+    CHECK(env->channels == 0);
+  }
+  // TCPX's one profile holds for every release.
+  const auto high = topology::generate_from_spec("machine:gpu=h100,nodes=2,instance=a3-highgpu-8g");
+  for (const auto release : {std::array<int, 3>{2, 18, 1}, {2, 28, 7}, {0, 0, 0}}) {
+    const auto* env = tab.net_env(high, release);
+    REQUIRE(env != nullptr);
+    CHECK(env->algo == "Ring");
+    CHECK(env->channels == 8);
+  }
 }
