@@ -203,6 +203,8 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
       }
     }
     graph_.nvls.sm100_tree_tuning = nvls_sm100_tree_tuning_in_release(release_);
+    graph_.nvls.chunk_bytes = static_cast<double>(opt_.nvls_chunk_bytes);
+    graph_.nvls.tree_max_chunk_bytes = static_cast<double>(opt_.nvls_tree_max_chunk_bytes);
     if (tab_.nvls && !tab_.rccl)
       graph_.nvls.domain_cuda_channels =
           nvls_domain_channels_in_release(release_, graph_.arch, tab_.nvls->cuda_channels[static_cast<std::size_t>(graph_.arch)]);

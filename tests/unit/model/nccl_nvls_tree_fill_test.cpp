@@ -86,6 +86,42 @@ TEST_CASE("NVLS-tree at a mid size on 2 x 8 H100: one loop, its stages in turn")
   CHECK(to_us(row.time) == doctest::Approx(139.24).epsilon(0.002));
 }
 
+// NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE as a run states them (aws-ofi-nccl sets both to 512 KiB on p5):
+// calcCollChunking starts from min(512 KiB, 512 KiB) and halves below 32 x 128 x 512 KiB = 2 GiB (to 256 KiB), below
+// 16 x 128 x 256 KiB = 512 MiB (128 KiB), below 64 MiB (64 KiB), below 8 MiB (32 KiB). The chunk alone on 2 nodes
+// sets the tree's max too (maxChunkSize = chunkSize when the parameter is -2); from 4 nodes the max stays 64 KiB.
+// The fill at 4 GiB: 512 KiB chunks, W = 16 x 8 x 512 KiB = 64 MiB, 4 x the 128 KiB figure above = 439.12 us.
+TEST_CASE("NVLS-tree chunk from a stated NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE") {
+  const auto& tab = nccl::load_tables();
+  auto h2 = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib"));
+  h2.nvls.chunk_bytes = 524288;
+  h2.nvls.tree_max_chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 524288.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 2048 * MiB) == 524288.0); // not under 2 GiB
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 1024 * MiB) == 262144.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 512 * MiB) == 262144.0); // not under 512 MiB
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 256 * MiB) == 131072.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 32 * MiB) == 65536.0);
+  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 4096 * MiB, 16) == doctest::Approx(439.12).epsilon(0.001));
+  // The tree's max alone: min(128 KiB, 512 KiB) = 128 KiB, NCCL's default chunk.
+  h2.nvls.chunk_bytes = 0;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 131072.0);
+  // The chunk alone: the 2-node max follows it.
+  h2.nvls.chunk_bytes = 524288;
+  h2.nvls.tree_max_chunk_bytes = 0;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 524288.0);
+  auto h4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib"));
+  h4.nvls.chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h4, 16, 16384 * MiB) == 65536.0);
+  h4.nvls.tree_max_chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h4, 16, 16384 * MiB) == 524288.0);
+  // Blackwell's tuning (2 x 8 B200, 48 GB/s heads: max 64 KiB) gives way to a stated max.
+  auto b2 = graph_of(topology::resolve_topology("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce"));
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, 16384 * MiB) == 65536.0);
+  b2.nvls.tree_max_chunk_bytes = 131072;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, 16384 * MiB) == 131072.0);
+}
+
 TEST_CASE("NIC heads: the nearest GPU, an equally near one without a NIC first") {
   const auto& tab = nccl::load_tables();
   std::vector<int> gpus{0, 1, 2, 3, 4, 5, 6, 7};
