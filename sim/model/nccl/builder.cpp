@@ -728,6 +728,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   if (c.algo == Algo::NvlsTree) {
     const Graph& g = graph(cfg);
     fill = nvls_tree_fill_us(tab_, g, plan.choice.channels, size.size, p);
+    fill += nvls_tree_step_handoff_us(tab_, g, plan.choice.channels, size.size);
     const double bus = nvls_tree_replay_bus_bandwidth(tab_, g, cfg.op, p) * nvls_tree_size_factor(tab_, g, size.size);
     if (bus > 0) time_us = c.lat_us + static_cast<double>(size.size) / (1000.0 * bus * p / (2.0 * (p - 1)));
   }

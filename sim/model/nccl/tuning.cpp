@@ -317,6 +317,22 @@ double nvls_step_handoff_us(const Tables& tab, const Graph& g, double nbytes, in
   return (loops + n.pipeline_stages - 1) * step_us * std::max(0.0, 1.0 - chunk / n.chunk_bytes);
 }
 
+// NVLS-tree's per-step handoff (all_reduce.h NVLS_TREE: every warp group one ProtoSimple<1, 1> primitive per loop;
+// prims_simple.h: per step a wait on the peers' flags, a barrier, a fence and the post). NCCL's NVLS figure is its
+// rate at NCCL_NVLS_CHUNKSIZE (128 KiB), so, as nvls_step_handoff_us on one node, a loop of chunk c pays NCCL's
+// NVLink Simple step (hwLatencies, 3.4 us) x (1 - c / 128 KiB) more, over the call's loops + stages - 1 steps: 1.7
+// us a step at 64 KiB, 2.55 at 32 KiB, and a chunk above the default (a stated NCCL_NVLS_CHUNKSIZE) pays less than
+// the figure holds: -3.4 us a step at 256 KiB, -10.2 at 512 KiB. models/nccl.json nvls.tree.step_handoff (every GPU).
+double nvls_tree_step_handoff_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
+  if (!tab.nvls || !tab.nvls->tree_step_handoff || !g.nvls.tree || nch < 1 || g.nvls.channels < 1 || nbytes <= 0) return 0;
+  const auto& n = *tab.nvls;
+  const double chunk = nvls_tree_chunk_bytes(tab, g, nch, nbytes);
+  if (!(chunk > 0) || n.pipeline_stages < 2) return 0;
+  const double loops = std::ceil(static_cast<double>(nbytes) / nch / (g.nvls.channels * chunk));
+  const double step_us = tab.hw_latency_us[enum_index(Path::NvLink)].at(enum_index(Algo::Ring))[enum_index(Proto::Simple)];
+  return (loops + n.pipeline_stages - 1) * step_us * (1.0 - chunk / n.chunk_bytes);
+}
+
 double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, const Tables::Nvls::TreeTunerRule& rule) {
   const double newest = nvls_bus_bandwidth(tab, g, op, p);
   if (!g.nvls.tree || newest <= 0) return 0;
