@@ -134,6 +134,8 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.msccl = o.msccl;
   m.nccl_channels = o.nccl_channels;
   m.nccl_version = o.nccl_version;
+  m.nvls_chunk_bytes = o.nvls_chunk_bytes;
+  m.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;
   m.gpus_per_thread = gpus_per_thread;
   return m;
 }

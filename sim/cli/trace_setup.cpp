@@ -1,6 +1,8 @@
+#include <cerrno>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -201,6 +203,25 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
         applied.push_back(std::string("not applied: ") + e.what());
       }
     }
+  }
+  // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE (NCCL_PARAMs read by strtoll base 0; the tree's -2 is NCCL's
+  // own rule): the NVLS-tree chunk (tuning.cpp nvls_tree_chunk_bytes). A value that is no positive size up to
+  // 64 MiB is named and left out.
+  for (const auto& [key, field] : {std::pair{"NCCL_NVLS_CHUNKSIZE", &RunOptions::nvls_chunk_bytes},
+                                   std::pair{"NCCL_NVLSTREE_MAX_CHUNKSIZE", &RunOptions::nvls_tree_max_chunk_bytes}}) {
+    const auto it = t.env.find(key);
+    if (!nccl || it == t.env.end()) continue;
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(it->second.c_str(), &end, 0);
+    const bool whole = end && *end == '\0' && errno == 0 && !it->second.empty();
+    if (whole && v == -2 && field == &RunOptions::nvls_tree_max_chunk_bytes) continue; // NCCL's default spelled out
+    if (!whole || v <= 0 || v > (64LL << 20)) {
+      applied.push_back(fmt::format("not applied: {}={} from the trace (not a size of 1 B to 64 MiB)", key, it->second));
+      continue;
+    }
+    run.*field = v;
+    applied.push_back(fmt::format("applied {}={} from the trace: the NVLS-tree chunk", key, v));
   }
   const auto& info = t.info;
   if (info.coll_channels > 0) {

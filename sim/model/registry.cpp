@@ -90,6 +90,8 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.relay_gpus = o.relay_gpus;
   n.channels = o.nccl_channels;
   n.nccl_version = o.nccl_version;
+  n.nvls_chunk_bytes = o.nvls_chunk_bytes;
+  n.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;
   n.protos = nccl::proto_set_from(o.nccl_proto);
   return std::make_unique<nccl::Builder>(t, std::move(n));
 }

@@ -25,6 +25,8 @@ struct ModelOptions {
   int nccl_channels = 0;        // nccl: CUDA channels as an NCCL log reports them (0 = NCCL's own count)
   std::string nccl_proto;       // nccl: NCCL_PROTO list (LL, LL128, Simple; ^ excludes; "" = all)
   std::string nccl_version;     // nccl: the NCCL release predicted ("2.4.8"; "" = the tables' own)
+  long long nvls_chunk_bytes = 0;          // nccl: NCCL_NVLS_CHUNKSIZE a run states (0 = NCCL's)
+  long long nvls_tree_max_chunk_bytes = 0; // nccl: NCCL_NVLSTREE_MAX_CHUNKSIZE a run states (0 = NCCL's)
 };
 
 // A factory's builder refers to the topology it was given: that topology must outlive the builder.

@@ -133,9 +133,11 @@ void parse_env_facts(std::string_view line, Trace& t) {
   // RCCL's own settings carry the RCCL_ prefix (ROCm/rccl 0cbce2a src/include/param.h RCCL_PARAM) and are logged
   // the same way: RCCL_MSCCL_ENABLE (src/misc/msccl/msccl_lifecycle.cc, default 1), RCCL_MSCCL_ENABLE_SINGLE_PROCESS.
   // NCCL_P2P_DISABLE too: ncclGetLevel logs it as "NCCL_P2P_DISABLE set by environment to 1" (src/graph/paths.cc).
+  // NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE: NCCL_PARAMs (src/transport/nvls.cc, src/enqueue.cc), logged so
+  // (aws-ofi-nccl's own "Setting NCCL_NVLS_CHUNKSIZE to 512KiB" says what it exports, not what NCCL read).
   static constexpr std::string_view kKeys[] = {"NCCL_PROTO",          "NCCL_ALGO",         "NCCL_NVLS_ENABLE",
                                                "NCCL_COLLNET_ENABLE", "RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS",
-                                               "NCCL_P2P_DISABLE"};
+                                               "NCCL_P2P_DISABLE",    "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE"};
   const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
   for (const std::string_view key : kKeys) {
     auto value_after = [&](std::size_t at) {

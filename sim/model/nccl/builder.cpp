@@ -204,6 +204,8 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
       }
     }
     graph_.nvls.sm100_tree_tuning = nvls_sm100_tree_tuning_in_release(release_);
+    graph_.nvls.chunk_bytes = static_cast<double>(opt_.nvls_chunk_bytes);
+    graph_.nvls.tree_max_chunk_bytes = static_cast<double>(opt_.nvls_tree_max_chunk_bytes);
     if (tab_.nvls && !tab_.rccl)
       graph_.nvls.domain_cuda_channels =
           nvls_domain_channels_in_release(release_, graph_.arch, tab_.nvls->cuda_channels[static_cast<std::size_t>(graph_.arch)]);
@@ -727,6 +729,7 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
   if (c.algo == Algo::NvlsTree) {
     const Graph& g = graph(cfg);
     fill = nvls_tree_fill_us(tab_, g, plan.choice.channels, size.size, p);
+    fill += nvls_tree_step_handoff_us(tab_, g, plan.choice.channels, size.size);
     const double bus = nvls_tree_replay_bus_bandwidth(tab_, g, cfg.op, p) * nvls_tree_size_factor(tab_, g, size.size);
     if (bus > 0) time_us = c.lat_us + static_cast<double>(size.size) / (1000.0 * bus * p / (2.0 * (p - 1)));
   }

@@ -63,6 +63,8 @@ struct Options {
   int channels = 0;            // ring/tree CUDA channels as NCCL's log reports them (0 = from the graph)
   ProtoSet protos;             // NCCL_PROTO: the protocols its tuner may pick (--nccl-proto; default all)
   std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
+  // NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE a run states, in bytes (0 = NCCL's): the NVLS-tree chunk.
+  long long nvls_chunk_bytes = 0, nvls_tree_max_chunk_bytes = 0;
 };
 
 // The launch kind (sim/model/launch_kind.hpp) whose terms the nccl model applies on topology `t` with one thread

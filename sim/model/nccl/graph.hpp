@@ -67,6 +67,9 @@ struct Graph {
     // NVLS on one NVLink domain: the release's CUDA channels (nccl_version.hpp nvls_domain_channels_in_release,
     // set by the builder); 0: the table's (NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24).
     int domain_cuda_channels = 0;
+    // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE as a run states them (Options, from a log's "set by
+    // environment"), in bytes; 0: NCCL's own (tuning.cpp nvls_tree_chunk_bytes). Read by the NVLS-tree chunk only.
+    double chunk_bytes = 0, tree_max_chunk_bytes = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
   int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }

@@ -325,6 +325,7 @@ void read_nvls(const Ref& r, Tables& t) {
     const auto tr = r["tree"];
     n.tree_nvlink_latency_us = tr["nvlink_latency_us"].number();
     n.tree_net_latency_us = tr["net_latency_us"].number();
+    if (tr.has("step_handoff")) n.tree_step_handoff = tr["step_handoff"].boolean();
     read_caps(tr["per_ch_max_GBps"], n.per_ch_tree);
     if (tr.has("tuner_by_release")) {
       const auto rules = tr["tuner_by_release"]["rules"];

@@ -121,6 +121,7 @@ struct Tables {
     // per-channel cap perChMaxNVLSTreeBws, and the search's inter-node speeds (the NVLS graph on several
     // nodes is searched with speedArrayInter).
     double tree_nvlink_latency_us = 0, tree_net_latency_us = 0;
+    bool tree_step_handoff = false; // NVLS-tree pays the step handoff (tuning.hpp nvls_tree_step_handoff_us) on every GPU
     Caps per_ch_tree{};
     // NVLS-tree's estimate as an older release's tuner computes it (tree.tuner_by_release): releases
     // [from, until). min_bandwidth: per channel min(bwIntra, bwInter, halved beyond 2 nodes) and algbw

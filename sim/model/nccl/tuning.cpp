@@ -193,23 +193,33 @@ double nvls_bus(const Tables& tab, const Graph& g, Op op, int p, bool inter_cap)
 // node; there the GPU-NIC path is taken as PXB (the NIC behind the GPU's PCIe switch, as on HGX B200).
 // calcCollChunking then halves it down to 256/128/64/32 KiB while nBytes is under 32/16/4/1 x the
 // concurrent ops (channels x heads) x chunk.
+// A stated NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE (Graph::Nvls, from a log's "set by environment")
+// wins over both: NCCL_PARAM(NvlsChunkSize) is comm->nvlsChunkSize and the tree's max is the parameter when
+// it is not -2 (v2.22.3-1 enqueue.cc calcCollChunking; v2.30.7-1 nvls.cc ncclNvlsTuning "User overrides take
+// priority over tuning"), and the fallback max on 2-3 nodes is the chunk so set. aws-ofi-nccl sets both to
+// 512 KiB on p5/p5e/p5en/p6: on 2 x 8 H100 that runs 256 KiB chunks at 512 MiB-1 GiB and 512 KiB from 2 GiB.
 double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
   if (!tab.nvls) return 0;
   double chunk = tab.nvls->chunk_bytes;
-  double tree_max = g.nodes >= 4 ? 65536.0 : chunk;
+  double tuned_max = 0; // ncclNvlsTreeSm100Tuning's treeMaxChunkSize (0: it sets none)
   if (g.arch >= Arch::Blackwell && g.nodes > 1 && g.nvls.sm100_tree_tuning) {
     const double nic = g.nvls.nic_GBps;
     const int ppn = g.nvls.ppn;
     if (g.nodes == 2 && nic >= 48) {
-      tree_max = ppn <= 4 ? 262144.0 : (ppn >= 16 || (ppn <= 8 && nic < 96)) ? 65536.0 : 131072.0;
+      tuned_max = ppn <= 4 ? 262144.0 : (ppn >= 16 || (ppn <= 8 && nic < 96)) ? 65536.0 : 131072.0;
       if (ppn <= 4) chunk = 262144.0;
     } else if (nic >= 96) {
-      tree_max = ppn <= 8 ? 262144.0 : ppn < 32 ? 131072.0 : 65536.0;
+      tuned_max = ppn <= 8 ? 262144.0 : ppn < 32 ? 131072.0 : 65536.0;
       if (ppn <= 8) chunk = 262144.0;
     } else if (nic >= 48) {
-      tree_max = 65536.0;
+      tuned_max = 65536.0;
     }
   }
+  if (g.nvls.chunk_bytes > 0) chunk = g.nvls.chunk_bytes;
+  const double tree_max = g.nvls.tree_max_chunk_bytes > 0 ? g.nvls.tree_max_chunk_bytes
+                          : tuned_max > 0                 ? tuned_max
+                          : g.nodes >= 4                  ? 65536.0
+                                                          : chunk;
   static constexpr Tables::Nvls::Shrink kTreeShrink[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
   const double ops = static_cast<double>(nch) * std::max(1, g.nvls.channels);
   return shrink_chunk(std::min(chunk, tree_max), static_cast<double>(nbytes), ops, kTreeShrink);
@@ -305,6 +315,22 @@ double nvls_step_handoff_us(const Tables& tab, const Graph& g, double nbytes, in
   const double loops = std::ceil(share / (heads * chunk));
   const double step_us = tab.hw_latency_us[enum_index(Path::NvLink)].at(enum_index(Algo::Ring))[enum_index(Proto::Simple)];
   return (loops + n.pipeline_stages - 1) * step_us * std::max(0.0, 1.0 - chunk / n.chunk_bytes);
+}
+
+// NVLS-tree's per-step handoff (all_reduce.h NVLS_TREE: every warp group one ProtoSimple<1, 1> primitive per loop;
+// prims_simple.h: per step a wait on the peers' flags, a barrier, a fence and the post). NCCL's NVLS figure is its
+// rate at NCCL_NVLS_CHUNKSIZE (128 KiB), so, as nvls_step_handoff_us on one node, a loop of chunk c pays NCCL's
+// NVLink Simple step (hwLatencies, 3.4 us) x (1 - c / 128 KiB) more, over the call's loops + stages - 1 steps: 1.7
+// us a step at 64 KiB, 2.55 at 32 KiB, and a chunk above the default (a stated NCCL_NVLS_CHUNKSIZE) pays less than
+// the figure holds: -3.4 us a step at 256 KiB, -10.2 at 512 KiB. models/nccl.json nvls.tree.step_handoff (every GPU).
+double nvls_tree_step_handoff_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes) {
+  if (!tab.nvls || !tab.nvls->tree_step_handoff || !g.nvls.tree || nch < 1 || g.nvls.channels < 1 || nbytes <= 0) return 0;
+  const auto& n = *tab.nvls;
+  const double chunk = nvls_tree_chunk_bytes(tab, g, nch, nbytes);
+  if (!(chunk > 0) || n.pipeline_stages < 2) return 0;
+  const double loops = std::ceil(static_cast<double>(nbytes) / nch / (g.nvls.channels * chunk));
+  const double step_us = tab.hw_latency_us[enum_index(Path::NvLink)].at(enum_index(Algo::Ring))[enum_index(Proto::Simple)];
+  return (loops + n.pipeline_stages - 1) * step_us * (1.0 - chunk / n.chunk_bytes);
 }
 
 double nvls_tree_release_us(const Tables& tab, const Graph& g, Op op, int p, Bytes nbytes, const Tables::Nvls::TreeTunerRule& rule) {

@@ -85,6 +85,10 @@ double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes);
 // one loop (reduce through the switch, network hops up and down the tree of nodes, multicast) take beyond
 // the switch pass that bytes/bw already counts; one loop of every channel at once, `ranks` the comm's.
 double nvls_tree_fill_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes, int ranks);
+// NVLS-tree's per-step handoff beyond NCCL's figure at the default chunk (us; negative for a chunk above it):
+// (loops + pipeline_stages - 1) x NCCL's NVLink Simple step x (1 - chunk / NCCL_NVLS_CHUNKSIZE), where the tables
+// list it (nvls.tree.step_handoff); `nch` CUDA channels.
+double nvls_tree_step_handoff_us(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
 
 // The graph's raw bus bandwidth for ring or tree, nChannels x bw, before NCCL's refinements: the tree's own
 // per-channel figure (Graph::tree_bw) on 2 nodes.

@@ -82,8 +82,65 @@ TEST_CASE("NVLS-tree at a mid size on 2 x 8 H100: one loop, its stages in turn")
   REQUIRE(row.choice.algo == "nvls_tree");
   // 8 MiB: NCCL 2.30's latency 25 + 2 x 20.9 = 66.8 us, the bytes at NCCL's NVLS-tree algbw 461.6 x 16/30 =
   // 246.19 GB/s (34.07 us), and one loop's stages beyond that pass: half a switch pass of 8 MiB at 253.867
-  // GB/s (16.52 us) and the two half-loaded network hops, 8 MiB / (8 x 48) (21.85 us): 139.24 us.
-  CHECK(to_us(row.time) == doctest::Approx(139.24).epsilon(0.002));
+  // GB/s (16.52 us) and the two half-loaded network hops, 8 MiB / (8 x 48) (21.85 us): 139.24 us; and the step
+  // handoff of one 64 KiB loop, 3 steps x 3.4 x (1 - 64/128) = 5.1 us: 144.34 us.
+  CHECK(to_us(row.time) == doctest::Approx(144.34).epsilon(0.002));
+}
+
+// NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE as a run states them (aws-ofi-nccl sets both to 512 KiB on p5):
+// calcCollChunking starts from min(512 KiB, 512 KiB) and halves below 32 x 128 x 512 KiB = 2 GiB (to 256 KiB), below
+// 16 x 128 x 256 KiB = 512 MiB (128 KiB), below 64 MiB (64 KiB), below 8 MiB (32 KiB). The chunk alone on 2 nodes
+// sets the tree's max too (maxChunkSize = chunkSize when the parameter is -2); from 4 nodes the max stays 64 KiB.
+// The fill at 4 GiB: 512 KiB chunks, W = 16 x 8 x 512 KiB = 64 MiB, 4 x the 128 KiB figure above = 439.12 us.
+TEST_CASE("NVLS-tree chunk from a stated NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE") {
+  const auto& tab = nccl::load_tables();
+  auto h2 = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib"));
+  h2.nvls.chunk_bytes = 524288;
+  h2.nvls.tree_max_chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 524288.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 2048 * MiB) == 524288.0); // not under 2 GiB
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 1024 * MiB) == 262144.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 512 * MiB) == 262144.0); // not under 512 MiB
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 256 * MiB) == 131072.0);
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 32 * MiB) == 65536.0);
+  CHECK(nccl::nvls_tree_fill_us(tab, h2, 16, 4096 * MiB, 16) == doctest::Approx(439.12).epsilon(0.001));
+  // The tree's max alone: min(128 KiB, 512 KiB) = 128 KiB, NCCL's default chunk.
+  h2.nvls.chunk_bytes = 0;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 131072.0);
+  // The chunk alone: the 2-node max follows it.
+  h2.nvls.chunk_bytes = 524288;
+  h2.nvls.tree_max_chunk_bytes = 0;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h2, 16, 16384 * MiB) == 524288.0);
+  auto h4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib"));
+  h4.nvls.chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h4, 16, 16384 * MiB) == 65536.0);
+  h4.nvls.tree_max_chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, h4, 16, 16384 * MiB) == 524288.0);
+  // Blackwell's tuning (2 x 8 B200, 48 GB/s heads: max 64 KiB) gives way to a stated max.
+  auto b2 = graph_of(topology::resolve_topology("machine:gpu=b200,nodes=2,nics=8x400G,kind=roce"));
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, 16384 * MiB) == 65536.0);
+  b2.nvls.tree_max_chunk_bytes = 131072;
+  CHECK(nccl::nvls_tree_chunk_bytes(tab, b2, 32, 16384 * MiB) == 131072.0);
+}
+
+// The step handoff, (loops + 2) x NCCL's 3.4 us NVLink Simple step x (1 - chunk / 128 KiB), on 2 x 8 H100 (16 channels x
+// 8 heads): 32 MiB runs 64 KiB chunks, 2 MiB a channel in 512 KiB loops, 4 loops: 6 x 3.4 x 0.5 = 10.2 us; 4 MiB one
+// 32 KiB loop: 3 x 3.4 x 0.75 = 7.65 us; 4 GiB on 128 KiB: 0; 16 GiB on a stated 512 KiB: 1 GiB a channel in 4 MiB
+// loops, 256 loops: 258 x 3.4 x (1 - 4) = -2631.6 us. 4 nodes at 4 GiB: the 64 KiB max, 256 MiB a channel in 512 KiB
+// loops, 512 loops: 514 x 1.7 = 873.8 us.
+TEST_CASE("NVLS-tree step handoff: NCCL's Simple step against the default chunk, by hand") {
+  const auto& tab = nccl::load_tables();
+  auto h2 = graph_of(topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib"));
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, h2, 16, 32 * MiB) == doctest::Approx(10.2));
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, h2, 16, 4 * MiB) == doctest::Approx(7.65));
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, h2, 16, 4096 * MiB) == doctest::Approx(0.0));
+  h2.nvls.chunk_bytes = h2.nvls.tree_max_chunk_bytes = 524288;
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, h2, 16, 16384 * MiB) == doctest::Approx(-2631.6));
+  const auto h4 = graph_of(topology::resolve_topology("cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=ib"));
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, h4, 16, 4096 * MiB) == doctest::Approx(873.8));
+  // One node runs NVLS, not NVLS-tree: its own rule (nvls_step_handoff_us), not this one.
+  const auto one = graph_of(topology::resolve_topology("machine:gpu=h100,gpus=8"));
+  CHECK(nccl::nvls_tree_step_handoff_us(tab, one, 16, 32 * MiB) == 0.0);
 }
 
 TEST_CASE("NIC heads: the nearest GPU, an equally near one without a NIC first") {
