@@ -934,8 +934,12 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   // its connection's NCCL_STEPS = 8 slots (prims_simple.h waitPeer; the tree's ProtoSimple<1, 1> puts a chunk in one
   // slot). Replayed as two pipelines under gpu semantics with 8 credits, a hop's latency is paid once along the tree,
   // not once a segment: the shared lockstep ticks paid it per 512 KiB chunk (2 x 8 A100 over IB, 1 GiB tree/Simple:
-  // 24.8 ms at 32 segments a job, 26.6 at 256). Across nodes only: one node's chain is left as it was measured.
-  const bool split = !tab_.rccl && g.nodes > 1;
+  // 24.8 ms at 32 segments a job, 26.6 at 256). Across nodes, where every network link is InfiniBand (NCCL's own IB
+  // verbs transport, as the ring/LL chain above). Every other fabric keeps the lockstep: the four runs with tree rows
+  // past 8 MiB (EFA p4d / p4de, RoCE L40S and A100, Slingshot Polaris) all measure below the pipelined replay's rate
+  // (every moved row worse, models/README.md "NVIDIA's tree across nodes"), so the per-segment latency stands in for
+  // a shortfall there that no source read gives.
+  const bool split = !tab_.rccl && g.nodes > 1 && network_is_infiniband(topo_);
   if (split) plan.params.semantics = engine::Semantics::gpu;
   plan.topo = &v.topo;
   plan.router = v.router;
