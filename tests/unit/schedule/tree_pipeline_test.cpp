@@ -72,7 +72,7 @@ TEST_CASE("tree pipeline refuses trees that are not trees") {
   CHECK_THROWS_AS(TreePipelineAllReduce(a, {-1, 5, 0}, 1), Error);    // parent out of range
 }
 
-// RCCL's runTreeSplit (LL / LL128 tree allreduce): the up and down groups of a GPU run at once, so the two directions
+// runTreeSplit (NVIDIA's tree allreduce, RCCL's LL / LL128 one): the up and down groups of a GPU run at once, so the two directions
 // are two pipelines, not one lockstep. Two GPUs, the root on GPU 0: GPU 1's up group streams k segments to the root,
 // which sends each on to GPU 1's down group as it comes in: by hand (k + 1) segment times and the latency of two
 // messages; the shared-tick TreePipelineAllReduce on the same tree pays the latency once a segment.
