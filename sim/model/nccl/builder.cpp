@@ -933,6 +933,18 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   // RCCL's tree runs its own chunk rules (rccl.hpp rccl_tree_chunk_bytes); NVIDIA's replay keeps the step as measured before.
   if (tab_.rccl && g.nodes > 1) chunk = rccl_tree_chunk_bytes(proto, chunk, size.size, nc, g.nodes, metrics::ranks_of(cfg));
   const auto max_segments = static_cast<std::uint64_t>(4 * tab_.max_loops_simulated);
+  // NVIDIA's tree allreduce is runTreeSplit under every protocol (src/device/all_reduce.h, v2.19.3-1..v2.29.2-1; not
+  // CUDA 11.2-11.3 on sm80): a block's reduce-up and broadcast-down groups run at once, each sender running ahead into
+  // its connection's NCCL_STEPS = 8 slots (prims_simple.h waitPeer; the tree's ProtoSimple<1, 1> puts a chunk in one
+  // slot). Replayed as two pipelines under gpu semantics with 8 credits, a hop's latency is paid once along the tree,
+  // not once a segment: the shared lockstep ticks paid it per 512 KiB chunk (2 x 8 A100 over IB, 1 GiB tree/Simple:
+  // 24.8 ms at 32 segments a job, 26.6 at 256). Across nodes, where every network link is InfiniBand (NCCL's own IB
+  // verbs transport, as the ring/LL chain above). Every other fabric keeps the lockstep: the four runs with tree rows
+  // past 8 MiB (EFA p4d / p4de, RoCE L40S and A100, Slingshot Polaris) all measure below the pipelined replay's rate
+  // (every moved row worse, models/README.md "NVIDIA's tree across nodes"), so the per-segment latency stands in for
+  // a shortfall there that no source read gives.
+  const bool split = !tab_.rccl && g.nodes > 1 && network_is_infiniband(topo_);
+  if (split) plan.params.semantics = engine::Semantics::gpu;
   plan.topo = &v.topo;
   plan.router = v.router;
   std::size_t i = 0;
@@ -953,8 +965,16 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
     a.ranks = static_cast<int>(ring.size());
     a.count = mine;
     a.elt_size = cfg.dtype.size;
-    engine::add_job(plan, std::make_unique<schedule::TreePipelineAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k),
-                    ring, cfg.dtype.size);
+    if (split) {
+      a.ranks *= 2; // ranks 0..p-1 the up groups, p..2p-1 the down groups, on the same GPUs
+      std::vector<int> gpus(ring);
+      gpus.insert(gpus.end(), ring.begin(), ring.end());
+      engine::add_job(plan, std::make_unique<schedule::TreeSplitAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k), gpus,
+                      cfg.dtype.size);
+    } else {
+      engine::add_job(plan, std::make_unique<schedule::TreePipelineAllReduce>(a, tree_parents(ring, g.host_of_gpu, key.second), k),
+                      ring, cfg.dtype.size);
+    }
     plan.job_names.push_back(fmt::format("ring {} tree {}", key.first, key.second));
   }
   // The channels' trees (and mirror trees) share NIC and NVLink links at the same time, their packets

@@ -69,4 +69,44 @@ bool TreePipelineAllReduce::step(int r, int s, std::vector<Action>& out) const {
   return true;
 }
 
+CollArgs TreeSplitAllReduce::half(CollArgs a) {
+  if (a.ranks % 2 != 0) fail("tree split: {} ranks, need two (up and down) per GPU", a.ranks);
+  a.ranks /= 2;
+  return a;
+}
+
+TreeSplitAllReduce::TreeSplitAllReduce(const CollArgs& a, const std::vector<int>& parent, std::uint64_t segments)
+    : Schedule(a), tree_(half(a), parent, segments), p_(a.ranks / 2) {}
+
+bool TreeSplitAllReduce::step(int r, int s, std::vector<Action>& out) const {
+  out.clear();
+  const long k = static_cast<long>(tree_.segments()), H = tree_.height(tree_.root());
+  auto in_range = [&](long j) { return j >= 0 && j < k; };
+  auto seg = [&](long j) { return tree_.segment(static_cast<std::uint64_t>(j)); };
+  if (p_ == 1) return false;
+  if (r < p_) { // the up group; the root's sends down too
+    const long h = tree_.height(r);
+    const bool root = tree_.parent(r) < 0;
+    if (s >= k + h) return false; // the root's last send down is at tick k - 1 + H
+    for (int c : tree_.children(r))
+      if (const long j = s - tree_.height(c); in_range(j)) recv_reduce(out, c, seg(j));
+    if (const long j = s - h; in_range(j)) {
+      if (!root) send(out, tree_.parent(r), seg(j));
+      else
+        for (int c : tree_.children(r)) send(out, p_ + c, seg(j));
+    }
+    return true;
+  }
+  const int g = r - p_;
+  const int up = tree_.parent(g);
+  if (up < 0) return false; // the root's down group
+  const long d = tree_.depth(g);
+  const bool leaf = tree_.children(g).empty();
+  if (s >= k + H + d - (leaf ? 1 : 0)) return false;
+  if (const long j = s - (H + d - 1); in_range(j)) recv(out, tree_.parent(up) < 0 ? up : p_ + up, seg(j));
+  if (const long j = s - (H + d); in_range(j))
+    for (int c : tree_.children(g)) send(out, p_ + c, seg(j));
+  return true;
+}
+
 } // namespace ccsim::schedule

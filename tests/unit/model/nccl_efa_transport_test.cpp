@@ -126,13 +126,15 @@ TEST_CASE("EFA RDMA protocol: a message above the 8192 B eager limit waits one c
 // The same on a replay: 2 HGX H100 nodes, allreduce forced to tree/Simple (16 ranks, nccl-tests sizes). Over
 // EFA against the same tree over InfiniBand, the difference is the per-hop one at every size (both sides pick
 // the same channels) plus, once a channel's share is above 8192 B, 23 us more. At 8 B one channel carries 8 B
-// (eager); at 64 MiB every channel carries MiBs. So the 64 MiB gap exceeds the 8 B gap by 23 us.
-TEST_CASE("Two HGX H100 nodes over EFA: tree at 64 MiB pays the rendezvous hop that 8 B does not") {
+// (eager); at 4 MiB each of the 16 channels carries 256 KiB, one segment a job. So the 4 MiB gap exceeds the 8 B gap
+// by 23 us. (One segment: past it the tree over InfiniBand pipelines its segments and EFA's keeps the lockstep,
+// builder.cpp tree_plan, so the gap also holds a per-segment latency.)
+TEST_CASE("Two HGX H100 nodes over EFA: tree at 4 MiB pays the rendezvous hop that 8 B does not") {
   const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=efa");
   const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=ib");
   auto tree = [](const topology::Topology& t, Bytes n) { return test::bare_forced_allreduce(t, nccl::AlgoMode::Tree, "Simple", n); };
   const auto small_efa = tree(efa, 8), small_ib = tree(ib, 8);
-  const auto big_efa = tree(efa, Bytes{64} << 20), big_ib = tree(ib, Bytes{64} << 20);
+  const auto big_efa = tree(efa, Bytes{4} << 20), big_ib = tree(ib, Bytes{4} << 20);
   REQUIRE(small_efa.choice.channels == small_ib.choice.channels);
   REQUIRE(big_efa.choice.channels == big_ib.choice.channels);
   const double small_gap = to_us(small_efa.time) - to_us(small_ib.time);
@@ -170,13 +172,13 @@ TEST_CASE("EFA two-sided protocols: a SENDRECV message above the provider's eage
 // The same on a replay: 2 HGX A100 nodes, allreduce forced to tree/Simple. Over EFA against the same tree over
 // InfiniBand the gap is the per-hop one at every size (both pick the same channels) plus, once a channel's
 // message is above 8192 B, the read's 23 us on each of the tree's 2 log2(2) = 2 network hops: 46 us more at
-// 64 MiB than at 8 B.
-TEST_CASE("Two HGX A100 nodes over EFA: tree at 64 MiB pays the provider's read on both network hops") {
+// 4 MiB (8 channels of 512 KiB, one segment a job, as in the H100 case above) than at 8 B.
+TEST_CASE("Two HGX A100 nodes over EFA: tree at 4 MiB pays the provider's read on both network hops") {
   const auto efa = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=efa");
   const auto ib = topology::resolve_topology("cluster:nodes=2,node=hgx-a100,nics=4x100G,kind=ib");
   auto tree = [](const topology::Topology& t, Bytes n) { return test::bare_forced_allreduce(t, nccl::AlgoMode::Tree, "Simple", n); };
   const auto small_efa = tree(efa, 8), small_ib = tree(ib, 8);
-  const auto big_efa = tree(efa, Bytes{64} << 20), big_ib = tree(ib, Bytes{64} << 20);
+  const auto big_efa = tree(efa, Bytes{4} << 20), big_ib = tree(ib, Bytes{4} << 20);
   REQUIRE(small_efa.choice.channels == small_ib.choice.channels);
   REQUIRE(big_efa.choice.channels == big_ib.choice.channels);
   const double small_gap = to_us(small_efa.time) - to_us(small_ib.time);
