@@ -251,16 +251,23 @@ static std::vector<int> nearest_members(Router& router, const Topology& t, const
 // v2.29.2-1 src/graph/search.cc followPath, ncclTopoSearchTryGpu; the "most local GPUs" loop of
 // ncclTopoSearchRecNet tries the next tied GPU), so where several GPUs tie for the NIC two channels do not
 // leave (or enter) through one GPU port or PCIe switch uplink that one channel fills.
-static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j,
+static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j, const std::vector<int>& order,
                                     const std::function<bool(int)>& near, std::set<int>& entries,
                                     const std::function<bool(int, int)>& room) {
   std::vector<int> r;
   std::size_t exit = SIZE_MAX;
+  // Within an inside ring, the pair whose entry comes first from GPU j on in the host's GPU order: NCCL's
+  // channel c tries the tied GPUs from index c on (ncclTopoSearchRecNet: g = (nChannels + i) % ngpus).
+  const auto from_j = [&](int g) {
+    const auto pos = static_cast<std::size_t>(std::find(order.begin(), order.end(), g) - order.begin());
+    return (pos + order.size() - j % std::max<std::size_t>(1, order.size())) % std::max<std::size_t>(1, order.size());
+  };
   for (const bool need_room : {true, false})
     for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
       const auto& c = inside[(j + k) % inside.size()];
-      for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-        if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1 && (!need_room || room(c[i], c[(i + 1) % c.size()])))
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (const int e = c[(i + 1) % c.size()]; near(c[i]) && near(e) && c.size() > 1 && (!need_room || room(c[i], e)) &&
+                                                  (exit == SIZE_MAX || from_j(e) < from_j(r[(exit + 1) % r.size()])))
           r = c, exit = i;
     }
   if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
@@ -357,7 +364,7 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
         fewest = std::min(fewest, hops[g]);
       }
       const std::function<bool(int)> near = [&](int g) { const auto it = hops.find(g); return it != hops.end() && it->second == fewest; };
-      const auto r = inside_part(inside, j, near, entries, room);
+      const auto r = inside_part(inside, j, members[pre], near, entries, room);
       for (ChannelId c : nic_path(t.gpu_node(r.back()), nic)) ++taken[c];
       for (ChannelId c : nic_path(nic, t.gpu_node(r.front()))) ++taken[c];
       out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
