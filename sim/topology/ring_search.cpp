@@ -245,25 +245,43 @@ static std::vector<int> nearest_members(Router& router, const Topology& t, const
 
 // Ring j's stretch inside one host, leaving it from a GPU `near` NIC j: an inside ring in which two such
 // GPUs are neighbours (on a DGX-1 the two GPUs under one PCIe switch share an NVLink), else one leaving
-// from the nearest GPU and entering at its successor; rotated to end at the exit GPU.
-static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j,
-                                    const std::function<bool(int)>& near, std::set<int>& entries) {
+// from the nearest GPU and entering at its successor; rotated to end at the exit GPU. Among those, first an
+// exit and entry whose NIC paths still have room (`room(exit, entry)`): NCCL's search takes each channel's
+// speed off every link of its NET-GPU paths and skips a GPU whose path has less left (NVIDIA/nccl v2.18.3-1 to
+// v2.29.2-1 src/graph/search.cc followPath, ncclTopoSearchTryGpu; the "most local GPUs" loop of
+// ncclTopoSearchRecNet tries the next tied GPU), so where several GPUs tie for the NIC two channels do not
+// leave (or enter) through one GPU port or PCIe switch uplink that one channel fills.
+static std::vector<int> inside_part(const std::vector<std::vector<int>>& inside, std::size_t j, const std::vector<int>& order,
+                                    const std::function<bool(int)>& near, std::set<int>& entries,
+                                    const std::function<bool(int, int)>& room) {
   std::vector<int> r;
   std::size_t exit = SIZE_MAX;
-  for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
-    const auto& c = inside[(j + k) % inside.size()];
-    for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-      if (near(c[i]) && near(c[(i + 1) % c.size()]) && c.size() > 1) r = c, exit = i;
-  }
+  // Within an inside ring, the pair whose entry comes first from GPU j on in the host's GPU order: NCCL's
+  // channel c tries the tied GPUs from index c on (ncclTopoSearchRecNet: g = (nChannels + i) % ngpus).
+  const auto from_j = [&](int g) {
+    const auto pos = static_cast<std::size_t>(std::find(order.begin(), order.end(), g) - order.begin());
+    return (pos + order.size() - j % std::max<std::size_t>(1, order.size())) % std::max<std::size_t>(1, order.size());
+  };
+  for (const bool need_room : {true, false})
+    for (std::size_t k = 0; k < inside.size() && exit == SIZE_MAX; ++k) {
+      const auto& c = inside[(j + k) % inside.size()];
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (const int e = c[(i + 1) % c.size()]; near(c[i]) && near(e) && c.size() > 1 && (!need_room || room(c[i], e)) &&
+                                                  (exit == SIZE_MAX || from_j(e) < from_j(r[(exit + 1) % r.size()])))
+          r = c, exit = i;
+    }
   if (exit == SIZE_MAX) { // no such pair: leave from the nearest GPU, enter at its successor
     // Of the inside rings, the first whose successor is not yet another ring's entry: the network
     // delivers to the entry GPU through the NIC beside it, so distinct entries spread the receives
     // over the NICs (RCCL's xGMI-mesh models enter each ring at a different GPU's NIC).
-    for (std::size_t k = 0; k <= inside.size() && exit == SIZE_MAX; ++k) {
-      const auto& c = inside[(j + k) % inside.size()];
-      for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
-        if (near(c[i]) && (k == inside.size() || !entries.count(c[(i + 1) % c.size()]))) r = c, exit = i;
-    }
+    for (const bool need_room : {true, false})
+      for (std::size_t k = 0; k <= inside.size() && exit == SIZE_MAX; ++k) {
+        const auto& c = inside[(j + k) % inside.size()];
+        for (std::size_t i = 0; i < c.size() && exit == SIZE_MAX; ++i)
+          if (near(c[i]) && (k == inside.size() || !entries.count(c[(i + 1) % c.size()])) &&
+              (!need_room || room(c[i], c[(i + 1) % c.size()])))
+            r = c, exit = i;
+      }
     if (exit != SIZE_MAX) entries.insert(r[(exit + 1) % r.size()]);
   }
   std::rotate(r.begin(), r.begin() + static_cast<long>(exit) + 1, r.end());
@@ -316,7 +334,27 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
       for (std::size_t j = 0; j < rings; ++j) out.rings[j].insert(out.rings[j].end(), paths[j].begin(), paths[j].end());
       continue;
     }
+    // Rings already through each directed link of this host's GPU-NIC paths. At the search's speed a channel fills
+    // its NET-GPU path's narrowest link (NCCL's first inter speed is at or under that path's bandwidth:
+    // ncclTopoSearchInit maxBw, ncclTopoCompute), so a link carries as many rings as it has that bandwidth over.
+    std::map<ChannelId, int> taken;
+    const auto nic_path = [&](int from, int to) {
+      const auto span = router.route(from, to);
+      return std::vector<ChannelId>(span.begin(), span.end());
+    };
+    const auto fits = [&](const std::vector<ChannelId>& path) {
+      const Bandwidth narrowest = router.info(path).bottleneck;
+      for (ChannelId c : path) {
+        const Bandwidth rings_on = narrowest > 0 ? std::max<Bandwidth>(1, t.channel_capacity(c) / narrowest) : 1;
+        if (const auto it = taken.find(c); it != taken.end() && static_cast<Bandwidth>(it->second) >= rings_on) return false;
+      }
+      return true;
+    };
     for (std::size_t j = 0; j < rings; ++j) {
+      const int nic = nics[pre][j];
+      const std::function<bool(int, int)> room = [&](int exit_gpu, int entry_gpu) {
+        return fits(nic_path(t.gpu_node(exit_gpu), nic)) && fits(nic_path(nic, t.gpu_node(entry_gpu)));
+      };
       // GPUs nearest NIC j (fewest hops): the ring should leave the node from one and enter at another,
       // so that both directions of the network hop use NIC j.
       std::map<int, int> hops; // per member GPU (a vector over every GPU per host and ring was quadratic)
@@ -326,7 +364,9 @@ static RingSet nic_rings(const Topology& t, const std::vector<int>& gpus, const 
         fewest = std::min(fewest, hops[g]);
       }
       const std::function<bool(int)> near = [&](int g) { const auto it = hops.find(g); return it != hops.end() && it->second == fewest; };
-      const auto r = inside_part(inside, j, near, entries);
+      const auto r = inside_part(inside, j, members[pre], near, entries, room);
+      for (ChannelId c : nic_path(t.gpu_node(r.back()), nic)) ++taken[c];
+      for (ChannelId c : nic_path(nic, t.gpu_node(r.front()))) ++taken[c];
       out.rings[j].insert(out.rings[j].end(), r.begin(), r.end());
     }
   }

@@ -60,12 +60,16 @@ struct Router::Tree {
   std::size_t bytes() const { return width.size() * sizeof(Bandwidth) + pred.size() * width.size() * sizeof(std::uint32_t); }
 };
 
-Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budget_(tree_budget) {
-  if (const auto* f = t.crossbar_formula(); f && t.route_overrides.empty()) {
+Router::Router(const Topology& t, std::size_t tree_budget) : Router(t, {}, tree_budget) {}
+
+Router::Router(const Topology& t, std::span<const Topology::RouteOverride> extra, std::size_t tree_budget)
+    : topo_(t), tree_budget_(tree_budget) {
+  const bool overridden = !t.route_overrides.empty() || !extra.empty();
+  if (const auto* f = t.crossbar_formula(); f && !overridden) {
     crossbar_gpus_ = static_cast<std::uint32_t>(f->gpus); // GPU node i has link i: routes need no table
     return;
   }
-  if (const auto* f = t.torus_formula(); f && t.route_overrides.empty()) {
+  if (const auto* f = t.torus_formula(); f && !overridden) {
     torus_ = f;
     std::uint32_t slots = 1;
     while (slots < static_cast<std::uint32_t>(f->gpus()) && slots < (1u << 16)) slots *= 2;
@@ -77,13 +81,13 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
   // pass over the links, not one per hop (PXN's overrides on 192 GB200 ranks are ~36,000 paths; a pass per hop
   // was a sixth of a calibration's time, scripts/BENCHMARKS.md "CI time, eighteenth session").
   std::unordered_map<std::uint64_t, int> widest_between;
-  if (!t.route_overrides.empty())
+  if (overridden)
     for (std::size_t li = 0; li < t.links.size(); ++li) {
       const auto& l = t.links[li];
       auto [it, added] = widest_between.try_emplace(key(std::min(l.a, l.b), std::max(l.a, l.b)), static_cast<int>(li));
       if (!added && l.capacity() > t.links[static_cast<std::size_t>(it->second)].capacity()) it->second = static_cast<int>(li);
     }
-  for (const auto& ro : t.route_overrides) {
+  const auto add_override = [&](const Topology::RouteOverride& ro) {
     std::vector<ChannelId> chans;
     for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
       const int a = ro.path[i], b = ro.path[i + 1];
@@ -95,7 +99,9 @@ Router::Router(const Topology& t, std::size_t tree_budget) : topo_(t), tree_budg
       chans.push_back(Topology::channel(best, t.links[static_cast<std::size_t>(best)].a != a));
     }
     overrides_[key(ro.src, ro.dst)] = std::move(chans);
-  }
+  };
+  for (const auto& ro : t.route_overrides) add_override(ro);
+  for (const auto& ro : extra) add_override(ro);
   if (t.structure.kind == Structure::Kind::Crossbar) {
     gpu_uplink_.assign(t.nodes.size(), -1);
     for (std::size_t li = 0; li < t.links.size(); ++li) {

@@ -32,6 +32,9 @@ class Router {
  public:
   // `tree_budget`: bytes of per-source route trees kept for general graphs (older ones are recomputed if needed).
   explicit Router(const Topology& t, std::size_t tree_budget = std::size_t{256} << 20);
+  // With `extra` route overrides besides the drawing's own (taken as if they were in t.route_overrides, later
+  // ones winning), without a copy of the topology: a cluster's Topology is megabytes, an override a few nodes.
+  Router(const Topology& t, std::span<const Topology::RouteOverride> extra, std::size_t tree_budget = std::size_t{256} << 20);
   ~Router();
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;

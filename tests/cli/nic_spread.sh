@@ -28,4 +28,16 @@ done
 one=$(run 1x200G)
 b=$(bytes_on "$one" "n0.xnic0->fabric")
 [ "$b" = 1879048192 ] || bad "1 NIC on the CPU: n0.xnic0->fabric carries ${b:-no} bytes at 1 GiB, not 1879048192 (2 x 7/8 GiB)"
+# 8 H100s a node in pairs under 4 PCIe switches, both 400G NICs on the CPU, forced to ring: NCCL's ring search
+# takes each channel's speed off every link of its NET-GPU paths (search.cc followPath), so channel 1 does not
+# enter or leave through the switch uplink channel 0 fills (by hand, tests/unit/topology/cluster_test.cpp: ring 0
+# enters GPU 0 under pcie_sw0 and leaves from GPU 7 under pcie_sw3, ring 1 enters GPU 2 under pcie_sw1 and leaves
+# from GPU 1 under pcie_sw0). Each ring carries half of 2 x 15/16 x 2^30 into each node: 1006632960 bytes down
+# cpu0 -> pcie_sw0 and cpu0 -> pcie_sw1 each (both rings down pcie_sw0 before: 2013265920 on it).
+h100=$("$ccsim" --topo machine:gpu=h100,gpus=8,nodes=2,nics=2x400G,kind=ib,nic_at=cpu,sockets=1 --model nccl --params none \
+  --op allreduce --nccl-algo ring -b 1G -e 1G --links 2>&1)
+for l in 'n0.cpu0->n0.pcie_sw0' 'n0.cpu0->n0.pcie_sw1' 'n0.pcie_sw3->n0.cpu0' 'n0.pcie_sw0->n0.cpu0'; do
+  b=$(bytes_on "$h100" "$l")
+  [ "$b" = 1006632960 ] || bad "H100 pairs, 2 NICs on the CPU: $l carries ${b:-no} bytes at 1 GiB, not 1006632960 (one ring's half)"
+done
 exit $((fails > 0))

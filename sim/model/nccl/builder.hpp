@@ -157,9 +157,9 @@ class Builder final : public metrics::PlanBuilder {
   std::optional<ReleaseRings> release_rings_; // NCCL 2.4's own rings on one node (rings_v24.hpp), made with graph_
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<topology::Router> router_;               // every view's routes (drawn_router)
-  // ring_routers' answer for graph_ (made with it, cleared with views_): per ring a router or nullptr, and what they route on.
+  // ring_routers' answer for graph_ (made with it, cleared with views_): per ring a router (the drawn topology with the
+  // ring's own route overrides) or nullptr.
   std::optional<std::vector<topology::Router*>> ring_routers_;
-  std::vector<std::unique_ptr<topology::Topology>> ring_topos_;
   std::vector<std::unique_ptr<topology::Router>> ring_router_store_;
   std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall

@@ -219,6 +219,30 @@ TEST_CASE("across nodes, ring j leaves and enters every node through NIC j") {
   }
 }
 
+// Where every GPU ties for the NICs (both NICs on the CPU's root complex), NCCL's ring search (NVIDIA/nccl v2.18.3-1
+// to v2.29.2-1 src/graph/search.cc) gives channel c the NET nets[c], tries the tied GPUs from index c on as its
+// first GPU (ncclTopoSearchRecNet; channel 0 the PCI order first), goes round the NVSwitch GPUs in index order
+// (ncclTopoSearchNextGpuSort: the next GPU first) and leaves from the last one; followPath takes the channel's
+// speed off every link of the NET-GPU paths, and at the search's first speed (at or under the GPU-NIC path's
+// bandwidth) one channel fills them. By hand, on H100s in pairs under 4 PCIe switches of equal links:
+// channel 0 enters GPU 0 (NIC 0, cpu0 -> pcie_sw0 -> gpu0) and leaves from GPU 7 (pcie_sw3 -> cpu0); channel 1
+// cannot enter GPU 1 (cpu0 -> pcie_sw0 is full), enters GPU 2 (pcie_sw1) and leaves from GPU 1 (gpu1 ->
+// pcie_sw0 -> cpu0, which channel 0 does not use upward). The second host the same, 8 further on.
+TEST_CASE("across nodes, rings over tied NICs enter and leave through ports no other ring fills") {
+  const Topology t = resolve_topology("machine:gpu=h100,gpus=8,nodes=2,nics=2x400G,kind=ib,nic_at=cpu,sockets=1");
+  const auto set = pack_rings(t, {});
+  REQUIRE(set.rings.size() == 2);
+  CHECK(set.rings[0] == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  CHECK(set.rings[1] == std::vector<int>{2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9});
+  // Two H100 NVLs a node, both NICs on a NUMA node without GPUs: channel 0 enters GPU 0 and leaves from GPU 1;
+  // channel 1's replay of that order finds GPU 0's port full, so it enters GPU 1 and leaves from GPU 0.
+  const Topology nvl = resolve_topology("machine:gpu=h100nvl,gpus=2,nodes=2,nics=2x200G,kind=slingshot,sockets=2,cpu=amd,nic_at=numa");
+  const auto pair = pack_rings(nvl, {});
+  REQUIRE(pair.rings.size() == 2);
+  CHECK(pair.rings[0] == std::vector<int>{0, 1, 2, 3});
+  CHECK(pair.rings[1] == std::vector<int>{1, 0, 3, 2});
+}
+
 TEST_CASE("cluster specs that cannot work are refused with the reason") {
   CHECK_THROWS_WITH_AS(generate_from_spec("cluster:nodes=2,node=hgx-h100,nics=4x400G"),
                        doctest::Contains("nics must be at least 8"), Error);
