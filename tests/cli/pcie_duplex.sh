@@ -30,4 +30,7 @@ for bad in abc 0GB/s -5GB/s; do
   [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q pcie_duplex ||
     { echo "FAIL pcie_duplex=$bad: rc $rc: $err"; fail=1; }
 done
+# `ccsim topo show` says the budget on each GPU port (2 ports, 75 GB/s).
+show=$("$ccsim" topo show "$M,pcie_duplex=75GB/s" 2>&1)
+[ "$(echo "$show" | grep -c 'both ways together 75 GB/s')" = 2 ] || { echo "FAIL topo show: $show"; fail=1; }
 exit $fail
