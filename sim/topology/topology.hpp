@@ -56,7 +56,7 @@ struct Link {
   // `bw` x lanes). A PCIe port whose peer-to-peer traffic both ways at once is held to less than twice one
   // way (the pair's "Bidirectional P2P=Enabled" figure of CUDA's p2pBandwidthLatencyTest below twice its
   // unidirectional one): set by machine:...,pcie_duplex= on every GPU's PCIe port; --model nccl reads it
-  // (models/README.md "PCIe both ways at once"). Not read from or written to topology files.
+  // (models/README.md "PCIe both ways at once"); a file's link "duplex": "75GB/s".
   Bandwidth duplex = 0;
   Bandwidth capacity() const { return bw * static_cast<Bandwidth>(lanes); }
 };

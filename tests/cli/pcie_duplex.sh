@@ -30,6 +30,18 @@ for bad in abc 0GB/s -5GB/s; do
   [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q pcie_duplex ||
     { echo "FAIL pcie_duplex=$bad: rc $rc: $err"; fail=1; }
 done
+# A topology file says it per link ("duplex"): the same pair as a file gives the same 30 GB/s; 0 is refused.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+link() { echo "{\"a\": \"$1\", \"b\": \"cpu0\", \"type\": \"pcie5\", \"bw\": \"63GB/s\", \"latency\": \"1us\", \"duplex\": \"$2\"}"; }
+cat > "$tmp/pair.json" <<JSON
+{"name": "pair", "gpu": "rtxpro6000", "cpu": "amd",
+ "nodes": [{"name": "gpu0", "kind": "gpu"}, {"name": "gpu1", "kind": "gpu"}, {"name": "cpu0", "kind": "cpu"}],
+ "links": [$(link gpu0 60GB/s), $(link gpu1 60GB/s)]}
+JSON
+check "$tmp/pair.json" sendrecv 30
+sed 's/"duplex": "60GB\/s"/"duplex": "0GB\/s"/' "$tmp/pair.json" > "$tmp/bad.json"
+err=$("$ccsim" --topo "$tmp/bad.json" --model nccl --op sendrecv -b 1M -e 1M 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q 'duplex' || { echo "FAIL file duplex 0: rc $rc: $err"; fail=1; }
 # `ccsim topo show` says the budget on each GPU port (2 ports, 75 GB/s).
 show=$("$ccsim" topo show "$M,pcie_duplex=75GB/s" 2>&1)
 [ "$(echo "$show" | grep -c 'both ways together 75 GB/s')" = 2 ] || { echo "FAIL topo show: $show"; fail=1; }

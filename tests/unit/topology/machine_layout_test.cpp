@@ -95,3 +95,13 @@ TEST_CASE("machine: pcie_duplex holds each GPU port, not the uplinks, and surviv
   for (const auto& l : c.links) held_c += l.duplex > 0;
   CHECK(held_c == 4);
 }
+
+// A file carries the budget as a link's "duplex": written by topology_to_json, read back to the same bytes/s.
+TEST_CASE("machine: pcie_duplex round-trips through the JSON writer and reader") {
+  const auto t = resolve_topology("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,pcie_duplex=75GB/s");
+  const auto j = topology_to_json(t);
+  CHECK(j["links"][0]["duplex"] == "75GB/s");
+  const auto back = topology_from_json(j, "round trip");
+  REQUIRE(back.links.size() == t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) CHECK(back.links[i].duplex == Bandwidth{75'000'000'000});
+}
