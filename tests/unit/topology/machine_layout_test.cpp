@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "node_counts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/p2p.hpp"
