@@ -78,12 +78,14 @@ std::string show(const TopoOptions& o) {
   out += fmt::format("nodes ({}):\n", t.nodes.size());
   for (const auto& n : t.nodes)
     out += n.gpu >= 0 ? fmt::format("  {:<12} gpu {}\n", n.name, n.gpu) : fmt::format("  {:<12} {}\n", n.name, topology::to_string(n.kind));
-  out += fmt::format("\nlinks ({}), full duplex, bandwidth per direction:\n", t.links.size());
+  out += fmt::format("\nlinks ({}), full duplex unless a both-ways budget is shown, bandwidth per direction:\n", t.links.size());
   for (const auto& l : t.links)
-    out += fmt::format("  {:<10} - {:<10} {:<8} x{} {:>10}  latency {:<8}  {}source: {}\n", t.nodes[static_cast<std::size_t>(l.a)].name,
+    out += fmt::format("  {:<10} - {:<10} {:<8} x{} {:>10}  latency {:<8}  {}{}source: {}\n", t.nodes[static_cast<std::size_t>(l.a)].name,
                        t.nodes[static_cast<std::size_t>(l.b)].name, topology::to_string(l.type), l.lanes,
                        format_bandwidth(l.capacity()), format_duration(l.latency),
-                       l.host_staged ? "host-staged (SHM)  " : "", l.source.empty() ? "-" : l.source);
+                       l.host_staged ? "host-staged (SHM)  " : "",
+                       l.duplex > 0 ? fmt::format("both ways together {}  ", format_bandwidth(l.duplex)) : "",
+                       l.source.empty() ? "-" : l.source);
   if (t.num_gpus() > o.max_pairs_gpus) {
     out += fmt::format("\n({} GPUs: GPU-pair routes not listed; raise --max-gpus to see them)\n", t.num_gpus());
     return out;

@@ -378,7 +378,10 @@ Topology make_cluster(const Topology& m, const ClusterSpec& spec, const std::str
   for (int k = 0; k < spec.nodes; ++k) {
     const int base = static_cast<int>(t.nodes.size());
     for (const auto& n : m.nodes) t.add_node(fmt::format("n{}.{}", k, n.name), n.kind);
-    for (const auto& l : m.links) t.add_link(base + l.a, base + l.b, l.type, l.bw, l.latency, l.lanes, l.source, l.host_staged);
+    for (const auto& l : m.links) {
+      t.add_link(base + l.a, base + l.b, l.type, l.bw, l.latency, l.lanes, l.source, l.host_staged);
+      t.links.back().duplex = l.duplex;
+    }
     for (const auto& r : m.route_overrides) {
       Topology::RouteOverride ro{base + r.src, base + r.dst, r.path};
       for (int& v : ro.path) v += base;
@@ -668,6 +671,10 @@ Topology build_from_spec(const std::string& spec) {
     m.cpu = take(kv, "cpu", spec, "intel");
     m.bridge = take(kv, "bridge", spec, "-");
     if (m.bridge == "-") m.bridge.clear();
+    if (kv.count("pcie_duplex")) {
+      m.pcie_duplex = parse_bandwidth(take(kv, "pcie_duplex", spec), "--topo pcie_duplex");
+      if (m.pcie_duplex <= 0) fail("--topo {}: pcie_duplex must be above 0", spec);
+    }
     Topology node = make_machine(m);
     if (!kv.count("nodes") && !kv.count("nics") && !kv.count("instance")) {
       no_leftovers(kv, spec);

@@ -59,13 +59,14 @@ struct MachineSpec {
   int gpus_per_switch = 2;  // GPUs behind each PCIe switch where the board has switches
   std::string cpu = "intel"; // socket link: intel (UPI) or amd (EPYC xGMI), NCCL's socket figure follows it
   std::string bridge;        // NVLink bridge of PCIe cards: "" = the kind's default, else 2way, 4way or none
+  Bandwidth pcie_duplex = 0; // both directions of each GPU's PCIe port together (Link::duplex); 0: full duplex
 };
 Topology make_machine(const MachineSpec& m);
 
 // "crossbar:ranks=8,bw=25GB/s,alpha=1us", "torus:dims=4x4x4,bw=100GB/s,alpha=1us",
 // "cluster:nodes=2,node=hgx-h100,nics=8x400G[,fabric=switch|fattree][,kind=ib|roce|efa|slingshot|ethernet|gib|tcpx|tcpxo|spectrumx][,alpha=2.7us]
 //  [,leaf_ports=32][,oversub=1][,sharp=0|1|v2|v3|v4][,instance=p5.48xlarge|a3-megagpu-8g (AWS: efa; GCP: its kind, NICs)]", "machine:gpu=h200[,gpus=8][,intra=nvswitch|cubemesh|pcie|bridge][,p2p=off]
-//  [,pcie_switch=off][,sockets=1|2][,gpus_per_switch=N][,cpu=intel|amd][,bridge=2way|4way|none]
+//  [,pcie_switch=off][,sockets=1|2][,gpus_per_switch=N][,cpu=intel|amd][,bridge=2way|4way|none][,pcie_duplex=75GB/s]
 //  [,nodes=N,nics=8x400G,...cluster keys]"
 //  (with nodes or nics: a cluster of that machine)
 Topology generate_from_spec(const std::string& spec);

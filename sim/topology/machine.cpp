@@ -245,6 +245,14 @@ Topology make_machine(const MachineSpec& m) {
   doc["links"] = links;
   Topology t = topology_from_json(doc, fmt::format("machine:gpu={},gpus={},intra={}", m.gpu, m.gpus, intra));
   t.origin = "generated (machine:)";
+  // pcie_duplex: every GPU's PCIe port (to its switch or root port) carries at most this much both ways together.
+  if (m.pcie_duplex > 0) {
+    for (auto& l : t.links)
+      if (is_pcie(l.type) && (t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Gpu))
+        l.duplex = m.pcie_duplex;
+    t.name += "-duplex";
+    t.description += fmt::format(" PCIe ports of the GPUs: {:.1f} GB/s both directions together (pcie_duplex).", static_cast<double>(m.pcie_duplex) / 1e9);
+  }
   return t;
 }
 

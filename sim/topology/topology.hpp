@@ -52,6 +52,12 @@ struct Link {
   // a peer beyond NCCL_P2P_LEVEL, a GeForce driver without P2P). A fact of the drawing, not of `bw`: the
   // file's "host_staged": true; set by without_p2p, with_p2p_level, machine:...,p2p=off and the importers.
   bool host_staged = false;
+  // Both directions of the link together, bytes/s over all its lanes; 0: full duplex (each direction its own
+  // `bw` x lanes). A PCIe port whose peer-to-peer traffic both ways at once is held to less than twice one
+  // way (the pair's "Bidirectional P2P=Enabled" figure of CUDA's p2pBandwidthLatencyTest below twice its
+  // unidirectional one): set by machine:...,pcie_duplex= on every GPU's PCIe port; --model nccl reads it
+  // (models/README.md "PCIe both ways at once"); a file's link "duplex": "75GB/s".
+  Bandwidth duplex = 0;
   Bandwidth capacity() const { return bw * static_cast<Bandwidth>(lanes); }
 };
 

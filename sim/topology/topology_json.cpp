@@ -140,6 +140,8 @@ void read_links(Topology& t, const JsonValue& j) {
     std::string source = l.has("source") && l["source"].is_string() ? l["source"].as_string() : (d ? d->source : std::string{});
     const int link = t.add_link(a, b, *type, bw, lat, lanes, std::move(source));
     t.links[static_cast<std::size_t>(link)].host_staged = staged;
+    // Both directions together (Link::duplex; machine:...,pcie_duplex= writes it): a bandwidth like "bw".
+    if (auto v = l.get("duplex")) t.links[static_cast<std::size_t>(link)].duplex = bw_field(*v);
   }
 }
 
@@ -225,6 +227,7 @@ json link_json(const Topology& t, const Link& l) {
   if (l.lanes != 1) lj["lanes"] = l.lanes;
   if (!l.source.empty()) lj["source"] = l.source;
   if (l.host_staged) lj["host_staged"] = true;
+  if (l.duplex > 0) lj["duplex"] = parse_bandwidth(format_bandwidth(l.duplex), "duplex") == l.duplex ? json(format_bandwidth(l.duplex)) : json(l.duplex);
   return lj;
 }
 

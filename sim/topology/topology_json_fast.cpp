@@ -208,6 +208,7 @@ class Reader {
 
 bool Reader::key(std::string& k) {
   if (skip_ > 0) return true;
+  if (depth_ > 0 && top() == Frame::Link && k == "duplex") return false; // rare: a link's both-ways budget, read the careful way
   key_ = key_of(top(), k);
   if (key_ == Key::Other) return true;
   if (key_ == Key::Entry) {

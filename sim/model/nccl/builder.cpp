@@ -64,6 +64,7 @@ struct Builder::View {
   topology::Topology topo;
   topology::Router* router; // the Builder's drawn_router()
   int ring_channels = 0;    // ring_view: the CUDA channels its network caps were made for (0: no caps)
+  bool both_ways = true;    // duplex_both_ways of the op and ranks: a duplex-held port gives each direction half
 };
 
 namespace {
@@ -249,8 +250,10 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 // the extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
 Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
   const double shm_share = shm_ring_loop_share(cfg.op, algo, metrics::ranks_of(cfg));
+  const bool both_ways = duplex_both_ways(cfg.op, metrics::ranks_of(cfg));
   for (auto& v : views_)
-    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->ring_channels == 0) return *v;
+    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->ring_channels == 0 && v->both_ways == both_ways)
+      return *v;
   const Graph& g = graph(cfg);
   // The protocol's share of a link. RCCL's ring and tree: the protocol's data share (rccl.hpp
   // protocol_data_share), as RCCL's bwRatio is a tuning figure only its choice weighs. Otherwise NCCL's own busBw
@@ -277,7 +280,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
     if (algbw > 0) f = algbw / g.nvls.switch_GBps;
   }
-  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr});
+  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr, 0, both_ways});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
   // NCCL's hwLat has Ring and Tree rows only; NVLS and CollNet charge no per-hop part.
   const bool per_hop = algo == Algo::Ring || algo == Algo::Tree;
@@ -305,7 +308,11 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double pf = proto_efficiency_on(opt_.params, name(proto), on_network_path(topo_, l));
     const double seen = tab_.replay_lane_GBps(topo_, l, staging) * 1e9 * eff * f * pf;
     // A GPU's port staged through host memory (SHM) idles one direction in one primitive per ring loop (shm.hpp).
-    const double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
+    double carried = static_cast<double>(l.bw) * (l.host_staged ? shm_share : 1.0);
+    // A port held to a duplex budget (Link::duplex, machine:...,pcie_duplex=): where the op loads both its directions
+    // at once, as every GPU's port on a ring (it sends to the next GPU while it receives from the previous one), each
+    // direction gets half; a 2-GPU broadcast or reduce moves one way and may take it all.
+    if (l.duplex > 0) carried = std::min(carried, static_cast<double>(l.duplex) / (both_ways ? 2.0 : 1.0) / std::max(1, l.lanes));
     l.bw = static_cast<Bandwidth>(std::max(1.0, std::round(std::min(seen, carried))));
     l.latency = topology::is_network(l.type) ? from_us(std::max(0.0, inter - intra) * lat / 2.0) : 0;
   }
@@ -349,8 +356,10 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   if (rate <= 0 || channels <= 0 || g.rings.empty()) return base;
   const auto capped_link = [&](const topology::Link& l) { return rccl_mesh ? l.type == topology::LinkType::Xgmi : topology::is_network(l.type); };
   for (auto& v : views_)
-    if (v->algo == Algo::Ring && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels) return *v;
-  auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels});
+    if (v->algo == Algo::Ring && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels &&
+        v->both_ways == base.both_ways)
+      return *v;
+  auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels, base.both_ways});
   const int R = static_cast<int>(g.rings.size());
   // NCCL 2.18.1-2.19.x on Hopper doubled the ring's channels once more, up to 32, where the ring graph's bwIntra
   // exceeds 45 GB/s (nccl_version.hpp ring_net_doubled_to_max_in_release): ccsim's split keeps the later releases'

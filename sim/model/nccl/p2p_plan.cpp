@@ -431,6 +431,7 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, const std::vector<s
     for (const auto& [gpu, mask] : m) n += std::popcount(mask);
     return n;
   };
+  std::vector<char> both_ways(nchan / 2, 0); // per link: sends crossed it in both directions in one step
   for (const auto& step : steps) {
     for (auto& m : from) m.clear();
     for (auto& m : to) m.clear();
@@ -441,9 +442,15 @@ P2pPlanner::View& P2pPlanner::capped(View& base, int per_op, const std::vector<s
       }
     for (std::size_t c = 0; c < nchan; ++c)
       if (!from[c].empty()) most[c] = std::max(most[c], std::min(blocks(from[c]), blocks(to[c])));
+    for (std::size_t c = 0; c < nchan; c += 2) both_ways[c / 2] |= !from[c].empty() && !from[c + 1].empty();
   }
   for (std::size_t i = 0; i < v->topo.links.size(); ++i) {
     auto& l = v->topo.links[i];
+    // A port held to a duplex budget (Link::duplex, machine:...,pcie_duplex=): sends crossing it both ways in one
+    // step (sendrecv's ring exchange, alltoall) share it, half each way; one way alone may take all of it.
+    if (l.duplex > 0)
+      l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(static_cast<double>(l.duplex) / (both_ways[i] ? 2.0 : 1.0) /
+                                                                             std::max(1, l.lanes)))));
     const bool net = topology::is_network(l.type);
     if (!topology::is_nvlink(l.type) && !net) continue;
     // A network channel: NCCL's NCCL_P2P_PER_CHANNEL_NET_BW (network connections run Simple: no LL buffers).
@@ -518,7 +525,9 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     shm = shm_pairs(topo_, g, *level, pairs);
   }
   View* vp = &view(op.ll, g, gpus, shm);
-  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1)) {
+  // A PCIe box whose ports are held to a duplex budget takes the same pass: which links its sends load both ways.
+  const bool duplex = !topo_.link_formula() && std::any_of(topo_.links.begin(), topo_.links.end(), [](const auto& l) { return l.duplex > 0; });
+  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1 || duplex)) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
     std::vector<std::vector<StepSend>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };

@@ -15,4 +15,8 @@ double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks) {
   }
 }
 
+bool duplex_both_ways(schedule::Op op, int ranks) {
+  return !((op == schedule::Op::Broadcast || op == schedule::Op::Reduce) && ranks <= 2);
+}
+
 } // namespace ccsim::model::nccl

@@ -46,4 +46,10 @@ namespace ccsim::model::nccl {
 // sends/receives run their directions in separate warps or blocks at once).
 double shm_ring_loop_share(schedule::Op op, Algo algo, int ranks);
 
+// Whether NCCL's schedule of `op` on `ranks` ranks loads both directions of a GPU's port at once, for a port held
+// to a duplex budget (topology::Link::duplex): false only for a 2-rank broadcast or reduce (the chain's one hop
+// moves one way); a ring's every GPU sends to its next while it receives from its previous one, a longer chain's
+// middle GPUs too, and sendrecv / alltoall exchange both ways.
+bool duplex_both_ways(schedule::Op op, int ranks);
+
 } // namespace ccsim::model::nccl

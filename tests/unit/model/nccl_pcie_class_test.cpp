@@ -15,6 +15,7 @@
 
 #include "sim/model/nccl/graph.hpp"
 #include "sim/model/nccl/tables.hpp"
+#include "sim/model/nccl/shm.hpp"
 #include "sim/topology/p2p.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -62,4 +63,17 @@ TEST_CASE("8 H800 on NVSwitch: NCCL's search lowers the speed to 4 x 40 and dupl
   CHECK(g.channels == 8);
   CHECK(g.bw == doctest::Approx(20.0));
   CHECK(g.graph_efficiency == doctest::Approx(160.0 / (8 * 20.6)));
+}
+
+// duplex_both_ways (shm.hpp): only a 2-rank broadcast or reduce moves one way over a GPU's port; every ring
+// (each GPU sends to its next while it receives), a longer chain's middle GPUs, sendrecv and alltoall load both.
+TEST_CASE("duplex_both_ways: one way only for 2-rank broadcast and reduce") {
+  using ccsim::schedule::Op;
+  CHECK_FALSE(ccsim::model::nccl::duplex_both_ways(Op::Broadcast, 2));
+  CHECK_FALSE(ccsim::model::nccl::duplex_both_ways(Op::Reduce, 2));
+  CHECK(ccsim::model::nccl::duplex_both_ways(Op::Broadcast, 3));
+  CHECK(ccsim::model::nccl::duplex_both_ways(Op::AllReduce, 2));
+  CHECK(ccsim::model::nccl::duplex_both_ways(Op::SendRecv, 2));
+  CHECK(ccsim::model::nccl::duplex_both_ways(Op::AllToAll, 2));
+  CHECK(ccsim::model::nccl::duplex_both_ways(Op::ReduceScatter, 2));
 }

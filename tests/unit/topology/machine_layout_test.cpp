@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "node_counts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/p2p.hpp"
@@ -68,4 +70,40 @@ TEST_CASE("machine: bad layout keys are refused with one line naming them") {
     CAPTURE(spec);
     CHECK_THROWS_AS(resolve_topology(spec), Error);
   }
+}
+
+// pcie_duplex: the budget sits on each GPU's own PCIe port (GPU to its switch or root port), never on a switch's
+// uplink or the socket link, and a cluster of the machine keeps it on every node's GPU ports. Hand count: 8 GPUs
+// behind 4 switches (the default layout) = 8 GPU ports + 4 uplinks + 1 socket link.
+TEST_CASE("machine: pcie_duplex holds each GPU port, not the uplinks, and survives a cluster") {
+  const auto t = resolve_topology("machine:gpu=l40s,gpus=8,intra=pcie,pcie_duplex=50GB/s");
+  int held = 0, free_links = 0;
+  for (const auto& l : t.links) {
+    const bool gpu_port = t.nodes[static_cast<std::size_t>(l.a)].kind == NodeKind::Gpu || t.nodes[static_cast<std::size_t>(l.b)].kind == NodeKind::Gpu;
+    if (l.duplex > 0) {
+      ++held;
+      CHECK(gpu_port);
+      CHECK(l.duplex == Bandwidth{50'000'000'000});
+    } else {
+      ++free_links;
+    }
+  }
+  CHECK(held == 8);
+  CHECK(free_links == 5);
+  const auto none = resolve_topology("machine:gpu=l40s,gpus=8,intra=pcie");
+  for (const auto& l : none.links) CHECK(l.duplex == 0);
+  const auto c = resolve_topology("machine:gpu=l40s,gpus=2,intra=pcie,pcie_duplex=50GB/s,nodes=2,nics=1x100G,kind=roce");
+  int held_c = 0;
+  for (const auto& l : c.links) held_c += l.duplex > 0;
+  CHECK(held_c == 4);
+}
+
+// A file carries the budget as a link's "duplex": written by topology_to_json, read back to the same bytes/s.
+TEST_CASE("machine: pcie_duplex round-trips through the JSON writer and reader") {
+  const auto t = resolve_topology("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,pcie_duplex=75GB/s");
+  const auto j = topology_to_json(t);
+  CHECK(j["links"][0]["duplex"] == "75 GB/s"); // format_bandwidth's text, which parse_bandwidth reads back
+  const auto back = topology_from_json(j, "round trip");
+  REQUIRE(back.links.size() == t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) CHECK(back.links[i].duplex == Bandwidth{75'000'000'000});
 }
