@@ -521,6 +521,11 @@ int sbatch_main(int argc, char** argv) {
       if (given.per_node) alloc.per_node = given.per_node;
       if (given.gpus_per_node) alloc.gpus_per_node = given.gpus_per_node;
     }
+    // The job's tasks (SLURM_NTASKS, mpirun's -np) are nodes x tasks a node: two counts of up to 100000 each would
+    // overflow an int, a wrapped count then named as if the script gave it.
+    if (alloc.per_node && static_cast<long long>(alloc.nodes.value_or(1)) * *alloc.per_node > 100000)
+      fail("sbatch: {}: {}{}: {} tasks, more than the 100000 ccsim predicts", name, alloc.from.count("nodes") ? alloc.from["nodes"] + " x " : "",
+           alloc.from["per_node"], static_cast<long long>(alloc.nodes.value_or(1)) * *alloc.per_node);
 
     std::map<std::string, Var> vars;
     Script sh("sbatch: " + name, vars, alloc);

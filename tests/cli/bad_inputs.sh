@@ -132,6 +132,23 @@ OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=9 check "environment OMPI_COMM_WORLD
 # is past the last; -s repeats the table as -N does, 1 x 1000 x 1001 sizes (-b 1 -e 1001 -i 1) is 1,001,000 rows.
 OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=8 check "environment OMPI_COMM_WORLD_RANK: 8 is not below OMPI_COMM_WORLD_SIZE 8" all_reduce_perf
 check "-N,--run_cycles 1 x -s,--stress_cycles 1000 x 1001 sizes x 1 types x 1 reductions x 1 roots is 1001000 rows" all_reduce_perf -b 1 -e 1001 -i 1 -s 1000
+# Found by the input audit of the fuzz3 session (tests/fuzz/fuzz_trace_runs.cpp, fuzz_sbatch.cpp now fuzz these paths).
+aud=$(mktemp -d)
+# A JSON trace whose "tool" is not a string: nlohmann's type_error escaped (exit 3).
+printf '{"tool": 1}\n' >"$aud/tool.json"
+check "$aud/tool.json: no nccl-tests rows" compare --trace "$aud/tool.json" --topo crossbar:ranks=8 --op allreduce
+# ccsim's JSON output with a root of 1e20 (converted to an int: undefined) or 2^32 + 8 ranks (wrapped to 8, exit 0).
+json='{"tool": "ccsim", "op": "allreduce", "datatype": "float", "redop": "sum", "rows": [{"size": 8, "count": 2, "time_us": 1}]'
+printf '%s, "root": 1e20, "ranks": 8}\n' "$json" >"$aud/root.json"
+check "$aud/root.json: 'root' must be a whole number from -1 to 16777216" compare --trace "$aud/root.json" --topo crossbar:ranks=8
+printf '%s, "root": 0, "ranks": 4294967304}\n' "$json" >"$aud/ranks.json"
+check "$aud/ranks.json: 'ranks' must be a whole number from 0 to 16777216" compare --trace "$aud/ranks.json" --topo crossbar:ranks=8
+# A launcher's nodes x tasks a node, two counts of up to 100000, overflowed an int: a wrapped --procs 1410065408.
+check "srun -N 100000 --ntasks-per-node 100000: 10000000000 processes" srun -N 100000 --ntasks-per-node 100000 all_reduce_perf
+check "srun -N 2 --ntasks-per-node 50001: 100002 processes" srun -N 2 --ntasks-per-node 50001 all_reduce_perf
+printf '#!/bin/bash\n#SBATCH -N 100000\n#SBATCH --ntasks-per-node=100000\nmpirun all_reduce_perf -b 8 -e 8\n' >"$aud/job.sbatch"
+check "job.sbatch: #SBATCH -N 100000 (line 2) x #SBATCH --ntasks-per-node 100000 (line 3): 10000000000 tasks" sbatch "$aud/job.sbatch"
+rm -rf "$aud"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }
