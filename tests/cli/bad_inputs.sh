@@ -148,6 +148,12 @@ check "srun -N 100000 --ntasks-per-node 100000: 10000000000 processes" srun -N 1
 check "srun -N 2 --ntasks-per-node 50001: 100002 processes" srun -N 2 --ntasks-per-node 50001 all_reduce_perf
 printf '#!/bin/bash\n#SBATCH -N 100000\n#SBATCH --ntasks-per-node=100000\nmpirun all_reduce_perf -b 8 -e 8\n' >"$aud/job.sbatch"
 check "job.sbatch: #SBATCH -N 100000 (line 2) x #SBATCH --ntasks-per-node 100000 (line 3): 10000000000 tasks" sbatch "$aud/job.sbatch"
+# A script's variables doubled line by line (A=$A$A) or a large export copied for each test line: memory without bound
+# (std::bad_alloc escaped sbatch_main, an abort, exit 134). Here 24 doublings (128 MiB) and 20 copies of 900 KB.
+{ printf '#!/bin/bash\nA=xxxxxxxx\n'; for i in $(seq 24); do printf 'A=$A$A\n'; done; printf 'srun -n 8 all_reduce_perf -b 8 -e 8 $A\n'; } >"$aud/double.sbatch"
+check "double.sbatch line 23: \$A (8388608 bytes): the script's variables expand to more than 16 MiB" sbatch "$aud/double.sbatch" --topo crossbar:ranks=8
+{ printf '#!/bin/bash\nexport A=%0900000d\n' 0; for i in $(seq 20); do printf 'all_reduce_perf -b 8 -e 8 -g 8\n'; done; } >"$aud/env.sbatch"
+check "env.sbatch line 21: the tests' environments" sbatch "$aud/env.sbatch" --topo crossbar:ranks=8
 rm -rf "$aud"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
