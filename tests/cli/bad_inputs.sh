@@ -154,6 +154,13 @@ check "job.sbatch: #SBATCH -N 100000 (line 2) x #SBATCH --ntasks-per-node 100000
 check "double.sbatch line 23: \$A (8388608 bytes): the script's variables expand to more than 16 MiB" sbatch "$aud/double.sbatch" --topo crossbar:ranks=8
 { printf '#!/bin/bash\nexport A=%0900000d\n' 0; for i in $(seq 20); do printf 'all_reduce_perf -b 8 -e 8 -g 8\n'; done; } >"$aud/env.sbatch"
 check "env.sbatch line 21: the tests' environments" sbatch "$aud/env.sbatch" --topo crossbar:ranks=8
+# A trace file's preamble is copied into each of its runs: a 480 KB preamble before 20,000 two-line runs (1.6 MB) made
+# 9.6 GB of run texts (out of memory under a 4 GB limit; the OOM killer without one).
+python3 -c "
+import sys
+sys.stdout.write(('# ' + 'p' * 78 + '\\n') * 6000)
+sys.stdout.write('======\\n8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\\n' * 20000)" >"$aud/runs.txt"
+check "runs.txt: more than 552 runs, each read with the file's 486000-byte preamble" compare --trace "$aud/runs.txt" --topo crossbar:ranks=8 --op allreduce --ranks 8
 rm -rf "$aud"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
