@@ -98,6 +98,10 @@ done
 seed sbatch docs/examples/*.sbatch
 awk -v dir=build-fuzz/seeds/sbatch '/<<.EOF.$/ && /sbatch/ {n++; f = dir "/test-" n; next} /^EOF$/ {f = ""} f {print > f}' \
     tests/cli/sbatch_script.sh
+i=0 # and the one-line scripts it writes with printf '...' >"$tmp/NAME.sbatch"
+while IFS= read -r f; do
+  printf -- "$f" >"build-fuzz/seeds/sbatch/printf-$i" 2>/dev/null || true; i=$((i+1))
+done < <(sed -n "s/^printf '\(.*\)' >\"\$tmp\/[a-z0-9]*\.sbatch\"$/\1/p" tests/cli/sbatch_script.sh)
 # Files compare reads as traces: nccl-tests outputs (several runs in a job's file), the wild ones, rccl-tests result
 # files, busbw summaries, ccsim's own outputs and nccl-tests' JSON reports, as tests/data holds them.
 seed trace_runs models/traces/*.txt tests/data/wild_traces/*.txt tests/data/bad_traces/*.txt tests/data/option_traces/*.txt \
