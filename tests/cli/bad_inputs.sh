@@ -161,6 +161,12 @@ import sys
 sys.stdout.write(('# ' + 'p' * 78 + '\\n') * 6000)
 sys.stdout.write('======\\n8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\\n' * 20000)" >"$aud/runs.txt"
 check "runs.txt: more than 552 runs, each read with the file's 486000-byte preamble" compare --trace "$aud/runs.txt" --topo crossbar:ranks=8 --op allreduce --ranks 8
+# The same in a busbw summary: each table row a run with its own copy of the file's '#' lines (9.6 GB from 1.2 MB).
+python3 -c "
+import sys
+sys.stdout.write('#   ./build/all_reduce_perf -b 16G -e 16G -g 8\\n' + ('# ' + 'p' * 78 + '\\n') * 6000)
+sys.stdout.write('| collective | algo | busbw |\\n| :--- | :--- | ---: |\\n' + '| all-reduce | Ring | 367.2GBps |\\n' * 20000)" >"$aud/summary.txt"
+check "summary.txt: busbw summary: 20000 table rows, each a run carrying the file's 6001 '#' lines: more than 256 MiB" compare --trace "$aud/summary.txt" --topo crossbar:ranks=8
 rm -rf "$aud"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
