@@ -6,14 +6,14 @@
 # Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
 # runs one process, so one at a time left a core idle for the whole run.
 # Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml
-# amd_smi topo_file log_lines perf_args.
+# amd_smi topo_file log_lines perf_args sbatch trace_runs.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml amd_smi topo_file
-     log_lines perf_args)
+     log_lines perf_args sbatch trace_runs)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
@@ -26,9 +26,10 @@ launcher=()
 [ ! -f build-fuzz/CMakeCache.txt ] && command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCCSIM_FUZZ=ON -DCCSIM_BUILD_TESTS=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-# The NCCL XML harness is also seeded with the shipped machines as `ccsim topo export --nccl-xml` writes them.
+# The NCCL XML harness is also seeded with the shipped machines as `ccsim topo export --nccl-xml` writes them, and
+# trace_runs with ccsim's own outputs: both need build-fuzz/ccsim.
 xml_tool=()
-[[ " ${targets[*]} " == *" nccl_xml "* ]] && xml_tool=(ccsim)
+[[ " ${targets[*]} " == *" nccl_xml "* || " ${targets[*]} " == *" trace_runs "* ]] && xml_tool=(ccsim)
 cmake --build build-fuzz -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") "${xml_tool[@]}" >/dev/null
 
 # Seeds: every shipped and test file of the parser's format (copied, so the fuzzer never writes to them).
@@ -83,6 +84,39 @@ lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
       "$(printf '%s\n' all_reduce_perf CCSIM_TOPO=machine:gpu=mi300x -g 8 RCCL_MSCCL_ENABLE=1 -d fp8_e4m3)" \
       "$(printf '%s\n' all_reduce_perf --topo tests/data/import/h100-8gpu-nv18-nonic-topo-m-thunderkittens.txt CCSIM_GPU=h100 -g 8)" \
       "$(printf '%s\n' gather_perf -g 8 -b 0 -e 1G -f 4 SLURM_STEP_NUM_TASKS=1 -x 1 -G 1 -a 3)"
+# Launcher lines as `ccsim srun ...` / `ccsim mpirun ...` take them (read_launcher in sim/cli/perf_command.cpp).
+for s in "$(printf '%s\n' srun -N 2 --ntasks-per-node=8 all_reduce_perf -b 8 -e 8 -g 1)" \
+         "$(printf '%s\n' srun -n 16 --export=ALL,NCCL_ALGO=Ring ./build/all_gather_perf -b 1M -e 1M)" \
+         "$(printf '%s\n' mpirun -np 16 -x NCCL_PROTO=Simple -x LD_LIBRARY_PATH all_reduce_perf_mpi -b 8 -e 128M -f 2 -g 1)" \
+         "$(printf '%s\n' mpirun -H a:8,b:8 --bind-to none all_reduce_perf -g 1)" \
+         "$(printf '%s\n' mpirun -H a,b -N 8 -mca pml ucx alltoall_perf -g 1)" \
+         "$(printf '%s\n' mpiexec -n 8 -genv NCCL_ALGO Tree reduce_scatter_perf -g 1)" \
+         "$(printf '%s\n' srun -N2 -n16 env NCCL_NVLS_ENABLE=0 all_reduce_perf -b 1M -e 4M -g 1 --topo machine:gpu=h100,nodes=2,nics=8x400G)"; do
+  printf '%s' "$s" >"build-fuzz/seeds/perf_args/launcher-$(echo "$s" | cksum | cut -d' ' -f1)"
+done
+# Batch scripts: the shipped example and every script tests/cli/sbatch_script.sh writes (its here-documents).
+seed sbatch docs/examples/*.sbatch
+awk -v dir=build-fuzz/seeds/sbatch '/<<.EOF.$/ && /sbatch/ {n++; f = dir "/test-" n; next} /^EOF$/ {f = ""} f {print > f}' \
+    tests/cli/sbatch_script.sh
+i=0 # and the one-line scripts it writes with printf '...' >"$tmp/NAME.sbatch"
+while IFS= read -r f; do
+  printf -- "$f" >"build-fuzz/seeds/sbatch/printf-$i" 2>/dev/null || true; i=$((i+1))
+done < <(sed -n "s/^printf '\(.*\)' >\"\$tmp\/[a-z0-9]*\.sbatch\"$/\1/p" tests/cli/sbatch_script.sh)
+# Files compare reads as traces: nccl-tests outputs (several runs in a job's file), the wild ones, rccl-tests result
+# files, busbw summaries, ccsim's own outputs and nccl-tests' JSON reports, as tests/data holds them.
+seed trace_runs models/traces/*.txt tests/data/wild_traces/*.txt tests/data/bad_traces/*.txt tests/data/option_traces/*.txt \
+     tests/data/option_traces/*.json tests/data/*.txt
+if [[ " ${targets[*]} " == *" trace_runs "* ]]; then
+  rs='{"numCycle":1,"name":"all_reduce_perf","gpus":8,"size":%s,"type":"float","redop":"sum","inPlace":%s,"time":%s,"algBw":1.0,"busBw":1.75,"wrong":"0"}'
+  printf "[$rs,\n$rs,\n$rs]\n" 1024 0 10.5 1024 1 10.1 2048 0 12.0 >build-fuzz/seeds/trace_runs/rccl-tests.json
+  printf 'numCycle,collective,gpus,size,type,redop,inplace,time,algbw,busbw,#wrong\n1,all_reduce_perf,8,1024,float,sum,0,10.5,0.1,0.17,0\n1,all_reduce_perf,8,1024,float,sum,1,10.1,0.1,0.17,0\n' \
+    >build-fuzz/seeds/trace_runs/rccl-tests.csv
+  printf '# hardware: 1 node, 8x H200\n#   ./build/all_reduce_perf -b 16G -e 16G -g 8\n| collective | algo | busbw |\n| :--- | :--- | ---: |\n| all-reduce, `NCCL_NVLS_ENABLE=0` | Ring | 367.2GBps |\n| all-gather | Ring | 361.4GBps |\n' \
+    >build-fuzz/seeds/trace_runs/busbw-summary.txt
+  for fmt in table csv json; do # ccsim's own outputs, as compare reads them back
+    build-fuzz/ccsim --topo dgx1 --op allgather -b 8 -e 64K --format "$fmt" >"build-fuzz/seeds/trace_runs/ccsim.$fmt" 2>/dev/null || true
+  done
+fi
 lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
 
 mkdir -p build-fuzz/artifacts

@@ -105,13 +105,21 @@ int print_help(CLI::App& app, const HelpError& e) {
 int main(int argc, char** argv) {
   // `ccsim all_reduce_perf ...` or a symlink named all_reduce_perf: nccl-tests' flags and output.
   // `ccsim sbatch job.sbatch --topo ...`: the nccl-tests lines of a Slurm batch script.
-  if (argc >= 2 && std::string_view(argv[1]) == "sbatch") return ccsim::cli::sbatch_main(argc, argv);
+  // Both return their own status for ccsim::Error; anything else is said in one line as below, not an abort from an
+  // exception no handler took (a script whose variables doubled line by line ended in std::bad_alloc, exit 134).
   std::optional<ccsim::cli::PerfInvocation> perf;
   try {
+    if (argc >= 2 && std::string_view(argv[1]) == "sbatch") return ccsim::cli::sbatch_main(argc, argv);
     perf = ccsim::cli::perf_invocation(argc, argv);
   } catch (const ccsim::Error& e) { // a launcher line that starts no test
     std::cerr << "ccsim: " << ccsim::printable(e.what(), 4000) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ccsim: out of memory: the run needs more memory than this process may use (ulimit -v, cgroup)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ccsim: internal error: " << ccsim::printable(e.what(), 4000) << "\n";
+    return 3;
   }
   if (perf) return ccsim::cli::perf_main(*perf, argc, argv);
   CLI::App app{"ccsim: predict collective communication (nccl-tests style) by discrete-event simulation"};

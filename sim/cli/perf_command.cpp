@@ -824,6 +824,9 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
           const auto colon = host.rfind(':');
           slots += colon == std::string_view::npos ? 1 : count("-H", std::string(host.substr(colon + 1)));
           ++hosts;
+          // Checked as they add up: 21,475 hosts of 100000 slots would pass an int's range.
+          if (slots > 100000)
+            fail("{} -H {}: more than 100000 slots (the most processes ccsim predicts)", printable(launcher, 40), printable(*h, 40));
           list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
         }
         host_slots = slots, nodes = hosts, read += " -H " + *h;
@@ -845,7 +848,10 @@ void read_launcher(const PerfInvocation& inv, char** argv, PerfFlags& f) {
   // machine's own slots, which a pasted line cannot say: refused, naming what to add.
   if (!srun && !tasks && !host_slots && !per_node)
     fail("{}: no process count among its words (-np N, -H host:slots,..., or -N per host with -H): give -np N", printable(launcher, 40));
-  const int n = tasks ? *tasks : !srun && host_slots && !per_node ? *host_slots : nodes.value_or(1) * per_node.value_or(1);
+  // Nodes x tasks a node in 64 bits: two counts of up to 100000 each overflow an int (a wrapped count reached --procs).
+  const long long n = tasks ? *tasks : !srun && host_slots && !per_node ? *host_slots : static_cast<long long>(nodes.value_or(1)) * per_node.value_or(1);
+  if (n > 100000)
+    fail("{}{}: {} processes, more than the 100000 ccsim predicts", printable(launcher, 40), read, n);
   for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
   if (f.procs.empty()) {
     f.procs = std::to_string(n);

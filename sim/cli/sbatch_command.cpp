@@ -33,6 +33,9 @@ namespace ccsim::cli {
 namespace {
 
 constexpr std::size_t kMaxScriptBytes = 1 << 20; // a batch script, not a data file
+// All the text the script's variables expand to, summed over its lines: `A=$A$A` on 40 lines doubles a value to
+// terabytes (std::bad_alloc after 30 s under a 4 GB limit). 16 MiB is 16 times the largest script read.
+constexpr std::size_t kMaxExpandedBytes = 16 << 20;
 
 std::string base_name(const std::string& w) {
   const auto slash = w.rfind('/');
@@ -358,6 +361,10 @@ class Script {
       value = fallback;
     }
     used.insert(name);
+    expanded_ += value.size();
+    if (expanded_ > kMaxExpandedBytes)
+      fail("{} line {}: ${} ({} bytes): the script's variables expand to more than 16 MiB of text, which no batch script "
+           "ccsim reads needs", path_, line_no_, name, value.size());
     if (quoted) {
       w.text += value;
       return;
@@ -404,6 +411,7 @@ class Script {
   std::map<std::string, Var>& vars_;
   const Alloc& alloc_;
   int line_no_ = 0;
+  std::size_t expanded_ = 0; // bytes expanded so far (kMaxExpandedBytes)
   std::vector<Word> pending_;
 };
 
@@ -521,10 +529,16 @@ int sbatch_main(int argc, char** argv) {
       if (given.per_node) alloc.per_node = given.per_node;
       if (given.gpus_per_node) alloc.gpus_per_node = given.gpus_per_node;
     }
+    // The job's tasks (SLURM_NTASKS, mpirun's -np) are nodes x tasks a node: two counts of up to 100000 each would
+    // overflow an int, a wrapped count then named as if the script gave it.
+    if (alloc.per_node && static_cast<long long>(alloc.nodes.value_or(1)) * *alloc.per_node > 100000)
+      fail("sbatch: {}: {}{}: {} tasks, more than the 100000 ccsim predicts", name, alloc.from.count("nodes") ? alloc.from["nodes"] + " x " : "",
+           alloc.from["per_node"], static_cast<long long>(alloc.nodes.value_or(1)) * *alloc.per_node);
 
     std::map<std::string, Var> vars;
     Script sh("sbatch: " + name, vars, alloc);
     std::vector<std::pair<std::string, int>> blocks; // open loops/ifs/functions: keyword, line
+    std::size_t env_bytes = 0;                        // the tests' environments, summed (kMaxExpandedBytes)
     for (std::size_t li = body; li < lines.size(); ++li) {
       // Plain names, not a structured binding: the lambdas below capture the line number (clang 14 refuses a captured binding).
       const int no = lines[li].first;
@@ -705,6 +719,11 @@ int sbatch_main(int argc, char** argv) {
             not_read.push_back(fmt::format("{}={} (line {})", var, printable(v.value, 40), v.line));
         }
         for (const auto& [var, value] : prefix) t.env[var] = value;
+        // Each test keeps its own copy of the exports: bounded over the script as the expansions are.
+        for (const auto& [var, value] : t.env) env_bytes += var.size() + value.size();
+        if (env_bytes > kMaxExpandedBytes)
+          fail("sbatch: {} line {}: the tests' environments (the script's exports, copied for each test line) add up to "
+               "more than 16 MiB of text, which no batch script ccsim reads needs", name, no);
         t.notes.push_back(fmt::format("ccsim: {} line {}: {}{}", name, no, shown, inherited));
         if (alloc.gpus_per_node)
           t.notes.push_back(fmt::format("ccsim: the job asks {} GPU(s) a node: {}; the machine predicted is --topo's", *alloc.gpus_per_node, alloc.from["gpus"]));

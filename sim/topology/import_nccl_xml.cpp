@@ -135,8 +135,10 @@ Topology import_nccl_xml(const std::string& text, const std::string& file, const
     else if (dev.kind == Device::Kind::Switch) dev.node = b.add_node(fmt::format("pcie_sw{}", switches++), NodeKind::PcieSwitch);
     else dev.node = b.add_node(fmt::format("nic{}", nics++), NodeKind::Nic);
     const auto& pe = d.elements[static_cast<std::size_t>(dev.parent)];
-    const int parent_node = pe.name == "cpu" ? b.cpu(static_cast<int>(pe.attr("numaid") ? parse_int(*pe.attr("numaid")).value_or(0) : 0), "")
-                                             : devices[device_of.at(dev.parent)].node;
+    // numaid is an int in NCCL (-1 where the kernel reports no NUMA node); a larger one wrapped to another CPU's (2^32 + 1 -> cpu1).
+    const long numa = pe.name == "cpu" && pe.attr("numaid") ? parse_int(*pe.attr("numaid")).value_or(0) : 0;
+    if (numa < -1 || numa > 65535) fail("{} line {}: <cpu numaid=\"{}\">: not a NUMA node number (-1 to 65535)", file, pe.line, numa);
+    const int parent_node = pe.name == "cpu" ? b.cpu(static_cast<int>(numa), "") : devices[device_of.at(dev.parent)].node;
     std::optional<std::string> gen;
     int width = 0;
     if (const std::string* s = e.attr("link_speed"))

@@ -103,6 +103,13 @@ std::optional<std::vector<Trace>> parse_busbw_summary(std::string_view text, con
   int ranks = hints.ranks;
   if (const auto g = agreed(comments, "-g", origin)) ranks = static_cast<int>(parse_whole(*g, origin + ": -g", 1, 1 << 20));
   if (ranks < 2) fail("{}: busbw summary: the GPU count is not in the commands (-g N); give --ranks", origin);
+  // Each row is a run with its own copy of the '#' lines: 480 KB of them over 20,000 rows (a 1.2 MB file) made 9.6 GB
+  // (out of memory). Past 256 MiB in all, refused, as a trace's runs are (trace_runs.cpp).
+  std::size_t comment_bytes = 0;
+  for (const auto& c : comments) comment_bytes += c.size() + sizeof(std::string);
+  if (comment_bytes * (table.size() - 2) > (std::size_t{256} << 20))
+    fail("{}: busbw summary: {} table rows, each a run carrying the file's {} '#' lines: more than 256 MiB; cut the '#' "
+         "lines or split the table", origin, table.size() - 2, comments.size());
   std::vector<Trace> runs;
   for (std::size_t r = 2; r < table.size(); ++r) {
     const auto c = cells(table[r]);

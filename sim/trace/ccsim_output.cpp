@@ -132,19 +132,30 @@ std::uint64_t non_negative(const nlohmann::json& j, const char* key, const std::
   return v.get<std::uint64_t>();
 }
 
+// A whole number in [lo, hi]: the JSON's root and ranks become ints, so a larger or fractional one (1e20, 2^32 + 8)
+// is refused here rather than converted (undefined for a double, a wrap to a plausible count for an integer).
+int whole_in(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi, const std::string& origin) {
+  const auto& v = j.at(key);
+  const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+                                           : v.is_number_integer() && v.get<std::int64_t>() <= hi;
+  if (!fits || (v.is_number_integer() && v.get<std::int64_t>() < lo))
+    fail("{}: '{}' must be a whole number from {} to {}, got {}", origin, key, lo, hi, json_dump(v));
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
 Trace parse_json(std::string_view text, const std::string& origin, const Hints& h) {
   Trace t;
   t.origin = origin;
   try {
     const auto j = json_parse(text);
     const std::string type = j.at("datatype"), redop = j.at("redop");
-    const int root = j.at("root");
+    const int root = whole_in(j, "root", -1, 1 << 24, origin);
     for (const auto& r : j.at("rows")) {
       const double us = r.contains("time_ps") ? r.at("time_ps").get<double>() / 1e6 : r.at("time_us").get<double>();
       if (!std::isfinite(us) || us < 0) fail("{}: a row's time is not a finite non-negative number", origin);
       t.rows.push_back(row(non_negative(r, "size", origin), non_negative(r, "count", origin), type, redop, root, us));
     }
-    finish(t, schedule::op_from(j.at("op").get<std::string>()), static_cast<int>(non_negative(j, "ranks", origin)), h);
+    finish(t, schedule::op_from(j.at("op").get<std::string>()), whole_in(j, "ranks", 0, 1 << 24, origin), h);
   } catch (const nlohmann::json::exception& e) {
     fail("{}: ccsim JSON output without what compare needs: {}", origin, e.what());
   }
@@ -158,7 +169,10 @@ std::optional<Trace> parse_ccsim_output(std::string_view text, const std::string
   if (first == std::string_view::npos) return std::nullopt;
   if (text[first] == '{') {
     const auto j = json_parse_or_discarded(text);
-    if (j.is_object() && j.value("tool", "") == "ccsim") return parse_json(text, origin, hints);
+    // ccsim's own JSON names its tool; any other "tool" (a number, an object) is not ccsim's output: not value("tool", ""),
+    // which throws nlohmann's type_error for a non-string.
+    if (j.is_object() && j.contains("tool") && j["tool"].is_string() && j["tool"].get<std::string>() == "ccsim")
+      return parse_json(text, origin, hints);
     return std::nullopt;
   }
   auto lines = split(text, '\n');

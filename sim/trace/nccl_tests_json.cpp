@@ -1,5 +1,7 @@
 #include "sim/trace/nccl_tests_json.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/json_file.hpp"
@@ -48,8 +50,16 @@ std::optional<std::string> nccl_tests_json_as_table(std::string_view text, const
   // that rank and the nThread x nGpus - 1 after it.
   if (const auto devices = config.get("devices")) {
     out += "# Using devices\n";
+    // Each entry stands for nthreads x ngpus device lines: a report of a few hundred bytes claiming 2^24 threads
+    // wrote 16M lines (a GB, a minute, then out of memory). A real report lists what ran; past kMaxDeviceLines
+    // (131072 ranks, more than the largest job of any published run) it is refused instead.
+    constexpr std::int64_t kMaxDeviceLines = 1 << 17;
+    std::int64_t lines = 0;
     for (const auto& d : devices->elements()) {
       const auto rank = d["rank"].as_int(0, 1 << 24), dev = d["device"].as_int(0, 1 << 24);
+      lines += std::min<std::int64_t>(threads * gpus, (1 << 24) - rank);
+      if (lines > kMaxDeviceLines)
+        devices->fail("nthreads {} x ngpus {} for each of {} entries: more than {} ranks", threads, gpus, devices->size(), kMaxDeviceLines);
       for (std::int64_t i = 0; i < threads * gpus && rank + i < (1 << 24); ++i)
         out += fmt::format("#  Rank {} Group {} Pid {} on {} device {} [{}] {}\n", rank + i, d["group"].as_int(0, 1 << 30),
                            d["pid"].as_int(0, 1LL << 40), d["hostname"].as_string(), dev + i, d["device_hex"].as_string(),

@@ -79,10 +79,23 @@ std::vector<std::string> split_runs(std::string_view text) {
   return out;
 }
 
-std::vector<RunText> split_runs_at(std::string_view text) {
+std::vector<RunText> split_runs_at(std::string_view text, const std::string& origin) {
   std::string preamble, current;
   std::vector<RunText> runs;
   int file_line = 0, preamble_lines = 0, current_first = 1;
+  // Each run carries its own copy of the preamble, read again with it: a 1.6 MB file of a 480 KB preamble and 20,000
+  // two-line runs made 9.6 GB of run texts (out of memory). Past 256 MiB in all, refused: nccl-tests prints NCCL's INFO
+  // lines after its banner, inside a run, so a real job's preamble is a prompt or a few '# ' notes.
+  constexpr std::size_t kMaxRunTexts = std::size_t{256} << 20;
+  std::size_t total = 0;
+  auto add_run = [&] {
+    total += preamble.size() + current.size();
+    if (total > kMaxRunTexts)
+      fail("{}: more than {} runs, each read with the file's {}-byte preamble (the lines before the first run): more than "
+           "256 MiB of text; cut the preamble or split the file",
+           origin, runs.size(), preamble.size());
+    runs.push_back({preamble + current, preamble_lines, current_first});
+  };
   // failed: the run printed nccl-tests' failure report (a job's test that died before its first row is complete
   // too: the next test's banner starts a run of its own, not more of the dead one's). concluded: its closing lines
   // came, so a failure report after them is another test's (one that died before printing its banner).
@@ -101,7 +114,7 @@ std::vector<RunText> split_runs_at(std::string_view text) {
       in_run = true;
       current_first = file_line;
     } else if (in_run && opener && (rows_seen || failed || concluded)) { // the previous run is complete: a new one starts here
-      runs.push_back({preamble + current, preamble_lines, current_first});
+      add_run();
       current.clear();
       current_first = file_line;
       rows_seen = failed = concluded = false;
@@ -113,7 +126,7 @@ std::vector<RunText> split_runs_at(std::string_view text) {
     concluded = concluded || (rows_seen && is_closing_line(l) && l.find("Collective test concluded") != std::string_view::npos);
     if (nl == text.size()) break;
   }
-  if (in_run) runs.push_back({preamble + current, preamble_lines, current_first});
+  if (in_run) add_run();
   if (runs.empty()) runs.push_back({std::string(text), 0, 1});
   // A file whose "runs" hold no rows but the last (one output with a repeated banner) is one run; a run that died
   // (nccl-tests' failure report) counts as one, so a job's failed test is not folded into the test before it.
@@ -173,7 +186,7 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
     if (auto runs = parse_busbw_summary(text, path, hints)) return pick(std::move(*runs));
     if (auto table = nccl_tests_json_as_table(text, path)) text = std::move(*table); // nccl-tests -J: read as its table
   }
-  const auto parts = split_runs_at(text);
+  const auto parts = split_runs_at(text, path);
   auto origin = [&](std::size_t i) { return parts.size() == 1 ? path : fmt::format("{} (run {} of {})", path, i + 1, parts.size()); };
   // A table of several size sweeps (split_sweeps) counts one run per sweep.
   std::vector<Trace> out;

@@ -20,7 +20,8 @@ struct RunText {
   std::string text;
   int preamble_lines = 0, first_line = 1;
 };
-std::vector<RunText> split_runs_at(std::string_view text);
+// More than 1 GiB of run texts in all (the preamble copied into every run) is an Error naming `origin`.
+std::vector<RunText> split_runs_at(std::string_view text, const std::string& origin = "the trace");
 
 // The size sweeps of one table (Trace::sweeps; nccl-tests -d all / -o all / -r -1 / -N) as traces of their own,
 // each with the table's header facts and a note saying which sweep it is; `t` itself when it has one.

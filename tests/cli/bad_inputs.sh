@@ -132,6 +132,42 @@ OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=9 check "environment OMPI_COMM_WORLD
 # is past the last; -s repeats the table as -N does, 1 x 1000 x 1001 sizes (-b 1 -e 1001 -i 1) is 1,001,000 rows.
 OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=8 check "environment OMPI_COMM_WORLD_RANK: 8 is not below OMPI_COMM_WORLD_SIZE 8" all_reduce_perf
 check "-N,--run_cycles 1 x -s,--stress_cycles 1000 x 1001 sizes x 1 types x 1 reductions x 1 roots is 1001000 rows" all_reduce_perf -b 1 -e 1001 -i 1 -s 1000
+# Found by the input audit of the fuzz3 session (tests/fuzz/fuzz_trace_runs.cpp, fuzz_sbatch.cpp now fuzz these paths).
+aud=$(mktemp -d)
+# A JSON trace whose "tool" is not a string: nlohmann's type_error escaped (exit 3).
+printf '{"tool": 1}\n' >"$aud/tool.json"
+check "$aud/tool.json: no nccl-tests rows" compare --trace "$aud/tool.json" --topo crossbar:ranks=8 --op allreduce
+# ccsim's JSON output with a root of 1e20 (converted to an int: undefined) or 2^32 + 8 ranks (wrapped to 8, exit 0).
+json='{"tool": "ccsim", "op": "allreduce", "datatype": "float", "redop": "sum", "rows": [{"size": 8, "count": 2, "time_us": 1}]'
+printf '%s, "root": 1e20, "ranks": 8}\n' "$json" >"$aud/root.json"
+check "$aud/root.json: 'root' must be a whole number from -1 to 16777216" compare --trace "$aud/root.json" --topo crossbar:ranks=8
+printf '%s, "root": 0, "ranks": 4294967304}\n' "$json" >"$aud/ranks.json"
+check "$aud/ranks.json: 'ranks' must be a whole number from 0 to 16777216" compare --trace "$aud/ranks.json" --topo crossbar:ranks=8
+# A launcher's nodes x tasks a node, two counts of up to 100000, overflowed an int: a wrapped --procs 1410065408.
+check "srun -N 100000 --ntasks-per-node 100000: 10000000000 processes" srun -N 100000 --ntasks-per-node 100000 all_reduce_perf
+check "srun -N 2 --ntasks-per-node 50001: 100002 processes" srun -N 2 --ntasks-per-node 50001 all_reduce_perf
+printf '#!/bin/bash\n#SBATCH -N 100000\n#SBATCH --ntasks-per-node=100000\nmpirun all_reduce_perf -b 8 -e 8\n' >"$aud/job.sbatch"
+check "job.sbatch: #SBATCH -N 100000 (line 2) x #SBATCH --ntasks-per-node 100000 (line 3): 10000000000 tasks" sbatch "$aud/job.sbatch"
+# A script's variables doubled line by line (A=$A$A) or a large export copied for each test line: memory without bound
+# (std::bad_alloc escaped sbatch_main, an abort, exit 134). Here 24 doublings (128 MiB) and 20 copies of 900 KB.
+{ printf '#!/bin/bash\nA=xxxxxxxx\n'; for i in $(seq 24); do printf 'A=$A$A\n'; done; printf 'srun -n 8 all_reduce_perf -b 8 -e 8 $A\n'; } >"$aud/double.sbatch"
+check "double.sbatch line 23: \$A (8388608 bytes): the script's variables expand to more than 16 MiB" sbatch "$aud/double.sbatch" --topo crossbar:ranks=8
+{ printf '#!/bin/bash\nexport A=%0900000d\n' 0; for i in $(seq 20); do printf 'all_reduce_perf -b 8 -e 8 -g 8\n'; done; } >"$aud/env.sbatch"
+check "env.sbatch line 21: the tests' environments" sbatch "$aud/env.sbatch" --topo crossbar:ranks=8
+# A trace file's preamble is copied into each of its runs: a 480 KB preamble before 20,000 two-line runs (1.6 MB) made
+# 9.6 GB of run texts (out of memory under a 4 GB limit; the OOM killer without one).
+python3 -c "
+import sys
+sys.stdout.write(('# ' + 'p' * 78 + '\\n') * 6000)
+sys.stdout.write('======\\n8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\\n' * 20000)" >"$aud/runs.txt"
+check "runs.txt: more than 552 runs, each read with the file's 486000-byte preamble" compare --trace "$aud/runs.txt" --topo crossbar:ranks=8 --op allreduce --ranks 8
+# The same in a busbw summary: each table row a run with its own copy of the file's '#' lines (9.6 GB from 1.2 MB).
+python3 -c "
+import sys
+sys.stdout.write('#   ./build/all_reduce_perf -b 16G -e 16G -g 8\\n' + ('# ' + 'p' * 78 + '\\n') * 6000)
+sys.stdout.write('| collective | algo | busbw |\\n| :--- | :--- | ---: |\\n' + '| all-reduce | Ring | 367.2GBps |\\n' * 20000)" >"$aud/summary.txt"
+check "summary.txt: busbw summary: 20000 table rows, each a run carrying the file's 6001 '#' lines: more than 256 MiB" compare --trace "$aud/summary.txt" --topo crossbar:ranks=8
+rm -rf "$aud"
 out=$(mktemp -d)
 check "cannot open" --output "$out/no/such/dir/x.txt"
 [ -z "$(ls -A "$out")" ] || { echo "FAIL: partial output left in $out"; fails=$((fails+1)); }

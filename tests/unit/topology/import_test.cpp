@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/import.hpp"
@@ -126,6 +128,19 @@ TEST_CASE("NCCL XML: an NVLink element under a PCIe switch, not a GPU, is refuse
                            "<xgmi target=\"01\" count=\"1\" tclass=\"0x030200\"/>\n"
                            "</pci></cpu></system>";
   CHECK_THROWS_WITH_AS(import_nccl_xml(flat, "t.xml", {}), doctest::Contains("t.xml line 3: <xgmi> outside a GPU's <gpu> element"), Error);
+}
+
+// Found by the input audit of the fuzz3 session: numaid was cast to an int, so 2^32 + 1 named cpu1 (another socket's CPU).
+TEST_CASE("NCCL XML: a numaid past an int is refused with its line, -1 (no NUMA node) is read") {
+  auto xml = [](const char* numa) {
+    return fmt::format("<system><cpu numaid=\"{}\">\n<pci busid=\"01\" class=\"0x030200\"><gpu sm=\"70\"/></pci>\n"
+                       "<pci busid=\"02\" class=\"0x030200\"><gpu sm=\"70\"/></pci></cpu></system>", numa);
+  };
+  CHECK_THROWS_WITH_AS(import_nccl_xml(xml("4294967297"), "t.xml", {}),
+                       doctest::Contains("t.xml line 1: <cpu numaid=\"4294967297\">: not a NUMA node number"), Error);
+  CHECK_THROWS_AS(import_nccl_xml(xml("-2"), "t.xml", {}), Error);
+  CHECK(import_nccl_xml(xml("-1"), "t.xml", {}).num_gpus() == 2);
+  CHECK(import_nccl_xml(xml("65535"), "t.xml", {}).num_gpus() == 2);
 }
 
 TEST_CASE("NCCL XML export round-trips through the importer to the same links") {

@@ -1,6 +1,7 @@
 // ccsim's own table, CSV and JSON read back as traces: the op and rank count come from the file.
 // The inputs are written out by hand in each format.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/trace/ccsim_output.hpp"
@@ -67,4 +68,21 @@ TEST_CASE("other text is not ccsim output") {
   CHECK_FALSE(trace::parse_ccsim_output("# nThread 1 nGpus 8\n       8  2  float  sum  -1  1 0 0 0  1 0 0 0\n", "x").has_value());
   CHECK_FALSE(trace::parse_ccsim_output(R"({"tool": "other"})", "x").has_value());
   CHECK_FALSE(trace::parse_ccsim_output("", "x").has_value());
+}
+
+// Found by the audit for the fuzz harnesses (tests/fuzz/fuzz_trace_runs.cpp reads files as compare does): a "tool" that
+// is not a string threw nlohmann's type_error (`ccsim compare` exit 3), a root of 1e20 was converted to an int
+// (undefined behaviour), and "ranks": 4294967304 wrapped to 8 ranks.
+TEST_CASE("ccsim JSON output with a non-string tool, a huge root or rank count is refused or not ccsim's") {
+  CHECK_FALSE(trace::parse_ccsim_output(R"({"tool": 1})", "x.json").has_value());
+  CHECK_FALSE(trace::parse_ccsim_output(R"({"tool": {"name": "ccsim"}, "rows": []})", "x.json").has_value());
+  auto with = [](const char* root, const char* ranks) {
+    return fmt::format(R"({{"tool": "ccsim", "op": "allreduce", "ranks": {}, "datatype": "float", "redop": "sum", "root": {},
+                          "rows": [{{"size": 8, "count": 2, "time_us": 1}}]}})", ranks, root);
+  };
+  CHECK(trace::parse_ccsim_output(with("-1", "8"), "ok.json")->ranks == 8);
+  CHECK_THROWS_WITH_AS(trace::parse_ccsim_output(with("1e20", "8"), "root.json"), doctest::Contains("root.json: 'root'"), Error);
+  CHECK_THROWS_WITH_AS(trace::parse_ccsim_output(with("2.5", "8"), "root.json"), doctest::Contains("'root' must be a whole number"), Error);
+  CHECK_THROWS_WITH_AS(trace::parse_ccsim_output(with("0", "4294967304"), "ranks.json"), doctest::Contains("ranks.json: 'ranks'"), Error);
+  CHECK_THROWS_AS(trace::parse_ccsim_output(with("-2", "8"), "root.json"), Error);
 }

@@ -4,6 +4,7 @@
 // ranks, sweeps) and hand arithmetic, not the parser's output.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -165,4 +166,25 @@ TEST_CASE("nccl-tests -J JSON report: read as the table it stands for") {
                                R"("root":"    -1","out_of_place":{"time":"nan","alg_bw":0,"bus_bw":0,"nwrong":0}}]})";
   CHECK_THROWS_WITH_AS(trace::nccl_tests_json_as_table(nan_time, "nan.json"), doctest::Contains("out_of_place.time"), Error);
   CHECK_FALSE(trace::nccl_tests_json_as_table(R"({"tool":"ccsim","rows":[]})", "ccsim.json"));
+}
+
+// Found by the input audit of the fuzz3 session: each "devices" entry is written as nthreads x ngpus device lines, so
+// a 270-byte report claiming 2^24 threads made a GB of text (a minute, then out of memory under a 4 GB limit).
+TEST_CASE("nccl-tests -J JSON report: more device lines than 131072 ranks is refused in one line") {
+  auto report = [](const char* threads, const char* gpus, int entries) {
+    std::string devices;
+    for (int i = 0; i < entries; ++i)
+      devices += fmt::format(R"({}{{"rank":{},"device":0,"group":0,"pid":1,"hostname":"h","device_hex":"x","device_info":"y"}})",
+                             i ? "," : "", i);
+    return fmt::format(R"({{"config":{{"nthreads":{},"ngpus":{},"devices":[{}]}},"results":[{{"size":8,"count":2,"type":"float",)"
+                       R"("redop":"sum","root":-1,"in_place":{{"time":1,"alg_bw":1,"bus_bw":1}}}}]}})",
+                       threads, gpus, devices);
+  };
+  // 65536 x 2 = 131072 device lines, the most: read (one line per rank, as nccl-tests prints them).
+  const auto table = trace::nccl_tests_json_as_table(report("65536", "2", 1), "ok.json");
+  REQUIRE(table);
+  CHECK(std::count(table->begin(), table->end(), '\n') > 131072);
+  CHECK_THROWS_WITH_AS(trace::nccl_tests_json_as_table(report("16777216", "1", 1), "big.json"),
+                       doctest::Contains("big.json: \"config.devices\": nthreads 16777216 x ngpus 1 for each of 1 entries: more than 131072 ranks"), Error);
+  CHECK_THROWS_WITH_AS(trace::nccl_tests_json_as_table(report("65536", "1", 3), "three.json"), doctest::Contains("more than 131072 ranks"), Error);
 }
