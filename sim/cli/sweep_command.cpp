@@ -211,6 +211,19 @@ void run(const SweepOptions& o) {
   write_output(o.output, render(plan, sweep.cells(), fmt_kind), "-o/--output");
   outputs().commit(); // published: the journal has served its purpose
   sweep.journal().remove();
+  // A failed point is a row with its error, and the sweep goes on (docs/sweep.md); but with -o nothing else is shown,
+  // so a plan whose every point failed (say, a machine spec that lacks nics=) looked like a finished sweep: say so.
+  std::size_t failed = 0;
+  std::string first;
+  for (std::size_t i = 0; i < sweep.cells().size(); ++i) {
+    const auto& c = sweep.cells()[i];
+    if (c.size() == 1 && !c.front().empty() && !c.front().back().empty()) {
+      if (failed++ == 0) first = fmt::format("point {}: {}", i, c.front().back());
+    }
+  }
+  if (failed > 0)
+    std::cerr << fmt::format("ccsim sweep: {} of {} points failed (their rows carry the error column); the first, {}\n", failed,
+                             plan.points.size(), first);
   if (o.stats)
     print_stats(sweep, plan.points.size() - pending.size(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), threads, world, serving);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/json_io.hpp"
+#include "sim/core/units.hpp"
 #include "sim/observe/timeline.hpp"
 
 namespace ccsim::report {
@@ -18,6 +19,18 @@ double gib(double b) { return b / (1ULL << 30); }
 
 std::string degrees(const Parallel& p) {
   return fmt::format("tp={} cp={} pp={} dp={} ep={} ({} GPUs, order {})", p.tp, p.cp, p.pp, p.dp, p.ep, p.world(), p.order);
+}
+
+// How one shape of collective ran: the model's algorithm (and protocol, channels under nccl), or why nothing ran.
+std::string shape_how(const std::string& op, int ranks, const CollectiveShape& sh) {
+  if (op == "send") return "(one per tensor rank, point to point)";
+  if (ranks < 2) return "(one GPU: nothing sent)";
+  if (sh.algo.empty()) return "";
+  std::string how = sh.algo;
+  if (!sh.proto.empty()) how += "/" + sh.proto;
+  if (sh.channels > 1) how += fmt::format(", {} channels", sh.channels);
+  if (!sh.simulated) how += ", closed form (a wait, no link use)";
+  return "(" + how + ")";
 }
 
 } // namespace
@@ -58,6 +71,12 @@ std::string hybrid_table(const Scenario& s, const std::string& topology, const H
     auto b = r.bytes_per_gpu.find(k);
     out += fmt::format("  {:<6} {:>9} collectives  {:>10.3f} GB\n", to_string(k), it->second,
                        static_cast<double>(b == r.bytes_per_gpu.end() ? 0 : b->second) / 1e9);
+    // What they are: operation, group, buffer (nccl-tests' size) and how the network model ran them.
+    for (const auto& [key, sh] : r.shapes) {
+      const auto& [kind, op, ranks, size] = key;
+      if (kind != k) continue;
+      out += fmt::format("    {:>9} x {:<14} {:>10} on {:>4} GPUs  {}\n", sh.count, op, format_size(size), ranks, shape_how(op, ranks, sh));
+    }
   }
   out += fmt::format("# memory per GPU (pipeline stage 0): weights {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} = {:.2f} GiB",
                      gib(r.memory.weights), gib(r.memory.grads), gib(r.memory.optimizer), gib(r.memory.activations), gib(r.memory.total()));
@@ -81,6 +100,16 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   j["tail_ms"] = ms(r.tail);
   for (const auto& [k, n] : r.collectives) j["collectives"][std::string(to_string(k))] = n;
   for (const auto& [k, b] : r.bytes_per_gpu) j["bytes_gpu0"][std::string(to_string(k))] = b;
+  j["collective_shapes"] = nlohmann::ordered_json::array();
+  for (const auto& [key, sh] : r.shapes) {
+    const auto& [kind, op, ranks, size] = key;
+    nlohmann::ordered_json e{{"kind", std::string(to_string(kind))}, {"op", op}, {"ranks", ranks}, {"size", size}, {"count", sh.count}};
+    e["algo"] = sh.algo.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(sh.algo);
+    e["proto"] = sh.proto.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(sh.proto);
+    e["channels"] = sh.channels > 0 ? nlohmann::ordered_json(sh.channels) : nlohmann::ordered_json();
+    e["simulated"] = sh.simulated;
+    j["collective_shapes"].push_back(std::move(e));
+  }
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"gradients", r.memory.grads}, {"optimizer", r.memory.optimizer},
                        {"activations", r.memory.activations}, {"total", r.memory.total()}, {"capacity", r.memory_capacity}};
   j["engine"] = {{"jobs", r.jobs}, {"transfers", r.transfers}};

@@ -74,6 +74,7 @@ struct PlanEntry {
   std::vector<engine::Job> jobs; // placed on the drawn topology, no start, no `after`
   Time fixed = 0;                // the model's launch/base latency, before the data moves
   std::optional<Time> closed;    // no replay: the model's own time
+  engine::Choice choice;         // what the model chose (algorithm, protocol, channels)
 };
 
 class StepBuilder {

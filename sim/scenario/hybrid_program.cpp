@@ -221,6 +221,7 @@ bool StepBuilder::run_op(int stage, const PipeOp& op) {
     }
     const std::uint32_t done = join(parts, 0, c->gpus.front());
     ++res_.collectives[CommKind::Pp];
+    ++res_.shapes[{CommKind::Pp, "send", 2, bytes}].count; // one per tensor rank: tp pairs at once
     if (std::find(c->gpus.begin(), c->gpus.end(), gpus_.front()) != c->gpus.end()) res_.bytes_per_gpu[CommKind::Pp] += bytes;
     sends_[{op.forward, op.micro, to_g, static_cast<int>(i)}] = done;
     if (c->recorded) recs_.push_back({RecKind::Async, stage, "pp send", fmt::format("{}{} send {}", op.forward ? "F" : "B", op.micro, format_size(bytes)), {}, 0, first, done, c, CommKind::Pp});

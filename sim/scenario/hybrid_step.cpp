@@ -123,6 +123,8 @@ const PlanEntry& StepBuilder::plan(Op op, const std::vector<int>& gpus, Bytes si
   auto kept = std::make_unique<engine::RunPlan>(std::move(plans.front()));
   e.fixed = kept->fixed;
   e.closed = kept->closed_form;
+  e.choice = kept->choice;
+  e.choice.weighed.clear();
   // The model may replay on its own view of the machine; its jobs run here on the drawn links, with the
   // same node names (the view is a copy with edited link speeds).
   for (const auto& j : kept->jobs) {
@@ -147,6 +149,8 @@ std::uint32_t StepBuilder::collective(CommKind kind, Op op, const std::vector<in
     const double n = static_cast<double>(gpus.size());
     res_.bytes_per_gpu[kind] += static_cast<Bytes>(std::llround(static_cast<double>(size) * (op == Op::AllReduce ? 2 : 1) * (n - 1) / n));
   }
+  auto& shape = res_.shapes[{kind, std::string(schedule::to_string(op)), static_cast<int>(gpus.size()), size}];
+  ++shape.count;
   std::vector<std::pair<std::uint32_t, Time>> after;
   for (const auto& m : ready) after.push_back(dep(m));
   if (gpus.size() < 2 || size == 0) {
@@ -155,6 +159,16 @@ std::uint32_t StepBuilder::collective(CommKind kind, Op op, const std::vector<in
     return j;
   }
   const PlanEntry& e = plan(op, gpus, size, elt);
+  if (shape.count == 1) {
+    shape.algo = e.choice.algo;
+    shape.proto = e.choice.proto;
+    shape.channels = e.choice.channels;
+    shape.simulated = !e.closed;
+  } else if (shape.algo != e.choice.algo || shape.proto != e.choice.proto || shape.channels != e.choice.channels) {
+    shape.algo = "varies";
+    shape.proto.clear();
+    shape.channels = 0;
+  }
   if (e.closed) { // nothing to replay: the collective is a wait of the model's time
     for (auto& d : after) d.second += *e.closed;
     const std::uint32_t j = join(after, 0, gpus.front());

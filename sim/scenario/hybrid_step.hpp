@@ -7,6 +7,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/scenario/hybrid.hpp"
@@ -28,6 +29,17 @@ struct TimelineSlice {
   Time begin = 0, end = 0;
 };
 
+// The collectives of one kind, operation, group size and buffer size, and how they ran: a step's sizes and, under
+// --model nccl, NCCL's algorithm, protocol and channels for each (the model's choice for the first such group;
+// "varies" when groups of the same shape got different choices).
+struct CollectiveShape {
+  int count = 0;
+  std::string algo, proto; // empty: nothing replayed (a group of one, or a pipeline send)
+  int channels = 0;
+  bool simulated = true; // false: the model's closed form (a wait, no link use)
+};
+using ShapeKey = std::tuple<CommKind, std::string, int, Bytes>; // kind, op, GPUs in the group, buffer bytes
+
 struct HybridResult {
   Time step = 0;
   // Along the first stage's chain of the first replica (pipeline stage 0, every other index 0): time
@@ -38,6 +50,7 @@ struct HybridResult {
   std::map<CommKind, Time> exposed;
   std::map<CommKind, Bytes> bytes_per_gpu; // bytes one GPU sends per step in each kind (first stage)
   std::map<CommKind, int> collectives;     // collectives per step in the whole machine
+  std::map<ShapeKey, CollectiveShape> shapes; // the same, by operation and size, with the model's choice
   Time ideal = 0;        // the first stage's compute with no communication and no bubble
   std::size_t jobs = 0;
   std::uint64_t transfers = 0;
