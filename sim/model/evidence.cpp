@@ -10,6 +10,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 
 namespace ccsim::model {
 
@@ -76,6 +77,8 @@ EvidenceClass evidence_class(const topology::Topology& t, schedule::Op op, int r
   c.ranks = ranks;
   // A generated crossbar or torus is one host (host_map); its links are built only on demand.
   if (t.structure.kind != topology::Structure::Kind::General || t.link_formula()) return c;
+  // A preset names no GPU kind: its NVLink generation's SXM part is the kind the model prices it as.
+  if (c.gpu.empty()) c.gpu = topology::sxm_kind_of_nvlink(t);
   c.hosts = std::max(1, topology::host_map(t).count);
   if (c.hosts > 1)
     for (const auto& l : t.links)

@@ -14,7 +14,7 @@ namespace ccsim::model {
 
 // A machine's class as the checked line keys it: from the description ccsim built, never from a file name.
 struct EvidenceClass {
-  std::string gpu;     // Topology::gpu_kind ("h100"), empty when the description names none
+  std::string gpu;     // Topology::gpu_kind ("h100"), else its NVLink generation's SXM part (a preset), else empty
   int hosts = 1;       // hosts with GPUs (topology::host_map): 1 is one node / one NVLink domain
   std::string network; // the network's link type ("ib", "roce", ...) when hosts > 1, else empty
   std::string op;      // "allreduce"
