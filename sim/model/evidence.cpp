@@ -116,8 +116,6 @@ std::vector<EvidenceRun> parse_evidence(const std::string& text, const std::stri
 Checked check(const EvidenceClass& c, const std::vector<EvidenceRun>& runs) {
   Checked k;
   k.cls = c;
-  const std::string what = fmt::format("{}, {}, {}", ev_gpu_words(c.gpu),
-                                       c.hosts > 1 ? "across nodes over " + ev_network_words(c.network) : "one node", c.op);
   std::vector<const EvidenceRun*> same;
   for (const auto& r : runs)
     if (!c.gpu.empty() && ev_same_class(c, r.cls)) same.push_back(&r);
@@ -147,25 +145,29 @@ Checked check(const EvidenceClass& c, const std::vector<EvidenceRun>& runs) {
                          k.runs == 1 ? "" : "s", span, ev_pct(k.median_ge_1MiB), tables);
     return k;
   }
+  // Under 200 characters (a header line): the nearest run's file is in the JSON field `nearest`, its class in the line.
+  const std::string scope = c.hosts > 1 ? "across nodes over " + ev_network_words(c.network) : "on one node";
   std::string why;
   if (c.gpu.empty())
     why = "the description names no GPU kind";
   else if (same.empty())
-    why = fmt::format("no measured run of this class ({})", what);
+    why = fmt::format("no measured {} {} run {}", ev_gpu_words(c.gpu), c.op, scope);
   else
-    why = fmt::format("no measured run of this class ({}) at {} {}: measured {} {}", what, at, c.hosts > 1 ? "nodes" : "ranks",
-                      ev_range(lo, hi), c.hosts > 1 ? "nodes" : "ranks");
+    why = fmt::format("no measured {} {} run {} at {} {} (measured: {})", ev_gpu_words(c.gpu), c.op, scope, at,
+                      c.hosts > 1 ? "nodes" : (at == 1 ? "rank" : "ranks"), ev_range(lo, hi));
   const EvidenceRun* best = nullptr;
   double best_d = 0;
   for (const auto& r : runs) {
     const double d = ev_distance(c, r.cls);
     if (!best || d < best_d) best = &r, best_d = d;
   }
-  if (best)
-    k.nearest = fmt::format("{} ({}, {}, {}, {} ranks: |err| {} >= 1 MiB, {})", best->file, ev_gpu_words(best->cls.gpu),
-                            ev_scope_words(best->cls.hosts, best->cls.network), best->cls.op, best->cls.ranks,
-                            ev_pct(best->err_ge_1MiB), best->table);
-  k.line = fmt::format("not checked: {}{}", why, best ? "; the nearest is " + k.nearest : "");
+  std::string near;
+  if (best) {
+    near = fmt::format("{} {}, {}, {} ranks: |err| {} ({})", ev_gpu_words(best->cls.gpu), best->cls.op,
+                       ev_scope_words(best->cls.hosts, best->cls.network), best->cls.ranks, ev_pct(best->err_ge_1MiB), best->table);
+    k.nearest = best->file + ": " + near;
+  }
+  k.line = fmt::format("not checked: {}{}", why, best ? "; nearest: " + near : "");
   return k;
 }
 

@@ -42,7 +42,7 @@ struct Checked {
                                        // the network kind, op) and inside their host / rank range when checked
   std::optional<double> median_ge_1MiB; // their median of the tables' median |err| >= 1 MiB
   std::vector<std::string> tables;     // where those runs are
-  std::string nearest;                 // when not checked: the nearest measured run, in words
+  std::string nearest;                 // when not checked: the nearest measured run, its file and class in words
   std::string line;                    // "checked: ..." or "not checked: ..." (one line)
 };
 Checked check(const EvidenceClass& c, const std::vector<EvidenceRun>& runs);
