@@ -6,7 +6,8 @@ collective; this runs `ccsim compare --model nccl` on it exactly as a user would
 --params; the ranks column goes in as the hint --ranks, which a paste that states its own count ignores) and writes
 the two median |busbw error| columns (sizes >= 1 MiB, all sizes). Nothing is fitted to these files: the table says how the tool's best mode fares on outputs it has never been tuned on.
 
---write rewrites the table in place; --check exits 1 when the table differs from what this run gives (the model
+--write rewrites the table in place, then models/evidence.json (scripts/evidence.py, from the rows of this table,
+models/VALIDATION.md and models/HOLDOUT.md: run it after those); --check exits 1 when the table differs from what this run gives (the model
 or the default calibration changed since: rerun with --write and say what moved).
 """
 import argparse, json, os, re, sys
@@ -64,6 +65,12 @@ def main():
     with open(README + ".tmp", "w") as f:
         f.write(new)
     os.replace(README + ".tmp", README)
+    # The checked line's runs (models/evidence.json) come from this table's rows and the other two generated
+    # tables': the last of the regeneration commands (README "Where a prediction is checked") refreshes them.
+    import evidence  # noqa: E402
+    with open(evidence.OUT + ".tmp", "w") as f:
+        f.write(evidence.document(a.ccsim))
+    os.replace(evidence.OUT + ".tmp", evidence.OUT)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.placements = tr.cfg.placements;
   m.model_detail = pred.describe();
   m.bands = model::bound_bands(res, tr.topo);
+  if (o.run.model == "nccl") m.checked = model::check_shipped(model::evidence_class(tr.topo, tr.cfg.op, m.ranks));
   {
     const auto hosts = topology::host_map(tr.topo);
     std::vector<int> used;

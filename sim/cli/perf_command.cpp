@@ -21,6 +21,7 @@
 
 #include "sim/cli/common.hpp"
 #include "sim/cli/parse_errors.hpp"
+#include "sim/model/evidence.hpp"
 #include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/ascii.hpp"
@@ -484,6 +485,8 @@ std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const Ru
     n.push_back(fmt::format("ccsim: {} {}: GPUs {}", cfg.placements.size() > 1 ? "ring" : "rank order", i,
                             report::gpu_order_text(cfg.placements[i], ",")));
   if (!model_detail.empty()) n.push_back("ccsim: model sees: " + model_detail);
+  // What measured runs of this class ccsim ships (README "Where a prediction is checked"), or that none do.
+  if (o.model == "nccl") n.push_back("ccsim: " + model::check_shipped(model::evidence_class(topo, cfg.op, r.ranks)).line);
   n.push_back(r.ranks == 1 ? "ccsim: in-place predicted apart (one rank: NCCL copies only when the buffers differ); #wrong 0: no data moved"
                             : "ccsim: in-place predicted as out-of-place (the model moves the same bytes); #wrong 0: no data moved");
   std::string same, absent;

@@ -8,6 +8,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/inspect.hpp"
 #include "sim/cli/run_options.hpp"
+#include "sim/model/evidence.hpp"
 #include "sim/metrics/explain.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/progress.hpp"
@@ -240,6 +241,8 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   if (!o.nccl_version.empty() && !h.model_detail.empty())
     h.model_detail += fmt::format(", release NCCL {} (--nccl-version)", o.nccl_version);
   h.weighed = o.why;
+  // The tables measure --model nccl (NCCL's and RCCL's choices); other models' numbers are checked nowhere.
+  if (o.model == "nccl") h.checked = model::check_shipped(model::evidence_class(topo, cfg.op, metrics::ranks_of(cfg)));
   h.redop = cfg.redop;
   h.dtype = cfg.dtype.name;
   h.op = cfg.op;

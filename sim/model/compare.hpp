@@ -2,6 +2,7 @@
 // parameter set), then compare() lays predicted time/algbw/busbw beside a trace's measured rows.
 #pragma once
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/metrics/sweep.hpp"
+#include "sim/model/evidence.hpp"
 #include "sim/model/params.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/trace/nccl_tests_trace.hpp"
@@ -126,5 +128,6 @@ struct CompareMeta {
   std::vector<std::vector<int>> placements;
   std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
   std::vector<BoundBand> bands; // bound_bands(): what bounds each size band, for "why lower" lines
+  std::optional<Checked> checked; // --model nccl: the measured runs ccsim ships for the machine's class
 };
 } // namespace ccsim::model

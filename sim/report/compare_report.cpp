@@ -153,6 +153,7 @@ nlohmann::ordered_json compare_json(const model::CompareResult& r, const model::
   j["measured_column"] = m.in_place ? "in-place" : "out-of-place";
   j["old_busbw_convention"] = m.old_busbw_convention;
   if (!m.notes.empty()) j["notes"] = m.notes;
+  if (m.checked) j["checked"] = checked_json(*m.checked);
   j["rows"] = nlohmann::ordered_json::array();
   for (const auto& x : r.rows) {
     nlohmann::ordered_json row{{"size", x.size},
@@ -221,6 +222,7 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
                      x.predicted_busbw, x.err_pct, choice_text(x.pred));
   // The why lines before the summary, which stays the last line (scripts read it with tail -1).
   for (const auto& line : bound_lines(m)) s += "# " + line.text() + "\n";
+  if (m.checked) s += "# " + m.checked->line + "\n";
   s += fmt::format("# median |busbw err|: {:.1f}% for sizes >= 1 MiB ({} rows), {:.1f}% over all {} rows; max {:.1f}%{}\n",
                    r.median_abs_err_ge_1MiB, r.n_ge_1MiB, r.median_abs_err_all, r.rows.size(), r.max_abs_err,
                    r.skipped ? fmt::format(" ({} rows of size 0 or time 0 skipped)", r.skipped) : "");

@@ -90,6 +90,7 @@ void write_table(std::ostream& out, const RunHeader& h, const std::vector<metric
              schedule::nccl_test_name(h.op), h.algo, h.model);
   fmt::print(out, "# topology {} ({}), {} ranks\n", h.topology, h.topology_origin, h.ranks);
   if (!h.model_detail.empty()) fmt::print(out, "# model sees: {}\n", h.model_detail);
+  if (h.checked) fmt::print(out, "# {}\n", h.checked->line);
   for (std::size_t i = 0; i < h.placements.size(); ++i)
     fmt::print(out, "# {} {}: GPUs {}\n", h.placements.size() > 1 ? "ring" : "rank order", i, gpu_order_text(h.placements[i]));
   if (h.op == schedule::Op::HyperCube) // hypercube.cu counts the bytes a rank receives
@@ -128,6 +129,7 @@ void write_markdown(std::ostream& out, const RunHeader& h, const std::vector<met
   fmt::print(out, "**ccsim prediction** (no GPU ran): {} ({} equivalent) on {} ({}), {} ranks, algorithm {}, model {}\n\n",
              schedule::to_string(h.op), schedule::nccl_test_name(h.op), markdown_cell(h.topology), markdown_cell(h.topology_origin),
              h.ranks, markdown_cell(h.algo), markdown_cell(h.model));
+  if (h.checked) fmt::print(out, "{}\n\n", markdown_cell(h.checked->line));
   const bool choice = has_choice(rows);
   fmt::print(out, "| size (B) | count (elements) | type | redop | root | time (us) | algbw (GB/s) | busbw (GB/s) |{}\n",
              choice ? " choice |" : "");
@@ -158,6 +160,7 @@ void write_json(std::ostream& out, const RunHeader& h, const std::vector<metrics
   j["stepfactor"] = h.factor;
   j["busbw_factor"] = metrics::busbw_factor_text(h.op);
   if (!h.model_detail.empty()) j["model_detail"] = h.model_detail;
+  if (h.checked) j["checked"] = checked_json(*h.checked);
   j["rows"] = nlohmann::ordered_json::array();
   const bool choice = has_choice(rows);
   for (const auto& r : rows) {
@@ -238,6 +241,18 @@ void write(std::ostream& out, Format f, const RunHeader& h, const std::vector<me
     case Format::Csv: write_csv(out, h, rows); break;
     case Format::Json: write_json(out, h, rows); break;
   }
+}
+
+nlohmann::ordered_json checked_json(const model::Checked& c) {
+  nlohmann::ordered_json j;
+  j["checked"] = c.checked;
+  j["line"] = c.line;
+  j["runs"] = c.runs;
+  j["median_abs_err_pct_ge_1MiB"] = c.median_ge_1MiB ? nlohmann::ordered_json(*c.median_ge_1MiB) : nlohmann::ordered_json();
+  j["tables"] = c.tables;
+  j["nearest"] = c.nearest;
+  j["class"] = {{"gpu", c.cls.gpu}, {"hosts", c.cls.hosts}, {"network", c.cls.network}, {"op", c.cls.op}, {"ranks", c.cls.ranks}};
+  return j;
 }
 
 } // namespace ccsim::report

@@ -1,11 +1,15 @@
 // Printing a sweep: a table shaped like nccl-tests' output, CSV, or JSON with stable keys.
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/metrics/sweep.hpp"
+#include "sim/model/evidence.hpp"
 
 namespace ccsim::report {
 
@@ -13,6 +17,8 @@ struct RunHeader {
   std::string topology, topology_origin, algo, model, redop, dtype;
   std::string model_detail; // what the model derived from the machine (NCCL: its graph), or ""
   bool weighed = false;     // --why: also print each row's weighed pairs (engine::Choice::weighed)
+  // --model nccl: the measured runs ccsim ships for the machine's class (models/evidence.json), or none.
+  std::optional<model::Checked> checked;
 
   schedule::Op op = schedule::Op::AllReduce;
   int ranks = 0, root = 0;
@@ -34,5 +40,7 @@ std::string choice_text(const engine::Choice& c);
 std::string gpu_order_text(const std::vector<int>& gpus, std::string_view sep = " ");
 // Text for a Markdown table cell or caption: '|' escaped so it cannot split the row.
 std::string markdown_cell(std::string_view s);
+// The checked line's fields for --format json (README "Output for scripts": `checked`).
+nlohmann::ordered_json checked_json(const model::Checked& c);
 
 } // namespace ccsim::report
