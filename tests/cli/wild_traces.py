@@ -286,6 +286,18 @@ EXPECTED = {
         ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(RS, 2, 8, M, 16 * G)]),
     "rtxpro6000-pcie-2gpu-broadcast-1M-16G-f4-singleproc-nps4-sys-nccl2293-aicr.txt":
         ("machine:gpu=rtxpro6000,gpus=2,intra=pcie,pcie_switch=off,sockets=1,cpu=amd", [], [(BC, 2, 8, M, 16 * G)]),
+    # the tenth harvest. A documentation page's console block: the "$ srun ..." line before the banner, 2 ranks (one per node)
+    "gh200-alps-2node-2gpu-allreduce-1M-128M-1pernode-slingshot-awsofi-nccl2307-sarus.txt":
+        ("machine:gpu=gh200,gpus=1,nodes=2,nics=1x200G,kind=slingshot", [], [(AR, 2, 8, M, 128 * M)]),
+    # the device list cut to its last line ("Rank 127"), no nThread line, "NCCL version" without '#': 128 ranks
+    "gb200-oci-32host-2rack-128gpu-allreduce-8B-32G-roce-nvlsoff-devicelistcut-nccl2292-ocioke.txt":
+        ("machine:gpu=gb200,gpus=64,nodes=2,nics=128x400G,kind=roce", [], [(AR, 128, 33, 8, 32 * G)]),
+    # a report's bare tables (banner without its out-of-place line, rows, two closing lines): the rank count from busbw/algbw
+    # (1.5 and 1.875), all_reduce from the sum redop with count = size/4
+    "a100-sxm4-40gb-polaris-4gpu-allreduce-8B-4G-tableonly-nccl2283-uchicago.txt":
+        ("cluster:nodes=1,node=polaris,nics=2x200G,kind=slingshot", [], [(AR, 4, 30, 8, 4 * G)]),
+    "a100-sxm4-40gb-polaris-4node-16gpu-allreduce-8B-4G-tableonly-protosimple-awsofi160-nccl2283-uchicago.txt":
+        ("cluster:nodes=4,node=polaris,nics=2x200G,kind=slingshot", [], [(AR, 16, 30, 8, 4 * G)]),
 }
 
 
