@@ -26,20 +26,18 @@ constexpr std::array<CloudMachine, 7> kAws{{
     {"p6-b200.48xlarge", "b200", 8, 8, 400.0, LinkType::Efa},
     {"p6-b300.48xlarge", "b300", 8, 16, 400.0, LinkType::Efa},
 }};
+
+// One table's entry by name, any case.
+template <std::size_t N>
+const CloudMachine* named(const std::array<CloudMachine, N>& table, std::string_view name) {
+  const std::string lower = ascii_lower(std::string(name));
+  for (const auto& m : table)
+    if (m.name == lower) return &m;
+  return nullptr;
+}
 } // namespace
 
-const CloudMachine* cloud_machine(std::string_view name) {
-  const std::string lower = ascii_lower(std::string(name));
-  for (const auto& m : kGcp)
-    if (m.name == lower) return &m;
-  return nullptr;
-}
-
-const CloudMachine* aws_machine(std::string_view name) {
-  const std::string lower = ascii_lower(std::string(name));
-  for (const auto& m : kAws)
-    if (m.name == lower) return &m;
-  return nullptr;
-}
+const CloudMachine* cloud_machine(std::string_view name) { return named(kGcp, name); }
+const CloudMachine* aws_machine(std::string_view name) { return named(kAws, name); }
 
 } // namespace ccsim::topology

@@ -313,7 +313,8 @@ P2pPlanner::P2pPlanner(const topology::Topology& t, const Tables& tab, const Par
     : topo_(t), tab_(tab), params_(params), relay_gpus_(std::move(relay_gpus)), ll_in_release_(ll_in_release),
       ll_per_peer_(ll_per_peer), sendrecv_max_peers_(sendrecv_max_peers), net_rule_(net_rule), split_rule_(split_rule),
       gbx_net_chunk_doubled_(gbx_net_chunk_doubled),
-      has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })) {}
+      has_nvlink_(std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return topology::is_nvlink(l.type); })),
+      has_duplex_(!t.link_formula() && std::any_of(t.links.begin(), t.links.end(), [](const topology::Link& l) { return l.duplex > 0; })) {}
 P2pPlanner::~P2pPlanner() = default;
 
 const P2pPlanner::Facts& P2pPlanner::facts(const Graph& g, const std::vector<int>& gpus) {
@@ -525,9 +526,8 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
     shm = shm_pairs(topo_, g, *level, pairs);
   }
   View* vp = &view(op.ll, g, gpus, shm);
-  // A PCIe box whose ports are held to a duplex budget takes the same pass: which links its sends load both ways.
-  const bool duplex = !topo_.link_formula() && std::any_of(topo_.links.begin(), topo_.links.end(), [](const auto& l) { return l.duplex > 0; });
-  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1 || duplex)) {
+  // A PCIe box whose ports are held to a duplex budget (has_duplex_) takes the same pass: which links its sends load both ways.
+  if (!tab_.rccl && replayed && (has_nvlink_ || f.nodes > 1 || has_duplex_)) {
     // The GPU pairs sending at once: sendrecv's shift, each hypercube step's partner, the first batch of rounds.
     std::vector<std::vector<StepSend>> steps;
     const auto at = [&](int r) { return gpus[static_cast<std::size_t>(r)]; };

@@ -228,6 +228,7 @@ class P2pPlanner {
   P2pSplitRule split_rule_;
   bool gbx_net_chunk_doubled_;
   bool has_nvlink_; // the drawing has an NVLink link: P2P channel caps apply (capped)
+  bool has_duplex_; // a port held to a both-ways budget (Link::duplex) and no link formula: capped applies it
   std::vector<int> placed_; // the placement views_ and facts_ were made for
   std::vector<std::unique_ptr<View>> views_;
   std::unique_ptr<Facts> facts_;
