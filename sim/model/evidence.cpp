@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -172,17 +174,25 @@ Checked check(const EvidenceClass& c, const std::vector<EvidenceRun>& runs) {
 }
 
 Checked check_shipped(const EvidenceClass& c) {
+  // Read and parsed once per file, as load_tables does: compare over a folder checks every run against it.
+  static std::mutex m;
+  static std::map<std::string, std::vector<EvidenceRun>> cache;
   const std::string path = data_dir() + "/" + kEvidenceName;
-  std::ifstream in(path);
-  if (!in) {
-    Checked k;
-    k.cls = c;
-    k.line = fmt::format("not checked: {} is missing (scripts/evidence.py --write)", kEvidenceName);
-    return k;
+  std::lock_guard lock(m);
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    std::ifstream in(path);
+    if (!in) {
+      Checked k;
+      k.cls = c;
+      k.line = fmt::format("not checked: {} is missing (scripts/evidence.py --write)", kEvidenceName);
+      return k;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    it = cache.emplace(path, parse_evidence(ss.str(), path)).first;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return check(c, parse_evidence(ss.str(), path));
+  return check(c, it->second);
 }
 
 } // namespace ccsim::model
