@@ -12,6 +12,7 @@
 #include "sim/model/launch_kind.hpp"
 #include "sim/model/launch_overlap.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
+#include "sim/model/nccl/net_latency.hpp"
 #include "sim/model/nccl/ring_local.hpp"
 #include "sim/model/nccl/threshold_choice.hpp"
 #include "sim/model/nccl/p2p_plan.hpp"
@@ -500,6 +501,22 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   }
   auto cands = candidates(tab_, g, cfg.op, p, size.size, opt_.nvls != NvlsMode::Off, nvls_tree_tuner_rule(tab_, release_),
                           ring_ll128_tuner_caps(tab_, release_));
+  // The latency the net plugin reports to NCCL (aws-ofi-nccl's platform table: 75 us on p4d/p4de/p5/p5e, 35 us from
+  // p5en) enters NCCL's tuner from v2.18.1-1 once per network hop of its latency formula and twice for Simple, "the
+  // flush extra latency" (tuning.cc interLat; kNetLatencyAddedFrom). It moves NCCL's pick only: the replay charges the
+  // wire (with_fabric_hops), so time_us (what the tuner weighs) takes it and lat_us (what a closed form runs) does not.
+  const double reported = g.nodes > 1 && !tab_.rccl && (!release_ || !(*release_ < kNetLatencyAddedFrom))
+                              ? reported_net_latency_us(tab_, topo_, g.arch) : 0.0;
+  const auto tuner_extra_us = [&](const Candidate& c) {
+    return network_hops(cfg.op, c.algo, g.nodes) * reported * (c.proto == Proto::Simple ? 2.0 : 1.0);
+  };
+  const auto as_run = [&](const Candidate& c) { // the candidate as the replay times it, without the tuner's term
+    Candidate r = c;
+    r.time_us -= tuner_extra_us(c);
+    return r;
+  };
+  if (reported > 0)
+    for (auto& c : cands) c.time_us += tuner_extra_us(c);
   // A network transport that does not deliver LL/LL128's lines in order makes its plugin set
   // NCCL_PROTO=simple (aws-ofi-nccl on pre-Hopper EFA instances: net_kinds efa by_arch).
   if (g.nodes > 1 && simple_only_net(g.arch))
@@ -550,14 +567,14 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
         }
     }
   std::vector<engine::RunPlan> out;
-  out.push_back(with_fabric_hops(plan_for(*pick, cfg, size, release_channels), *pick, cfg, size.size, p));
+  out.push_back(with_fabric_hops(plan_for(as_run(*pick), cfg, size, release_channels), *pick, cfg, size.size, p));
   if (!forced_note.empty()) out.front().choice.note = forced_note;
   // What the tuner weighed, each pair with its own estimate (`--why`); the pick is the plan's algo/proto.
   for (const auto& c : cands)
     out.front().choice.weighed.push_back({std::string(name(c.algo)), std::string(name(c.proto)), c.time_us});
   if (opt_.mode == AlgoMode::Fastest && out.front().choice.simulated)
     if (const auto* other = best_of(pick->algo == Algo::Ring ? Algo::Tree : Algo::Ring)) {
-      auto alt = with_fabric_hops(plan_for(*other, cfg, size), *other, cfg, size.size, p);
+      auto alt = with_fabric_hops(plan_for(as_run(*other), cfg, size), *other, cfg, size.size, p);
       alt.choice.note = "replayed faster than NCCL's pick";
       if (alt.choice.simulated) out.push_back(std::move(alt));
     }

@@ -26,6 +26,7 @@
 #include "nccl_run_config.hpp"
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <cstdio>
 #include <fstream>
@@ -36,6 +37,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/model/nccl/proto_list.hpp"
+#include "sim/model/nccl/net_latency.hpp"
 #include "sim/model/nccl/tables.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/topology_json.hpp"
@@ -184,4 +186,84 @@ TEST_CASE("EFA by instance type: a pattern is searched in the name, as POSIX reg
   REQUIRE(in != nullptr);
   CHECK(in->name == "any 48xlarge");
   CHECK_THROWS_AS((void)tab.instance_of(LinkType::Efa, "g7e.8xlarge"), Error); // no 48xlarge in it
+}
+
+// The latency a net plugin reports to NCCL in NCCL's tuner (models/README.md "EFA: the plugin's reported latency
+// in NCCL's pick"). NVIDIA/nccl src/graph/tuning.cc, v2.18.1-1 to v2.30.7-1:
+//   interLat = hwLat[NET][a][p] + graphs[a]->latencyInter;  if (p == NCCL_PROTO_SIMPLE) interLat += latencyInter;
+// with graphs[a]->latencyInter the NIC's ncclNetProperties latency (search.cc ncclTopoSearchRecNet, every graph,
+// NVLS's too), and interLat counted 2 (nNodes - 1) times on a ring's allreduce, 2 log2i(nNodes) times on a tree
+// and on NVLS-tree. aws-ofi-nccl reports 75 us on p5/p5e (src/platform-aws.cpp platform_data_map; the p5 EKS log
+// in tests/data/wild_traces prints "Internode latency set at 75.0 us"). By hand, 2 nodes (one network hop each
+// way on every algorithm): NCCL's estimate rises by
+//   Simple (ring, tree, NVLS-tree): 2 hops x 2 x 75 = 300 us;   LL and LL128: 2 hops x 75 = 150 us
+// over the same machine whose plugin reports nothing (kind=efa on Hopper names no instance: by_arch has no
+// Hopper row; the replayed transport, RDMA with the kind's 23 us hop, is the same for both). Before 2.18.1 NCCL
+// took the figure in place of its hwLat (not modelled): no change there. The replay does not take it, so a pick
+// forced to one algorithm and protocol runs the same time on both.
+namespace netlat {
+engine::Choice choice_of(const std::string& topo, const std::string& release, Bytes bytes, nccl::AlgoMode mode = nccl::AlgoMode::Auto) {
+  const auto t = topology::resolve_topology(topo);
+  const auto cfg = test::packed_rings_config(t, schedule::Op::AllReduce);
+  const auto size = metrics::plan_size(schedule::Op::AllReduce, 16, bytes, 4);
+  nccl::Options o;
+  o.nccl_version = release;
+  o.mode = mode;
+  nccl::Builder b(t, o);
+  return metrics::run(b, cfg, size).choice;
+}
+
+double weighed(const engine::Choice& c, const char* algo, const char* proto) {
+  const auto it = std::find_if(c.weighed.begin(), c.weighed.end(), [&](const auto& w) { return w.algo == algo && w.proto == proto; });
+  REQUIRE(it != c.weighed.end());
+  return it->time_us;
+}
+
+const std::string kP5 = "machine:gpu=h100,nodes=2,nics=32x100G,instance=p5.48xlarge";
+const std::string kEfaBare = "machine:gpu=h100,nodes=2,nics=32x100G,kind=efa";
+} // namespace netlat
+
+TEST_CASE("the net plugin's reported latency by instance and by generation: p5 75, p5en 35, Hopper unnamed 0, A100 75") {
+  const auto& tab = nccl::load_tables();
+  CHECK(nccl::reported_net_latency_us(tab, topology::resolve_topology(netlat::kP5), nccl::Arch::Hopper) == doctest::Approx(75.0));
+  CHECK(nccl::reported_net_latency_us(tab, topology::resolve_topology("machine:gpu=h200,nodes=2,nics=16x200G,instance=p5en.48xlarge"),
+                                    nccl::Arch::Hopper) == doctest::Approx(35.0));
+  CHECK(nccl::reported_net_latency_us(tab, topology::resolve_topology(netlat::kEfaBare), nccl::Arch::Hopper) == 0.0);
+  CHECK(nccl::reported_net_latency_us(tab, topology::resolve_topology("machine:gpu=a100,nodes=2,nics=4x100G,kind=efa"), nccl::Arch::Ampere) ==
+        doctest::Approx(75.0));
+  CHECK(nccl::reported_net_latency_us(tab, topology::resolve_topology("machine:gpu=h100,nodes=2,nics=8x400G,kind=ib"), nccl::Arch::Hopper) == 0.0);
+}
+
+TEST_CASE("2 p5 nodes in NCCL 2.22.3's tuner: Simple weighs 300 us more, LL and LL128 150 us more, than with no reported latency") {
+  const Bytes size = Bytes{16} << 20;
+  const auto p5 = netlat::choice_of(netlat::kP5, "2.22.3", size);
+  const auto bare = netlat::choice_of(netlat::kEfaBare, "2.22.3", size);
+  CHECK(netlat::weighed(p5, "nvls_tree", "Simple") - netlat::weighed(bare, "nvls_tree", "Simple") == doctest::Approx(300.0));
+  CHECK(netlat::weighed(p5, "tree", "Simple") - netlat::weighed(bare, "tree", "Simple") == doctest::Approx(300.0));
+  CHECK(netlat::weighed(p5, "ring", "Simple") - netlat::weighed(bare, "ring", "Simple") == doctest::Approx(300.0));
+  CHECK(netlat::weighed(p5, "tree", "LL128") - netlat::weighed(bare, "tree", "LL128") == doctest::Approx(150.0));
+  CHECK(netlat::weighed(p5, "ring", "LL") - netlat::weighed(bare, "ring", "LL") == doctest::Approx(150.0));
+  // Before 2.18.1 the figure replaced NCCL's hwLat (not modelled): the estimates stay.
+  const auto p5_old = netlat::choice_of(netlat::kP5, "2.17.1", size);
+  const auto bare_old = netlat::choice_of(netlat::kEfaBare, "2.17.1", size);
+  CHECK(netlat::weighed(p5_old, "tree", "Simple") == doctest::Approx(netlat::weighed(bare_old, "tree", "Simple")));
+}
+
+TEST_CASE("the reported latency moves NCCL's pick, not the replay: NVLS-tree forced on 2 p5 nodes runs as without it") {
+  const Bytes size = Bytes{16} << 20;
+  const auto t_p5 = topology::resolve_topology(netlat::kP5);
+  const auto t_bare = topology::resolve_topology(netlat::kEfaBare);
+  auto run = [&](const topology::Topology& t) {
+    const auto cfg = test::packed_rings_config(t, schedule::Op::AllReduce);
+    nccl::Options o;
+    o.nccl_version = "2.22.3";
+    o.mode = nccl::AlgoMode::Nvls;
+    nccl::Builder b(t, o);
+    return metrics::run(b, cfg, metrics::plan_size(schedule::Op::AllReduce, 16, size, 4));
+  };
+  const auto a = run(t_p5);
+  const auto b = run(t_bare);
+  CHECK(a.choice.algo == "nvls_tree");
+  CHECK(b.choice.algo == "nvls_tree");
+  CHECK(a.time == b.time);
 }
