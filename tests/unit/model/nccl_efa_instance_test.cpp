@@ -249,6 +249,19 @@ TEST_CASE("2 p5 nodes in NCCL 2.22.3's tuner: Simple weighs 300 us more, LL and 
   CHECK(netlat::weighed(p5_old, "tree", "Simple") == doctest::Approx(netlat::weighed(bare_old, "tree", "Simple")));
 }
 
+TEST_CASE("2 p5 nodes at 4 MiB, NCCL 2.22.3: tree/LL128 within 150 us of NVLS-tree without the reported latency, so it wins with it") {
+  const Bytes size = Bytes{4} << 20;
+  const auto p5 = netlat::choice_of(netlat::kP5, "2.22.3", size);
+  const auto bare = netlat::choice_of(netlat::kEfaBare, "2.22.3", size);
+  // NVLS-tree (Simple) takes 300 us more and tree/LL128 150 more: tree/LL128 wins where it was within 150 us.
+  const double gap = netlat::weighed(bare, "tree", "LL128") - netlat::weighed(bare, "nvls_tree", "Simple");
+  CHECK(gap > 0.0);
+  CHECK(gap < 150.0);
+  CHECK(bare.algo == "nvls_tree");
+  CHECK(p5.algo == "tree");
+  CHECK(p5.proto == "LL128");
+}
+
 TEST_CASE("the reported latency moves NCCL's pick, not the replay: NVLS-tree forced on 2 p5 nodes runs as without it") {
   const Bytes size = Bytes{16} << 20;
   const auto t_p5 = topology::resolve_topology(netlat::kP5);
