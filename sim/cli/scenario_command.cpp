@@ -15,6 +15,8 @@ namespace {
 scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   auto s = scenario::load_scenario_file(o.file);
   if (o.no_overlap) s.overlap = false;
+  s.model_options = whatif_model_options(o.whatif);
+  s.whatifs = whatif_text(o.whatif_opts);
   if (!o.model.empty()) { // the file's network.model, as the main command's --model
     bool known = false;
     for (const auto& m : model::model_registry()) known = known || m.name == o.model;
@@ -59,6 +61,8 @@ void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o) {
   cmd.add_flag("--no-overlap", o.no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd.add_option("--bucket-size", o.bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd.add_flag("--allow-oversubscribed-memory", o.allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
+  o.whatif_opts = add_p2p_options(cmd);
+  for (auto* opt : add_nccl_whatif_options(cmd, o.whatif)) o.whatif_opts.push_back(opt);
 }
 
 void add_scenario_command(CLI::App& app) {
