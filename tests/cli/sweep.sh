@@ -28,7 +28,7 @@ grep -v '^ccsim sweep: 2 of 9 points failed (their rows carry the error column);
 "$ccsim" sweep plan.json -j 2 -o j2.csv || fail "sweep -j 2 exited $?"
 cmp -s j1.csv j2.csv || fail "-j 1 and -j 2 tables differ"
 [ -e j1.csv.ccsim-journal ] && fail "journal left after a finished sweep"
-head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,speedup,efficiency,error' ||
+head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,checked,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,speedup,efficiency,error' ||
   fail "header: $(head -1 j1.csv)"
 # 6 grid points (2 failing: 'bogus') with 3 sizes or 1 error row each, then 3 points of one size: 4*3+2+3 rows.
 [ "$(tail -n +2 j1.csv | wc -l)" -eq 17 ] || fail "expected 17 rows, got $(tail -n +2 j1.csv | wc -l)"
