@@ -81,7 +81,7 @@ grep -q '^sweep: 7 points run (2 resumed)' stats || fail "resume from the output
 cmp -s resumed.csv j1.csv || fail "resumed table differs from a fresh one"
 # Resume from a journal: a whole entry is used as it is, a torn last line is ignored.
 echo '{"points": [{"topo": "dgx1", "bytes": "1M"}, {"topo": "dgx1", "bytes": "2M"}]}' >two.json
-cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","","","","","","","","","",""'
+cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","","","","","","","","","","",""'
 printf '{"key":"--topo=dgx1\\u001f-b\\u001f1M\\u001f-e\\u001f1M\\u001f","cells":[[%s]]}\n{"key":"--topo=dgx1\\u001f-b\\u001f2M' "$cells" >j.csv.ccsim-journal
 "$ccsim" sweep two.json -o j.csv --stats 2>stats || fail "journal resume exited $?"
 grep -q '^sweep: 1 points run (1 resumed)' stats || fail "resume from the journal: $(head -1 stats)"
