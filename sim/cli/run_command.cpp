@@ -33,6 +33,11 @@ void add_semantics_options(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
 }
 
+CLI::Option* add_gpu_option(CLI::App& app) {
+  return app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                              "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+}
+
 std::vector<CLI::Option*> add_p2p_options(CLI::App& app) {
   return {app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
                                                "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed"),
@@ -74,8 +79,7 @@ std::string whatif_text(const std::vector<CLI::Option*>& opts) {
 void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
   app.add_option(short_t ? "-t,--topo" : "--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
-  app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(app);
   add_p2p_options(app);
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5; A..B is a range)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");

@@ -64,6 +64,8 @@ struct RunOptions {
 
 // The what-ifs that change the machine or NCCL's choices, declared once for every command that takes them (the main
 // command, compare, calibrate, the *_perf drop-ins, `ccsim scenario`); each returns its options, for whatif_text().
+// --gpu: the GPU kind of an imported --topo file that names none (a thread-wide setting, as --p2p).
+CLI::Option* add_gpu_option(CLI::App& app);
 // --p2p, --p2p-level (thread-wide topology settings, applied when a topology is resolved).
 std::vector<CLI::Option*> add_p2p_options(CLI::App& app);
 // --nccl-algo, --nccl-proto, --nvls, --collnet, --msccl, --nccl-version (--model nccl).

@@ -1,6 +1,7 @@
 #include "sim/cli/scenario_command.hpp"
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/hybrid_report.hpp"
@@ -17,12 +18,7 @@ scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   if (o.no_overlap) s.overlap = false;
   s.model_options = whatif_model_options(o.whatif);
   s.whatifs = whatif_text(o.whatif_opts);
-  if (!o.model.empty()) { // the file's network.model, as the main command's --model
-    bool known = false;
-    for (const auto& m : model::model_registry()) known = known || m.name == o.model;
-    if (!known) fail("--model: unknown '{}' ({})", o.model, model::model_names());
-    s.model_name = o.model;
-  }
+  if (!o.model.empty()) s.model_name = model::require_model(o.model).name; // the file's network.model, as the main command's --model
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
@@ -70,8 +66,7 @@ void add_scenario_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("scenario", "Simulate a training step (scenarios/*.json): data-parallel sweeps over GPU counts, or "
                                              "one hybrid-parallel (tp/pp/dp/ep) step with its breakdown and memory");
   add_scenario_run_options(*cmd, *o);
-  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(*cmd);
   cmd->add_option("--format", o->format, "Output: table, json")->capture_default_str();
   cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");
