@@ -74,7 +74,7 @@ def load(spec):
     rows = list(csv.DictReader(text.splitlines()))
     if not rows or "size" not in rows[0]:
         sys.exit(f"plot_sweep: {path}: neither ccsim JSON nor ccsim CSV (no 'size' column)")
-    if "measured_busbw" in rows[0]:
+    if "measured_busbw_GBps" in rows[0]:
         sys.exit(f"plot_sweep: {path}: `ccsim compare` CSV: draw compare's --format json output with scripts/plot_compare.py")
     if "point" in rows[0]:
         sys.exit(f"plot_sweep: {path}: a `ccsim sweep` table: draw it with scripts/plot_sweep_table.py {path}")

@@ -26,7 +26,7 @@ def main():
     """Reads the table, prints --best, draws the panels (run below turns bad input into one line, exit 2)."""
     reader = csv.DictReader(open(args.table))
     if not {"point", "error", "size"} <= set(reader.fieldnames or []):
-        hint = " (a `ccsim compare` table: scripts/plot_compare.py draws compare's --format json)" if "measured_busbw" in (
+        hint = " (a `ccsim compare` table: scripts/plot_compare.py draws compare's --format json)" if "measured_busbw_GBps" in (
             reader.fieldnames or []) else " (single runs' --format csv/json: scripts/plot_sweep.py)"
         raise SystemExit(f"plot_sweep_table: {args.table}: not a `ccsim sweep` table, no 'point' and 'error' columns{hint}")
     rows = [r for r in reader if not r["error"] and r["size"]]  # collectives only

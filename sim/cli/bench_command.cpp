@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/sweep.hpp"
 #include "sim/topology/routing.hpp"
@@ -109,8 +110,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-n,--bytes", o->bytes, "Message size as nccl-tests counts it (K/M/G suffixes)")->capture_default_str();
   cmd->add_option("-d,--datatype", o->datatype, "Element type")->capture_default_str();
   cmd->add_option("--model", o->model, "Network model: fifo, store_forward, flow")->capture_default_str();
-  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(*cmd);
   cmd->add_option("--gpus", o->gpus, "Rank order over GPUs, e.g. 0,8,1,9 (default: rank r on GPU r)");
   cmd->add_option("--header", o->header, "Bytes added to every message (16 = SimGrid SMPI's envelope)")->capture_default_str();
   cmd->add_option("--semantics", o->semantics, "gpu (a send completes when its data has left) or mpi (blocking "

@@ -238,8 +238,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--values", o->values, "With --show-data: rank (rank r holds r) or index (element i holds i)")->capture_default_str();
   cmd->add_option("--redop", o->run.redop, "With --show-data: sum, prod, min, max")->capture_default_str();
   cmd->add_option("-t,--topo", o->run.topo, "Take alpha and beta from this topology instead of --alpha/--bw");
-  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(*cmd);
   cmd->add_option("--gpus", o->run.gpus, "With --topo: the GPUs to use");
   cmd->add_option("--ring", o->run.ring, "With --topo: ring order");
   cmd->callback([o, cmd] { run_explain(*o, cmd); });

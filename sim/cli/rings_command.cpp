@@ -216,8 +216,7 @@ void add_rings_command(CLI::App& app) {
   auto o = std::make_shared<RingsOptions>();
   auto* cmd = app.add_subcommand("rings", "Find and rank ring orders (one ring or --channels K at once); --explain an order");
   cmd->add_option("-t,--topo", o->run.topo, "Topology: a file, a shipped name or a generator spec")->capture_default_str();
-  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(*cmd);
   cmd->add_option("--gpus", o->run.gpus, "The GPUs to connect (default: all)");
   cmd->add_flag("--one-based", o->run.one_based, "GPU numbers in --gpus/--explain count from 1 (\"1-2-3-4-5-6-7-8-1\")");
   cmd->add_option("--op", o->run.op, "Collective the ring runs")->capture_default_str();

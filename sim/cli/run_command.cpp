@@ -33,17 +33,54 @@ void add_semantics_options(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
 }
 
+CLI::Option* add_gpu_option(CLI::App& app) {
+  return app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
+                                              "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+}
+
+std::vector<CLI::Option*> add_p2p_options(CLI::App& app) {
+  return {app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
+                                               "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed"),
+          app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,
+                                               "As NCCL_P2P_LEVEL (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or NCCL's old numbers 0-5): --model nccl runs "
+                                               "each GPU pair on a farther path through host memory (SHM), the others P2P. Default: NCCL's own level "
+                                               "for the release and host (PXB; SYS on an AMD host with 2 GPUs; compare: the trace's NCCL_P2P_LEVEL)")};
+}
+
+std::vector<CLI::Option*> add_nccl_whatif_options(CLI::App& app, RunOptions& o) {
+  std::vector<CLI::Option*> opts;
+  opts.push_back(app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str());
+  opts.push_back(app.add_option("--nccl-proto", o.nccl_proto, "--model nccl: the protocols NCCL may pick, as NCCL_PROTO: a comma-separated, "
+                                              "case-insensitive list of LL, LL128, Simple; a leading ^ excludes the listed ones "
+                                              "(e.g. Simple, ^LL128). Default: all NCCL enables (compare: the trace's NCCL_PROTO)"));
+  opts.push_back(app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "
+                                               "use it), on (refused without an NVSwitch on Hopper or newer), off (as NCCL_NVLS_ENABLE=0)")
+      ->capture_default_str());
+  opts.push_back(app.add_option("--collnet,--nccl-collnet", o.collnet, "--model nccl: CollNet, reduction in the fabric's switches (InfiniBand SHARP): "
+                                                        "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
+      ->capture_default_str());
+  opts.push_back(app.add_option("--msccl", o.msccl, "--model nccl on AMD GPUs (RCCL): MSCCL's algorithms, auto (where RCCL ships one: all-pairs "
+                                     "allreduce on 8 GPUs, 1 KiB-16 MiB) or off (as RCCL_MSCCL_ENABLE=0, or an RCCL built without MSCCL "
+                                     "kernels, install.sh --fast / --disable-msccl-kernel: RCCL's own ring/tree pick; compare reads the trace's RCCL_MSCCL_ENABLE)")
+      ->capture_default_str());
+  opts.push_back(app.add_option("--nccl-version", o.nccl_version, "--model nccl: the NCCL release to predict (e.g. 2.4.8): LL128 only where that "
+                                                  "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version), NVLS-tree "
+                                                  "weighed as that release's tuner does (nvls.tree.tuner_by_release); compare reads the trace's 'NCCL version' line when not given"));
+  return opts;
+}
+
+std::string whatif_text(const std::vector<CLI::Option*>& opts) {
+  std::string out;
+  for (const auto* opt : opts)
+    if (opt->count() > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", opt->get_name(), opt->as<std::string>());
+  return out;
+}
+
 void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
   app.add_option(short_t ? "-t,--topo" : "--topo", o.topo, "Topology: a file, a shipped name (dgx1, hgx-a100, ...) or a generator spec")
       ->capture_default_str();
-  app.add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
-  app.add_option_function<std::string>("--p2p", topology::set_p2p_mode,
-                                       "on (default) or off: off = NCCL_P2P_DISABLE=1, GPUs copy through host memory at their PCIe generation's host-staged speed");
-  app.add_option_function<std::string>("--p2p-level", topology::set_p2p_level,
-                                       "As NCCL_P2P_LEVEL (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, or NCCL's old numbers 0-5): --model nccl runs "
-                                       "each GPU pair on a farther path through host memory (SHM), the others P2P. Default: NCCL's own level "
-                                       "for the release and host (PXB; SYS on an AMD host with 2 GPUs; compare: the trace's NCCL_P2P_LEVEL)");
+  add_gpu_option(app);
+  add_p2p_options(app);
   app.add_option("--gpus", o.gpus, "Run on these GPUs of the topology, in this rank order (e.g. 0,1,4,5; A..B is a range)");
   app.add_option("--ring", o.ring, "Ring order = rank order over GPUs (e.g. 0,3,2,1,5,6,7,4)");
   app.add_option("--rings", o.rings, "Several rings used at once, each carrying an equal share: \"0 3 2 1|0 1 3 2\"");
@@ -57,23 +94,7 @@ void add_model_options(CLI::App& app, RunOptions& o) {
                                        "given, 'none' = the bare model");
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json; models/rccl.json on AMD GPUs)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
-  app.add_option("--nccl-algo", o.nccl_algo, kNcclAlgoHelp)->capture_default_str();
-  app.add_option("--nccl-proto", o.nccl_proto, "--model nccl: the protocols NCCL may pick, as NCCL_PROTO: a comma-separated, "
-                                              "case-insensitive list of LL, LL128, Simple; a leading ^ excludes the listed ones "
-                                              "(e.g. Simple, ^LL128). Default: all NCCL enables (compare: the trace's NCCL_PROTO)");
-  app.add_option("--nvls,--nccl-nvls", o.nvls, "--model nccl: NVLink SHARP (reduction in the NVSwitch): auto (where NCCL would "
-                                               "use it), on (refused without an NVSwitch on Hopper or newer), off (as NCCL_NVLS_ENABLE=0)")
-      ->capture_default_str();
-  app.add_option("--collnet,--nccl-collnet", o.collnet, "--model nccl: CollNet, reduction in the fabric's switches (InfiniBand SHARP): "
-                                                        "auto (where the fabric has SHARP), on (refused without), off (as NCCL_COLLNET_ENABLE=0)")
-      ->capture_default_str();
-  app.add_option("--msccl", o.msccl, "--model nccl on AMD GPUs (RCCL): MSCCL's algorithms, auto (where RCCL ships one: all-pairs "
-                                     "allreduce on 8 GPUs, 1 KiB-16 MiB) or off (as RCCL_MSCCL_ENABLE=0, or an RCCL built without MSCCL "
-                                     "kernels, install.sh --fast / --disable-msccl-kernel: RCCL's own ring/tree pick; compare reads the trace's RCCL_MSCCL_ENABLE)")
-      ->capture_default_str();
-  app.add_option("--nccl-version", o.nccl_version, "--model nccl: the NCCL release to predict (e.g. 2.4.8): LL128 only where that "
-                                                  "release enables it by default (none before 2.5.6; models/nccl.json ll128_by_version), NVLS-tree "
-                                                  "weighed as that release's tuner does (nvls.tree.tuner_by_release); compare reads the trace's 'NCCL version' line when not given");
+  add_nccl_whatif_options(app, o);
   app.add_option("--sw-alpha", o.sw_alpha, "Software latency per message on top of link latency; overlaps across "
                                            "concurrent messages (e.g. 2us)")
       ->capture_default_str();
@@ -123,18 +144,23 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                "(--model nccl)");
 }
 
-model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
+model::ModelOptions whatif_model_options(const RunOptions& o) {
   model::ModelOptions m;
-  if (const auto pc = model::choose_params(o.params, o.model); !pc.path.empty()) m.params = model::load_params(pc.path);
-  m.nccl_tables = o.nccl_tables;
-  m.gpu_arch = o.gpu_arch;
   m.nccl_algo = o.nccl_algo;
   m.nccl_proto = o.nccl_proto;
   m.nvls = o.nvls;
   m.collnet = o.collnet;
   m.msccl = o.msccl;
-  m.nccl_channels = o.nccl_channels;
   m.nccl_version = o.nccl_version;
+  return m;
+}
+
+model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
+  model::ModelOptions m = whatif_model_options(o);
+  if (const auto pc = model::choose_params(o.params, o.model); !pc.path.empty()) m.params = model::load_params(pc.path);
+  m.nccl_tables = o.nccl_tables;
+  m.gpu_arch = o.gpu_arch;
+  m.nccl_channels = o.nccl_channels;
   m.nvls_chunk_bytes = o.nvls_chunk_bytes;
   m.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;
   m.gpus_per_thread = gpus_per_thread;

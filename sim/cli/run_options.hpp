@@ -3,6 +3,7 @@
 // placement, the model, the collective and its sizes, the output.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -61,7 +62,20 @@ struct RunOptions {
   std::string trace_p2p_level;    // compare/calibrate: the trace's NCCL_P2P_LEVEL, applied to its machine (--p2p-level wins)
 };
 
-// --topo, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).
+// The what-ifs that change the machine or NCCL's choices, declared once for every command that takes them (the main
+// command, compare, calibrate, the *_perf drop-ins, `ccsim scenario`); each returns its options, for whatif_text().
+// --gpu: the GPU kind of an imported --topo file that names none (a thread-wide setting, as --p2p).
+CLI::Option* add_gpu_option(CLI::App& app);
+// --p2p, --p2p-level (thread-wide topology settings, applied when a topology is resolved).
+std::vector<CLI::Option*> add_p2p_options(CLI::App& app);
+// --nccl-algo, --nccl-proto, --nvls, --collnet, --msccl, --nccl-version (--model nccl).
+std::vector<CLI::Option*> add_nccl_whatif_options(CLI::App& app, RunOptions& o);
+// The given ones in words ("--nvls off, --p2p off"), "" when none was given.
+std::string whatif_text(const std::vector<CLI::Option*>& opts);
+// The --nccl-* what-ifs as the registry takes them (no --params: what `ccsim scenario` hands its model).
+model::ModelOptions whatif_model_options(const RunOptions& o);
+
+// --topo, --gpu, --p2p, --p2p-level, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).
 void add_topology_options(CLI::App& app, RunOptions& o, bool short_t = true);
 // --model and what tunes it: --params, --nccl-tables, --gpu-arch, --nccl-algo, --sw-alpha, --eager, --reduce-bw,
 // and the step semantics (add_semantics_options).

@@ -1,6 +1,7 @@
 #include "sim/cli/scenario_command.hpp"
 
 #include "sim/cli/common.hpp"
+#include "sim/cli/run_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/hybrid_report.hpp"
@@ -15,12 +16,9 @@ namespace {
 scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   auto s = scenario::load_scenario_file(o.file);
   if (o.no_overlap) s.overlap = false;
-  if (!o.model.empty()) { // the file's network.model, as the main command's --model
-    bool known = false;
-    for (const auto& m : model::model_registry()) known = known || m.name == o.model;
-    if (!known) fail("--model: unknown '{}' ({})", o.model, model::model_names());
-    s.model_name = o.model;
-  }
+  s.model_options = whatif_model_options(o.whatif);
+  s.whatifs = whatif_text(o.whatif_opts);
+  if (!o.model.empty()) s.model_name = model::require_model(o.model).name; // the file's network.model, as the main command's --model
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
@@ -59,6 +57,8 @@ void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o) {
   cmd.add_flag("--no-overlap", o.no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd.add_option("--bucket-size", o.bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd.add_flag("--allow-oversubscribed-memory", o.allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
+  o.whatif_opts = add_p2p_options(cmd);
+  for (auto* opt : add_nccl_whatif_options(cmd, o.whatif)) o.whatif_opts.push_back(opt);
 }
 
 void add_scenario_command(CLI::App& app) {
@@ -66,8 +66,7 @@ void add_scenario_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("scenario", "Simulate a training step (scenarios/*.json): data-parallel sweeps over GPU counts, or "
                                              "one hybrid-parallel (tp/pp/dp/ep) step with its breakdown and memory");
   add_scenario_run_options(*cmd, *o);
-  cmd->add_option_function<std::string>("--gpu", topology::set_default_import_gpu,
-                                       "GPU kind (models/gpus.json) of a --topo file that does not name it (nvidia-smi topo -m, NCCL XML, rocm-smi, amd-smi)");
+  add_gpu_option(*cmd);
   cmd->add_option("--format", o->format, "Output: table, json")->capture_default_str();
   cmd->add_option("--timeline", o->timeline, "Hybrid-parallel scenarios: write the step as a Chrome trace (compute, each group's collectives, pipeline waits)");
   cmd->add_option("--output", o->output, "Write the output to this file (atomically) instead of stdout");

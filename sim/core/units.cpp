@@ -157,11 +157,23 @@ std::string format_duration(Time t) {
 }
 
 std::string format_size(Bytes b) {
-  constexpr Bytes K = 1024, M = K * K, G = M * K;
-  if (b >= G && b % G == 0) return fmt::format("{} GiB", b / G);
-  if (b >= M && b % M == 0) return fmt::format("{} MiB", b / M);
-  if (b >= K && b % K == 0) return fmt::format("{} KiB", b / K);
-  return fmt::format("{} B", b);
+  // The largest unit the size reaches, with up to two decimals (1.5 GiB, 204 MiB): an odd size read in the
+  // smallest unit that divides it ("208900 KiB") hid its magnitude. A value the two decimals cannot hold exactly
+  // says so with a leading '~' (the exact bytes are in every CSV/JSON output and beside the size where it matters).
+  constexpr Bytes K = 1024;
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB"};
+  if (b < K) return fmt::format("{} B", b);
+  int u = 0;
+  Bytes unit = K;
+  while (u < 2 && b / unit >= K) unit *= K, ++u;
+  if (b % unit == 0) return fmt::format("{} {}", b / unit, kUnits[u]);
+  // Hundredths of the unit, rounded half up (rest < 1 GiB: rest * 100 fits); exact when rest * 100 is a multiple of the unit.
+  const Bytes whole = b / unit, rest = b % unit;
+  const Bytes hundredths = (rest * 100 + unit / 2) / unit;
+  const bool exact = rest * 100 % unit == 0;
+  std::string text = hundredths == 100 ? fmt::format("{}", whole + 1) : fmt::format("{}.{:02}", whole, hundredths);
+  while (text.find('.') != std::string::npos && (text.back() == '0' || text.back() == '.')) text.pop_back();
+  return fmt::format("{}{} {}", exact ? "" : "~", text, kUnits[u]);
 }
 
 } // namespace ccsim

@@ -39,6 +39,6 @@ std::int64_t parse_whole(std::string_view text, std::string_view what, std::int6
 
 std::string format_bandwidth(Bandwidth bw); // "25 GB/s"
 std::string format_duration(Time t);        // "1.5 us"
-std::string format_size(Bytes b);           // "128 MiB" or "1000 B"
+std::string format_size(Bytes b);           // "128 MiB", "1.5 GiB", "~204 MiB" (rounded), "1000 B"
 
 } // namespace ccsim

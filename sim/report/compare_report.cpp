@@ -229,8 +229,10 @@ std::string compare_table(const model::CompareResult& r, const model::CompareMet
   return s;
 }
 
+// The run's CSV names (README "Output for scripts"), measured_/predicted_ in front: units in every name.
 std::string compare_csv(const model::CompareResult& r, const model::CompareMeta&) {
-  std::string s = "size,count,measured_time_us,predicted_time_us,measured_algbw,predicted_algbw,measured_busbw,predicted_busbw,err_pct,algo,proto,channels\n";
+  std::string s = "size,count,measured_time_us,predicted_time_us,measured_algbw_GBps,predicted_algbw_GBps,measured_busbw_GBps,"
+                  "predicted_busbw_GBps,busbw_err_pct,algo,proto,channels\n";
   for (const auto& x : r.rows)
     s += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{},{},{}\n", x.size, x.count, x.measured_time_us,
                      x.predicted_time_us, x.measured_algbw, x.predicted_algbw, x.measured_busbw, x.predicted_busbw, x.err_pct,

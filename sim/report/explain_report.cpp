@@ -100,10 +100,14 @@ std::string latex_form(const std::string& a, const std::string& b, const std::st
 }
 std::string latex_form(const Explanation& e) { return latex_form(e.alpha_expr, e.beta_expr, e.gamma_expr); }
 
-// Text set in LaTeX's text mode: escape what it treats specially in algorithm names and sizes.
+// Text set in LaTeX's text mode: escape what it treats specially in algorithm names and sizes (format_size's
+// '~' for a rounded size would be a non-breaking space).
 std::string latex_escape(const std::string& x) {
   std::string o;
-  for (char c : x) o += (c == '_' || c == '%' || c == '&' || c == '#') ? std::string("\\") + c : std::string(1, c);
+  for (char c : x)
+    o += c == '~' ? std::string("\\textasciitilde{}")
+         : (c == '_' || c == '%' || c == '&' || c == '#') ? std::string("\\") + c
+                                                          : std::string(1, c);
   return o;
 }
 

@@ -21,6 +21,9 @@ Format format_from(const std::string& s) {
   fail("--format: unknown format '{}' (table, csv, json, markdown)", s);
 }
 
+std::string redop_of(const RunHeader& h) { return schedule::prints_redop(h.op) ? h.redop : "none"; }
+int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
+
 namespace {
 
 // The plain models run the one --algo; a choice column appears when the model chooses per size.
@@ -81,9 +84,6 @@ void write_weighed_markdown(std::ostream& out, const std::vector<metrics::Row>& 
     fmt::print(out, "\n");
   }
 }
-
-std::string redop_of(const RunHeader& h) { return schedule::prints_redop(h.op) ? h.redop : "none"; }
-int root_of(const RunHeader& h) { return schedule::has_root(h.op) ? h.root : -1; }
 
 void write_table(std::ostream& out, const RunHeader& h, const std::vector<metrics::Row>& rows) {
   fmt::print(out, "# ccsim prediction: {} ({} equivalent), algorithm {}, model {}\n", schedule::to_string(h.op),

@@ -40,6 +40,9 @@ std::string choice_text(const engine::Choice& c);
 std::string gpu_order_text(const std::vector<int>& gpus, std::string_view sep = " ");
 // Text for a Markdown table cell or caption: '|' escaped so it cannot split the row.
 std::string markdown_cell(std::string_view s);
+// The reduction and root a row prints, as nccl-tests does: "none" and -1 where the op has none (every output).
+std::string redop_of(const RunHeader& h);
+int root_of(const RunHeader& h);
 // The checked line's fields for --format json (README "Output for scripts": `checked`).
 nlohmann::ordered_json checked_json(const model::Checked& c);
 

@@ -36,8 +36,9 @@ std::string scenario_table(const scenario::Report& r) {
   out += fmt::format("# compute per step: forward {} + backward {} = {}\n", format_duration(s.forward_time()),
                      format_duration(s.backward_time()), format_duration(s.forward_time() + s.backward_time()));
   out += fmt::format("#   {}\n", s.compute_note);
-  out += fmt::format("# buckets of {} in reverse layer order; algorithm {}; overlap {}; network model {}\n",
-                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model_name);
+  out += fmt::format("# buckets of {} in reverse layer order; algorithm {}; overlap {}; network model {}{}\n",
+                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model_name,
+                     s.whatifs.empty() ? "" : " (what-if: " + s.whatifs + ")");
   out += "# step = max(compute, last exchange); exposed = step - compute; speedup = n * T_1 / T_n with T_1 = compute\n";
   out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
                      "topology", "strategy", "dtype", "gpus", "buckets", "step_ms", "compute_ms", "comm_ms", "exposed_ms",
@@ -84,6 +85,7 @@ std::string scenario_json(const scenario::Report& r) {
                    {"algorithm", s.algorithm},
                    {"overlap", s.overlap},
                    {"network_model", s.model_name}};
+  if (!s.whatifs.empty()) j["scenario"]["whatif"] = s.whatifs;
   j["steps"] = json::array();
   for (const auto& row : r.steps) {
     json items = json::array();

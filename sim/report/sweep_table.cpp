@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,22 +15,40 @@
 namespace ccsim::report {
 namespace {
 
+enum class Cell {
+  Text,   // a string in JSON lines
+  Number, // written bare in JSON lines (null when empty)
+  Object, // a JSON object's text: the object in JSON lines, its "line" in CSV (the checked line)
+};
 struct Column {
   const char* name;
-  bool numeric; // written bare in JSON lines (null when empty)
+  Cell kind;
 };
+constexpr Cell T = Cell::Text, N = Cell::Number;
 
 // A collective point fills the first block, a training-scenario point the topology/ranks/type and the
 // scenario block, one row per (topology, strategy, dtype, GPU count) the scenario steps through.
 const std::vector<Column>& columns() {
   static const std::vector<Column> cols = {
-      {"topology", false},  {"ranks", true},       {"rank_order", false},   {"size", true},       {"count", true},
-      {"type", false},      {"reduction", false},  {"root_rank", true},     {"time_us", true},    {"time_ps", true},
-      {"algbw_GBps", true}, {"busbw_GBps", true},  {"algorithm", false},    {"protocol", false},  {"channels", true},
-      {"loops", true},      {"simulated", true},   {"strategy", false},     {"step_ms", true},    {"compute_ms", true},
-      {"comm_ms", true},    {"exposed_ms", true},  {"samples_per_s", true}, {"speedup", true},    {"efficiency", true},
-      {"error", false}};
+      {"topology", T},     {"ranks", N},         {"rank_order", T},        {"size", N},        {"count", N},
+      {"type", T},         {"reduction", T},     {"root_rank", N},         {"time_us", N},     {"time_ps", N},
+      {"algbw_GBps", N},   {"busbw_GBps", N},    {"algorithm", T},         {"protocol", T},    {"channels", N},
+      {"loops", N},        {"simulated", N},     {"checked", Cell::Object}, {"strategy", T},   {"step_ms", N},
+      {"compute_ms", N},   {"comm_ms", N},       {"exposed_ms", N},        {"samples_per_s", N}, {"speedup", N},
+      {"efficiency", N},   {"error", T}};
   return cols;
+}
+
+std::size_t column_index(std::string_view name) {
+  const auto& c = columns();
+  return static_cast<std::size_t>(std::find_if(c.begin(), c.end(), [&](const Column& x) { return x.name == name; }) - c.begin());
+}
+
+// The checked cell: the object's "line" in CSV; a cell read back from a CSV table (resuming) is that line already.
+std::string object_line(const std::string& cell) {
+  if (cell.empty() || cell.front() != '{') return cell;
+  const auto j = ordered_json_parse_or_discarded(cell);
+  return j.is_object() && j.contains("line") && j["line"].is_string() ? j["line"].get<std::string>() : cell;
 }
 
 std::string csv_field(const std::string& s) {
@@ -82,15 +101,17 @@ const std::vector<std::string>& sweep_output_columns() {
 
 SweepCells sweep_cells(const RunHeader& h, const std::vector<metrics::Row>& rows) {
   SweepCells out;
-  const std::string redop = schedule::prints_redop(h.op) ? h.redop : "none";
-  const int root = schedule::has_root(h.op) ? h.root : -1;
+  const std::string redop = redop_of(h);
+  const int root = root_of(h);
   for (const auto& r : rows) {
     const bool chose = !r.choice.proto.empty();
     out.push_back({h.topology, std::to_string(h.ranks), rank_orders(h.placements), std::to_string(r.plan.size),
                    std::to_string(r.plan.count), h.dtype, redop, std::to_string(root), fmt::format("{:.6f}", to_us(r.time)),
                    std::to_string(r.time), fmt::format("{:.6f}", r.bw.algbw_GBps), fmt::format("{:.6f}", r.bw.busbw_GBps),
                    chose ? r.choice.algo : h.algo, r.choice.proto, chose ? std::to_string(r.choice.channels) : "",
-                   chose ? std::to_string(r.choice.loops) : "", chose ? std::to_string(r.choice.simulated ? 1 : 0) : ""});
+                   chose ? std::to_string(r.choice.loops) : "", chose ? std::to_string(r.choice.simulated ? 1 : 0) : "",
+                   // The run's checked line (--model nccl), the same object as its --format json `checked`.
+                   h.checked ? json_dump(checked_json(*h.checked)) : ""});
     out.back().resize(columns().size()); // no scenario columns, no error
   }
   return out;
@@ -104,7 +125,7 @@ SweepCells sweep_scenario_cells(const scenario::Report& rep) {
     row[0] = s.topology;
     row[1] = std::to_string(s.gpus);
     row[5] = s.dtype.name;
-    const std::size_t first = 17; // "strategy"
+    const std::size_t first = column_index("strategy");
     const std::vector<std::string> tail = {std::string(scenario::to_string(s.strategy)), ms(s.result.step), ms(s.result.compute),
                                            ms(s.result.comm_busy), ms(s.result.exposed()), fmt::format("{:.6f}", s.samples_per_s),
                                            fmt::format("{:.6f}", s.speedup), fmt::format("{:.6f}", s.efficiency)};
@@ -138,7 +159,9 @@ std::string sweep_lines(SweepFormat f, std::size_t point, const std::vector<std:
       std::string line = std::to_string(point);
       for (const auto& v : values) line += "," + csv_field(v);
       for (std::size_t i = 0; i < row.size(); ++i)
-        line += "," + csv_field(cols[i] == "rank_order" ? csv_rank_order(row[i]) : row[i]);
+        line += "," + csv_field(cols[i] == "rank_order"           ? csv_rank_order(row[i])
+                                : columns()[i].kind == Cell::Object ? object_line(row[i])
+                                                                    : row[i]);
       out += line + "\n";
       continue;
     }
@@ -146,9 +169,10 @@ std::string sweep_lines(SweepFormat f, std::size_t point, const std::vector<std:
     j["point"] = point;
     for (std::size_t i = 0; i < params.size(); ++i) j[params[i]] = values[i];
     for (std::size_t i = 0; i < cols.size(); ++i) {
-      if (!columns()[i].numeric) j[cols[i]] = row[i];
+      if (columns()[i].kind == Cell::Text || (columns()[i].kind == Cell::Object && !row[i].empty() && row[i].front() != '{'))
+        j[cols[i]] = row[i];
       else if (row[i].empty()) j[cols[i]] = nullptr;
-      else j[cols[i]] = ordered_json_parse(row[i]); // our own number text
+      else j[cols[i]] = ordered_json_parse(row[i]); // our own number or object text
     }
     out += safe_dump(j) + "\n";
   }

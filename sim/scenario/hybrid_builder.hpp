@@ -81,7 +81,7 @@ class StepBuilder {
  public:
   StepBuilder(const Scenario& s, const topology::Topology& topo)
       : s_(s), h_(*s.hybrid), m_(h_.model), p_(h_.par), topo_(topo), router_(topo),
-        model_(model::make_model(s.model_name, topo, {})) {
+        model_(model::make_model(s.model_name, topo, s.model_options)) {
     params_ = s.model;
     const auto* net = engine::find_network(s.model_name);
     network_ = net ? net : &engine::fifo_network();

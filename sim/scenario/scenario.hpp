@@ -13,6 +13,7 @@
 #include "sim/core/units.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/metrics/nccl_metrics.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/scenario/hybrid.hpp"
 
 namespace ccsim::scenario {
@@ -63,6 +64,10 @@ struct Scenario {
   double optimizer_bytes_per_param = 12; // mixed-precision Adam (ZeRO paper's K = 12)
   std::string model_name = "fifo"; // from the model registry (fifo, store_forward, flow, nccl)
   engine::ModelParams model;
+  // The run's what-ifs (`ccsim scenario --nvls off ...`, the main command's flags): what the model is built with,
+  // and the given ones in words for the report ("" when none).
+  model::ModelOptions model_options;
+  std::string whatifs;
   std::optional<TrainingSpec> training;
   // Set when the file describes hybrid parallelism ("parallel" + "transformer"): one step of that
   // configuration (sim/scenario/hybrid_step.hpp) instead of the data-parallel sweep.

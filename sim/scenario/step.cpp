@@ -51,7 +51,7 @@ std::vector<Bucket> make_buckets(const Scenario& s, Bytes elt_size) {
 StepSimulator::StepSimulator(const Scenario& s, const topology::Topology& topo, Strategy strategy,
                              metrics::DataType dtype, int gpus)
     : s_(s), topo_(topo), router_(topo), strategy_(strategy), dtype_(std::move(dtype)),
-      model_(model::make_model(s.model_name, topo, {})) {
+      model_(model::make_model(s.model_name, topo, s.model_options)) {
   std::vector<int> order = s.gpus;
   if (order.empty()) {
     order.resize(static_cast<std::size_t>(topo.num_gpus()));

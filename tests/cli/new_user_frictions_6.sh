@@ -114,7 +114,7 @@ refused_one_line "--size: 0 B holds no whole 4-byte element for allreduce on 8 r
 echo '{"transformer": {"layers": 4, "hidden": 1024, "heads": 16, "seq": 1024}, "parallel": {"tp": 2, "dp": 2}, "topology": "machine:gpu=h100,gpus=4"}' >"$tmp/small.json"
 "$ccsim" scenario "$tmp/small.json" --model flow --format json >"$tmp/flow.json" 2>&1 || bad "scenario --model flow: $(cat "$tmp/flow.json")"
 grep -qF '"model": "flow"' "$tmp/flow.json" || bad "scenario --model flow: not the flow model: $(grep -F model "$tmp/flow.json")"
-refused_one_line "--model: unknown 'nccll' (fifo, store_forward, flow, nccl)" scenario "$tmp/small.json" --model nccll
+refused_one_line "--model: unknown model 'nccll' (fifo, store_forward, flow, nccl;" scenario "$tmp/small.json" --model nccll
 
 # Two machines in one --topo ran the second under the first one's words (gpu=h100|machine:gpu=b200 -> a B200 run).
 refused_one_line "one topology per run here ('|' joins one topology per run of compare's trace only)" \

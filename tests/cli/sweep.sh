@@ -28,7 +28,7 @@ grep -v '^ccsim sweep: 2 of 9 points failed (their rows carry the error column);
 "$ccsim" sweep plan.json -j 2 -o j2.csv || fail "sweep -j 2 exited $?"
 cmp -s j1.csv j2.csv || fail "-j 1 and -j 2 tables differ"
 [ -e j1.csv.ccsim-journal ] && fail "journal left after a finished sweep"
-head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,speedup,efficiency,error' ||
+head -1 j1.csv | grep -qx 'point,b,e,f,topo,algo,ring,bytes,model,nvls,p2p,eager,topology,ranks,rank_order,size,count,type,reduction,root_rank,time_us,time_ps,algbw_GBps,busbw_GBps,algorithm,protocol,channels,loops,simulated,checked,strategy,step_ms,compute_ms,comm_ms,exposed_ms,samples_per_s,speedup,efficiency,error' ||
   fail "header: $(head -1 j1.csv)"
 # 6 grid points (2 failing: 'bogus') with 3 sizes or 1 error row each, then 3 points of one size: 4*3+2+3 rows.
 [ "$(tail -n +2 j1.csv | wc -l)" -eq 17 ] || fail "expected 17 rows, got $(tail -n +2 j1.csv | wc -l)"
@@ -81,7 +81,7 @@ grep -q '^sweep: 7 points run (2 resumed)' stats || fail "resume from the output
 cmp -s resumed.csv j1.csv || fail "resumed table differs from a fresh one"
 # Resume from a journal: a whole entry is used as it is, a torn last line is ignored.
 echo '{"points": [{"topo": "dgx1", "bytes": "1M"}, {"topo": "dgx1", "bytes": "2M"}]}' >two.json
-cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","","","","","","","","","",""'
+cells='"dgx1-v100","8","0","1048576","262144","float","sum","-1","1.000000","1000000","1.000000","1.750000","ring","","","","","","","","","","","","","",""'
 printf '{"key":"--topo=dgx1\\u001f-b\\u001f1M\\u001f-e\\u001f1M\\u001f","cells":[[%s]]}\n{"key":"--topo=dgx1\\u001f-b\\u001f2M' "$cells" >j.csv.ccsim-journal
 "$ccsim" sweep two.json -o j.csv --stats 2>stats || fail "journal resume exited $?"
 grep -q '^sweep: 1 points run (1 resumed)' stats || fail "resume from the journal: $(head -1 stats)"

@@ -254,12 +254,13 @@ def test_compare_to_pandas_holds_the_cli_csv_rows():
     csv = subprocess.run([CCSIM, "compare", "--topo", "dgx1", "--trace", str(TRACE), "--model", "nccl", "--format", "csv"],
                          check=True, capture_output=True, text=True).stdout.splitlines()
     head, rows = csv[0].split(","), [dict(zip(csv[0].split(","), line.split(","))) for line in csv[1:]]
-    assert "measured_busbw" in head and len(df) == len(rows) > 10
+    # The CSV carries the run's names with units (README "Output for scripts"); the frame keeps the JSON rows' names.
+    assert "measured_busbw_GBps" in head and len(df) == len(rows) > 10
     for (_, r), want in zip(df.iterrows(), rows):
         assert r["size"] == int(want["size"]) and r["proto"] == want["proto"]
         for k in ("measured_busbw", "predicted_busbw"):
-            assert abs(r[k] - float(want[k])) < 1e-4, (k, r[k], want[k])
-        assert abs(r["err_pct"] - float(want["err_pct"])) < 1e-3
+            assert abs(r[k] - float(want[k + "_GBps"])) < 1e-4, (k, r[k], want[k + "_GBps"])
+        assert abs(r["err_pct"] - float(want["busbw_err_pct"])) < 1e-3
     assert got["summary"]["rows"] == len(df)  # still the CLI's JSON document
     both = ccsim.Comparison({"kind": "ccsim-compare-runs", "runs": [dict(got), dict(got)]}).to_pandas()
     assert list(both["run"]) == [1] * len(df) + [2] * len(df)

@@ -69,3 +69,18 @@ TEST_CASE("numbers are read the same whether plain decimals or not") {
   CHECK_THROWS_WITH_AS(parse_bandwidth("123456789012345678", "t"), "t: bandwidth '123456789012345678' is absurdly large", Error);
   CHECK_THROWS_WITH_AS(parse_bandwidth(".", "t"), "t: '.' is not a number", Error);
 }
+
+TEST_CASE("format_size: the largest unit the size reaches, exact or marked rounded") {
+  CHECK(format_size(1000) == "1000 B");
+  CHECK(format_size(4096) == "4 KiB");
+  CHECK(format_size(128ULL << 20) == "128 MiB");
+  CHECK(format_size(3ULL << 30) == "3 GiB");
+  CHECK(format_size(1536) == "1.5 KiB");                          // 1536 / 1024 = 1.5, exact
+  CHECK(format_size(3ULL << 29) == "1.5 GiB");
+  CHECK(format_size((1ULL << 20) + (1ULL << 18)) == "1.25 MiB");  // exact in hundredths
+  // 208900 KiB = 213913600 B = 204.0039 MiB: was "208900 KiB"; rounded to hundredths it is 204.00, so "~204 MiB".
+  CHECK(format_size(208900ULL * 1024) == "~204 MiB");
+  CHECK(format_size((1ULL << 30) + 1) == "~1 GiB");
+  CHECK(format_size(1000000) == "~976.56 KiB");                   // 1e6 / 1024 = 976.5625
+  CHECK(format_size(4096ULL << 30) == "4096 GiB");                // no larger unit
+}

@@ -169,3 +169,11 @@ TEST_CASE("to_latex turns each a/b into a fraction of its two operands") {
   CHECK(report::to_latex("22/p") == "\\frac{22}{p}");
   CHECK(report::to_latex("(sum_k b_k)/p") == "\\frac{(\\sum_k b_k)}{p}");
 }
+
+TEST_CASE("--format latex: a rounded size's '~' (format_size) is a tilde in the table, not a non-breaking space") {
+  auto s = ideal(schedule::Op::AllReduce, 8);
+  // 1500 B is not a whole number of KiB: format_size gives "~1.46 KiB" (1500 / 1024 = 1.4648...).
+  const std::string tex = report::render(metrics::explain_sweep(s, 1500, 1500), schedule::Op::AllReduce, 8, report::ExplainFormat::Latex);
+  CHECK(tex.find("  \\textasciitilde{}1.46 KiB & ") != std::string::npos);
+  CHECK(tex.find("~") == std::string::npos);
+}
