@@ -311,6 +311,17 @@ EXPECTED = {
     # busbw/algbw = 1.875, all_reduce from the sum redop with count = size/4
     "a100-sxm4-80gb-crusoe-2node-16gpu-allreduce-8B-2G-ib-topofile-tableonly-dstack.txt":
         ("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", [], [(AR, 16, 29, 8, 2 * G)]),
+    # GoogleCloudPlatform/cluster-toolkit's GKE guides: 4-space indented markdown blocks, no test name (--op), no device list;
+    # the A3 Mega block opens with five 0-byte rows (left out: no bandwidth), the A3 High one with an "NCCL INFO ... set by
+    # environment" line before its banner, the A3 Ultra and A4 ones with a two-line banner (no out-of-place line)
+    "h100-gke-a3mega-2node-16gpu-allgather-256B-8G-zerorows-tcpxo-clustertoolkit.txt":
+        ("machine:instance=a3-megagpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 26, 256, 8 * G)]),
+    "h100-gke-a3high-2node-16gpu-allgather-1M-512M-c0-ringsimple-tcpx-infoline-clustertoolkit.txt":
+        ("machine:instance=a3-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 10, M, 512 * M)]),
+    "h200-gke-a3ultra-2node-16gpu-allgather-1K-8G-gib-dwsflex-clustertoolkit.txt":
+        ("machine:instance=a3-ultragpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
+    "b200-gke-a4-2node-16gpu-allgather-1K-8G-gib-clustertoolkit.txt":
+        ("machine:instance=a4-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
 }
 
 
