@@ -298,6 +298,30 @@ EXPECTED = {
         ("cluster:nodes=1,node=polaris,nics=2x200G,kind=slingshot", [], [(AR, 4, 30, 8, 4 * G)]),
     "a100-sxm4-40gb-polaris-4node-16gpu-allreduce-8B-4G-tableonly-protosimple-awsofi160-nccl2283-uchicago.txt":
         ("cluster:nodes=4,node=polaris,nics=2x200G,kind=slingshot", [], [(AR, 16, 30, 8, 4 * G)]),
+    # the eleventh harvest. dstack's cluster guides: console blocks that start at dstack's "nccl-tests provisioning completed
+    # (running)" line and end at its "Done", no '#' on any line, no device list, no test name (all_gather from each task file:
+    # --op); 16 ranks from count = size/64 and busbw/algbw = 0.9375
+    "h100-gcp-a3mega-2node-16gpu-allgather-8M-8G-c0-tcpxo-defaultprofile-prcommit-dstack.txt":
+        ("machine:instance=a3-megagpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 11, 8 * M, 8 * G)]),
+    "h100-gcp-a3mega-2node-16gpu-allgather-8M-8G-c0-tcpxo-ll128profile-dstack.txt":
+        ("machine:instance=a3-megagpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 11, 8 * M, 8 * G)]),
+    "h100-gcp-a3high-2node-16gpu-allgather-8M-8G-c0-tcpx-dstack.txt":
+        ("machine:instance=a3-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 11, 8 * M, 8 * G)]),
+    # dstack's "Provisioning..." lines, then a bare table ('#' banner, no nThread line, no device list): 16 ranks from
+    # busbw/algbw = 1.875, all_reduce from the sum redop with count = size/4
+    "a100-sxm4-80gb-crusoe-2node-16gpu-allreduce-8B-2G-ib-topofile-tableonly-dstack.txt":
+        ("machine:gpu=a100,nodes=2,nics=8x200G,kind=ib", [], [(AR, 16, 29, 8, 2 * G)]),
+    # GoogleCloudPlatform/cluster-toolkit's GKE guides: 4-space indented markdown blocks, no test name (--op), no device list;
+    # the A3 Mega block opens with five 0-byte rows (left out: no bandwidth), the A3 High one with an "NCCL INFO ... set by
+    # environment" line before its banner, the A3 Ultra and A4 ones with a two-line banner (no out-of-place line)
+    "h100-gke-a3mega-2node-16gpu-allgather-256B-8G-zerorows-tcpxo-clustertoolkit.txt":
+        ("machine:instance=a3-megagpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 26, 256, 8 * G)]),
+    "h100-gke-a3high-2node-16gpu-allgather-1M-512M-c0-ringsimple-tcpx-infoline-clustertoolkit.txt":
+        ("machine:instance=a3-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 10, M, 512 * M)]),
+    "h200-gke-a3ultra-2node-16gpu-allgather-1K-8G-gib-dwsflex-clustertoolkit.txt":
+        ("machine:instance=a3-ultragpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
+    "b200-gke-a4-2node-16gpu-allgather-1K-8G-gib-clustertoolkit.txt":
+        ("machine:instance=a4-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
 }
 
 
