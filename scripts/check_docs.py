@@ -69,9 +69,9 @@ def default_param(path):
     return float(value)
 
 
-def ctest_count():
+def ctest_count(*label):
     build = os.path.dirname(os.path.abspath(args.ccsim))
-    out = subprocess.run(["ctest", "-N", "--test-dir", build], capture_output=True, text=True).stdout
+    out = subprocess.run(["ctest", "-N", "--test-dir", build, *label], capture_output=True, text=True).stdout
     return float(re.search(r"Total Tests: (\d+)", out).group(1))
 
 
@@ -99,6 +99,7 @@ FIGURES = {
     "default.launch_per_gpu_us": lambda: default_param("launch_per_gpu_us"),
     "fuzz.harnesses": lambda: len(re.search(r"^all=\(([^)]*)\)", source("scripts/fuzz.sh"), re.M).group(1).split()),
     "tests.count": ctest_count,
+    "tests.gxx_only": lambda: ctest_count("-L", "^gxx_only$"),
 }
 TAG = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)( ?%)?<!-- figure: ([A-Za-z0-9_.]+)(?: ~(\d+)%)? -->")
 BARE = re.compile(r"<!-- figure:")
