@@ -56,6 +56,8 @@ expect("about, outside", f"about {wild_rows * 2}<!-- figure: wild.rows ~10% --> 
 # Bad tags: an unknown name, or no number right before the tag.
 expect("unknown figure", "5.7 %<!-- figure: validation.middle.median -->\n", 2, ["unknown figure"])
 expect("no number", "the median<!-- figure: validation.middle.ge1 -->\n", 2, ["no number"])
+# A tag shown as code is an example, not a figure.
+expect("tag in code", "write `0.0 %<!-- figure: validation.middle.ge1 -->`, or\n```\n1<!-- figure: nothing.such -->\n```\n", 0)
 # The shipped pages are current.
 pages = ["README.md", "sim/trace/README.md", "models/README.md", "topologies/README.md", "scripts/BENCHMARKS.md"]
 pages += sorted(glob.glob(os.path.join(src, "docs/*.md")))
