@@ -76,6 +76,12 @@ if [ ${#xml_tool[@]} -gt 0 ]; then # (a shipped machine that does not name its G
 fi
 seed topo_file tests/data/import/* topologies/*.json
 seed log_lines models/traces/*.txt tests/data/wild_traces/*.txt
+# The settings read since the twenty-second session, as NCCL logs them (one is in no shipped trace: NCCL_P2P_DISABLE).
+printf '%s\n' 'host:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1' \
+  'host:1:2 [0] NCCL INFO NCCL_NVLS_CHUNKSIZE set by environment to 0x80000.' \
+  'host:1:2 [0] NCCL INFO NCCL_NVLSTREE_MAX_CHUNKSIZE set by environment to -2.' \
+  '[1,0]<stdout>:host:1:2 [0] NCCL INFO NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB' \
+  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' >build-fuzz/seeds/log_lines/new-settings.txt
 # One argument per line (environment variables as NAME=VALUE lines), as tests/fuzz/fuzz_perf_args.cpp reads them.
 lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
       "$(printf '%s\n' broadcast_perf -g 4 -r 1 -b 1M -e 3M -i 1M)" \
@@ -117,6 +123,7 @@ if [[ " ${targets[*]} " == *" trace_runs "* ]]; then
   printf "[$rs,\n$rs,\n$rs]\n" 1024 0 10.5 1024 1 10.1 2048 0 12.0 >build-fuzz/seeds/trace_runs/rccl-tests.json
   printf 'numCycle,collective,gpus,size,type,redop,inplace,time,algbw,busbw,#wrong\n1,all_reduce_perf,8,1024,float,sum,0,10.5,0.1,0.17,0\n1,all_reduce_perf,8,1024,float,sum,1,10.1,0.1,0.17,0\n' \
     >build-fuzz/seeds/trace_runs/rccl-tests.csv
+  cp build-fuzz/seeds/log_lines/new-settings.txt build-fuzz/seeds/trace_runs/new-settings.txt 2>/dev/null || true
   printf '# hardware: 1 node, 8x H200\n#   ./build/all_reduce_perf -b 16G -e 16G -g 8\n| collective | algo | busbw |\n| :--- | :--- | ---: |\n| all-reduce, `NCCL_NVLS_ENABLE=0` | Ring | 367.2GBps |\n| all-gather | Ring | 361.4GBps |\n' \
     >build-fuzz/seeds/trace_runs/busbw-summary.txt
   for fmt in table csv json; do # ccsim's own outputs, as compare reads them back
