@@ -6,14 +6,14 @@
 # Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
 # runs one process, so one at a time left a core idle for the whole run.
 # Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml
-# amd_smi topo_file log_lines perf_args sbatch trace_runs.
+# amd_smi topo_file log_lines perf_args sbatch trace_runs evidence.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml amd_smi topo_file
-     log_lines perf_args sbatch trace_runs)
+     log_lines perf_args sbatch trace_runs evidence)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
@@ -50,6 +50,7 @@ seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
 seed scenario scenarios/*.json tests/data/bad_scenarios/*.json
 seed params models/fit-*.json
 seed nccl_tables models/nccl.json models/rccl.json
+seed evidence models/evidence.json
 seed sweep_plan docs/sweep-example.json
 lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "torus:dims=4x4,bw=100GB/s,alpha=1us" \
       "torus:dims=2x3x4" "cluster:nodes=2,node=hgx-h100,nics=8x400G" "cluster:nodes=2,node=dgx1,nics=4x100G,fabric=fattree,kind=roce" \
@@ -59,7 +60,12 @@ lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "
       "machine:gpu=gb200-nvl72,nodes=2,nics=4x800G" "machine:gpu=mi300x,nodes=2,nics=8x400G,sharp=1" \
       "machine:gpu=rtx4090,gpus=8,cpu=amd,pcie_switch=off,gpus_per_switch=4" "machine:gpu=rtx3090,gpus=2,bridge=2way" \
       "machine:gpu=mi250x,gpus=8" "machine:gpu=h100pcie,gpus=4,intra=pcie,p2p=off" "machine:gpu=H100 NVL,gpus=2" \
-      "cluster:nodes=2,node=hgx-h100,nics=8x400G,fabric=rail-optimised,kind=gib"
+      "cluster:nodes=2,node=hgx-h100,nics=8x400G,fabric=rail-optimised,kind=gib" \
+      "machine:instance=p5.48xlarge" "machine:instance=p5en.48xlarge,nodes=2" "machine:instance=a3-megagpu-8g,nodes=2,gpus=4" \
+      "machine:instance=p6-b200.48xlarge,nodes=2,nics=8x400G,kind=efa" "machine:gpu=h100,nodes=2,nics=32x100G,instance=p5.48xlarge" \
+      "machine:gpu=a100,gpus=4,intra=pcie,pcie_duplex=40GB/s" "machine:gpu=l40s,gpus=8,pcie_duplex=50GB/s,nodes=2,nics=4x400G" \
+      "cluster:nodes=2,node=hgx-h100,instance=a3-ultragpu-8g" "machine:gpu=a100,nodes=2,instance=p4d.24xlarge,kind=efa" \
+      "machine:gpu=mi300x,nodes=2,nics=8x400G,kind=pollara" "cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=Pollara-400"
 seed topo_m tests/data/import/*topo-m*.txt
 seed amd_smi tests/data/import/rocm-smi-*.txt tests/data/import/*amd-smi-*.txt
 seed nccl_xml tests/data/import/*.xml
@@ -70,6 +76,12 @@ if [ ${#xml_tool[@]} -gt 0 ]; then # (a shipped machine that does not name its G
 fi
 seed topo_file tests/data/import/* topologies/*.json
 seed log_lines models/traces/*.txt tests/data/wild_traces/*.txt
+# The settings read since the twenty-second session, as NCCL logs them (one is in no shipped trace: NCCL_P2P_DISABLE).
+printf '%s\n' 'host:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1' \
+  'host:1:2 [0] NCCL INFO NCCL_NVLS_CHUNKSIZE set by environment to 0x80000.' \
+  'host:1:2 [0] NCCL INFO NCCL_NVLSTREE_MAX_CHUNKSIZE set by environment to -2.' \
+  '[1,0]<stdout>:host:1:2 [0] NCCL INFO NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB' \
+  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' >build-fuzz/seeds/log_lines/new-settings.txt
 # One argument per line (environment variables as NAME=VALUE lines), as tests/fuzz/fuzz_perf_args.cpp reads them.
 lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
       "$(printf '%s\n' broadcast_perf -g 4 -r 1 -b 1M -e 3M -i 1M)" \
@@ -111,6 +123,7 @@ if [[ " ${targets[*]} " == *" trace_runs "* ]]; then
   printf "[$rs,\n$rs,\n$rs]\n" 1024 0 10.5 1024 1 10.1 2048 0 12.0 >build-fuzz/seeds/trace_runs/rccl-tests.json
   printf 'numCycle,collective,gpus,size,type,redop,inplace,time,algbw,busbw,#wrong\n1,all_reduce_perf,8,1024,float,sum,0,10.5,0.1,0.17,0\n1,all_reduce_perf,8,1024,float,sum,1,10.1,0.1,0.17,0\n' \
     >build-fuzz/seeds/trace_runs/rccl-tests.csv
+  cp build-fuzz/seeds/log_lines/new-settings.txt build-fuzz/seeds/trace_runs/new-settings.txt 2>/dev/null || true
   printf '# hardware: 1 node, 8x H200\n#   ./build/all_reduce_perf -b 16G -e 16G -g 8\n| collective | algo | busbw |\n| :--- | :--- | ---: |\n| all-reduce, `NCCL_NVLS_ENABLE=0` | Ring | 367.2GBps |\n| all-gather | Ring | 361.4GBps |\n' \
     >build-fuzz/seeds/trace_runs/busbw-summary.txt
   for fmt in table csv json; do # ccsim's own outputs, as compare reads them back

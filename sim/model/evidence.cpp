@@ -96,15 +96,25 @@ std::vector<EvidenceRun> parse_evidence(const std::string& text, const std::stri
   try {
     const auto j = nlohmann::json::parse(text);
     auto ev_num = [](const nlohmann::json& v) { return v.is_null() ? std::optional<double>{} : std::optional<double>{v.get<double>()}; };
+    // hosts and ranks become ints: a fraction or a number past an int (1e30) is refused, not converted (get<int> of
+    // such a double is undefined behaviour, UBSan's float-cast-overflow; a large integer wraps).
+    auto ev_count = [&](const nlohmann::json& r, const char* key) {
+      const auto& v = r.at(key);
+      const double d = v.is_number() ? v.get<double>() : -1.0;
+      if (!v.is_number() || !(d >= 0 && d <= (1 << 24)) || d != std::floor(d))
+        fail("{}: not ccsim's evidence file ('{}' is not a whole number from 0 to {}); regenerate it with scripts/evidence.py "
+             "--write", where, key, 1 << 24);
+      return static_cast<int>(d);
+    };
     for (const auto& r : j.at("runs")) {
       EvidenceRun e;
       e.table = r.at("table").get<std::string>();
       e.file = r.at("file").get<std::string>();
       e.cls.gpu = r.at("gpu").get<std::string>();
-      e.cls.hosts = r.at("hosts").get<int>();
+      e.cls.hosts = ev_count(r, "hosts");
       e.cls.network = r.at("network").get<std::string>();
       e.cls.op = r.at("op").get<std::string>();
-      e.cls.ranks = r.at("ranks").get<int>();
+      e.cls.ranks = ev_count(r, "ranks");
       e.err_ge_1MiB = ev_num(r.at("median_abs_err_pct_ge_1MiB"));
       e.err_all = ev_num(r.at("median_abs_err_pct_all"));
       out.push_back(std::move(e));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/core/json_file.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/report.hpp"
 
@@ -358,7 +359,9 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
     }
     j["counts"] = {{"ok", counts[0]}, {"below", counts[1]}, {"no_verdict", counts[2]}, {"error", counts[3]}};
     j["exit_status"] = status;
-    return j.dump(2) + "\n";
+    // safe_dump: a file found in a folder may have a name that is not UTF-8 (dump() threw nlohmann's type_error 316,
+    // exit 3 after every run was compared); its bytes are written as U+FFFD, as the single-run JSON writes them.
+    return safe_dump(j, 2) + "\n";
   }
   if (f == Format::Csv) {
     std::string s = "file,run,runs,op,ranks,min_size,max_size,rows,measured_over_predicted_pct,verdict,detail\n";

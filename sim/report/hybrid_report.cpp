@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_file.hpp"
 #include "sim/core/json_io.hpp"
 #include "sim/core/units.hpp"
 #include "sim/observe/timeline.hpp"
@@ -115,7 +116,7 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   j["memory_bytes"] = {{"weights", r.memory.weights}, {"gradients", r.memory.grads}, {"optimizer", r.memory.optimizer},
                        {"activations", r.memory.activations}, {"total", r.memory.total()}, {"capacity", r.memory_capacity}};
   j["engine"] = {{"jobs", r.jobs}, {"transfers", r.transfers}};
-  return json_dump(j, 1) + "\n";
+  return safe_dump(j, 1) + "\n"; // the machine's name may come from a file name, not UTF-8
 }
 
 std::string hybrid_timeline(const Scenario& s, const HybridResult& r) {

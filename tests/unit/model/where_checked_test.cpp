@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/model/evidence.hpp"
@@ -80,4 +83,19 @@ TEST_CASE("checked line: an unseen class says not checked, and another network i
 TEST_CASE("checked line: a malformed evidence file is one error naming it") {
   CHECK_THROWS_WITH_AS(model::parse_evidence(R"({"runs": [{"table": 1}]})", "models/evidence.json"),
                        doctest::Contains("models/evidence.json: not ccsim's evidence file"), Error);
+}
+
+// Found by the fuzz4 session's audit (tests/fuzz/fuzz_evidence.cpp): hosts and ranks were read with get<int>, which
+// converts 1e30 with undefined behaviour, truncates 2.5 to 2 and wraps 2^32 + 8 to 8.
+TEST_CASE("checked line: an evidence run whose hosts or ranks is no whole count is one error naming the file") {
+  const auto run = [](const char* hosts, const char* ranks) {
+    return fmt::format(R"({{"runs": [{{"table": "t", "file": "f", "gpu": "h100", "hosts": {}, "network": "", "op": "allreduce", )"
+                       R"("ranks": {}, "median_abs_err_pct_ge_1MiB": 1.0, "median_abs_err_pct_all": null}}]}})",
+                       hosts, ranks);
+  };
+  CHECK(model::parse_evidence(run("2", "16"), "e.json").front().cls.hosts == 2); // the form the file has
+  for (const auto& [hosts, ranks] : {std::pair{"1e30", "8"}, std::pair{"2.5", "8"}, std::pair{"4294967304", "8"},
+                                     std::pair{"-1", "8"}, std::pair{"1", "1e300"}, std::pair{"1", "\"8\""}})
+    CHECK_THROWS_WITH_AS(model::parse_evidence(run(hosts, ranks), "models/evidence.json"),
+                         doctest::Contains("models/evidence.json: not ccsim's evidence file"), Error);
 }
