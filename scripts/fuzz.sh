@@ -64,7 +64,7 @@ lines generator_spec "crossbar:ranks=8" "crossbar:ranks=8,bw=25GB/s,alpha=1us" "
       "machine:instance=p5.48xlarge" "machine:instance=p5en.48xlarge,nodes=2" "machine:instance=a3-megagpu-8g,nodes=2,gpus=4" \
       "machine:instance=p6-b200.48xlarge,nodes=2,nics=8x400G,kind=efa" "machine:gpu=h100,nodes=2,nics=32x100G,instance=p5.48xlarge" \
       "machine:gpu=a100,gpus=4,intra=pcie,pcie_duplex=40GB/s" "machine:gpu=l40s,gpus=8,pcie_duplex=50GB/s,nodes=2,nics=4x400G" \
-      "cluster:nodes=2,node=hgx-h100,instance=a3-ultragpu-8g" "machine:gpu=a100,nodes=2,instance=p4d.24xlarge,kind=efa" \
+      "cluster:nodes=2,node=hgx-h100,instance=p5.48xlarge" "machine:gpu=a100,nodes=2,instance=p4d.24xlarge,kind=efa" \
       "machine:gpu=mi300x,nodes=2,nics=8x400G,kind=pollara" "cluster:nodes=4,node=hgx-h100,nics=8x400G,kind=Pollara-400"
 seed topo_m tests/data/import/*topo-m*.txt
 seed amd_smi tests/data/import/rocm-smi-*.txt tests/data/import/*amd-smi-*.txt

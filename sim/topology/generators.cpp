@@ -505,6 +505,11 @@ ClusterSpec cluster_spec(std::map<std::string, std::string>& kv, const std::stri
   const CloudMachine* known = gcp ? gcp : it_inst == kv.end() ? nullptr : aws_machine(it_inst->second);
   if (known && !node_gpu.empty() && node_gpu != known->gpu)
     fail("--topo {}: instance={} has {} GPUs, not {}", spec, known->name, known->gpu, node_gpu);
+  // A node that does not say its GPU kind (a PCIe preset) cannot be checked against the type's GPU: refused, not
+  // silently given another machine's NICs.
+  if (known && node_gpu.empty())
+    fail("--topo {}: instance={} has {} GPUs, and this node does not say its GPU kind: write machine:instance={} "
+         "or a node of {} GPUs", spec, known->name, known->gpu, known->name, known->gpu);
   if (known && !kv.count("nics")) {
     if (node_gpus <= 0 || node_gpus * known->host_nics % known->host_gpus != 0)
       fail("--topo {}: instance={} gives {} NIC(s) per {} GPUs: add nics=MxSPEED for this node", spec, known->name, known->host_nics, known->host_gpus);
@@ -623,7 +628,9 @@ Topology build_from_spec(const std::string& spec) {
     const std::string node = take(kv, "node", spec);
     if (node.rfind("cluster:", 0) == 0) fail("--topo {}: a cluster node cannot itself be a cluster", spec);
     const Topology one = resolve_topology(node);
-    const ClusterSpec c = cluster_spec(kv, spec, "", one.gpu_kind, one.num_gpus());
+    // A preset drawn from a JSON file may not name its GPU kind; its NVLink generation does (nvlink2: v100).
+    const std::string one_gpu = one.gpu_kind.empty() ? sxm_kind_of_nvlink(one) : one.gpu_kind;
+    const ClusterSpec c = cluster_spec(kv, spec, "", one_gpu, one.num_gpus());
     const std::string sharp = take(kv, "sharp", spec, "0");
     no_leftovers(kv, spec);
     Topology t = make_cluster(one, c, node);

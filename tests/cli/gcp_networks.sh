@@ -70,7 +70,9 @@ bus=$("$ccsim" --topo "machine:gpu=h100,gpus=1,nodes=2,nics=1x100G,kind=tcpx" --
 awk -v g="$bus" 'BEGIN { exit !(g != "" && g - 11.945 <= 0.01 && 11.945 - g <= 0.01) }' ||
   { echo "FAIL tcpx busbw: got '$bus', expected 12.0 x 8244/8282 = 11.945"; fail=1; }
 
-for spec in "$mega,kind=gib" "machine:gpu=b200,nodes=2,instance=a3-megagpu-8g" "machine:gpu=h100,nodes=2,instance=a3-megagpu-4g"; do
+# A preset node of another GPU (dgx1: V100, read from its NVLink2) or one that does not say its GPU (a PCIe preset).
+for spec in "$mega,kind=gib" "machine:gpu=b200,nodes=2,instance=a3-megagpu-8g" "machine:gpu=h100,nodes=2,instance=a3-megagpu-4g" \
+    "cluster:nodes=2,node=dgx1,instance=p5.48xlarge" "cluster:nodes=2,node=pcie-gen4-8gpu,instance=p5.48xlarge"; do
   out=$("$ccsim" --topo "$spec" --model nccl -b 1M -e 1M 2>&1); rc=$?
   [ "$rc" = 2 ] || { echo "FAIL $spec: exit $rc, expected 2: $out"; fail=1; }
   [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "FAIL $spec: more than one line: $out"; fail=1; }
