@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -172,7 +173,44 @@ void read_structure(Topology& t, const JsonValue& j) {
   } else if (kind != "general") s->fail("unknown structure kind '{}'", printable(kind));
 }
 
+// A key the reader does not know is a typo to refuse, not a default to take: "lanse": 4 would leave the link at
+// one lane and "strucure" a torus routed as a general graph. Checked after everything else, so a file that is also
+// wrong in another way is refused for that (tests/data/bad's files keep their own "expect" key).
+void refuse_unknown_keys(const JsonValue& j) {
+  j.only_keys({"name", "description", "gpu", "cpu", "instance", "sharp", "nodes", "links", "link_types", "routes", "structure"});
+  for (const JsonValue& n : j["nodes"].elements()) n.only_keys({"name", "kind"});
+  for (const JsonValue& l : j["links"].elements())
+    l.only_keys({"a", "b", "type", "bw", "latency", "lanes", "source", "host_staged", "duplex"});
+  if (const auto types = j.get("link_types"))
+    for (const auto& [type, d] : types->items()) d.only_keys({"bw", "latency", "source"});
+  if (const auto routes = j.get("routes"))
+    for (const JsonValue& r : routes->elements()) r.only_keys({"path"});
+  if (const auto s = j.get("structure")) s->only_keys({"kind", "dims"});
+}
+
 } // namespace
+
+void refuse_parallel_links(const Topology& t, const std::string& origin) {
+  std::vector<std::tuple<int, int, int, std::size_t>> keys; // (lower node, higher node, type, link index)
+  keys.reserve(t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    const Link& l = t.links[i];
+    keys.emplace_back(std::min(l.a, l.b), std::max(l.a, l.b), static_cast<int>(l.type), i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 1; k < keys.size(); ++k) {
+    const auto& [a, b, type, first] = keys[k - 1];
+    if (a != std::get<0>(keys[k]) || b != std::get<1>(keys[k]) || type != std::get<2>(keys[k])) continue;
+    const std::size_t second = std::get<3>(keys[k]);
+    const Link &l = t.links[first], &m = t.links[second];
+    const std::string fix = l.bw == m.bw ? fmt::format("give links[{}] \"lanes\": {} and delete links[{}]", first, l.lanes + m.lanes, second)
+                                         : fmt::format("write one link with the lanes and per-lane \"bw\" you mean");
+    fail("{}: \"links[{}]\": a second {} link between '{}' and '{}' (the first is links[{}]); the router uses one link "
+         "per pair (the widest), so this one would be ignored: {}",
+         printable(origin), second, to_string(l.type), printable(t.nodes[static_cast<std::size_t>(a)].name),
+         printable(t.nodes[static_cast<std::size_t>(b)].name), first, fix);
+  }
+}
 
 Topology topology_from_json(const json& doc, const std::string& origin) {
   const JsonValue j(doc, printable(origin));
@@ -188,8 +226,10 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   read_links(t, j);
   read_routes(t, j);
   read_structure(t, j);
+  refuse_parallel_links(t, origin);
   t.validate();
   if (j.has("sharp")) set_sharp(t, j["sharp"].as_string(), printable(origin)); // checks the fabric's links
+  refuse_unknown_keys(j);
   return t;
 }
 
