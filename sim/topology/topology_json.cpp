@@ -96,6 +96,7 @@ std::map<std::string, LinkDefaults> read_link_types(const JsonValue& j) {
   if (!types) return out;
   if (!types->is_object()) types->fail("must be an object");
   for (const auto& [type, d] : types->items()) {
+    if (type.starts_with('_')) continue; // a comment (known_keys)
     if (!link_type_from(type)) d.fail("unknown link type");
     if (!d.is_object()) d.fail("must be an object");
     LinkDefaults ld;
@@ -174,18 +175,28 @@ void read_structure(Topology& t, const JsonValue& j) {
 }
 
 // A key the reader does not know is a typo to refuse, not a default to take: "lanse": 4 would leave the link at
-// one lane and "strucure" a torus routed as a general graph. Checked after everything else, so a file that is also
-// wrong in another way is refused for that (tests/data/bad's files keep their own "expect" key).
+// one lane and "strucure" a torus routed as a general graph. A key starting with '_' is a comment ("_note", and
+// tests/data/bad's "_expect"). Checked after everything else, so a file also wrong in another way is refused for that.
+void known_keys(const JsonValue& v, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : v.items()) {
+    if (key.starts_with('_') || std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    v.fail("unknown key '{}' (known: {}; a key starting with _ is a comment)", printable(key), list);
+  }
+}
+
 void refuse_unknown_keys(const JsonValue& j) {
-  j.only_keys({"name", "description", "gpu", "cpu", "instance", "sharp", "nodes", "links", "link_types", "routes", "structure"});
-  for (const JsonValue& n : j["nodes"].elements()) n.only_keys({"name", "kind"});
+  known_keys(j, {"name", "description", "gpu", "cpu", "instance", "sharp", "nodes", "links", "link_types", "routes", "structure"});
+  for (const JsonValue& n : j["nodes"].elements()) known_keys(n, {"name", "kind"});
   for (const JsonValue& l : j["links"].elements())
-    l.only_keys({"a", "b", "type", "bw", "latency", "lanes", "source", "host_staged", "duplex"});
+    known_keys(l, {"a", "b", "type", "bw", "latency", "lanes", "source", "host_staged", "duplex"});
   if (const auto types = j.get("link_types"))
-    for (const auto& [type, d] : types->items()) d.only_keys({"bw", "latency", "source"});
+    for (const auto& [type, d] : types->items())
+      if (!type.starts_with('_')) known_keys(d, {"bw", "latency", "source"});
   if (const auto routes = j.get("routes"))
-    for (const JsonValue& r : routes->elements()) r.only_keys({"path"});
-  if (const auto s = j.get("structure")) s->only_keys({"kind", "dims"});
+    for (const JsonValue& r : routes->elements()) known_keys(r, {"path"});
+  if (const auto s = j.get("structure")) known_keys(*s, {"kind", "dims"});
 }
 
 } // namespace

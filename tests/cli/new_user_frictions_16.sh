@@ -5,7 +5,7 @@
 #  - `ccsim rings` ranked the orders but never said how to give the winner to NCCL: no NCCL_RINGS line (NCCL up to
 #    2.4.8) and no way to write NCCL's graph XML (NCCL_GRAPH_FILE, NCCL 2.6.4 and later);
 #  - a topology file's unknown key was ignored: "lanse": 4 (for "lanes") silently left the link at one lane, a
-#    misspelt "strucure" silently routed a torus as a general graph;
+#    misspelt "strucure" silently routed a torus as a general graph (keys starting with _ stay free, as comments);
 #  - a second link of one type between the same two nodes was accepted and ignored (the router takes one link per
 #    pair): a user who wrote two links for two lanes got half the bandwidth without a word.
 set -u
@@ -107,6 +107,16 @@ sed 's/"name": "my-box",/"name": "my-box", "strucure": {"kind": "general"},/' "$
 refused "$tmp/strucure.json" "'strucure'" 'structure'
 sed 's/"bw": "25GB\/s", "latency": "0.6us"/"bandwidth": "25GB\/s", "bw": "25GB\/s", "latency": "0.6us"/' "$tmp/box.json" > "$tmp/lt.json"
 refused "$tmp/lt.json" 'link_types.nvlink3' "'bandwidth'"
+# A key starting with _ is a comment, wherever it is: the file runs as without it.
+python3 - "$tmp/box.json" "$tmp/notes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["_note"] = "bought 2026"; d["nodes"][0]["_slot"] = 1; d["links"][0]["_why"] = {"bridge": [1, 2]}
+d["link_types"]["_about"] = "measured"; d["link_types"]["pcie4"]["_x"] = 0
+json.dump(d, open(sys.argv[2], "w"))
+PY
+a=$("$ccsim" --topo "$tmp/box.json" -b 1M -e 1M 2>&1 | tail -1); b=$("$ccsim" --topo "$tmp/notes.json" -b 1M -e 1M 2>&1 | tail -1)
+[ -n "$a" ] && [ "$a" = "$b" ] || bad "comment keys: '$b' vs '$a'"
 # Two links for two lanes: refused naming both, with the lanes to write instead.
 sed 's/{"a": "gpu2", "b": "gpu3", "type": "nvlink3", "lanes": 4, "source": "bridge"},/&\n  {"a": "gpu3", "b": "gpu2", "type": "nvlink3", "lanes": 4, "source": "second bridge"},/' "$tmp/box.json" > "$tmp/twice.json"
 refused "$tmp/twice.json" 'links[2]' 'links[1]' '"lanes": 8'
