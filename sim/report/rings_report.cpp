@@ -313,8 +313,18 @@ void print_nccl(const RingsFindings& f, std::ostringstream& out, nlohmann::json&
   for (const auto& r : rings) ranks.push_back(h.to_local(r));
   const std::string env = nccl_rings_env(ranks);
   const std::string what = f.channels ? fmt::format("the {} channels", f.channels->k) : "the best ring";
-  out << fmt::format("\n# to run {} in NCCL (rank i on GPU {} in that order, one process per GPU):\n", what, join(h.gpus()));
-  out << fmt::format("#   NCCL 2.4.8 and older: NCCL_RINGS=\"{}\"\n", env);
+  // Beyond 32 GPUs (as the hops above) the lines would run to thousands of characters: --format json has them.
+  const auto& g = h.gpus();
+  bool identity = true;
+  for (std::size_t i = 0; i < g.size(); ++i) identity = identity && g[i] == static_cast<int>(i);
+  const std::string ranks_on = identity && g.size() > 32 ? "rank i on GPU i"
+                               : g.size() > 32           ? "rank i on the i-th GPU of --gpus"
+                                                         : fmt::format("rank i on GPU {} in that order", join(g));
+  out << fmt::format("\n# to run {} in NCCL ({}, one process per GPU):\n", what, ranks_on);
+  if (g.size() > 32)
+    out << fmt::format("#   NCCL 2.4.8 and older: NCCL_RINGS, {} ranks per ring: in --format json (nccl.NCCL_RINGS)\n", g.size());
+  else
+    out << fmt::format("#   NCCL 2.4.8 and older: NCCL_RINGS=\"{}\"\n", env);
   bool crosses_network = false; // a graph file is one node's (--nccl-graph refuses a ring over the network)
   for (const auto& r : rings)
     for (std::size_t i = 0; i < r.size(); ++i) crosses_network = crosses_network || hop_between(h, r[i], r[(i + 1) % r.size()]).kind == "NET";
