@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <functional>
 #include <limits>
@@ -20,10 +21,12 @@
 #include "sim/core/error.hpp"
 #include "sim/metrics/ring_rank.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/report/nccl_graph_xml.hpp"
 #include "sim/report/progress.hpp"
 #include "sim/report/rings_report.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/topology/import.hpp"
+#include "sim/topology/p2p.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -37,6 +40,7 @@ struct RingsOptions {
   std::string explain;
   std::string format = "table";
   std::string output;
+  std::string nccl_graph; // --nccl-graph FILE: the rings as NCCL's graph XML (NCCL_GRAPH_FILE)
   bool relay_outside = false; // routes may pass through GPUs outside --gpus
 };
 
@@ -173,6 +177,35 @@ void explain_order(const Context& c, const std::vector<int>& ring, report::Rings
     f.position = metrics::ring_position(c.ranked, ring, f.explained->row.time);
 }
 
+// --nccl-graph FILE: the explained order, else the channel set, else the best ring, as NCCL_GRAPH_FILE reads it.
+void write_nccl_graph(const RingsOptions& o, const Context& c, const report::RingsFindings& f) {
+  const auto& rings = f.explained ? f.explained->rings : f.channels ? f.channels->rings : c.ranked.front().rings;
+  const auto& row = f.explained ? f.explained->row : f.channels ? f.channels->simulated.row : c.ranked.front().row;
+  const auto& h = *c.hops;
+  topology::PathClassifier classify(c.topo());
+  topology::PathClass farthest = topology::PathClass::Loc;
+  for (const auto& ring : rings)
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const int a = ring[i], b = ring[(i + 1) % ring.size()];
+      // A graph file holds one node's chain between NICs, which `rings` does not choose.
+      if (h.at(h.local_of(a), h.local_of(b)).kind == "NET")
+        fail("--nccl-graph: hop {}->{} crosses the network; NCCL's graph file describes the GPUs of one node (give one "
+             "node's GPUs with --gpus)", a, b);
+      // Two NVLinks through a GPU of the job is NCCL's NVB (path_class answers PCIe classes and NVL only).
+      const auto& hop = h.at(h.local_of(a), h.local_of(b));
+      farthest = std::max(farthest, hop.nvlink_only && !hop.via_gpus.empty() ? topology::PathClass::Nvb : classify(a, b));
+    }
+  report::NcclRingGraph g;
+  g.rings = rings;
+  g.speed_GBps = std::round(row.bw.busbw_GBps / static_cast<double>(rings.size()) * 10) / 10;
+  g.type_intra = std::string(topology::name(farthest));
+  g.comment = fmt::format("written by ccsim rings for topology {}: {} ring(s) for NCCL_GRAPH_FILE (NCCL 2.6.4 and later); gpu dev "
+                          "= the GPU's nvidia-smi (NVML) index; speedintra = ccsim's predicted busbw per ring ({:.2f} GB/s in "
+                          "all at {} B); typeintra = NCCL's path type of the farthest hop",
+                          c.topo().name, rings.size(), row.bw.busbw_GBps, c.size);
+  write_output(o.nccl_graph, report::nccl_graph_xml(g), "--nccl-graph");
+}
+
 int run_rings(RingsOptions& o) {
   const auto fmt_json = o.format == "json";
   if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
@@ -206,6 +239,7 @@ int run_rings(RingsOptions& o) {
     f.schedules = metrics::compare_schedules(c.topo(), *c.router, c.base, c.size, placements,
                                              [&sims](std::size_t i, std::size_t, const std::string& what) { sims.update(i, what); });
   }
+  if (!o.nccl_graph.empty()) write_nccl_graph(o, c, f);
   write_output(o.output, fmt_json ? report::rings_json(f) : report::rings_text(f), "--output");
   return 0;
 }
@@ -233,6 +267,8 @@ void add_rings_command(CLI::App& app) {
                 "Let routes pass through GPUs outside --gpus (NCCL cannot; by default only the chosen GPUs relay)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--output", o->output, "Write to this file instead of stdout");
+  cmd->add_option("--nccl-graph", o->nccl_graph,
+                  "Also write the best ring (the --channels set, the --explain order) as NCCL's graph XML, for NCCL_GRAPH_FILE");
   cmd->callback([o] { run_rings(*o); });
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/json_file.hpp"
+#include "sim/report/nccl_graph_xml.hpp"
 #include "sim/report/report.hpp"
 #include "sim/core/units.hpp"
 
@@ -303,6 +304,38 @@ void print_schedules(const RingsFindings& f, std::ostringstream& out, nlohmann::
   j["schedules"] = jsch;
 }
 
+// How to hand the rings just found to NCCL: NCCL_RINGS (ranks; read by NCCL up to v2.4.8-1, src/misc/rings.cc
+// ncclGetRings) or, from v2.6.4-1, a graph file (NCCL_GRAPH_FILE, src/graph/search.cc) that --nccl-graph writes.
+void print_nccl(const RingsFindings& f, std::ostringstream& out, nlohmann::json& j) {
+  const auto& h = *f.hops;
+  const auto& rings = f.channels ? f.channels->rings : f.ranked->front().rings;
+  std::vector<std::vector<int>> ranks;
+  for (const auto& r : rings) ranks.push_back(h.to_local(r));
+  const std::string env = nccl_rings_env(ranks);
+  const std::string what = f.channels ? fmt::format("the {} channels", f.channels->k) : "the best ring";
+  // Beyond 32 GPUs (as the hops above) the lines would run to thousands of characters: --format json has them.
+  const auto& g = h.gpus();
+  bool identity = true;
+  for (std::size_t i = 0; i < g.size(); ++i) identity = identity && g[i] == static_cast<int>(i);
+  const std::string ranks_on = identity && g.size() > 32 ? "rank i on GPU i"
+                               : g.size() > 32           ? "rank i on the i-th GPU of --gpus"
+                                                         : fmt::format("rank i on GPU {} in that order", join(g));
+  out << fmt::format("\n# to run {} in NCCL ({}, one process per GPU):\n", what, ranks_on);
+  if (g.size() > 32)
+    out << fmt::format("#   NCCL 2.4.8 and older: NCCL_RINGS, {} ranks per ring: in --format json (nccl.NCCL_RINGS)\n", g.size());
+  else
+    out << fmt::format("#   NCCL 2.4.8 and older: NCCL_RINGS=\"{}\"\n", env);
+  bool crosses_network = false; // a graph file is one node's (--nccl-graph refuses a ring over the network)
+  for (const auto& r : rings)
+    for (std::size_t i = 0; i < r.size(); ++i) crosses_network = crosses_network || hop_between(h, r[i], r[(i + 1) % r.size()]).kind == "NET";
+  if (crosses_network)
+    out << "#   NCCL 2.6.4 and later: no such variable; a graph file (NCCL_GRAPH_FILE) holds one node's GPUs: --nccl-graph "
+           "writes one for one node's GPUs (--gpus)\n";
+  else
+    out << "#   NCCL 2.6.4 and later: add --nccl-graph ring.xml to this command, then run with NCCL_GRAPH_FILE=ring.xml\n";
+  j["nccl"] = {{"rings", rings}, {"NCCL_RINGS", env}};
+}
+
 void render(const RingsFindings& f, std::ostringstream& out, nlohmann::json& j) {
   j["topology"] = f.topo->name;
   j["gpus"] = f.hops->gpus();
@@ -319,6 +352,7 @@ void render(const RingsFindings& f, std::ostringstream& out, nlohmann::json& j) 
   out << header(f);
   print_ranked(f, out, j);
   if (f.channels) print_channels(f, out, j);
+  print_nccl(f, out, j);
   print_schedules(f, out, j);
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +96,7 @@ std::map<std::string, LinkDefaults> read_link_types(const JsonValue& j) {
   if (!types) return out;
   if (!types->is_object()) types->fail("must be an object");
   for (const auto& [type, d] : types->items()) {
+    if (type.starts_with('_')) continue; // a comment (known_keys)
     if (!link_type_from(type)) d.fail("unknown link type");
     if (!d.is_object()) d.fail("must be an object");
     LinkDefaults ld;
@@ -172,7 +174,54 @@ void read_structure(Topology& t, const JsonValue& j) {
   } else if (kind != "general") s->fail("unknown structure kind '{}'", printable(kind));
 }
 
+// A key the reader does not know is a typo to refuse, not a default to take: "lanse": 4 would leave the link at
+// one lane and "strucure" a torus routed as a general graph. A key starting with '_' is a comment ("_note", and
+// tests/data/bad's "_expect"). Checked after everything else, so a file also wrong in another way is refused for that.
+void known_keys(const JsonValue& v, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : v.items()) {
+    if (key.starts_with('_') || std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string list;
+    for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    v.fail("unknown key '{}' (known: {}; a key starting with _ is a comment)", printable(key), list);
+  }
+}
+
+void refuse_unknown_keys(const JsonValue& j) {
+  known_keys(j, {"name", "description", "gpu", "cpu", "instance", "sharp", "nodes", "links", "link_types", "routes", "structure"});
+  for (const JsonValue& n : j["nodes"].elements()) known_keys(n, {"name", "kind"});
+  for (const JsonValue& l : j["links"].elements())
+    known_keys(l, {"a", "b", "type", "bw", "latency", "lanes", "source", "host_staged", "duplex"});
+  if (const auto types = j.get("link_types"))
+    for (const auto& [type, d] : types->items())
+      if (!type.starts_with('_')) known_keys(d, {"bw", "latency", "source"});
+  if (const auto routes = j.get("routes"))
+    for (const JsonValue& r : routes->elements()) known_keys(r, {"path"});
+  if (const auto s = j.get("structure")) known_keys(*s, {"kind", "dims"});
+}
+
 } // namespace
+
+void refuse_parallel_links(const Topology& t, const std::string& origin) {
+  std::vector<std::tuple<int, int, int, std::size_t>> keys; // (lower node, higher node, type, link index)
+  keys.reserve(t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    const Link& l = t.links[i];
+    keys.emplace_back(std::min(l.a, l.b), std::max(l.a, l.b), static_cast<int>(l.type), i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 1; k < keys.size(); ++k) {
+    const auto& [a, b, type, first] = keys[k - 1];
+    if (a != std::get<0>(keys[k]) || b != std::get<1>(keys[k]) || type != std::get<2>(keys[k])) continue;
+    const std::size_t second = std::get<3>(keys[k]);
+    const Link &l = t.links[first], &m = t.links[second];
+    const std::string fix = l.bw == m.bw ? fmt::format("give links[{}] \"lanes\": {} and delete links[{}]", first, l.lanes + m.lanes, second)
+                                         : fmt::format("write one link with the lanes and per-lane \"bw\" you mean");
+    fail("{}: \"links[{}]\": a second {} link between '{}' and '{}' (the first is links[{}]); the router uses one link "
+         "per pair (the widest), so this one would be ignored: {}",
+         printable(origin), second, to_string(l.type), printable(t.nodes[static_cast<std::size_t>(a)].name),
+         printable(t.nodes[static_cast<std::size_t>(b)].name), first, fix);
+  }
+}
 
 Topology topology_from_json(const json& doc, const std::string& origin) {
   const JsonValue j(doc, printable(origin));
@@ -188,8 +237,10 @@ Topology topology_from_json(const json& doc, const std::string& origin) {
   read_links(t, j);
   read_routes(t, j);
   read_structure(t, j);
+  refuse_parallel_links(t, origin);
   t.validate();
   if (j.has("sharp")) set_sharp(t, j["sharp"].as_string(), printable(origin)); // checks the fabric's links
+  refuse_unknown_keys(j);
   return t;
 }
 

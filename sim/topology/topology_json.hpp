@@ -15,6 +15,9 @@ Topology load_topology_file(const std::string& path);
 // device or pipe (/dev/null, a FIFO); empty when it is a regular file.
 std::string not_a_topology_file(const std::string& path);
 Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
+// A file's second link of one type between the same two nodes: the router takes one link per pair, so the second
+// would be dropped silently; refused naming both ("links[i]" is the file's i-th link), with "lanes" to say instead.
+void refuse_parallel_links(const Topology& t, const std::string& origin);
 nlohmann::json topology_to_json(const Topology& t);
 // The same document as text, one node/link per line, without building the whole tree (for `topo gen`).
 std::string topology_to_text(const Topology& t);

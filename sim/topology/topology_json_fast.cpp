@@ -29,7 +29,8 @@ using json_fields::kMaxLinkLatency;
 // What an open container is; the reader's stack of them is at most four deep (root, routes, a route, its path).
 enum class Frame : std::uint8_t { Root, Nodes, Node, Links, Link, LinkTypes, LinkType, Routes, Route, Path, Structure, Dims };
 
-// The key a value in an object belongs to. Other: a key the walk never looks at, whose value is skipped.
+// The key a value in an object belongs to. Other: a comment key ("_note": skipped) or a key the walk does not know,
+// on which the reader gives up, so the walk refuses it by name (a typed "lanse" must not leave a link at 1 lane).
 enum class Key : std::uint8_t {
   Other, Name, Description, Gpu, Cpu, Sharp, Instance, Nodes, Links, LinkTypes, Routes, Structure, // the document
   Kind, A, B, Type, Bw, Latency, Lanes, Source, HostStaged, Path, Dims, Entry        // inside elements
@@ -88,7 +89,7 @@ Key key_of(Frame f, std::string_view k) {
       if (is(k, "source")) return Key::Source;
       if (is(k, "host_staged")) return Key::HostStaged;
       return Key::Other;
-    case Frame::LinkTypes: return Key::Entry;
+    case Frame::LinkTypes: return k.starts_with('_') ? Key::Other : Key::Entry; // "_note": a comment
     case Frame::LinkType:
       if (is(k, "bw")) return Key::Bw;
       if (is(k, "latency")) return Key::Latency;
@@ -210,7 +211,7 @@ bool Reader::key(std::string& k) {
   if (skip_ > 0) return true;
   if (depth_ > 0 && top() == Frame::Link && k == "duplex") return false; // rare: a link's both-ways budget, read the careful way
   key_ = key_of(top(), k);
-  if (key_ == Key::Other) return true;
+  if (key_ == Key::Other) return k.starts_with('_'); // unknown: the walk names it (topology_json.cpp known_keys)
   if (key_ == Key::Entry) {
     if (link_types_.count(k) > 0) return false;
     link_type_name_ = k;
@@ -443,6 +444,7 @@ std::optional<FastTopology> read_topology_fast(std::string_view text, const std:
 
 std::optional<Topology> finish_fast(std::optional<FastTopology> fast, const std::string& origin) {
   if (!fast) return std::nullopt;
+  refuse_parallel_links(fast->topo, origin);
   fast->topo.validate(); // as topology_from_json does after its walk: same topology, same message
   if (fast->sharp) set_sharp(fast->topo, *fast->sharp, printable(origin));
   return std::move(fast->topo);

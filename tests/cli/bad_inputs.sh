@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every bad input must give exactly one line on stderr that names the file or flag, exit status 2,
 # nothing on stdout, and no output file. Cases: tests/data/bad/*.json (topologies, with the expected
-# message fragment in their "expect" field) and the command lines below.
+# message fragment in their "_expect" field, a comment key) and the command lines below.
 set -u
 ccsim="$1"; dir="$2"; sanitized="${3:-0}" # 1: an ASan/UBSan build (no ulimit -v case, no time bounds)
 fails=0; n=0
@@ -28,7 +28,7 @@ check "explain: 1 rank communicates nothing" explain --ranks 1
 check "explain: 1 rank communicates nothing; give 2 or more ranks (--gpus)" explain --topo dgx1 --gpus 3
 check "--min 1G is larger than --max 1K" explain --min 1G --max 1K
 for f in "$dir"/*.json; do
-  want=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1])).get('expect',''))" "$f" 2>/dev/null)
+  want=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1])).get('_expect',''))" "$f" 2>/dev/null)
   [ -z "$want" ] && want=$(basename "$f")
   check "$want" --topo "$f" -e 1K
 done

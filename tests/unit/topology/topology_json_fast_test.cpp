@@ -17,17 +17,17 @@ using namespace ccsim::topology;
 
 namespace {
 
-// Three GPUs and a PCIe switch; links listed before nodes, link types after links, unknown keys with nested
-// values in between (a file's key order is free).
+// Three GPUs and a PCIe switch; links listed before nodes, link types after links, comment keys (a leading _)
+// with nested values in between (a file's key order is free).
 const char* const kTiny = R"({
  "links": [
-  {"a": "g0", "b": "g1", "type": "nvlink2", "lanes": 2, "note": {"x": [1, {"y": null}]}},
+  {"a": "g0", "b": "g1", "type": "nvlink2", "lanes": 2, "_note": {"x": [1, {"y": null}]}},
   {"a": "g1", "b": "g2", "type": "nvlink2", "bw": "100Gbps", "latency": 2},
   {"a": "g0", "b": "sw", "type": "pcie3", "bw": 12e9, "source": "mine"},
   {"a": "sw", "b": "g2", "type": "pcie3", "latency": "500 ns"}
  ],
- "comment": [true, false, null, 1.5, "text", {}],
- "nodes": [{"name": "g0", "kind": "gpu"}, {"name": "sw", "kind": "pcie_switch", "x": 1}, {"name": "g1", "kind": "gpu"},
+ "_comment": [true, false, null, 1.5, "text", {}],
+ "nodes": [{"name": "g0", "kind": "gpu"}, {"name": "sw", "kind": "pcie_switch", "_x": 1}, {"name": "g1", "kind": "gpu"},
            {"name": "g\u0032", "kind": "gpu"}],
  "link_types": {"nvlink2": {"bw": "25GB/s", "latency": "0.7us", "source": "spec"}, "pcie3": {"bw": 16000000000, "latency": 1.5}},
  "routes": [{"path": ["g0", "sw", "g2"]}],
@@ -150,13 +150,51 @@ TEST_CASE("valid rarities the quick reader leaves to the walk are read as the wa
     "links": [{"a": "g", "b": "h", "type": "ideal", "bw": 1000, "latency": 1}]})";
   CHECK_FALSE(read_topology_fast(dup, "d.json").has_value());
   CHECK(topology_from_json_text(dup, "d.json").name == "second");
-  // A link's non-string "source" means its type's; a "structure" that is not an object means none.
-  const std::string src = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}], "structure": 5,
+  // A link's non-string "source" means its type's.
+  const std::string src = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}],
     "links": [{"a": "g", "b": "h", "type": "ideal", "bw": 1000, "latency": 1, "source": 7}]})";
   CHECK_FALSE(read_topology_fast(src, "s.json").has_value());
   const Topology t = topology_from_json_text(src, "s.json");
   CHECK(t.links[0].source.empty());
   CHECK(t.structure.kind == Structure::Kind::General);
+  // A "structure" that is not an object was read as none; it is a mistake now refused (sixteenth user trial).
+  const std::string five = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}], "structure": 5,
+    "links": [{"a": "g", "b": "h", "type": "ideal", "bw": 1000, "latency": 1}]})";
+  CHECK_FALSE(read_topology_fast(five, "s.json").has_value());
+  CHECK(message_of(five) == R"(t.json: "structure": expected an object, got 5)");
+}
+
+TEST_CASE("a key neither reader knows is refused by name, and one starting with _ is a comment") {
+  const std::string base = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}],
+    "links": [{"a": "g", "b": "h", "type": "ideal", "bw": 1000, "latency": 1, "lanes": 2}]})";
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::string lanse = with(R"("lanes": 2)", R"("lanse": 2)");
+  CHECK_FALSE(read_topology_fast(lanse, "t.json").has_value()); // the quick reader leaves it to the walk
+  CHECK(message_of(lanse) == R"(t.json: "links[0]": unknown key 'lanse' (known: a, b, type, bw, latency, lanes, source, )"
+                             R"(host_staged, duplex; a key starting with _ is a comment))");
+  CHECK(message_of(with(R"("kind": "gpu"}, {"name": "h")", R"("kind": "gpu", "knid": 1}, {"name": "h")"))
+            .starts_with(R"(t.json: "nodes[0]": unknown key 'knid')"));
+  CHECK(message_of(with(R"({"nodes")", R"({"strucure": {}, "nodes")")).starts_with("t.json: unknown key 'strucure'"));
+  // Comments: the quick reader takes them (and skips their values), and both readers give the same machine.
+  const std::string notes = with(R"("lanes": 2)", R"("lanes": 2, "_why": {"a": [1]})");
+  REQUIRE(read_topology_fast(notes, "t.json").has_value());
+  CHECK(topology_to_text(read_topology_fast(notes, "t.json")->topo) == topology_to_text(walked(notes, "t.json")));
+  CHECK(topology_from_json_text(notes, "t.json").links[0].lanes == 2);
+}
+
+TEST_CASE("a second link of one type between the same pair is refused naming both, by both readers") {
+  const std::string twice = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}],
+    "links": [{"a": "g", "b": "h", "type": "nvlink2", "bw": "25GB/s", "latency": 1, "lanes": 2},
+              {"a": "h", "b": "g", "type": "nvlink2", "bw": "25GB/s", "latency": 1}]})";
+  const std::string want = R"(t.json: "links[1]": a second nvlink2 link between 'g' and 'h' (the first is links[0]); )"
+                           R"(the router uses one link per pair (the widest), so this one would be ignored: give links[0] )"
+                           R"("lanes": 3 and delete links[1])";
+  CHECK(message_of(twice) == want);
+  CHECK_THROWS_WITH_AS(topology_from_json(parse_json_text(twice, "t.json"), "t.json"), want.c_str(), Error);
 }
 
 TEST_CASE("every shipped topology file takes the quick route and reads as the walk reads it") {
