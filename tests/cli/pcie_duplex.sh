@@ -7,6 +7,8 @@
 #    port at once: 60 / 2 = 30 GB/s busbw (2 ranks: busbw is the rate each way);
 #  - broadcast on 2 GPUs moves one way: min(60, 48) = 48, unchanged; with pcie_duplex=40GB/s min(40, 48) = 40;
 #  - broadcast on 4 GPUs (a chain whose middle GPUs receive and send at once): 60 / 2 = 30;
+#  - gather and scatter on 2 GPUs: the one peer sends to the root (gather) or the root to it (scatter), one way over
+#    each port: min(60, 48) = 48, as broadcast;
 #  - a 2-node cluster of that machine keeps the budget (all_reduce 30, the ports below the 2 x 400G NICs' share);
 #  - bad values: one line naming pcie_duplex, exit 2.
 set -u
@@ -23,6 +25,8 @@ check "$M" sendrecv 48
 for op in sendrecv allreduce reducescatter allgather alltoall; do check "$M,pcie_duplex=60GB/s" $op 30; done
 check "$M,pcie_duplex=60GB/s" broadcast 48
 check "$M,pcie_duplex=40GB/s" broadcast 40
+check "$M,pcie_duplex=60GB/s" gather 48
+check "$M,pcie_duplex=60GB/s" scatter 48
 check 'machine:gpu=rtxpro6000,gpus=4,intra=pcie,sockets=1,cpu=amd,pcie_duplex=60GB/s' broadcast 30
 check 'machine:gpu=rtxpro6000,gpus=2,intra=pcie,nodes=2,nics=2x400G,kind=ib,pcie_duplex=60GB/s' allreduce 30
 for bad in abc 0GB/s -5GB/s; do

@@ -34,4 +34,9 @@ done
 sed 's/NCCL_NVLS_CHUNKSIZE set by environment to 524288/NCCL_NVLS_CHUNKSIZE set by environment to 512k/' "$trace" > "$tmp/bad.txt"
 out=$("$ccsim" compare --trace "$tmp/bad.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL bad value: $out"; fail=1; }
 echo "$out" | grep -q "not applied: NCCL_NVLS_CHUNKSIZE=512k from the trace" || { echo "FAIL: 512k applied or not named: $out"; fail=1; }
+# A launch line's value read as NCCL's ncclLoadParam reads it (strtoll(str, nullptr, 0), v2.22.3-1 src/misc/param.cc):
+# 0x80000 is 524288 B.
+{ echo "mpirun -np 16 -N 8 -x NCCL_NVLS_CHUNKSIZE=0x80000 ./all_reduce_perf -b 8 -e 16G -f 2 -g 1"; cat "$tmp/noenv.txt"; } > "$tmp/hex.txt"
+out=$("$ccsim" compare --trace "$tmp/hex.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL hex value: $out"; fail=1; }
+echo "$out" | grep -q "# trace: applied NCCL_NVLS_CHUNKSIZE=524288 from the trace" || { echo "FAIL: 0x80000 not read as 524288: $out"; fail=1; }
 exit $fail

@@ -26,4 +26,12 @@ echo "$out" | grep -q "NCCL_P2P_LEVEL=PHB: not read, NCCL_P2P_DISABLE=1 comes fi
 sed 's/-x NCCL_P2P_LEVEL=PHB/-x NCCL_P2P_DISABLE=0/' "$trace" > "$tmp/zero.txt"
 out=$("$ccsim" compare --trace "$tmp/zero.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL zero: $out"; fail=1; }
 echo "$out" | grep -q "applied NCCL_P2P_DISABLE" && { echo "FAIL zero: NCCL_P2P_DISABLE=0 disabled P2P: $out"; fail=1; }
+# NCCL reads the value with strtol(str, NULL, 0) and disables P2P on 1 alone (ncclGetLevel, v2.29.2-1 src/graph/paths.cc):
+# 2 leaves P2P on, 0x1 is 1.
+sed 's/-x NCCL_P2P_LEVEL=PHB/-x NCCL_P2P_DISABLE=2/' "$trace" > "$tmp/two.txt"
+out=$("$ccsim" compare --trace "$tmp/two.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL two: $out"; fail=1; }
+echo "$out" | grep -q "applied NCCL_P2P_DISABLE" && { echo "FAIL two: NCCL_P2P_DISABLE=2 disabled P2P: $out"; fail=1; }
+sed 's/-x NCCL_P2P_LEVEL=PHB/-x NCCL_P2P_DISABLE=0x1/' "$trace" > "$tmp/hex.txt"
+out=$("$ccsim" compare --trace "$tmp/hex.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL hex: $out"; fail=1; }
+echo "$out" | grep -q "applied NCCL_P2P_DISABLE=1 from the trace" || { echo "FAIL hex: NCCL_P2P_DISABLE=0x1 left P2P on: $out"; fail=1; }
 exit $fail

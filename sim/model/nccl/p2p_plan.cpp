@@ -552,14 +552,19 @@ engine::RunPlan P2pPlanner::plan(const Graph& g, int comm_channels, const metric
         for (int part = 0; part < parts; ++part)
           round_mask[static_cast<std::size_t>(d)] |= std::uint64_t{1} << ((b0 + part) & (comm.channels - 1));
       }
+      // Gather and scatter send only to the root or from it (p2p_tasks): their other rounds' pairs carry nothing, and
+      // counted they would load a duplex-held port both ways where the op moves one way (2 GPUs: one send).
       steps.emplace_back();
       for (int r = 0; r < p; ++r)
         for (int d = 1; d < batch; ++d) {
           const int to = rounds->send[static_cast<std::size_t>(r) * static_cast<std::size_t>(p) + static_cast<std::size_t>(d)];
-          if (to != r) steps.back().push_back({at(r), at(to), round_mask[static_cast<std::size_t>(d)]});
+          const bool sends = cfg.op == Op::Gather ? to == cfg.root : cfg.op == Op::Scatter ? r == cfg.root : true;
+          if (to != r && sends) steps.back().push_back({at(r), at(to), round_mask[static_cast<std::size_t>(d)]});
         }
     }
-    vp = &capped(*vp, op.channels, steps, CapKey{shift ? 0 : cube ? 1 : 2, batch, g.arch});
+    // The pattern: 0 sendrecv's shift, 1 hypercube, 2 every pair; a gather's or scatter's own by its root (3 + 2 root + 1).
+    const int pattern = shift ? 0 : cube ? 1 : cfg.op == Op::Gather ? 3 + 2 * cfg.root : cfg.op == Op::Scatter ? 4 + 2 * cfg.root : 2;
+    vp = &capped(*vp, op.channels, steps, CapKey{pattern, batch, g.arch});
   }
   View& v = *vp;
   engine::RunPlan plan;

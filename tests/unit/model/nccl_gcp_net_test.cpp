@@ -150,6 +150,7 @@ TEST_CASE("GCP networks: TCPXO runs the profile Google shipped with the NCCL rel
   };
   for (const auto& w : {Want{{2, 21, 5}, "Ring,Tree", "Simple", true},   // v1.0.3's profile (the A3 Mega holdout's)
                         Want{{2, 22, 3}, "Ring,Tree", "Simple", true},   // no Google release of its own: the span before 2.23
+                        Want{{2, 23, 0}, "Ring,Tree", "Simple,LL128", true}, // the span's first release (--nccl-version 2.23)
                         Want{{2, 23, 4}, "Ring,Tree", "Simple,LL128", true}, // v1.0.9-1 / v1.0.11: LL128 the default
                         Want{{2, 26, 5}, "", "Simple,LL128", false},     // v1.0.12: NVLSTree in, NCCL_ALGO out
                         Want{{2, 28, 7}, "", "Simple,LL128", false},     // v1.0.14, v1.0.15

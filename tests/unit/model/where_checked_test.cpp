@@ -99,3 +99,14 @@ TEST_CASE("checked line: an evidence run whose hosts or ranks is no whole count 
     CHECK_THROWS_WITH_AS(model::parse_evidence(run(hosts, ranks), "models/evidence.json"),
                          doctest::Contains("models/evidence.json: not ccsim's evidence file"), Error);
 }
+
+// An even count of runs: the median is the mean of the middle two (GB200 over RoCE at 2 racks: the 2- and 3-rack runs,
+// 14 and 29 % -> 21.5 %, not either one).
+TEST_CASE("checked line: an even count of runs takes the mean of the middle two medians") {
+  const auto runs = model::parse_evidence(kEvidenceRunsJson, "test");
+  const auto k = model::check(ev_cls("gb200", 2, "roce", "allreduce", 128), runs);
+  CHECK(k.checked);
+  CHECK(k.runs == 2);
+  REQUIRE(k.median_ge_1MiB);
+  CHECK(*k.median_ge_1MiB == doctest::Approx(21.5));
+}

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "sim/core/error.hpp"
 #include "sim/metrics/sweep.hpp"
@@ -263,4 +264,20 @@ TEST_CASE("parse_nics reads NIC speeds in bits unless told bytes") {
   CHECK(parse_nics("2x25GB/s", "x") == std::pair<int, Bandwidth>{2, 25 * GB});
   CHECK_THROWS_AS(parse_nics("x400G", "x"), Error);
   CHECK_THROWS_AS(parse_nics("0x400G", "x"), Error);
+}
+
+// kind=pollara names AMD's Pensando Pollara 400 AI NIC, RDMA over Ethernet (RoCEv2: amd.com's Pensando Pollara page), as
+// spectrumx names NVIDIA's RoCE fabric: every network link of the cluster is a RoCE link, none InfiniBand.
+TEST_CASE("kind=pollara and kind=spectrumx are RoCE links") {
+  for (const char* kind : {"pollara", "pollara400", "spectrumx"}) {
+    CAPTURE(kind);
+    const Topology t = generate_from_spec(std::string("cluster:nodes=2,node=hgx-h100,nics=8x400G,kind=") + kind);
+    int network = 0;
+    for (const auto& l : t.links)
+      if (is_network(l.type)) {
+        ++network;
+        CHECK(l.type == LinkType::Roce);
+      }
+    CHECK(network > 0);
+  }
 }
