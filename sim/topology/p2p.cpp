@@ -54,6 +54,9 @@ Topology without_p2p(const Topology& t, const std::string& who) {
   Topology out = t;
   out.links.clear();
   out.route_overrides.clear(); // drawn routes may run over the links dropped here
+  // The level NCCL then runs at (NCCL_P2P_DISABLE=1 is level LOC, paths.cc ncclGetLevel), so the NCCL model's
+  // header names it instead of its default level on a drawing that has no P2P left.
+  out.p2p_level = static_cast<int>(PathClass::Loc);
   out.structure = Structure{};
   std::vector<int> pcie_links(t.nodes.size(), 0);
   for (const auto& l : t.links) {

@@ -34,4 +34,10 @@ echo "$out" | grep -q "applied NCCL_P2P_DISABLE" && { echo "FAIL two: NCCL_P2P_D
 sed 's/-x NCCL_P2P_LEVEL=PHB/-x NCCL_P2P_DISABLE=0x1/' "$trace" > "$tmp/hex.txt"
 out=$("$ccsim" compare --trace "$tmp/hex.txt" --topo "$topo" --model nccl 2>&1) || { echo "FAIL hex: $out"; fail=1; }
 echo "$out" | grep -q "applied NCCL_P2P_DISABLE=1 from the trace" || { echo "FAIL hex: NCCL_P2P_DISABLE=0x1 left P2P on: $out"; fail=1; }
+# The main run at --p2p-level LOC (P2P off, every GPU port staged through host memory): the model's header names
+# level LOC, not the default level of a drawing that has no P2P left (found by mutants5).
+out=$("$ccsim" --topo machine:gpu=l40s,gpus=4,intra=pcie --model nccl --op allreduce -b 1M -e 1M --p2p-level LOC 2>&1) ||
+  { echo "FAIL --p2p-level LOC run: $out"; fail=1; }
+echo "$out" | grep -q "P2P level LOC (NCCL_P2P_LEVEL)" || { echo "FAIL --p2p-level LOC: header does not name level LOC: $out"; fail=1; }
+echo "$out" | grep -q "NCCL's default)" && { echo "FAIL --p2p-level LOC: header names NCCL's default level: $out"; fail=1; }
 exit $fail

@@ -143,3 +143,11 @@ TEST_CASE("every builder that stages copies through host memory marks exactly th
   // A cluster of staged nodes keeps each node's flags.
   CHECK(staged(resolve_topology("machine:gpu=l40s,gpus=4,intra=pcie,p2p=off,nodes=2,nics=1x100G")) == 8);
 }
+
+// P2P off is NCCL's level LOC (NCCL_P2P_DISABLE=1, paths.cc ncclGetLevel): the drawing says so, so the NCCL model's
+// header names that level, not the default level of a host whose P2P is gone (found by the mutants5 session).
+TEST_CASE("a drawing without P2P runs at level LOC") {
+  CHECK(resolve_topology("hgx-h100").p2p_level == -1);
+  CHECK(without_p2p(resolve_topology("hgx-h100"), "test").p2p_level == static_cast<int>(PathClass::Loc));
+  CHECK(with_p2p_level(resolve_topology("pcie-gen4-8gpu"), PathClass::Loc, "test").p2p_level == static_cast<int>(PathClass::Loc));
+}
