@@ -7,12 +7,13 @@ its fitted parameters predicted (`residuals`). This re-predicts those rows with 
 time) differs from the recorded one beyond the file's rounding: the model, the machine presets or the trace
 changed since the fit was made, so its parameters (and the in-sample / held-out figures quoted from it) are
 stale. Fix: run scripts/refit.sh. It also fails when an nccl-tests trace of models/traces/index.json has no
-machine fit models/fit-nccl-machine-<trace>.json while refit.sh would make one (see --allow-missing).
+machine fit models/fit-nccl-machine-<trace>.json, or one whose recorded command is not the one refit.sh would
+run now (index.json changed); --plan prints refit.sh's commands (the one rule lives here).
 
 A fit that matches can still be a worse optimum than a new fit would find only if the fitter itself changed;
 that is not checked here (it would cost a refit: minutes).
 
-Usage: scripts/check_fits.py [--ccsim PATH] [--no-index] [FILE...]   (default: every models/fit-*.json)
+Usage: scripts/check_fits.py [--ccsim PATH] [--no-index] [FILE...] | --plan   (default: every models/fit-*.json)
 """
 import glob, json, os, shlex, subprocess, sys
 
@@ -84,16 +85,68 @@ def check(ccsim, path):
     return problems
 
 
-def missing_machine_fits(index="models/traces/index.json"):
-    """nccl-tests traces with no models/fit-nccl-machine-<trace>.json (refit.sh makes one per trace)."""
+def timed_sizes(path):
+    """Sizes of the timed rows of an nccl-tests output (lines of numbers after the headers; both formats start
+    with the size; srun's `0: ` prefix dropped)."""
+    sizes = []
+    for line in open(path).read().splitlines():
+        f = line.split()
+        if f and f[0] == "0:":
+            f = f[1:]
+        if len(f) >= 6 and not line.lstrip().startswith("#") and f[0].isdigit() and f[1].isdigit():
+            sizes.append(int(f[0]))
+    return [s for s in sizes if s > 0]
+
+
+def machine_plan(index="models/traces/index.json"):
+    """scripts/refit.sh's one rule for every nccl-tests trace: (calibrate arguments with -o, output file) or
+    (None, reason it is not fitted). The same for all: --fit-protocols when the trace has at least 16 timed rows
+    (else too few for 6 parameters); --hold launch_us,step_us when its smallest size is >= 1 MiB (the sweep
+    cannot see latency)."""
     out = []
     for e in json.load(open(index))["traces"]:
         if e.get("kind") != "nccl-tests":
             continue
-        f = "models/fit-nccl-machine-" + os.path.splitext(e["file"])[0] + ".json"
-        if not os.path.exists(f):
-            out.append(f)
+        path = os.path.join("models/traces", e["file"])
+        fit = "models/fit-nccl-machine-" + os.path.splitext(e["file"])[0] + ".json"
+        if e.get("runs"):  # a scaling study: one fit per run (validate_table.py does that), not one per file
+            out.append((None, fit, "several runs in one file"))
+            continue
+        timed = timed_sizes(path)
+        if len(timed) < 4:  # calibrate refuses fewer than 4 points for even one free parameter
+            out.append((None, fit, f"{len(timed)} timed rows, calibrate needs at least 4"))
+            continue
+        args = ["--model", "nccl", "--topo", e["topology"], "--trace", path]
+        if e.get("gpus"): args += ["--gpus", e["gpus"]]
+        if e.get("ranks"): args += ["--ranks", str(e["ranks"])]
+        if e.get("arch"): args += ["--gpu-arch", e["arch"]]
+        # What the run used where its file does not say (validate_table.py applies the same): NCCL_ALGO, the release.
+        if e.get("algo"): args += ["--nccl-algo", e["algo"]]
+        if e.get("nccl_version"): args += ["--nccl-version", e["nccl_version"]]
+        if len(timed) >= 16: args.append("--fit-protocols")
+        if min(timed) >= 1 << 20: args += ["--hold", "launch_us,step_us"]
+        out.append((args + ["-o", fit], fit, ""))
     return out
+
+
+def plan_problems():
+    """Machine fits refit.sh would make that are missing, or whose recorded command is no longer the one it
+    would run (index.json's topology, ranks or rows changed)."""
+    problems = []
+    for args, fit, _ in machine_plan():
+        if args is None:
+            continue
+        if not os.path.exists(fit):
+            problems.append(f"{fit}: missing")
+            continue
+        try:
+            recorded = shlex.split(json.load(open(fit))["command"])[2:]
+        except (OSError, ValueError, KeyError):
+            recorded = None
+        if recorded != args:
+            problems.append(f"{fit}: its recorded command is not the one refit.sh runs now: "
+                            f"ccsim calibrate {shlex.join(args)}")
+    return problems
 
 
 def main(argv):
@@ -104,6 +157,13 @@ def main(argv):
             ccsim, i = argv[i + 1], i + 2
         elif argv[i] == "--no-index":
             use_index, i = False, i + 1
+        elif argv[i] == "--plan":  # refit.sh's input: one line of calibrate arguments per machine fit
+            for args, fit, why in machine_plan():
+                if args is None:
+                    print(f"refit: skipped {fit}: {why}", file=sys.stderr)
+                else:
+                    print(shlex.join(args))
+            return 0
         elif argv[i].startswith("-"):
             print(f"check_fits.py: unknown argument '{argv[i]}'", file=sys.stderr)
             return 2
@@ -118,7 +178,7 @@ def main(argv):
     for f in files:
         problems += check(ccsim, f)
     if use_index:
-        problems += [f"{f}: missing" for f in missing_machine_fits()]
+        problems += plan_problems()
     for p in problems:
         print(p)
     if problems:
