@@ -20,33 +20,10 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$ccsim" ] || { echo "refit.sh: $ccsim not built (run scripts/setup.sh)" >&2; exit 2; }
 
-# One line per nccl-tests trace: the calibrate arguments (topology, hints, rule-based flags) and the output.
-plan=$(python3 - <<'PY'
-import json, shlex
-from pathlib import Path
-for e in json.load(open("models/traces/index.json"))["traces"]:
-    if e.get("kind") != "nccl-tests":
-        continue
-    path = Path("models/traces") / e["file"]
-    # Timed rows: lines of numbers after the headers (both nccl-tests formats start with the size).
-    sizes = []
-    for line in path.read_text().splitlines():
-        f = line.split()
-        if f and f[0] == "0:":
-            f = f[1:]
-        if len(f) >= 6 and not line.lstrip().startswith("#") and f[0].isdigit() and f[1].isdigit():
-            sizes.append(int(f[0]))
-    args = ["--model", "nccl", "--topo", e["topology"], "--trace", str(path)]
-    if e.get("gpus"): args += ["--gpus", e["gpus"]]
-    if e.get("ranks"): args += ["--ranks", str(e["ranks"])]
-    if e.get("arch"): args += ["--gpu-arch", e["arch"]]
-    timed = [s for s in sizes if s > 0]
-    if len(timed) >= 16: args.append("--fit-protocols")
-    if timed and min(timed) >= 1 << 20: args += ["--hold", "launch_us,step_us"]
-    out = "models/fit-nccl-machine-" + path.stem + ".json"
-    print(" ".join(shlex.quote(a) for a in args + ["-o", out]))
-PY
-) || { echo "refit.sh: cannot read models/traces/index.json" >&2; exit 2; }
+# One line per nccl-tests trace: the calibrate arguments (topology, hints, rule-based flags) and the output
+# (the rule is in scripts/check_fits.py, which ctest fits_current runs to tell a stale fit; it names the traces
+# it skips: multi-run files, fewer than 4 timed rows).
+plan=$(python3 scripts/check_fits.py --plan) || { echo "refit.sh: cannot read models/traces/index.json" >&2; exit 2; }
 
 status=0
 run() { # $@: calibrate arguments

@@ -39,13 +39,13 @@ done
 [ -x "$ccsim" ] || { echo "validate.sh: $ccsim not built (run scripts/setup.sh)" >&2; exit 2; }
 [ -n "$plots" ] && mkdir -p "$plots"
 index=models/traces/index.json
-# One |-separated line per trace: file, hardware, topology, stand_in, gpus, ranks, arch
+# One |-separated line per trace: file, hardware, topology, stand_in, gpus, ranks, arch, algo, nccl_version
 entries=$(python3 - "$index" <<'PY'
 import json, sys
 for e in json.load(open(sys.argv[1]))["traces"]:
     if e.get("kind") != "nccl-tests":
         continue
-    print("|".join(str(e.get(k, "")) for k in ("file", "hardware", "topology", "stand_in", "gpus", "ranks", "arch")))
+    print("|".join(str(e.get(k, "")) for k in ("file", "hardware", "topology", "stand_in", "gpus", "ranks", "arch", "algo", "nccl_version")))
 PY
 ) || { echo "validate.sh: cannot read $index" >&2; exit 2; }
 
@@ -79,7 +79,7 @@ if [ "$own" = 1 ]; then
 else
   printf '%-62s %-14s %-6s %-22s %9s %9s  %s\n' "trace" "op" "model" "topology" "med>=1MiB" "med(all)" "verdict"
 fi
-while IFS='|' read -r file hw topo stand gpus ranks arch; do
+while IFS='|' read -r file hw topo stand gpus ranks arch algo version; do
   [ -z "$file" ] && continue
   used="$topo"
   # Does the preset/generator resolve? (`ccsim topo show` fails with one line when it does not.)
@@ -97,6 +97,9 @@ while IFS='|' read -r file hw topo stand gpus ranks arch; do
     args=(compare --topo "$used" --trace "models/traces/$file" --model "$model" --format json)
     [ -n "$ranks" ] && args+=(--ranks "$ranks")
     [ -n "$arch" ] && args+=(--gpu-arch "$arch")
+    # What the run used where its file does not say (as validate_table.py and refit.sh apply it).
+    [ -n "$algo" ] && args+=(--nccl-algo "$algo")
+    [ -n "$version" ] && args+=(--nccl-version "$version")
     [ -n "$gpus" ] && [ "$used" = "$topo" ] && args+=(--gpus "$gpus")
     # No --params: the bare model (--model nccl would otherwise apply the shipped class-level default,
     # which was fitted on these very traces).
