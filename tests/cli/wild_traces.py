@@ -226,6 +226,24 @@ EXPECTED = {
     # 128 ranks from the device list's last line ("Rank 127"); a crossbar stands in for the two racks (the test needs the rank count only)
     "gb300-oci-32host-2rack-128gpu-alltoall-8G-16G-roce-truncated-nccl2287-ociquickstart.txt":
         ("crossbar:ranks=128,bw=50GB/s,alpha=1us", [], [(A2A, 128, 2, 8 * G, 16 * G)]),
+    # the same page at commit 2631bee (2026-02-24) prints every table whole, 512 KiB-16 GiB (16 rows); the device lists of the multi-host
+    # runs are cut to "..." as above. The all_reduce runs' 8 and 16 GiB rows are models/traces' calibration file (ranks from the device list)
+    "gb300-oci-4gpu-allreduce-512K-16G-1host-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=4", [], [(AR, 4, 16, 512 * K, 16 * G)]),
+    "gb300-oci-2host-8gpu-allreduce-512K-16G-1nvldomain-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=8", [], [(AR, 8, 16, 512 * K, 16 * G)]),
+    "gb300-oci-16host-64gpu-allreduce-512K-16G-1rack-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=64", [], [(AR, 64, 16, 512 * K, 16 * G)]),
+    "gb300-oci-32host-2rack-128gpu-allreduce-512K-16G-roce-wholesweep-nccl2287-ociquickstart.txt":
+        ("crossbar:ranks=128,bw=50GB/s,alpha=1us", [], [(AR, 128, 16, 512 * K, 16 * G)]),
+    "gb300-oci-4gpu-alltoall-512K-16G-1host-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=4", [], [(A2A, 4, 16, 512 * K, 16 * G)]),
+    "gb300-oci-2host-8gpu-alltoall-512K-16G-1nvldomain-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=8", [], [(A2A, 8, 16, 512 * K, 16 * G)]),
+    "gb300-oci-16host-64gpu-alltoall-512K-16G-1rack-wholesweep-nccl2287-ociquickstart.txt":
+        ("machine:gpu=gb300,gpus=64", [], [(A2A, 64, 16, 512 * K, 16 * G)]),
+    "gb300-oci-32host-2rack-128gpu-alltoall-512K-16G-roce-wholesweep-nccl2287-ociquickstart.txt":
+        ("crossbar:ranks=128,bw=50GB/s,alpha=1us", [], [(A2A, 128, 16, 512 * K, 16 * G)]),
     # a shell prompt's mpirun line (-g 2 on 2 processes) before the table; "Reducing maxBytes ..." ends the sweep at 8 GiB
     "l40s-pcie-2node-4gpu-allreduce-8B-8G-2perpod-sriov-nccl2273-nvidiatools.txt":
         ("machine:gpu=l40s,gpus=2,nodes=2,nics=1x100G,kind=roce", [], [(AR, 4, 31, 8, 8 * G)]),
