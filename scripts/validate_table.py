@@ -477,7 +477,7 @@ def default_doc(fits):
     """The shipped default: class_params over every class's set, with each class's set for checking."""
     doc = class_params(list(fits.values()), "every machine class of models/traces (" + ", ".join(sorted(fits)) + ")", LEAST)
     doc["command"] = DEFAULT_COMMAND
-    doc["about"] = ("ccsim's class-level calibration, applied by `ccsim compare`, `ccsim --model nccl` and `ccsim sweep` points "
+    doc["about"] = ("ccsim's class-level calibration, applied by `ccsim compare`, `ccsim --model nccl`, `ccsim scenario` and `ccsim sweep` points "
                     "with --model nccl unless --params names another file (--params none: the bare model). Each machine class "
                     "of models/traces/index.json gets the median of its traces' own fits (ccsim calibrate, one per trace); each "
                     "parameter here is the median over the classes that identified it (a link or protocol efficiency only "

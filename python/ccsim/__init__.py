@@ -418,7 +418,9 @@ def compare(topo, trace, **flags):
 
 def scenario(dict_or_path, **flags):
     """`ccsim scenario FILE --format json`: a training step (docs/training-scenarios.md). A dict is the file's
-    content; topo= runs it on another machine."""
+    content; topo= runs it on another machine. Its model is the one predict() builds for the same flags: under
+    model="nccl" the shipped calibration unless params= names another file (params="none": the bare model); the
+    result's ["scenario"]["network_params"] names the set applied."""
     scratch = None
     if isinstance(dict_or_path, dict):
         scratch = _dict_file(dict_or_path, "scenario")

@@ -22,7 +22,6 @@
 #include "sim/core/json_file.hpp"
 #include "sim/core/printable.hpp"
 #include "sim/model/compare.hpp"
-#include "sim/model/default_params.hpp"
 #include "sim/model/nccl/builder.hpp"
 #include "sim/report/compare_report.hpp"
 #include "sim/report/report.hpp"
@@ -121,7 +120,7 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.topology = tr.topo.name;
   m.topology_origin = tr.topo.origin;
   m.model = o.run.model;
-  m.params = model::choose_params(o.run.params, o.run.model).label;
+  m.params = params_label(o.run);
   m.op = std::string(schedule::to_string(tr.cfg.op));
   m.op_from = tr.trace.op_from;
   m.ranks = tr.trace.ranks;
@@ -270,7 +269,7 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
   if (!o.plot.empty()) fail("--plot: draws one trace; give one --trace file without --summary");
   if (!o.run_text.empty()) fail("--run: picks a run of one trace; give one --trace file without --summary");
   const auto fmt_kind = report::format_from(o.run.format);
-  report::SummaryHead head{o.run.topo, o.run.model, model::choose_params(o.run.params, o.run.model).label, healthy_pct(o.healthy_text)};
+  report::SummaryHead head{o.run.topo, o.run.model, params_label(o.run), healthy_pct(o.healthy_text)};
   std::vector<report::SummaryEntry> entries;
   for (const auto& file : files) {
     CompareOptions one = o;

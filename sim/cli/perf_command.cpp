@@ -22,7 +22,6 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/parse_errors.hpp"
 #include "sim/model/evidence.hpp"
-#include "sim/model/default_params.hpp"
 #include "sim/cli/run_options.hpp"
 #include "sim/core/ascii.hpp"
 #include "sim/core/error.hpp"
@@ -465,9 +464,8 @@ report::PerfDevice device_of(const topology::Topology& topo, int rank, int gpu) 
 std::vector<std::string> notes_of(const PerfFlags& f, const PerfRun& r, const RunOptions& o, const metrics::RunConfig& cfg,
                                   const topology::Topology& topo, const std::string& model_detail) {
   std::vector<std::string> n;
-  const std::string params = model::choose_params(o.params, o.model).label;
-  n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {}{} on topology {} ({})", r.program, o.model,
-                          params.empty() ? "" : " + " + params, topo.name, topo.origin));
+  n.push_back(fmt::format("ccsim prediction, no GPU ran: {} by model {} on topology {} ({})", r.program, model_label(o),
+                          topo.name, topo.origin));
   n.insert(n.end(), f.script_notes.begin(), f.script_notes.end());
   const bool chooses = model::require_model(o.model).chooses_algorithm;
   n.push_back(fmt::format("ccsim: {} ranks = {}nThread {} x nGpus {}; algorithm {}", r.ranks, r.world.text(), r.threads, r.gpus,

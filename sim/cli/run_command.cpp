@@ -87,11 +87,15 @@ void add_topology_options(CLI::App& app, RunOptions& o, bool short_t) {
   app.add_flag("--one-based", o.one_based, "GPU numbers in --gpus/--ring/--rings count from 1");
 }
 
+CLI::Option* add_params_option(CLI::App& app, RunOptions& o) {
+  return app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate); --model nccl "
+                                              "applies the shipped class-level calibration models/params-nccl-default.json unless "
+                                              "given, 'none' = the bare model");
+}
+
 void add_model_options(CLI::App& app, RunOptions& o) {
   app.add_option("--model", o.model, "Model: " + model::model_names() + " (`--model help` describes them)")->capture_default_str();
-  app.add_option("--params", o.params, "Apply a fitted parameter set (models/<name>.json from ccsim calibrate); --model nccl "
-                                       "applies the shipped class-level calibration models/params-nccl-default.json unless "
-                                       "given, 'none' = the bare model");
+  add_params_option(app, o);
   app.add_option("--nccl-tables", o.nccl_tables, "NCCL tables for --model nccl (default models/nccl.json; models/rccl.json on AMD GPUs)");
   app.add_option("--gpu-arch", o.gpu_arch, "GPU generation for --model nccl: pascal volta ampere hopper blackwell (default: from the NVLink type)");
   add_nccl_whatif_options(app, o);
@@ -144,20 +148,18 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                "(--model nccl)");
 }
 
-model::ModelOptions whatif_model_options(const RunOptions& o) {
+// The one place a command's model options are made (the main command, compare, calibrate, rings, the *_perf
+// drop-ins, `ccsim scenario` and the sweep's points): the parameter set chosen by model::choose_params (--params,
+// else the shipped default under --model nccl, 'none' = the bare model) and the what-ifs.
+model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   model::ModelOptions m;
+  if (const auto pc = model::choose_params(o.params, o.model); !pc.path.empty()) m.params = model::load_params(pc.path);
   m.nccl_algo = o.nccl_algo;
   m.nccl_proto = o.nccl_proto;
   m.nvls = o.nvls;
   m.collnet = o.collnet;
   m.msccl = o.msccl;
   m.nccl_version = o.nccl_version;
-  return m;
-}
-
-model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
-  model::ModelOptions m = whatif_model_options(o);
-  if (const auto pc = model::choose_params(o.params, o.model); !pc.path.empty()) m.params = model::load_params(pc.path);
   m.nccl_tables = o.nccl_tables;
   m.gpu_arch = o.gpu_arch;
   m.nccl_channels = o.nccl_channels;
@@ -165,6 +167,13 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;
   m.gpus_per_thread = gpus_per_thread;
   return m;
+}
+
+std::string params_label(const RunOptions& o) { return model::choose_params(o.params, o.model).label; }
+
+std::string model_label(const RunOptions& o) {
+  const std::string params = params_label(o);
+  return o.model + (params.empty() ? "" : " + " + params);
 }
 
 metrics::RunConfig make_run_config(const RunOptions& o, const topology::Topology& topo) {
@@ -259,8 +268,7 @@ report::RunHeader run_header(const RunOptions& o, const topology::Topology& topo
   h.topology = topo.name;
   h.topology_origin = topo.origin;
   h.algo = model::require_model(cfg.model_name).chooses_algorithm ? "chosen per size by the model (choice column)" : cfg.algo;
-  const std::string params = model::choose_params(o.params, o.model).label;
-  h.model = o.model + (params.empty() ? "" : " + " + params);
+  h.model = model_label(o);
   h.model_detail = pred.describe();
   // The release asked for, said back: a cloud user who gave the image's NCCL version sees it was read (its rows
   // differ from the default release's only where that release's defaults do).

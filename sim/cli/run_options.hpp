@@ -72,8 +72,8 @@ std::vector<CLI::Option*> add_p2p_options(CLI::App& app);
 std::vector<CLI::Option*> add_nccl_whatif_options(CLI::App& app, RunOptions& o);
 // The given ones in words ("--nvls off, --p2p off"), "" when none was given.
 std::string whatif_text(const std::vector<CLI::Option*>& opts);
-// The --nccl-* what-ifs as the registry takes them (no --params: what `ccsim scenario` hands its model).
-model::ModelOptions whatif_model_options(const RunOptions& o);
+// --params (a fitted set, 'none', or not given: the shipped default under --model nccl; model_options chooses).
+CLI::Option* add_params_option(CLI::App& app, RunOptions& o);
 
 // --topo, --gpu, --p2p, --p2p-level, --gpus, --ring, --rings, --one-based. `short_t` = false leaves -t free (nccl-tests' thread count).
 void add_topology_options(CLI::App& app, RunOptions& o, bool short_t = true);
@@ -91,8 +91,12 @@ void add_placement_options(CLI::App& app, RunOptions& o);
 // Everything the main command takes.
 void add_run_options(CLI::App& app, RunOptions& o);
 
-// The model flags as the registry takes them (--params loaded). Throws Error naming the flag.
+// The model flags as the registry takes them (--params loaded, or the shipped default under --model nccl):
+// every command's model is built from this one function. Throws Error naming the flag or file.
 model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread = 1);
+// The parameter set model_options applies, as outputs name it ("" = none), and "MODEL + that" for a header.
+std::string params_label(const RunOptions& o);
+std::string model_label(const RunOptions& o);
 // `--model help`: thrown by make_run_config so that every command prints the model table and exits 0.
 struct ModelHelp {};
 

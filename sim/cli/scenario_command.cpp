@@ -16,9 +16,14 @@ namespace {
 scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   auto s = scenario::load_scenario_file(o.file);
   if (o.no_overlap) s.overlap = false;
-  s.model_options = whatif_model_options(o.whatif);
-  s.whatifs = whatif_text(o.whatif_opts);
   if (!o.model.empty()) s.model_name = model::require_model(o.model).name; // the file's network.model, as the main command's --model
+  // The model as the main command builds it (model_options: --params, else the shipped calibration under
+  // --model nccl, and the what-ifs), so that a step's allreduce is the main command's prediction for that size.
+  RunOptions run = o.run;
+  run.model = s.model_name;
+  s.model_options = model_options(run);
+  s.params_label = params_label(run);
+  s.whatifs = whatif_text(o.whatif_opts);
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");
     if (s.bucket_bytes == 0) fail("--bucket-size: must be positive");
@@ -57,8 +62,9 @@ void add_scenario_run_options(CLI::App& cmd, ScenarioOptions& o) {
   cmd.add_flag("--no-overlap", o.no_overlap, "Start every exchange after backward ends (what overlap saves)");
   cmd.add_option("--bucket-size", o.bucket_size, "Gradient bucket size instead of the file's (e.g. 1G = one bucket)");
   cmd.add_flag("--allow-oversubscribed-memory", o.allow_oversubscribed, "Simulate a step whose memory per GPU does not fit the GPU kind's memory");
+  add_params_option(cmd, o.run);
   o.whatif_opts = add_p2p_options(cmd);
-  for (auto* opt : add_nccl_whatif_options(cmd, o.whatif)) o.whatif_opts.push_back(opt);
+  for (auto* opt : add_nccl_whatif_options(cmd, o.run)) o.whatif_opts.push_back(opt);
 }
 
 void add_scenario_command(CLI::App& app) {

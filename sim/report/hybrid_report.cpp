@@ -52,7 +52,8 @@ std::string hybrid_table(const Scenario& s, const std::string& topology, const H
                      p.virtual_stages > 1 ? fmt::format(" interleaved x{}", p.virtual_stages) : "",
                      p.sequence_parallel ? ", sequence parallel" : "", p.zero, p.recompute == Recompute::Full ? "full" : "none");
   out += fmt::format("# compute: {:.4g} TFLOP/s peak ({}) x {:g} efficiency; network model {}{}; one engine run: {} jobs, {} transfers\n",
-                     r.peak_flops / 1e12, r.gpu_kind.empty() ? "given" : r.gpu_kind, h.efficiency, r.model_name,
+                     r.peak_flops / 1e12, r.gpu_kind.empty() ? "given" : r.gpu_kind, h.efficiency,
+                     r.model_name + (s.params_label.empty() ? "" : " + " + s.params_label),
                      s.whatifs.empty() ? "" : " (what-if: " + s.whatifs + ")", r.jobs, r.transfers);
   out += fmt::format("step {:.3f} ms   model FLOP/s per GPU {:.1f} TFLOP/s ({:.1f}% of peak)   {:.1f} samples/s\n", ms(r.step),
                      r.model_flops_per_gpu / 1e12, 100 * r.model_flops_per_gpu / r.peak_flops,
@@ -92,6 +93,7 @@ std::string hybrid_json(const Scenario& s, const std::string& topology, const Hy
   j["scenario"] = s.name;
   j["topology"] = topology;
   j["model"] = r.model_name;
+  if (!s.params_label.empty()) j["network_params"] = s.params_label;
   if (!s.whatifs.empty()) j["whatif"] = s.whatifs;
   j["params"] = total_params(s.hybrid->model);
   j["parallel"] = {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}, {"micro_batches", p.micro_batches}};

@@ -37,7 +37,8 @@ std::string scenario_table(const scenario::Report& r) {
                      format_duration(s.backward_time()), format_duration(s.forward_time() + s.backward_time()));
   out += fmt::format("#   {}\n", s.compute_note);
   out += fmt::format("# buckets of {} in reverse layer order; algorithm {}; overlap {}; network model {}{}\n",
-                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off", s.model_name,
+                     format_size(s.bucket_bytes), s.algorithm, s.overlap ? "on" : "off",
+                     s.model_name + (s.params_label.empty() ? "" : " + " + s.params_label),
                      s.whatifs.empty() ? "" : " (what-if: " + s.whatifs + ")");
   out += "# step = max(compute, last exchange); exposed = step - compute; speedup = n * T_1 / T_n with T_1 = compute\n";
   out += fmt::format("#{:>11} {:>10} {:>8} {:>4} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>8} {:>6} {:>9} {:>10}  {}\n",
@@ -85,6 +86,7 @@ std::string scenario_json(const scenario::Report& r) {
                    {"algorithm", s.algorithm},
                    {"overlap", s.overlap},
                    {"network_model", s.model_name}};
+  if (!s.params_label.empty()) j["scenario"]["network_params"] = s.params_label;
   if (!s.whatifs.empty()) j["scenario"]["whatif"] = s.whatifs;
   j["steps"] = json::array();
   for (const auto& row : r.steps) {

@@ -64,9 +64,11 @@ struct Scenario {
   double optimizer_bytes_per_param = 12; // mixed-precision Adam (ZeRO paper's K = 12)
   std::string model_name = "fifo"; // from the model registry (fifo, store_forward, flow, nccl)
   engine::ModelParams model;
-  // The run's what-ifs (`ccsim scenario --nvls off ...`, the main command's flags): what the model is built with,
-  // and the given ones in words for the report ("" when none).
+  // What the model is built with (`ccsim scenario --params ... --nvls off ...`, the main command's flags, made by its
+  // model_options: the shipped calibration under --model nccl unless --params says otherwise), the parameter set's
+  // name as the main command's header gives it ("" = none) and the given what-ifs in words ("" when none).
   model::ModelOptions model_options;
+  std::string params_label;
   std::string whatifs;
   std::optional<TrainingSpec> training;
   // Set when the file describes hybrid parallelism ("parallel" + "transformer"): one step of that

@@ -3,7 +3,7 @@
 # "what if NVLS were off" of the same model the main command asks it of. Second route to the numbers: with one 1 GiB
 # bucket limit and no overlap, the 300M-parameter model's fp32 gradients (1.2e9 B) go as two allreduces, 1 GiB and
 # 1.2e9 - 1 GiB = 126258176 B, one after the other, so the 8-GPU step's comm_ms is the sum of the main command's two
-# times for those sizes with the same flags (the scenario's model takes no --params: --params none).
+# times for those sizes with the same flags (both under the shipped calibration, neither given --params).
 set -u
 ccsim="$1"
 fails=0
@@ -14,7 +14,7 @@ scen=(scenario scenarios/lm300m_dgx1.json --topo "$topo" --model nccl --bucket-s
 main_ms() { # the main command's two allreduce times summed, in ms, with the given what-ifs
   local t=0 b x
   for b in 1073741824 126258176; do
-    x=$("$ccsim" --topo "$topo" --model nccl --params none "$@" -b $b -e $b --format csv | tail -1 | cut -d, -f6) || return 1
+    x=$("$ccsim" --topo "$topo" --model nccl "$@" -b $b -e $b --format csv | tail -1 | cut -d, -f6) || return 1
     t=$(/usr/bin/python3 -c "print($t + $x / 1000)")
   done
   echo "$t"
@@ -38,7 +38,7 @@ done
 
 # The what-ifs given are named: in the header line and in JSON (scenario.whatif); none given, neither appears.
 out=$("$ccsim" "${scen[@]}" --nvls off --p2p off) || fail "--nvls off --p2p off: exit $?"
-grep -q '^# buckets of 1 GiB .*; network model nccl (what-if: --p2p off, --nvls off)$' <<<"$out" || fail "header: $(grep '^# buckets' <<<"$out")"
+grep -q '^# buckets of 1 GiB .*; network model nccl + models/params-nccl-default.json (shipped default) (what-if: --p2p off, --nvls off)$' <<<"$out" || fail "header: $(grep '^# buckets' <<<"$out")"
 got=$("$ccsim" "${scen[@]}" --nvls off --format json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["scenario"].get("whatif"))')
 [ "$got" = "--nvls off" ] || fail "JSON scenario.whatif: $got"
 "$ccsim" "${scen[@]}" | grep -q "what-if" && fail "no what-if given, yet the header names one"

@@ -178,6 +178,18 @@ def test_explain_rings_compare_scenario_are_the_cli_json():
     assert _without_file(from_dict) == _without_file(want)
 
 
+def test_scenario_takes_the_shipped_calibration_as_predict_does():
+    # One model path for every command: model="nccl" applies models/params-nccl-default.json unless params= says
+    # otherwise, in a scenario as in predict(); params="none" is the bare model in both.
+    scen = DATA / "scenarios" / "lm300m_dgx1.json"
+    default = ccsim.scenario(scen, model="nccl")
+    assert default["scenario"]["network_params"] == "models/params-nccl-default.json (shipped default)"
+    assert ccsim.predict("dgx1", model="nccl", sizes="1M").model == "nccl + " + default["scenario"]["network_params"]
+    bare = ccsim.scenario(scen, model="nccl", params="none")
+    assert "network_params" not in bare["scenario"]
+    assert [s["comm_ms"] for s in bare["steps"]] != [s["comm_ms"] for s in default["steps"]]
+
+
 def _without_file(doc):
     d = json.loads(json.dumps(doc))
     d["scenario"].pop("file", None)
