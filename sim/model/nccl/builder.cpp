@@ -439,6 +439,12 @@ bool Builder::simple_only_net(Arch arch) {
   return simple_only_->second;
 }
 
+// The net plugin's reported latency: a fact of the drawing (a scan of its links), looked up once, not per size.
+double Builder::reported_net_latency(Arch arch) {
+  if (!reported_latency_ || reported_latency_->first != arch) reported_latency_ = std::pair{arch, reported_net_latency_us(tab_, topo_, arch)};
+  return reported_latency_->second;
+}
+
 // One router for every view: routes follow the machine as drawn, so the views would each compute the same ones.
 topology::Router& Builder::drawn_router() {
   if (!router_) {
@@ -506,7 +512,7 @@ std::vector<engine::RunPlan> Builder::plans_of(const metrics::RunConfig& cfg, me
   // flush extra latency" (tuning.cc interLat; kNetLatencyAddedFrom). It moves NCCL's pick only: the replay charges the
   // wire (with_fabric_hops), so time_us (what the tuner weighs) takes it and lat_us (what a closed form runs) does not.
   const double reported = g.nodes > 1 && !tab_.rccl && (!release_ || !(*release_ < kNetLatencyAddedFrom))
-                              ? reported_net_latency_us(tab_, topo_, g.arch) : 0.0;
+                              ? reported_net_latency(g.arch) : 0.0;
   const auto tuner_extra_us = [&](const Candidate& c) {
     return network_hops(cfg.op, c.algo, g.nodes) * reported * (c.proto == Proto::Simple ? 2.0 : 1.0);
   };

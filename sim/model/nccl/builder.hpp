@@ -138,6 +138,7 @@ class Builder final : public metrics::PlanBuilder {
   // settings that turned NCCL's own pick away from what the graph above offers, so a what-if names itself.
   std::string what_if_note(const metrics::RunConfig& cfg);
   bool simple_only_net(Arch arch);
+  double reported_net_latency(Arch arch); // reported_net_latency_us, looked up once per architecture
   int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
   // The ring/tree channel count to start from as a log reports it: the trace's logged count, else RCCL's own
   // default on one node or across nodes where rccl.json has one for this generation and GPUs per node; 0: the search's.
@@ -162,6 +163,7 @@ class Builder final : public metrics::PlanBuilder {
   std::optional<std::vector<topology::Router*>> ring_routers_;
   std::vector<std::unique_ptr<topology::Router>> ring_router_store_;
   std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture
+  std::optional<std::pair<Arch, double>> reported_latency_; // reported_net_latency's answer for one architecture
   std::unique_ptr<P2pPlanner> p2p_; // made on the first alltoall
   std::string rccl_sm_;                      // the AMD GPU's generation (gfx942, ...); "" elsewhere
   std::optional<int> rccl_nics_per_node_;    // rccl_nics_per_node's answer

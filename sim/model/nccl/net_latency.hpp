@@ -19,8 +19,10 @@ inline constexpr NcclVersion kNetLatencyAddedFrom = {2, 18, 1};
 // row; 0 where neither states one (NCCL's own IB and socket transports report 0). A figure for NCCL's tuner only.
 inline double reported_net_latency_us(const Tables& tab, const topology::Topology& t, Arch arch) {
   double us = 0.0;
-  for (const auto& [type, kind] : tab.net_kinds) {
-    const bool present = std::any_of(t.links.begin(), t.links.end(), [&](const topology::Link& l) { return l.type == type; });
+  for (const auto& entry : tab.net_kinds) {
+    const auto type = entry.first;
+    const auto& kind = entry.second;
+    const bool present = std::any_of(t.links.begin(), t.links.end(), [type](const topology::Link& l) { return l.type == type; });
     if (!present) continue;
     if (const auto* in = tab.instance_of(type, t.instance)) {
       us = std::max(us, in->latency_us);
