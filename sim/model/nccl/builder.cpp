@@ -341,6 +341,12 @@ double ring_block_net_GBps(Arch arch, Proto proto) {
 // 400G NIC: each network link of the view is capped at its blocks' rate, as P2pPlanner::capped caps a P2P send's links.
 // RCCL on one node likewise over xGMI: a block copies 304 / 56 GB/s under Simple (rccl.json ring_block_GBps_by_sm),
 // which binds where RCCL runs 8 blocks a link or fewer (2 and 4 of 8 GPUs; mid sizes after the thread-threshold shrink).
+double Builder::recv_passes(const topology::Link& l) const {
+  if (!topology::is_network(l.type) || !device_unpack_in_release(release_)) return 1.0;
+  const auto it = tab_.net_kinds.find(l.type);
+  return it != tab_.net_kinds.end() && it->second.device_unpack ? 2.0 : 1.0;
+}
+
 Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, int channels) {
   View& base = view(Algo::Ring, proto, cfg);
   const Graph& g = graph(cfg);
@@ -396,7 +402,11 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
     const int most = std::max(blocks[2 * i], blocks[2 * i + 1]);
     if (most == 0) continue;
     auto& l = v->topo.links[i];
-    const double cap = most * rate * 1e9 / std::max(1, l.lanes);
+    // GPUDirect-TCPX (a kind with device_unpack): each slice's receiving block first copies the bytes from the
+    // plugin's bounce pages into NCCL's buffer (ncclNetDeviceUnpack), then, after a barrier, runs its own copy
+    // (NVIDIA/nccl src/device/prims_simple.h genericOp, v2.19.3-1 to v2.30.7-1): two passes at the block's rate.
+    const double passes = rccl_mesh ? 1.0 : recv_passes(topo_.links[i]);
+    const double cap = most * rate / passes * 1e9 / std::max(1, l.lanes);
     l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap))));
   }
   views_.push_back(std::move(v));

@@ -149,6 +149,9 @@ class Builder final : public metrics::PlanBuilder {
   Options opt_;
   bool launch_overlaps_ = false; // this machine's launch kind overlaps (launch_overlap.hpp)
   double one_rank_launch_us_ = 0; // a one-rank call's launch (the constructor says why it is the -g N term)
+  // How many times a ring block copies the bytes it receives over network link l: 2 on a kind whose plugin
+  // has NCCL unpack them on the GPU (Tables::NetKind::device_unpack, from NCCL 2.19.3), else 1.
+  double recv_passes(const topology::Link& l) const;
   std::optional<NcclVersion> release_; // --nccl-version, parsed once (empty: the tables' own release)
   double memory_GBps_ = 0;             // the GPU's data-sheet memory figure (gpu_memory_GBps), 0 when unknown
   std::vector<std::vector<int>> graph_for_; // the placements graph_ was made for

@@ -117,6 +117,12 @@ inline bool ring_net_doubled_to_max_in_release(const std::optional<NcclVersion>&
   return v && sm == 90 && *v >= kRingNetDoubleToMaxFrom && *v < kRingNetDoubleBelow16From;
 }
 
+// The first release with NCCL's device-side unpack for a net plugin of type NCCL_NET_DEVICE_UNPACK
+// (src/device/network/unpack/unpack.h, absent at v2.18.6-1): the receiving block copies the payload out of the
+// plugin's bounce buffer (Tables::NetKind::device_unpack). No version: the tables' release (2.30.7), yes.
+inline constexpr NcclVersion kDeviceUnpackFrom = {2, 19, 3};
+inline bool device_unpack_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kDeviceUnpackFrom; }
+
 // The first release with the communicator's maxP2pPeers (NVIDIA/nccl v2.30.3-1 src/graph/paths.cc
 // ncclTopoComputeP2pChannels: across nodes the per-peer channels halve while perPeer x ceil(p2pMaxPeers / 8) >
 // p2pnChannels; v2.29.x counts nRanks there). nccl-tests' sendrecv.cu sets maxP2pPeers = 2 only when built on

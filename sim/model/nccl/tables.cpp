@@ -203,7 +203,7 @@ void read_two_sided(const Ref& r, Tables::TwoSided& out) {
 }
 
 // net_kinds: {"<network link type>": {"rate_vs_ib": 0..1, "hop_us": >= 0 (optional), "rdma_eager_max_bytes": >= 0
-// (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
+// (optional), "device_unpack": true|false (optional), "by_arch", "instances", "nccl_env" (optional), "source": ...}}.
 void read_net_kinds(const Ref& r, Tables& t) {
   for (const auto& key : r.keys()) {
     if (key == "source") continue;
@@ -218,6 +218,7 @@ void read_net_kinds(const Ref& r, Tables& t) {
     if (k.has("rdma_eager_max_bytes")) kind.rdma_eager_max_bytes = k["rdma_eager_max_bytes"].number();
     if (!(kind.rdma_eager_max_bytes >= 0 && kind.rdma_eager_max_bytes <= 1e12))
       k["rdma_eager_max_bytes"].bad("must be from 0 to 1e12 bytes");
+    if (k.has("device_unpack")) kind.device_unpack = k["device_unpack"].boolean();
     if (k.has("two_sided")) read_two_sided(k["two_sided"], kind.two_sided);
     if (k.has("by_arch")) read_net_transports(k["by_arch"], kind);
     if (k.has("instances")) read_net_instances(k["instances"], kind);

@@ -271,6 +271,11 @@ struct Tables {
     // the receiver's control message (its buffer) has crossed the network: one more hop_us per collective.
     // Not for a by_arch or SENDRECV transport (two-sided sends: libfabric's own eager/read protocols, not modelled).
     double rdma_eager_max_bytes = 0.0;
+    // device_unpack: the plugin reports NCCL_NET_DEVICE_UNPACK (GPUDirect-TCPX: google/nccl-plugin-gpudirecttcpx
+    // src/net_tcpx.cc `props->netDeviceType = DEV_UNPACK`): the NIC lands the payload in a bounce buffer of 4 KiB
+    // pages and the receiving ring block copies every byte into NCCL's buffer before its own copy (NVIDIA/nccl
+    // src/device/prims_simple.h genericOp, v2.19.3-1 on): the block's bytes cross it twice.
+    bool device_unpack = false;
     TwoSided two_sided; // the provider's two-sided protocols, for the SENDRECV transports (by_arch, instances)
     std::map<Arch, NetTransport> by_arch;
     // instances: the net plugin's own table of machines (EFA: aws-ofi-nccl's platform_data_map), in its order,

@@ -124,3 +124,45 @@ TEST_CASE("Ring block cap with one NIC a node: the NIC carries the channels' blo
   CHECK(row.bw.busbw_GBps <= 40.1 * 1.001);
   CHECK(row.bw.busbw_GBps > 40.1 * 0.95);
 }
+
+// GPUDirect-TCPX (kind tcpx) reports NCCL_NET_DEVICE_UNPACK (google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc): the
+// receiving block copies each slice out of the plugin's bounce pages (ncclNetDeviceUnpack) and then runs its own copy
+// (NVIDIA/nccl src/device/prims_simple.h genericOp, from v2.19.3-1), so it moves the network's bytes at half its rate.
+TEST_CASE("GPUDirect-TCPX's device unpack: the receiving block copies every network byte twice, 2 x 8 H100 at 4 x 20.05 GB/s") {
+  // A3 High: 4 x 200G NICs a node (one per 2 GPUs), Google's profile runs ring/Simple on 8 channels: 2 blocks a NIC.
+  // NIC: more channels than NICs, so the line's 25 GB/s x 0.9954 (TCP framing, net_kinds.tcpx) = 24.885 GB/s. Blocks:
+  // 2 x 20.05 = 40.1 GB/s, halved by the unpack = 20.05, below the NIC: a ring allgather's busbw is 4 NICs x 20.05 =
+  // 80.2 GB/s at most (4 x 24.885 = 99.54 without the unpack: the NICs).
+  const auto row = ring_row("machine:instance=a3-highgpu-8g,nodes=2", schedule::Op::AllGather, Bytes{4} << 30);
+  CHECK(row.choice.algo == "ring");
+  CHECK(row.choice.proto == "Simple");
+  CHECK(row.choice.channels == 8);
+  CHECK(row.bw.busbw_GBps <= 80.2 * 1.001);
+  CHECK(row.bw.busbw_GBps > 80.2 * 0.95);
+  // Before NCCL 2.19.3 NCCL has no device unpack (src/device/network/unpack/ is absent at v2.18.6-1): the NICs bind.
+  const auto old = ring_row("machine:instance=a3-highgpu-8g,nodes=2", schedule::Op::AllGather, Bytes{4} << 30, "2.18.6");
+  CHECK(old.bw.busbw_GBps > 80.2 * 1.1);
+  CHECK(old.bw.busbw_GBps <= 99.54 * 1.001);
+  CHECK_FALSE(device_unpack_in_release(NcclVersion{2, 18, 6}));
+  CHECK(device_unpack_in_release(NcclVersion{2, 19, 3}));
+  CHECK(device_unpack_in_release(std::nullopt));
+}
+
+TEST_CASE("Device unpack is TCPX's alone: the same 4 x 200G drawn as TCPXO or InfiniBand keeps the NICs' rate") {
+  // TCPXO's FasTrak plugin reports NCCL_NET_DEVICE_HOST (google/nccl-plugin-gpudirect-tcpxo nccl_shim.cc): no unpack.
+  // 8 channels (as the TCPX profile sets them) over 4 x 200G: 2 blocks a NIC = 40.1 GB/s, above the NIC: the NICs bind.
+  for (const char* kind : {"tcpxo", "ib"}) {
+    CAPTURE(kind);
+    const auto t = topology::resolve_topology(std::string("machine:gpu=h100,nodes=2,nics=4x200G,kind=") + kind);
+    model::ModelOptions o;
+    o.nccl_channels = 8;
+    o.nccl_proto = "Simple";
+    o.nccl_algo = "ring";
+    auto b = model::make_model("nccl", t, o);
+    metrics::RunConfig c = test::packed_rings_config(t, schedule::Op::AllGather);
+    c.model_name = "nccl";
+    const auto row = metrics::run(*b, c, metrics::plan_size(c.op, metrics::ranks_of(c), Bytes{4} << 30, 4));
+    CHECK(row.choice.algo == "ring");
+    CHECK(row.bw.busbw_GBps > 80.2 * 1.1);
+  }
+}
