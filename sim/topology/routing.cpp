@@ -206,7 +206,13 @@ std::span<const ChannelId> Router::route_general(int src, int dst) {
       return it->second;
     }
   }
-  if (base_) return base_->route(src, dst); // not remembered here: the base's span may be its scratch
+  if (base_) {
+    const auto r = base_->route(src, dst);
+    // On a general graph the base's routes stay where they are stored (its overrides, route and GPU-pair caches), so
+    // this router's memo may point at them; a generated crossbar's or torus's may be its scratch: asked again.
+    if (base_->stable_routes()) remember(src, dst, r);
+    return r;
+  }
   const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
   if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
     pair_ = {crossbar_up_[static_cast<std::size_t>(src)], crossbar_down_[static_cast<std::size_t>(dst)]};

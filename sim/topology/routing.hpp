@@ -38,7 +38,8 @@ class Router {
   // The same routes as Router(base.topology(), extra) when `base` is a plain Router(t) (no relay GPUs set): `extra`
   // answered here, every other pair asked of `base`, so its route trees and caches serve both (a ring's router on a
   // cluster computed its own trees, up to its own 256 MiB budget, for routes the drawn router already had). `base`
-  // must outlive this router; its relay GPUs (set_relay_gpus) apply to the pairs it answers.
+  // must outlive this router; its relay GPUs (set_relay_gpus) apply to the pairs it answers, and are not to be set
+  // again while this router lives (this router's memo may point at the base's GPU-pair routes).
   Router(Router& base, std::span<const Topology::RouteOverride> extra);
   ~Router();
   Router(const Router&) = delete;
@@ -89,6 +90,8 @@ class Router {
   std::optional<ChannelId> direct(int a, int b) const;
   std::vector<ChannelId> gpu_pair_route(int src, int dst);
   void add_overrides(std::span<const Topology::RouteOverride> first, std::span<const Topology::RouteOverride> then);
+  // Every route this router hands out stays valid while it lives (a general graph: no crossbar or torus scratch).
+  bool stable_routes() const { return base_ ? base_->stable_routes() : crossbar_gpus_ == 0 && !torus_ && topo_.structure.kind == Structure::Kind::General; }
 
   const Topology& topo_;
   Router* base_ = nullptr; // Router(base, extra): answers every pair outside overrides_
