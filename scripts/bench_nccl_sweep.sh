@@ -32,14 +32,14 @@ echo "ccsim $(git rev-parse --short HEAD 2>/dev/null || echo '?'). CPU = user+sy
 echo
 echo "| nodes x GPUs | fabric | options | rows | algorithms picked (sizes) | wall (s) | CPU (s) | peak RSS (MiB) | rc |"
 echo "|---|---|---|---|---|---|---|---|---|"
-# run_row LABEL FABRIC TOPO [CCSIM OPTIONS...]: one `--model nccl --op allreduce` run on TOPO, one table row
+# run_row LABEL FABRIC TOPO SIZES [CCSIM OPTIONS...]: one `--model nccl --op allreduce SIZES` run on TOPO, one table row
 run_row() {
-  local label=$1 fabric=$2 topo=$3 name tf of rc=0 t0 t1 wall cpu rss rows picked
-  shift 3
-  name="$(printf '%s' "$label-$fabric$*" | tr -c 'a-z0-9' '_')"
+  local label=$1 fabric=$2 topo=$3 sizes=$4 name tf of rc=0 t0 t1 wall cpu rss rows picked
+  shift 4
+  name="$(printf '%s' "$label-$fabric-$sizes$*" | tr -c 'a-z0-9' '_')"
   tf=$OUT/$name.time of=$OUT/$name.out
   t0=$(date +%s.%N)
-  /usr/bin/time -f "%U %S %M" -o "$tf" timeout "$TIMEOUT" "$CCSIM" --topo "$topo" --model nccl --op allreduce "$@" \
+  /usr/bin/time -f "%U %S %M" -o "$tf" timeout "$TIMEOUT" "$CCSIM" --topo "$topo" --model nccl --op allreduce $sizes "$@" \
     >"$of" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
@@ -55,7 +55,7 @@ row() {
   shift 2
   topo="cluster:nodes=$nodes,node=hgx-h100,nics=8x400G,kind=ib"
   [ "$fabric" = fattree ] && topo+=",fabric=fattree"
-  run_row "$nodes x 8" "$fabric" "$topo" -b 8 -e 16G -f 2 "$@"
+  run_row "$nodes x 8" "$fabric" "$topo" "-b 8 -e 16G -f 2" "$@"
 }
 row 256 switch
 row 2048 switch
@@ -64,7 +64,7 @@ row 2048 fattree
 # A ring per NIC where two NICs at the CPU are equally near every GPU: each ring's own router over the drawn one
 # (builder.cpp ring_routers), 1 GiB only.
 run_row "1024 x 8" "switch, 2 NICs at the CPU" "machine:gpu=h100,nodes=1024,nics=2x400G,kind=ib,nic_at=cpu,sockets=1" \
-  --nccl-algo ring -b 1G -e 1G
+  "-b 1G -e 1G" --nccl-algo ring
 if [ $ALL = 1 ]; then
   row 32 switch --nvls off
   row 256 switch --nvls off
