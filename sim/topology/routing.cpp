@@ -77,31 +77,7 @@ Router::Router(const Topology& t, std::span<const Topology::RouteOverride> extra
     torus_hit_mask_ = slots - 1;
     return;
   }
-  // The widest link between two nodes (the first in link order among equals), for the explicit paths below: one
-  // pass over the links, not one per hop (PXN's overrides on 192 GB200 ranks are ~36,000 paths; a pass per hop
-  // was a sixth of a calibration's time, scripts/BENCHMARKS.md "CI time, eighteenth session").
-  std::unordered_map<std::uint64_t, int> widest_between;
-  if (overridden)
-    for (std::size_t li = 0; li < t.links.size(); ++li) {
-      const auto& l = t.links[li];
-      auto [it, added] = widest_between.try_emplace(key(std::min(l.a, l.b), std::max(l.a, l.b)), static_cast<int>(li));
-      if (!added && l.capacity() > t.links[static_cast<std::size_t>(it->second)].capacity()) it->second = static_cast<int>(li);
-    }
-  const auto add_override = [&](const Topology::RouteOverride& ro) {
-    std::vector<ChannelId> chans;
-    for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
-      const int a = ro.path[i], b = ro.path[i + 1];
-      const auto w = widest_between.find(key(std::min(a, b), std::max(a, b)));
-      const int best = w == widest_between.end() ? -1 : w->second;
-      if (best < 0)
-        fail("{}: route override: no link between '{}' and '{}'", t.origin, t.nodes[static_cast<std::size_t>(a)].name,
-             t.nodes[static_cast<std::size_t>(b)].name);
-      chans.push_back(Topology::channel(best, t.links[static_cast<std::size_t>(best)].a != a));
-    }
-    overrides_[key(ro.src, ro.dst)] = std::move(chans);
-  };
-  for (const auto& ro : t.route_overrides) add_override(ro);
-  for (const auto& ro : extra) add_override(ro);
+  add_overrides(t.route_overrides, extra);
   if (t.structure.kind == Structure::Kind::Crossbar) {
     gpu_uplink_.assign(t.nodes.size(), -1);
     for (std::size_t li = 0; li < t.links.size(); ++li) {
@@ -162,7 +138,45 @@ Router::Router(const Topology& t, std::span<const Topology::RouteOverride> extra
   }
 }
 
+Router::Router(Router& base, std::span<const Topology::RouteOverride> extra) : topo_(base.topo_), base_(&base), tree_budget_(0) {
+  add_overrides({}, extra);
+}
+
 Router::~Router() = default;
+
+// Explicit paths as channels, `then` winning over `first` for a pair. A hop takes the widest link between its two
+// nodes, the first in link order among equals: one pass over the links for the hops' node pairs only, not one per
+// hop (PXN's overrides on 192 GB200 ranks are ~36,000 paths; a pass per hop was a sixth of a calibration's time,
+// scripts/BENCHMARKS.md "CI time, eighteenth session"), nor a map of every node pair a link joins.
+void Router::add_overrides(std::span<const Topology::RouteOverride> first, std::span<const Topology::RouteOverride> then) {
+  const Topology& t = topo_;
+  if (first.empty() && then.empty()) return;
+  std::unordered_map<std::uint64_t, int> widest_between; // hop's node pair (lower id first) -> link, -1: none yet
+  for (auto list : {first, then})
+    for (const auto& ro : list)
+      for (std::size_t i = 0; i + 1 < ro.path.size(); ++i)
+        widest_between.try_emplace(key(std::min(ro.path[i], ro.path[i + 1]), std::max(ro.path[i], ro.path[i + 1])), -1);
+  for (std::size_t li = 0; li < t.links.size(); ++li) {
+    const auto& l = t.links[li];
+    const auto it = widest_between.find(key(std::min(l.a, l.b), std::max(l.a, l.b)));
+    if (it == widest_between.end()) continue;
+    if (it->second < 0 || l.capacity() > t.links[static_cast<std::size_t>(it->second)].capacity()) it->second = static_cast<int>(li);
+  }
+  const auto add_override = [&](const Topology::RouteOverride& ro) {
+    std::vector<ChannelId> chans;
+    for (std::size_t i = 0; i + 1 < ro.path.size(); ++i) {
+      const int a = ro.path[i], b = ro.path[i + 1];
+      const int best = widest_between.at(key(std::min(a, b), std::max(a, b)));
+      if (best < 0)
+        fail("{}: route override: no link between '{}' and '{}'", t.origin, t.nodes[static_cast<std::size_t>(a)].name,
+             t.nodes[static_cast<std::size_t>(b)].name);
+      chans.push_back(Topology::channel(best, t.links[static_cast<std::size_t>(best)].a != a));
+    }
+    overrides_[key(ro.src, ro.dst)] = std::move(chans);
+  };
+  for (const auto& ro : first) add_override(ro);
+  for (const auto& ro : then) add_override(ro);
+}
 
 // Counting sort of link ends by node: each node's links stay in link order. Built on first use (a
 // generated crossbar's GPU-to-GPU routes never need it).
@@ -191,6 +205,13 @@ std::span<const ChannelId> Router::route_general(int src, int dst) {
       remember(src, dst, it->second);
       return it->second;
     }
+  }
+  if (base_) {
+    const auto r = base_->route(src, dst);
+    // On a general graph the base's routes stay where they are stored (its overrides, route and GPU-pair caches), so
+    // this router's memo may point at them; a generated crossbar's or torus's may be its scratch: asked again.
+    if (base_->stable_routes()) remember(src, dst, r);
+    return r;
   }
   const bool gpus = topo_.nodes[static_cast<std::size_t>(src)].gpu >= 0 && topo_.nodes[static_cast<std::size_t>(dst)].gpu >= 0;
   if (gpus && topo_.structure.kind == Structure::Kind::Crossbar) {
@@ -434,6 +455,7 @@ struct EnteredBy : boost::default_bfs_visitor {
 
 std::vector<ChannelId> Router::fewest_hops(int src, int dst, const std::function<bool(const Link&)>& usable) {
   using G = Graph::G;
+  if (base_) return base_->fewest_hops(src, dst, usable);
   if (src == dst) return {};
   if (!graph_) graph_ = std::make_unique<Graph>(topo_);
   const G& g = graph_->g;

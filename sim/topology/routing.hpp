@@ -35,6 +35,12 @@ class Router {
   // With `extra` route overrides besides the drawing's own (taken as if they were in t.route_overrides, later
   // ones winning), without a copy of the topology: a cluster's Topology is megabytes, an override a few nodes.
   Router(const Topology& t, std::span<const Topology::RouteOverride> extra, std::size_t tree_budget = std::size_t{256} << 20);
+  // The same routes as Router(base.topology(), extra) when `base` is a plain Router(t) (no relay GPUs set): `extra`
+  // answered here, every other pair asked of `base`, so its route trees and caches serve both (a ring's router on a
+  // cluster computed its own trees, up to its own 256 MiB budget, for routes the drawn router already had). `base`
+  // must outlive this router; its relay GPUs (set_relay_gpus) apply to the pairs it answers, and are not to be set
+  // again while this router lives (this router's memo may point at the base's GPU-pair routes).
+  Router(Router& base, std::span<const Topology::RouteOverride> extra);
   ~Router();
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
@@ -63,6 +69,7 @@ class Router {
   std::vector<ChannelId> fewest_hops(int src, int dst, const std::function<bool(const Link&)>& usable);
   // The links at node v, in link order.
   std::span<const int> incident(int v) const {
+    if (base_) return base_->incident(v);
     if (incident_start_.empty()) build_incident();
     const auto i = static_cast<std::size_t>(v);
     return {incident_links_.data() + incident_start_[i], incident_start_[i + 1] - incident_start_[i]};
@@ -82,8 +89,12 @@ class Router {
   const std::vector<ChannelId>* generic_route(int src, int dst); // nullptr: unreachable
   std::optional<ChannelId> direct(int a, int b) const;
   std::vector<ChannelId> gpu_pair_route(int src, int dst);
+  void add_overrides(std::span<const Topology::RouteOverride> first, std::span<const Topology::RouteOverride> then);
+  // Every route this router hands out stays valid while it lives (a general graph: no crossbar or torus scratch).
+  bool stable_routes() const { return base_ ? base_->stable_routes() : crossbar_gpus_ == 0 && !torus_ && topo_.structure.kind == Structure::Kind::General; }
 
   const Topology& topo_;
+  Router* base_ = nullptr; // Router(base, extra): answers every pair outside overrides_
   std::vector<ChannelId> scratch_;
   std::vector<int> gpu_uplink_;   // crossbar: link id of each GPU node's single link (-1 if not a GPU)
   static constexpr ChannelId kNoChannel = UINT32_MAX;

@@ -455,6 +455,15 @@ double Builder::reported_net_latency(Arch arch) {
   return reported_latency_->second;
 }
 
+// The router under every ring's overrides (ring_routers): the drawn one, or, where the run names relay GPUs, one of
+// the drawn machine without them, as each ring's router had before it was shared (set_relay_gpus is not applied to
+// the ring routers). Either way made once, not once a ring.
+topology::Router& Builder::ring_base_router() {
+  if (opt_.relay_gpus.empty()) return drawn_router();
+  if (!ring_base_) ring_base_ = std::make_unique<topology::Router>(topo_);
+  return *ring_base_;
+}
+
 // One router for every view: routes follow the machine as drawn, so the views would each compute the same ones.
 topology::Router& Builder::drawn_router() {
   if (!router_) {
@@ -781,15 +790,22 @@ engine::RunPlan Builder::plan_for(const Candidate& c, const metrics::RunConfig& 
 }
 
 // Every network link of the machine is InfiniBand (kind=ib): NCCL's own IB verbs transport on an IB fabric.
-// RoCE (gIB and Spectrum-X are written as it), Slingshot, EFA and sockets are not.
-static bool network_is_infiniband(const topology::Topology& t) {
-  bool any = false;
-  for (const auto& l : t.links)
-    if (topology::is_network(l.type)) {
-      if (l.type != topology::LinkType::Ib) return false;
-      any = true;
-    }
-  return any;
+// RoCE (gIB and Spectrum-X are written as it), Slingshot, EFA and sockets are not. A fact of the drawing: one pass
+// over the links per builder, not one per ring or tree plan (a sweep plans every size).
+bool Builder::network_is_infiniband() {
+  if (!infiniband_) {
+    bool any = false, all = true;
+    for (const auto& l : topo_.links)
+      if (topology::is_network(l.type)) {
+        if (l.type != topology::LinkType::Ib) {
+          all = false;
+          break;
+        }
+        any = true;
+      }
+    infiniband_ = any && all;
+  }
+  return *infiniband_;
 }
 
 // NCCL's ring search across nodes gives each search channel a NIC and takes that channel's speed off the NIC's
@@ -867,9 +883,10 @@ const std::vector<topology::Router*>& Builder::ring_routers(const metrics::RunCo
       if (path != drawn_path) over.push_back({na, nb, std::move(path)});
     }
     if (over.empty()) continue;
-    // The drawn topology with this ring's overrides on top, not a copy of it (a copy per ring was megabytes a ring
-    // on a cluster: 1024 nodes of 8 H100 on 2 NICs at the CPU, scripts/bench.sh).
-    ring_router_store_.push_back(std::make_unique<topology::Router>(topo_, over));
+    // This ring's overrides on top of a router of the drawn topology, not a copy of the topology (a copy per ring was
+    // megabytes a ring on a cluster: 1024 nodes of 8 H100 on 2 NICs at the CPU, scripts/bench.sh), nor a router of its
+    // own: every other pair is asked of one shared router, whose route trees the rings would each have computed again.
+    ring_router_store_.push_back(std::make_unique<topology::Router>(ring_base_router(), over));
     (*ring_routers_)[r] = ring_router_store_.back().get();
   }
   return *ring_routers_;
@@ -919,7 +936,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
   // tail write (NVIDIA/nccl v2.26.2-1 src/transport/net.cc recvProxyProgress; sendProxyProgress isends an LL step
   // once its flags read ready, without the GPU's tail).
   // Kept lockstep for Simple/LL128 and for every other fabric (models/README.md "NVIDIA ring/LL across InfiniBand").
-  if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband(topo_))))
+  if (g.nodes > 1 && (tab_.rccl || (proto == Proto::LL && network_is_infiniband())))
     plan.params.semantics = engine::Semantics::gpu;
   // A Simple broadcast/reduce chain on one node: the replayed job's 512 KiB segments are its channels' chunks,
   // which NCCL's channels move at once, each sender running ahead into its connection's NCCL_STEPS slots
@@ -983,7 +1000,7 @@ engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metr
   // past 8 MiB (EFA p4d / p4de, RoCE L40S and A100, Slingshot Polaris) all measure below the pipelined replay's rate
   // (every moved row worse, models/README.md "NVIDIA's tree across nodes"), so the per-segment latency stands in for
   // a shortfall there that no source read gives.
-  const bool split = !tab_.rccl && g.nodes > 1 && network_is_infiniband(topo_);
+  const bool split = !tab_.rccl && g.nodes > 1 && network_is_infiniband();
   if (split) plan.params.semantics = engine::Semantics::gpu;
   plan.topo = &v.topo;
   plan.router = v.router;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/error.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/routing.hpp"
@@ -236,4 +237,63 @@ TEST_CASE("fewest_hops: the router's search on the links a filter keeps, forward
   Router rc(cut);
   CHECK(rc.fewest_hops(0, 1, not_network).empty());
   CHECK(rc.fewest_hops(0, 0, not_network).empty());
+}
+
+namespace {
+// gpu0 and gpu2 under cpu0, gpu1 and gpu2 under cpu1, a slow socket link, one NIC per socket on one switch
+// (node ids: gpu0..gpu2 0..2, cpu0 3, cpu1 4, nic0 5, nic1 6, fabric 7).
+Topology two_sockets() {
+  const auto link = [](const char* a, const char* b, const char* type, const char* bw) {
+    return nlohmann::json{{"a", a}, {"b", b}, {"type", type}, {"bw", bw}, {"latency", "1us"}, {"source", "t"}};
+  };
+  const nlohmann::json doc = {
+      {"name", "two-sockets"},
+      {"nodes", {{{"name", "gpu0"}, {"kind", "gpu"}}, {{"name", "gpu1"}, {"kind", "gpu"}}, {{"name", "gpu2"}, {"kind", "gpu"}},
+                 {{"name", "cpu0"}, {"kind", "cpu"}}, {{"name", "cpu1"}, {"kind", "cpu"}}, {{"name", "nic0"}, {"kind", "nic"}},
+                 {{"name", "nic1"}, {"kind", "nic"}}, {{"name", "fabric"}, {"kind", "net_switch"}}}},
+      {"links", {link("gpu0", "cpu0", "pcie4", "32GB/s"), link("gpu1", "cpu1", "pcie4", "32GB/s"), link("gpu2", "cpu0", "pcie4", "32GB/s"),
+                 link("gpu2", "cpu1", "pcie4", "32GB/s"), link("nic0", "cpu0", "pcie4", "32GB/s"), link("nic1", "cpu1", "pcie4", "32GB/s"),
+                 link("nic0", "fabric", "ib", "25GB/s"), link("nic1", "fabric", "ib", "25GB/s"), link("cpu0", "cpu1", "upi", "1GB/s")}}};
+  return topology_from_json(doc, "two-sockets.json");
+}
+using Names = std::vector<std::string>;
+} // namespace
+
+TEST_CASE("Router(base, extra): its overrides first, then the drawing's, every other pair the base router's own route") {
+  Topology t = two_sockets();
+  // The drawing's own overrides: gpu2 -> gpu1 and gpu1 -> gpu0 over the slow socket link.
+  t.route_overrides.push_back({2, 1, {2, 3, 4, 1}});
+  t.route_overrides.push_back({1, 0, {1, 4, 3, 0}});
+  const std::vector<Topology::RouteOverride> extra{{0, 1, {0, 3, 4, 1}}, {1, 0, {1, 4, 6, 7, 5, 3, 0}}};
+  Router base(t);
+  Router over(base, extra);
+  CHECK(path_of(over, 0, 1) == Names{"gpu0", "cpu0", "cpu1", "gpu1"});                         // extra
+  CHECK(path_of(over, 1, 0) == Names{"gpu1", "cpu1", "nic1", "fabric", "nic0", "cpu0", "gpu0"}); // extra over the drawing's
+  CHECK(path_of(over, 2, 1) == Names{"gpu2", "cpu0", "cpu1", "gpu1"});                         // the drawing's
+  CHECK(path_of(over, 0, 2) == Names{"gpu0", "cpu0", "gpu2"});                                 // the widest route
+  CHECK(path_of(over, 3, 6) == Names{"cpu0", "nic0", "fabric", "nic1"});                       // 25 GB/s beats the socket's 1
+  // The base router is not changed by the overlay's overrides.
+  CHECK(path_of(base, 0, 1) == Names{"gpu0", "cpu0", "nic0", "fabric", "nic1", "cpu1", "gpu1"});
+  CHECK(path_of(base, 1, 0) == Names{"gpu1", "cpu1", "cpu0", "gpu0"});
+  // Shared, not recomputed: the overlay hands out the base's stored route.
+  const auto mine = over.route(0, 2);
+  const auto its = base.route(0, 2);
+  CHECK(mine.data() == its.data());
+  CHECK(over.incident(3).data() == base.incident(3).data());
+  // Every pair as a router of the drawing with the extra overrides of its own (Router(t, extra)).
+  Router own(t, extra);
+  for (int a = 0; a < static_cast<int>(t.nodes.size()); ++a)
+    for (int b = 0; b < static_cast<int>(t.nodes.size()); ++b) {
+      const auto x = own.route(a, b);
+      const std::vector<ChannelId> want(x.begin(), x.end());
+      const auto y = over.route(a, b);
+      CHECK(std::vector<ChannelId>(y.begin(), y.end()) == want);
+    }
+}
+
+TEST_CASE("Router(base, extra): an override hop with no link between its nodes names them") {
+  const Topology t = two_sockets();
+  Router base(t);
+  const std::vector<Topology::RouteOverride> extra{{0, 1, {0, 1}}};
+  CHECK_THROWS_WITH_AS(Router(base, extra), "two-sockets.json: route override: no link between 'gpu0' and 'gpu1'", Error);
 }
