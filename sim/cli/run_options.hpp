@@ -56,6 +56,7 @@ struct RunOptions {
   // Set by `ccsim sweep`: the rows are handed back here instead of printed (no progress bar, no file).
   RunRows* result = nullptr;
   int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
+  int nccl_min_channels = 0, nccl_max_channels = 0; // compare: the trace's NCCL_MIN/MAX_NCHANNELS or _CTAS (0 = not stated)
   long long nvls_chunk_bytes = 0;          // compare: the trace's NCCL_NVLS_CHUNKSIZE (0 = NCCL's default)
   long long nvls_tree_max_chunk_bytes = 0; // compare: the trace's NCCL_NVLSTREE_MAX_CHUNKSIZE (0 = NCCL's rule)
   std::string nccl_version;       // --nccl-version for --model nccl (compare: else the trace's own line)

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
@@ -172,6 +173,64 @@ void apply_trace_release(RunOptions& run, const trace::Trace& t, std::vector<std
   applied.push_back("NCCL version " + *found + " from " + where + " (applied as --nccl-version: LL128 where that release enables it)");
 }
 
+// NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and NCCL_MIN_CTAS / NCCL_MAX_CTAS bound the ring/tree channel count (NVIDIA/nccl
+// src/graph/connect.cc ncclTopoPostset, v2.17.1-1 to v2.29.2-1): min(count, NCCL_MAX_NCHANNELS, maxCTAs), then copies
+// of the first channels up to max(NCCL_MIN_NCHANNELS, minCTAs). NCCL_MIN/MAX_NRINGS are the older names, read unless
+// the NCHANNELS one is set (ncclMinNchannels). Values as NCCL reads them: strtoll base 0; a min below 0 is 0, a max
+// below 1 is 1, both at most MAXCHANNELS 64; NCCL_MIN/MAX_CTAS at or below 0 are left out (src/init.cc "is too low,
+// leaving it"), and a minCTAs above maxCTAs becomes maxCTAs. A log's "N coll channels" already counts them.
+void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
+  struct Stated {
+    std::string key, value;
+    long long v = 0;
+  };
+  auto stated = [&](std::initializer_list<const char*> keys) -> std::optional<Stated> {
+    for (const char* k : keys) { // the first key wins: the newer name before the legacy one
+      const auto it = t.env.find(k);
+      if (it == t.env.end()) continue;
+      char* end = nullptr;
+      errno = 0;
+      const long long v = std::strtoll(it->second.c_str(), &end, 0);
+      if (it->second.empty() || !end || *end != '\0' || errno != 0) {
+        applied.push_back(fmt::format("not applied: {}={} from the trace (not a whole number)", k, it->second));
+        return std::nullopt;
+      }
+      return Stated{k, it->second, v};
+    }
+    return std::nullopt;
+  };
+  constexpr long long kMaxChannels = 64; // NCCL's MAXCHANNELS (src/include/device.h)
+  auto min_n = stated({"NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS"}), max_n = stated({"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS"});
+  auto min_c = stated({"NCCL_MIN_CTAS"}), max_c = stated({"NCCL_MAX_CTAS"});
+  for (auto* c : {&min_c, &max_c})
+    if (*c && (*c)->v <= 0) {
+      applied.push_back(fmt::format("not applied: {}={} from the trace (NCCL leaves a count at or below 0 out)", (*c)->key, (*c)->value));
+      c->reset();
+    }
+  if (min_n) min_n->v = std::clamp(min_n->v, 0LL, kMaxChannels);
+  if (max_n) max_n->v = std::clamp(max_n->v, 1LL, kMaxChannels);
+  if (min_c) min_c->v = std::min(min_c->v, kMaxChannels);
+  if (max_c) max_c->v = std::min(max_c->v, kMaxChannels);
+  if (min_c && max_c && min_c->v > max_c->v) min_c->v = max_c->v;
+  if (!min_n && !max_n && !min_c && !max_c) return;
+  std::string names;
+  for (const auto* c : {&min_n, &max_n, &min_c, &max_c})
+    if (*c) names += fmt::format("{}{}={}", names.empty() ? "" : ", ", (*c)->key, (*c)->value);
+  if (t.info.coll_channels > 0) {
+    applied.push_back(fmt::format("the trace states {}: already in the log's {} coll channels", names, t.info.coll_channels));
+    return;
+  }
+  const long long lo = std::max(min_n ? min_n->v : 0, min_c ? min_c->v : 0);
+  const long long hi = std::min(max_n ? max_n->v : kMaxChannels, max_c ? max_c->v : kMaxChannels);
+  run.nccl_min_channels = static_cast<int>(lo);
+  run.nccl_max_channels = (max_n || max_c) ? static_cast<int>(hi) : 0;
+  std::string what;
+  if (max_n || max_c) what = fmt::format("at most {}", hi);
+  if (lo > 0) what += fmt::format("{}at least {} (copies of the first)", what.empty() ? "" : ", then ", lo);
+  applied.push_back(fmt::format("applied {} from the trace: ring/tree CUDA channels {}{}", names, what,
+                                (min_c || max_c) ? "; not applied to NVLS channels, which NCCL bounds by the CTAs too" : ""));
+}
+
 } // namespace
 
 // E.g. NCCL_NVLS_ENABLE=0 or "0 nvls channels" -> --nvls off, NCCL_ALGO=ring -> --nccl-algo ring, "24 coll
@@ -224,6 +283,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     applied.push_back(fmt::format("applied {}={} from the trace: the NVLS-tree chunk", key, v));
   }
   const auto& info = t.info;
+  if (nccl) apply_trace_channel_bounds(run, t, applied);
   if (info.coll_channels > 0) {
     if (nccl) run.nccl_channels = info.coll_channels;
     applied.push_back(fmt::format("NCCL INFO: {} coll channels{}", info.coll_channels, nccl ? " (applied as the ring/tree CUDA channel count)" : ""));

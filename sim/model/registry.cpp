@@ -89,6 +89,8 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.gpus_per_thread = o.gpus_per_thread;
   n.relay_gpus = o.relay_gpus;
   n.channels = o.nccl_channels;
+  n.min_channels = o.nccl_min_channels;
+  n.max_channels = o.nccl_max_channels;
   n.nccl_version = o.nccl_version;
   n.nvls_chunk_bytes = o.nvls_chunk_bytes;
   n.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;

@@ -23,6 +23,7 @@ struct ModelOptions {
   int gpus_per_thread = 1;      // GPUs one launching thread drives (nccl-tests -g); scales launch_per_gpu_us
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
   int nccl_channels = 0;        // nccl: CUDA channels as an NCCL log reports them (0 = NCCL's own count)
+  int nccl_min_channels = 0, nccl_max_channels = 0; // nccl: NCCL_MIN/MAX_NCHANNELS (or _CTAS) a run states (0 = not stated)
   std::string nccl_proto;       // nccl: NCCL_PROTO list (LL, LL128, Simple; ^ excludes; "" = all)
   std::string nccl_version;     // nccl: the NCCL release predicted ("2.4.8"; "" = the tables' own)
   long long nvls_chunk_bytes = 0;          // nccl: NCCL_NVLS_CHUNKSIZE a run states (0 = NCCL's)

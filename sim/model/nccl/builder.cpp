@@ -132,7 +132,8 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
     if (!env->proto.empty() && !opt_.protos.restricted()) opt_.protos = proto_set_from(env->proto, "NCCL_PROTO");
     if (env->nvls_off && opt_.nvls == NvlsMode::Auto) opt_.nvls = NvlsMode::Off;
     if (env->algo == "Ring" && opt_.mode == AlgoMode::Auto) opt_.mode = AlgoMode::Ring;
-    if (env->channels > 0 && opt_.channels == 0) opt_.channels = env->channels;
+    // A run's own NCCL_MIN/MAX_NCHANNELS replace the profile's channel count (the same two settings).
+    if (env->channels > 0 && opt_.channels == 0 && opt_.min_channels == 0 && opt_.max_channels == 0) opt_.channels = env->channels;
   }
   // An instance type the net plugin's table does not hold fails here, before any size (Tables::instance_of).
   // Google's machine types (topology::cloud_machine) name no net plugin table: their fabric is their link type.
@@ -150,6 +151,18 @@ Builder::Builder(const topology::Topology& t, Options o) : topo_(t), tab_(load_t
 Builder::~Builder() = default;
 
 int Builder::coll_channels(const metrics::RunConfig& cfg) {
+  const int own = own_coll_channels(cfg);
+  if (opt_.channels > 0 || (opt_.min_channels == 0 && opt_.max_channels == 0)) return own;
+  // NVIDIA/nccl src/graph/connect.cc (ncclTopoPostset, v2.17.1-1 to v2.29.2-1): after the search's channels are doubled,
+  // nChannels = min(nChannels, NCCL_MAX_NCHANNELS, maxCTAs), then copyChannels duplicates the first ones up to
+  // max(NCCL_MIN_NCHANNELS, minCTAs): the max first, then the min, so a min above the max wins. MAXCHANNELS (64) caps
+  // both (ncclMinNchannels/ncclMaxNchannels; channels_used applies the cap).
+  int nc = own > 0 ? own : std::max(1, graph(cfg).channels) * tab_.cuda_channels_per_search_channel;
+  if (opt_.max_channels > 0) nc = std::min(nc, opt_.max_channels);
+  return std::max(nc, opt_.min_channels);
+}
+
+int Builder::own_coll_channels(const metrics::RunConfig& cfg) {
   if (opt_.channels > 0 || !tab_.rccl || rccl_sm_.empty()) return opt_.channels;
   const int p = metrics::ranks_of(cfg), nodes = graph(cfg).nodes;
   // RCCL's own count on one node of a full xGMI mesh (rccl.json one_node_channels): init.cc's multiplier `nc` of the

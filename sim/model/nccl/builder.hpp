@@ -61,6 +61,9 @@ struct Options {
   int gpus_per_thread = 1;  // nccl-tests -g: scales the per-GPU launch overhead
   std::vector<int> relay_gpus; // only these GPUs relay routes; empty = any
   int channels = 0;            // ring/tree CUDA channels as NCCL's log reports them (0 = from the graph)
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (or NCCL_MIN_CTAS / NCCL_MAX_CTAS) a run states, 0 = not stated: bounds on
+  // NCCL's own ring/tree count where `channels` is 0 (Builder::coll_channels).
+  int min_channels = 0, max_channels = 0;
   ProtoSet protos;             // NCCL_PROTO: the protocols its tuner may pick (--nccl-proto; default all)
   std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
   // NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE a run states, in bytes (0 = NCCL's): the NVLS-tree chunk.
@@ -144,7 +147,9 @@ class Builder final : public metrics::PlanBuilder {
   int rccl_nics_per_node(const metrics::RunConfig& cfg); // NICs on the host of the first placed GPU, counted once
   // The ring/tree channel count to start from as a log reports it: the trace's logged count, else RCCL's own
   // default on one node or across nodes where rccl.json has one for this generation and GPUs per node; 0: the search's.
+  // NCCL_MIN/MAX_NCHANNELS stated: that count (the search's where it is 0) bounded by them.
   int coll_channels(const metrics::RunConfig& cfg);
+  int own_coll_channels(const metrics::RunConfig& cfg);
 
   const topology::Topology& topo_;
   const Tables& tab_;

@@ -297,7 +297,8 @@ TEST_CASE("the settings a pasted launch line passes are the run's: mpirun -x, sr
   const auto mpirun = env_of("mpirun --allow-run-as-root --mca plm_rsh_args \"-p 22\"  -c 0 -np 1024 -x NCCL_SOCKET_NTHREADS=2 "
                              "-x NCCL_ALGO=Ring -x NCCL_PROTO=LL128  -x NCCL_NET_GDR_LEVEL=SYS -x NCCL_MIN_NCHANNELS=32 "
                              "-x NCCL_NVLS_ENABLE=0   --prefix  /home/openmpi   /home/nccl-tests/build/all_reduce_perf  -b 1g -e 32g -f 2 -g 1");
-  CHECK(mpirun.size() == 3);
+  CHECK(mpirun.size() == 4); // NCCL_MIN_NCHANNELS too (apply_trace_channel_bounds), NCCL_SOCKET_NTHREADS not
+  CHECK(mpirun.at("NCCL_MIN_NCHANNELS") == "32");
   CHECK(mpirun.at("NCCL_ALGO") == "Ring");
   CHECK(mpirun.at("NCCL_PROTO") == "LL128");
   CHECK(mpirun.at("NCCL_NVLS_ENABLE") == "0");
