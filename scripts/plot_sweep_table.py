@@ -5,10 +5,15 @@ at each size marked; with several ops, one panel per machine and op (their busbw
 With --best, also prints which configuration wins at each size on each machine (a Markdown table).
 
   scripts/plot_sweep_table.py results.csv -o sweep.png [--best]"""
-import argparse, csv, math, os, sys
+import csv, math, os, sys
 from collections import defaultdict
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+
+on_signals("plot_sweep_table")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
+
+ap = Parser(description=__doc__.splitlines()[0])
 ap.add_argument("table", help="CSV written by ccsim sweep")
 ap.add_argument("-o", "--output", default="sweep", help="PNG to write (.png added when missing)")
 ap.add_argument("--best", action="store_true", help="print the best configuration per machine and size")
@@ -89,12 +94,9 @@ def main():
     fig.suptitle(f"ccsim sweep: {', '.join(ops)} busbw per algorithm and ring order")
     fig.tight_layout()
     out = args.output if args.output.endswith(".png") else args.output + ".png"
-    fig.savefig(out, dpi=100)
+    save_figures(fig, [out], dpi=100)
     print(f"Plot: {out}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from one_line_errors import run  # noqa: E402
-
     run("plot_sweep_table", main)
