@@ -26,7 +26,8 @@ def _on_signal(prog):
 def on_signals(prog):
     """Call first thing (before importing matplotlib, which takes a while): SIGINT/SIGTERM end in one line."""
     for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, _on_signal(prog))
+        if signal.getsignal(s) != signal.SIG_IGN:  # a signal the caller ignores (nohup, a background job) stays so
+            signal.signal(s, _on_signal(prog))
 
 
 class Parser(argparse.ArgumentParser):
