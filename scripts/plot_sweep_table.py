@@ -15,7 +15,7 @@ on_signals("plot_sweep_table")  # before matplotlib's slow import: an interrupte
 
 ap = Parser(description=__doc__.splitlines()[0])
 ap.add_argument("table", help="CSV written by ccsim sweep")
-ap.add_argument("-o", "--output", default="sweep", help="PNG to write (.png added when missing)")
+ap.add_argument("-o", "--output", default="sweep", help="picture to write: .png, .svg or .pdf (.png added when none of them ends it)")
 ap.add_argument("--best", action="store_true", help="print the best configuration per machine and size")
 args = ap.parse_args()
 
@@ -23,7 +23,7 @@ args = ap.parse_args()
 def human(n):
     for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div:
-            return f"{n // div} {unit}"
+            return f"{n / div:g} {unit}"  # 1536 KiB is 1.5 MiB, not "1 MiB"
     return f"{n} B"
 
 
@@ -93,7 +93,7 @@ def main():
         ax.legend(fontsize=6)
     fig.suptitle(f"ccsim sweep: {', '.join(ops)} busbw per algorithm and ring order")
     fig.tight_layout()
-    out = args.output if args.output.endswith(".png") else args.output + ".png"
+    out = args.output if args.output.lower().endswith((".png", ".svg", ".pdf")) else args.output + ".png"
     save_figures(fig, [out], dpi=100)
     print(f"Plot: {out}")
 

@@ -7,6 +7,7 @@
 #    could be written and X.svg could not, left X.png beside the refusal (half a result), and an interrupted run
 #    could leave a truncated picture; SIGINT ended in a 20-line traceback;
 #  - `ccsim compare --plot out` (no .png) failed with matplotlib's "Format 'ccsim-tmp-...' is not supported";
+#  - plot_sweep_table.py's sizes were whole units: 1536 KiB printed and drawn as "1 MiB"; `-o t.svg` wrote t.svg.png;
 #  - a truncated flag, `--timelin`, was answered "did you mean --timeline-size?" (the longest flag starting with it).
 set -u
 . "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
@@ -63,6 +64,15 @@ grep -qF "$tmp/no/such/t.png" "$tmp/err" || bad "plot_sweep_table.py: the refusa
 # --- (c) ccsim compare --plot NAME without an extension: a PNG under that name ------------------------------------
 "$ccsim" compare --topo dgx1-v100 --trace "$trace" --plot "$tmp/cmpplot" >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" = 0 ] && png "$tmp/cmpplot" || { bad "compare --plot cmpplot: exit $rc, no PNG:"; sed 's/^/  | /' "$tmp/err"; }
+
+# --- (c2) plot_sweep_table: a size that is not a power of two, an SVG asked for -----------------------------------
+# 1536 KiB is 1.5 MiB (the --best table said "1 MiB", as if a third of the message had gone); -o t.svg wrote t.svg.png.
+echo '{"points": [{"topo": "dgx1", "bytes": "1536K"}, {"topo": "dgx1", "bytes": "3M"}]}' >"$tmp/odd.json"
+"$ccsim" sweep "$tmp/odd.json" -o "$tmp/odd.csv" >/dev/null 2>&1 || bad "ccsim sweep odd.json exited $?"
+out=$("$scripts/plot_sweep_table.py" "$tmp/odd.csv" -o "$tmp/odd.svg" --best 2>&1)
+echo "$out" | grep -qE '^\| dgx1 \| 1\.5 MiB \| ' || bad "plot_sweep_table --best: 1536 KiB is not 1.5 MiB: $out"
+echo "$out" | grep -qE '^\| dgx1 \| 3 MiB \| ' || bad "plot_sweep_table --best: 3 MiB row: $out"
+grep -q '<svg' "$tmp/odd.svg" 2>/dev/null && [ ! -e "$tmp/odd.svg.png" ] || bad "plot_sweep_table -o odd.svg: no odd.svg ($(ls "$tmp" | grep odd))"
 
 # --- (d) SIGINT / SIGTERM mid-run: one line, exit 128+N, no picture and no temporary left -------------------------
 # A 64 MiB timeline takes plot_timeline a few seconds (matplotlib's import, then thousands of bars); the signal comes
