@@ -8,6 +8,7 @@
 #    could leave a truncated picture; SIGINT ended in a 20-line traceback;
 #  - `ccsim compare --plot out` (no .png) failed with matplotlib's "Format 'ccsim-tmp-...' is not supported";
 #  - plot_sweep_table.py's sizes were whole units: 1536 KiB printed and drawn as "1 MiB"; `-o t.svg` wrote t.svg.png;
+#  - `topo show --dot` labelled a link "ideal x1": kind and lanes, never its bandwidth (a crossbar's 25 GB/s);
 #  - a truncated flag, `--timelin`, was answered "did you mean --timeline-size?" (the longest flag starting with it).
 set -u
 . "$(dirname "$0")/check_preamble.sh" # ccsim, src, CCSIM_DATA_DIR, fails, $tmp, bad
@@ -96,6 +97,18 @@ for sig in INT TERM; do
     [ -z "$left" ] || bad "plot_timeline under SIG$sig left: $left"
   fi
 done
+
+# --- (d2) topo show --dot: each link's bandwidth per direction, as `topo show` lists it ----------------------------
+# By hand: a crossbar of 25 GB/s is one ideal lane of 25 GB/s to the switch; DGX-1V's gpu0-gpu3 is two NVLink2 lanes
+# of 25 GB/s each way, 50 GB/s. The label was "ideal x1" alone: the drawing never said how fast a link is.
+"$ccsim" topo show 'crossbar:ranks=4,bw=25GB/s,alpha=2us' --dot >"$tmp/x.dot" 2>&1 || bad "topo show crossbar --dot exited $?"
+[ "$(grep -c 'label="ideal x1, 25 GB/s"' "$tmp/x.dot")" = 4 ] || bad "crossbar --dot: 4 links of 25 GB/s not labelled: $(grep -m1 -- ' -- ' "$tmp/x.dot")"
+"$ccsim" topo show dgx1 --dot >"$tmp/d.dot" 2>&1 || bad "topo show dgx1 --dot exited $?"
+grep -qF '"gpu0" -- "gpu3" [color="#76b900", penwidth=2, label="nvlink2 x2, 50 GB/s"' "$tmp/d.dot" ||
+  bad "dgx1 --dot: gpu0-gpu3 not labelled nvlink2 x2, 50 GB/s: $(grep -F '"gpu0" -- "gpu3"' "$tmp/d.dot")"
+if command -v dot >/dev/null; then
+  dot -Tsvg "$tmp/d.dot" -o "$tmp/d.svg" 2>"$tmp/err" && grep -qF '50 GB/s' "$tmp/d.svg" || bad "dot -Tsvg of dgx1: $(cat "$tmp/err")"
+fi
 
 # --- (e) a truncated flag: the nearest flag that starts with it ---------------------------------------------------
 err=$("$ccsim" --topo dgx1 --timelin "$tmp/t.json" 2>&1 >/dev/null); rc=$?
