@@ -1,5 +1,81 @@
-"""The house rule on bad input for the plot scripts: one line naming the file, exit 2, never a traceback."""
+"""The house rules for the plot scripts: bad input is one line naming the file or flag, exit 2, never a traceback;
+an output appears whole or not at all (written to a temporary beside it, renamed once complete), also when the run
+is interrupted (SIGINT, SIGTERM: the temporaries are removed, one line, exit 128 + the signal)."""
+import argparse
+import os
+import signal
 import sys
+
+_temps = set()  # temporaries being written; removed on an error or a signal
+
+
+def _on_signal(prog):
+    def handler(signum, _frame):
+        for t in list(_temps):
+            try:
+                os.unlink(t)
+            except OSError:
+                pass
+        name = signal.Signals(signum).name
+        os.write(2, f"{prog}: interrupted by {name}, nothing written\n".encode())
+        os._exit(128 + signum)  # no traceback, no half-written output left behind
+
+    return handler
+
+
+def on_signals(prog):
+    """Call first thing (before importing matplotlib, which takes a while): SIGINT/SIGTERM end in one line."""
+    for s in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(s) != signal.SIG_IGN:  # a signal the caller ignores (nohup, a background job) stays so
+            signal.signal(s, _on_signal(prog))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad flag or a missing argument is one line (usage is in --help), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def save_figures(fig, paths, **kwargs):
+    """Saves fig to every path, all or none: each to a temporary in the same folder, then renamed together with
+    SIGINT/SIGTERM held back, so an interruption or a failure never leaves a partial or a truncated file."""
+    done = []
+    try:
+        for path in paths:
+            folder, name = os.path.split(path)
+            stem, ext = os.path.splitext(name)
+            tmp = os.path.join(folder, f".{stem}.tmp{os.getpid()}{ext}")
+            _temps.add(tmp)
+            # The format from the name's extension; a name without a known one (`compare --plot out`, whose
+            # scratch name ends in a random suffix) gets PNG under the name given, not matplotlib's refusal.
+            fmt = ext.lstrip(".").lower()
+            fmt = fmt if fmt in fig.canvas.get_supported_filetypes() else "png"
+            try:
+                fig.savefig(tmp, format=fmt, **kwargs)
+            except OSError as e:  # name the file asked for, not the temporary
+                raise OSError(e.errno, e.strerror, path) from None
+            done.append((tmp, path))
+        for _, path in done:  # a rename that would fail must not come after one that published
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "Is a directory", path)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            for tmp, path in done:
+                try:
+                    os.replace(tmp, path)
+                except OSError as e:
+                    raise OSError(e.errno, e.strerror, path) from None
+                _temps.discard(tmp)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    finally:
+        for t in list(_temps):
+            try:
+                os.unlink(t)
+            except OSError:
+                pass
+            _temps.discard(t)
 
 
 def run(prog, main):

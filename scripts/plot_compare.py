@@ -8,6 +8,11 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from one_line_errors import on_signals, run, save_figures  # noqa: E402
+
+on_signals("plot_compare")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
+
 try:
     import matplotlib
 except ImportError:  # one line saying what to install, not a traceback
@@ -28,6 +33,12 @@ def human(b, _pos=None):
 
 
 def main():
+    for a in sys.argv[1:]:
+        if a in ("-h", "--help"):
+            print(__doc__.strip())
+            return
+        if a.startswith("-") and a != "-":  # a flag is not a file name (this script takes none)
+            sys.exit(f"plot_compare: {a}: no such flag (usage: plot_compare.py COMPARE.json OUT.png)")
     if len(sys.argv) != 3:
         sys.exit("usage: plot_compare.py COMPARE.json OUT.png")
     with open(sys.argv[1]) as f:
@@ -80,11 +91,8 @@ def main():
     lim = max(20, min(100, max(abs(e) for e in err) * 1.1))
     ax2.set_ylim(-lim, lim)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=110)
+    save_figures(fig, [sys.argv[2]], dpi=110)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from one_line_errors import run  # noqa: E402
-
     run("plot_compare", main)

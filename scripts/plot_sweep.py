@@ -16,6 +16,11 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+
+on_signals("plot_sweep")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
+
 try:
     import matplotlib
 except ImportError:  # one line saying what to install, not a traceback
@@ -88,7 +93,7 @@ def load(spec):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("inputs", nargs="+", help="[label=]file.json|file.csv")
     ap.add_argument("-o", "--output", default="sweep", help="output path without extension (writes .png and .svg)")
     ap.add_argument("--metric", choices=METRICS, default="busbw")
@@ -127,13 +132,10 @@ def main():
     ax.legend(loc="best", frameon=False)
     fig.tight_layout()
     base = os.path.splitext(args.output)[0] if args.output.endswith((".png", ".svg")) else args.output
+    save_figures(fig, [f"{base}.png", f"{base}.svg"])
     for ext in ("png", "svg"):
-        fig.savefig(f"{base}.{ext}")
         print(f"wrote {base}.{ext}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from one_line_errors import run  # noqa: E402
-
     run("plot_sweep", main)

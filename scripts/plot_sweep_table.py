@@ -5,12 +5,17 @@ at each size marked; with several ops, one panel per machine and op (their busbw
 With --best, also prints which configuration wins at each size on each machine (a Markdown table).
 
   scripts/plot_sweep_table.py results.csv -o sweep.png [--best]"""
-import argparse, csv, math, os, sys
+import csv, math, os, sys
 from collections import defaultdict
 
-ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+
+on_signals("plot_sweep_table")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
+
+ap = Parser(description=__doc__.splitlines()[0])
 ap.add_argument("table", help="CSV written by ccsim sweep")
-ap.add_argument("-o", "--output", default="sweep", help="PNG to write (.png added when missing)")
+ap.add_argument("-o", "--output", default="sweep", help="picture to write: .png, .svg or .pdf (.png added when none of them ends it)")
 ap.add_argument("--best", action="store_true", help="print the best configuration per machine and size")
 args = ap.parse_args()
 
@@ -18,7 +23,7 @@ args = ap.parse_args()
 def human(n):
     for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div:
-            return f"{n // div} {unit}"
+            return f"{n / div:g} {unit}"  # 1536 KiB is 1.5 MiB, not "1 MiB"
     return f"{n} B"
 
 
@@ -88,13 +93,10 @@ def main():
         ax.legend(fontsize=6)
     fig.suptitle(f"ccsim sweep: {', '.join(ops)} busbw per algorithm and ring order")
     fig.tight_layout()
-    out = args.output if args.output.endswith(".png") else args.output + ".png"
-    fig.savefig(out, dpi=100)
+    out = args.output if args.output.lower().endswith((".png", ".svg", ".pdf")) else args.output + ".png"
+    save_figures(fig, [out], dpi=100)
     print(f"Plot: {out}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from one_line_errors import run  # noqa: E402
-
     run("plot_sweep_table", main)

@@ -12,6 +12,11 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+
+on_signals("plot_timeline")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
+
 try:
     import matplotlib
 except ImportError:  # one line saying what to install, not a traceback
@@ -24,7 +29,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", help="file written by ccsim --timeline")
     ap.add_argument("-o", "--output", default="timeline", help="output path without extension (writes .png and .svg)")
     ap.add_argument("--links", type=int, default=16, help="show at most this many links, busiest first")
@@ -89,13 +94,10 @@ def main():
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     base = os.path.splitext(args.output)[0] if args.output.endswith((".png", ".svg")) else args.output
+    save_figures(fig, [f"{base}.png", f"{base}.svg"])
     for ext in ("png", "svg"):
-        fig.savefig(f"{base}.{ext}")
         print(f"wrote {base}.{ext}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from one_line_errors import run  # noqa: E402
-
     run("plot_timeline", main)

@@ -47,7 +47,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // The command's long flag closest to an unknown `--word` ("--ring-order": --ring; "--topology": --topo), or "".
-// A flag the word starts with, or that starts with the word, wins; else the fewest edits, at most a third of it.
+// A flag the word starts with, or that starts with the word, wins (the one nearest its length); else the fewest
+// edits, at most a third of it.
 // The (sub)command the words were parsed for: the last subcommand chosen, else the app itself.
 const CLI::App* parsed_command(const CLI::App& app) {
   const CLI::App* at = &app;
@@ -65,7 +66,10 @@ std::string closest_flag(const CLI::App& app, std::string_view word) {
       if (flag == "--help" || flag.size() < 4) continue;
       const bool prefix = word.starts_with(flag) || flag.starts_with(word);
       const std::size_t cost = prefix ? 0 : edit_distance(word, flag);
-      if (cost < best_cost || (cost == best_cost && cost == 0 && flag.size() > best.size())) best = flag, best_cost = cost;
+      // Among prefixes the one nearest the word's length: "--ring-order" is --ring (the longest the word starts
+      // with), "--timelin" is --timeline, not the longer --timeline-size that also starts with it.
+      const auto gap = [&](const std::string& f) { return f.size() > word.size() ? f.size() - word.size() : word.size() - f.size(); };
+      if (cost < best_cost || (cost == best_cost && cost == 0 && gap(flag) < gap(best))) best = flag, best_cost = cost;
     }
   }
   return best;

@@ -51,7 +51,7 @@ std::string dot(const topology::Topology& t) {
   };
   auto q = [&](const std::string& s) { return "\"" + esc(s) + "\""; };
   std::string out = fmt::format("graph {} {{\n  // {}\n  // colours: nvlink green, pcie blue, qpi/upi/xgmi purple, "
-                                "network orange, ideal grey; pen width = lanes\n  graph [overlap=false];\n",
+                                "network orange, ideal grey; pen width = lanes; labels: kind x lanes, bandwidth per direction\n  graph [overlap=false];\n",
                                 q(t.name), esc(t.description));
   for (const auto& n : t.nodes)
     out += n.gpu >= 0 ? fmt::format("  {} [shape=box, style=filled, fillcolor=\"#d9f2b4\"];\n", q(n.name))
@@ -61,7 +61,10 @@ std::string dot(const topology::Topology& t) {
     out += fmt::format("  {} -- {} [color=\"{}\", penwidth={}, label={}, tooltip={}];\n",
                        q(t.nodes[static_cast<std::size_t>(l.a)].name), q(t.nodes[static_cast<std::size_t>(l.b)].name),
                        dot_colour(l.type), l.lanes,
-                       q(fmt::format("{} x{}", topology::to_string(l.type), l.lanes)), q(l.source));
+                       // The bandwidth per direction as `topo show` lists it: "ideal x1" alone left a crossbar's
+                       // 25 GB/s, or a NIC's 400G, out of the picture.
+                       q(fmt::format("{} x{}, {}", topology::to_string(l.type), l.lanes, format_bandwidth(l.capacity()))),
+                       q(l.source));
   return out + "}\n";
 }
 
