@@ -28,6 +28,12 @@ check "-x NCCL_MAX_NRINGS=2 -x NCCL_MAX_NCHANNELS=6" 6 ""   # the legacy name yi
 check "-x NCCL_MIN_NRINGS=40" 40 ""
 check "-x NCCL_MAX_CTAS=0x6" 6 ""                           # read as strtoll(str, 0, 0)
 check "-x NCCL_MIN_CTAS=0 -x NCCL_MAX_NCHANNELS=4" 4 "not applied: NCCL_MIN_CTAS=0 from the trace"
+# connect.cc ncclMaxNchannels / ncclMinNchannels: a max below 1 is 1, a min below 0 is 0 (no copies asked for).
+check "-x NCCL_MAX_NCHANNELS=0" 1 "ring/tree CUDA channels at most 1"
+sed "s/-x NCCL_MIN_NCHANNELS=32/-x NCCL_MIN_NCHANNELS=-3 -x NCCL_MAX_NCHANNELS=4/" "$trace" > "$tmp/neg.txt"
+out=$(run "$tmp/neg.txt") || { echo "FAIL compare (min -3): $out"; fail=1; }
+echo "$out" | grep -qx "# trace: applied NCCL_MIN_NCHANNELS=-3, NCCL_MAX_NCHANNELS=4 from the trace: ring/tree CUDA channels at most 4" ||
+  { echo "FAIL (min -3): a min below 0 is no 'at least': $out"; fail=1; }
 # A log's "N coll channels" already counts them: that count runs, and the setting is named as counted.
 { sed "s/-x NCCL_MIN_NCHANNELS=32/-x NCCL_MIN_NCHANNELS=48/" "$trace"
   echo "host:1:1 [0] NCCL INFO 24 coll channels, 0 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer"; } > "$tmp/log.txt"

@@ -84,3 +84,11 @@ TEST_CASE("format_size: the largest unit the size reaches, exact or marked round
   CHECK(format_size(1000000) == "~976.56 KiB");                   // 1e6 / 1024 = 976.5625
   CHECK(format_size(4096ULL << 30) == "4096 GiB");                // no larger unit
 }
+
+// Hundredths rounded half up, by hand: 1030 B = 1 KiB + 6 B, 6 / 1024 = 0.00586 KiB -> 0.59 hundredths -> 1: "~1.01 KiB"
+// (truncated it would be "~1 KiB"); 2047 B = 1 KiB + 1023 B, 99.9 hundredths -> 100: the next whole unit, "~2 KiB".
+TEST_CASE("format_size: hundredths rounded half up, 100 of them the next whole unit") {
+  CHECK(format_size(1030) == "~1.01 KiB");
+  CHECK(format_size(1029) == "~1 KiB"); // 5 / 1024 = 0.488 hundredths -> 0
+  CHECK(format_size(2047) == "~2 KiB");
+}

@@ -184,6 +184,16 @@ TEST_CASE("a key neither reader knows is refused by name, and one starting with 
   REQUIRE(read_topology_fast(notes, "t.json").has_value());
   CHECK(topology_to_text(read_topology_fast(notes, "t.json")->topo) == topology_to_text(walked(notes, "t.json")));
   CHECK(topology_from_json_text(notes, "t.json").links[0].lanes == 2);
+  // A comment among link_types is no link type: both readers skip it and apply the real entry's defaults.
+  const std::string typed = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}],
+    "link_types": {"_note": "measured on a test rig", "ideal": {"bw": 1000, "latency": 7}},
+    "links": [{"a": "g", "b": "h", "type": "ideal"}]})";
+  CHECK(message_of(typed) == "(no error)");
+  const Topology w = walked(typed, "t.json");
+  REQUIRE(w.links.size() == 1);
+  CHECK(w.links[0].bw == 1000);
+  REQUIRE(read_topology_fast(typed, "t.json").has_value());
+  CHECK(topology_to_text(read_topology_fast(typed, "t.json")->topo) == topology_to_text(w));
 }
 
 TEST_CASE("a second link of one type between the same pair is refused naming both, by both readers") {
@@ -195,6 +205,12 @@ TEST_CASE("a second link of one type between the same pair is refused naming bot
                            R"("lanes": 3 and delete links[1])";
   CHECK(message_of(twice) == want);
   CHECK_THROWS_WITH_AS(topology_from_json(parse_json_text(twice, "t.json"), "t.json"), want.c_str(), Error);
+  // Links of two types between one pair are two links, not a second of one (the refusal is per type).
+  const std::string two_types = R"({"nodes": [{"name": "g", "kind": "gpu"}, {"name": "h", "kind": "gpu"}],
+    "links": [{"a": "g", "b": "h", "type": "nvlink2", "bw": "25GB/s", "latency": 1, "lanes": 2},
+              {"a": "h", "b": "g", "type": "pcie3", "bw": "16GB/s", "latency": 1}]})";
+  CHECK(message_of(two_types) == "(no error)");
+  CHECK(walked(two_types, "t.json").links.size() == 2);
 }
 
 TEST_CASE("every shipped topology file takes the quick route and reads as the walk reads it") {
