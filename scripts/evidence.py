@@ -108,6 +108,13 @@ def document(ccsim):
     return json.dumps(doc, indent=1) + "\n"
 
 
+def write(ccsim):
+    """Rewrites OUT from the generated tables, never leaving a partial file."""
+    with open(OUT + ".tmp", "w") as f:
+        f.write(document(ccsim))
+    os.replace(OUT + ".tmp", OUT)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ccsim", default="build/ccsim")
@@ -115,15 +122,12 @@ def main():
     g.add_argument("--write", action="store_true", help=f"rewrite {OUT}")
     g.add_argument("--check", action="store_true", help=f"exit 1 when {OUT} is stale")
     a = ap.parse_args()
-    new = document(a.ccsim)
     if a.check:
         old = open(OUT).read() if os.path.exists(OUT) else ""
-        if new != old:
+        if document(a.ccsim) != old:
             sys.exit(f"evidence: {OUT} is stale: run python3 scripts/evidence.py --write (after the tables it reads)")
         return
-    with open(OUT + ".tmp", "w") as f:
-        f.write(new)
-    os.replace(OUT + ".tmp", OUT)
+    write(a.ccsim)
 
 
 if __name__ == "__main__":

@@ -68,9 +68,7 @@ def main():
     # The checked line's runs (models/evidence.json) come from this table's rows and the other two generated
     # tables': the last of the regeneration commands (README "Where a prediction is checked") refreshes them.
     import evidence  # noqa: E402
-    with open(evidence.OUT + ".tmp", "w") as f:
-        f.write(evidence.document(a.ccsim))
-    os.replace(evidence.OUT + ".tmp", evidence.OUT)
+    evidence.write(a.ccsim)
 
 
 if __name__ == "__main__":

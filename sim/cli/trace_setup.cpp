@@ -173,6 +173,16 @@ void apply_trace_release(RunOptions& run, const trace::Trace& t, std::vector<std
   applied.push_back("NCCL version " + *found + " from " + where + " (applied as --nccl-version: LL128 where that release enables it)");
 }
 
+// A trace's value of an integer NCCL_PARAM as NCCL reads it (strtoll, base 0: "0x80000" is 524288), or nothing when
+// the whole value is not one number.
+std::optional<long long> nccl_param_int(const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(value.c_str(), &end, 0);
+  if (value.empty() || !end || *end != '\0' || errno != 0) return std::nullopt;
+  return v;
+}
+
 // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS and NCCL_MIN_CTAS / NCCL_MAX_CTAS bound the ring/tree channel count (NVIDIA/nccl
 // src/graph/connect.cc ncclTopoPostset, v2.17.1-1 to v2.29.2-1): min(count, NCCL_MAX_NCHANNELS, maxCTAs), then copies
 // of the first channels up to max(NCCL_MIN_NCHANNELS, minCTAs). NCCL_MIN/MAX_NRINGS are the older names, read unless
@@ -188,14 +198,12 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     for (const char* k : keys) { // the first key wins: the newer name before the legacy one
       const auto it = t.env.find(k);
       if (it == t.env.end()) continue;
-      char* end = nullptr;
-      errno = 0;
-      const long long v = std::strtoll(it->second.c_str(), &end, 0);
-      if (it->second.empty() || !end || *end != '\0' || errno != 0) {
+      const auto v = nccl_param_int(it->second);
+      if (!v) {
         applied.push_back(fmt::format("not applied: {}={} from the trace (not a whole number)", k, it->second));
         return std::nullopt;
       }
-      return Stated{k, it->second, v};
+      return Stated{k, it->second, *v};
     }
     return std::nullopt;
   };
@@ -270,17 +278,14 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
                                    std::pair{"NCCL_NVLSTREE_MAX_CHUNKSIZE", &RunOptions::nvls_tree_max_chunk_bytes}}) {
     const auto it = t.env.find(key);
     if (!nccl || it == t.env.end()) continue;
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(it->second.c_str(), &end, 0);
-    const bool whole = end && *end == '\0' && errno == 0 && !it->second.empty();
-    if (whole && v == -2 && field == &RunOptions::nvls_tree_max_chunk_bytes) continue; // NCCL's default spelled out
-    if (!whole || v <= 0 || v > (64LL << 20)) {
+    const auto v = nccl_param_int(it->second);
+    if (v == -2LL && field == &RunOptions::nvls_tree_max_chunk_bytes) continue; // NCCL's default spelled out
+    if (!v || *v <= 0 || *v > (64LL << 20)) {
       applied.push_back(fmt::format("not applied: {}={} from the trace (not a size of 1 B to 64 MiB)", key, it->second));
       continue;
     }
-    run.*field = v;
-    applied.push_back(fmt::format("applied {}={} from the trace: the NVLS-tree chunk", key, v));
+    run.*field = *v;
+    applied.push_back(fmt::format("applied {}={} from the trace: the NVLS-tree chunk", key, *v));
   }
   const auto& info = t.info;
   if (nccl) apply_trace_channel_bounds(run, t, applied);
