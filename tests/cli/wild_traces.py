@@ -340,6 +340,17 @@ EXPECTED = {
         ("machine:instance=a3-ultragpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
     "b200-gke-a4-2node-16gpu-allgather-1K-8G-gib-clustertoolkit.txt":
         ("machine:instance=a4-highgpu-8g,nodes=2", ["--op", "allgather"], [(AG, 16, 24, K, 8 * G)]),
+    # the twelfth harvest's second part. A container README's fenced block: the "[santis][user@host ~]$ srun ..." prompt line, then
+    # the whole run (8 B-128 MiB by 2x, 25 rows)
+    "gh200-santis-2node-8gpu-allreduce-8B-128M-slingshot-cxicontainer-awsofi114-cscs.txt":
+        ("machine:gpu=gh200,gpus=4,nodes=2,nics=4x200G,kind=slingshot", [], [(AR, 8, 25, 8, 128 * M)]),
+    # an issue's block: the mpirun line, UCX/HCOLL warnings, the device list, 171 NCCL INFO lines between it and the banner and 60 more
+    # between the banner and the first row; the block stops after 4 GiB (13 rows from 1 MiB), no footer
+    "h20-3e-vm-2node-4gpu-alltoall-1M-4G-2bondnics-roce-infolog-p2pchunk128K-nccl2265-nccltests321.txt":
+        ("machine:gpu=h20,gpus=2,nodes=2,nics=2x400G,kind=roce", [], [(A2A, 4, 13, M, 4 * G)]),
+    # a note's prompt line and a linear 1 MiB-step sweep (no -f) cut after its first two rows: 1 GiB and 1 GiB + 1 MiB
+    "h200-vm-4gpu-allreduce-1G-linearstep-2rows-singleproc-nccl2312-note.txt":
+        ("machine:gpu=h200,gpus=4", [], [(AR, 4, 2, G, G + M)]),
 }
 
 
