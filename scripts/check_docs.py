@@ -16,6 +16,7 @@ the number just before the comment must be the source's value printed with the s
 allows that much relative slack, for an "about N"). The names are FIGURES below. Exit 1 on a stale figure, 2 on an
 unknown name or a tag with no number before it."""
 import argparse, glob, json, math, os, re, shlex, statistics, subprocess, sys
+from one_line_errors import write_text  # a doc rewritten whole or not at all (this script's folder is on sys.path)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--fix", action="store_true")
@@ -230,5 +231,5 @@ for path in args.files:
             else:
                 print(f"{path}: `{cmd}` is stale; this line is not in its output (in order):\n    {missing[:150]}")
     if args.fix and pieces:
-        open(path, "w").write("".join(pieces) + text[pos:])
+        write_text(path, "".join(pieces) + text[pos:])
 sys.exit(1 if stale and not args.fix else 0)

@@ -14,6 +14,7 @@ import argparse, json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_table import run  # noqa: E402  (one subprocess helper for every benchmark)
+from one_line_errors import write_text  # noqa: E402
 
 README = "sim/trace/README.md"
 TRACES = "tests/data/wild_traces"
@@ -62,9 +63,7 @@ def main():
         if new != old:
             sys.exit(f"wild_table: {README} is stale: run python3 scripts/wild_table.py --write and say what moved")
         return
-    with open(README + ".tmp", "w") as f:
-        f.write(new)
-    os.replace(README + ".tmp", README)
+    write_text(README, new)
     # The checked line's runs (models/evidence.json) come from this table's rows and the other two generated
     # tables': the last of the regeneration commands (README "Where a prediction is checked") refreshes them.
     import evidence  # noqa: E402
