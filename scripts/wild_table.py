@@ -81,7 +81,7 @@ def table(ccsim, text, say=print):
     rows = sorted(counted.items())
     for i, (fa, (ma, pa)) in enumerate(rows):
         for fb, (mb, pb) in rows[i + 1:]:
-            same = pa & pb
+            same = pa & pb  # two rows at least: one size at one time can be two runs' shared latency floor
             if (ma["op"], ma["ranks"]) == (mb["op"], mb["ranks"]) and len(same) >= 2:
                 sys.exit(f"wild_table: {README}: {fa} and {fb} hold the same {len(same)} measured rows: the measurement "
                          "would count twice; move the cut one under the superseded table, naming the other")
@@ -89,9 +89,10 @@ def table(ccsim, text, say=print):
         if c["by"] not in counted:
             sys.exit(f"wild_table: {README}: {c['file']} is superseded by {c['by']}, which is not a counted row of the table")
         by, missing = counted[c["by"]][0], p - counted[c["by"]][1]
-        if missing or (c["op"], c["ranks"]) != (by["op"], by["ranks"]):
+        if not p or missing or (c["op"], c["ranks"]) != (by["op"], by["ranks"]):
             sys.exit(f"wild_table: {README}: {c['file']} is not a cut of {c['by']}: " +
-                     (f"{len(missing)} of its {len(p)} measured rows are not there" if missing else "another op or rank count"))
+                     (f"{len(missing)} of its {len(p)} measured rows are not there" if missing else
+                      "it has no measured rows" if not p else "another op or rank count"))
         say(f"wild_table: {c['file']}: listed, not counted: its {len(p)} measured rows are rows of {c['by']}")
     return "\n".join(lines)
 
