@@ -16,6 +16,8 @@ the number just before the comment must be the source's value printed with the s
 allows that much relative slack, for an "about N"). The names are FIGURES below. Exit 1 on a stale figure, 2 on an
 unknown name or a tag with no number before it."""
 import argparse, glob, json, math, os, re, shlex, statistics, subprocess, sys
+from one_line_errors import write_text  # a doc rewritten whole or not at all (this script's folder is on sys.path)
+from wild_table import ROW as WILD_ROW  # the wild table's counted rows (a superseded cut is listed, not counted)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--fix", action="store_true")
@@ -47,11 +49,10 @@ def holdout(field):
 
 
 def wild(column):
-    """The wild table's error columns (sim/trace/README.md), as scripts/wild_table.py writes them."""
-    row = re.compile(r"^\| [^|]+? \| `[^`]+` \| [a-z]+ \| \d+ \| ([^|]*) \| ([^|]*) \|$")
+    """The wild table's error columns (sim/trace/README.md) over its counted rows, as scripts/wild_table.py writes them."""
     values = []
     for line in source("sim/trace/README.md").split("\n"):
-        if (m := row.match(line)) and m.group(column).strip() != "-":
+        if (m := WILD_ROW.match(line)) and m.group(column).strip() != "-":
             values.append(float(m.group(column).split()[0]))
     return values
 
@@ -90,10 +91,10 @@ FIGURES = {
     "holdout.ge1": lambda: holdout("ge1"),
     "holdout.all": lambda: holdout("all"),
     "wild.files": lambda: len(glob.glob(os.path.join(ROOT, "tests/data/wild_traces/*.txt"))),
-    "wild.rows": lambda: len(wild(1)),
-    "wild.median.ge1": lambda: statistics.median(wild(1)),
-    "wild.median.all": lambda: statistics.median(wild(2)),
-    "wild.three_in_four.ge1": lambda: three_in_four(wild(1)),
+    "wild.rows": lambda: len(wild("ge")),
+    "wild.median.ge1": lambda: statistics.median(wild("ge")),
+    "wild.median.all": lambda: statistics.median(wild("all")),
+    "wild.three_in_four.ge1": lambda: three_in_four(wild("ge")),
     "default.LL": lambda: default_param("protocol_efficiency.LL"),
     "default.step_us": lambda: default_param("step_us"),
     "default.launch_per_gpu_us": lambda: default_param("launch_per_gpu_us"),
@@ -230,5 +231,5 @@ for path in args.files:
             else:
                 print(f"{path}: `{cmd}` is stale; this line is not in its output (in order):\n    {missing[:150]}")
     if args.fix and pieces:
-        open(path, "w").write("".join(pieces) + text[pos:])
+        write_text(path, "".join(pieces) + text[pos:])
 sys.exit(1 if stale and not args.fix else 0)

@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_table import run, entries  # noqa: E402
 from validate_holdout import compare_args, INDEX as HOLDOUT_INDEX  # noqa: E402
 from wild_table import ROW as WILD_ROW, README as WILD_README, TRACES as WILD_TRACES  # noqa: E402
+from one_line_errors import write_text  # noqa: E402
 
 OUT = "models/evidence.json"
 VALIDATION = "models/VALIDATION.md"
@@ -110,9 +111,7 @@ def document(ccsim):
 
 def write(ccsim):
     """Rewrites OUT from the generated tables, never leaving a partial file."""
-    with open(OUT + ".tmp", "w") as f:
-        f.write(document(ccsim))
-    os.replace(OUT + ".tmp", OUT)
+    write_text(OUT, document(ccsim))
 
 
 def main():

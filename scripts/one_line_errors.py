@@ -78,6 +78,33 @@ def save_figures(fig, paths, **kwargs):
             _temps.discard(t)
 
 
+def write_text(path, text, fsync=False):
+    """Writes text to path whole or not at all: a temporary in the same folder (so the rename stays on one file
+    system), flushed (and fsync'd when asked), then os.replace; on any error, or a signal once on_signals is
+    installed, the temporary is removed and path keeps what it had. `text` may instead be a callable that writes
+    to the open file it is given (json.dump, say): one that fails half way leaves nothing behind either."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp{os.getpid()}")
+    _temps.add(tmp)
+    try:
+        with open(tmp, "w") as f:
+            if callable(text):
+                text(f)
+            else:
+                f.write(text)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        _temps.discard(tmp)
+
+
 def run(prog, main):
     try:
         main()

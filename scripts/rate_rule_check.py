@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_table as vt  # noqa: E402
 import validate_holdout as vh  # noqa: E402
 import wild_table as wt  # noqa: E402
+from one_line_errors import write_text  # noqa: E402
 
 CCSIM = "build/ccsim"
 
@@ -51,8 +52,7 @@ def fits(cache):
     own = vt.trace_fits(CCSIM, rows, vt.usable_traces(CCSIM, rows), tempfile.mkdtemp(prefix="ccsim-rate-"), cross_validate=False)[0]
     out = (own, vt.launch_votes(CCSIM, rows))
     if cache:
-        with open(cache + ".tmp", "w") as f: json.dump(out, f)
-        os.replace(cache + ".tmp", cache)  # never a partial cache
+        write_text(cache, json.dumps(out))  # never a partial cache
     return rows, out
 
 

@@ -16,6 +16,7 @@ import argparse, collections, json, os, statistics, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_table import run  # noqa: E402  (one subprocess helper for both benchmarks)
+from one_line_errors import write_text  # noqa: E402
 
 INDEX = "models/holdout/index.json"
 TARGET_GE, TARGET_ALL = 5.0, 15.0
@@ -132,10 +133,7 @@ def main():
             sys.exit(f"validate_holdout.py: {a.check} is stale; rerun: python3 scripts/validate_holdout.py --output {a.check}")
         return
     if a.output:
-        tmp = a.output + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, a.output)  # never a partial file
+        write_text(a.output, text)  # never a partial file
     else:
         sys.stdout.write(text)
 

@@ -32,6 +32,7 @@ picking the machine's own class's set would beat one set for all (it does not, t
 """
 import functools
 import json, os, re, subprocess, sys, tempfile, statistics, datetime
+from one_line_errors import write_text  # whole or not at all (this script's folder is on sys.path)
 
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -539,9 +540,7 @@ def write_default(ccsim, out, check):
             sys.exit(1)
         print(f"{out}: current ({len(fits)} classes)")
         return
-    with open(out + ".tmp", "w") as fh:
-        fh.write(json.dumps(doc, indent=2) + "\n")
-    os.replace(out + ".tmp", out)
+    write_text(out, json.dumps(doc, indent=2) + "\n")
     print(f"wrote {out}: {len(fits)} classes, params {json.dumps(doc['params'], sort_keys=True)}")
 
 def trace_fits(ccsim, rows, usable, tmp, cross_validate=True):
@@ -753,9 +752,7 @@ def main():
                 "**own** = the trace's own calibration held out by halves (worse of the two folds; n/a under 8 rows or when the described "
                 "machine needs a GPU subset). Target for the middle column: <= 5 % / <= 15 %. Every miss carries its reason "
                 "(`miss_reason` in models/traces/index.json).\n\n")
-        with open(md + ".tmp", "w") as fh:
-            fh.write(head + text)
-        os.replace(md + ".tmp", md)
+        write_text(md, head + text)
 
 if __name__ == "__main__":
     main()
