@@ -200,7 +200,7 @@ int Builder::rccl_nics_per_node(const metrics::RunConfig& cfg) {
 
 const Graph& Builder::graph(const metrics::RunConfig& cfg) {
   if (graph_for_.empty() || graph_for_ != cfg.placements) {
-    graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch);
+    graph_ = make_graph(topo_, tab_, cfg.placements, opt_.gpu_arch, amd_sys_same_channels_in_release(release_));
     // LL128 as the release enables it by default (RCCL's tables carry their own switch).
     if (!tab_.rccl)
       graph_.ll128 = graph_.ll128 && ll128_in_release(tab_, release_, compute_capability(topo_, graph_.arch), graph_.arch);

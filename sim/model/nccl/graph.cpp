@@ -432,8 +432,9 @@ struct PcieRing {
   // NCCL's tree graph on these hosts: its own channels, bwInter, bwIntra (tree_channels 0: none found).
   int tree_channels = 0;
   double tree_inter = 0, tree_intra = 0;
+  bool same_channels_only = false; // one GPU order for every channel (Graph::same_channels_only)
 };
-PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
+PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g, bool amd_sys_same_channels) {
   if (g.nodes < 2 || g.rings.empty() || tab.rccl || !tab.nvls) return {};
   for (const auto& ring : g.rings)
     if (ring.empty()) return {};
@@ -449,6 +450,18 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   const bool reverse_eighth = g.arch < Arch::Ampere; // cudaCompCap < 80
   // The CPU's vendor (Graph::amd_cpu: what the description says, else AMD where xGMI joins the sockets), Arm on Grace.
   const bool intel = !g.amd_cpu && !g.arm_cpu;
+  // typeIntra SYS: a hop of the first ring between two GPUs of one host crosses the CPU sockets' link (no NVLink
+  // here, so every ring through those GPUs does).
+  bool same_channels_only = false;
+  if (g.amd_cpu && !g.arm_cpu && amd_sys_same_channels) {
+    const topology::PathClassifier path_class(t);
+    const auto& ring = g.rings.front();
+    for (std::size_t i = 0; i < ring.size() && !same_channels_only; ++i) {
+      const int a = ring[i], b = ring[(i + 1) % ring.size()];
+      same_channels_only = a != b && g.host_of_gpu[static_cast<std::size_t>(a)] == g.host_of_gpu[static_cast<std::size_t>(b)] &&
+                           path_class(a, b) == topology::PathClass::Sys;
+    }
+  }
   topology::Router router(t);
   // One ring's directed links inside the hosts and how many channel speeds each carries per channel: `search`
   // as NCCL's search counts them (the two overheads), `moved` as the replay moves them; each in ascending
@@ -604,18 +617,25 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
     }
   // With alternate set, every other channel runs the reversed order (NCCL's sameChannels 0 pass lets each
   // channel take its own order): a ring that crosses a socket link once then uses both of its directions.
+  // On an x86 AMD host whose rings need a SYS hop (GPUs under both sockets: typeIntra SYS) NCCL 2.19.1 on skips
+  // that pass (search.cc ncclTopoCompute: "except when going through AMD CPUs"): every channel replays channel
+  // 0's order (ncclTopoSearchRecNet, FORCED_ORDER_REPLAY), so one order, ring 0's, is tried for all channels.
+  const int alternates = same_channels_only ? 1 : 2;
+  const std::size_t orders = same_channels_only ? 1 : g.rings.size();
   PcieRing best;
-  for (int alternate = 0; alternate < 2; ++alternate)
+  for (int alternate = 0; alternate < alternates; ++alternate)
     for (int reverse = 0; reverse < 2; ++reverse)
       for (std::size_t rot = 0; rot < longest; ++rot) {
         std::vector<Load> loads;
-        for (const auto& ring : g.rings) {
+        for (std::size_t o = 0; o < orders; ++o) {
+          const auto& ring = g.rings[o];
           loads.push_back(ring_load(reoriented(ring, rot, reverse == 1)));
           if (alternate) loads.push_back(ring_load(reoriented(ring, rot, reverse == 0)));
         }
         const auto found = search(loads);
         if (found.channels * found.bw > best.channels * best.bw + 1e-9) best = found;
       }
+  best.same_channels_only = same_channels_only;
   if (best.channels == 0) return best;
   // What the links carry for the replay, which runs ccsim's own rings: the tightest directed link over
   // the channels' loads (without NCCL's two overheads, which the replay does not move).
@@ -710,17 +730,19 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
   };
   // The ring's order sets, and (each_rotation) one where channel k takes the k-th rotation of the host's run,
   // so the heads, which carry the most (s/8 + s/2 + s up on a pre-sm80 GPU), take turns.
+  // (On an AMD host at SYS, as the ring: one order for every channel, the same search rule.)
   std::vector<std::vector<TreeLoad>> order_sets;
-  for (int alternate = 0; alternate < 2; ++alternate)
+  for (int alternate = 0; alternate < alternates; ++alternate)
     for (int reverse = 0; reverse < 2; ++reverse)
       for (std::size_t rot = 0; rot < longest; ++rot) {
         auto& loads = order_sets.emplace_back();
-        for (const auto& ring : g.rings) {
+        for (std::size_t o = 0; o < orders; ++o) {
+          const auto& ring = g.rings[o];
           loads.push_back(tree_load(reoriented(ring, rot, reverse == 1)));
           if (alternate) loads.push_back(tree_load(reoriented(ring, rot, reverse == 0)));
         }
       }
-  for (int reverse = 0; reverse < 2; ++reverse) {
+  for (int reverse = 0; reverse < 2 && !same_channels_only; ++reverse) {
     auto& loads = order_sets.emplace_back();
     for (std::size_t rot = 0; rot < longest; ++rot)
       for (const auto& ring : g.rings) loads.push_back(tree_load(reoriented(ring, rot, reverse == 1)));
@@ -751,7 +773,7 @@ PcieRing pcie_hosts_ring(const Topology& t, const Tables& tab, const Graph& g) {
 } // namespace
 
 Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
-                 const std::string& arch_override) {
+                 const std::string& arch_override, bool amd_sys_same_channels) {
   Graph g;
   g.rings = placements;
   const auto hosts = topology::host_map(t);
@@ -793,7 +815,8 @@ Graph make_graph(const Topology& t, const Tables& tab, const std::vector<std::ve
     // The tree on 2 nodes: bwIntra raised to 2x bwInter where the switch links carry it (tree_bw_of).
     g.tree_bw = g.nodes == 2 && ring.switch_total / g.channels + 1e-9 >= 2.0 * g.bw ? 2.0 * g.bw : g.bw;
     direct = false;
-  } else if (const auto pcie = pcie_hosts_ring(t, tab, g); pcie.channels > 0) {
+  } else if (const auto pcie = pcie_hosts_ring(t, tab, g, amd_sys_same_channels); pcie.channels > 0) {
+    g.same_channels_only = pcie.same_channels_only;
     // One ring per NIC (ccsim's placement) is not one search channel at a hop's full speed each: NCCL's
     // channels share the GPUs' ports (pcie_hosts_ring).
     g.channels = pcie.channels;
@@ -846,6 +869,7 @@ std::string Graph::describe() const {
   if (!ll128_off.empty()) s += fmt::format(" ({})", ll128_off);
   else if (type_inter) s += fmt::format(" (GPU-NIC path {})", topology::name(*type_inter));
   if (!idle_nics.empty()) s += ", " + idle_nics;
+  if (same_channels_only) s += ", every channel on one GPU order (x86 AMD host, typeIntra SYS: NCCL's search skips its sameChannels 0 pass)";
   if (tree_channels > 0) s += fmt::format(", tree {} channel(s) x {:.1f} GB/s", tree_channels, tree_bw);
   else if (tree_bw != bw) s += fmt::format(", tree {:.1f} GB/s per channel", tree_bw);
   if (nvls.channels > 0)

@@ -36,6 +36,10 @@ struct Graph {
   bool amd_gpu = false;
   bool amd_cpu = false;
   bool arm_cpu = false; // Grace hosts (GB200, GB300): NCCL's x86-only corrections do not apply
+  // Across nodes on PCIe hosts (graph.cpp pcie_hosts_ring): NCCL's search kept every channel on one GPU order,
+  // skipping its sameChannels = 0 pass, because the host's CPUs are x86 AMD and the graph's typeIntra is SYS
+  // (search.cc ncclTopoCompute, NCCL 2.19.1 on and RCCL). Said in describe().
+  bool same_channels_only = false;
   bool ll128 = false;
   // Across nodes: NCCL's typeInter, the GPU-NIC path class of the graph (p2p.hpp type_inter), and why LL128 is
   // off when that class is farther than the release allows ("" when it is not, or LL128 was off anyway).
@@ -105,8 +109,10 @@ std::size_t first_inter_speed(const std::vector<double>& speeds, double max_nic_
 // The GPUs of the graph's first ring on that ring's first host, in ring order: the host NCCL's per-node search sees.
 std::vector<int> first_host_gpus(const Graph& g);
 
-// arch_override "" = from the NVLink generation (Volta when there is no NVLink).
+// arch_override "" = from the NVLink generation (Volta when there is no NVLink). amd_sys_same_channels: the
+// release skips the search's sameChannels = 0 pass on x86 AMD hosts where typeIntra is SYS (NCCL 2.19.1 on,
+// nccl_version.hpp amd_sys_same_channels_in_release; false for an older release).
 Graph make_graph(const topology::Topology& t, const Tables& tab, const std::vector<std::vector<int>>& placements,
-                 const std::string& arch_override);
+                 const std::string& arch_override, bool amd_sys_same_channels = true);
 
 } // namespace ccsim::model::nccl

@@ -157,8 +157,15 @@ inline P2pSplitRule p2p_split_rule(const std::optional<NcclVersion>& v) {
 inline constexpr NcclVersion kNvlsSm100TreeTuningFrom = {2, 30, 3};
 // Does release `v` run that tuning? No version: the tables' release (2.30.7), yes.
 inline bool nvls_sm100_tree_tuning_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kNvlsSm100TreeTuningFrom; }
+// The first release whose search skips its second pass (sameChannels = 0: each channel may take its own GPU
+// order) on x86 AMD hosts where the graph's typeIntra is SYS ("Try having different channels (except when going
+// through AMD CPUs)", NVIDIA/nccl v2.19.1-1 to v2.30.7-1 src/graph/search.cc ncclTopoCompute; absent at
+// v2.18.6-1; ROCm/rccl 0cbce2a keeps it). Every channel then replays channel 0's order.
+inline constexpr NcclVersion kAmdSysSameChannelsFrom = {2, 19, 1};
+// Does release `v` skip it? No version: the tables' release (2.30.7), yes.
+inline bool amd_sys_same_channels_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kAmdSysSameChannelsFrom; }
 // Both rules above answer "yes" without a version because the tables' release has them.
-static_assert(kTablesRelease >= kP2pMaxPeersFrom && kTablesRelease >= kNvlsSm100TreeTuningFrom);
+static_assert(kTablesRelease >= kP2pMaxPeersFrom && kTablesRelease >= kNvlsSm100TreeTuningFrom && kTablesRelease >= kAmdSysSameChannelsFrom);
 
 // NVLS's CUDA channels on one NVLink domain (one node, or an MNNVL clique) by release, NVIDIA/nccl
 // src/transport/nvls.cc ncclNvlsInit: NCCL_NVLS_NCHANNELS defaulted to 16 on every GPU to v2.24.3-1;
