@@ -23,6 +23,7 @@
 
 #include "sim/metrics/sweep.hpp"
 #include "sim/model/nccl/builder.hpp"
+#include "sim/model/nccl/nccl_version.hpp"
 #include "sim/topology/ring_search.hpp"
 #include "sim/topology/topology_json.hpp"
 
@@ -159,4 +160,45 @@ TEST_CASE("Hosts whose sockets are joined by xGMI tune as AMD across nodes") {
   CHECK(nccl::intra_hop_us(tab, intel, nccl::Algo::Ring, nccl::Proto::Simple) == doctest::Approx(3.4));
   CHECK(nccl::intra_hop_us(tab, amd, nccl::Algo::Ring, nccl::Proto::LL) == doctest::Approx(2.0));
   CHECK(nccl::intra_hop_us(tab, intel, nccl::Algo::Ring, nccl::Proto::LL) == doctest::Approx(1.0));
+}
+
+// NCCL's search skips its second pass (sameChannels = 0: each channel may take its own GPU order) on x86 AMD
+// hosts where the graph's typeIntra is SYS (NVIDIA/nccl v2.19.1-1 to v2.30.7-1 src/graph/search.cc
+// ncclTopoCompute, "Try having different channels (except when going through AMD CPUs)"; absent at v2.18.6-1;
+// ROCm/rccl 0cbce2a keeps it). Every channel then replays channel 0's GPU order (ncclTopoSearchRecNet,
+// FORCED_ORDER_REPLAY). Worked by hand:
+//  * 2 nodes of 8 RTX PRO 6000 (PCIe, no NVLink) on 2 EPYC sockets, a NIC per GPU: the GPUs sit under both
+//    sockets, so every ring through them has a GPU pair across the sockets (SYS) and the order each channel
+//    replays crosses the socket link, NCCL's AMD_BW 16 (topo.h), at least once in one direction; channels
+//    replaying that order all cross it the same way, so channels x speed <= 16. Blackwell's speedArrayInter
+//    {..., 17.5, 15, 12, 6, ...}: 15 fits one channel (2 x 15 = 30 > 16), 12 one (24 > 16), and 6 / 15 = 0.4 is
+//    under pass 1's 0.49, so the search stops; pass 2 cannot raise 15 to 17.5 (> 16): 1 channel x 15 GB/s.
+//  * The same machine on Intel hosts, or with a release before 2.19.1, keeps the second pass (not asserted
+//    here beyond the flag: what ccsim's own order sets find there is its approximation of that pass).
+namespace {
+// (NCCL 2.19.1 on: the search's sameChannels rule on AMD hosts, test below.)
+constexpr const char* kAmdBox = "machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce,sockets=2,cpu=amd";
+nccl::Graph same_channels_graph(const std::string& spec, bool amd_sys_same_channels) {
+  const auto t = topology::resolve_topology(spec);
+  return nccl::make_graph(t, nccl::load_tables(), test::packed_rings_config(t).placements, "", amd_sys_same_channels);
+}
+} // namespace
+
+TEST_CASE("NCCL keeps every ring channel on one GPU order on AMD hosts at SYS from 2.19.1") {
+  CHECK_FALSE(nccl::amd_sys_same_channels_in_release(nccl::NcclVersion{2, 18, 6}));
+  CHECK(nccl::amd_sys_same_channels_in_release(nccl::NcclVersion{2, 19, 1}));
+  CHECK(nccl::amd_sys_same_channels_in_release(std::nullopt)); // the tables' release, 2.30.7
+
+  const auto amd = same_channels_graph(kAmdBox, true);
+  CHECK(amd.same_channels_only);
+  CHECK(amd.channels == 1);
+  CHECK(amd.bw == doctest::Approx(15.0));
+  CHECK(amd.describe().find("every channel on one GPU order") != std::string::npos);
+
+  // Before 2.19.1 the second pass runs: the rule is not applied.
+  CHECK_FALSE(same_channels_graph(kAmdBox, false).same_channels_only);
+  // Intel hosts: never.
+  CHECK_FALSE(same_channels_graph("machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce,sockets=2,cpu=intel", true).same_channels_only);
+  // One socket: typeIntra is not SYS, the second pass runs.
+  CHECK_FALSE(same_channels_graph("machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce,sockets=1,cpu=amd", true).same_channels_only);
 }
