@@ -66,7 +66,6 @@ struct Builder::View {
   topology::Router* router; // the Builder's drawn_router()
   int ring_channels = 0;    // ring_view: the CUDA channels its network caps were made for (0: no caps)
   bool both_ways = true;    // duplex_both_ways of the op and ranks: a duplex-held port gives each direction half
-  double size_factor = 1.0; // NCCL's treeCorrectionFactor at the call's size (tree_plan), 1 elsewhere
 };
 
 namespace {
@@ -263,12 +262,11 @@ std::vector<engine::RunPlan> Builder::plans(const metrics::RunConfig& cfg, metri
 // model (protocol efficiency, per-channel caps) x the search's speed quantisation. Link latency moves into
 // the per-hop alpha (NCCL counts hops of the ring or tree, not cables), except network links, which carry
 // the extra of NCCL's network hop latency over its intra-node one (split over the two NIC-switch links).
-Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg, double size_factor) {
+Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& cfg) {
   const double shm_share = shm_ring_loop_share(cfg.op, algo, metrics::ranks_of(cfg));
   const bool both_ways = duplex_both_ways(cfg.op, metrics::ranks_of(cfg));
   for (auto& v : views_)
-    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->ring_channels == 0 && v->both_ways == both_ways &&
-        v->size_factor == size_factor)
+    if (v->algo == algo && v->proto == proto && v->shm_share == shm_share && v->ring_channels == 0 && v->both_ways == both_ways)
       return *v;
   const Graph& g = graph(cfg);
   // The protocol's share of a link. RCCL's ring and tree: the protocol's data share (rccl.hpp
@@ -287,7 +285,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     }
     if (simple > 0 && mine > 0) share = mine / simple;
   }
-  double f = share * g.graph_efficiency * size_factor;
+  double f = share * g.graph_efficiency;
   // NVLS: each GPU's switch links together carry NCCL's NVLS algorithm bandwidth each way (the
   // switch schedule moves the vector once up and once down), so the replay meets NCCL's figure (without
   // its bwInter cap on one NVLink domain: nvls_replay_bus_bandwidth).
@@ -296,7 +294,7 @@ Builder::View& Builder::view(Algo algo, Proto proto, const metrics::RunConfig& c
     const double algbw = nvls_replay_bus_bandwidth(tab_, g, Op::AllReduce, p) * p / (2.0 * (p - 1));
     if (algbw > 0) f = algbw / g.nvls.switch_GBps;
   }
-  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr, 0, both_ways, size_factor});
+  auto v = std::make_unique<View>(View{algo, proto, shm_share, topo_, nullptr, 0, both_ways});
   // CollNet: its latency is charged once (plan.fixed), as NVLS's; no per-hop part on the links.
   // NCCL's hwLat has Ring and Tree rows only; NVLS and CollNet charge no per-hop part.
   const bool per_hop = algo == Algo::Ring || algo == Algo::Tree;
@@ -379,9 +377,9 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   const auto capped_link = [&](const topology::Link& l) { return rccl_mesh ? l.type == topology::LinkType::Xgmi : topology::is_network(l.type); };
   for (auto& v : views_)
     if (v->algo == Algo::Ring && v->proto == proto && v->shm_share == base.shm_share && v->ring_channels == channels &&
-        v->both_ways == base.both_ways && v->size_factor == base.size_factor)
+        v->both_ways == base.both_ways)
       return *v;
-  auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels, base.both_ways, base.size_factor});
+  auto v = std::make_unique<View>(View{Algo::Ring, proto, base.shm_share, base.topo, base.router, channels, base.both_ways});
   const int R = static_cast<int>(g.rings.size());
   // NCCL 2.18.1-2.19.x on Hopper doubled the ring's channels once more, up to 32, where the ring graph's bwIntra
   // exceeds 45 GB/s (nccl_version.hpp ring_net_doubled_to_max_in_release): ccsim's split keeps the later releases'
@@ -992,7 +990,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
 
 engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
-  View& v = view(Algo::Tree, proto, cfg, tab_.rccl ? 1.0 : tree_correction(tab_, proto, size.size));
+    View& v = view(Algo::Tree, proto, cfg);
   // CUDA channel c runs search ring c % R through its NIC, on tree (c / R) % 2, so every NIC carries
   // both trees; channels on the same (ring, tree) share its links at the same time: one job each.
   const int nc = plan.choice.channels, R = static_cast<int>(g.rings.size());

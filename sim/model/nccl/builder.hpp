@@ -105,7 +105,7 @@ class Builder final : public metrics::PlanBuilder {
 
  private:
   struct View;
-  View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg, double size_factor = 1.0);
+  View& view(Algo algo, Proto proto, const metrics::RunConfig& cfg);
   // The ring view of `proto` with every network link capped at the blocks of the `channels` CUDA channels whose
   // rings cross it (ring_block_net_GBps); the plain view on one node, for RCCL, or where no block rate applies.
   View& ring_view(Proto proto, const metrics::RunConfig& cfg, int channels);

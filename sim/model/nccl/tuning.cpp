@@ -50,6 +50,14 @@ int correction_bucket(Bytes nbytes) {
   return q == 0 ? -1 : static_cast<int>(std::bit_width(q)) - 1;
 }
 
+// Tree allreduce: NCCL scales the bandwidth by treeCorrectionFactor only while 0 <= bucket < 23
+// (64 B .. 512 MiB); from 512 MiB on, and under 64 B, the factor is 1 (not the table's last entry).
+double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
+  constexpr int kTreeBuckets = 23;
+  const auto& corr = tab.tree_correction[static_cast<std::size_t>(proto)];
+  const int b = correction_bucket(nbytes);
+  return b >= 0 && b < kTreeBuckets && b < static_cast<int>(corr.size()) ? corr[static_cast<std::size_t>(b)] : 1.0;
+}
 
 // RCCL's ring across nodes (ncclTopoGetAlgoTime, HIP branch): the bandwidth times the tuning model's
 // ringCorrectionFactor[proto][log2i(nBytes >> 6)], the last of its 27 entries beyond; one node, NCCL: 1.
@@ -82,15 +90,6 @@ double shrink_chunk(double chunk, double bytes, double ops, std::span<const Tabl
 }
 
 } // namespace
-
-// Tree allreduce: NCCL scales the bandwidth by treeCorrectionFactor only while 0 <= bucket < 23
-// (64 B .. 512 MiB); from 512 MiB on, and under 64 B, the factor is 1 (not the table's last entry).
-double tree_correction(const Tables& tab, Proto proto, Bytes nbytes) {
-  constexpr int kTreeBuckets = 23;
-  const auto& corr = tab.tree_correction[static_cast<std::size_t>(proto)];
-  const int b = correction_bucket(nbytes);
-  return b >= 0 && b < kTreeBuckets && b < static_cast<int>(corr.size()) ? corr[static_cast<std::size_t>(b)] : 1.0;
-}
 
 double graph_bus(const Graph& g, Algo algo) {
   return algo == Algo::Tree && g.tree_bw > 0 ? g.tree_channels_of() * g.tree_bw : g.channels * g.bw;

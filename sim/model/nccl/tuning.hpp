@@ -81,9 +81,6 @@ int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
 // NCCL's mid-size factor on NVLS-tree's bandwidth (2.29+ ncclTopoGetAlgoTime): the tree's Simple
 // treeCorrectionFactor by log2(nBytes/64) up to 512 MiB, on Blackwell with x86 hosts; 1 elsewhere.
 double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes);
-// NCCL's treeCorrectionFactor[proto][log2i(nBytes >> 6)] for tree allreduce (src/graph/tuning.cc
-// ncclTopoGetAlgoTime): the tables' row while that index is 0..22 (64 B .. 512 MiB), 1 outside.
-double tree_correction(const Tables& tab, Proto proto, Bytes nbytes);
 // The pipeline fill of NVLS-tree that NCCL's closed form lat + bytes/bw leaves out (us): what the stages of
 // one loop (reduce through the switch, network hops up and down the tree of nodes, multicast) take beyond
 // the switch pass that bytes/bw already counts; one loop of every channel at once, `ranks` the comm's.
