@@ -990,27 +990,7 @@ engine::RunPlan Builder::ring_plan(engine::RunPlan plan, Proto proto, const metr
 
 engine::RunPlan Builder::tree_plan(engine::RunPlan plan, Proto proto, const metrics::RunConfig& cfg, metrics::SizePlan size) {
   const Graph& g = graph(cfg);
-    View* vp = &view(Algo::Tree, proto, cfg);
-  if (!tab_.rccl && g.nodes > 1 && proto == Proto::LL128 && ring_block_net_GBps(g.arch, proto) > 0) { // SCRATCH
-    const int nc0 = plan.choice.channels;
-    View* found = nullptr;
-    for (auto& w : views_) if (w->algo == Algo::Tree && w->proto == proto && w->ring_channels == nc0 && w->shm_share == vp->shm_share && w->both_ways == vp->both_ways) found = w.get();
-    if (!found) {
-      auto nv = std::make_unique<View>(View{Algo::Tree, proto, vp->shm_share, vp->topo, vp->router, nc0, vp->both_ways});
-      const double rate = ring_block_net_GBps(g.arch, proto) * 6.0 / 20.0;
-      for (auto& l : nv->topo.links) {
-        if (topology::is_network(l.type)) continue;
-        const bool gpu = topo_.nodes[static_cast<std::size_t>(l.a)].kind == topology::NodeKind::Gpu || topo_.nodes[static_cast<std::size_t>(l.b)].kind == topology::NodeKind::Gpu;
-        if (!gpu) continue;
-        const double cap = 2.0 * nc0 * rate * 1e9 / std::max(1, l.lanes);
-        l.bw = std::min(l.bw, static_cast<Bandwidth>(std::max(1.0, std::round(cap))));
-      }
-      views_.push_back(std::move(nv));
-      found = views_.back().get();
-    }
-    vp = found;
-  }
-  View& v = *vp;
+    View& v = view(Algo::Tree, proto, cfg);
   // CUDA channel c runs search ring c % R through its NIC, on tree (c / R) % 2, so every NIC carries
   // both trees; channels on the same (ring, tree) share its links at the same time: one job each.
   const int nc = plan.choice.channels, R = static_cast<int>(g.rings.size());
