@@ -468,15 +468,6 @@ double Builder::reported_net_latency(Arch arch) {
   return reported_latency_->second;
 }
 
-// The router under every ring's overrides (ring_routers): the drawn one, or, where the run names relay GPUs, one of
-// the drawn machine without them, as each ring's router had before it was shared (set_relay_gpus is not applied to
-// the ring routers). Either way made once, not once a ring.
-topology::Router& Builder::ring_base_router() {
-  if (opt_.relay_gpus.empty()) return drawn_router();
-  if (!ring_base_) ring_base_ = std::make_unique<topology::Router>(topo_);
-  return *ring_base_;
-}
-
 // One router for every view: routes follow the machine as drawn, so the views would each compute the same ones.
 topology::Router& Builder::drawn_router() {
   if (!router_) {
@@ -899,7 +890,10 @@ const std::vector<topology::Router*>& Builder::ring_routers(const metrics::RunCo
     // This ring's overrides on top of a router of the drawn topology, not a copy of the topology (a copy per ring was
     // megabytes a ring on a cluster: 1024 nodes of 8 H100 on 2 NICs at the CPU, scripts/bench.sh), nor a router of its
     // own: every other pair is asked of one shared router, whose route trees the rings would each have computed again.
-    ring_router_store_.push_back(std::make_unique<topology::Router>(ring_base_router(), over));
+    // Its base is the drawn router with the run's relay GPUs, as every other route of the run: NCCL's topology holds
+    // the communicator's GPUs only, so no ring hop relays through another (before, a ring with overrides asked a
+    // router without them, and a hop between two chosen GPUs on one node could relay through one outside --gpus).
+    ring_router_store_.push_back(std::make_unique<topology::Router>(drawn, over));
     (*ring_routers_)[r] = ring_router_store_.back().get();
   }
   return *ring_routers_;

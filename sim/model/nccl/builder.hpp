@@ -132,7 +132,6 @@ class Builder final : public metrics::PlanBuilder {
   Time host_issue() const;
   std::vector<engine::RunPlan> plans_of(const metrics::RunConfig& cfg, metrics::SizePlan size);
   topology::Router& drawn_router();
-  topology::Router& ring_base_router();
   bool network_is_infiniband();
   // The P2P level NCCL applies per GPU pair here (p2p_level.hpp): the user's, else NCCL's default; none for
   // RCCL without the user's (RCCL's own default is not modelled: the drawing's transports stand).
@@ -171,7 +170,6 @@ class Builder final : public metrics::PlanBuilder {
   // ring_routers' answer for graph_ (made with it, cleared with views_): per ring a router (the drawn topology with the
   // ring's own route overrides) or nullptr.
   std::optional<std::vector<topology::Router*>> ring_routers_;
-  std::unique_ptr<topology::Router> ring_base_; // ring_base_router's own router, where the drawn one has relay GPUs
   std::optional<bool> infiniband_;             // network_is_infiniband's answer
   std::vector<std::unique_ptr<topology::Router>> ring_router_store_;
   std::optional<std::pair<Arch, bool>> simple_only_;        // simple_only_net's answer for one architecture

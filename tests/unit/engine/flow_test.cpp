@@ -55,11 +55,13 @@ struct StepEnds final : Observer {
 
 std::map<int, Time> run_incast(int ranks, int dst, std::vector<int> senders, std::vector<std::uint64_t> bytes,
                                std::vector<int> order, Time* makespan = nullptr,
-                               Semantics semantics = Semantics::mpi) { // SimGrid's: senders wait for arrival
+                               Semantics semantics = Semantics::mpi, // SimGrid's: senders wait for arrival
+                               Time alpha_sw = 0) {
   auto topo = topology::make_crossbar(ranks, kBw, kAlpha);
   topology::Router router(topo);
   ModelParams mp;
   mp.semantics = semantics;
+  mp.alpha_sw = alpha_sw;
   Engine eng(topo, router, mp, *find_network("flow"));
   StepEnds obs;
   eng.add_observer(&obs);
@@ -81,6 +83,21 @@ TEST_CASE("flow: an uncontended message costs alpha + n/B exactly") {
     auto end = run_incast(2, 1, {0}, {n}, {0}, &t);
     CHECK(t == kAlpha + transfer_time(n, kBw));
     CHECK(end.at(0) == t); // the sender is done when its message is in
+  }
+}
+
+// Software latency (--sw-alpha) is part of a message's latency phase under flow as under fifo, once a message:
+// 2 us of links + 1 us + n/B. 1000 B at 10 GB/s: 0.1 us, so 3.1 us; a 0-byte message 3 us. Under gpu semantics
+// the receiver's step ends at the same arrival.
+TEST_CASE("flow: sw_alpha adds once to every message, empty or not: alpha + sw_alpha + n/B") {
+  for (auto sem : {Semantics::mpi, Semantics::gpu}) {
+    Time t = 0;
+    auto end = run_incast(2, 1, {0}, {1000}, {0}, &t, sem, kPsPerUs);
+    CHECK(t == 3'100'000);
+    CHECK(end.at(1) == 3'100'000);
+    auto empty = run_incast(2, 1, {0}, {0}, {0}, &t, sem, kPsPerUs);
+    CHECK(t == 3'000'000);
+    CHECK(empty.at(1) == 3'000'000);
   }
 }
 

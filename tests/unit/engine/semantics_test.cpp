@@ -180,3 +180,41 @@ TEST_CASE("credits: a fast sender runs at most 8 messages ahead of the receives 
   run(topo, stream, mp, &e, 4);
   CHECK(e.step_end.at({0, 19}) == 8'000);
 }
+
+namespace {
+// One step: rank 0 sends `big` bytes to rank 1 and receives (and reduces) `small` bytes from it; rank 1 the mirror,
+// without a reduce.
+class SendBigReduceSmall final : public schedule::Schedule {
+ public:
+  SendBigReduceSmall(std::uint64_t big, std::uint64_t small) : Schedule(FanOut::args(2)), big_(big), small_(small) {}
+  bool step(int r, int s, std::vector<schedule::Action>& out) const override {
+    out.clear();
+    if (s > 0) return false;
+    if (r == 0) {
+      schedule::send(out, 1, {0, big_});
+      schedule::recv_reduce(out, 1, {0, small_});
+    } else {
+      schedule::send(out, 0, {0, small_});
+      schedule::recv(out, 0, {0, big_});
+    }
+    return true;
+  }
+
+ private:
+  std::uint64_t big_, small_;
+};
+} // namespace
+
+TEST_CASE("gpu semantics: a step's reduce begins once its last message is in and its own sends have left") {
+  // Crossbar alpha 1 us, 10 GB/s. Rank 0's 100,000 B leave its link at 10 us; rank 1's 4 B are in at 1.0004 us.
+  // Rank 0 reduces those 4 B at 400 kB/s (10 us) from 10 us, when its send has left: its step ends at 20 us, not
+  // at 1.0004 + 10 = 11.0004 us. Rank 1's step ends when the 100,000 B are in: 1 + 10 = 11 us.
+  const auto topo = topology::make_crossbar(2, 10'000'000'000ULL, kUs);
+  const SendBigReduceSmall sched(100'000, 4);
+  ModelParams mp = params(Semantics::gpu);
+  mp.reduce_bw = 400'000;
+  Watch w;
+  CHECK(run(topo, sched, mp, &w) == 20 * kUs);
+  CHECK(w.step_end.at({0, 0}) == 20 * kUs);
+  CHECK(w.step_end.at({1, 0}) == 11 * kUs);
+}

@@ -280,3 +280,27 @@ TEST_CASE("the reported latency moves NCCL's pick, not the replay: NVLS-tree for
   CHECK(b.choice.algo == "nvls_tree");
   CHECK(a.time == b.time);
 }
+
+// A zero-count row is not replayed: plan_for times NCCL's closed form from the candidate's estimate (time_us), so the
+// builder must take the tuner's reported-latency term back out of it (as_run) as it does for a replayed pick. Both
+// machines pick tree/LL at 0 B, whose estimate differs by 2 hops x 75 us = 150 us (LL: once per hop); the row's time
+// is the same on both (mutants7 L3: without as_run's subtraction the p5 row ran 150 us longer).
+TEST_CASE("the reported latency moves NCCL's pick, not the time: a zero-count row on 2 p5 nodes runs as without it") {
+  auto run = [&](const std::string& topo) {
+    const auto t = topology::resolve_topology(topo);
+    const auto cfg = test::packed_rings_config(t, schedule::Op::AllReduce);
+    nccl::Options o;
+    o.nccl_version = "2.22.3";
+    nccl::Builder b(t, o);
+    return metrics::run(b, cfg, metrics::plan_size(schedule::Op::AllReduce, 16, 0, 4));
+  };
+  const auto a = run(netlat::kP5);
+  const auto b = run(netlat::kEfaBare);
+  REQUIRE(a.choice.algo == "tree");
+  REQUIRE(a.choice.proto == "LL");
+  REQUIRE(b.choice.algo == "tree");
+  REQUIRE(b.choice.proto == "LL");
+  CHECK_FALSE(a.choice.simulated);
+  CHECK(netlat::weighed(a.choice, "tree", "LL") - netlat::weighed(b.choice, "tree", "LL") == doctest::Approx(150.0));
+  CHECK(a.time == b.time);
+}

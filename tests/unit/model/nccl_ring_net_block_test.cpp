@@ -4,6 +4,8 @@
 // (ncclTopoPostset: the search channels doubled once), with the P2P block's 20.05 GB/s (p2p_plan.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "nccl_run_config.hpp"
 #include "sim/model/nccl/builder.hpp"
 #include "sim/model/nccl/nccl_version.hpp"
@@ -165,4 +167,48 @@ TEST_CASE("Device unpack is TCPX's alone: the same 4 x 200G drawn as TCPXO or In
     CHECK(row.choice.algo == "ring");
     CHECK(row.bw.busbw_GBps > 80.2 * 1.1);
   }
+}
+
+// NCCL's topology holds the communicator's GPUs only (ncclTopoGetSystem adds the GPUs of the communicator's ranks), so
+// no path of its rings relays through another GPU; `ccsim rings --gpus` sets those GPUs as the only relays. 2 x DGX-1
+// with 8 NICs (two on each PCIe switch: a GPU has two equally near NICs, so a ring hop across nodes gets an override
+// and the ring a router of its own), GPUs 0 1 2 3 7 of each node: 0 and 7 have no NVLink between them, and the widest
+// route relays through GPU 4 (0-4 and 4-7 are doubled links), which is outside. Every ring hop, on the ring's own
+// router or the plan's, keeps to the chosen GPUs: through GPU 3 or over PCIe, never GPU 4, 5 or 6.
+TEST_CASE("NCCL rings on a GPU subset across nodes: no hop relays through a GPU outside it, on the rings' own routers too") {
+  const auto t = topology::resolve_topology("cluster:nodes=2,node=dgx1,nics=8x400G");
+  const std::vector<int> gpus{0, 1, 2, 3, 7, 8, 9, 10, 11, 15};
+  Options o;
+  o.relay_gpus = gpus;
+  o.mode = AlgoMode::Ring;
+  Builder b(t, o);
+  metrics::RunConfig cfg;
+  cfg.op = schedule::Op::AllReduce;
+  cfg.placements = {{1, 2, 3, 0, 7, 15, 9, 10, 11, 8}, {1, 8, 11, 10, 9, 15, 7, 0, 3, 2}};
+  REQUIRE(b.graph(cfg).rings.size() == 2);
+  const auto plans = b.plans(cfg, metrics::plan_size(cfg.op, 10, Bytes{64} << 20, 4));
+  REQUIRE_FALSE(plans.empty());
+  const auto& plan = plans.front();
+  REQUIRE(plan.choice.algo == "ring");
+  int own_router = 0, hops_0_7 = 0;
+  for (const auto& job : plan.jobs) {
+    topology::Router& r = job.router ? *job.router : *plan.router;
+    own_router += job.router != nullptr;
+    const auto& topo = r.topology();
+    const auto& nodes = job.node_of_rank;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const int from = nodes[i], to = nodes[(i + 1) % nodes.size()];
+      const int gfrom = topo.nodes[static_cast<std::size_t>(from)].gpu, gto = topo.nodes[static_cast<std::size_t>(to)].gpu;
+      hops_0_7 += (gfrom == 0 && gto == 7) || (gfrom == 7 && gto == 0);
+      for (auto c : r.route(from, to))
+        for (int end : {topo.links[c / 2].a, topo.links[c / 2].b}) {
+          const int g = topo.nodes[static_cast<std::size_t>(end)].gpu;
+          CAPTURE(gfrom);
+          CAPTURE(gto);
+          CHECK((g < 0 || std::find(gpus.begin(), gpus.end(), g) != gpus.end()));
+        }
+    }
+  }
+  CHECK(own_router > 0);
+  CHECK(hops_0_7 > 0);
 }

@@ -297,3 +297,32 @@ TEST_CASE("Router(base, extra): an override hop with no link between its nodes n
   const std::vector<Topology::RouteOverride> extra{{0, 1, {0, 1}}};
   CHECK_THROWS_WITH_AS(Router(base, extra), "two-sockets.json: route override: no link between 'gpu0' and 'gpu1'", Error);
 }
+
+// Two links of two types between one pair (a second link of one type is refused; two types are read: an NVLink
+// bridge and a PCIe path between two cards, say), equally wide. An explicit path's hop takes the first of them in
+// link order (routing.cpp add_overrides: "the first in link order among equals"), the one the router's own route
+// between the pair takes: the latencies tell which (1 us for link 0, 3 us for link 1).
+TEST_CASE("an override hop over two equally wide links of two types takes the first in link order, as the router's own route") {
+  const auto link = [](const char* a, const char* b, const char* type, const char* lat) {
+    return nlohmann::json{{"a", a}, {"b", b}, {"type", type}, {"bw", "25GB/s"}, {"latency", lat}, {"source", "t"}};
+  };
+  const nlohmann::json doc = {
+      {"name", "two-types"},
+      {"nodes", {{{"name", "gpu0"}, {"kind", "gpu"}}, {{"name", "gpu1"}, {"kind", "gpu"}}}},
+      {"links", {link("gpu0", "gpu1", "nvlink2", "1us"), link("gpu0", "gpu1", "pcie3", "3us")}}};
+  const Topology t = topology_from_json(doc, "two-types.json");
+  REQUIRE(t.links.size() == 2);
+  REQUIRE(t.links[0].capacity() == t.links[1].capacity());
+  REQUIRE(t.links[0].latency != t.links[1].latency);
+  Router base(t);
+  const std::vector<Topology::RouteOverride> extra{{0, 1, {0, 1}}, {1, 0, {1, 0}}};
+  Router over(base, extra);
+  Router own(t, extra);
+  for (Router* r : {&base, &over, &own}) {
+    const auto fwd = r->route(0, 1);
+    CHECK(std::vector<ChannelId>(fwd.begin(), fwd.end()) == std::vector<ChannelId>{Topology::channel(0, false)});
+    CHECK(r->info(fwd).latency == t.links[0].latency);
+    const auto back = r->route(1, 0);
+    CHECK(std::vector<ChannelId>(back.begin(), back.end()) == std::vector<ChannelId>{Topology::channel(0, true)});
+  }
+}

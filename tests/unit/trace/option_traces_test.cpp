@@ -138,6 +138,20 @@ TEST_CASE("the 2017 tables printed ms: with their 'bytes N' header and without i
   CHECK(has_note(r, "times read as ms"));
 }
 
+// The unit is ms only when every row that can say (algbw >= 1 GB/s) says so: time x algbw = size / 1e6 B. A row of
+// 4 MiB at 0.125 and 33.59 GB/s reads as ms (33.59 x 0.125 x 1e3 / 4194304 = 1.001e-3), one of 16 MiB at 439.4 us and
+// 38.18 GB/s as us (38.18 x 439.4 x 1e3 / 16777216 = 0.99996): the table does not agree, and no time is scaled.
+TEST_CASE("headerless rows: one row that reads as us keeps the table in us, though another reads as ms") {
+  const std::string rows = "# op: all_reduce_perf -g 8\n"
+                           "     4194304       1048576   float     sum    0.125  33.59  58.79    0e+00    0.125  33.59  58.79    0e+00\n"
+                           "    16777216       4194304   float     sum    439.4  38.18  66.81    0e+00    439.4  38.18  66.81    0e+00\n";
+  const auto r = trace::parse_trace(rows, "mixed rows");
+  REQUIRE(r.rows.size() == 2);
+  CHECK(r.rows[1].in_place->time_us == doctest::Approx(439.4));
+  CHECK(r.rows[0].in_place->time_us == doctest::Approx(0.125));
+  CHECK_FALSE(has_note(r, "times read as ms"));
+}
+
 TEST_CASE("-T: rows before 'Test timeout' stand, and -k 1 copybw and alltoallv_perf are refused in one line") {
   const auto t = trace::load_trace(option_file("nv-T5-timeout-allreduce.txt"));
   CHECK(t.rows.size() == 5);

@@ -244,3 +244,24 @@ TEST_CASE("SHARP log line: an out-of-range group size is quoted whole") {
   trace::parse_collnet_facts("h:1:1 [0] NCCL INFO [group#:1] tree_type:SAT group size:4", t, "f.txt:4");
   CHECK(t.info.sharp_group_size == 4);
 }
+
+// A partial copy without the '#  size  count ...' header: the columns are told by the count. rccl-tests -O 0 (no
+// out-of-place runs) prints one half: size count type redop root, then time algbw busbw #wrong: 9 words, 5 after the
+// redop, the root among them (as 9 after it means root and two halves). Without a root column it is 8 words, 4 after.
+TEST_CASE("a headerless row of one half with a root column: 5 words after the redop are root, time, algbw, busbw, #wrong") {
+  const trace::Hints h{schedule::Op::AllReduce, 8, false};
+  const auto t = trace::parse_trace("     1048576        262144     float     sum      -1    26.72   39.24   68.67       0\n", "o0.txt", h);
+  REQUIRE(t.rows.size() == 1);
+  const auto& r = t.rows[0];
+  CHECK(r.size == 1048576);
+  CHECK(r.count == 262144);
+  CHECK(r.root == -1);
+  REQUIRE(r.out_of_place);
+  CHECK_FALSE(r.in_place);
+  CHECK(r.out_of_place->time_us == doctest::Approx(26.72));
+  CHECK(r.out_of_place->busbw == doctest::Approx(68.67));
+  const auto no_root = trace::parse_trace("     1048576        262144     float     sum    26.72   39.24   68.67       0\n", "o0.txt", h);
+  REQUIRE(no_root.rows.size() == 1);
+  REQUIRE(no_root.rows[0].out_of_place);
+  CHECK(no_root.rows[0].out_of_place->time_us == doctest::Approx(26.72));
+}
