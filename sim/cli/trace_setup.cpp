@@ -189,6 +189,9 @@ std::optional<long long> nccl_param_int(const std::string& value) {
 // the NCHANNELS one is set (ncclMinNchannels). Values as NCCL reads them: strtoll base 0; a min below 0 is 0, a max
 // below 1 is 1, both at most MAXCHANNELS 64; NCCL_MIN/MAX_CTAS at or below 0 are left out (src/init.cc "is too low,
 // leaving it"), and a minCTAs above maxCTAs becomes maxCTAs. A log's "N coll channels" already counts them.
+// NCCL_MIN/MAX_CTAS alone bound NVLS's channels too (src/transport/nvls.cc: nvlsChannels = max(minCTAs, min(maxCTAs,
+// its count)), v2.17.1-1 to v2.30.7-1; the builder caps them at the release's MAXCHANNELS); NCCL_MIN/MAX_NCHANNELS
+// never do. A log's "N nvls channels" already counts them.
 void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
   struct Stated {
     std::string key, value;
@@ -224,6 +227,23 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
   std::string names;
   for (const auto* c : {&min_n, &max_n, &min_c, &max_c})
     if (*c) names += fmt::format("{}{}={}", names.empty() ? "" : ", ", (*c)->key, (*c)->value);
+  // NVLS first: its bounds do not depend on whether the log counts the ring/tree channels.
+  std::string nvls_names;
+  for (const auto* c : {&min_c, &max_c})
+    if (*c) nvls_names += fmt::format("{}{}={}", nvls_names.empty() ? "" : ", ", (*c)->key, (*c)->value);
+  if (t.info.nvls_channels > 0 && !nvls_names.empty()) {
+    applied.push_back(fmt::format("the trace states {}: already in the log's {} nvls channels", nvls_names, t.info.nvls_channels));
+  } else if (!nvls_names.empty()) {
+    run.nccl_min_ctas = min_c ? static_cast<int>(min_c->v) : 0;
+    run.nccl_max_ctas = max_c ? static_cast<int>(max_c->v) : 0;
+    std::string what = max_c ? fmt::format("at most {}", max_c->v) : std::string();
+    if (min_c) what += fmt::format("{}at least {}", what.empty() ? "" : ", ", min_c->v);
+    applied.push_back(fmt::format("applied {} from the trace: NVLS / NVLS-tree CUDA channels {} (NCCL's nvlsChannels)", nvls_names, what));
+  }
+  if ((min_n || max_n) && t.info.nvls_channels <= 0)
+    applied.push_back(fmt::format("not applied to NVLS channels: {}{}{} (NCCL bounds nvlsChannels by NCCL_MIN/MAX_CTAS only)",
+                                  min_n ? min_n->key + "=" + min_n->value : std::string(), min_n && max_n ? ", " : "",
+                                  max_n ? max_n->key + "=" + max_n->value : std::string()));
   if (t.info.coll_channels > 0) {
     applied.push_back(fmt::format("the trace states {}: already in the log's {} coll channels", names, t.info.coll_channels));
     return;
@@ -235,8 +255,7 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
   std::string what;
   if (max_n || max_c) what = fmt::format("at most {}", hi);
   if (lo > 0) what += fmt::format("{}at least {} (copies of the first)", what.empty() ? "" : ", then ", lo);
-  applied.push_back(fmt::format("applied {} from the trace: ring/tree CUDA channels {}{}", names, what,
-                                (min_c || max_c) ? "; not applied to NVLS channels, which NCCL bounds by the CTAs too" : ""));
+  applied.push_back(fmt::format("applied {} from the trace: ring/tree CUDA channels {}", names, what));
 }
 
 } // namespace
@@ -297,7 +316,9 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     run.nvls = "off";
     applied.push_back("NCCL INFO: 0 nvls channels (applied: --nvls off)");
   } else if (info.nvls_channels > 0) {
-    applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
+    // NCCL prints comm->nvlsChannels there (src/init.cc, v2.17.1-1 on): the count its NVLS and NVLS-tree run on.
+    if (nccl) run.nvls_channels = info.nvls_channels;
+    applied.push_back(fmt::format("NCCL INFO: {} nvls channels{}", info.nvls_channels, nccl ? " (applied as the NVLS CUDA channel count)" : ""));
   }
   // ncclGetLevel (src/graph/paths.cc, v2.29.2-1): NCCL_P2P_DISABLE read by strtol(str, NULL, 0), 1 is level LOC (no P2P
   // between a host's GPUs) and NCCL_P2P_LEVEL is then not read; any other value leaves P2P on.

@@ -173,6 +173,11 @@ inline int nvls_domain_channels_in_release(const std::optional<NcclVersion>& v, 
   return *v >= kNvlsSm100ChannelsFrom ? 32 : 16;
 }
 
+// NCCL's MAXCHANNELS (src/include/device.h), the cap on NCCL_MIN/MAX_CTAS (src/init.cc "is larger than #channels
+// upper limit"): 32 to v2.24.3-1, 64 from v2.25.1-1. No version: the tables' release, 64.
+inline constexpr NcclVersion kMaxChannels64From = {2, 25, 1};
+inline int max_channels_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kMaxChannels64From ? 64 : 32; }
+
 // The first release whose launches of a thread's GPUs are read as pipelining with the GPU time (CUDA -g N:
 // launch_kind.hpp "cuda/gN-parallel", launch_overlap.hpp). NOT v2.9.6-1, where PARALLEL became the default launch
 // (src/init.cc: `comm->launchMode = ncclComm::PARALLEL` unless NCCL_LAUNCH_MODE=GROUP; up to v2.8.4-1 GROUP, one
