@@ -240,7 +240,7 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     if (min_c) what += fmt::format("{}at least {}", what.empty() ? "" : ", ", min_c->v);
     applied.push_back(fmt::format("applied {} from the trace: NVLS / NVLS-tree CUDA channels {} (NCCL's nvlsChannels)", nvls_names, what));
   }
-  if ((min_n || max_n) && t.info.nvls_channels <= 0)
+  if ((min_n || max_n) && t.info.nvls_channels < 0 && run.nvls != "off") // NVLS off: nothing to say about it
     applied.push_back(fmt::format("not applied to NVLS channels: {}{}{} (NCCL bounds nvlsChannels by NCCL_MIN/MAX_CTAS only)",
                                   min_n ? min_n->key + "=" + min_n->value : std::string(), min_n && max_n ? ", " : "",
                                   max_n ? max_n->key + "=" + max_n->value : std::string()));
