@@ -210,6 +210,20 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     }
     return std::nullopt;
   };
+  // NCCL_NVLS_NCHANNELS: the NVLS count the CTAs bound, read as the release reads it (nccl_version.hpp
+  // nvls_nchannels_in_release).
+  if (const auto it = t.env.find("NCCL_NVLS_NCHANNELS"); it != t.env.end()) {
+    const auto v = nccl_param_int(it->second);
+    if (!v) applied.push_back(fmt::format("not applied: NCCL_NVLS_NCHANNELS={} from the trace (not a whole number)", it->second));
+    else if (t.info.nvls_channels > 0)
+      applied.push_back(fmt::format("the trace states NCCL_NVLS_NCHANNELS={}: already in the log's {} nvls channels", it->second, t.info.nvls_channels));
+    else {
+      run.nvls_nchannels_set = true;
+      run.nvls_nchannels = *v;
+      applied.push_back(fmt::format("applied NCCL_NVLS_NCHANNELS={} from the trace: NVLS / NVLS-tree CUDA channels {} before NCCL_MIN/MAX_CTAS{}",
+                                    it->second, std::max(1LL, *v), *v > 0 ? "" : " (from NCCL 2.25 a value below 0, from 2.27 one at or below 0, leaves NCCL's own count)"));
+    }
+  }
   constexpr long long kMaxChannels = 64; // NCCL's MAXCHANNELS (src/include/device.h)
   auto min_n = stated({"NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS"}), max_n = stated({"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS"});
   auto min_c = stated({"NCCL_MIN_CTAS"}), max_c = stated({"NCCL_MAX_CTAS"});

@@ -24,6 +24,16 @@ check "-x NCCL_MIN_CTAS=8 -x NCCL_MAX_CTAS=4" 4 ""          # init.cc: a minCTAs
 check "-x NCCL_MIN_CTAS=40" 32 ""                           # 2.19.3: MAXCHANNELS 32
 check "-x NCCL_MIN_CTAS=40" 40 "" --nccl-version 2.26.2     # 2.26.2: MAXCHANNELS 64
 check "-x NCCL_MIN_CTAS=0x0c" 16 ""                         # strtoll base 0: 12, below the 16 NCCL runs anyway
+# NCCL_NVLS_NCHANNELS is the count the CTAs bound: the NCCL_PARAM itself to 2.24.3 (0: max(1, min(32, 0)) = 1), a
+# value >= 0 from 2.25.1 (-1: the default 16), a value > 0 from 2.27.3 (0: the default 16).
+check "-x NCCL_NVLS_NCHANNELS=8" 8 "# trace: applied NCCL_NVLS_NCHANNELS=8 from the trace: NVLS / NVLS-tree CUDA channels 8 before NCCL_MIN/MAX_CTAS"
+check "-x NCCL_NVLS_NCHANNELS=8 -x NCCL_MIN_CTAS=12" 12 ""
+check "-x NCCL_NVLS_NCHANNELS=24 -x NCCL_MAX_CTAS=20" 20 ""
+check "-x NCCL_NVLS_NCHANNELS=0" 1 ""
+check "-x NCCL_NVLS_NCHANNELS=0" 1 "" --nccl-version 2.25.1
+check "-x NCCL_NVLS_NCHANNELS=-1" 16 "" --nccl-version 2.25.1
+check "-x NCCL_NVLS_NCHANNELS=0" 16 "" --nccl-version 2.27.3
+check "-x NCCL_NVLS_NCHANNELS=some" 16 "not applied: NCCL_NVLS_NCHANNELS=some from the trace (not a whole number)"
 # The NCHANNELS pair leaves NVLS at its 16 and says so.
 check "-x NCCL_MIN_NCHANNELS=32" 16 "# trace: not applied to NVLS channels: NCCL_MIN_NCHANNELS=32 (NCCL bounds nvlsChannels by NCCL_MIN/MAX_CTAS only)"
 check "-x NCCL_MAX_NCHANNELS=4" 16 ""

@@ -230,6 +230,7 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     graph_.nvls.min_ctas = std::min(opt_.min_ctas, most);
     if (graph_.nvls.max_ctas > 0 && graph_.nvls.min_ctas > graph_.nvls.max_ctas) graph_.nvls.min_ctas = graph_.nvls.max_ctas;
     graph_.nvls.logged_cuda_channels = opt_.nvls_channels;
+    graph_.nvls.user_cuda_channels = opt_.nvls_nchannels ? nvls_nchannels_in_release(release_, *opt_.nvls_nchannels) : 0;
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     fabric_hops_ = tab_.fabric_hops(topo_, graph_.arch);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count

@@ -74,6 +74,9 @@ struct Graph {
     // defaults 1 and MAXCHANNELS, which bound nothing): NCCL's nvlsChannels is max(minCTAs, min(maxCTAs, its own
     // count)) (tuning.cpp nvls_cuda_channels). logged_cuda_channels: a log's "N nvls channels", that count itself.
     int min_ctas = 0, max_ctas = 0, logged_cuda_channels = 0;
+    // NCCL_NVLS_NCHANNELS where the release takes it in place of its own count (nccl_version.hpp
+    // nvls_nchannels_in_release), before the CTAs bound; 0: not stated, or left to NCCL's own.
+    int user_cuda_channels = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
   int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }

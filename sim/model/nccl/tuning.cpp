@@ -396,7 +396,10 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
 int nvls_cuda_channels(const Tables& tab, const Graph& g, Algo algo) {
   if (!tab.nvls) return 0;
   if (g.nvls.logged_cuda_channels > 0) return g.nvls.logged_cuda_channels;
-  int nc = algo == Algo::NvlsTree              ? nvls_tree_cuda_channels(tab, g)
+  // NCCL_NVLS_NCHANNELS, where the release takes it, replaces the count (2.30.3's ncclNvlsTuning: "User overrides
+  // take priority over tuning").
+  int nc = g.nvls.user_cuda_channels > 0         ? g.nvls.user_cuda_channels
+           : algo == Algo::NvlsTree              ? nvls_tree_cuda_channels(tab, g)
            : g.nvls.domain_cuda_channels > 0 ? g.nvls.domain_cuda_channels
                                                : tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
   if (g.nvls.max_ctas > 0) nc = std::min(nc, g.nvls.max_ctas);

@@ -26,6 +26,19 @@ TEST_CASE("NCCL's MAXCHANNELS by release: 32 to 2.24.3, 64 from 2.25.1") {
   CHECK(nccl::max_channels_in_release(std::nullopt) == 64);
 }
 
+// NCCL_NVLS_NCHANNELS as each release reads it (nvls.cc / init.cc at v2.24.3-1, v2.25.1-1, v2.27.3-1).
+TEST_CASE("NCCL_NVLS_NCHANNELS by release: the param to 2.24, a value >= 0 from 2.25.1, > 0 from 2.27.3") {
+  auto v = [](const char* s) { return nccl::parse_nccl_version(s); };
+  CHECK(nccl::nvls_nchannels_in_release(v("2.24.3"), 8) == 8);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.24.3"), 0) == 1);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.24.3"), -2) == 1);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.25.1"), 0) == 1);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.25.1"), -1) == 0);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.27.3"), 0) == 0);
+  CHECK(nccl::nvls_nchannels_in_release(v("2.27.3"), 12) == 12);
+  CHECK(nccl::nvls_nchannels_in_release(std::nullopt, 12) == 12);
+}
+
 namespace {
 struct Choice {
   std::string algo;
@@ -67,6 +80,10 @@ TEST_CASE("NCCL_MIN/MAX_CTAS bound NVLS channels on one node, NCCL_MIN/MAX_NCHAN
   logged.nvls_channels = 12;
   logged.max_ctas = 8; // the log's count already has the bounds in it
   CHECK(nvls_choice(logged).channels == 12);
+  nccl::Options stated; // NCCL_NVLS_NCHANNELS 40 within maxCTAs 36: 36
+  stated.nvls_nchannels = 40;
+  stated.max_ctas = 36;
+  CHECK(nvls_choice(stated).channels == 36);
 }
 
 TEST_CASE("NCCL_MIN/MAX_CTAS bound NVLS-tree channels across nodes") {
