@@ -165,6 +165,11 @@ model::ModelOptions model_options(const RunOptions& o, int gpus_per_thread) {
   m.nccl_channels = o.nccl_channels;
   m.nccl_min_channels = o.nccl_min_channels;
   m.nccl_max_channels = o.nccl_max_channels;
+  m.nccl_min_ctas = o.nccl_min_ctas;
+  m.nccl_max_ctas = o.nccl_max_ctas;
+  m.nvls_channels = o.nvls_channels;
+  m.nvls_nchannels_set = o.nvls_nchannels_set;
+  m.nvls_nchannels = o.nvls_nchannels;
   m.nvls_chunk_bytes = o.nvls_chunk_bytes;
   m.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;
   m.gpus_per_thread = gpus_per_thread;

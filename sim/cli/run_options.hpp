@@ -57,6 +57,9 @@ struct RunOptions {
   RunRows* result = nullptr;
   int nccl_channels = 0;          // compare: CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
   int nccl_min_channels = 0, nccl_max_channels = 0; // compare: the trace's NCCL_MIN/MAX_NCHANNELS or _CTAS (0 = not stated)
+  int nccl_min_ctas = 0, nccl_max_ctas = 0; // compare: the trace's NCCL_MIN/MAX_CTAS alone, which bound NVLS too (0 = not stated)
+  int nvls_channels = 0;          // compare: NVLS CUDA channels an NCCL log in the trace reports (0 = NCCL's own)
+  bool nvls_nchannels_set = false; long long nvls_nchannels = 0; // compare: the trace's NCCL_NVLS_NCHANNELS, as stated
   long long nvls_chunk_bytes = 0;          // compare: the trace's NCCL_NVLS_CHUNKSIZE (0 = NCCL's default)
   long long nvls_tree_max_chunk_bytes = 0; // compare: the trace's NCCL_NVLSTREE_MAX_CHUNKSIZE (0 = NCCL's rule)
   std::string nccl_version;       // --nccl-version for --model nccl (compare: else the trace's own line)

@@ -21,8 +21,15 @@ scenario::Scenario load_with_flags(const ScenarioOptions& o) {
   // --model nccl, and the what-ifs), so that a step's allreduce is the main command's prediction for that size.
   RunOptions run = o.run;
   run.model = s.model_name;
+  // The file's network.params where --params is not given; the label says which set and where it came from.
+  const bool from_file = run.params.empty() && !s.params_file.empty();
+  if (from_file) run.params = s.params_file;
   s.model_options = model_options(run);
   s.params_label = params_label(run);
+  if (from_file)
+    s.params_label = (run.params == "none" ? std::string("no parameter set") : s.params_label) + " (network.params in " + s.origin + ")";
+  else if (!o.run.params.empty() && !s.params_file.empty())
+    s.params_label = (o.run.params == "none" ? std::string("no parameter set") : s.params_label) + " (--params, over network.params " + s.params_file + ")";
   s.whatifs = whatif_text(o.whatif_opts);
   if (!o.bucket_size.empty()) {
     s.bucket_bytes = parse_size(o.bucket_size, "--bucket-size");

@@ -189,6 +189,9 @@ std::optional<long long> nccl_param_int(const std::string& value) {
 // the NCHANNELS one is set (ncclMinNchannels). Values as NCCL reads them: strtoll base 0; a min below 0 is 0, a max
 // below 1 is 1, both at most MAXCHANNELS 64; NCCL_MIN/MAX_CTAS at or below 0 are left out (src/init.cc "is too low,
 // leaving it"), and a minCTAs above maxCTAs becomes maxCTAs. A log's "N coll channels" already counts them.
+// NCCL_MIN/MAX_CTAS alone bound NVLS's channels too (src/transport/nvls.cc: nvlsChannels = max(minCTAs, min(maxCTAs,
+// its count)), v2.17.1-1 to v2.30.7-1; the builder caps them at the release's MAXCHANNELS); NCCL_MIN/MAX_NCHANNELS
+// never do. A log's "N nvls channels" already counts them.
 void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vector<std::string>& applied) {
   struct Stated {
     std::string key, value;
@@ -207,6 +210,20 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     }
     return std::nullopt;
   };
+  // NCCL_NVLS_NCHANNELS: the NVLS count the CTAs bound, read as the release reads it (nccl_version.hpp
+  // nvls_nchannels_in_release).
+  if (const auto it = t.env.find("NCCL_NVLS_NCHANNELS"); it != t.env.end()) {
+    const auto v = nccl_param_int(it->second);
+    if (!v) applied.push_back(fmt::format("not applied: NCCL_NVLS_NCHANNELS={} from the trace (not a whole number)", it->second));
+    else if (t.info.nvls_channels > 0)
+      applied.push_back(fmt::format("the trace states NCCL_NVLS_NCHANNELS={}: already in the log's {} nvls channels", it->second, t.info.nvls_channels));
+    else {
+      run.nvls_nchannels_set = true;
+      run.nvls_nchannels = *v;
+      applied.push_back(fmt::format("applied NCCL_NVLS_NCHANNELS={} from the trace: NVLS / NVLS-tree CUDA channels {} before NCCL_MIN/MAX_CTAS{}",
+                                    it->second, std::max(1LL, *v), *v > 0 ? "" : " (from NCCL 2.25 a value below 0, from 2.27 one at or below 0, leaves NCCL's own count)"));
+    }
+  }
   constexpr long long kMaxChannels = 64; // NCCL's MAXCHANNELS (src/include/device.h)
   auto min_n = stated({"NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS"}), max_n = stated({"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS"});
   auto min_c = stated({"NCCL_MIN_CTAS"}), max_c = stated({"NCCL_MAX_CTAS"});
@@ -224,6 +241,23 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
   std::string names;
   for (const auto* c : {&min_n, &max_n, &min_c, &max_c})
     if (*c) names += fmt::format("{}{}={}", names.empty() ? "" : ", ", (*c)->key, (*c)->value);
+  // NVLS first: its bounds do not depend on whether the log counts the ring/tree channels.
+  std::string nvls_names;
+  for (const auto* c : {&min_c, &max_c})
+    if (*c) nvls_names += fmt::format("{}{}={}", nvls_names.empty() ? "" : ", ", (*c)->key, (*c)->value);
+  if (t.info.nvls_channels > 0 && !nvls_names.empty()) {
+    applied.push_back(fmt::format("the trace states {}: already in the log's {} nvls channels", nvls_names, t.info.nvls_channels));
+  } else if (!nvls_names.empty()) {
+    run.nccl_min_ctas = min_c ? static_cast<int>(min_c->v) : 0;
+    run.nccl_max_ctas = max_c ? static_cast<int>(max_c->v) : 0;
+    std::string what = max_c ? fmt::format("at most {}", max_c->v) : std::string();
+    if (min_c) what += fmt::format("{}at least {}", what.empty() ? "" : ", ", min_c->v);
+    applied.push_back(fmt::format("applied {} from the trace: NVLS / NVLS-tree CUDA channels {} (NCCL's nvlsChannels)", nvls_names, what));
+  }
+  if ((min_n || max_n) && t.info.nvls_channels < 0 && run.nvls != "off") // NVLS off: nothing to say about it
+    applied.push_back(fmt::format("not applied to NVLS channels: {}{}{} (NCCL bounds nvlsChannels by NCCL_MIN/MAX_CTAS only)",
+                                  min_n ? min_n->key + "=" + min_n->value : std::string(), min_n && max_n ? ", " : "",
+                                  max_n ? max_n->key + "=" + max_n->value : std::string()));
   if (t.info.coll_channels > 0) {
     applied.push_back(fmt::format("the trace states {}: already in the log's {} coll channels", names, t.info.coll_channels));
     return;
@@ -235,8 +269,7 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
   std::string what;
   if (max_n || max_c) what = fmt::format("at most {}", hi);
   if (lo > 0) what += fmt::format("{}at least {} (copies of the first)", what.empty() ? "" : ", then ", lo);
-  applied.push_back(fmt::format("applied {} from the trace: ring/tree CUDA channels {}{}", names, what,
-                                (min_c || max_c) ? "; not applied to NVLS channels, which NCCL bounds by the CTAs too" : ""));
+  applied.push_back(fmt::format("applied {} from the trace: ring/tree CUDA channels {}", names, what));
 }
 
 } // namespace
@@ -297,7 +330,9 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     run.nvls = "off";
     applied.push_back("NCCL INFO: 0 nvls channels (applied: --nvls off)");
   } else if (info.nvls_channels > 0) {
-    applied.push_back(fmt::format("NCCL INFO: {} nvls channels", info.nvls_channels));
+    // NCCL prints comm->nvlsChannels there (src/init.cc, v2.17.1-1 on): the count its NVLS and NVLS-tree run on.
+    if (nccl) run.nvls_channels = info.nvls_channels;
+    applied.push_back(fmt::format("NCCL INFO: {} nvls channels{}", info.nvls_channels, nccl ? " (applied as the NVLS CUDA channel count)" : ""));
   }
   // ncclGetLevel (src/graph/paths.cc, v2.29.2-1): NCCL_P2P_DISABLE read by strtol(str, NULL, 0), 1 is level LOC (no P2P
   // between a host's GPUs) and NCCL_P2P_LEVEL is then not read; any other value leaves P2P on.

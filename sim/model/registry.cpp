@@ -91,6 +91,10 @@ std::unique_ptr<metrics::PlanBuilder> make_nccl(const topology::Topology& t, con
   n.channels = o.nccl_channels;
   n.min_channels = o.nccl_min_channels;
   n.max_channels = o.nccl_max_channels;
+  n.min_ctas = o.nccl_min_ctas;
+  n.max_ctas = o.nccl_max_ctas;
+  n.nvls_channels = o.nvls_channels;
+  if (o.nvls_nchannels_set) n.nvls_nchannels = o.nvls_nchannels;
   n.nccl_version = o.nccl_version;
   n.nvls_chunk_bytes = o.nvls_chunk_bytes;
   n.nvls_tree_max_chunk_bytes = o.nvls_tree_max_chunk_bytes;

@@ -24,6 +24,9 @@ struct ModelOptions {
   std::vector<int> relay_gpus;  // only these GPUs may relay a route (NCCL cannot forward through others); empty = any
   int nccl_channels = 0;        // nccl: CUDA channels as an NCCL log reports them (0 = NCCL's own count)
   int nccl_min_channels = 0, nccl_max_channels = 0; // nccl: NCCL_MIN/MAX_NCHANNELS (or _CTAS) a run states (0 = not stated)
+  int nccl_min_ctas = 0, nccl_max_ctas = 0; // nccl: NCCL_MIN/MAX_CTAS a run states, bounds on NVLS channels too (0 = not stated)
+  int nvls_channels = 0;        // nccl: NVLS CUDA channels as an NCCL log reports them (0 = NCCL's own count)
+  bool nvls_nchannels_set = false; long long nvls_nchannels = 0; // nccl: NCCL_NVLS_NCHANNELS a run states
   std::string nccl_proto;       // nccl: NCCL_PROTO list (LL, LL128, Simple; ^ excludes; "" = all)
   std::string nccl_version;     // nccl: the NCCL release predicted ("2.4.8"; "" = the tables' own)
   long long nvls_chunk_bytes = 0;          // nccl: NCCL_NVLS_CHUNKSIZE a run states (0 = NCCL's)

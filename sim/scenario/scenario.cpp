@@ -3,6 +3,7 @@
 #include "sim/model/registry.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include "sim/core/ceil_div.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/model/params.hpp"
 #include "sim/scenario/reader.hpp"
 
 namespace ccsim::scenario {
@@ -179,7 +181,7 @@ void derive_times(const Reader& r, const json& model, const json& c, Scenario& s
 void read_network(const Reader& r, const json& j, Scenario& s, const std::string& origin) {
   if (j.contains("network")) {
     const json& n = j["network"];
-    r.only_keys(n, "network", {"model", "sw_alpha", "sw_overhead", "semantics", "reduce_bw"});
+    r.only_keys(n, "network", {"model", "params", "sw_alpha", "sw_overhead", "semantics", "reduce_bw"});
     if (n.contains("model")) {
       s.model_name = r.string(n["model"], "network.model");
       bool known = false;
@@ -195,6 +197,27 @@ void read_network(const Reader& r, const json& j, Scenario& s, const std::string
     }
     if (s.model.alpha_sw > kPsPerSec) r.bad("network.sw_alpha: more than 1 s per message");
     if (n.contains("reduce_bw")) s.model.reduce_bw = parse_bandwidth(r.string(n["reduce_bw"], "network.reduce_bw"), "scenario " + origin + ": network.reduce_bw");
+    // The parameter set, as --params names it (which wins): "none" or a file, a relative path read from the
+    // scenario file's folder; read here so that a bad one is named with this file and key before any run.
+    if (n.contains("params")) {
+      const std::string v = r.string(n["params"], "network.params");
+      if (v.empty()) r.bad("network.params: empty (a parameter file, or \"none\")");
+      if (v == "none") {
+        s.params_file = v;
+      } else {
+        namespace fs = std::filesystem;
+        const fs::path given(v);
+        const std::string path = given.is_absolute() ? v : (fs::path(origin).parent_path() / given).lexically_normal().string();
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) r.bad("network.params: no parameter file {}{}", path, given.is_absolute() ? "" : " (read from the scenario file's folder)");
+        try {
+          (void)model::params_from_json(read_json_file(path, ""), path);
+        } catch (const Error& e) {
+          r.bad("network.params: {}", e.what());
+        }
+        s.params_file = path;
+      }
+    }
   }
 
 }

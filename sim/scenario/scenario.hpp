@@ -69,6 +69,9 @@ struct Scenario {
   // name as the main command's header gives it ("" = none) and the given what-ifs in words ("" when none).
   model::ModelOptions model_options;
   std::string params_label;
+  // network.params: the parameter set the file names, "none" or a file (a relative one resolved from the scenario
+  // file's folder); "" = not named. `ccsim scenario --params` wins over it.
+  std::string params_file;
   std::string whatifs;
   std::optional<TrainingSpec> training;
   // Set when the file describes hybrid parallelism ("parallel" + "transformer"): one step of that

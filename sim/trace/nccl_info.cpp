@@ -136,12 +136,13 @@ void parse_env_facts(std::string_view line, Trace& t) {
   // NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE: NCCL_PARAMs (src/transport/nvls.cc, src/enqueue.cc), logged so
   // (aws-ofi-nccl's own "Setting NCCL_NVLS_CHUNKSIZE to 512KiB" says what it exports, not what NCCL read).
   // NCCL_MIN/MAX_NCHANNELS (and their legacy NCCL_MIN/MAX_NRINGS: src/graph/connect.cc) and NCCL_MIN/MAX_CTAS
-  // (src/init.cc): NCCL_PARAMs, logged the same way.
+  // (src/init.cc): NCCL_PARAMs, logged the same way. NCCL_NVLS_NCHANNELS too (src/transport/nvls.cc, src/init.cc).
   static constexpr std::string_view kKeys[] = {"NCCL_PROTO",          "NCCL_ALGO",         "NCCL_NVLS_ENABLE",
                                                "NCCL_COLLNET_ENABLE", "RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS",
                                                "NCCL_P2P_DISABLE",    "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE",
                                                "NCCL_MIN_NCHANNELS",  "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS",
-                                               "NCCL_MAX_CTAS",       "NCCL_MIN_NRINGS",   "NCCL_MAX_NRINGS"};
+                                               "NCCL_MAX_CTAS",       "NCCL_MIN_NRINGS",   "NCCL_MAX_NRINGS",
+                                               "NCCL_NVLS_NCHANNELS"};
   const bool nccl_info = line.find("NCCL INFO") != std::string_view::npos;
   for (const std::string_view key : kKeys) {
     auto value_after = [&](std::size_t at) {

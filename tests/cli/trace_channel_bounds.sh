@@ -23,7 +23,7 @@ check "-x NCCL_MAX_NCHANNELS=4" 4 "# trace: applied NCCL_MAX_NCHANNELS=4 from th
 check "-x NCCL_MIN_NCHANNELS=48" 48 ""
 check "-x NCCL_MIN_NCHANNELS=100" 64 ""                     # MAXCHANNELS
 check "-x NCCL_MAX_NCHANNELS=4 -x NCCL_MIN_NCHANNELS=8" 8 "" # the max first, then the min: the min wins
-check "-x NCCL_MAX_CTAS=4 -x NCCL_MIN_CTAS=8" 4 "not applied to NVLS channels" # init.cc: minCTAs above maxCTAs is maxCTAs
+check "-x NCCL_MAX_CTAS=4 -x NCCL_MIN_CTAS=8" 4 "NVLS / NVLS-tree CUDA channels at most 4, at least 4" # init.cc: minCTAs above maxCTAs is maxCTAs
 check "-x NCCL_MAX_NRINGS=2 -x NCCL_MAX_NCHANNELS=6" 6 ""   # the legacy name yields to the new one
 check "-x NCCL_MIN_NRINGS=40" 40 ""
 check "-x NCCL_MAX_CTAS=0x6" 6 ""                           # read as strtoll(str, 0, 0)

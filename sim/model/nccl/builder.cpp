@@ -224,6 +224,13 @@ const Graph& Builder::graph(const metrics::RunConfig& cfg) {
     if (tab_.nvls && !tab_.rccl)
       graph_.nvls.domain_cuda_channels =
           nvls_domain_channels_in_release(release_, graph_.arch, tab_.nvls->cuda_channels[static_cast<std::size_t>(graph_.arch)]);
+    // NCCL_MIN/MAX_CTAS at the release's MAXCHANNELS, a min above the max lowered to it (src/init.cc, v2.17.1-1 on).
+    const int most = max_channels_in_release(release_);
+    graph_.nvls.max_ctas = std::min(opt_.max_ctas, most);
+    graph_.nvls.min_ctas = std::min(opt_.min_ctas, most);
+    if (graph_.nvls.max_ctas > 0 && graph_.nvls.min_ctas > graph_.nvls.max_ctas) graph_.nvls.min_ctas = graph_.nvls.max_ctas;
+    graph_.nvls.logged_cuda_channels = opt_.nvls_channels;
+    graph_.nvls.user_cuda_channels = opt_.nvls_nchannels ? nvls_nchannels_in_release(release_, *opt_.nvls_nchannels) : 0;
     collnet_ = collnet_graph_for(topo_, tab_, graph_, cfg.placements);
     fabric_hops_ = tab_.fabric_hops(topo_, graph_.arch);
     // A release before the topology search (2.4.x) builds its own rings on one node: its channel count

@@ -64,6 +64,10 @@ struct Options {
   // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (or NCCL_MIN_CTAS / NCCL_MAX_CTAS) a run states, 0 = not stated: bounds on
   // NCCL's own ring/tree count where `channels` is 0 (Builder::coll_channels).
   int min_channels = 0, max_channels = 0;
+  // NCCL_MIN_CTAS / NCCL_MAX_CTAS alone (0 = not stated): they bound NVLS's CUDA channels as well (Graph::Nvls).
+  int min_ctas = 0, max_ctas = 0;
+  int nvls_channels = 0;       // NVLS / NVLS-tree CUDA channels as NCCL's log reports them (0 = NCCL's own)
+  std::optional<long long> nvls_nchannels; // NCCL_NVLS_NCHANNELS as a run states it (read by release: nccl_version.hpp)
   ProtoSet protos;             // NCCL_PROTO: the protocols its tuner may pick (--nccl-proto; default all)
   std::string nccl_version;    // NCCL release predicted ("2.4.8"): what it enables by default (nccl_version.hpp); "" = the tables'
   // NCCL_NVLS_CHUNKSIZE / NCCL_NVLSTREE_MAX_CHUNKSIZE a run states, in bytes (0 = NCCL's): the NVLS-tree chunk.

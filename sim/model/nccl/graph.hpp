@@ -74,6 +74,13 @@ struct Graph {
     // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE as a run states them (Options, from a log's "set by
     // environment"), in bytes; 0: NCCL's own (tuning.cpp nvls_tree_chunk_bytes). Read by the NVLS-tree chunk only.
     double chunk_bytes = 0, tree_max_chunk_bytes = 0;
+    // NCCL_MIN_CTAS / NCCL_MAX_CTAS as a run states them, capped at the release's MAXCHANNELS (0: not stated, NCCL's
+    // defaults 1 and MAXCHANNELS, which bound nothing): NCCL's nvlsChannels is max(minCTAs, min(maxCTAs, its own
+    // count)) (tuning.cpp nvls_cuda_channels). logged_cuda_channels: a log's "N nvls channels", that count itself.
+    int min_ctas = 0, max_ctas = 0, logged_cuda_channels = 0;
+    // NCCL_NVLS_NCHANNELS where the release takes it in place of its own count (nccl_version.hpp
+    // nvls_nchannels_in_release), before the CTAs bound; 0: not stated, or left to NCCL's own.
+    int user_cuda_channels = 0;
   } nvls;
   std::string describe() const; // one line: channels, speed, path, nodes, arch, LL128
   int tree_channels_of() const { return tree_channels > 0 ? tree_channels : channels; }

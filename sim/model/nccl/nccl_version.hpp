@@ -4,6 +4,7 @@
 // 2.27.3). A 2019 DGX-1 run on NCCL 2.4 has no LL128 at all; two RTX 2080 Ti (7.5) on NCCL 2.6.4 neither.
 // And LL for point-to-point sends (alltoall, gather, scatter, sendrecv), which came with 2.14.3.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -178,6 +179,24 @@ inline constexpr NcclVersion kNvlsSm100NvlChannelsFrom = {2, 27, 3};
 inline int nvls_domain_channels_in_release(const std::optional<NcclVersion>& v, Arch arch, int newest) {
   if (!v || arch < Arch::Blackwell || *v >= kNvlsSm100NvlChannelsFrom) return newest;
   return *v >= kNvlsSm100ChannelsFrom ? 32 : 16;
+}
+
+// NCCL's MAXCHANNELS (src/include/device.h), the cap on NCCL_MIN/MAX_CTAS (src/init.cc "is larger than #channels
+// upper limit"): 32 to v2.24.3-1, 64 from v2.25.1-1. No version: the tables' release, 64.
+inline constexpr NcclVersion kMaxChannels64From = {2, 25, 1};
+inline int max_channels_in_release(const std::optional<NcclVersion>& v) { return !v || *v >= kMaxChannels64From ? 64 : 32; }
+
+// NCCL_NVLS_NCHANNELS by release (NVIDIA/nccl src/transport/nvls.cc ncclNvlsInit, src/init.cc): to v2.24.3-1 the
+// NCCL_PARAM itself (default 16) is the count, whatever its value; v2.25.1-1 to v2.26.6-1 (default -2) a value >= 0
+// replaces the GPU's default; from v2.27.3-1 it is config.nvlsCTAs, and a value at or below 0 is "not a valid value,
+// NCCL will decide". Then max(minCTAs, min(maxCTAs, count)), minCTAs at least 1: a count below 1 is 1 there. Returns
+// the count the release runs before the CTAs bound (at least 1), or 0 where the release keeps its own.
+inline constexpr NcclVersion kNvlsNchannelsNonNegativeFrom = {2, 25, 1}, kNvlsNchannelsPositiveFrom = {2, 27, 3};
+inline int nvls_nchannels_in_release(const std::optional<NcclVersion>& v, long long stated) {
+  const int count = static_cast<int>(std::clamp(stated, 1LL, 1LL << 20));
+  if (!v || *v >= kNvlsNchannelsPositiveFrom) return stated > 0 ? count : 0;
+  if (*v >= kNvlsNchannelsNonNegativeFrom) return stated >= 0 ? count : 0;
+  return count;
 }
 
 // The first release whose launches of a thread's GPUs are read as pipelining with the GPU time (CUDA -g N:

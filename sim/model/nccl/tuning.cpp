@@ -388,10 +388,26 @@ std::vector<Candidate> candidates(const Tables& tab, const Graph& g, Op op, int 
   return out;
 }
 
+// NVLS's CUDA channels (NVIDIA/nccl src/transport/nvls.cc ncclNvlsInit, v2.17.1-1 to v2.29.7-1; ncclNvlsTuning from
+// v2.30.3-1): nvlsChannels = max(minCTAs, min(maxCTAs, the release's count)), NCCL_MIN/MAX_CTAS the only user bounds
+// (NCCL_MIN/MAX_NCHANNELS bound comm->nChannels in connect.cc, not nvlsChannels), and src/enqueue.cc runs NVLS and
+// NVLS-tree on all nvlsChannels (before v2.28.3-1 always; from it NVLS across nodes takes min(nvlsChannels, nChannels),
+// which ccsim does not run: its NVLS across nodes is NVLS-tree). A log's "N nvls channels" is that count itself.
+int nvls_cuda_channels(const Tables& tab, const Graph& g, Algo algo) {
+  if (!tab.nvls) return 0;
+  if (g.nvls.logged_cuda_channels > 0) return g.nvls.logged_cuda_channels;
+  // NCCL_NVLS_NCHANNELS, where the release takes it, replaces the count (2.30.3's ncclNvlsTuning: "User overrides
+  // take priority over tuning").
+  int nc = g.nvls.user_cuda_channels > 0         ? g.nvls.user_cuda_channels
+           : algo == Algo::NvlsTree              ? nvls_tree_cuda_channels(tab, g)
+           : g.nvls.domain_cuda_channels > 0 ? g.nvls.domain_cuda_channels
+                                               : tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  if (g.nvls.max_ctas > 0) nc = std::min(nc, g.nvls.max_ctas);
+  return std::max(nc, g.nvls.min_ctas);
+}
+
 int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int p, Bytes nbytes, int logged) {
-  if (algo == Algo::NvlsTree) return nvls_tree_cuda_channels(tab, g);
-  if (algo == Algo::Nvls)
-    return !tab.nvls ? 0 : g.nvls.domain_cuda_channels > 0 ? g.nvls.domain_cuda_channels : tab.nvls->cuda_channels[static_cast<std::size_t>(g.arch)];
+  if (algo == Algo::NvlsTree || algo == Algo::Nvls) return nvls_cuda_channels(tab, g, algo);
   // MAXCHANNELS: 64 in NCCL (src/include/device.h), 128 in RCCL (ROCm/rccl src/include/device.h), whose logs
   // print up to "112 coll channels" on MI355X.
   const int max_channels = tab.rccl ? 128 : 64;

@@ -78,6 +78,8 @@ int channels_used(const Tables& tab, const Graph& g, Algo algo, Proto proto, int
 double nvls_tree_chunk_bytes(const Tables& tab, const Graph& g, int nch, Bytes nbytes);
 // NVLS-tree's CUDA channels (nvls.cc: 32 for Blackwell across nodes, 24 where ncclNvlsTreeSm100Tuning says so).
 int nvls_tree_cuda_channels(const Tables& tab, const Graph& g);
+// NVLS's (algo Nvls) or NVLS-tree's (NvlsTree) CUDA channels: the release's count within NCCL_MIN/MAX_CTAS.
+int nvls_cuda_channels(const Tables& tab, const Graph& g, Algo algo);
 // NCCL's mid-size factor on NVLS-tree's bandwidth (2.29+ ncclTopoGetAlgoTime): the tree's Simple
 // treeCorrectionFactor by log2(nBytes/64) up to 512 MiB, on Blackwell with x86 hosts; 1 elsewhere.
 double nvls_tree_size_factor(const Tables& tab, const Graph& g, Bytes nbytes);
