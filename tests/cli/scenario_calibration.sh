@@ -33,7 +33,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 - models/params-nccl-default.json "$tmp/mine.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["step_us"] = d.get("step_us", 0) + 5
+d["params"]["step_us"] = d["params"].get("step_us", 0) + 5  # inside "params", where the loader reads it
 json.dump(d, open(sys.argv[2], "w"))
 PY
 
@@ -45,8 +45,9 @@ for topo in machine:gpu=h100 dgx1; do
     want=$(main_ms "$topo" $p) || { fail "$topo main command $p: exit $?"; continue; }
     close "$got" "$want" || fail "$topo ${p:-(default calibration)}: scenario comm_ms $got, the main command's two allreduces $want"
   done
-  # The test means something only where the calibration moves the number.
+  # The test means something only where the calibration moves the number, and where one's own set differs from it.
   [ "$(step_comm_ms "$topo")" != "$(step_comm_ms "$topo" --params none)" ] || fail "$topo: the shipped calibration changed nothing"
+  [ "$(step_comm_ms "$topo")" != "$(step_comm_ms "$topo" --params "$tmp/mine.json")" ] || fail "$topo: one's own parameter set changed nothing"
 done
 
 # The parameter set is named as the main command names it: header line and JSON (scenario.network_params).

@@ -392,7 +392,7 @@ Builder::View& Builder::ring_view(Proto proto, const metrics::RunConfig& cfg, in
   // exceeds 45 GB/s (nccl_version.hpp ring_net_doubled_to_max_in_release): ccsim's split keeps the later releases'
   // channels, so each ring crossing a NIC runs twice the blocks there. The graph's speed is NCCL's inter-node search
   // speed: the first of speedArrayInter a NIC of the host carries (search.cc ncclTopoCompute).
-  constexpr int kMaxChannelsThen = 32; // MAXCHANNELS in v2.18-2.19 (src/include/device.h; 64 from later releases)
+  constexpr int kMaxChannelsThen = 32; // MAXCHANNELS through v2.24.3 (src/include/device.h; 64 from v2.25.1)
   int blocks_per_channel = 1;
   if (!tab_.rccl && ring_net_doubled_to_max_in_release(release_, compute_capability(topo_, g.arch)) && 2 * channels <= kMaxChannelsThen) {
     std::vector<double> nic_GBps;
