@@ -1,6 +1,8 @@
 #include "sim/model/params.hpp"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <chrono>
 #include <ctime>
 
@@ -68,6 +70,16 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
   if (j.has("model")) p.model = j["model"].as_string();
   if (j.has("command")) p.command = j["command"].as_string();
   const JsonValue q = j["params"];
+  // A misspelt or misplaced figure would otherwise be ignored and the run would use 0 or 1 in its place.
+  static constexpr std::array<std::string_view, 8> kKnown = {"launch_us",           "step_us",
+                                                            "launch_per_gpu_us",   "link_efficiency",
+                                                            "protocol_efficiency", "protocol_efficiency_by_library",
+                                                            "protocol_latency",    "launch_by_kind"};
+  const auto known = [](std::string_view k) { return std::find(kKnown.begin(), kKnown.end(), k) != kKnown.end(); };
+  for (const auto& [k, v] : q.items())
+    if (!known(k)) v.fail("unknown parameter '{}' (known: launch_us, step_us, launch_per_gpu_us, link_efficiency, protocol_efficiency, protocol_efficiency_by_library, protocol_latency, launch_by_kind)", printable(k));
+  for (const auto& [k, v] : j.items())
+    if (known(k)) v.fail("'{}' belongs inside the \"params\" object, where it is read", printable(k));
   // Overheads in microseconds: at most one second each (times are 64-bit picoseconds).
   auto num = [&](const char* k) { return q.has(k) ? q[k].as_double(0, 1e6) : 0.0; };
   p.launch_us = num("launch_us");
@@ -122,6 +134,8 @@ ParamSet params_from_json(const nlohmann::json& doc, const std::string& origin) 
       if (!is_launch_kind(k)) v.fail("unknown launch kind '{}' ({})", printable(k), kLaunchKinds);
       if (!v.is_object()) v.fail("must be an object");
       const auto& kind = v;  // clang 14 cannot capture a structured binding in a lambda
+      for (const auto& [n, x] : kind.items())
+        if (n != "launch_us" && n != "launch_per_gpu_us") x.fail("unknown figure '{}' (launch_us, launch_per_gpu_us)", printable(n));
       auto us = [&kind](const char* n) { return kind.has(n) ? kind[n].as_double(0, 1e6) : 0.0; };
       p.launch_by_kind[k] = {us("launch_us"), us("launch_per_gpu_us")};
     }

@@ -59,6 +59,23 @@ TEST_CASE("a parameter file takes a latency multiplier per protocol and refuses 
   CHECK_THROWS_WITH_AS(model::params_from_json(bad("[2]"), "t.json"), doctest::Contains("t.json"), Error);
 }
 
+TEST_CASE("a parameter file refuses a misspelt or misplaced figure by name instead of running without it") {
+  auto load = [](const char* body) { return model::params_from_json(nlohmann::json::parse(body), "mine.json"); };
+  // At the top level a figure was ignored: the run used the shipped default's step cost of 0 in its place.
+  CHECK_THROWS_WITH_AS(load(R"({"kind": "ccsim-params", "step_us": 5, "params": {}})"),
+                       doctest::Contains("'step_us' belongs inside the \"params\" object"), Error);
+  CHECK_THROWS_WITH_AS(load(R"({"kind": "ccsim-params", "params": {"stepus": 5}})"), doctest::Contains("unknown parameter 'stepus'"), Error);
+  CHECK_THROWS_WITH_AS(load(R"({"kind": "ccsim-params", "params": {"link_eficiency": {"nvlink": 0.9}}})"),
+                       doctest::Contains("unknown parameter 'link_eficiency'"), Error);
+  CHECK_THROWS_WITH_AS(load(R"({"kind": "ccsim-params", "params": {"launch_by_kind": {"cuda/g1": {"launch_u": 3}}}})"),
+                       doctest::Contains("unknown figure 'launch_u'"), Error);
+  // The record a fit writes beside its figures (command, residuals, ...) stays outside "params" and is not a figure.
+  const auto ok = load(R"({"kind": "ccsim-params", "command": "ccsim calibrate ...", "residuals": [], "params": {"step_us": 5,
+                           "launch_by_kind": {"cuda/g1": {"launch_us": 3, "launch_per_gpu_us": 1}}}})");
+  CHECK(ok.step_us == 5);
+  CHECK(ok.launch_by_kind.at("cuda/g1").launch_us == 3);
+}
+
 TEST_CASE("a protocol's latency multiplier scales NCCL's latency of the protocol and nothing else") {
   // 8 GPUs of one DGX-1 run a small allreduce as ring/LL: NCCL's latency is baseLat + 2 (8 - 1) hops x hwLat
   // = 6.6 + 14 x 0.6 = 15.0 us, so each unit of the multiplier adds 15.0 us to the row.
