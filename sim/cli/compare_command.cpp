@@ -130,6 +130,9 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.gpus_per_thread = gpus_per_thread;
   if (o.run.model == "nccl") m.launch_kind = model::nccl::launch_kind_for(tr.topo, gpus_per_thread, ropt.nccl_version);
   m.notes = tr.trace.notes;
+  if (const auto wrong = trace::wrong_results(tr.trace); !wrong.empty()) // first: the note a reader must not miss
+    m.notes.insert(m.notes.begin(), fmt::format("FAILED: nccl-tests found wrong results ({}): the run computed wrong data, so its "
+                                                "bandwidth says nothing of what the machine should do", wrong));
   if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",
                                   tr.trace.command_ngpus, tr.trace.command_ngpus));
@@ -281,14 +284,15 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
       specs = topo_per_run(o.run.topo, runs.size());
       check_default_machine(one, runs, specs);
     } catch (const Error& e) {
-      entries.push_back({file, 0, 0, printable(e.what(), 400), {}, 0, {}, {}});
+      entries.push_back({file, 0, 0, printable(e.what(), 400), {}, 0, {}, {}, {}});
       std::cerr << "ccsim: " << entries.back().error << "\n"; // the folder's other files go on
       continue;
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}};
+      report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}, {}};
       try {
         if (!runs[i].unreadable.empty()) throw Error(runs[i].unreadable); // a test of the job that died: named, not compared
+        e.wrong = trace::wrong_results(runs[i]); // nccl-tests' own check failed: compared, and failed whatever the ratio
         const auto r = compare_one(one, runs[i], specs[i], report::Format::Json); // a copy: the rings' hint below may replay it
         e.op = r.json.value("op", std::string());
         e.ranks = r.json.value("ranks", e.ranks);
