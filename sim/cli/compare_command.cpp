@@ -232,8 +232,9 @@ void check_default_machine(const CompareOptions& o, const std::vector<trace::Tra
 }
 
 // --trace's files: each file as given, each folder's regular files (not hidden ones) in name order; `folder` says
-// whether a folder was given.
-std::vector<std::string> trace_files(const std::vector<std::string>& given, bool& folder) {
+// whether a folder was given, `skipped` collects the folders inside a given folder (not searched: named, not dropped
+// in silence).
+std::vector<std::string> trace_files(const std::vector<std::string>& given, bool& folder, std::vector<std::string>& skipped) {
   std::vector<std::string> files;
   folder = false;
   for (const auto& g : given) {
@@ -243,13 +244,19 @@ std::vector<std::string> trace_files(const std::vector<std::string>& given, bool
       continue;
     }
     folder = true;
+    const std::size_t before = skipped.size();
     std::vector<std::string> in;
     for (const auto& e : std::filesystem::directory_iterator(g, ec)) {
       const auto name = e.path().filename().string();
       std::error_code fec;
       if (!name.empty() && name[0] != '.' && e.is_regular_file(fec)) in.push_back(e.path().string());
+      else if (!name.empty() && name[0] != '.' && e.is_directory(fec)) skipped.push_back(e.path().string());
     }
     if (ec) fail("--trace {}: cannot list the folder: {}", printable(g, 200), ec.message());
+    std::sort(skipped.begin() + static_cast<std::ptrdiff_t>(before), skipped.end());
+    if (in.empty() && skipped.size() > before) // a folder per job: its folders are not searched, so say how to give them
+      fail("--trace {}: holds no files, only folders (e.g. {}), which are not searched: give them, e.g. --trace {}/*",
+           printable(g, 200), printable(skipped[before], 200), printable(g, 200));
     if (in.empty()) fail("--trace {}: is a directory, not a trace file, and holds no files to compare (a folder's files are compared one by one)", printable(g, 200));
     std::sort(in.begin(), in.end());
     files.insert(files.end(), in.begin(), in.end());
@@ -268,11 +275,17 @@ double healthy_pct(const std::string& text) {
 }
 
 // Many files (a cluster's runs): one line per run, a verdict each, the exit status for a script.
-void run_summary(const CompareOptions& o, const std::vector<std::string>& files) {
+void run_summary(const CompareOptions& o, const std::vector<std::string>& files, std::vector<std::string> skipped) {
   if (!o.plot.empty()) fail("--plot: draws one trace; give one --trace file without --summary");
   if (!o.run_text.empty()) fail("--run: picks a run of one trace; give one --trace file without --summary");
   const auto fmt_kind = report::format_from(o.run.format);
-  report::SummaryHead head{o.run.topo, o.run.model, params_label(o.run), healthy_pct(o.healthy_text)};
+  report::SummaryHead head{o.run.topo, o.run.model, params_label(o.run), healthy_pct(o.healthy_text), {}};
+  std::sort(skipped.begin(), skipped.end());
+  for (const auto& d : skipped) {
+    head.skipped.push_back(printable(d, 400));
+    std::cerr << "ccsim: --trace: skipped the folder " << head.skipped.back() << " (folders inside a folder are not searched; give it as --trace "
+              << head.skipped.back() << ")\n";
+  }
   std::vector<report::SummaryEntry> entries;
   for (const auto& file : files) {
     CompareOptions one = o;
@@ -328,8 +341,9 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
 
 void run_compare(const CompareOptions& o_in) {
   bool folder = false;
-  const auto files = trace_files(o_in.traces, folder);
-  if (files.size() > 1 || folder || o_in.summary) return run_summary(o_in, files);
+  std::vector<std::string> skipped;
+  const auto files = trace_files(o_in.traces, folder, skipped);
+  if (files.size() > 1 || folder || o_in.summary) return run_summary(o_in, files, std::move(skipped));
   if (!o_in.healthy_text.empty()) fail("--healthy: sets the summary's threshold; give several --trace files, a folder, or --summary");
   CompareOptions o = o_in;
   o.trace = files.front();

@@ -350,6 +350,7 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
     j["kind"] = "ccsim-compare-summary";
     j["topology"] = head.topology, j["model"] = head.model, j["params"] = head.params;
     j["healthy_pct"] = head.healthy_pct;
+    if (!head.skipped.empty()) j["skipped_folders"] = head.skipped;
     j["runs"] = nlohmann::ordered_json::array();
     for (const auto& e : entries) {
       nlohmann::ordered_json o;
@@ -407,7 +408,9 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
   for (const auto& e : entries) w = std::max(w, e.file.size());
   std::string s = fmt::format("# ccsim compare: {} file(s) against topology {}, model {}{}\n", files, head.topology, head.model,
                               head.params.empty() ? "" : ", params " + head.params);
-  s += fmt::format("# healthy: {}\n#\n", rule);
+  s += fmt::format("# healthy: {}\n", rule);
+  for (const auto& d : head.skipped) s += fmt::format("# skipped: {} (a folder inside a --trace folder: not searched; give it as --trace {})\n", d, d);
+  s += "#\n";
   s += fmt::format("# {:<{}} {:>5}  {:<13} {:>5}  {:<17} {:>9}  {}\n", "file", w - 2, "run", "op", "ranks", "sizes", "meas/pred", "verdict");
   for (const auto& e : entries) {
     const auto v = verdict_of(e, head.healthy_pct);

@@ -30,6 +30,7 @@ struct SummaryEntry {
 struct SummaryHead {
   std::string topology, model, params; // as given (--topo), the model and the parameter set's label
   double healthy_pct = 80;             // --healthy
+  std::vector<std::string> skipped;     // folders inside a --trace folder, not searched
 };
 // Failed: nccl-tests' own check found wrong values (#wrong above 0, "Out of bounds values : N FAILED").
 enum class Verdict { Ok, Below, NoVerdict, Error, Failed };

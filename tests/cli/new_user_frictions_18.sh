@@ -8,6 +8,7 @@
 #  - no-break spaces (a chat tool's copy) made every row free text: "no nccl-tests rows ... found"; a UTF-8 BOM hid the
 #    first '#' line (the nThread line); thousands separators were "expected a table row" (or, from the first row, no
 #    row at all and no line named), a decimal comma "is not a number" with no word of why;
+#  - a folder inside the --trace folder (a job's own) was left out in silence; a folder of folders said "holds no files";
 #  - machine:gpu=h20e or gpu=b300hgx listed 47 kinds and no suggestion;
 #  - topo show of a machine: printed 22.4 GB/s "source: two sockets" and 63 GB/s "source: 2 GPU(s) per PCIe switch":
 #    the figures' own sources (models/gpus.json) were in no line.
@@ -94,6 +95,16 @@ grep -qE "^# trace: FAILED: nccl-tests found wrong results" "$tmp/out" || bad "o
 "$ccsim" compare --topo "$topo" --model nccl --trace "$tmp/clean" --summary >"$tmp/out" 2>&1; rc=$?
 [ "$rc" = 0 ] && tail -1 "$tmp/out" | grep -qF "1 run(s): 1 ok, 0 below, 0 without a verdict, 0 not compared; exit status 0 (0 all ok, 1 a run below, 2 a file not compared)" ||
   bad "clean folder: exit $rc, $(tail -1 "$tmp/out")"
+
+# A folder inside the folder (a job's own folder) is named as skipped, not dropped in silence; a folder of folders
+# says how to give them.
+mkdir -p "$tmp/clean/job7" "$tmp/jobs/a" "$tmp/jobs/b" && cp "$good" "$tmp/clean/job7/out.txt" && cp "$good" "$tmp/jobs/a/" && cp "$good" "$tmp/jobs/b/"
+"$ccsim" compare --topo "$topo" --model nccl --trace "$tmp/clean" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 0 ] && grep -qF "# skipped: $tmp/clean/job7 (a folder inside a --trace folder: not searched" "$tmp/out" &&
+  grep -qF "skipped the folder $tmp/clean/job7" "$tmp/err" || bad "a folder inside the folder: exit $rc, not named: $(cat "$tmp/err")"
+"$ccsim" compare --topo "$topo" --model nccl --trace "$tmp/jobs" >/dev/null 2>"$tmp/err"; rc=$?
+one_line "--trace a folder of folders" 2 "$tmp/err" "$rc"
+grep -qF "only folders (e.g. $tmp/jobs/a), which are not searched: give them, e.g. --trace $tmp/jobs/*" "$tmp/err" || bad "a folder of folders: $(cat "$tmp/err")"
 
 # --- (c) a copy through a Windows editor or a chat tool --------------------------------------------------------------
 for f in nbsp latin1 crlf-tabs; do
