@@ -9,7 +9,8 @@
 #    first '#' line (the nThread line); thousands separators were "expected a table row" (or, from the first row, no
 #    row at all and no line named), a decimal comma "is not a number" with no word of why;
 #  - a folder inside the --trace folder (a job's own) was left out in silence; a folder of folders said "holds no files";
-#  - machine:gpu=h20e or gpu=b300hgx listed 47 kinds and no suggestion;
+#  - machine:gpu=h20e or gpu=b300hgx listed 47 kinds and no suggestion; --topo hgx-h20 (or node=hgx-h20 in cluster:)
+#    listed the shipped presets and not the words that draw that machine, machine:gpu=h20;
 #  - topo show of a machine: printed 22.4 GB/s "source: two sockets" and 63 GB/s "source: 2 GPU(s) per PCIe switch":
 #    the figures' own sources (models/gpus.json) were in no line.
 set -u
@@ -128,6 +129,13 @@ for s in "h20e:did you mean h20, h200" "b300hgx:did you mean b300?" "RTX-PRO-600
   one_line "machine:gpu=$g" 2 "$tmp/err" "$rc"
   grep -qF "unknown gpu '$g'" "$tmp/err" && grep -qF "$want" "$tmp/err" && grep -qF "models/gpus.json" "$tmp/err" ||
     bad "machine:gpu=$g: no '$want' or no models/gpus.json: $(cat "$tmp/err")"
+done
+# A preset name made of a kind the catalogue has (no preset draws it): the refusal gives the words that do.
+for n in "cluster:nodes=2,node=hgx-h20,nics=8x400G:h20" "hgx-b300:b300" "8xh20:h20"; do
+  t=${n%:*}; k=${n##*:}
+  "$ccsim" --topo "$t" -b 1M -e 1M >/dev/null 2>"$tmp/err"; rc=$?
+  one_line "--topo $t" 2 "$tmp/err" "$rc"
+  grep -qF "described in words: machine:gpu=$k " "$tmp/err" || bad "--topo $t: no machine:gpu=$k in $(cat "$tmp/err")"
 done
 # The machines of this trial, in a few words each.
 for m in "gpu=rtxpro6000,gpus=8" "gpu=h20" "gpu=l20,gpus=8" "gpu=gh200,gpus=4" "gpu=b300" "gpu=l4,gpus=4" "gpu=mi325x" \
