@@ -47,6 +47,7 @@ void normalise_pasted_text(std::string& s) {
       out += ' ', i += 2;
       continue;
     }
+    if (u(i) == 0xE2 && u(i + 1) == 0x88 && u(i + 2) == 0x92) { out += '-', i += 2; continue; } // U+2212 minus: root -1
     // A lone 0xA0 after an ASCII byte is no UTF-8 continuation: a Windows-1252 / Latin-1 no-break space.
     if (u(i) == 0xA0 && (i == 0 || u(i - 1) < 0x80)) { out += ' '; continue; }
     out += s[i];

@@ -24,7 +24,8 @@ double to_double(const std::string& t, const std::string& what, const std::strin
 inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 // A copy that went through a Windows editor, a chat tool or a word processor, made readable as nccl-tests wrote it:
 // byte order marks (U+FEFF, at the start or where files were joined) dropped; no-break, figure, narrow and thin spaces
-// (U+00A0, U+2007, U+202F, U+2009, and a Latin-1 0xA0) turned into plain spaces, which separate table cells. Other
+// (U+00A0, U+2007, U+202F, U+2009, and a Latin-1 0xA0) turned into plain spaces, which separate table cells; a word
+// processor's minus sign (U+2212, "−1" in the root column) into '-'. Other
 // bytes are kept, so line numbers stay the file's. CR line ends are trimmed by each reader (trimmed()).
 void normalise_pasted_text(std::string& s);
 // " (a thousands separator or a decimal comma: ...)" when `t` is a number a locale or a spreadsheet rewrote ("1,024",

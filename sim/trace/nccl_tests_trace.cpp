@@ -303,6 +303,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
   };
   std::optional<std::string> first_short_row; // the error, unless the test turns out to be hypercube_perf
+  bool pipe_table = false, pipe_note = false; // a Markdown copy of the table: its header seen, its note given
   int sweep = 0;              // size sweeps seen in the table, less one
   Bytes sweep_first_size = 0; // the first size of the current sweep
   std::istringstream in{std::string(text)};
@@ -316,6 +317,27 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     std::string line = trim(without_ray_prefix(raw));
     if (line.empty()) continue;
     parse_collnet_facts(line, t, where);
+    // A Markdown table a chat tool or a notebook made of the output: "| size | count | type | ... |" and its rows. Read
+    // as the table's words once its own header, or the '#' column header above it, says which cells are which (a
+    // pipe table of other columns, ccsim's own --format markdown, is left alone); the "|---|" rule is no row.
+    if (line.size() > 1 && line.front() == '|' && line.back() == '|') {
+      std::vector<std::string> cells;
+      for (std::size_t at = 1; at < line.size();) {
+        const auto bar = line.find('|', at);
+        cells.push_back(trim(std::string_view(line).substr(at, bar - at)));
+        at = bar + 1;
+      }
+      const bool rule = std::all_of(line.begin(), line.end(), [](char c) { return c == '|' || c == '-' || c == ':' || c == ' '; });
+      if (cells.size() > 1 && cells[0] == "size" && cells[1] == "count") pipe_table = true;
+      std::string words;
+      for (const auto& c : cells) words += (words.empty() ? "" : " ") + (c.empty() ? std::string("-") : c);
+      if (pipe_table && rule) continue;
+      if (pipe_table || (cols && cells.size() == row_words(*cols) && !cells.empty() && is_uint(cells[0]))) {
+        if (!pipe_note) t.notes.push_back(fmt::format("line {}: a Markdown table ('|' between cells), read as nccl-tests' columns", lineno));
+        pipe_note = true;
+        line = words;
+      }
+    }
     // mpirun --tag-output prefix "[1,0]<stdout>:" (before the srun one)
     if (line[0] == '[') {
       const auto close = line.find("]<std");

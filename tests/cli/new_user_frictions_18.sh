@@ -7,7 +7,8 @@
 #  - a file cut inside its last row (a job killed mid-write) was refused as "row has 3 columns but the header names 13";
 #  - no-break spaces (a chat tool's copy) made every row free text: "no nccl-tests rows ... found"; a UTF-8 BOM hid the
 #    first '#' line (the nThread line); thousands separators were "expected a table row" (or, from the first row, no
-#    row at all and no line named), a decimal comma "is not a number" with no word of why;
+#    row at all and no line named), a decimal comma "is not a number" with no word of why; a word processor's minus
+#    sign (root "−1") "is not a whole number"; a chat tool's Markdown table of the output had "no nccl-tests rows";
 #  - a folder inside the --trace folder (a job's own) was left out in silence; a folder of folders said "holds no files";
 #  - machine:gpu=h20e or gpu=b300hgx listed 47 kinds and no suggestion; --topo hgx-h20 (or node=hgx-h20 in cluster:)
 #    listed the shipped presets and not the words that draw that machine, machine:gpu=h20;
@@ -61,6 +62,15 @@ put("paste/bom.txt", ["\ufeff"] + body)
 put("paste/thousands.txt", rows(lambda t: t.__setitem__(0, f"{int(t[0]):,}")))
 put("paste/thousands-all.txt", [l for l in rows(lambda t: t.__setitem__(0, f"{int(t[0]):,}")) if not re.match(r"^\d{1,3}  ", l)])
 put("paste/comma.txt", rows(lambda t: t.__setitem__(slice(None), [x.replace(".", ",") for x in t])))
+put("paste/minus.txt", rows(lambda t: t.__setitem__(4, "\u22121")))  # a word processor's minus sign in the root column
+pipe = []
+for l in rows(lambda t: t.__setitem__(slice(None), ["| " + " | ".join(t) + " |"])):
+    if l.startswith("#       size"):
+        pipe += ["| size | count | type | redop | root | time | algbw | busbw | #wrong | time | algbw | busbw | #wrong |\n",
+                 "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
+    elif not l.startswith("#        (B)"):
+        pipe.append(l)
+put("paste/pipes.txt", pipe)  # a chat tool's Markdown table of the output
 put("paste/crlf-tabs.txt", [l.rstrip("\n") + "\r\n" for l in rows(lambda t: t.__setitem__(slice(None), ["\t".join(t)]))])
 EOF
 
@@ -108,7 +118,7 @@ one_line "--trace a folder of folders" 2 "$tmp/err" "$rc"
 grep -qF "only folders (e.g. $tmp/jobs/a), which are not searched: give them, e.g. --trace $tmp/jobs/*" "$tmp/err" || bad "a folder of folders: $(cat "$tmp/err")"
 
 # --- (c) a copy through a Windows editor or a chat tool --------------------------------------------------------------
-for f in nbsp latin1 crlf-tabs; do
+for f in nbsp latin1 crlf-tabs minus pipes; do
   "$ccsim" compare --topo "$topo" --model nccl --trace "$tmp/paste/$f.txt" --format json >"$tmp/out.json" 2>"$tmp/err"; rc=$?
   [ "$rc" = 0 ] && /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert len(j["rows"]) == 32, len(j["rows"])' "$tmp/out.json" ||
     bad "$f.txt: exit $rc, not its 32 rows: $(head -2 "$tmp/err")"
