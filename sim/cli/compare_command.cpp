@@ -131,8 +131,9 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   if (o.run.model == "nccl") m.launch_kind = model::nccl::launch_kind_for(tr.topo, gpus_per_thread, ropt.nccl_version);
   m.notes = tr.trace.notes;
   if (const auto wrong = trace::wrong_results(tr.trace); !wrong.empty()) // first: the note a reader must not miss
-    m.notes.insert(m.notes.begin(), fmt::format("FAILED: nccl-tests found wrong results ({}): the run computed wrong data, so its "
-                                                "bandwidth says nothing of what the machine should do", wrong));
+    m.notes.insert(m.notes.begin(), fmt::format("FAILED: nccl-tests found wrong results ({}): a run that fails nccl-tests' own "
+                                                "check (data corrupted by a GPU, a link or a NIC, or a bug of the test) passes no "
+                                                "acceptance, whatever its bandwidth", wrong));
   if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",
                                   tr.trace.command_ngpus, tr.trace.command_ngpus));

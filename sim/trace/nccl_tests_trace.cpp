@@ -680,7 +680,8 @@ std::string wrong_results(const Trace& t) {
     hi = r.size, most = std::max(most, w);
   }
   if (rows > 0)
-    return fmt::format("#wrong above 0 on {} row{}, {} ({:g} at most)", rows, rows == 1 ? "" : "s",
+    // The 2019 format (no root column) names the column "error" and prints the largest error, not a count.
+    return fmt::format("{} above 0 on {} row{}, {} ({:g} at most)", t.has_root_column ? "#wrong" : "error", rows, rows == 1 ? "" : "s",
                        lo == hi ? format_size(lo) : format_size(lo) + ".." + format_size(hi), most);
   // The closing line counts every row of the table; where the rows say each is right (a table of several sweeps, this
   // run one of them), they are this run's word.

@@ -116,7 +116,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
 Trace load_trace(const std::string& path, const Hints& hints = {});
 
 // "" when nccl-tests found every result right (or did not check, #wrong N/A), else what says it did not: the rows whose
-// #wrong is above 0 ("#wrong above 0 on 4 rows, 1 MiB..8 MiB (3 at most)"), or without such rows, the closing line
+// #wrong (the 2019 format's "error") is above 0 ("#wrong above 0 on 4 rows, 1 MiB..8 MiB (3 at most)"), or without such rows, the closing line
 // ("'Out of bounds values : 12 FAILED'"). Such a run computed wrong data: its bandwidth says nothing a machine should do.
 std::string wrong_results(const Trace& t);
 
