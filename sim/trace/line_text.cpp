@@ -35,7 +35,43 @@ bool is_number(const std::string& t) {
   return end == t.c_str() + t.size();
 }
 
+namespace {
+// A file that starts with a UTF-16 byte order mark (Windows Notepad's "Unicode" save, PowerShell's `>` before 7.0:
+// FF FE little-endian, FE FF big-endian) as UTF-8; its NUL bytes read as "binary data" before. An odd length or a
+// broken surrogate pair leaves the text as it was (refused as binary, as any other such file).
+void utf16_to_utf8(std::string& s) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  if (s.size() < 2 || s.size() % 2 != 0) return;
+  const bool le = b(0) == 0xFF && b(1) == 0xFE, be = b(0) == 0xFE && b(1) == 0xFF;
+  if (!le && !be) return;
+  std::string out;
+  out.reserve(s.size() / 2);
+  const auto unit = [&](std::size_t k) -> unsigned { return le ? b(k) | (b(k + 1) << 8) : (b(k) << 8) | b(k + 1); };
+  for (std::size_t k = 2; k < s.size(); k += 2) {
+    unsigned c = unit(k);
+    if (c >= 0xD800 && c <= 0xDBFF) { // a surrogate pair: one code point above U+FFFF
+      if (k + 2 >= s.size()) return;
+      const unsigned lo = unit(k + 2);
+      if (lo < 0xDC00 || lo > 0xDFFF) return;
+      c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+      k += 2;
+    } else if (c >= 0xDC00 && c <= 0xDFFF) {
+      return;
+    }
+    if (c < 0x80) out += static_cast<char>(c);
+    else if (c < 0x800) out += static_cast<char>(0xC0 | (c >> 6)), out += static_cast<char>(0x80 | (c & 0x3F));
+    else if (c < 0x10000)
+      out += static_cast<char>(0xE0 | (c >> 12)), out += static_cast<char>(0x80 | ((c >> 6) & 0x3F)), out += static_cast<char>(0x80 | (c & 0x3F));
+    else
+      out += static_cast<char>(0xF0 | (c >> 18)), out += static_cast<char>(0x80 | ((c >> 12) & 0x3F)),
+          out += static_cast<char>(0x80 | ((c >> 6) & 0x3F)), out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  s = std::move(out);
+}
+} // namespace
+
 void normalise_pasted_text(std::string& s) {
+  utf16_to_utf8(s);
   if (s.find_first_of("\xA0\xEF\xE2") == std::string::npos) return; // nothing to do in a plain ASCII file
   std::string out;
   out.reserve(s.size());

@@ -23,7 +23,7 @@ std::uint64_t to_u64(const std::string& t, const std::string& what, const std::s
 double to_double(const std::string& t, const std::string& what, const std::string& where);
 inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 // A copy that went through a Windows editor, a chat tool or a word processor, made readable as nccl-tests wrote it:
-// byte order marks (U+FEFF, at the start or where files were joined) dropped; no-break, figure, narrow and thin spaces
+// UTF-16 with its byte order mark (Notepad's "Unicode") decoded to UTF-8; byte order marks (U+FEFF, at the start or where files were joined) dropped; no-break, figure, narrow and thin spaces
 // (U+00A0, U+2007, U+202F, U+2009, and a Latin-1 0xA0) turned into plain spaces, which separate table cells; a word
 // processor's minus sign (U+2212, "−1" in the root column) into '-'. Other
 // bytes are kept, so line numbers stay the file's. CR line ends are trimmed by each reader (trimmed()).

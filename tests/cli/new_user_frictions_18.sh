@@ -5,7 +5,7 @@
 #  - a run nccl-tests itself found wrong (#wrong 3 on some rows, "Out of bounds values : 12 FAILED") got the verdict
 #    "ok" in a folder's summary and exit 0, and one file's compare said nothing of it;
 #  - a file cut inside its last row (a job killed mid-write) was refused as "row has 3 columns but the header names 13";
-#  - no-break spaces (a chat tool's copy) made every row free text: "no nccl-tests rows ... found"; a UTF-8 BOM hid the
+#  - a file saved as UTF-16 (Notepad's "Unicode") was "binary data"; no-break spaces (a chat tool's copy) made every row free text: "no nccl-tests rows ... found"; a UTF-8 BOM hid the
 #    first '#' line (the nThread line); thousands separators were "expected a table row" (or, from the first row, no
 #    row at all and no line named), a decimal comma "is not a number" with no word of why; a word processor's minus
 #    sign (root "−1") "is not a whole number"; a chat tool's Markdown table of the output had "no nccl-tests rows";
@@ -71,6 +71,8 @@ for l in rows(lambda t: t.__setitem__(slice(None), ["| " + " | ".join(t) + " |"]
     elif not l.startswith("#        (B)"):
         pipe.append(l)
 put("paste/pipes.txt", pipe)  # a chat tool's Markdown table of the output
+with open(tmp + "/paste/utf16.txt", "wb") as f:  # Notepad's "Unicode" save: UTF-16LE behind FF FE, CRLF
+    f.write("".join(lines).replace("\n", "\r\n").encode("utf-16"))
 put("paste/crlf-tabs.txt", [l.rstrip("\n") + "\r\n" for l in rows(lambda t: t.__setitem__(slice(None), ["\t".join(t)]))])
 EOF
 
@@ -118,7 +120,7 @@ one_line "--trace a folder of folders" 2 "$tmp/err" "$rc"
 grep -qF "only folders (e.g. $tmp/jobs/a), which are not searched: give them, e.g. --trace $tmp/jobs/*" "$tmp/err" || bad "a folder of folders: $(cat "$tmp/err")"
 
 # --- (c) a copy through a Windows editor or a chat tool --------------------------------------------------------------
-for f in nbsp latin1 crlf-tabs minus pipes; do
+for f in nbsp latin1 crlf-tabs minus pipes utf16; do
   "$ccsim" compare --topo "$topo" --model nccl --trace "$tmp/paste/$f.txt" --format json >"$tmp/out.json" 2>"$tmp/err"; rc=$?
   [ "$rc" = 0 ] && /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert len(j["rows"]) == 32, len(j["rows"])' "$tmp/out.json" ||
     bad "$f.txt: exit $rc, not its 32 rows: $(head -2 "$tmp/err")"

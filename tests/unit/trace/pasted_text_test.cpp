@@ -30,6 +30,19 @@ TEST_CASE("normalise_pasted_text: BOMs dropped, no-break and narrow spaces made 
   CHECK(letters == "caf\xC3\xA0 \xE2\x80\x94 x");
 }
 
+TEST_CASE("normalise_pasted_text: UTF-16 behind its byte order mark, either byte order, becomes UTF-8") {
+  // "# a\xE9\n1" with U+00E9 and U+1F600 (a surrogate pair D83D DE00), written out by hand in both byte orders.
+  std::string le("\xFF\xFE#\0 \0a\0\xE9\0\n\0" "1\0\x3D\xD8\x00\xDE", 18);
+  trace::text::normalise_pasted_text(le);
+  CHECK(le == "# a\xC3\xA9\n1\xF0\x9F\x98\x80");
+  std::string be("\xFE\xFF\0#\0 \0a\0\xE9\0\n\0" "1", 14);
+  trace::text::normalise_pasted_text(be);
+  CHECK(be == "# a\xC3\xA9\n1");
+  std::string odd("\xFF\xFE#", 3); // odd length: left as it was (refused as binary)
+  trace::text::normalise_pasted_text(odd);
+  CHECK(odd == std::string("\xFF\xFE#", 3));
+}
+
 TEST_CASE("is_grouped_uint: digits in groups of three after one separator") {
   using trace::text::is_grouped_uint;
   CHECK(is_grouped_uint("1,024"));
