@@ -130,6 +130,10 @@ RunResult compare_one(const CompareOptions& o, trace::Trace run, const std::stri
   m.gpus_per_thread = gpus_per_thread;
   if (o.run.model == "nccl") m.launch_kind = model::nccl::launch_kind_for(tr.topo, gpus_per_thread, ropt.nccl_version);
   m.notes = tr.trace.notes;
+  if (const auto wrong = trace::wrong_results(tr.trace); !wrong.empty()) // first: the note a reader must not miss
+    m.notes.insert(m.notes.begin(), fmt::format("FAILED: nccl-tests found wrong results ({}): a run that fails nccl-tests' own "
+                                                "check (data corrupted by a GPU, a link or a NIC, or a bug of the test) passes no "
+                                                "acceptance, whatever its bandwidth", wrong));
   if (!tr.trace.header_values.count("nGpus") && tr.trace.command_ngpus > 1)
     m.notes.push_back(fmt::format("{} GPUs per thread (launches in series) from the header's command line (-g {}): the nThread line is missing",
                                   tr.trace.command_ngpus, tr.trace.command_ngpus));
@@ -229,8 +233,9 @@ void check_default_machine(const CompareOptions& o, const std::vector<trace::Tra
 }
 
 // --trace's files: each file as given, each folder's regular files (not hidden ones) in name order; `folder` says
-// whether a folder was given.
-std::vector<std::string> trace_files(const std::vector<std::string>& given, bool& folder) {
+// whether a folder was given, `skipped` collects the folders inside a given folder (not searched: named, not dropped
+// in silence).
+std::vector<std::string> trace_files(const std::vector<std::string>& given, bool& folder, std::vector<std::string>& skipped) {
   std::vector<std::string> files;
   folder = false;
   for (const auto& g : given) {
@@ -240,13 +245,19 @@ std::vector<std::string> trace_files(const std::vector<std::string>& given, bool
       continue;
     }
     folder = true;
+    const std::size_t before = skipped.size();
     std::vector<std::string> in;
     for (const auto& e : std::filesystem::directory_iterator(g, ec)) {
       const auto name = e.path().filename().string();
       std::error_code fec;
       if (!name.empty() && name[0] != '.' && e.is_regular_file(fec)) in.push_back(e.path().string());
+      else if (!name.empty() && name[0] != '.' && e.is_directory(fec)) skipped.push_back(e.path().string());
     }
     if (ec) fail("--trace {}: cannot list the folder: {}", printable(g, 200), ec.message());
+    std::sort(skipped.begin() + static_cast<std::ptrdiff_t>(before), skipped.end());
+    if (in.empty() && skipped.size() > before) // a folder per job: its folders are not searched, so say how to give them
+      fail("--trace {}: holds no files, only folders (e.g. {}), which are not searched: give them, e.g. --trace {}/*",
+           printable(g, 200), printable(skipped[before], 200), printable(g, 200));
     if (in.empty()) fail("--trace {}: is a directory, not a trace file, and holds no files to compare (a folder's files are compared one by one)", printable(g, 200));
     std::sort(in.begin(), in.end());
     files.insert(files.end(), in.begin(), in.end());
@@ -265,11 +276,17 @@ double healthy_pct(const std::string& text) {
 }
 
 // Many files (a cluster's runs): one line per run, a verdict each, the exit status for a script.
-void run_summary(const CompareOptions& o, const std::vector<std::string>& files) {
+void run_summary(const CompareOptions& o, const std::vector<std::string>& files, std::vector<std::string> skipped) {
   if (!o.plot.empty()) fail("--plot: draws one trace; give one --trace file without --summary");
   if (!o.run_text.empty()) fail("--run: picks a run of one trace; give one --trace file without --summary");
   const auto fmt_kind = report::format_from(o.run.format);
-  report::SummaryHead head{o.run.topo, o.run.model, params_label(o.run), healthy_pct(o.healthy_text)};
+  report::SummaryHead head{o.run.topo, o.run.model, params_label(o.run), healthy_pct(o.healthy_text), {}};
+  std::sort(skipped.begin(), skipped.end());
+  for (const auto& d : skipped) {
+    head.skipped.push_back(printable(d, 400));
+    std::cerr << "ccsim: --trace: skipped the folder " << head.skipped.back() << " (folders inside a folder are not searched; give it as --trace "
+              << head.skipped.back() << ")\n";
+  }
   std::vector<report::SummaryEntry> entries;
   for (const auto& file : files) {
     CompareOptions one = o;
@@ -281,14 +298,15 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
       specs = topo_per_run(o.run.topo, runs.size());
       check_default_machine(one, runs, specs);
     } catch (const Error& e) {
-      entries.push_back({file, 0, 0, printable(e.what(), 400), {}, 0, {}, {}});
+      entries.push_back({file, 0, 0, printable(e.what(), 400), {}, 0, {}, {}, {}});
       std::cerr << "ccsim: " << entries.back().error << "\n"; // the folder's other files go on
       continue;
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}};
+      report::SummaryEntry e{file, static_cast<int>(i + 1), static_cast<int>(runs.size()), {}, {}, runs[i].ranks, {}, {}, {}};
       try {
         if (!runs[i].unreadable.empty()) throw Error(runs[i].unreadable); // a test of the job that died: named, not compared
+        e.wrong = trace::wrong_results(runs[i]); // nccl-tests' own check failed: compared, and failed whatever the ratio
         const auto r = compare_one(one, runs[i], specs[i], report::Format::Json); // a copy: the rings' hint below may replay it
         e.op = r.json.value("op", std::string());
         e.ranks = r.json.value("ranks", e.ranks);
@@ -324,8 +342,9 @@ void run_summary(const CompareOptions& o, const std::vector<std::string>& files)
 
 void run_compare(const CompareOptions& o_in) {
   bool folder = false;
-  const auto files = trace_files(o_in.traces, folder);
-  if (files.size() > 1 || folder || o_in.summary) return run_summary(o_in, files);
+  std::vector<std::string> skipped;
+  const auto files = trace_files(o_in.traces, folder, skipped);
+  if (files.size() > 1 || folder || o_in.summary) return run_summary(o_in, files, std::move(skipped));
   if (!o_in.healthy_text.empty()) fail("--healthy: sets the summary's threshold; give several --trace files, a folder, or --summary");
   CompareOptions o = o_in;
   o.trace = files.front();

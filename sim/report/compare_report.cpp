@@ -267,6 +267,7 @@ std::string compare_markdown(const model::CompareResult& r, const model::Compare
 
 Verdict verdict_of(const SummaryEntry& e, double healthy_pct) {
   if (!e.error.empty()) return Verdict::Error;
+  if (!e.wrong.empty()) return Verdict::Failed; // wrong data is a failed run at any speed
   if (e.health.rows == 0) return Verdict::NoVerdict;
   return e.health.ratio * 100 < healthy_pct ? Verdict::Below : Verdict::Ok;
 }
@@ -276,7 +277,7 @@ int summary_status(const std::vector<SummaryEntry>& entries, double healthy_pct)
   for (const auto& e : entries) {
     const auto v = verdict_of(e, healthy_pct);
     if (v == Verdict::Error) return 2;
-    if (v == Verdict::Below) status = 1;
+    if (v == Verdict::Below || v == Verdict::Failed) status = 1;
   }
   return status;
 }
@@ -289,6 +290,7 @@ std::string verdict_word(Verdict v) {
   case Verdict::Below: return "below";
   case Verdict::NoVerdict: return "no verdict";
   case Verdict::Error: return "error";
+  case Verdict::Failed: return "failed";
   }
   return "";
 }
@@ -300,6 +302,12 @@ std::string verdict_text(const SummaryEntry& e, Verdict v) {
   case Verdict::Below: return fmt::format("BELOW: {:.1f} % under the prediction", 100 - 100 * e.health.ratio);
   case Verdict::NoVerdict: return "no verdict: no bandwidth-bound row of 1 MiB or more";
   case Verdict::Error: return "ERROR: " + e.error;
+  case Verdict::Failed:
+    // nccl-tests checks every result against its expected value (-c 1, the default; util.cu writeResultFooter): a GPU,
+    // a link or a NIC that corrupts data fails the run, however fast.
+    return fmt::format("FAILED: nccl-tests found wrong results ({}): the run fails at any speed; rerun it, and test "
+                       "its GPUs and links before its bandwidth",
+                       e.wrong);
   }
   return "";
 }
@@ -323,7 +331,7 @@ std::string csv_cell(const std::string& s) {
 
 std::string compare_summary(const std::vector<SummaryEntry>& entries, const SummaryHead& head, Format f) {
   std::size_t files = 0;
-  int counts[4] = {0, 0, 0, 0};
+  int counts[5] = {0, 0, 0, 0, 0};
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (i == 0 || entries[i].file != entries[i - 1].file) ++files;
     ++counts[static_cast<int>(verdict_of(entries[i], head.healthy_pct))];
@@ -331,14 +339,18 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
   const int status = summary_status(entries, head.healthy_pct);
   const std::string rule = fmt::format("measured busbw at least {:g} % of the prediction (median over the bandwidth-bound sizes of "
                                        "1 MiB and more; --healthy PCT)", head.healthy_pct);
-  const std::string tally = fmt::format("{} file(s), {} run(s): {} ok, {} below, {} without a verdict, {} not compared; exit status {} "
-                                        "(0 all ok, 1 a run below, 2 a file not compared)",
-                                        files, entries.size(), counts[0], counts[1], counts[2], counts[3], status);
+  // The failed runs' count only where there are some: the tally of a clean folder reads as it always has.
+  const std::string failed = counts[4] ? fmt::format(", {} failed (wrong results)", counts[4]) : "";
+  const std::string tally = fmt::format("{} file(s), {} run(s): {} ok, {} below{}, {} without a verdict, {} not compared; exit status {} "
+                                        "(0 all ok, 1 a run below{}, 2 a file not compared)",
+                                        files, entries.size(), counts[0], counts[1], failed, counts[2], counts[3], status,
+                                        counts[4] ? " or failed" : "");
   if (f == Format::Json) {
     nlohmann::ordered_json j;
     j["kind"] = "ccsim-compare-summary";
     j["topology"] = head.topology, j["model"] = head.model, j["params"] = head.params;
     j["healthy_pct"] = head.healthy_pct;
+    if (!head.skipped.empty()) j["skipped_folders"] = head.skipped;
     j["runs"] = nlohmann::ordered_json::array();
     for (const auto& e : entries) {
       nlohmann::ordered_json o;
@@ -354,10 +366,11 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
           o["measured_over_predicted_pct"] = num_or_null(100 * e.health.ratio);
         }
         if (!e.why.empty()) o["why"] = e.why;
+        if (!e.wrong.empty()) o["wrong_results"] = e.wrong;
       }
       j["runs"].push_back(o);
     }
-    j["counts"] = {{"ok", counts[0]}, {"below", counts[1]}, {"no_verdict", counts[2]}, {"error", counts[3]}};
+    j["counts"] = {{"ok", counts[0]}, {"below", counts[1]}, {"no_verdict", counts[2]}, {"error", counts[3]}, {"failed", counts[4]}};
     j["exit_status"] = status;
     // safe_dump: a file found in a folder may have a name that is not UTF-8 (dump() threw nlohmann's type_error 316,
     // exit 3 after every run was compared); its bytes are written as U+FFFD, as the single-run JSON writes them.
@@ -370,7 +383,7 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
       s += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(e.file), e.run, e.runs, e.op, e.ranks,
                        e.health.rows ? std::to_string(e.health.lo) : "", e.health.rows ? std::to_string(e.health.hi) : "",
                        e.health.rows, e.health.rows ? fmt::format("{:.2f}", 100 * e.health.ratio) : "", verdict_word(v),
-                       csv_cell(v == Verdict::Error ? e.error : v == Verdict::Below ? e.why : ""));
+                       csv_cell(v == Verdict::Error ? e.error : v == Verdict::Below ? e.why : v == Verdict::Failed ? e.wrong : ""));
     }
     return s;
   }
@@ -395,7 +408,9 @@ std::string compare_summary(const std::vector<SummaryEntry>& entries, const Summ
   for (const auto& e : entries) w = std::max(w, e.file.size());
   std::string s = fmt::format("# ccsim compare: {} file(s) against topology {}, model {}{}\n", files, head.topology, head.model,
                               head.params.empty() ? "" : ", params " + head.params);
-  s += fmt::format("# healthy: {}\n#\n", rule);
+  s += fmt::format("# healthy: {}\n", rule);
+  for (const auto& d : head.skipped) s += fmt::format("# skipped: {} (a folder inside a --trace folder: not searched; give it as --trace {})\n", d, d);
+  s += "#\n";
   s += fmt::format("# {:<{}} {:>5}  {:<13} {:>5}  {:<17} {:>9}  {}\n", "file", w - 2, "run", "op", "ranks", "sizes", "meas/pred", "verdict");
   for (const auto& e : entries) {
     const auto v = verdict_of(e, head.healthy_pct);

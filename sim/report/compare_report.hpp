@@ -25,14 +25,17 @@ struct SummaryEntry {
   int ranks = 0;
   model::Health health;
   std::string why;        // the bandwidth band's line: what bounds the prediction, what to check
+  std::string wrong;      // nccl-tests found wrong results (trace::wrong_results): the run fails whatever its bandwidth
 };
 struct SummaryHead {
   std::string topology, model, params; // as given (--topo), the model and the parameter set's label
   double healthy_pct = 80;             // --healthy
+  std::vector<std::string> skipped;     // folders inside a --trace folder, not searched
 };
-enum class Verdict { Ok, Below, NoVerdict, Error };
+// Failed: nccl-tests' own check found wrong values (#wrong above 0, "Out of bounds values : N FAILED").
+enum class Verdict { Ok, Below, NoVerdict, Error, Failed };
 Verdict verdict_of(const SummaryEntry& e, double healthy_pct);
-// 2 when a file could not be compared, else 1 when a run is below --healthy, else 0.
+// 2 when a file could not be compared, else 1 when a run is below --healthy or failed nccl-tests' check, else 0.
 int summary_status(const std::vector<SummaryEntry>& entries, double healthy_pct);
 std::string compare_summary(const std::vector<SummaryEntry>& entries, const SummaryHead& head, Format f);
 

@@ -90,10 +90,51 @@ std::optional<std::string> pcie_gen_of_rate(double gts) {
   return std::nullopt;
 }
 
+namespace {
+
+// Edits (insert, delete, replace one character) that turn `a` into `b`.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean h20 or h200?" for a kind one or two edits away from `name`, or one `name` starts with ("b300hgx":
+// b300), as the words machine: reads them (case, '-', '_' and spaces left out); "." when none is near.
+std::string nearest_kinds(const std::string& name) {
+  std::string key;
+  for (char c : name)
+    if (c != '-' && c != '_' && c != ' ') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<std::pair<std::size_t, std::string>> near;
+  for (const auto& k : gpu_kind_names()) {
+    const std::size_t d = key.starts_with(k) && k.size() >= 2 ? 0 : edit_distance(key, k);
+    if (d <= (key.size() <= 3 ? 1u : 2u)) near.emplace_back(d, k);
+  }
+  if (near.empty()) return ".";
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (near.size() > 3) near.resize(3);
+  std::string s;
+  for (std::size_t i = 0; i < near.size(); ++i) s += (i == 0 ? "" : i + 1 == near.size() ? " or " : ", ") + near[i].second;
+  return "; did you mean " + s + "?";
+}
+
+} // namespace
+
 GpuKind gpu_kind(const std::string& name, const std::string& who) {
   const json& gpus = gpu_table()["gpus"];
   if (!gpus.contains(name)) {
-    fail("{}: unknown gpu '{}' (known: {})", who, name, gpu_kind_list(", "));
+    // A kind not in the catalogue is refused, never guessed: its links decide every prediction.
+    fail("{}: unknown gpu '{}' (known: {}){} A GPU missing there is added to {} with its datasheet's figures", who, name,
+         gpu_kind_list(", "), nearest_kinds(name), gpu_table_path());
   }
   const json& g = gpus[name];
   const std::string where = gpu_table_path() + ": gpus." + name;

@@ -1,6 +1,8 @@
 // `machine:gpu=h200,gpus=8,intra=nvswitch`: a node drawn from what a buyer knows of it. The GPU's links
 // come from models/gpus.json (each number with its source); the node is written as the
 // same JSON document a preset is, so it passes the same checks and `topo gen` can save it.
+#include <map>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -73,6 +75,39 @@ void add_socket_link_type(json& types, const MachineSpec& m) {
   types["upi"] = {{"bw", "22.4GB/s"}, {"latency", "1us"},
                   {"source", "socket link: Intel UPI at 11.2 GT/s x 2 bytes = 22.4 GB/s per direction (as topologies/pcie-gen4-8gpu.json); "
                              "latency taken equal to a PCIe hop"}};
+}
+
+// A link's own source replaces its type's (topology_json.cpp): "2 GPU(s) per PCIe switch" said where a link sits, and
+// `topo show` printed 63 GB/s or a socket's 22.4 GB/s with nothing saying where the figure comes from. Each link's source
+// gets the origin of its bandwidth: the catalogue entry (models/gpus.json) and the figure's own citation.
+void add_figure_sources(json& links, const json& types, const json& g, const MachineSpec& m, const std::string& pcie, bool p2p,
+                        const std::string& nvl) {
+  // The clause of a "bw: ...; latency: ...; nop2p_bw: ..." source that cites one figure.
+  const auto clause = [](const std::string& src, const std::string& key) {
+    for (std::size_t at = 0; at < src.size();) {
+      const auto end = std::min(src.find("; ", at), src.size());
+      if (src.compare(at, key.size() + 2, key + ": ") == 0) return src.substr(at + key.size() + 2, end - at - key.size() - 2);
+      at = end + 2;
+    }
+    return std::string();
+  };
+  std::map<std::string, std::string> figure;
+  const std::string pcie_src = gpu_table()["pcie"].at(pcie).at("source").get<std::string>();
+  figure[pcie] = fmt::format("{} per direction from models/gpus.json pcie.{}.{}: {}", types.at(pcie).at("bw").get<std::string>(), pcie,
+                             p2p ? "bw" : "nop2p_bw", clause(pcie_src, p2p ? "bw" : "nop2p_bw"));
+  const std::string socket = m.cpu == "amd" ? "xgmi" : "upi";
+  if (types.contains(socket)) { // cpu=amd: "xgmi" is the socket link (intra=xgmi with cpu=amd is refused above)
+    const std::string src = types.at(socket).at("source").get<std::string>();
+    figure[socket] = src.substr(0, src.find("; latency"));
+  }
+  if (!nvl.empty() && types.contains(nvl))
+    figure[nvl] = fmt::format("{} per link per direction from models/gpus.json gpus.{}.nvlink_bw", g.at("nvlink_bw").get<std::string>(), m.gpu);
+  if (m.cpu != "amd" && g.contains("xgmi_bw") && types.contains("xgmi"))
+    figure["xgmi"] = fmt::format("{} per link per direction from models/gpus.json gpus.{}.xgmi_bw", g.at("xgmi_bw").get<std::string>(), m.gpu);
+  for (auto& l : links) {
+    const auto f = figure.find(l.value("type", std::string()));
+    if (f != figure.end() && l.contains("source") && !f->second.empty()) l["source"] = l["source"].get<std::string>() + "; " + f->second;
+  }
 }
 
 // bridge=2way|4way|none: the NVLink bridge the cards carry, as NVIDIA sells them. models/gpus.json bridge_group
@@ -238,6 +273,7 @@ Topology make_machine(const MachineSpec& m) {
                fmt::format("boards of {} GPUs joined all-to-all by their NVLinks", group));
   }
   if (intra == "xgmi") add_xgmi_mesh(types, links, g, m);
+  add_figure_sources(links, types, g, m, pcie, p2p, nvl);
   doc["link_types"] = types;
   doc["gpu"] = m.gpu;
   if (m.cpu != "intel") doc["cpu"] = m.cpu; // Intel is what a host is taken as when nothing says (topology.hpp)

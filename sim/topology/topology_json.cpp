@@ -17,6 +17,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/topology/generators.hpp"
+#include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/import.hpp"
 #include "sim/topology/sharp.hpp"
 #include "sim/topology/topology_json_fast.hpp"
@@ -379,7 +380,22 @@ Topology resolve_as_drawn(const std::string& spec) {
   }
   std::string known;
   for (const auto& n : shipped_topologies()) known += (known.empty() ? "" : ", ") + n;
-  fail("--topo: '{}' is neither a file nor a shipped topology (shipped: {})", spec, known);
+  // "hgx-h20", "dgx-b200", "8xh20": a preset name made of a GPU kind the catalogue has, though no preset draws it; the
+  // words that do are machine:gpu=KIND.
+  std::string words;
+  const auto kinds = gpu_kind_names();
+  for (std::size_t at = 0; at <= spec.size() && words.empty();) {
+    const auto end = std::min(spec.find_first_of("-_ ", at), spec.size());
+    std::string piece = ascii_lower(spec.substr(at, end - at));
+    const auto x = piece.find('x');
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (x != std::string::npos && x > 0 && std::all_of(piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(x), digit))
+      piece = piece.substr(x + 1); // "8xh20"
+    if (std::find(kinds.begin(), kinds.end(), piece) != kinds.end())
+      words = fmt::format("; a machine of {} GPUs is described in words: machine:gpu={} (nodes=N,nics=MxSPEED for a cluster of them)", piece, piece);
+    at = end + 1;
+  }
+  fail("--topo: '{}' is neither a file nor a shipped topology (shipped: {}){}", spec, known, words);
 }
 } // namespace
 

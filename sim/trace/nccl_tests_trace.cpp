@@ -27,6 +27,9 @@ using text::is_uint;
 using text::is_number;
 using text::to_double;
 using text::to_u64;
+using text::is_grouped_uint;
+using text::locale_number_hint;
+using text::normalise_pasted_text;
 using text::starts_with;
 namespace {
 
@@ -164,6 +167,16 @@ bool is_column_header(const std::vector<std::string>& tk) {
   return tk.size() > 1 && ((tk[0] == "size" && tk[1] == "count") || (tk[0] == "bytes" && tk[1] == "N"));
 }
 
+// "Out of bounds values : 12 FAILED" (nccl-tests util.cu writeResultFooter, "# %-20s : %d %s"): the count into
+// t.out_of_bounds; the table's other closing lines change nothing.
+void read_out_of_bounds(std::string_view body, Trace& t) {
+  if (!starts_with(body, "Out of bounds values")) return;
+  const auto colon = body.find(':');
+  if (colon == std::string_view::npos) return;
+  const auto tk = tokens(body.substr(colon + 1));
+  if (!tk.empty() && is_number(tk[0])) t.out_of_bounds = std::strtod(tk[0].c_str(), nullptr);
+}
+
 // hypercube_perf and old alltoall_perf builds print an empty redop ("%6s" of ""), so their rows have one word
 // fewer than the header: read without the redop column, and `short_row` says so (only those tests may).
 MeasuredRow row_from_header(const std::vector<std::string>& tk, const Columns& cols, const std::string& where,
@@ -290,6 +303,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     t.has_root_column = std::find(tk.begin(), tk.end(), "root") != tk.end();
   };
   std::optional<std::string> first_short_row; // the error, unless the test turns out to be hypercube_perf
+  bool pipe_table = false, pipe_note = false; // a Markdown copy of the table: its header seen, its note given
   int sweep = 0;              // size sweeps seen in the table, less one
   Bytes sweep_first_size = 0; // the first size of the current sweep
   std::istringstream in{std::string(text)};
@@ -303,6 +317,27 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     std::string line = trim(without_ray_prefix(raw));
     if (line.empty()) continue;
     parse_collnet_facts(line, t, where);
+    // A Markdown table a chat tool or a notebook made of the output: "| size | count | type | ... |" and its rows. Read
+    // as the table's words once its own header, or the '#' column header above it, says which cells are which (a
+    // pipe table of other columns, ccsim's own --format markdown, is left alone); the "|---|" rule is no row.
+    if (line.size() > 1 && line.front() == '|' && line.back() == '|') {
+      std::vector<std::string> cells;
+      for (std::size_t at = 1; at < line.size();) {
+        const auto bar = line.find('|', at);
+        cells.push_back(trim(std::string_view(line).substr(at, bar - at)));
+        at = bar + 1;
+      }
+      const bool rule = std::all_of(line.begin(), line.end(), [](char c) { return c == '|' || c == '-' || c == ':' || c == ' '; });
+      if (cells.size() > 1 && cells[0] == "size" && cells[1] == "count") pipe_table = true;
+      std::string words;
+      for (const auto& c : cells) words += (words.empty() ? "" : " ") + (c.empty() ? std::string("-") : c);
+      if (pipe_table && rule) continue;
+      if (pipe_table || (cols && cells.size() == row_words(*cols) && !cells.empty() && is_uint(cells[0]))) {
+        if (!pipe_note) t.notes.push_back(fmt::format("line {}: a Markdown table ('|' between cells), read as nccl-tests' columns", lineno));
+        pipe_note = true;
+        line = words;
+      }
+    }
     // mpirun --tag-output prefix "[1,0]<stdout>:" (before the srun one)
     if (line[0] == '[') {
       const auto close = line.find("]<std");
@@ -362,6 +397,7 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
         read_columns(tk, where);
       } else if (table_started && is_closing_line(body)) {
         table_done = true;
+        read_out_of_bounds(body, t);
       }
       continue;
     }
@@ -388,9 +424,14 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
       read_columns(tk, where);
       continue;
     }
+    // "1,048,576  262,144  float ...": a row whose size a spreadsheet or a locale grouped by thousands. Refused by its
+    // line (it read as free text: no row at all, or "expected a table row" halfway down).
+    if (tk.size() >= 6 && is_grouped_uint(tk[0]) && (is_uint(tk[1]) || is_grouped_uint(tk[1])))
+      fail("{}: size '{}' is not a whole number{}", where, tk[0], locale_number_hint(tk[0]));
     if (!is_uint(tk[0])) {
       if (is_closing_line(line)) { // "Out of bounds values : 0 OK" without its '#'
         table_done = table_started;
+        if (table_started) read_out_of_bounds(line, t);
         continue;
       }
       if (table_started && !table_done && is_elision(line)) { // a page's "..." for rows it left out
@@ -407,16 +448,22 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
     }
     table_started = true;
     MeasuredRow r;
-    if (cols) {
-      bool short_row = false;
-      r = row_from_header(tk, *cols, where, &short_row);
-      if (short_row && !first_short_row) first_short_row = where + fmt::format(": row has {} columns but the header names {}", tk.size(), cols->names.size());
-    } else {
-      bool rc = false, ro = false;
-      r = row_by_shape(tk, where, rc, ro);
-      if (shaped && (rc != shape_redop || ro != shape_root)) fail("{}: row shape differs from the rows above", where);
-      shaped = true, shape_redop = rc, shape_root = ro;
-      t.has_redop_column = rc, t.has_root_column = ro;
+    try {
+      if (cols) {
+        bool short_row = false;
+        r = row_from_header(tk, *cols, where, &short_row);
+        if (short_row && !first_short_row) first_short_row = where + fmt::format(": row has {} columns but the header names {}", tk.size(), cols->names.size());
+      } else {
+        bool rc = false, ro = false;
+        r = row_by_shape(tk, where, rc, ro);
+        if (shaped && (rc != shape_redop || ro != shape_root)) fail("{}: row shape differs from the rows above", where);
+        shaped = true, shape_redop = rc, shape_root = ro;
+        t.has_redop_column = rc, t.has_root_column = ro;
+      }
+    } catch (const Error& e) {
+      // The last line with no line end after it: the file stops inside a row (a job killed mid-write, a copy cut short).
+      if (in.eof()) fail("{} (the file ends inside this row, with no line end: cut short?)", e.what());
+      throw;
     }
     if (!r.out_of_place && !r.in_place) fail("{}: row has no time column", where);
     r.line = lineno;
@@ -619,13 +666,38 @@ Trace parse_trace(std::string_view text, const std::string& origin, const Hints&
   return t;
 }
 
+std::string wrong_results(const Trace& t) {
+  int rows = 0;
+  double most = 0;
+  Bytes lo = 0, hi = 0;
+  bool checked = false; // a row's #wrong is a number: nccl-tests checked (-c 1); "N/A" is -c 0
+  for (const auto& r : t.rows) {
+    double w = 0;
+    for (const auto* h : {&r.out_of_place, &r.in_place})
+      if (*h && is_number((*h)->wrong)) checked = true, w = std::max(w, std::strtod((*h)->wrong.c_str(), nullptr));
+    if (!(w > 0)) continue;
+    if (rows++ == 0) lo = r.size;
+    hi = r.size, most = std::max(most, w);
+  }
+  if (rows > 0)
+    // The 2019 format (no root column) names the column "error" and prints the largest error, not a count.
+    return fmt::format("{} above 0 on {} row{}, {} ({:g} at most)", t.has_root_column ? "#wrong" : "error", rows, rows == 1 ? "" : "s",
+                       lo == hi ? format_size(lo) : format_size(lo) + ".." + format_size(hi), most);
+  // The closing line counts every row of the table; where the rows say each is right (a table of several sweeps, this
+  // run one of them), they are this run's word.
+  if (!checked && t.out_of_bounds > 0) return fmt::format("'Out of bounds values : {:g} FAILED'", t.out_of_bounds);
+  return "";
+}
+
 Trace load_trace(const std::string& path, const Hints& hints) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
   std::ostringstream ss;
   ss << f.rdbuf();
-  return parse_trace(ss.str(), path, hints);
+  std::string body = ss.str();
+  normalise_pasted_text(body); // a BOM, no-break spaces: a Windows editor's or a chat tool's copy
+  return parse_trace(body, path, hints);
 }
 
 std::vector<RingChain> ring_chains(const std::vector<RingHop>& hops) {

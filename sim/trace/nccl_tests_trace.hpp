@@ -67,6 +67,9 @@ struct Trace {
   // load_trace_runs, every run of a file of several: why this run could not be read (a test that died before its
   // first row); the file's other runs stand. Empty for a run that was read.
   std::string unreadable;
+  // nccl-tests' closing line "Out of bounds values : N FAILED" (util.cu writeResultFooter: N = elements the check found
+  // wrong over all rows, FAILED when N > 0); -1 when the file has no such line.
+  double out_of_bounds = -1;
   std::map<std::string, std::string> env; // NCCL_* settings the file says the run was made with (NCCL_NVLS_ENABLE -> 0)
   // Facts of NCCL INFO lines ("24 coll channels, 0 collnet channels, 0 nvls channels", "Using network IB");
   // -1 / "" when the log does not say.
@@ -111,6 +114,11 @@ void parse_env_facts(std::string_view line, Trace& t);
 // Throws ccsim::Error with a one-line message "<origin>:<line>: ..." on malformed input.
 Trace parse_trace(std::string_view text, const std::string& origin, const Hints& hints = {});
 Trace load_trace(const std::string& path, const Hints& hints = {});
+
+// "" when nccl-tests found every result right (or did not check, #wrong N/A), else what says it did not: the rows whose
+// #wrong (the 2019 format's "error") is above 0 ("#wrong above 0 on 4 rows, 1 MiB..8 MiB (3 at most)"), or without such rows, the closing line
+// ("'Out of bounds values : 12 FAILED'"). Such a run computed wrong data: its bandwidth says nothing a machine should do.
+std::string wrong_results(const Trace& t);
 
 // Measured time for a row: out-of-place unless `in_place` (falls back to the half that exists).
 double measured_time_us(const MeasuredRow& r, bool in_place);

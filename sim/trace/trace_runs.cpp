@@ -119,7 +119,8 @@ std::vector<RunText> split_runs_at(std::string_view text, const std::string& ori
       current_first = file_line;
       rows_seen = failed = concluded = false;
     }
-    (in_run ? current : preamble).append(raw).append("\n");
+    // The file's own line end, none after a last line that has none (parse_trace tells a row cut short by it).
+    (in_run ? current : preamble).append(raw).append(nl < text.size() ? "\n" : "");
     if (!in_run) ++preamble_lines;
     rows_seen = rows_seen || row;
     failed = failed || (in_run && failure);
@@ -173,6 +174,7 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   std::ostringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();
+  text::normalise_pasted_text(text); // a BOM, no-break spaces: a Windows editor's or a chat tool's copy
   auto pick = [&](std::vector<Trace> runs) {
     if (only > static_cast<int>(runs.size()))
       fail("--run: {} is not a run of {} (it holds {}: --run {})", only, path, runs.size(),
