@@ -26,6 +26,8 @@ Target: <= 5 % (>= 1 MiB) and <= 15 % (all sizes) per trace, for the middle colu
 
 --write-default FILE builds the same class-level set from EVERY class (what `compare` and `--model nccl`
 apply by default for a machine ccsim has never seen) and writes it with its per-class fits and the command;
+--check FILE regenerates the table and exits 1 when FILE (models/VALIDATION.md) differs from it in anything but
+the date (the model, the traces or the calibration construction moved since it was made: rerun the command inside it);
 --check-default FILE rebuilds it and exits 1 when FILE's parameters differ (the file is stale: the traces,
 tables or model changed since it was made; rerun the command inside it). --own-class measures whether
 picking the machine's own class's set would beat one set for all (it does not, today: see README).
@@ -676,12 +678,15 @@ def rate_share_arg(text):
         sys.exit(2)
     return v
 
+MEASURED_ON = "Measured "  # the date line of the table's header, the one part --check does not compare
+
 def main():
-    ccsim, md = "build/ccsim", None
+    ccsim, md, check = "build/ccsim", None, False
     a = sys.argv[1:]
     while a:
         if a[0] == "--ccsim": ccsim = a[1]; a = a[2:]
         elif a[0] == "--output": md = a[1]; a = a[2:]
+        elif a[0] == "--check" and len(a) >= 2: md, check = a[1], True; a = a[2:]
         elif a[0] == "--own-class": return own_class_check(ccsim)
         elif a[0] == "--protocol-rate-rule":
             global RATE_RULE
@@ -738,10 +743,11 @@ def main():
     tot = (f"middle column over {len(mids)} runs: median of the per-trace medians {statistics.median(ge):.1f}% (>= 1 MiB), "
            f"{statistics.median(al):.1f}% (all sizes); {sum(1 for l in lines if l[5] == 'ok')} of {len(lines)} within both targets") if mids else "no predictions"
     text = hdr + "\n" + body + "\n\n" + tot + "\n" + in_sample(ccsim, rows, lines)
-    print(text)
+    if not check:
+        print(text)
     if md:
         head = (f"# Validation: ccsim --model nccl against every trace in models/traces\n\n"
-                f"Measured {datetime.date.today().isoformat()} with `scripts/validate.sh --table {md}` (scripts/validate_table.py).\n\n"
+                f"{MEASURED_ON}{datetime.date.today().isoformat()} with `scripts/validate.sh --table {md}` (scripts/validate_table.py).\n\n"
                 "Columns (median |busbw error| for sizes >= 1 MiB / over all sizes): **described** = `ccsim compare --model nccl --params none` on "
                 "the machine as models/traces/index.json describes it (the bare model, no calibration); **other machines** = a class-level "
                 "parameter set built from every other machine class (each class the median of its traces' own fits; each parameter the "
@@ -752,6 +758,22 @@ def main():
                 "**own** = the trace's own calibration held out by halves (worse of the two folds; n/a under 8 rows or when the described "
                 "machine needs a GPU subset). Target for the middle column: <= 5 % / <= 15 %. Every miss carries its reason "
                 "(`miss_reason` in models/traces/index.json).\n\n")
+        if check:
+            # Everything but the date it was measured on must be what this run gives.
+            dated = re.compile("^" + re.escape(MEASURED_ON) + r"\d{4}-\d\d-\d\d ", re.M)
+            try:
+                old = open(md).read()
+            except OSError as e:
+                sys.exit(f"validate_table.py: {md}: {e.strerror}")
+            old, new = dated.sub(MEASURED_ON, old).splitlines(), dated.sub(MEASURED_ON, head + text).splitlines()
+            if old != new:
+                first = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y), min(len(old), len(new)))
+                print(f"validate_table.py: {md} is stale (first differing line {first + 1}: "
+                      f"{(new[first] if first < len(new) else '(end of table)')[:200]}); rerun: scripts/validate.sh --table {md}",
+                      file=sys.stderr)
+                sys.exit(1)
+            print(f"{md}: current ({len(lines)} runs)")
+            return
         write_text(md, head + text)
 
 if __name__ == "__main__":

@@ -220,6 +220,8 @@ def judge(path, flag_names, value, shown, is_out, result, left, broken_null):
         what = f"no answer in {TIMEOUT} s"
     elif broken_null:
         what = "replaced the null device it was given"
+    elif rc == 0 and flag_names == ["(base)"] and not out.strip():
+        what = "exit 0 printing nothing (every base command prints its result)"
     elif rc == 0:
         # A comment line echoing the flag and its value (nccl-tests mode's "accepted: -J nan") is not a result.
         body = "\n".join(l for l in out.splitlines() if not (l.startswith("#") and any(n in l for n in flag_names)))
@@ -276,7 +278,12 @@ def sample(key, values, share):
 def build_cases(fx, fails):
     """Every (command, flag or positional, value) run, on its command's base; problems go to `fails`."""
     cases = []
-    for path, opts, pos in commands():
+    tree = commands()
+    # Every command with a base here must be one --help still lists: a --help that lost its subcommands (or prints
+    # nothing at all) would otherwise sweep nothing and pass.
+    listed = {path for path, _opts, _pos in tree}
+    fails += [f"ccsim {' '.join(p)}: has a base command line here but `ccsim --help` no longer lists it" for p in BASE if p not in listed]
+    for path, opts, pos in tree:
         if path not in BASE:
             fails.append(f"ccsim {' '.join(path)}: no base command line in {sys.argv[0]}: add one")
             continue

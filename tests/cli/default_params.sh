@@ -72,4 +72,4 @@ for topo in dgx1 hgx-a100 "machine:gpu=l40s,gpus=4" "machine:gpu=rtx4090,gpus=4,
   done
 done
 [ "$fails" = 0 ] && echo "default params: ok"
-exit $fails
+exit $((fails > 0))

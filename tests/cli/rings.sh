@@ -75,4 +75,4 @@ cmp -s "$tmp/frag" "$tmp/range" || fail "--gpus 0..2,5..7 differs from --gpus 0,
 "$ccsim" --topo dgx1 --gpus 0-3-2-1 -b 1M -e 1M | grep -q "dgx1-v100 (shipped preset topologies/dgx1.json), 4 ranks" || fail "--gpus 0-3-2-1 is not 4 GPUs"
 
 [ "$fails" -eq 0 ] && echo "rings CLI: all checks passed"
-exit "$fails"
+exit $((fails > 0))
