@@ -6,14 +6,14 @@
 # Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
 # runs one process, so one at a time left a core idle for the whole run.
 # Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml
-# amd_smi topo_file log_lines perf_args sbatch trace_runs evidence.
+# amd_smi topo_file log_lines perf_args sbatch trace_runs evidence scenario_args.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml amd_smi topo_file
-     log_lines perf_args sbatch trace_runs evidence)
+     log_lines perf_args sbatch trace_runs evidence scenario_args)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
@@ -130,6 +130,14 @@ if [[ " ${targets[*]} " == *" trace_runs "* ]]; then
     build-fuzz/ccsim --topo dgx1 --op allgather -b 8 -e 64K --format "$fmt" >"build-fuzz/seeds/trace_runs/ccsim.$fmt" 2>/dev/null || true
   done
 fi
+# `ccsim scenario FILE` flags, one per line (tests/fuzz/fuzz_scenario_args.cpp; a first line naming a shipped scenario picks it).
+lines scenario_args "$(printf '%s\n' --model nccl --nvls off --collnet off)" \
+      "$(printf '%s\n' gpt_zero_2x8_a100.json --model nccl --nccl-algo ring --nccl-proto '^LL128' --nccl-version 2.18.3)" \
+      "$(printf '%s\n' resnet50_dgx1_vs_pcie.json --bucket-size 64M --no-overlap --p2p off)" \
+      "$(printf '%s\n' --topo machine:gpu=h100,gpus=8 --model nccl --p2p-level PIX --params none)" \
+      "$(printf '%s\n' --topo hgx-a100 --model flow --params models/params-nccl-default.json --allow-oversubscribed-memory)" \
+      "$(printf '%s\n' resnet50_ps_dgx1.json --model store_forward --msccl off --nccl-collnet auto --nccl-nvls on)" \
+      "$(printf '%s\n' --topo machine:gpu=mi300x,gpus=8 --model nccl --msccl off --p2p-level 3 --gpu mi300x)"
 lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
 
 mkdir -p build-fuzz/artifacts
