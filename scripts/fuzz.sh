@@ -45,6 +45,12 @@ lines() { # target, then one seed per argument
   for s in "$@"; do printf '%s' "$s" >"$dir/$i"; i=$((i+1)); done
 }
 seed topology_json topologies/*.json topologies/generator/*.json tests/data/bad/*.json
+# The keys read since the twenty-third session, in no shipped file: '_' comments at every level (link_types too), a
+# link's "duplex" budget.
+printf '%s\n' '{"_note": "x", "name": "t", "nodes": [{"name": "g0", "kind": "gpu", "_n": 1}, {"name": "g1", "kind": "gpu"},' \
+  '{"name": "sw", "kind": "pcie_switch"}], "link_types": {"_note": "y", "pcie": {"bw": "32GB/s", "latency": "1us", "_s": 2}},' \
+  '"links": [{"a": "g0", "b": "sw", "type": "pcie", "duplex": "40GB/s", "_l": 3}, {"a": "g1", "b": "sw", "type": "pcie", "lanes": 2}]}' \
+  >build-fuzz/seeds/topology_json/comments-duplex.json
 seed trace models/traces/*.txt tests/data/bad_traces/*.txt
 seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
 seed scenario scenarios/*.json tests/data/bad_scenarios/*.json
@@ -81,7 +87,10 @@ printf '%s\n' 'host:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1' 
   'host:1:2 [0] NCCL INFO NCCL_NVLS_CHUNKSIZE set by environment to 0x80000.' \
   'host:1:2 [0] NCCL INFO NCCL_NVLSTREE_MAX_CHUNKSIZE set by environment to -2.' \
   '[1,0]<stdout>:host:1:2 [0] NCCL INFO NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB' \
-  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' >build-fuzz/seeds/log_lines/new-settings.txt
+  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' \
+  'host:1:2 [0] NCCL INFO NCCL_MIN_CTAS set by environment to 8.' 'host:1:2 [0] NCCL INFO NCCL_MAX_CTAS set by environment to 0x10.' \
+  'host:1:2 [0] NCCL INFO NCCL_MIN_NRINGS set by environment to -3.' 'host:1:2 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 99999999999999999999.' \
+  >build-fuzz/seeds/log_lines/new-settings.txt
 # One argument per line (environment variables as NAME=VALUE lines), as tests/fuzz/fuzz_perf_args.cpp reads them.
 lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
       "$(printf '%s\n' broadcast_perf -g 4 -r 1 -b 1M -e 3M -i 1M)" \
