@@ -48,8 +48,8 @@ seed topology_json topologies/*.json topologies/generator/*.json tests/data/bad/
 # The keys read since the twenty-third session, in no shipped file: '_' comments at every level (link_types too), a
 # link's "duplex" budget.
 printf '%s\n' '{"_note": "x", "name": "t", "nodes": [{"name": "g0", "kind": "gpu", "_n": 1}, {"name": "g1", "kind": "gpu"},' \
-  '{"name": "sw", "kind": "pcie_switch"}], "link_types": {"_note": "y", "pcie": {"bw": "32GB/s", "latency": "1us", "_s": 2}},' \
-  '"links": [{"a": "g0", "b": "sw", "type": "pcie", "duplex": "40GB/s", "_l": 3}, {"a": "g1", "b": "sw", "type": "pcie", "lanes": 2}]}' \
+  '{"name": "sw", "kind": "pcie_switch"}], "link_types": {"_note": "y", "pcie4": {"bw": "32GB/s", "latency": "1us", "_s": 2}},' \
+  '"links": [{"a": "g0", "b": "sw", "type": "pcie4", "duplex": "40GB/s", "_l": 3}, {"a": "g1", "b": "sw", "type": "pcie4", "lanes": 2}]}' \
   >build-fuzz/seeds/topology_json/comments-duplex.json
 seed trace models/traces/*.txt tests/data/bad_traces/*.txt
 seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
