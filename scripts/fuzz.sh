@@ -6,14 +6,14 @@
 # Harnesses run FUZZ_JOBS at a time (default: the number of cores), each on its own core for SECONDS: libFuzzer
 # runs one process, so one at a time left a core idle for the whole run.
 # Targets: topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml
-# amd_smi topo_file log_lines perf_args sbatch trace_runs evidence.
+# amd_smi topo_file log_lines perf_args sbatch trace_runs evidence scenario_args.
 # Needs Debian's clang and libclang-rt-14-dev (scripts/setup.sh --tests installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 all=(topology_json trace scenario params nccl_tables calibrate generator_spec units sweep_plan topo_m nccl_xml amd_smi topo_file
-     log_lines perf_args sbatch trace_runs evidence)
+     log_lines perf_args sbatch trace_runs evidence scenario_args)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs_max="${FUZZ_JOBS:-$(nproc)}"
@@ -45,6 +45,12 @@ lines() { # target, then one seed per argument
   for s in "$@"; do printf '%s' "$s" >"$dir/$i"; i=$((i+1)); done
 }
 seed topology_json topologies/*.json topologies/generator/*.json tests/data/bad/*.json
+# The keys read since the twenty-third session, in no shipped file: '_' comments at every level (link_types too), a
+# link's "duplex" budget.
+printf '%s\n' '{"_note": "x", "name": "t", "nodes": [{"name": "g0", "kind": "gpu", "_n": 1}, {"name": "g1", "kind": "gpu"},' \
+  '{"name": "sw", "kind": "pcie_switch"}], "link_types": {"_note": "y", "pcie4": {"bw": "32GB/s", "latency": "1us", "_s": 2}},' \
+  '"links": [{"a": "g0", "b": "sw", "type": "pcie4", "duplex": "40GB/s", "_l": 3}, {"a": "g1", "b": "sw", "type": "pcie4", "lanes": 2}]}' \
+  >build-fuzz/seeds/topology_json/comments-duplex.json
 seed trace models/traces/*.txt tests/data/bad_traces/*.txt
 seed calibrate models/traces/*.txt tests/data/bad_traces/*.txt
 seed scenario scenarios/*.json tests/data/bad_scenarios/*.json
@@ -81,7 +87,10 @@ printf '%s\n' 'host:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1' 
   'host:1:2 [0] NCCL INFO NCCL_NVLS_CHUNKSIZE set by environment to 0x80000.' \
   'host:1:2 [0] NCCL INFO NCCL_NVLSTREE_MAX_CHUNKSIZE set by environment to -2.' \
   '[1,0]<stdout>:host:1:2 [0] NCCL INFO NET/OFI Setting NCCL_NVLS_CHUNKSIZE to 512KiB' \
-  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' >build-fuzz/seeds/log_lines/new-settings.txt
+  '1st MCA variable: btl_tcp_if_include' '2nd MCA variable: btl_tcp_if_exclude' \
+  'host:1:2 [0] NCCL INFO NCCL_MIN_CTAS set by environment to 8.' 'host:1:2 [0] NCCL INFO NCCL_MAX_CTAS set by environment to 0x10.' \
+  'host:1:2 [0] NCCL INFO NCCL_MIN_NRINGS set by environment to -3.' 'host:1:2 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 99999999999999999999.' \
+  >build-fuzz/seeds/log_lines/new-settings.txt
 # One argument per line (environment variables as NAME=VALUE lines), as tests/fuzz/fuzz_perf_args.cpp reads them.
 lines perf_args "$(printf '%s\n' all_reduce_perf -b 8 -e 128M -f 2 -g 8)" \
       "$(printf '%s\n' broadcast_perf -g 4 -r 1 -b 1M -e 3M -i 1M)" \
@@ -130,6 +139,14 @@ if [[ " ${targets[*]} " == *" trace_runs "* ]]; then
     build-fuzz/ccsim --topo dgx1 --op allgather -b 8 -e 64K --format "$fmt" >"build-fuzz/seeds/trace_runs/ccsim.$fmt" 2>/dev/null || true
   done
 fi
+# `ccsim scenario FILE` flags, one per line (tests/fuzz/fuzz_scenario_args.cpp; a first line naming a shipped scenario picks it).
+lines scenario_args "$(printf '%s\n' --model nccl --nvls off --collnet off)" \
+      "$(printf '%s\n' gpt_zero_2x8_a100.json --model nccl --nccl-algo ring --nccl-proto '^LL128' --nccl-version 2.18.3)" \
+      "$(printf '%s\n' resnet50_dgx1_vs_pcie.json --bucket-size 64M --no-overlap --p2p off)" \
+      "$(printf '%s\n' --topo machine:gpu=h100,gpus=8 --model nccl --p2p-level PIX --params none)" \
+      "$(printf '%s\n' --topo hgx-a100 --model flow --params models/params-nccl-default.json --allow-oversubscribed-memory)" \
+      "$(printf '%s\n' resnet50_ps_dgx1.json --model store_forward --msccl off --nccl-collnet auto --nccl-nvls on)" \
+      "$(printf '%s\n' --topo machine:gpu=mi300x,gpus=8 --model nccl --msccl off --p2p-level 3 --gpu mi300x)"
 lines units "25GB/s" "100Gbps" "12.5e9" "1us" "500ns" "0.7 us" "128M" "1G" "4KiB" "8" "-1" "1e400" "0x10"
 
 mkdir -p build-fuzz/artifacts

@@ -7,6 +7,21 @@ import signal
 import sys
 
 _temps = set()  # temporaries being written; removed on an error or a signal
+_inputs = []  # files the script reads (reading()): named in a refusal of their content, never overwritten
+
+
+def reading(path):
+    """Notes `path` as an input, then returns it: a refusal of malformed content names it (not argv[1], which may be a
+    flag), and save_figures will not write over it (`plot_compare.py c.json c.json` replaced the data by its PNG)."""
+    _inputs.append(path)
+    return path
+
+
+def _input_name():
+    if _inputs:
+        return _inputs[-1]
+    files = [a for a in sys.argv[1:] if not a.startswith("-") and os.path.isfile(a)]
+    return files[0] if files else "input"
 
 
 def _on_signal(prog):
@@ -41,6 +56,14 @@ def save_figures(fig, paths, **kwargs):
     """Saves fig to every path, all or none: each to a temporary in the same folder, then renamed together with
     SIGINT/SIGTERM held back, so an interruption or a failure never leaves a partial or a truncated file."""
     done = []
+    for path in paths:
+        for src in _inputs:
+            try:
+                same = os.path.samefile(path, src)
+            except OSError:  # the output does not exist yet (or the input went away): not the same file
+                same = False
+            if same:
+                raise SystemExit(f"{os.path.splitext(os.path.basename(sys.argv[0]))[0]}: {path}: is the input {src}; give the picture a file of its own")
     try:
         for path in paths:
             folder, name = os.path.split(path)
@@ -117,5 +140,9 @@ def run(prog, main):
         print(f"{prog}: {e.filename}: {e.strerror}", file=sys.stderr)
         sys.exit(2)
     except ValueError as e:  # json.JSONDecodeError and bad numbers in the input
-        print(f"{prog}: {sys.argv[1] if len(sys.argv) > 1 else 'input'}: not ccsim output: {e}", file=sys.stderr)
+        print(f"{prog}: {_input_name()}: not ccsim output: {e}", file=sys.stderr)
+        sys.exit(2)
+    except (KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError) as e:  # valid JSON/CSV of another shape
+        # ('[]' for an object, an event without "cat", a string for a number): one line, not a traceback.
+        print(f"{prog}: {_input_name()}: not ccsim output ({type(e).__name__}: {e})", file=sys.stderr)
         sys.exit(2)

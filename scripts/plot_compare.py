@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_line_errors import on_signals, run, save_figures  # noqa: E402
+from one_line_errors import on_signals, reading, run, save_figures  # noqa: E402
 
 on_signals("plot_compare")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
 
@@ -41,7 +41,7 @@ def main():
             sys.exit(f"plot_compare: {a}: no such flag (usage: plot_compare.py COMPARE.json OUT.png)")
     if len(sys.argv) != 3:
         sys.exit("usage: plot_compare.py COMPARE.json OUT.png")
-    with open(sys.argv[1]) as f:
+    with open(reading(sys.argv[1])) as f:
         text = f.read()
     if text.startswith("size,count,measured_time_us"):  # compare --format csv: rows without the run's header
         sys.exit(f"plot_compare: {sys.argv[1]}: `ccsim compare --format csv` output, which has no run header (op, ranks, "
@@ -51,7 +51,7 @@ def main():
         sys.exit(f"plot_compare: {sys.argv[1]}: not `ccsim compare --format json` output (no 'rows' and 'summary')")
     rows = j["rows"]
     if not rows:
-        sys.exit("no rows to plot")
+        sys.exit(f"plot_compare: {sys.argv[1]}: no rows to plot")
     size = [r["size"] for r in rows]
     meas = [r["measured_busbw"] for r in rows]
     pred = [r["predicted_busbw"] for r in rows]

@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+from one_line_errors import Parser, on_signals, reading, run, save_figures  # noqa: E402
 
 on_signals("plot_sweep")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
 
@@ -64,7 +64,7 @@ def load(spec):
     label, _, path = spec.rpartition("=") if "=" in spec else ("", "", spec)
     if not os.path.exists(path):
         sys.exit(f"plot_sweep: no such file: {path}")
-    with open(path) as f:
+    with open(reading(path)) as f:
         text = f.read()
     if text.lstrip().startswith("{"):
         j = json.loads(text)
@@ -106,6 +106,10 @@ def main():
     sizes = set()
     for i, spec in enumerate(args.inputs):
         label, rows = load(spec)
+        # A size-0 row (`ccsim -b 0`) has no place on the log2 axis (it divided by zero): drawn without it.
+        rows = [r for r in rows if float(r["size"]) > 0]
+        if not rows:
+            sys.exit(f"plot_sweep: {spec.rpartition('=')[2]}: no row of a size above 0 to draw on the log2 size axis")
         xs = [float(r["size"]) for r in rows]
         ys = [float(r[key]) for r in rows]
         sizes.update(xs)

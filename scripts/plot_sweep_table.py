@@ -9,7 +9,7 @@ import csv, math, os, sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+from one_line_errors import Parser, on_signals, reading, run, save_figures  # noqa: E402
 
 on_signals("plot_sweep_table")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
 
@@ -29,7 +29,7 @@ def human(n):
 
 def main():
     """Reads the table, prints --best, draws the panels (run below turns bad input into one line, exit 2)."""
-    reader = csv.DictReader(open(args.table))
+    reader = csv.DictReader(open(reading(args.table)))
     if not {"point", "error", "size"} <= set(reader.fieldnames or []):
         hint = " (a `ccsim compare` table: scripts/plot_compare.py draws compare's --format json)" if "measured_busbw_GBps" in (
             reader.fieldnames or []) else " (single runs' --format csv/json: scripts/plot_sweep.py)"

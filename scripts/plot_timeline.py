@@ -13,7 +13,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from one_line_errors import Parser, on_signals, run, save_figures  # noqa: E402
+from one_line_errors import Parser, on_signals, reading, run, save_figures  # noqa: E402
 
 on_signals("plot_timeline")  # before matplotlib's slow import: an interrupted run is one line and leaves no file
 
@@ -35,7 +35,7 @@ def main():
     ap.add_argument("--links", type=int, default=16, help="show at most this many links, busiest first")
     args = ap.parse_args()
 
-    with open(args.trace) as f:
+    with open(reading(args.trace)) as f:
         trace = json.load(f)
     events = trace.get("traceEvents")
     if not isinstance(events, list):

@@ -211,6 +211,9 @@ int run_rings(RingsOptions& o) {
   if (!fmt_json && o.format != "table") fail("--format: unknown format '{}' (table, json)", o.format);
   if (o.channels && *o.channels < 1) fail("--channels: must be at least 1, got {}", *o.channels);
   if (o.channels && *o.channels > 64) fail("--channels: {} is more than 64 rings at once", *o.channels);
+  // As --timeline: the XML on standard output would run into the table (and a file shared with --output lose one).
+  if (o.nccl_graph == "-" || (!o.nccl_graph.empty() && o.nccl_graph == o.output))
+    fail("--nccl-graph: give a file of its own (the rings go to stdout or --output)");
   std::vector<int> explain_ring;
   Context c = prepare(o, chosen_gpus(o, explain_ring));
   report::RingsFindings f;

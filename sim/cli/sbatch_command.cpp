@@ -26,6 +26,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/perf_command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/core/printable.hpp"
 #include "sim/topology/p2p.hpp"
 
@@ -456,6 +457,7 @@ int sbatch_main(int argc, char** argv) {
 
     std::ifstream in(path, std::ios::binary);
     if (!in) fail("sbatch: {}: cannot read the batch script", printable(path, 200));
+    note_input(path); // never an output of this run (output_files.hpp)
     std::string text(kMaxScriptBytes + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<std::size_t>(in.gcount()));

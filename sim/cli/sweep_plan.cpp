@@ -13,6 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
 #include "sim/core/json_io.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/core/printable.hpp"
 
 namespace ccsim::cli {
@@ -142,6 +143,7 @@ SweepPlan load_sweep_plan(const std::string& path) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("{}: is a directory, not a sweep plan", printable(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open the sweep plan", printable(path));
+  note_input(path); // never an output of this run (output_files.hpp)
   std::stringstream ss;
   ss << in.rdbuf();
   return sweep_plan_from_text(ss.str(), path);

@@ -119,12 +119,14 @@ FinishedPoints read_finished(const SweepPlan& plan, const std::string& output) {
   }
   // A point that ended in an error runs again: the error may have been the machine's and since mended (a
   // topology file fixed under the same name, CCSIM_DATA_DIR set, memory), and rerunning the same command is
-  // how a user retries; an error that stays costs no simulation.
+  // how a user retries; an error that stays costs no simulation. So does a point with a row that cannot be
+  // printed again (a word in a number's column of a hand-edited table made the JSON lines writer throw).
   const auto& columns = report::sweep_output_columns();
   const auto error_at = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "error") - columns.begin());
   std::erase_if(out, [&](const auto& point) {
-    return std::any_of(point.second.begin(), point.second.end(),
-                       [&](const auto& row) { return error_at < row.size() && !row[error_at].empty(); });
+    return std::any_of(point.second.begin(), point.second.end(), [&](const auto& row) {
+      return (error_at < row.size() && !row[error_at].empty()) || !report::sweep_row_readable(row);
+    });
   });
   return out;
 }

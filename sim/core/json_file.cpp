@@ -1,5 +1,6 @@
 #include "sim/core/json_file.hpp"
 #include "sim/core/json_io.hpp"
+#include "sim/core/output_files.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -71,6 +72,7 @@ json read_json_file(const std::string& path, const std::string& prefix) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("{}{}: is a directory, not a JSON file", prefix, printable(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}{}: cannot open", prefix, printable(path));
+  note_input(path); // never an output of this run (output_files.hpp)
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) fail("{}{}: cannot read", prefix, printable(path));

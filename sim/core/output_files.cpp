@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -83,6 +85,39 @@ void write_into(const std::string& target, std::string_view content, std::string
   if (::close(fd) != 0 || !ok) fail("{}: write failed: {}", named(flag, target), std::strerror(ok ? errno : err));
 }
 
+struct Input {
+  dev_t dev;
+  ino_t ino;
+  std::string path;
+};
+std::mutex inputs_mutex;
+std::vector<Input> inputs; // guarded by inputs_mutex (a sweep reads its points' files on several threads)
+
+// The input that writing `target` would replace: an existing regular file (lstat: a symlink at the target is
+// replaced by the rename, never written through) that is one of the noted inputs.
+std::optional<std::string> input_at(const std::string& target) {
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::lock_guard lock(inputs_mutex);
+  for (const auto& in : inputs)
+    if (in.dev == st.st_dev && in.ino == st.st_ino) return in.path;
+  return std::nullopt;
+}
+
+void refuse_input(const std::string& target, std::string_view flag) {
+  if (const auto in = input_at(target))
+    fail("{}: is {}, which this run reads; give the output a file of its own", named(flag, target),
+         *in == target ? std::string("an input") : fmt::format("the input {}", printable(*in)));
+}
+
+// One spelling of a target for comparing two outputs: the absolute path with its folders' symlinks, "." and
+// ".." resolved (the file itself need not exist yet).
+std::string target_key(const std::string& target) {
+  std::error_code ec;
+  const auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec);
+  return ec ? target : p.string();
+}
+
 std::string read_temp(const std::string& path) {
   std::string out;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -95,7 +130,31 @@ std::string read_temp(const std::string& path) {
 
 } // namespace
 
+void note_input(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return; // a pipe or device is read, never replaced
+  std::lock_guard lock(inputs_mutex);
+  for (const auto& in : inputs)
+    if (in.dev == st.st_dev && in.ino == st.st_ino) return;
+  inputs.push_back({st.st_dev, st.st_ino, path});
+}
+
+void forget_inputs() {
+  std::lock_guard lock(inputs_mutex);
+  inputs.clear();
+}
+
+void OutputSet::check_new_target(const std::string& target, std::string_view flag) const {
+  refuse_input(target, flag);
+  const std::string key = target_key(target);
+  for (const auto& p : pending_)
+    if (!p.write_through && target_key(p.target) == key)
+      fail("{}: {} writes {} too; give each output a file of its own", named(flag, target),
+           p.flag.empty() ? std::string("another output") : p.flag, printable(p.target));
+}
+
 void OutputSet::add(const std::string& target, std::string_view content, std::string_view flag) {
+  if (!writes_through(target)) check_new_target(target, flag);
   if (writes_through(target)) {
     check_writable(target, flag);
     pending_.push_back({target, "", std::string(content), true, std::string(flag)});
@@ -114,6 +173,7 @@ void OutputSet::add(const std::string& target, std::string_view content, std::st
 
 std::string OutputSet::reserve(const std::string& target, std::string_view flag) {
   std::string temp;
+  if (!writes_through(target)) check_new_target(target, flag);
   if (writes_through(target)) { // filled in the temporary directory, copied into the target at commit()
     check_writable(target, flag);
     const std::string ext = std::filesystem::path(target).extension().string();
@@ -127,6 +187,16 @@ std::string OutputSet::reserve(const std::string& target, std::string_view flag)
 }
 
 void OutputSet::commit() {
+  // An input read after its output was staged (add() checked the ones read before): nothing is published.
+  for (const auto& p : pending_) {
+    if (p.write_through) continue;
+    try {
+      refuse_input(p.target, p.flag);
+    } catch (const Error&) {
+      discard();
+      throw;
+    }
+  }
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     auto& p = pending_[i];
     try {
@@ -144,12 +214,14 @@ void OutputSet::commit() {
     }
   }
   pending_.clear();
+  forget_inputs();
 }
 
 void OutputSet::discard() {
   for (const auto& p : pending_)
     if (!p.temp.empty()) ::unlink(p.temp.c_str());
   pending_.clear();
+  forget_inputs();
 }
 
 ScratchFile::ScratchFile(const std::string& near, std::string_view content) {

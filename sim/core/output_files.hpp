@@ -12,6 +12,14 @@
 
 namespace ccsim {
 
+// The files this process has read as a run's input (a trace, a topology, a parameter set, a plan, a script): an
+// output to one of them is refused before anything is written, as is a second output to one target
+// (`compare --trace t.txt --output t.txt` replaced the measured trace by its report). Safe from several threads.
+void note_input(const std::string& path);
+// Forgets them: the next run (the Python module runs one command per call) starts with none. OutputSet::commit()
+// and discard() call it.
+void forget_inputs();
+
 class OutputSet {
  public:
   OutputSet() = default;
@@ -27,13 +35,16 @@ class OutputSet {
   // the target's extension so that program sees the format. Published by commit() like the others.
   std::string reserve(const std::string& target, std::string_view flag = {});
   // Renames every temporary over its target, in the order added; throws Error naming the first that fails
-  // (the remaining temporaries are removed).
+  // (the remaining temporaries are removed). Before any rename, every target is checked against the inputs
+  // noted since add() (note_input): one that is an input is refused and nothing is published.
   void commit();
   // Removes every temporary not yet published.
   void discard();
   bool empty() const { return pending_.empty(); }
 
  private:
+  // Refuses a target that is a noted input or another pending output's file (Error naming `flag`).
+  void check_new_target(const std::string& target, std::string_view flag) const;
   struct Pending {
     std::string target, temp; // temp empty: `content` is written into the target at commit()
     std::string content;

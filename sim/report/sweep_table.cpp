@@ -84,6 +84,18 @@ std::string csv_rank_order(const std::string& orders) {
 
 } // namespace
 
+bool sweep_row_readable(const std::vector<std::string>& row) {
+  const auto& cols = columns();
+  if (row.size() != cols.size()) return false;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const std::string& cell = row[i];
+    if (cell.empty() || cols[i].kind == Cell::Text) continue;
+    if (cols[i].kind == Cell::Number && !ordered_json_parse_or_discarded(cell).is_number()) return false;
+    if (cols[i].kind == Cell::Object && cell.front() == '{' && !ordered_json_parse_or_discarded(cell).is_object()) return false;
+  }
+  return true;
+}
+
 SweepFormat sweep_format_from(const std::string& s) {
   if (s == "csv") return SweepFormat::Csv;
   if (s == "jsonl") return SweepFormat::Jsonl;

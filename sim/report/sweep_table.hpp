@@ -26,6 +26,11 @@ SweepCells sweep_scenario_cells(const scenario::Report& rep);
 // A point that failed: one row, every output empty but the error.
 SweepCells sweep_error_cells(const std::string& message);
 
+// Whether a row read back from an earlier run's output or journal (resuming) can be printed again: every column,
+// a number or nothing in each numeric one, an object's text or a line in `checked`. A hand-edited or foreign table
+// may hold anything; its point runs again instead.
+bool sweep_row_readable(const std::vector<std::string>& row);
+
 // The header line (CSV) or nothing (JSON lines), then one line per cell row.
 std::string sweep_header(SweepFormat f, const std::vector<std::string>& params);
 // `values` holds the point's parameter values aligned with `params` ("" = not set for this point).

@@ -10,6 +10,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/topology/import_build.hpp"
 #include "sim/topology/topology_json.hpp"
 #include "sim/topology/topology_json_fast.hpp"
@@ -147,6 +148,7 @@ Topology import_topology_file(const std::string& path, const ImportOptions& o) {
   if (ec || size > kMaxImportBytes) fail("{}: larger than {} MiB, not a topology", path, kMaxImportBytes >> 20);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open topology file", path);
+  note_input(path); // never an output of this run (output_files.hpp)
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   text.resize(static_cast<std::size_t>(in.gcount()));

@@ -16,6 +16,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/topology/generators.hpp"
 #include "sim/topology/gpu_catalogue.hpp"
 #include "sim/topology/import.hpp"
@@ -256,6 +257,7 @@ std::string not_a_topology_file(const std::string& path) {
 Topology load_topology_file(const std::string& path) {
   if (const auto why = not_a_topology_file(path); !why.empty()) fail("{}", why);
   // The quick reader first; on any refusal (and for a file it cannot read) the walk, which names the problem.
+  note_input(path); // never an output of this run (output_files.hpp)
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();

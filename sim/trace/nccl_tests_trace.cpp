@@ -14,6 +14,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_file.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/trace/nccl_tests_options.hpp"
 #include "sim/trace/paste_shapes.hpp"
 #include "sim/trace/ring_lines.hpp"
@@ -693,6 +694,7 @@ Trace load_trace(const std::string& path, const Hints& hints) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
+  note_input(path); // never an output of this run (output_files.hpp)
   std::ostringstream ss;
   ss << f.rdbuf();
   std::string body = ss.str();

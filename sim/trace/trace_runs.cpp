@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_files.hpp"
 #include "sim/trace/busbw_summary.hpp"
 #include "sim/trace/ccsim_output.hpp"
 #include "sim/trace/line_text.hpp"
@@ -171,6 +172,7 @@ std::vector<Trace> load_trace_runs(const std::string& path, const Hints& hints, 
   if (std::error_code ec; std::filesystem::is_directory(path, ec)) fail("--trace {}: is a directory, not a trace file", path);
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("--trace {}: cannot open", path);
+  note_input(path); // never an output of this run (output_files.hpp)
   std::ostringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();

@@ -64,5 +64,30 @@ n=$((n+1)); grep -q "busbw" "$d/got" || fail "the FIFO's reader did not get the 
 n=$((n+1)); "$ccsim" --topo dgx1 -b 1M -e 1M --output /dev/null 2>/dev/null && [ -c /dev/null ] || fail "--output /dev/null"
 n=$((n+1)); [ "$("$ccsim" --topo dgx1 -b 1M -e 1M --output /dev/stdout 2>/dev/null | grep -c busbw)" -ge 1 ] || fail "--output /dev/stdout"
 
+rm -f "$d"/*
+# An output that is one of the run's inputs is refused, one line naming the flag, and the input is left as it was
+# (compare --trace t.txt --output t.txt replaced the measured trace with its report). So is a second output to one file.
+same() { # what, the file that must be unchanged, command...
+  local what="$1" keep="$2" before err rc; shift 2
+  before=$(cksum <"$keep")
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  n=$((n+1)); { [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"of its own"* ]]; } ||
+    fail "$what: exit $rc, stderr '$err'"
+  n=$((n+1)); [ "$(cksum <"$keep")" = "$before" ] || fail "$what: $keep was changed"
+}
+printf '#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n 1048576 262144 float sum -1 100.0 10.49 18.35 0 100.0 10.49 18.35 0\n' >"$d/t.txt"
+same "compare --output its --trace" "$d/t.txt" "$ccsim" compare --trace "$d/t.txt" --topo dgx1 --op allreduce --output "$d/t.txt"
+same "compare --output its --trace by another path" "$d/t.txt" "$ccsim" compare --trace "$d/t.txt" --topo dgx1 --op allreduce --output "$d/./t.txt"
+cp "$(dirname "$0")/../../topologies/dgx1.json" "$d/m.json"
+same "rings --nccl-graph its --topo" "$d/m.json" "$ccsim" rings --topo "$d/m.json" --nccl-graph "$d/m.json"
+same "--timeline its --topo" "$d/m.json" "$ccsim" --topo "$d/m.json" -b 1M -e 1M --timeline "$d/m.json"
+echo "table" >"$d/out.txt"
+same "rings --nccl-graph and --output one file" "$d/out.txt" "$ccsim" rings --topo dgx1 --nccl-graph "$d/out.txt" --output "$d/out.txt"
+err=$("$ccsim" rings --topo dgx1 --nccl-graph - 2>&1 >/dev/null); rc=$?
+n=$((n+1)); { [ "$rc" -eq 2 ] && [[ "$err" == "ccsim: --nccl-graph: give a file of its own"* ]]; } ||
+  fail "rings --nccl-graph - (the XML into the table on stdout): exit $rc, stderr '$err'"
+only "m.json out.txt t.txt" "refused outputs"
+rm -f "$d"/*
+
 echo "output files: $((n-fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]

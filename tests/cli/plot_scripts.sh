@@ -49,6 +49,30 @@ for script in "$src"/scripts/plot_*.py; do
 done
 [ "$n" -ge 3 ] || fail "expected at least 3 plot scripts, found $n"
 
+# Valid JSON or CSV of another shape is one line naming the file, exit 2 (was a traceback: KeyError, AttributeError,
+# TypeError), also with a flag before the file (the line named argv[1], "-o"); an output that is the input is refused
+# and the input kept; ccsim's own size-0 rows (-b 0) are left off the log2 axis, not a division by zero.
+one_line() { # what, command...: exit 2 and one line on stderr that names the file
+  local what="$1" err rc; shift
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  n=$((n+1)); { [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"$tmp/"* ]]; } ||
+    fail "$what: exit $rc, stderr: $err"
+}
+echo '[]' >"$tmp/list.json"
+echo '{"traceEvents": [{"ph": "X"}]}' >"$tmp/nocat.json"
+echo '{"rows": [{"size": 1}], "summary": {}}' >"$tmp/norows.json"
+printf 'point,error,size\n0,,8\n' >"$tmp/nocols.csv"
+one_line "plot_timeline on a JSON list" "$src/scripts/plot_timeline.py" -o "$tmp/x" "$tmp/list.json"
+one_line "plot_timeline on an event without cat" "$src/scripts/plot_timeline.py" "$tmp/nocat.json" -o "$tmp/x"
+one_line "plot_compare on rows without busbw" "$src/scripts/plot_compare.py" "$tmp/norows.json" "$tmp/x.png"
+one_line "plot_sweep_table on a table without topology" "$src/scripts/plot_sweep_table.py" "$tmp/nocols.csv" -o "$tmp/x.png"
+cp "$tmp/compare.json" "$tmp/keep.json"
+one_line "plot_compare writing over its input" "$src/scripts/plot_compare.py" "$tmp/keep.json" "$tmp/keep.json"
+n=$((n+1)); cmp -s "$tmp/keep.json" "$tmp/compare.json" || fail "plot_compare replaced its input"
+"$ccsim" --topo dgx1 -b 0 -e 64 --format csv >"$tmp/zero.csv" || fail "ccsim -b 0 exited $?"
+n=$((n+1)); "$src/scripts/plot_sweep.py" "$tmp/zero.csv" -o "$tmp/zero" >"$tmp/log" 2>&1 && png "$tmp/zero.png" ||
+  { fail "plot_sweep on ccsim -b 0 output"; sed 's/^/  | /' "$tmp/log"; }
+
 # ccsim compare --plot runs plot_compare.py itself.
 "$ccsim" compare --topo dgx1-v100 --trace "$trace" --plot "$tmp/cmp.png" >/dev/null 2>"$tmp/log" && png "$tmp/cmp.png" ||
   { fail "ccsim compare --plot wrote no PNG"; sed 's/^/  | /' "$tmp/log"; }

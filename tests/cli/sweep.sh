@@ -88,6 +88,20 @@ grep -q '^sweep: 1 points run (1 resumed)' stats || fail "resume from the journa
 grep -q '^0,dgx1,1M,dgx1-v100,8,0,1048576,262144,float,sum,-1,1.000000,' j.csv || fail "journal row not used: $(sed -n 2p j.csv)"
 grep -q '^1,dgx1,2M,dgx1-v100,8,' j.csv || fail "point 1 not run after a torn journal line"
 [ -e j.csv.ccsim-journal ] && fail "journal left after the resumed sweep"
+# A row that cannot be printed again (a word in a number's column, a broken checked object: a hand-edited table or
+# journal) is not resumed: its point runs again. The JSON lines writer threw on it ("internal error", exit 3).
+bad_cells=$(printf '%s' "$cells" | sed 's/"1.000000","1000000"/"abc","1000000"/')
+printf '{"key":"--topo=dgx1\\u001f-b\\u001f1M\\u001f-e\\u001f1M\\u001f","cells":[[%s]]}\n' "$bad_cells" >jb.jsonl.ccsim-journal
+"$ccsim" sweep two.json -o jb.jsonl --format jsonl --stats 2>stats || fail "resume from a journal row with a word for a number exited $?"
+grep -q '^sweep: 2 points run (0 resumed)' stats || fail "a journal row with a word for a number was resumed: $(head -1 stats)"
+grep -q '"time_us":"abc"\|"time_us":abc' jb.jsonl && fail "the word was printed again"
+grep -q '"checked":null' jb.jsonl || fail "jb.jsonl holds no row with an empty checked cell"
+sed 's/"time_us":[0-9.]*/"time_us":"abc"/' jb.jsonl >jc.jsonl
+sed 's/"checked":null/"checked":"{x"/' jb.jsonl >jd.jsonl
+for f in jc jd; do
+  "$ccsim" sweep two.json -o $f.jsonl --format jsonl --stats 2>stats || fail "resume from an edited output ($f) exited $?"
+  grep -q '^sweep: 2 points run (0 resumed)' stats || fail "an edited output's row ($f) was resumed: $(head -1 stats)"
+done
 # An interrupted sweep resumed gives the fresh table (a few seconds of points, interrupted after one).
 # Under ASan+UBSan sizes up to 1 MiB take those seconds (5.6 s of CPU; to 1 GiB, 19.6 s, run twice here).
 last=1G; [ "$sanitized" = 1 ] && last=1M

@@ -75,3 +75,47 @@ TEST_CASE("OutputSet never writes through a link planted at the old temporary na
   CHECK(!fs::is_symlink(d.path / "out.txt"));
   CHECK(read(d.path / "out.txt") == "table");
 }
+
+TEST_CASE("OutputSet refuses an output that is one of the run's inputs, and leaves the input as it was") {
+  TempDir d;
+  const auto trace = (d.path / "t.txt").string();
+  { std::ofstream(trace) << "measured"; }
+  note_input(trace);
+  {
+    OutputSet set;
+    CHECK_THROWS_WITH_AS(set.add(trace, "report", "--output"), doctest::Contains("--output"), Error);
+    CHECK_THROWS_AS(set.add((d.path / "." / "t.txt").string(), "report"), Error); // another spelling of it
+    CHECK(set.empty());
+  }
+  CHECK(read(trace) == "measured");
+  CHECK(d.names() == std::vector<std::string>{"t.txt"}); // no temporary left
+  // An input read after its output was staged: commit() publishes nothing.
+  forget_inputs();
+  {
+    OutputSet set;
+    set.add((d.path / "a.txt").string(), "alpha");
+    set.add(trace, "report");
+    note_input(trace);
+    CHECK_THROWS_AS(set.commit(), Error);
+  }
+  CHECK(read(trace) == "measured");
+  CHECK(d.names() == std::vector<std::string>{"t.txt"});
+  // commit() forgot the inputs: the next run (the Python module's next call) may write there.
+  OutputSet next;
+  next.add(trace, "report");
+  next.commit();
+  CHECK(read(trace) == "report");
+}
+
+TEST_CASE("OutputSet refuses two outputs to one file") {
+  TempDir d;
+  OutputSet set;
+  set.add((d.path / "out.txt").string(), "table", "--output");
+  CHECK_THROWS_WITH_AS(set.add((d.path / "sub" / ".." / "out.txt").string(), "graph", "--nccl-graph"),
+                       doctest::Contains("--output"), Error);
+  CHECK_THROWS_AS(set.reserve((d.path / "out.txt").string(), "--plot"), Error);
+  set.add("/dev/null", "a");
+  set.add("/dev/null", "b"); // a device is written into, twice is fine
+  set.commit();
+  CHECK(read(d.path / "out.txt") == "table");
+}

@@ -100,3 +100,26 @@ TEST_CASE("sweep table: the run's checked line, its words in CSV and its JSON ob
 TEST_CASE("sweep table: unknown format named with its flag") {
   CHECK_THROWS_WITH_AS(report::sweep_format_from("parquet"), "--format: unknown format 'parquet' (csv, jsonl)", Error);
 }
+
+TEST_CASE("sweep table: a row read back (resuming) is printable only with a number or nothing in each number column") {
+  const auto row = one_row().front(); // columns: ... 8 time_us ... 17 checked (sweep_table.cpp)
+  CHECK(report::sweep_row_readable(row));
+  auto word = row;
+  word[8] = "abc"; // a hand-edited table: the JSON lines writer parsed it as a number and threw
+  CHECK_FALSE(report::sweep_row_readable(word));
+  auto boolean = row;
+  boolean[8] = "true";
+  CHECK_FALSE(report::sweep_row_readable(boolean));
+  auto short_row = row;
+  short_row.pop_back();
+  CHECK_FALSE(report::sweep_row_readable(short_row));
+  auto broken = row;
+  broken[17] = "{x";
+  CHECK_FALSE(report::sweep_row_readable(broken));
+  auto line = row; // a CSV table's checked cell is the object's line
+  line[17] = "checked: 3 measured runs of this class";
+  CHECK(report::sweep_row_readable(line));
+  auto object = row;
+  object[17] = R"({"checked":true,"line":"checked: 3 runs"})";
+  CHECK(report::sweep_row_readable(object));
+}
