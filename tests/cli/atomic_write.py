@@ -73,6 +73,47 @@ write_text(target, lambda f: f.write('{"a": 1}'))
 check("a callable's output written whole", open(target).read() == '{"a": 1}')
 check(f"only the target after the writes: {os.listdir(d)}", os.listdir(d) == ["table.md"])
 
+# (mutants8) The temporaries' register, which the signal handler empties: none left once a write is over, done or
+# failed (a stale name would be unlinked by a later signal: another run's file of that name).
+import one_line_errors  # noqa: E402
+check(f"no temporary registered after the writes: {one_line_errors._temps}", not one_line_errors._temps)
+
+# fsync=True syncs the temporary (before the rename), fsync=False does not: os.fsync counted while writing.
+synced = []
+real_fsync = os.fsync
+os.fsync = lambda fd: synced.append(fd) or real_fsync(fd)
+try:
+    write_text(target, "synced\n", fsync=True)
+    check(f"fsync=True: one fsync, got {len(synced)}", len(synced) == 1)
+    synced.clear()
+    write_text(target, "not synced\n")
+    check(f"fsync=False: no fsync, got {len(synced)}", not synced)
+finally:
+    os.fsync = real_fsync
+
+# SIGTERM half way through a write, with on_signals installed: one line, exit 128 + 15, the target as it was and
+# no temporary (the handler removes what write_text registered).
+import subprocess  # noqa: E402
+scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+child = f"""
+import os, signal, sys
+sys.path.insert(0, {scripts!r})
+import one_line_errors as o
+o.on_signals("writer")
+def half(f):
+    f.write("half\\n")
+    f.flush()
+    os.kill(os.getpid(), signal.SIGTERM)
+o.write_text({target!r}, half)
+"""
+with open(target, "w") as f:
+    f.write("the old table\n")
+p = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+check(f"SIGTERM mid-write: exit 143, got {p.returncode}: {p.stderr[:200]}", p.returncode == 143)
+check(f"SIGTERM mid-write: one line: {p.stderr!r}", p.stderr.count("\n") == 1 and "interrupted by SIGTERM" in p.stderr)
+check("SIGTERM mid-write: the old target kept whole", open(target).read() == "the old table\n")
+check(f"SIGTERM mid-write: no stray temporary: {os.listdir(d)}", os.listdir(d) == ["table.md"])
+
 os.unlink(target)
 os.rmdir(d)
 if fails:

@@ -98,6 +98,39 @@ check(f"superseded by a file that is no counted row refused: {msg[:200]}", rc ==
 rc, msg, _ = run_table([row(SWEEP), row(OTHER, "allreduce"), cut_row(CUT, OTHER)])
 check(f"superseded by a file without its rows refused: {msg[:200]}", rc == 1 and "not a cut of" in msg)
 
+# (mutants8) The refusals' conditions, on copies in a temporary folder (wt.TRACES pointed there; the shipped
+# files are not touched). ONE is the cut with its 16 GiB row's times changed, so it shares exactly one measured row
+# (8 GiB, 10308 us) with the sweep: one shared row can be two runs' common floor, so two counted rows sharing it
+# are accepted. A copy of the sweep listed with 8 ranks holds the same rows under another rank count: accepted as
+# a counted row beside the 4-rank sweep, and refused as the 4-rank sweep's cut ("another op or rank count").
+import shutil, tempfile  # noqa: E402
+tmp = tempfile.mkdtemp(prefix="ccsim-wild-")
+try:
+    for f in (CUT, SWEEP):
+        shutil.copy(os.path.join(wt.TRACES, f), tmp)
+    ONE, COPY = "one-shared-row.txt", "sweep-copy.txt"
+    shutil.copy(os.path.join(wt.TRACES, SWEEP), os.path.join(tmp, COPY))
+    text_cut = open(os.path.join(wt.TRACES, CUT)).read()
+    row16 = [l for l in text_cut.split("\n") if l.strip().startswith("17179869184 ")]
+    check("the cut has one 16 GiB row", len(row16) == 1)
+    changed = row16[0].replace(" 20527 ", " 20600 ").replace(" 18929 ", " 19000 ")
+    check("the 16 GiB row's times changed", changed != row16[0] and len(changed) == len(row16[0]))
+    with open(os.path.join(tmp, ONE), "w") as f:
+        f.write(text_cut.replace(row16[0], changed))
+    saved, wt.TRACES = wt.TRACES, tmp
+    try:
+        rc, out, _ = run_table([row(SWEEP), row(ONE)])
+        check(f"two counted rows sharing one measured row accepted: {out[:200]}", rc == 0)
+        rc, out, _ = run_table([row(SWEEP), f"| {COPY} | {T} | alltoall | 8 | x | x |"])
+        check(f"the same rows under another rank count accepted as two counted rows: {out[:200]}", rc == 0)
+        rc, msg, _ = run_table([row(SWEEP), f"| {CUT} | {T} | alltoall | 8 | {SWEEP} | x | x |"])
+        check(f"a cut listed with another rank count than its sweep refused: {msg[:200]}",
+              rc == 1 and "another op or rank count" in msg and "\n" not in msg)
+    finally:
+        wt.TRACES = saved
+finally:
+    shutil.rmtree(tmp)
+
 # The figures the prose quotes read the counted rows (wild_table.ROW) only, and no superseded row is one.
 check("check_docs reads the wild table through wild_table.ROW", "WILD_ROW.match" in open("scripts/check_docs.py").read())
 check("no superseded row matches ROW", not any(wt.ROW.match(l) for l in text.split("\n") if wt.SUPERSEDED.match(l)))

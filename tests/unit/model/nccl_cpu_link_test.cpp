@@ -202,3 +202,25 @@ TEST_CASE("NCCL keeps every ring channel on one GPU order on AMD hosts at SYS fr
   // One socket: typeIntra is not SYS, the second pass runs.
   CHECK_FALSE(same_channels_graph("machine:gpu=rtxpro6000,gpus=8,intra=pcie,nodes=2,nics=8x400G,kind=roce,sockets=1,cpu=amd", true).same_channels_only);
 }
+
+// (mutants8) The rule holds for the tree's search too (ncclTopoCompute runs it for every graph pattern), and on a
+// machine whose rings do not all take one order: 2 nodes of 4 RTX PRO 6000 on 2 EPYC sockets (2 GPUs under each),
+// 2 NICs. ccsim's placement has two rings of different orders; NCCL replays channel 0's order on every channel, and
+// that order has a GPU pair across the sockets, so by the argument above channels x speed <= 16 (AMD_BW): 2 x 15 =
+// 30 does not fit, 1 x 15 does, for the ring and for the tree. Mixing both orders in one search would not be NCCL.
+TEST_CASE("NCCL's AMD-host sameChannels rule: one order for the ring and the tree, though the placement has two") {
+  const auto t = topology::resolve_topology("machine:gpu=rtxpro6000,gpus=4,intra=pcie,nodes=2,nics=2x400G,kind=roce,sockets=2,cpu=amd");
+  const auto placements = test::packed_rings_config(t).placements;
+  REQUIRE(placements.size() == 2);
+  CHECK(placements[0] != placements[1]);
+  const auto g = nccl::make_graph(t, nccl::load_tables(), placements, "", true);
+  CHECK(g.same_channels_only);
+  CHECK(g.channels == 1);
+  CHECK(g.bw == doctest::Approx(15.0));
+  CHECK(g.tree_channels == 1);
+  CHECK(g.tree_bw == doctest::Approx(15.0));
+  // And on the 8-GPU box of the test above, the tree as well: 1 x 15.
+  const auto amd = same_channels_graph(kAmdBox, true);
+  CHECK(amd.tree_channels == 1);
+  CHECK(amd.tree_bw == doctest::Approx(15.0));
+}
