@@ -1,4 +1,5 @@
 #include "sim/cli/parse_errors.hpp"
+#include "sim/core/edit_distance.hpp"
 
 #include <charconv>
 #include <algorithm>
@@ -29,21 +30,6 @@ std::string_view value_words(const std::string& type) {
   if (type == "INT" || type == "UINT") return "a whole number";
   if (type == "FLOAT") return "a number";
   return "a value";
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // The command's long flag closest to an unknown `--word` ("--ring-order": --ring; "--topology": --topo), or "".

@@ -1,4 +1,5 @@
 #include "sim/topology/gpu_catalogue.hpp"
+#include "sim/core/edit_distance.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -91,22 +92,6 @@ std::optional<std::string> pcie_gen_of_rate(double gts) {
 }
 
 namespace {
-
-// Edits (insert, delete, replace one character) that turn `a` into `b`.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 // "; did you mean h20 or h200?" for a kind one or two edits away from `name`, or one `name` starts with ("b300hgx":
 // b300), as the words machine: reads them (case, '-', '_' and spaces left out); "." when none is near.
