@@ -224,7 +224,9 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
                                     it->second, std::max(1LL, *v), *v > 0 ? "" : " (from NCCL 2.25 a value below 0, from 2.27 one at or below 0, leaves NCCL's own count)"));
     }
   }
-  constexpr long long kMaxChannels = 64; // NCCL's MAXCHANNELS (src/include/device.h)
+  // NCCL's MAXCHANNELS in the run's release (src/include/device.h: 32 through v2.24.3, 64 from v2.25.1; 64 unstated).
+  const long long kMaxChannels = model::nccl::max_channels_in_release(
+      run.nccl_version.empty() ? std::nullopt : model::nccl::parse_nccl_version(run.nccl_version));
   auto min_n = stated({"NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS"}), max_n = stated({"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS"});
   auto min_c = stated({"NCCL_MIN_CTAS"}), max_c = stated({"NCCL_MAX_CTAS"});
   for (auto* c : {&min_c, &max_c})
@@ -321,7 +323,6 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
     applied.push_back(fmt::format("applied {}={} from the trace: the NVLS-tree chunk", key, *v));
   }
   const auto& info = t.info;
-  if (nccl) apply_trace_channel_bounds(run, t, applied);
   if (info.coll_channels > 0) {
     if (nccl) run.nccl_channels = info.coll_channels;
     applied.push_back(fmt::format("NCCL INFO: {} coll channels{}", info.coll_channels, nccl ? " (applied as the ring/tree CUDA channel count)" : ""));
@@ -365,6 +366,7 @@ std::vector<std::string> apply_trace_env(RunOptions& run, const trace::Trace& t)
   }
   if (nccl) apply_trace_msccl(run, t, applied);
   if (nccl) apply_trace_release(run, t, applied);
+  if (nccl) apply_trace_channel_bounds(run, t, applied); // after the release: its MAXCHANNELS bounds them
   apply_trace_collnet(run, t, applied);
   if (!info.network.empty()) applied.push_back("NCCL INFO: using network " + info.network);
   return applied;

@@ -155,11 +155,12 @@ int Builder::coll_channels(const metrics::RunConfig& cfg) {
   if (opt_.channels > 0 || (opt_.min_channels == 0 && opt_.max_channels == 0)) return own;
   // NVIDIA/nccl src/graph/connect.cc (ncclTopoPostset, v2.17.1-1 to v2.29.2-1): after the search's channels are doubled,
   // nChannels = min(nChannels, NCCL_MAX_NCHANNELS, maxCTAs), then copyChannels duplicates the first ones up to
-  // max(NCCL_MIN_NCHANNELS, minCTAs): the max first, then the min, so a min above the max wins. MAXCHANNELS (64) caps
-  // both (ncclMinNchannels/ncclMaxNchannels; channels_used applies the cap).
+  // max(NCCL_MIN_NCHANNELS, minCTAs): the max first, then the min, so a min above the max wins. The release's
+  // MAXCHANNELS caps both (ncclMinNchannels/ncclMaxNchannels; src/include/device.h: 32 through v2.24.3, 64 from v2.25.1).
+  const int most = max_channels_in_release(release_);
   int nc = own > 0 ? own : std::max(1, graph(cfg).channels) * tab_.cuda_channels_per_search_channel;
-  if (opt_.max_channels > 0) nc = std::min(nc, opt_.max_channels);
-  return std::max(nc, opt_.min_channels);
+  if (opt_.max_channels > 0) nc = std::min(nc, std::min(opt_.max_channels, most));
+  return std::max(nc, std::min(opt_.min_channels, most));
 }
 
 int Builder::own_coll_channels(const metrics::RunConfig& cfg) {
