@@ -187,8 +187,9 @@ std::optional<long long> nccl_param_int(const std::string& value) {
 // src/graph/connect.cc ncclTopoPostset, v2.17.1-1 to v2.29.2-1): min(count, NCCL_MAX_NCHANNELS, maxCTAs), then copies
 // of the first channels up to max(NCCL_MIN_NCHANNELS, minCTAs). NCCL_MIN/MAX_NRINGS are the older names, read unless
 // the NCHANNELS one is set (ncclMinNchannels). Values as NCCL reads them: strtoll base 0; a min below 0 is 0, a max
-// below 1 is 1, both at most MAXCHANNELS 64; NCCL_MIN/MAX_CTAS at or below 0 are left out (src/init.cc "is too low,
-// leaving it"), and a minCTAs above maxCTAs becomes maxCTAs. A log's "N coll channels" already counts them.
+// below 1 is 1, both at most the release's MAXCHANNELS (32 through v2.24.3, 64 from v2.25.1); NCCL_MIN/MAX_CTAS at
+// or below 0 are left out (src/init.cc "is too low, leaving it"), and a minCTAs above maxCTAs becomes maxCTAs. A
+// log's "N coll channels" already counts them.
 // NCCL_MIN/MAX_CTAS alone bound NVLS's channels too (src/transport/nvls.cc: nvlsChannels = max(minCTAs, min(maxCTAs,
 // its count)), v2.17.1-1 to v2.30.7-1; the builder caps them at the release's MAXCHANNELS); NCCL_MIN/MAX_NCHANNELS
 // never do. A log's "N nvls channels" already counts them.
@@ -225,7 +226,7 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     }
   }
   // NCCL's MAXCHANNELS in the run's release (src/include/device.h: 32 through v2.24.3, 64 from v2.25.1; 64 unstated).
-  const long long kMaxChannels = model::nccl::max_channels_in_release(
+  const long long most = model::nccl::max_channels_in_release(
       run.nccl_version.empty() ? std::nullopt : model::nccl::parse_nccl_version(run.nccl_version));
   auto min_n = stated({"NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS"}), max_n = stated({"NCCL_MAX_NCHANNELS", "NCCL_MAX_NRINGS"});
   auto min_c = stated({"NCCL_MIN_CTAS"}), max_c = stated({"NCCL_MAX_CTAS"});
@@ -234,10 +235,10 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
       applied.push_back(fmt::format("not applied: {}={} from the trace (NCCL leaves a count at or below 0 out)", (*c)->key, (*c)->value));
       c->reset();
     }
-  if (min_n) min_n->v = std::clamp(min_n->v, 0LL, kMaxChannels);
-  if (max_n) max_n->v = std::clamp(max_n->v, 1LL, kMaxChannels);
-  if (min_c) min_c->v = std::min(min_c->v, kMaxChannels);
-  if (max_c) max_c->v = std::min(max_c->v, kMaxChannels);
+  if (min_n) min_n->v = std::clamp(min_n->v, 0LL, most);
+  if (max_n) max_n->v = std::clamp(max_n->v, 1LL, most);
+  if (min_c) min_c->v = std::min(min_c->v, most);
+  if (max_c) max_c->v = std::min(max_c->v, most);
   if (min_c && max_c && min_c->v > max_c->v) min_c->v = max_c->v;
   if (!min_n && !max_n && !min_c && !max_c) return;
   std::string names;
@@ -265,7 +266,7 @@ void apply_trace_channel_bounds(RunOptions& run, const trace::Trace& t, std::vec
     return;
   }
   const long long lo = std::max(min_n ? min_n->v : 0, min_c ? min_c->v : 0);
-  const long long hi = std::min(max_n ? max_n->v : kMaxChannels, max_c ? max_c->v : kMaxChannels);
+  const long long hi = std::min(max_n ? max_n->v : most, max_c ? max_c->v : most);
   run.nccl_min_channels = static_cast<int>(lo);
   run.nccl_max_channels = (max_n || max_c) ? static_cast<int>(hi) : 0;
   std::string what;
